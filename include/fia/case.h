@@ -1,0 +1,201 @@
+/* The case model: one call of the operator, as a user writes it in a .case
+ * file.  Every documented parameter has a place here from the start (002's C
+ * API, the REG_OP prototype, and the v2 extras of 003: query_rope, key_rope,
+ * dequant_scale_query, query_quant_mode); what fiacheck does not model yet is
+ * refused by the components with FIA_ERR_NOT_MODELED, never ignored.
+ *
+ * This is shared plain data: parsing, printing and data generation only.  It
+ * must not decide validity (oracle/ and fast/ each do that on their own). */
+#ifndef FIA_CASE_H
+#define FIA_CASE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include "fia/tensor.h"
+
+/* Tensor parameters, in the order of 002's GetWorkspaceSize, then the v2
+ * extras, then the outputs.  Case-file keys are fia_slot_name(). */
+typedef enum fia_slot {
+    FIA_SLOT_QUERY = 0,
+    FIA_SLOT_KEY,                   /* tensor list */
+    FIA_SLOT_VALUE,                 /* tensor list */
+    FIA_SLOT_PSE_SHIFT,
+    FIA_SLOT_ATTEN_MASK,
+    FIA_SLOT_DEQUANT_SCALE1,
+    FIA_SLOT_QUANT_SCALE1,
+    FIA_SLOT_DEQUANT_SCALE2,
+    FIA_SLOT_QUANT_SCALE2,
+    FIA_SLOT_QUANT_OFFSET2,
+    FIA_SLOT_ANTIQUANT_SCALE,
+    FIA_SLOT_ANTIQUANT_OFFSET,
+    FIA_SLOT_BLOCK_TABLE,
+    FIA_SLOT_QUERY_PADDING_SIZE,
+    FIA_SLOT_KV_PADDING_SIZE,
+    FIA_SLOT_KEY_ANTIQUANT_SCALE,
+    FIA_SLOT_KEY_ANTIQUANT_OFFSET,
+    FIA_SLOT_VALUE_ANTIQUANT_SCALE,
+    FIA_SLOT_VALUE_ANTIQUANT_OFFSET,
+    FIA_SLOT_KEY_SHARED_PREFIX,
+    FIA_SLOT_VALUE_SHARED_PREFIX,
+    FIA_SLOT_QUERY_ROPE,            /* 003 (MLA) */
+    FIA_SLOT_KEY_ROPE,              /* 003 (MLA) */
+    FIA_SLOT_DEQUANT_SCALE_QUERY,   /* 003 */
+    FIA_SLOT_ATTENTION_OUT,         /* output */
+    FIA_SLOT_SOFTMAX_LSE,           /* output */
+    FIA_SLOT_COUNT
+} fia_slot;
+
+/* Host integer arrays (aclIntArray). */
+typedef enum fia_array {
+    FIA_ARR_ACTUAL_SEQ_LENGTHS = 0,
+    FIA_ARR_ACTUAL_SEQ_LENGTHS_KV,
+    FIA_ARR_ACTUAL_SHARED_PREFIX_LEN,
+    FIA_ARR_COUNT
+} fia_array;
+
+typedef enum fia_presence {
+    FIA_ABSENT = 0,  /* no line: nullptr for inputs; derived for outputs */
+    FIA_NULL,        /* "name = null": an explicit nullptr */
+    FIA_PRESENT
+} fia_presence;
+
+typedef enum fia_gen_kind {
+    FIA_GEN_DEFAULT = 0, /* normal(0,1) for floats; causal for sparse 2-4
+                            masks, random(0.3) for other masks; small ints */
+    FIA_GEN_NORMAL,      /* normal(a, b): mean a, std b */
+    FIA_GEN_UNIFORM,     /* uniform(a, b) */
+    FIA_GEN_RANDOM,      /* random(a): 0/1 with P(1) = a */
+    FIA_GEN_CAUSAL,      /* 1 strictly above the diagonal (triu(1)) */
+    FIA_GEN_CONST,       /* const(a) */
+    FIA_GEN_VALUES       /* explicit values, row-major; for lists, the
+                            tensors' values one after another */
+} fia_gen_kind;
+
+typedef struct fia_gen {
+    fia_gen_kind kind;
+    double a, b;
+    int64_t n_values;
+    double *values;      /* owned; FIA_GEN_VALUES only */
+} fia_gen;
+
+typedef struct fia_tensor_spec {
+    fia_presence presence;
+    int32_t count;       /* tensors in the list (1 unless key/value list) */
+    fia_tensor *t;       /* owned array of count; data is always NULL here */
+    fia_gen gen;
+} fia_tensor_spec;
+
+typedef struct fia_int_array_spec {
+    fia_presence presence;
+    int64_t count;       /* may be 0: "[]" */
+    int64_t *values;     /* owned */
+} fia_int_array_spec;
+
+/* Attributes, with the documented defaults (002 REG_OP; 000 for num_heads). */
+typedef enum fia_attr {
+    FIA_ATTR_NUM_HEADS = 0,
+    FIA_ATTR_SCALE,
+    FIA_ATTR_PRE_TOKENS,
+    FIA_ATTR_NEXT_TOKENS,
+    FIA_ATTR_INPUT_LAYOUT,
+    FIA_ATTR_NUM_KEY_VALUE_HEADS,
+    FIA_ATTR_SPARSE_MODE,
+    FIA_ATTR_INNER_PRECISE,
+    FIA_ATTR_BLOCK_SIZE,
+    FIA_ATTR_ANTIQUANT_MODE,
+    FIA_ATTR_SOFTMAX_LSE_FLAG,
+    FIA_ATTR_KEY_ANTIQUANT_MODE,
+    FIA_ATTR_VALUE_ANTIQUANT_MODE,
+    FIA_ATTR_QUERY_QUANT_MODE,      /* 003 */
+    FIA_ATTR_COUNT
+} fia_attr;
+
+#define FIA_LAYOUT_MAX 32
+
+typedef struct fia_attrs {
+    int64_t num_heads;              /* default 1 (000) */
+    double scale;                   /* 1.0 */
+    int64_t pre_tokens;             /* 2147483647 */
+    int64_t next_tokens;            /* 2147483647 */
+    char input_layout[FIA_LAYOUT_MAX]; /* "BSH"; kept verbatim, even if invalid */
+    int64_t num_key_value_heads;    /* 0 */
+    int64_t sparse_mode;            /* 0 */
+    int64_t inner_precise;          /* 1 */
+    int64_t block_size;             /* 0 */
+    int64_t antiquant_mode;         /* 0 */
+    bool softmax_lse_flag;          /* false */
+    int64_t key_antiquant_mode;     /* 0 */
+    int64_t value_antiquant_mode;   /* 0 */
+    int64_t query_quant_mode;       /* 0 */
+} fia_attrs;
+
+typedef struct fia_case {
+    char name[256];                 /* file name or "<string>" */
+    uint64_t seed;                  /* default 0 */
+    fia_tensor_spec tensors[FIA_SLOT_COUNT];
+    fia_int_array_spec arrays[FIA_ARR_COUNT];
+    fia_attrs attrs;
+    uint32_t attr_given;            /* bit (1u << fia_attr): line present */
+} fia_case;
+
+/* Error from parsing or materializing: file, line (0 if none), message. */
+typedef struct fia_case_error {
+    char file[256];
+    int line;
+    char msg[256];
+} fia_case_error;
+
+const char *fia_slot_name(fia_slot s);        /* "query", "atten_mask", ... */
+int fia_slot_from_name(const char *name);     /* -1 if unknown */
+int fia_slot_is_list(fia_slot s);             /* key, value */
+int fia_slot_is_output(fia_slot s);
+const char *fia_array_name(fia_array a);
+const char *fia_attr_name(fia_attr a);
+
+void fia_case_init(fia_case *c);              /* empty case, defaults set */
+void fia_case_free(fia_case *c);
+int fia_case_copy(fia_case *dst, const fia_case *src); /* 0 or -1 (nomem) */
+
+/* Parse a whole file / a string.  0 on success; -1 with *err filled. */
+int fia_case_parse_file(const char *path, fia_case *c, fia_case_error *err);
+int fia_case_parse_string(const char *text, const char *name, fia_case *c,
+                          fia_case_error *err);
+/* Print in canonical form; parsing the output gives an equivalent case. */
+int fia_case_print(const fia_case *c, FILE *f);
+/* Same into a malloc'ed string (caller frees), NULL on nomem. */
+char *fia_case_to_string(const fia_case *c);
+/* 1 when the two cases describe the same call and data. */
+int fia_case_equal(const fia_case *a, const fia_case *b);
+
+/* The outputs a case passes to the operator.  An output whose line is absent
+ * is derived by the documented output rules (002 attentionOut/softmaxLse):
+ * attention_out has the query's shape (BNSD_BSND: BNSD read as BSND) and the
+ * query's dtype, int8 when quant_scale2 is given; softmax_lse is fp32
+ * [B,N,Q_S,1] when softmax_lse_flag is set, else nullptr.  An explicit line
+ * (or null) is taken as written.  Returns the presence. */
+fia_presence fia_case_output(const fia_case *c, fia_slot s, fia_tensor *out);
+
+/* Materialized case: every tensor the call passes, with data generated from
+ * the seed (or only descriptors when with_data is 0: status-only runs). */
+typedef struct fia_case_data {
+    fia_tensor *t[FIA_SLOT_COUNT];  /* NULL when absent/null; else count */
+    int32_t n[FIA_SLOT_COUNT];
+    const fia_tensor **list[FIA_SLOT_COUNT]; /* pointer arrays for lists */
+    fia_tensor_list key_list, value_list;
+    fia_int_array arr[FIA_ARR_COUNT];
+    int arr_present[FIA_ARR_COUNT];
+} fia_case_data;
+
+/* Largest total of tensor bytes materialize will allocate (bytes). */
+#define FIA_MATERIALIZE_LIMIT ((int64_t)8 << 30)
+
+/* 0 on success; -1 with *err (too large, bad generator for dtype, wrong
+ * number of explicit values, nomem).  Outputs are allocated zero-filled. */
+int fia_case_materialize(const fia_case *c, int with_data, fia_case_data *d,
+                         fia_case_error *err);
+void fia_case_data_free(fia_case_data *d);
+/* Convenience: the tensor of a slot, or NULL (first of a list). */
+const fia_tensor *fia_case_data_tensor(const fia_case_data *d, fia_slot s);
+
+#endif

@@ -1,0 +1,65 @@
+/* fast/: the system under test.  A CPU implementation of
+ * FusedInferAttentionScoreV2 behind the documented two-phase API (002,
+ * "算子执行接口"): the same parameters in the same order, with fiacheck's
+ * tensor types in place of aclTensor / aclTensorList / aclIntArray.
+ *
+ * Phase one validates (imperatively, like the kernel) and plans; it never
+ * reads tensor data except the host int arrays, and never allocates more than
+ * the executor itself, so an absurd shape is rejected cheaply.  Phase two
+ * computes.  fast/ shares no validation or arithmetic with oracle/ or ref/. */
+#ifndef FIA_FAST_H
+#define FIA_FAST_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include "fia/status.h"
+#include "fia/tensor.h"
+
+typedef struct fast_executor fast_executor;
+
+/* Which status codes fast/ returns for a semantic rejection: the documented
+ * 161002 (DOC, default) or the released code's 561002 (CANN).  Per thread. */
+void fastSetStatusProfile(fia_profile p);
+fia_profile fastGetStatusProfile(void);
+
+/* A human-readable reason for the last non-OK status on this thread. */
+const char *fastLastError(void);
+
+fia_status fastFusedInferAttentionScoreV2GetWorkspaceSize(
+    const fia_tensor *query, const fia_tensor_list *key,
+    const fia_tensor_list *value, const fia_tensor *pseShiftOptional,
+    const fia_tensor *attenMaskOptional,
+    const fia_int_array *actualSeqLengthsOptional,
+    const fia_int_array *actualSeqLengthsKvOptional,
+    const fia_tensor *deqScale1Optional, const fia_tensor *quantScale1Optional,
+    const fia_tensor *deqScale2Optional, const fia_tensor *quantScale2Optional,
+    const fia_tensor *quantOffset2Optional,
+    const fia_tensor *antiquantScaleOptional,
+    const fia_tensor *antiquantOffsetOptional,
+    const fia_tensor *blockTableOptional,
+    const fia_tensor *queryPaddingSizeOptional,
+    const fia_tensor *kvPaddingSizeOptional,
+    const fia_tensor *keyAntiquantScaleOptional,
+    const fia_tensor *keyAntiquantOffsetOptional,
+    const fia_tensor *valueAntiquantScaleOptional,
+    const fia_tensor *valueAntiquantOffsetOptional,
+    const fia_tensor *keySharedPrefixOptional,
+    const fia_tensor *valueSharedPrefixOptional,
+    const fia_int_array *actualSharedPrefixLenOptional, int64_t numHeads,
+    double scaleValue, int64_t preTokens, int64_t nextTokens,
+    const char *inputLayout, int64_t numKeyValueHeads, int64_t sparseMode,
+    int64_t innerPrecise, int64_t blockSize, int64_t antiquantMode,
+    bool softmaxLseFlag, int64_t keyAntiquantMode, int64_t valueAntiquantMode,
+    const fia_tensor *attentionOut, const fia_tensor *softmaxLse,
+    uint64_t *workspaceSize, fast_executor **executor);
+
+/* Runs and frees the executor (as aclnn does).  stream is unused (NULL). */
+fia_status fastFusedInferAttentionScoreV2(void *workspace,
+                                          uint64_t workspaceSize,
+                                          fast_executor *executor,
+                                          void *stream);
+
+/* Frees an executor that will not be run (e.g. status-only checks). */
+void fastExecutorDestroy(fast_executor *executor);
+
+#endif

@@ -1,0 +1,76 @@
+/* oracle/: the interception rule catalogue, as data.
+ *
+ * One row per documented rule: id, the feature it belongs to, the citation
+ * (document file and section heading), a paraphrase, the layer that raises it
+ * and the status it gives in each profile, and a condition on the case.
+ * Rows of kind NORMALIZE are documented silent normalizations: they never
+ * reject, they record what the operator does instead.  The oracle shares no
+ * code with fast/. */
+#ifndef FIA_ORACLE_H
+#define FIA_ORACLE_H
+
+#include <stddef.h>
+#include "fia/case.h"
+#include "fia/status.h"
+
+typedef enum fia_rule_kind {
+    FIA_RULE_REJECT = 0,    /* a violated condition rejects the call */
+    FIA_RULE_NORMALIZE,     /* accepted; the operator rewrites silently */
+    FIA_RULE_NOT_MODELED    /* a documented feature fiacheck refuses for now */
+} fia_rule_kind;
+
+/* Which check raises a rejection; the lowest layer that fires decides the
+ * status (aclnn checks nullptr, then dtype/format, then tiling). */
+typedef enum fia_rule_layer {
+    FIA_LAYER_NULLPTR = 1,
+    FIA_LAYER_DTYPE = 2,
+    FIA_LAYER_SEMANTIC = 3
+} fia_rule_layer;
+
+typedef struct fia_oracle_facts fia_oracle_facts; /* oracle/ private */
+
+typedef struct fia_rule {
+    const char *id;          /* "MASK-003" */
+    const char *feature;     /* "mask", "layout", "gqa", ... */
+    fia_rule_kind kind;
+    fia_rule_layer layer;
+    fia_status doc_status;   /* profile doc */
+    fia_status cann_status;  /* profile cann */
+    const char *citation;    /* "002 §约束说明 > 当Q_S大于1时" */
+    const char *summary;     /* paraphrase of the rule */
+    const char *disagreement;/* NULL, or where documents / released code differ */
+    /* 1 when the case breaks the rule (REJECT / NOT_MODELED) or the rule
+     * applies (NORMALIZE); 0 when obeyed or not applicable. */
+    int (*fires)(const fia_oracle_facts *f);
+    /* 1 when the rule is applicable and obeyed (for coverage); may be NULL,
+     * then "applicable" means "not fired". */
+    int (*applies)(const fia_oracle_facts *f);
+} fia_rule;
+
+size_t fia_rule_count(void);
+const fia_rule *fia_rule_at(size_t i);
+const fia_rule *fia_rule_find(const char *id);
+
+#define FIA_ORACLE_MAX_FIRED 64
+
+typedef struct fia_oracle_verdict {
+    int accept;                  /* 1: the call is expected to succeed */
+    int not_modeled;             /* 1: a NOT_MODELED rule fired */
+    fia_status expected;         /* FIA_OK, a reject code, or NOT_MODELED */
+    int n_fired;
+    const fia_rule *fired[FIA_ORACLE_MAX_FIRED]; /* REJECT / NOT_MODELED */
+    int n_normalized;
+    const fia_rule *normalized[FIA_ORACLE_MAX_FIRED];
+    int n_obeyed;                /* applicable REJECT rules not fired */
+    const fia_rule *obeyed[256];
+} fia_oracle_verdict;
+
+/* Evaluate every rule on the case.  Returns 0, or -1 when the case cannot be
+ * evaluated at all (message in verdict->... none: only on nomem). */
+int fia_oracle_evaluate(const fia_case *c, fia_profile p,
+                        fia_oracle_verdict *v);
+
+/* Print the catalogue as a table (or JSON lines when json != 0). */
+void fia_rules_print(FILE *f, int json);
+
+#endif
