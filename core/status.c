@@ -1,0 +1,37 @@
+/* Names of status codes and profiles. */
+#include <string.h>
+#include "fia/status.h"
+
+const char *fia_status_name(fia_status st)
+{
+    switch (st) {
+    case FIA_OK: return "OK";
+    case FIA_ERR_PARAM_NULLPTR: return "PARAM_NULLPTR";
+    case FIA_ERR_PARAM_INVALID: return "PARAM_INVALID";
+    case FIA_ERR_RUNTIME_ERROR: return "RUNTIME_ERROR";
+    case FIA_ERR_INNER_TILING_ERROR: return "INNER_TILING_ERROR";
+    case FIA_ERR_NOT_MODELED: return "NOT_MODELED";
+    case FIA_ERR_NOMEM: return "NOMEM";
+    default: return "UNKNOWN";
+    }
+}
+
+const char *fia_profile_name(fia_profile p)
+{
+    return p == FIA_PROFILE_CANN ? "cann" : "doc";
+}
+
+int fia_profile_parse(const char *s, fia_profile *out)
+{
+    if (s == NULL)
+        return -1;
+    if (strcmp(s, "doc") == 0) {
+        *out = FIA_PROFILE_DOC;
+        return 0;
+    }
+    if (strcmp(s, "cann") == 0) {
+        *out = FIA_PROFILE_CANN;
+        return 0;
+    }
+    return -1;
+}
