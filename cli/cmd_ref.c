@@ -1,0 +1,106 @@
+/* `fiacheck ref CASE --out FILE [--precision BITS]`
+ *
+ * Writes the reference output as text: one value per line in row-major order
+ * of attention_out (the correctly rounded value, %.9g, which round-trips
+ * fp16/bf16/fp32), the word `unspecified` where the documents leave the
+ * element undefined; then, when softmax_lse is requested, a line `lse` and
+ * its values the same way. */
+#include <stdlib.h>
+#include <string.h>
+#include "cli.h"
+#include "fia/oracle.h"
+#include "fia/ref.h"
+
+static void write_values(FILE *f, const fia_tensor *t, int64_t n,
+                         const uint8_t *unspecified)
+{
+    for (int64_t i = 0; i < n; i++) {
+        if (unspecified && unspecified[i])
+            fputs("unspecified\n", f);
+        else
+            fprintf(f, "%.9g\n", fia_load_as_double(t->dtype, t->data, i));
+    }
+}
+
+int cmd_ref(int argc, char **argv)
+{
+    const char *case_path = NULL, *out_path = NULL;
+    long precision = 0;
+    for (int i = 0; i < argc; i++) {
+        if (strcmp(argv[i], "--out") == 0 && i + 1 < argc) {
+            out_path = argv[++i];
+        } else if (strcmp(argv[i], "--precision") == 0 && i + 1 < argc) {
+            char *end;
+            precision = strtol(argv[++i], &end, 10);
+            if (*end != '\0' || precision < 64 || precision > 100000) {
+                fprintf(stderr, "fiacheck ref: --precision takes bits in "
+                        "64..100000\n");
+                return CLI_EXIT_USAGE;
+            }
+        } else if (argv[i][0] == '-' || case_path != NULL) {
+            fprintf(stderr, "usage: fiacheck ref CASE --out FILE "
+                    "[--precision BITS]\n");
+            return CLI_EXIT_USAGE;
+        } else {
+            case_path = argv[i];
+        }
+    }
+    if (case_path == NULL || out_path == NULL) {
+        fprintf(stderr, "usage: fiacheck ref CASE --out FILE [--precision BITS]\n");
+        return CLI_EXIT_USAGE;
+    }
+    fia_case c;
+    fia_case_error err;
+    if (fia_case_parse_file(case_path, &c, &err) != 0) {
+        fprintf(stderr, "%s:%d: %s\n", err.file, err.line, err.msg);
+        return CLI_EXIT_USAGE;
+    }
+    fia_oracle_verdict v;
+    if (fia_oracle_evaluate(&c, FIA_PROFILE_DOC, &v) != 0 || !v.accept) {
+        fprintf(stderr, "fiacheck ref: %s: the operator rejects this case "
+                "(expected %d %s%s%s); there is no output to compute\n",
+                case_path, v.expected, fia_status_name(v.expected),
+                v.n_fired ? ", rule " : "", v.n_fired ? v.fired[0]->id : "");
+        fia_case_free(&c);
+        return CLI_EXIT_USAGE;
+    }
+    fia_case_data d;
+    if (fia_case_materialize(&c, 1, &d, &err) != 0) {
+        fprintf(stderr, "fiacheck ref: %s: %s\n", case_path, err.msg);
+        fia_case_free(&c);
+        return CLI_EXIT_USAGE;
+    }
+    fia_ref_options ro;
+    fia_ref_options_default(&ro);
+    if (precision > 0)
+        ro.precision_bits = precision;
+    fia_ref_result r;
+    memset(&r, 0, sizeof r);
+    fia_status st = fia_ref_compute(&c, &d, &ro, &r);
+    int rc = CLI_EXIT_OK;
+    if (st != FIA_OK) {
+        fprintf(stderr, "fiacheck ref: %s: %d %s: %s\n", case_path, st,
+                fia_status_name(st), r.error);
+        rc = CLI_EXIT_USAGE;
+    } else {
+        FILE *f = fopen(out_path, "w");
+        if (f == NULL) {
+            perror(out_path);
+            rc = CLI_EXIT_USAGE;
+        } else {
+            write_values(f, &r.out, r.out_numel, r.out_unspecified);
+            if (r.has_lse) {
+                fputs("lse\n", f);
+                write_values(f, &r.lse, r.lse_numel, r.lse_unspecified);
+            }
+            if (fclose(f) != 0) {
+                perror(out_path);
+                rc = CLI_EXIT_USAGE;
+            }
+        }
+    }
+    fia_ref_result_free(&r);
+    fia_case_data_free(&d);
+    fia_case_free(&c);
+    return rc;
+}

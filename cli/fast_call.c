@@ -1,0 +1,89 @@
+/* The one place where the tool calls fast/: a case becomes the 40-odd
+ * arguments of fastFusedInferAttentionScoreV2GetWorkspaceSize. */
+#include <stdlib.h>
+#include <string.h>
+#include "cli.h"
+#include "fia/fast.h"
+
+static const fia_tensor *slot(const fia_case_data *d, fia_slot s)
+{
+    return d->t[s];
+}
+
+static const fia_int_array *array(const fia_case_data *d, fia_array a)
+{
+    return d->arr_present[a] ? &d->arr[a] : NULL;
+}
+
+fia_status cli_call_fast(const fia_case *c, const fia_case_data *d,
+                         fia_profile profile, int compute, char *msg,
+                         size_t msglen)
+{
+    const fia_attrs *a = &c->attrs;
+    uint64_t ws_size = 0;
+    fast_executor *ex = NULL;
+    msg[0] = '\0';
+    fastSetStatusProfile(profile);
+    fia_status st = fastFusedInferAttentionScoreV2GetWorkspaceSize(
+        slot(d, FIA_SLOT_QUERY), d->t[FIA_SLOT_KEY] ? &d->key_list : NULL,
+        d->t[FIA_SLOT_VALUE] ? &d->value_list : NULL,
+        slot(d, FIA_SLOT_PSE_SHIFT), slot(d, FIA_SLOT_ATTEN_MASK),
+        array(d, FIA_ARR_ACTUAL_SEQ_LENGTHS),
+        array(d, FIA_ARR_ACTUAL_SEQ_LENGTHS_KV),
+        slot(d, FIA_SLOT_DEQUANT_SCALE1), slot(d, FIA_SLOT_QUANT_SCALE1),
+        slot(d, FIA_SLOT_DEQUANT_SCALE2), slot(d, FIA_SLOT_QUANT_SCALE2),
+        slot(d, FIA_SLOT_QUANT_OFFSET2), slot(d, FIA_SLOT_ANTIQUANT_SCALE),
+        slot(d, FIA_SLOT_ANTIQUANT_OFFSET), slot(d, FIA_SLOT_BLOCK_TABLE),
+        slot(d, FIA_SLOT_QUERY_PADDING_SIZE), slot(d, FIA_SLOT_KV_PADDING_SIZE),
+        slot(d, FIA_SLOT_KEY_ANTIQUANT_SCALE),
+        slot(d, FIA_SLOT_KEY_ANTIQUANT_OFFSET),
+        slot(d, FIA_SLOT_VALUE_ANTIQUANT_SCALE),
+        slot(d, FIA_SLOT_VALUE_ANTIQUANT_OFFSET),
+        slot(d, FIA_SLOT_KEY_SHARED_PREFIX),
+        slot(d, FIA_SLOT_VALUE_SHARED_PREFIX),
+        array(d, FIA_ARR_ACTUAL_SHARED_PREFIX_LEN), a->num_heads, a->scale,
+        a->pre_tokens, a->next_tokens, a->input_layout, a->num_key_value_heads,
+        a->sparse_mode, a->inner_precise, a->block_size, a->antiquant_mode,
+        a->softmax_lse_flag, a->key_antiquant_mode, a->value_antiquant_mode,
+        slot(d, FIA_SLOT_ATTENTION_OUT), slot(d, FIA_SLOT_SOFTMAX_LSE),
+        &ws_size, &ex);
+    if (st != FIA_OK) {
+        snprintf(msg, msglen, "%s", fastLastError());
+        return st;
+    }
+    if (!compute) {
+        fastExecutorDestroy(ex);
+        return FIA_OK;
+    }
+    void *ws = NULL;
+    if (ws_size > 0) {
+        ws = malloc(ws_size);
+        if (ws == NULL) {
+            fastExecutorDestroy(ex);
+            snprintf(msg, msglen, "cannot allocate a workspace of %llu bytes",
+                     (unsigned long long)ws_size);
+            return FIA_ERR_NOMEM;
+        }
+    }
+    st = fastFusedInferAttentionScoreV2(ws, ws_size, ex, NULL);
+    if (st != FIA_OK)
+        snprintf(msg, msglen, "phase two: %s", fastLastError());
+    free(ws);
+    return st;
+}
+
+void cli_json_string(FILE *f, const char *s)
+{
+    fputc('"', f);
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+        if (*p == '"' || *p == '\\')
+            fprintf(f, "\\%c", *p);
+        else if (*p == '\n')
+            fputs("\\n", f);
+        else if (*p < 0x20)
+            fprintf(f, "\\u%04x", *p);
+        else
+            fputc(*p, f);
+    }
+    fputc('"', f);
+}

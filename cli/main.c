@@ -1,0 +1,56 @@
+/* fiacheck: proves a fused attention kernel right or finds where it is
+ * wrong.  One tool, one subcommand per job. */
+#include <stdio.h>
+#include <string.h>
+#include "cli.h"
+
+typedef struct command {
+    const char *name;
+    int (*run)(int argc, char **argv);
+    const char *help;
+} command;
+
+static const command commands[] = {
+    {"run", cmd_run, "run CASE... [--profile doc|cann] [--json] "
+                     "[--status-only] [--precision BITS]"},
+    {"ref", cmd_ref, "ref CASE --out FILE [--precision BITS]"},
+    {"rules", cmd_rules, "rules [--json]"},
+};
+
+/* Subcommands that belong to later work: named, so a user gets a clear
+ * answer instead of "unknown command". */
+static const char *const planned[] = {"fuzz", "db", "repro", "minimize",
+                                      "bench", "report"};
+
+static void usage(FILE *f)
+{
+    fprintf(f, "usage: fiacheck COMMAND [ARGS]\n\ncommands:\n");
+    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+        fprintf(f, "  fiacheck %s\n", commands[i].help);
+    fprintf(f, "\nexit status: 0 all passed, 1 a finding, 2 bad usage or "
+               "input\n");
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        usage(stderr);
+        return CLI_EXIT_USAGE;
+    }
+    if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "help") == 0) {
+        usage(stdout);
+        return CLI_EXIT_OK;
+    }
+    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+        if (strcmp(argv[1], commands[i].name) == 0)
+            return commands[i].run(argc - 2, argv + 2);
+    for (size_t i = 0; i < sizeof planned / sizeof planned[0]; i++)
+        if (strcmp(argv[1], planned[i]) == 0) {
+            fprintf(stderr, "fiacheck %s: not available yet in this "
+                    "revision\n", argv[1]);
+            return CLI_EXIT_USAGE;
+        }
+    fprintf(stderr, "fiacheck: unknown command '%s'\n", argv[1]);
+    usage(stderr);
+    return CLI_EXIT_USAGE;
+}

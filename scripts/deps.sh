@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# Installs the Debian packages fiacheck needs, when they are missing.
+# Safe to run repeatedly; does nothing when everything is there.
+set -euo pipefail
+pkgs=(gcc make cmake clang libclang-rt-14-dev libmpfr-dev libgmp-dev
+      libsqlite3-dev sqlite3)
+missing=()
+for p in "${pkgs[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" \
+    || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "fiacheck: installing ${missing[*]}" >&2
+  if [ "$(id -u)" -ne 0 ]; then
+    echo "fiacheck: need root to install packages: ${missing[*]}" >&2
+    exit 2
+  fi
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -qq
+  apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
