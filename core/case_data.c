@@ -1,0 +1,413 @@
+/* Derived outputs, materialization and deterministic data generation.
+ *
+ * PRNG: each tensor gets its own xoshiro256** stream, seeded through
+ * splitmix64 from (case seed, slot index, list index) only, so a tensor's data
+ * depends on (seed, slot, list index, generator, dtype, shape) and on nothing
+ * else in the case.  Uniform doubles are 53-bit: (x >> 11) * 2^-53.
+ * normal(m, s) uses Box-Muller with two fresh uniforms per element:
+ * m + s * sqrt(-2 ln(1 - u1)) * cos(2 pi u2).  Every value is stored with
+ * fia_store_from_double (rounded to the dtype). */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include "case_internal.h"
+
+/* ---- derived outputs ---------------------------------------------------- */
+
+static void lse_dims(const fia_case *c, const fia_tensor *q, int64_t *B,
+                     int64_t *N, int64_t *S)
+{
+    const char *lay = c->attrs.input_layout;
+    int64_t d0 = q->ndim > 0 ? q->shape[0] : 1;
+    int64_t d1 = q->ndim > 1 ? q->shape[1] : 1;
+    int64_t d2 = q->ndim > 2 ? q->shape[2] : 1;
+    *B = d0;
+    *N = c->attrs.num_heads;
+    *S = d1;
+    if (strcmp(lay, "BSND") == 0 && q->ndim == 4) {
+        *S = d1;
+        *N = d2;
+    } else if ((strcmp(lay, "BNSD") == 0 || strcmp(lay, "BNSD_BSND") == 0) &&
+               q->ndim == 4) {
+        *N = d1;
+        *S = d2;
+    }
+}
+
+fia_presence fia_case_output(const fia_case *c, fia_slot s, fia_tensor *out)
+{
+    fia_tensor dummy;
+    if (!out)
+        out = &dummy;
+    memset(out, 0, sizeof *out);
+    if (!c || (int)s < 0 || s >= FIA_SLOT_COUNT)
+        return FIA_ABSENT;
+    const fia_tensor_spec *sp = &c->tensors[s];
+    if (sp->presence != FIA_ABSENT || !fia_slot_is_output(s)) {
+        if (sp->presence == FIA_PRESENT && sp->t && sp->count > 0) {
+            *out = sp->t[0];
+            out->data = NULL;
+            return FIA_PRESENT;
+        }
+        return sp->presence == FIA_PRESENT ? FIA_ABSENT : sp->presence;
+    }
+    /* Derived output: needs the query. */
+    const fia_tensor_spec *qs = &c->tensors[FIA_SLOT_QUERY];
+    if (qs->presence != FIA_PRESENT || !qs->t || qs->count < 1)
+        return FIA_ABSENT;
+    const fia_tensor *q = &qs->t[0];
+    if (s == FIA_SLOT_ATTENTION_OUT) {
+        *out = *q;
+        out->data = NULL;
+        if (strcmp(c->attrs.input_layout, "BNSD_BSND") == 0 && q->ndim == 4) {
+            out->shape[1] = q->shape[2];
+            out->shape[2] = q->shape[1];
+        }
+        if (c->tensors[FIA_SLOT_QUANT_SCALE2].presence == FIA_PRESENT)
+            out->dtype = FIA_DT_INT8;
+        return FIA_PRESENT;
+    }
+    /* softmax_lse */
+    if (!c->attrs.softmax_lse_flag)
+        return FIA_ABSENT;
+    int64_t B, N, S;
+    lse_dims(c, q, &B, &N, &S);
+    out->dtype = FIA_DT_FP32;
+    out->ndim = 4;
+    out->shape[0] = B;
+    out->shape[1] = N;
+    out->shape[2] = S;
+    out->shape[3] = 1;
+    return FIA_PRESENT;
+}
+
+/* ---- PRNG ---------------------------------------------------------------- */
+
+typedef struct rng {
+    uint64_t s[4];
+} rng;
+
+static uint64_t splitmix64(uint64_t *x)
+{
+    uint64_t z = (*x += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+}
+
+static uint64_t rotl(uint64_t x, int k)
+{
+    return (x << k) | (x >> (64 - k));
+}
+
+static uint64_t rng_next(rng *r)
+{
+    uint64_t *s = r->s;
+    uint64_t result = rotl(s[1] * 5, 7) * 9;
+    uint64_t t = s[1] << 17;
+    s[2] ^= s[0];
+    s[3] ^= s[1];
+    s[1] ^= s[2];
+    s[0] ^= s[3];
+    s[2] ^= t;
+    s[3] = rotl(s[3], 45);
+    return result;
+}
+
+static void rng_seed(rng *r, uint64_t seed, int slot, int32_t index)
+{
+    uint64_t x = seed;
+    uint64_t h = splitmix64(&x);
+    h ^= 0xD1B54A32D192ED03ull * (uint64_t)(slot + 1);
+    x = h;
+    h = splitmix64(&x) ^ (0x8CB92BA72F3D8DD7ull * (uint64_t)(index + 1));
+    x = h;
+    for (int i = 0; i < 4; i++)
+        r->s[i] = splitmix64(&x);
+}
+
+static double rng_unit(rng *r)   /* [0, 1) */
+{
+    return (double)(rng_next(r) >> 11) * 0x1p-53;
+}
+
+static int64_t rng_int(rng *r, int64_t lo, int64_t hi)   /* [lo, hi] */
+{
+    uint64_t span = (uint64_t)(hi - lo) + 1;
+    return lo + (int64_t)(((rng_next(r) >> 32) * span) >> 32);
+}
+
+static double rng_normal(rng *r)
+{
+    double u1 = 1.0 - rng_unit(r);   /* (0, 1] */
+    double u2 = rng_unit(r);
+    return sqrt(-2.0 * log(u1)) * cos(6.283185307179586 * u2);
+}
+
+/* ---- generation ----------------------------------------------------------- */
+
+static fia_gen resolve_default(const fia_case *c, fia_slot s, fia_dtype dt)
+{
+    fia_gen g = {0};
+    if (s == FIA_SLOT_ATTEN_MASK) {
+        int64_t m = c->attrs.sparse_mode;
+        if (m >= 2 && m <= 4) {
+            g.kind = FIA_GEN_CAUSAL;
+        } else {
+            g.kind = FIA_GEN_RANDOM;
+            g.a = 0.3;
+        }
+    } else if (fia_dtype_is_float(dt)) {
+        g.kind = FIA_GEN_NORMAL;
+        g.a = 0.0;
+        g.b = 1.0;
+    } else {
+        g.kind = FIA_GEN_DEFAULT;   /* small integers, see gen_tensor */
+    }
+    return g;
+}
+
+/* Generate tensor t (slot s, list index idx); values_off is the offset of
+ * this tensor's first value in an explicit value list. */
+static void gen_tensor(const fia_case *c, fia_slot s, int32_t idx,
+                       const fia_gen *given, fia_tensor *t, int64_t numel,
+                       int64_t values_off)
+{
+    fia_gen g = given->kind == FIA_GEN_DEFAULT
+                    ? resolve_default(c, s, t->dtype) : *given;
+    rng r;
+    rng_seed(&r, c->seed, (int)s, idx);
+    int64_t cols = t->ndim >= 1 ? t->shape[t->ndim - 1] : 1;
+    int64_t rows = t->ndim >= 2 ? t->shape[t->ndim - 2] : 1;
+    int64_t ilo = -4, ihi = 4;
+    if (t->dtype == FIA_DT_UINT8 || t->dtype == FIA_DT_UINT64)
+        ilo = 0;
+    if (t->dtype == FIA_DT_BOOL) {
+        ilo = 0;
+        ihi = 1;
+    }
+    for (int64_t i = 0; i < numel; i++) {
+        double x;
+        switch (g.kind) {
+        case FIA_GEN_NORMAL:
+            x = g.a + g.b * rng_normal(&r);
+            break;
+        case FIA_GEN_UNIFORM:
+            x = g.a + (g.b - g.a) * rng_unit(&r);
+            break;
+        case FIA_GEN_RANDOM:
+            x = rng_unit(&r) < g.a ? 1.0 : 0.0;
+            break;
+        case FIA_GEN_CAUSAL: {
+            int64_t col = cols > 0 ? i % cols : 0;
+            int64_t row = cols > 0 && rows > 0 ? (i / cols) % rows : 0;
+            x = col > row ? 1.0 : 0.0;
+            break;
+        }
+        case FIA_GEN_CONST:
+            x = g.a;
+            break;
+        case FIA_GEN_VALUES:
+            x = given->values[values_off + i];
+            break;
+        default:
+            x = (double)rng_int(&r, ilo, ihi);
+            break;
+        }
+        fia_store_from_double(t->dtype, t->data, i, x);
+    }
+}
+
+/* ---- materialize ------------------------------------------------------------ */
+
+static int64_t *dup_i64(const int64_t *v, int64_t n)
+{
+    if (n <= 0 || !v)
+        return NULL;
+    int64_t *p = malloc((size_t)n * sizeof *p);
+    if (p)
+        memcpy(p, v, (size_t)n * sizeof *p);
+    return p;
+}
+
+/* The tensor descriptors the call passes for slot s; count 0 when none.
+ * Outputs go through fia_case_output.  Returns a pointer into c or into
+ * *scratch. */
+static const fia_tensor *slot_tensors(const fia_case *c, fia_slot s,
+                                      fia_tensor *scratch, int32_t *count)
+{
+    *count = 0;
+    if (fia_slot_is_output(s)) {
+        if (fia_case_output(c, s, scratch) != FIA_PRESENT)
+            return NULL;
+        *count = 1;
+        return scratch;
+    }
+    const fia_tensor_spec *sp = &c->tensors[s];
+    if (sp->presence != FIA_PRESENT || !sp->t || sp->count < 1)
+        return NULL;
+    *count = sp->count;
+    return sp->t;
+}
+
+int fia_case_materialize(const fia_case *c, int with_data, fia_case_data *d,
+                         fia_case_error *err)
+{
+    const char *file = c ? c->name : "";
+    if (err)
+        memset(err, 0, sizeof *err);
+    if (!d) {
+        fia__set_err(err, file, 0, "no case data to fill");
+        return -1;
+    }
+    memset(d, 0, sizeof *d);
+    if (!c) {
+        fia__set_err(err, file, 0, "no case");
+        return -1;
+    }
+    fia_tensor scratch[FIA_SLOT_COUNT];
+
+    /* Pass 1: checks and the byte total, before allocating anything. */
+    int64_t total = 0;
+    for (int s = 0; s < FIA_SLOT_COUNT; s++) {
+        int32_t n;
+        const fia_tensor *src = slot_tensors(c, (fia_slot)s, &scratch[s], &n);
+        if (n > FIA_MAX_TENSOR_LIST) {
+            fia__set_err(err, file, 0, "%s: more than %d tensors",
+                         fia_slot_name((fia_slot)s), FIA_MAX_TENSOR_LIST);
+            return -1;
+        }
+        int64_t elems = 0;
+        for (int32_t i = 0; i < n; i++) {
+            if (src[i].ndim < 0 || src[i].ndim > FIA_MAX_RANK ||
+                fia_dtype_bits(src[i].dtype) <= 0) {
+                fia__set_err(err, file, 0, "%s: bad tensor descriptor",
+                             fia_slot_name((fia_slot)s));
+                return -1;
+            }
+            int64_t ne = fia_tensor_numel(&src[i]);
+            if (ne < 0) {
+                if (!with_data)
+                    continue;
+                fia__set_err(err, file, 0, "case too large: %s element count "
+                             "overflows", fia_slot_name((fia_slot)s));
+                return -1;
+            }
+            elems = (elems > INT64_MAX - ne) ? -1 : elems + ne;
+            if (!with_data)
+                continue;
+            if (ne > 2 * FIA_MATERIALIZE_LIMIT) {
+                fia__set_err(err, file, 0, "case too large: %s has %lld "
+                             "elements", fia_slot_name((fia_slot)s),
+                             (long long)ne);
+                return -1;
+            }
+            int64_t bytes = (int64_t)fia_dtype_storage(src[i].dtype, ne);
+            if (bytes > FIA_MATERIALIZE_LIMIT - total) {
+                fia__set_err(err, file, 0, "case too large: more than %lld "
+                             "bytes (limit %lld)",
+                             (long long)(total > INT64_MAX - bytes
+                                             ? INT64_MAX : total + bytes),
+                             (long long)FIA_MATERIALIZE_LIMIT);
+                return -1;
+            }
+            total += bytes;
+        }
+        const fia_gen *g = &c->tensors[s].gen;
+        if (with_data && n > 0 && !fia_slot_is_output((fia_slot)s) &&
+            g->kind == FIA_GEN_VALUES && (elems != g->n_values ||
+                                          (g->n_values > 0 && !g->values))) {
+            fia__set_err(err, file, 0, "%s.values: %lld values given, the "
+                         "shape has %lld elements", fia_slot_name((fia_slot)s),
+                         (long long)g->n_values, (long long)elems);
+            return -1;
+        }
+        if (with_data && n > 0 && (int)g->kind > (int)FIA_GEN_VALUES) {
+            fia__set_err(err, file, 0, "%s: bad generator",
+                         fia_slot_name((fia_slot)s));
+            return -1;
+        }
+    }
+
+    /* Pass 2: allocate and generate. */
+    for (int s = 0; s < FIA_SLOT_COUNT; s++) {
+        int32_t n;
+        const fia_tensor *src = slot_tensors(c, (fia_slot)s, &scratch[s], &n);
+        if (n == 0)
+            continue;
+        d->t[s] = calloc((size_t)n, sizeof *d->t[s]);
+        d->list[s] = calloc((size_t)n, sizeof *d->list[s]);
+        if (!d->t[s] || !d->list[s])
+            goto nomem;
+        d->n[s] = n;
+        int64_t off = 0;
+        for (int32_t i = 0; i < n; i++) {
+            fia_tensor *t = &d->t[s][i];
+            *t = src[i];
+            t->data = NULL;
+            d->list[s][i] = t;
+            if (!with_data)
+                continue;
+            int64_t ne = fia_tensor_numel(t);
+            if (ne <= 0)
+                continue;
+            t->data = calloc(1, fia_dtype_storage(t->dtype, ne));
+            if (!t->data)
+                goto nomem;
+            if (!fia_slot_is_output((fia_slot)s))
+                gen_tensor(c, (fia_slot)s, i, &c->tensors[s].gen, t, ne, off);
+            off += ne;
+        }
+    }
+    d->key_list.count = d->n[FIA_SLOT_KEY];
+    d->key_list.tensors = d->list[FIA_SLOT_KEY];
+    d->value_list.count = d->n[FIA_SLOT_VALUE];
+    d->value_list.tensors = d->list[FIA_SLOT_VALUE];
+
+    for (int a = 0; a < FIA_ARR_COUNT; a++) {
+        const fia_int_array_spec *ar = &c->arrays[a];
+        if (ar->presence != FIA_PRESENT)
+            continue;
+        d->arr_present[a] = 1;
+        d->arr[a].count = ar->count;
+        if (ar->count > 0) {
+            if (!ar->values) {
+                fia_case_data_free(d);
+                fia__set_err(err, file, 0, "%s: values missing",
+                             fia_array_name((fia_array)a));
+                return -1;
+            }
+            d->arr[a].values = dup_i64(ar->values, ar->count);
+            if (!d->arr[a].values)
+                goto nomem;
+        }
+    }
+    return 0;
+nomem:
+    fia_case_data_free(d);
+    fia__set_err(err, file, 0, "out of memory materializing the case");
+    return -1;
+}
+
+void fia_case_data_free(fia_case_data *d)
+{
+    if (!d)
+        return;
+    for (int s = 0; s < FIA_SLOT_COUNT; s++) {
+        if (d->t[s])
+            for (int32_t i = 0; i < d->n[s]; i++)
+                free(d->t[s][i].data);
+        free(d->t[s]);
+        free((void *)d->list[s]);
+    }
+    for (int a = 0; a < FIA_ARR_COUNT; a++)
+        free((void *)d->arr[a].values);
+    memset(d, 0, sizeof *d);
+}
+
+const fia_tensor *fia_case_data_tensor(const fia_case_data *d, fia_slot s)
+{
+    if (!d || (int)s < 0 || s >= FIA_SLOT_COUNT || !d->t[s] || d->n[s] < 1)
+        return NULL;
+    return &d->t[s][0];
+}

@@ -1,0 +1,53 @@
+/* Private helpers shared by core/case_*.c.  Not part of the public API. */
+#ifndef FIA_CORE_CASE_INTERNAL_H
+#define FIA_CORE_CASE_INTERNAL_H
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "fia/case.h"
+
+/* How an attribute is spelled in a .case file. */
+typedef enum fia_attr_kind {
+    FIA_AK_INT = 0,   /* int64 */
+    FIA_AK_DOUBLE,    /* double (scale) */
+    FIA_AK_BOOL,      /* true / false */
+    FIA_AK_LAYOUT     /* token of [A-Za-z_0-9], at most FIA_LAYOUT_MAX-1 */
+} fia_attr_kind;
+
+fia_attr_kind fia__attr_kind(fia_attr a);
+int fia_attr_from_name(const char *name);   /* -1 if unknown */
+int fia_array_from_name(const char *name);  /* -1 if unknown */
+
+/* Pointers to the attribute's field (type given by fia__attr_kind). */
+int64_t *fia__attr_int(fia_attrs *at, fia_attr a);      /* NULL unless INT */
+const int64_t *fia__attr_cint(const fia_attrs *at, fia_attr a);
+
+/* 1 when attribute a of at differs from the default (fia_case_init). */
+int fia__attr_differs_from_default(const fia_attrs *at, fia_attr a);
+/* 1 when attribute a has the same value in x and y (nan == nan). */
+int fia__attr_equal(const fia_attrs *x, const fia_attrs *y, fia_attr a);
+
+/* Doubles compare equal when both are nan, or bit-identical otherwise. */
+int fia__double_same(double x, double y);
+
+void fia__gen_free(fia_gen *g);
+void fia__spec_free(fia_tensor_spec *s);
+void fia__array_free(fia_int_array_spec *a);
+
+/* Number of arguments a generator kind takes in the file syntax. */
+int fia__gen_arity(fia_gen_kind k);
+const char *fia__gen_name(fia_gen_kind k);  /* "normal", ...; NULL for VALUES */
+
+/* Sum of the element counts of a spec's tensors; -1 on overflow/negative. */
+int64_t fia__spec_numel(const fia_tensor_spec *s);
+
+/* Fill an error record (err may be NULL). */
+void fia__set_err(fia_case_error *err, const char *file, int line,
+                  const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 4, 5)))
+#endif
+    ;
+
+#endif

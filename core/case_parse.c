@@ -1,0 +1,606 @@
+/* .case file parser: one "key = value" per line, '#' comments.
+ *
+ * The parser only checks syntax and the few facts needed to keep the model
+ * consistent (required keys, generator lines refer to given tensors, value
+ * counts); everything about validity of the call is left to oracle/ and
+ * fast/.  Input may be arbitrary bytes: every path returns 0 or -1. */
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "case_internal.h"
+
+typedef struct parser {
+    const char *file;
+    fia_case *c;
+    fia_case_error *err;
+    int line;                          /* current line */
+    int line_seed;
+    int line_attr[FIA_ATTR_COUNT];
+    int line_tensor[FIA_SLOT_COUNT];
+    int line_gen[FIA_SLOT_COUNT];      /* .gen or .values */
+    int line_array[FIA_ARR_COUNT];
+} parser;
+
+#define FAIL(p, ...)                                                         \
+    (fia__set_err((p)->err, (p)->file, (p)->line, __VA_ARGS__), -1)
+
+static int is_space(char ch)
+{
+    return ch == ' ' || ch == '\t' || ch == '\r' || ch == '\v' || ch == '\f';
+}
+
+static int is_word(char ch)
+{
+    return isalnum((unsigned char)ch) || ch == '_';
+}
+
+/* Trim in place: returns the first non-space char, cuts trailing spaces. */
+static char *trim(char *s)
+{
+    while (is_space(*s))
+        s++;
+    size_t n = strlen(s);
+    while (n > 0 && is_space(s[n - 1]))
+        s[--n] = '\0';
+    return s;
+}
+
+/* 0 ok, -1 not an integer, -2 out of range. */
+static int parse_i64(const char *s, int64_t *v)
+{
+    const char *d = s;
+    if (*d == '+' || *d == '-')
+        d++;
+    if (!isdigit((unsigned char)*d))
+        return -1;
+    char *end;
+    errno = 0;
+    long long x = strtoll(s, &end, 10);
+    if (*end != '\0')
+        return -1;
+    if (errno == ERANGE)
+        return -2;
+    *v = (int64_t)x;
+    return 0;
+}
+
+static int parse_u64(const char *s, uint64_t *v)
+{
+    const char *d = s;
+    if (*d == '+')
+        d++;
+    if (!isdigit((unsigned char)*d))
+        return -1;
+    char *end;
+    errno = 0;
+    unsigned long long x = strtoull(d, &end, 10);
+    if (*end != '\0')
+        return -1;
+    if (errno == ERANGE)
+        return -2;
+    *v = (uint64_t)x;
+    return 0;
+}
+
+static int parse_double(const char *s, double *v)
+{
+    if (*s == '\0' || is_space(*s))
+        return -1;
+    char *end;
+    errno = 0;
+    double x = strtod(s, &end);
+    if (end == s || *end != '\0')
+        return -1;
+    /* ERANGE on overflow gives +-HUGE_VAL = inf, on underflow a denormal or
+     * zero: both are what the text means, so accept them. */
+    *v = x;
+    return 0;
+}
+
+static int int_error(parser *p, const char *key, const char *s, int rc)
+{
+    if (rc == -2)
+        return FAIL(p, "%s: integer out of range '%.60s'", key, s);
+    return FAIL(p, "%s: bad integer '%.60s'", key, s);
+}
+
+/* Count the fields separated by ',' (an empty string counts as 1). */
+static size_t count_fields(const char *s)
+{
+    size_t n = 1;
+    for (; *s; s++)
+        n += (*s == ',');
+    return n;
+}
+
+/* Next ','-separated field of *cur (NUL-terminated, trimmed). */
+static char *next_field(char **cur)
+{
+    char *s = *cur;
+    char *comma = strchr(s, ',');
+    if (comma) {
+        *comma = '\0';
+        *cur = comma + 1;
+    } else {
+        *cur = s + strlen(s);
+    }
+    return trim(s);
+}
+
+/* "[a,b,...]" or "[]" -> fresh array of int64 (NULL when count 0). */
+static int parse_int_list(parser *p, const char *key, char *s, int64_t **out,
+                          int64_t *count, int nonneg, int max_count)
+{
+    *out = NULL;
+    *count = 0;
+    size_t len = strlen(s);
+    if (len < 2 || s[0] != '[' || s[len - 1] != ']')
+        return FAIL(p, "%s: expected '[...]', got '%.60s'", key, s);
+    s[len - 1] = '\0';
+    char *body = trim(s + 1);
+    if (*body == '\0')
+        return 0;
+    size_t n = count_fields(body);
+    if (max_count >= 0 && n > (size_t)max_count)
+        return FAIL(p, "%s: bad shape: more than %d dims", key, max_count);
+    int64_t *v = malloc(n * sizeof *v);
+    if (!v)
+        return FAIL(p, "%s: out of memory", key);
+    char *cur = body;
+    for (size_t i = 0; i < n; i++) {
+        char *f = next_field(&cur);
+        int rc = parse_i64(f, &v[i]);
+        if (rc != 0) {
+            free(v);
+            return int_error(p, key, f, rc);
+        }
+        if (nonneg && v[i] < 0) {
+            long long bad = (long long)v[i];
+            free(v);
+            return FAIL(p, "%s: bad shape: negative dim %lld", key, bad);
+        }
+    }
+    *out = v;
+    *count = (int64_t)n;
+    return 0;
+}
+
+/* "fp16 [2,8,16,64]" */
+static int parse_tensor(parser *p, const char *key, char *s, fia_tensor *t)
+{
+    memset(t, 0, sizeof *t);
+    char *w = s;
+    while (is_word(*w))
+        w++;
+    if (w == s)
+        return FAIL(p, "%s: expected 'dtype [dims]', got '%.60s'", key, s);
+    char saved = *w;
+    *w = '\0';
+    char name[32];
+    snprintf(name, sizeof name, "%s", s);
+    fia_dtype dt = strlen(s) < sizeof name ? fia_dtype_from_name(s)
+                                           : FIA_DT_INVALID;
+    *w = saved;
+    if (dt == FIA_DT_INVALID)
+        return FAIL(p, "%s: bad dtype '%.40s'", key, name);
+    char *shape = trim(w);
+    int64_t *dims;
+    int64_t nd;
+    if (*shape != '[')
+        return FAIL(p, "%s: bad shape '%.60s' (expected '[d0,d1,...]')", key,
+                    shape);
+    if (parse_int_list(p, key, shape, &dims, &nd, 1, FIA_MAX_RANK) != 0)
+        return -1;
+    t->dtype = dt;
+    t->ndim = (int32_t)nd;
+    for (int64_t i = 0; i < nd; i++)
+        t->shape[i] = dims[i];
+    free(dims);
+    return 0;
+}
+
+static int parse_tensor_line(parser *p, fia_slot s, char *v)
+{
+    const char *key = fia_slot_name(s);
+    fia_tensor_spec *sp = &p->c->tensors[s];
+    if (strcmp(v, "null") == 0) {
+        sp->presence = FIA_NULL;
+        return 0;
+    }
+    size_t n = 1;
+    for (const char *q = v; *q; q++)
+        n += (*q == ';');
+    if (n > 1 && !fia_slot_is_list(s))
+        return FAIL(p, "%s: tensor lists (';') are only allowed for key and "
+                       "value", key);
+    if (n > FIA_MAX_TENSOR_LIST)
+        return FAIL(p, "%s: more than %d tensors in the list", key,
+                    FIA_MAX_TENSOR_LIST);
+    fia_tensor *t = calloc(n, sizeof *t);
+    if (!t)
+        return FAIL(p, "%s: out of memory", key);
+    char *cur = v;
+    for (size_t i = 0; i < n; i++) {
+        char *semi = strchr(cur, ';');
+        if (semi)
+            *semi = '\0';
+        char *item = trim(cur);
+        cur = semi ? semi + 1 : cur + strlen(cur);
+        if (*item == '\0') {
+            free(t);
+            return FAIL(p, "%s: empty tensor in the list", key);
+        }
+        if (parse_tensor(p, key, item, &t[i]) != 0) {
+            free(t);
+            return -1;
+        }
+    }
+    sp->presence = FIA_PRESENT;
+    sp->count = (int32_t)n;
+    sp->t = t;
+    return 0;
+}
+
+static int parse_gen(parser *p, fia_slot s, const char *key, char *v)
+{
+    fia_gen *g = &p->c->tensors[s].gen;
+    char *w = v;
+    while (is_word(*w))
+        w++;
+    size_t nlen = (size_t)(w - v);
+    static const fia_gen_kind kinds[] = {FIA_GEN_DEFAULT, FIA_GEN_NORMAL,
+                                         FIA_GEN_UNIFORM, FIA_GEN_RANDOM,
+                                         FIA_GEN_CAUSAL, FIA_GEN_CONST};
+    int kind = -1;
+    for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++) {
+        const char *nm = fia__gen_name(kinds[i]);
+        if (strlen(nm) == nlen && strncmp(nm, v, nlen) == 0)
+            kind = (int)kinds[i];
+    }
+    if (kind < 0)
+        return FAIL(p, "%s: bad generator '%.60s' (expected normal(m,s), "
+                       "uniform(lo,hi), random(p), causal, const(x))", key, v);
+    char *rest = trim(w);
+    double args[2] = {0, 0};
+    int nargs = 0;
+    if (*rest != '\0') {
+        size_t len = strlen(rest);
+        if (rest[0] != '(' || rest[len - 1] != ')')
+            return FAIL(p, "%s: bad generator '%.60s'", key, v);
+        rest[len - 1] = '\0';
+        char *body = trim(rest + 1);
+        if (*body != '\0') {
+            size_t n = count_fields(body);
+            if (n > 2)
+                return FAIL(p, "%s: bad generator: too many arguments", key);
+            char *cur = body;
+            for (size_t i = 0; i < n; i++) {
+                char *f = next_field(&cur);
+                if (parse_double(f, &args[i]) != 0)
+                    return FAIL(p, "%s: bad generator argument '%.40s'", key,
+                                f);
+            }
+            nargs = (int)n;
+        }
+    }
+    int arity = fia__gen_arity((fia_gen_kind)kind);
+    if (nargs != arity)
+        return FAIL(p, "%s: bad generator: %s takes %d argument%s, got %d",
+                    key, fia__gen_name((fia_gen_kind)kind), arity,
+                    arity == 1 ? "" : "s", nargs);
+    switch ((fia_gen_kind)kind) {
+    case FIA_GEN_NORMAL:
+        if (!isfinite(args[0]) || !isfinite(args[1]) || args[1] < 0)
+            return FAIL(p, "%s: bad generator: normal needs a finite mean "
+                           "and a finite std >= 0", key);
+        break;
+    case FIA_GEN_UNIFORM:
+        if (!isfinite(args[0]) || !isfinite(args[1]) || args[0] > args[1])
+            return FAIL(p, "%s: bad generator: uniform needs finite lo <= hi",
+                        key);
+        break;
+    case FIA_GEN_RANDOM:
+        if (!(args[0] >= 0 && args[0] <= 1))
+            return FAIL(p, "%s: bad generator: random needs 0 <= p <= 1",
+                        key);
+        break;
+    default:
+        break;
+    }
+    g->kind = (fia_gen_kind)kind;
+    g->a = args[0];
+    g->b = args[1];
+    return 0;
+}
+
+static int parse_values(parser *p, fia_slot s, const char *key, char *v)
+{
+    fia_gen *g = &p->c->tensors[s].gen;
+    g->kind = FIA_GEN_VALUES;
+    g->a = g->b = 0;
+    g->n_values = 0;
+    g->values = NULL;
+    if (*v == '\0')
+        return 0;
+    size_t n = count_fields(v);
+    double *vals = malloc(n * sizeof *vals);
+    if (!vals)
+        return FAIL(p, "%s: out of memory (%zu values)", key, n);
+    char *cur = v;
+    for (size_t i = 0; i < n; i++) {
+        char *f = next_field(&cur);
+        if (parse_double(f, &vals[i]) != 0) {
+            free(vals);
+            return FAIL(p, "%s: bad number '%.40s' (value %zu)", key, f, i + 1);
+        }
+    }
+    g->values = vals;
+    g->n_values = (int64_t)n;
+    return 0;
+}
+
+static int dup_check(parser *p, int *slot_line, const char *key)
+{
+    if (*slot_line)
+        return FAIL(p, "duplicate key '%s' (first on line %d)", key,
+                    *slot_line);
+    *slot_line = p->line;
+    return 0;
+}
+
+static int parse_attr(parser *p, fia_attr a, char *v)
+{
+    const char *key = fia_attr_name(a);
+    fia_attrs *at = &p->c->attrs;
+    switch (fia__attr_kind(a)) {
+    case FIA_AK_INT: {
+        int rc = parse_i64(v, fia__attr_int(at, a));
+        if (rc != 0)
+            return int_error(p, key, v, rc);
+        break;
+    }
+    case FIA_AK_DOUBLE:
+        if (parse_double(v, &at->scale) != 0)
+            return FAIL(p, "%s: bad number '%.60s'", key, v);
+        break;
+    case FIA_AK_BOOL:
+        if (strcmp(v, "true") == 0)
+            at->softmax_lse_flag = true;
+        else if (strcmp(v, "false") == 0)
+            at->softmax_lse_flag = false;
+        else
+            return FAIL(p, "%s: expected true or false, got '%.60s'", key, v);
+        break;
+    case FIA_AK_LAYOUT: {
+        size_t n = strlen(v);
+        for (size_t i = 0; i < n; i++)
+            if (!is_word(v[i]))
+                return FAIL(p, "%s: bad layout '%.60s' (letters, digits, '_')",
+                            key, v);
+        if (n >= FIA_LAYOUT_MAX)
+            return FAIL(p, "%s: layout longer than %d characters", key,
+                        FIA_LAYOUT_MAX - 1);
+        memcpy(at->input_layout, v, n + 1);
+        break;
+    }
+    }
+    p->c->attr_given |= 1u << a;
+    return 0;
+}
+
+static int parse_line(parser *p, char *line)
+{
+    char *hash = strchr(line, '#');
+    if (hash)
+        *hash = '\0';
+    line = trim(line);
+    if (*line == '\0')
+        return 0;
+    char *eq = strchr(line, '=');
+    if (!eq)
+        return FAIL(p, "missing '=' in '%.60s' (expected key = value)", line);
+    *eq = '\0';
+    char *key = trim(line);
+    char *v = trim(eq + 1);
+    if (*key == '\0')
+        return FAIL(p, "missing key before '='");
+
+    char *dot = strrchr(key, '.');
+    if (dot) {
+        *dot = '\0';
+        int s = fia_slot_from_name(key);
+        const char *suffix = dot + 1;
+        int is_gen = strcmp(suffix, "gen") == 0;
+        int is_values = strcmp(suffix, "values") == 0;
+        *dot = '.';
+        if (s < 0 || (!is_gen && !is_values))
+            return FAIL(p, "unknown key '%.60s'", key);
+        if (fia_slot_is_output((fia_slot)s))
+            return FAIL(p, "%s: outputs take no generator (they are "
+                           "zero-filled)", key);
+        if (p->line_gen[s])
+            return FAIL(p, "duplicate key '%s' (a generator for '%s' is "
+                           "already on line %d)", key, fia_slot_name(s),
+                        p->line_gen[s]);
+        p->line_gen[s] = p->line;
+        if (is_values)
+            return parse_values(p, (fia_slot)s, key, v);
+        if (*v == '\0')
+            return FAIL(p, "%s: missing value", key);
+        return parse_gen(p, (fia_slot)s, key, v);
+    }
+    if (*v == '\0')
+        return FAIL(p, "%.60s: missing value", key);
+    if (strcmp(key, "seed") == 0) {
+        if (dup_check(p, &p->line_seed, key) != 0)
+            return -1;
+        int rc = parse_u64(v, &p->c->seed);
+        if (rc == -2)
+            return FAIL(p, "seed: integer out of range '%.60s'", v);
+        if (rc != 0)
+            return FAIL(p, "seed: bad integer '%.60s' (expected 0..2^64-1)", v);
+        return 0;
+    }
+    int a = fia_attr_from_name(key);
+    if (a >= 0) {
+        if (dup_check(p, &p->line_attr[a], key) != 0)
+            return -1;
+        return parse_attr(p, (fia_attr)a, v);
+    }
+    int s = fia_slot_from_name(key);
+    if (s >= 0) {
+        if (dup_check(p, &p->line_tensor[s], key) != 0)
+            return -1;
+        return parse_tensor_line(p, (fia_slot)s, v);
+    }
+    int r = fia_array_from_name(key);
+    if (r >= 0) {
+        if (dup_check(p, &p->line_array[r], key) != 0)
+            return -1;
+        fia_int_array_spec *arr = &p->c->arrays[r];
+        if (strcmp(v, "null") == 0) {
+            arr->presence = FIA_NULL;
+            return 0;
+        }
+        if (parse_int_list(p, key, v, &arr->values, &arr->count, 0, -1) != 0)
+            return -1;
+        arr->presence = FIA_PRESENT;
+        return 0;
+    }
+    return FAIL(p, "unknown key '%.60s'", key);
+}
+
+/* Whole-file checks, once every line is read (lines come in any order). */
+static int check_case(parser *p)
+{
+    static const fia_slot required[] = {FIA_SLOT_QUERY, FIA_SLOT_KEY,
+                                        FIA_SLOT_VALUE};
+    for (size_t i = 0; i < sizeof required / sizeof required[0]; i++) {
+        if (!p->line_tensor[required[i]]) {
+            p->line = 0;
+            return FAIL(p, "missing required key '%s'",
+                        fia_slot_name(required[i]));
+        }
+    }
+    for (int s = 0; s < FIA_SLOT_COUNT; s++) {
+        if (!p->line_gen[s])
+            continue;
+        const fia_tensor_spec *sp = &p->c->tensors[s];
+        p->line = p->line_gen[s];
+        const char *what = sp->gen.kind == FIA_GEN_VALUES ? "values" : "gen";
+        if (sp->presence != FIA_PRESENT)
+            return FAIL(p, "%s.%s: tensor '%s' is %s", fia_slot_name(s), what,
+                        fia_slot_name(s),
+                        sp->presence == FIA_NULL ? "null" : "not given");
+        if (sp->gen.kind == FIA_GEN_VALUES) {
+            int64_t n = fia__spec_numel(sp);
+            if (n < 0)
+                return FAIL(p, "%s.values: element count of '%s' overflows",
+                            fia_slot_name(s), fia_slot_name(s));
+            if (n != sp->gen.n_values)
+                return FAIL(p, "%s.values: %lld values given, the shape has "
+                               "%lld elements", fia_slot_name(s),
+                            (long long)sp->gen.n_values, (long long)n);
+        }
+    }
+    return 0;
+}
+
+int fia_case_parse_string(const char *text, const char *name, fia_case *c,
+                          fia_case_error *err)
+{
+    if (!name)
+        name = "<string>";
+    if (err)
+        memset(err, 0, sizeof *err);
+    if (!c) {
+        fia__set_err(err, name, 0, "no case to parse into");
+        return -1;
+    }
+    fia_case_init(c);
+    snprintf(c->name, sizeof c->name, "%s", name);
+    if (!text) {
+        fia__set_err(err, name, 0, "no text");
+        return -1;
+    }
+    char *buf = strdup(text);
+    if (!buf) {
+        fia__set_err(err, name, 0, "out of memory");
+        return -1;
+    }
+    parser p;
+    memset(&p, 0, sizeof p);
+    p.file = name;
+    p.c = c;
+    p.err = err;
+    int rc = 0;
+    char *cur = buf;
+    int line = 0;
+    while (*cur) {
+        char *nl = strchr(cur, '\n');
+        if (nl)
+            *nl = '\0';
+        p.line = line < 0x7fffffff ? ++line : line;
+        rc = parse_line(&p, cur);
+        if (rc != 0 || !nl)
+            break;
+        cur = nl + 1;
+    }
+    free(buf);
+    if (rc == 0)
+        rc = check_case(&p);
+    if (rc != 0) {
+        fia_case_free(c);
+        snprintf(c->name, sizeof c->name, "%s", name);
+        return -1;
+    }
+    return 0;
+}
+
+int fia_case_parse_file(const char *path, fia_case *c, fia_case_error *err)
+{
+    const char *name = path ? path : "<null>";
+    if (err)
+        memset(err, 0, sizeof *err);
+    if (c)
+        fia_case_init(c);
+    FILE *f = path ? fopen(path, "rb") : NULL;
+    if (!f) {
+        fia__set_err(err, name, 0, "cannot open: %s",
+                     path ? strerror(errno) : "no path");
+        return -1;
+    }
+    size_t cap = 4096, len = 0;
+    char *buf = malloc(cap);
+    int rc = -1;
+    while (buf) {
+        if (len + 1 >= cap) {
+            char *nb = cap < ((size_t)1 << 40) ? realloc(buf, cap * 2) : NULL;
+            if (!nb) {
+                free(buf);
+                buf = NULL;
+                break;
+            }
+            buf = nb;
+            cap *= 2;
+        }
+        size_t got = fread(buf + len, 1, cap - 1 - len, f);
+        len += got;
+        if (got == 0)
+            break;
+    }
+    if (!buf) {
+        fia__set_err(err, name, 0, "out of memory reading the file");
+    } else if (ferror(f)) {
+        fia__set_err(err, name, 0, "read error: %s", strerror(errno));
+    } else {
+        buf[len] = '\0';
+        rc = fia_case_parse_string(buf, name, c, err);
+    }
+    free(buf);
+    fclose(f);
+    return rc;
+}

@@ -1,0 +1,928 @@
+/* Tests of the case model: parse, print, equality, copy, materialize. */
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "check.h"
+#include "fia/case.h"
+
+static const char *example =
+    "# GQA prefill with a right-down causal mask\n"
+    "input_layout = BNSD\n"
+    "num_heads = 8\n"
+    "num_key_value_heads = 2\n"
+    "scale = 0.125\n"
+    "sparse_mode = 3\n"
+    "inner_precise = 1\n"
+    "softmax_lse_flag = true\n"
+    "query = fp16 [2,8,16,64]\n"
+    "key = fp16 [2,2,128,64]\n"
+    "value = fp16 [2,2,128,64]\n"
+    "atten_mask = bool [2048,2048]\n"
+    "actual_seq_lengths = [16,7]\n"
+    "actual_seq_lengths_kv = [128,100]\n"
+    "seed = 42\n"
+    "query.gen = uniform(-4,4)\n";
+
+static const char *minimal =
+    "query = fp16 [1,2,8]\nkey = fp16 [1,3,8]\nvalue = fp16 [1,3,8]\n";
+
+static int shape_is(const fia_tensor *t, fia_dtype dt, int nd, int64_t a,
+                    int64_t b, int64_t c, int64_t d)
+{
+    int64_t want[4] = {a, b, c, d};
+    if (t->dtype != dt || t->ndim != nd)
+        return 0;
+    for (int i = 0; i < nd && i < 4; i++)
+        if (t->shape[i] != want[i])
+            return 0;
+    return 1;
+}
+
+static int parse(const char *text, fia_case *c)
+{
+    fia_case_error err;
+    int rc = fia_case_parse_string(text, "t", c, &err);
+    if (rc != 0)
+        fprintf(stderr, "unexpected parse error: %s:%d: %s\n", err.file,
+                err.line, err.msg);
+    return rc;
+}
+
+static void test_example(void)
+{
+    fia_case c;
+    CHECK_EQ_INT(parse(example, &c), 0);
+    CHECK(strcmp(c.name, "t") == 0);
+    CHECK(strcmp(c.attrs.input_layout, "BNSD") == 0);
+    CHECK_EQ_INT(c.attrs.num_heads, 8);
+    CHECK_EQ_INT(c.attrs.num_key_value_heads, 2);
+    CHECK(c.attrs.scale == 0.125);
+    CHECK_EQ_INT(c.attrs.sparse_mode, 3);
+    CHECK_EQ_INT(c.attrs.inner_precise, 1);
+    CHECK(c.attrs.softmax_lse_flag);
+    CHECK_EQ_INT(c.attrs.pre_tokens, 2147483647);
+    CHECK_EQ_INT(c.attrs.next_tokens, 2147483647);
+    CHECK_EQ_INT(c.attrs.block_size, 0);
+    CHECK_EQ_INT(c.seed, 42);
+    uint32_t given = (1u << FIA_ATTR_INPUT_LAYOUT) | (1u << FIA_ATTR_NUM_HEADS) |
+                     (1u << FIA_ATTR_NUM_KEY_VALUE_HEADS) |
+                     (1u << FIA_ATTR_SCALE) | (1u << FIA_ATTR_SPARSE_MODE) |
+                     (1u << FIA_ATTR_INNER_PRECISE) |
+                     (1u << FIA_ATTR_SOFTMAX_LSE_FLAG);
+    CHECK_EQ_INT(c.attr_given, given);
+    const fia_tensor_spec *q = &c.tensors[FIA_SLOT_QUERY];
+    CHECK_EQ_INT(q->presence, FIA_PRESENT);
+    CHECK_EQ_INT(q->count, 1);
+    CHECK(shape_is(&q->t[0], FIA_DT_FP16, 4, 2, 8, 16, 64));
+    CHECK(q->t[0].data == NULL);
+    CHECK_EQ_INT(q->gen.kind, FIA_GEN_UNIFORM);
+    CHECK(q->gen.a == -4 && q->gen.b == 4);
+    CHECK(shape_is(&c.tensors[FIA_SLOT_KEY].t[0], FIA_DT_FP16, 4, 2, 2, 128,
+                   64));
+    CHECK_EQ_INT(c.tensors[FIA_SLOT_KEY].count, 1);
+    CHECK_EQ_INT(c.tensors[FIA_SLOT_KEY].gen.kind, FIA_GEN_DEFAULT);
+    CHECK(shape_is(&c.tensors[FIA_SLOT_VALUE].t[0], FIA_DT_FP16, 4, 2, 2, 128,
+                   64));
+    CHECK(shape_is(&c.tensors[FIA_SLOT_ATTEN_MASK].t[0], FIA_DT_BOOL, 2, 2048,
+                   2048, 0, 0));
+    for (int s = 0; s < FIA_SLOT_COUNT; s++) {
+        if (s == FIA_SLOT_QUERY || s == FIA_SLOT_KEY || s == FIA_SLOT_VALUE ||
+            s == FIA_SLOT_ATTEN_MASK)
+            continue;
+        CHECK_MSG(c.tensors[s].presence == FIA_ABSENT, "slot %s",
+                  fia_slot_name((fia_slot)s));
+    }
+    const fia_int_array_spec *a = &c.arrays[FIA_ARR_ACTUAL_SEQ_LENGTHS];
+    CHECK_EQ_INT(a->presence, FIA_PRESENT);
+    CHECK_EQ_INT(a->count, 2);
+    CHECK(a->values[0] == 16 && a->values[1] == 7);
+    a = &c.arrays[FIA_ARR_ACTUAL_SEQ_LENGTHS_KV];
+    CHECK(a->count == 2 && a->values[0] == 128 && a->values[1] == 100);
+    CHECK_EQ_INT(c.arrays[FIA_ARR_ACTUAL_SHARED_PREFIX_LEN].presence,
+                 FIA_ABSENT);
+
+    /* Derived outputs. */
+    fia_tensor o;
+    CHECK_EQ_INT(fia_case_output(&c, FIA_SLOT_ATTENTION_OUT, &o), FIA_PRESENT);
+    CHECK(shape_is(&o, FIA_DT_FP16, 4, 2, 8, 16, 64));
+    CHECK_EQ_INT(fia_case_output(&c, FIA_SLOT_SOFTMAX_LSE, &o), FIA_PRESENT);
+    CHECK(shape_is(&o, FIA_DT_FP32, 4, 2, 8, 16, 1));
+    CHECK_EQ_INT(fia_case_output(&c, FIA_SLOT_QUERY, &o), FIA_PRESENT);
+    CHECK(shape_is(&o, FIA_DT_FP16, 4, 2, 8, 16, 64));
+    CHECK_EQ_INT(fia_case_output(&c, FIA_SLOT_PSE_SHIFT, &o), FIA_ABSENT);
+    fia_case_free(&c);
+}
+
+static void test_defaults(void)
+{
+    fia_case c;
+    fia_case_init(&c);
+    CHECK_EQ_INT(c.attrs.num_heads, 1);
+    CHECK(c.attrs.scale == 1.0);
+    CHECK_EQ_INT(c.attrs.pre_tokens, 2147483647);
+    CHECK_EQ_INT(c.attrs.next_tokens, 2147483647);
+    CHECK(strcmp(c.attrs.input_layout, "BSH") == 0);
+    CHECK_EQ_INT(c.attrs.inner_precise, 1);
+    CHECK_EQ_INT(c.attrs.sparse_mode, 0);
+    CHECK(!c.attrs.softmax_lse_flag);
+    fia_case_free(&c);
+
+    CHECK_EQ_INT(parse(minimal, &c), 0);
+    CHECK_EQ_INT(c.attr_given, 0);
+    CHECK_EQ_INT(c.seed, 0);
+    CHECK_EQ_INT(c.attrs.num_heads, 1);
+    CHECK(strcmp(c.attrs.input_layout, "BSH") == 0);
+    CHECK_EQ_INT(c.attrs.query_quant_mode, 0);
+    CHECK_EQ_INT(c.tensors[FIA_SLOT_ATTENTION_OUT].presence, FIA_ABSENT);
+    for (int a = 0; a < FIA_ARR_COUNT; a++)
+        CHECK_EQ_INT(c.arrays[a].presence, FIA_ABSENT);
+    fia_tensor o;
+    CHECK_EQ_INT(fia_case_output(&c, FIA_SLOT_ATTENTION_OUT, &o), FIA_PRESENT);
+    CHECK(shape_is(&o, FIA_DT_FP16, 3, 1, 2, 8, 0));
+    /* softmax_lse_flag false: nullptr. */
+    CHECK_EQ_INT(fia_case_output(&c, FIA_SLOT_SOFTMAX_LSE, &o), FIA_ABSENT);
+    fia_case_free(&c);
+
+    /* Names. */
+    CHECK(strcmp(fia_slot_name(FIA_SLOT_DEQUANT_SCALE_QUERY),
+                 "dequant_scale_query") == 0);
+    CHECK_EQ_INT(fia_slot_from_name("softmax_lse"), FIA_SLOT_SOFTMAX_LSE);
+    CHECK_EQ_INT(fia_slot_from_name("nope"), -1);
+    CHECK(fia_slot_is_list(FIA_SLOT_KEY) && !fia_slot_is_list(FIA_SLOT_QUERY));
+    CHECK(fia_slot_is_output(FIA_SLOT_ATTENTION_OUT) &&
+          !fia_slot_is_output(FIA_SLOT_QUERY));
+    CHECK(strcmp(fia_array_name(FIA_ARR_ACTUAL_SHARED_PREFIX_LEN),
+                 "actual_shared_prefix_len") == 0);
+    CHECK(strcmp(fia_attr_name(FIA_ATTR_QUERY_QUANT_MODE),
+                 "query_quant_mode") == 0);
+}
+
+static void test_syntax_variants(void)
+{
+    fia_case c;
+    const char *t =
+        "  query=bf16[ 1 , 2 ,8 ]   # trailing comment\r\n"
+        "\n   \t\n# whole-line comment\n"
+        "key = bf16 [1,3,8] ; bf16 [1,4,8]\n"
+        "value = bf16 [1,3,8]; bf16 [1,4,8]\n"
+        "pse_shift = null\n"
+        "block_table = int32 []\n"
+        "scale = -inf\n"
+        "pre_tokens = -9223372036854775808\n"
+        "next_tokens = 9223372036854775807\n"
+        "input_layout = weird_Layout_9\n"
+        "seed = 18446744073709551615\n"
+        "actual_seq_lengths = []\n"
+        "actual_seq_lengths_kv = null\n"
+        "softmax_lse_flag = false\n"
+        "atten_mask.gen = causal\n"
+        "atten_mask = int8 [4,4]\n";
+    CHECK_EQ_INT(parse(t, &c), 0);
+    CHECK(shape_is(&c.tensors[FIA_SLOT_QUERY].t[0], FIA_DT_BF16, 3, 1, 2, 8,
+                   0));
+    CHECK_EQ_INT(c.tensors[FIA_SLOT_KEY].count, 2);
+    CHECK(shape_is(&c.tensors[FIA_SLOT_KEY].t[1], FIA_DT_BF16, 3, 1, 4, 8, 0));
+    CHECK_EQ_INT(c.tensors[FIA_SLOT_VALUE].count, 2);
+    CHECK_EQ_INT(c.tensors[FIA_SLOT_PSE_SHIFT].presence, FIA_NULL);
+    CHECK_EQ_INT(c.tensors[FIA_SLOT_BLOCK_TABLE].presence, FIA_PRESENT);
+    CHECK_EQ_INT(c.tensors[FIA_SLOT_BLOCK_TABLE].t[0].ndim, 0);
+    CHECK(isinf(c.attrs.scale) && c.attrs.scale < 0);
+    CHECK(c.attrs.pre_tokens == INT64_MIN);
+    CHECK(c.attrs.next_tokens == INT64_MAX);
+    CHECK(strcmp(c.attrs.input_layout, "weird_Layout_9") == 0);
+    CHECK(c.seed == UINT64_MAX);
+    CHECK_EQ_INT(c.arrays[FIA_ARR_ACTUAL_SEQ_LENGTHS].presence, FIA_PRESENT);
+    CHECK_EQ_INT(c.arrays[FIA_ARR_ACTUAL_SEQ_LENGTHS].count, 0);
+    CHECK_EQ_INT(c.arrays[FIA_ARR_ACTUAL_SEQ_LENGTHS_KV].presence, FIA_NULL);
+    CHECK(!c.attrs.softmax_lse_flag);
+    CHECK(c.attr_given & (1u << FIA_ATTR_SOFTMAX_LSE_FLAG));
+    CHECK_EQ_INT(c.tensors[FIA_SLOT_ATTEN_MASK].gen.kind, FIA_GEN_CAUSAL);
+    fia_case_free(&c);
+
+    CHECK_EQ_INT(parse("query = fp16 [1,1,1]\nkey = fp16 [1,1,1]\n"
+                       "value = fp16 [1,1,1]\nscale = 0x1.8p-3\n", &c), 0);
+    CHECK(c.attrs.scale == 0.1875);
+    fia_case_free(&c);
+    CHECK_EQ_INT(parse("query = fp16 [1,1,1]\nkey = fp16 [1,1,1]\n"
+                       "value = fp16 [1,1,1]\nscale = nan\n", &c), 0);
+    CHECK(isnan(c.attrs.scale));
+    fia_case_free(&c);
+}
+
+struct err_case {
+    const char *extra;     /* appended to the minimal case (lines 4..) */
+    int line;
+    const char *needle;    /* must occur in the message */
+};
+
+static void test_errors(void)
+{
+    static const struct err_case cases[] = {
+        {"foo = 1\n", 4, "foo"},
+        {"query.bar = 1\n", 4, "query.bar"},
+        {"num_heads = 2\n\nnum_heads = 3\n", 6, "num_heads"},
+        {"query = fp16 [1]\n", 4, "query"},
+        {"seed = 1\nseed = 2\n", 5, "seed"},
+        {"pse_shift = fp17 [1,2]\n", 4, "pse_shift"},
+        {"pse_shift = fp16 [1,-2]\n", 4, "pse_shift"},
+        {"pse_shift = fp16 [1,2,3,4,5,6,7,8,9]\n", 4, "pse_shift"},
+        {"pse_shift = fp16 [1,2\n", 4, "pse_shift"},
+        {"pse_shift = fp16\n", 4, "pse_shift"},
+        {"pse_shift = fp16 [1,2] x\n", 4, "pse_shift"},
+        {"pse_shift = fp16 [1,2]; fp16 [1]\n", 4, "pse_shift"},
+        {"num_heads = abc\n", 4, "num_heads"},
+        {"num_heads = 12x\n", 4, "num_heads"},
+        {"num_heads = 1.5\n", 4, "num_heads"},
+        {"num_heads = 99999999999999999999\n", 4, "out of range"},
+        {"sparse_mode = -9223372036854775809\n", 4, "sparse_mode"},
+        {"seed = -1\n", 4, "seed"},
+        {"seed = 18446744073709551616\n", 4, "out of range"},
+        {"scale = 1.0.0\n", 4, "scale"},
+        {"softmax_lse_flag = yes\n", 4, "softmax_lse_flag"},
+        {"input_layout = BS-H\n", 4, "input_layout"},
+        {"input_layout = ABCDEFGHIJKLMNOPQRSTUVWXYZABCDEFGH\n", 4,
+         "input_layout"},
+        {"num_heads 8\n", 4, "'='"},
+        {"= 8\n", 4, "key"},
+        {"num_heads =\n", 4, "num_heads"},
+        {"query.gen = gauss(0,1)\n", 4, "query.gen"},
+        {"query.gen = normal(0)\n", 4, "query.gen"},
+        {"query.gen = normal(0,-1)\n", 4, "query.gen"},
+        {"query.gen = uniform(2,1)\n", 4, "query.gen"},
+        {"query.gen = random(1.5)\n", 4, "query.gen"},
+        {"query.gen = const(1,2)\n", 4, "query.gen"},
+        {"query.gen = const(x)\n", 4, "query.gen"},
+        {"query.gen = normal(0,1\n", 4, "query.gen"},
+        {"query.gen = causal\nquery.values = 1\n", 5, "query"},
+        {"query.values = 1,2\n", 4, "query.values"},
+        {"query.values = 1,,2\n", 4, "query.values"},
+        {"pse_shift.gen = causal\n", 4, "pse_shift"},
+        {"pse_shift = null\n\npse_shift.values = 1\n", 6, "pse_shift"},
+        {"attention_out.gen = const(1)\n", 4, "attention_out"},
+        {"actual_seq_lengths = [1,x]\n", 4, "actual_seq_lengths"},
+        {"actual_seq_lengths = 1,2\n", 4, "actual_seq_lengths"},
+        {"actual_seq_lengths = []\nactual_seq_lengths = null\n", 5,
+         "actual_seq_lengths"},
+        {"key = fp16 [1];\n", 4, "key"},
+    };
+    char text[1024];
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        snprintf(text, sizeof text, "%s%s", minimal, cases[i].extra);
+        fia_case c;
+        fia_case_error err;
+        int rc = fia_case_parse_string(text, "bad.case", &c, &err);
+        CHECK_MSG(rc == -1, "case %zu should fail", i);
+        CHECK_MSG(err.line == cases[i].line, "case %zu: line %d, want %d (%s)",
+                  i, err.line, cases[i].line, err.msg);
+        CHECK_MSG(strstr(err.msg, cases[i].needle) != NULL,
+                  "case %zu: '%s' lacks '%s'", i, err.msg, cases[i].needle);
+        CHECK(strcmp(err.file, "bad.case") == 0);
+        /* After an error the case is empty (nothing leaks, free is safe). */
+        CHECK_EQ_INT(c.tensors[FIA_SLOT_QUERY].presence, FIA_ABSENT);
+        fia_case_free(&c);
+    }
+    /* Missing required keys. */
+    static const char *missing[][2] = {
+        {"key = fp16 [1]\nvalue = fp16 [1]\n", "'query'"},
+        {"query = fp16 [1]\nvalue = fp16 [1]\n", "'key'"},
+        {"query = fp16 [1]\nkey = fp16 [1]\n", "'value'"},
+        {"", "'query'"},
+    };
+    for (size_t i = 0; i < 4; i++) {
+        fia_case c;
+        fia_case_error err;
+        CHECK_EQ_INT(fia_case_parse_string(missing[i][0], NULL, &c, &err), -1);
+        CHECK(strstr(err.msg, "missing required key") != NULL);
+        CHECK_MSG(strstr(err.msg, missing[i][1]) != NULL, "%s", err.msg);
+        CHECK(strcmp(err.file, "<string>") == 0);
+        fia_case_free(&c);
+    }
+    /* A too-long tensor list. */
+    size_t cap = 20 * (FIA_MAX_TENSOR_LIST + 2) + 100;
+    char *big = malloc(cap);
+    strcpy(big, "query = fp16 [1]\nvalue = fp16 [1]\nkey = fp16 [1]");
+    for (int i = 0; i < FIA_MAX_TENSOR_LIST; i++)
+        strcat(big, ";fp16 [1]");
+    strcat(big, "\n");
+    fia_case c;
+    fia_case_error err;
+    CHECK_EQ_INT(fia_case_parse_string(big, NULL, &c, &err), -1);
+    CHECK(err.line == 3 && strstr(err.msg, "key") != NULL);
+    fia_case_free(&c);
+    free(big);
+    /* A missing file. */
+    CHECK_EQ_INT(fia_case_parse_file("/nonexistent/dir/x.case", &c, &err), -1);
+    CHECK(strstr(err.msg, "cannot open") != NULL);
+    fia_case_free(&c);
+}
+
+static void roundtrip(const char *text)
+{
+    fia_case a, b, d;
+    CHECK_EQ_INT(parse(text, &a), 0);
+    char *s = fia_case_to_string(&a);
+    CHECK(s != NULL);
+    if (!s)
+        return;
+    fia_case_error err;
+    int rc = fia_case_parse_string(s, "printed", &b, &err);
+    CHECK_MSG(rc == 0, "%d: %s\n%s", err.line, err.msg, s);
+    CHECK_MSG(fia_case_equal(&a, &b), "not equal after round trip:\n%s", s);
+    /* Printing is canonical: printing again gives the same text except the
+     * name in the header. */
+    char *s2 = fia_case_to_string(&b);
+    CHECK(s2 && strcmp(strchr(s, '\n'), strchr(s2, '\n')) == 0);
+    CHECK_EQ_INT(fia_case_copy(&d, &a), 0);
+    CHECK(fia_case_equal(&a, &d));
+    fia_case_free(&a);   /* the copy is deep: still usable */
+    CHECK(fia_case_equal(&b, &d));
+    free(s);
+    free(s2);
+    fia_case_free(&b);
+    fia_case_free(&d);
+}
+
+static void test_roundtrip(void)
+{
+    roundtrip(example);
+    roundtrip(minimal);
+    roundtrip("query = fp16 [1,2,8]\n"
+              "key = fp16 [1,3,8]; fp16 [1,3,8]; fp16 [1,0,8]\n"
+              "value = fp16 [1,3,8]; fp16 [1,3,8]; fp16 [1,0,8]\n"
+              "key.values = " "1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,"
+              "19,20,21,22,23,24,0.1,-0.5,1e-300,-0,nan,inf,-inf,0x1p-1074,"
+              "1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16\n"
+              "value.gen = normal(0.5,2)\n"
+              "scale = nan\n"
+              "pse_shift = null\nattention_out = null\n"
+              "softmax_lse = fp32 [1,1,2,1]\n"
+              "actual_seq_lengths = []\nactual_seq_lengths_kv = null\n"
+              "actual_shared_prefix_len = [-1,0,9223372036854775807]\n"
+              "seed = 18446744073709551615\n");
+    roundtrip("query = int8 []\nkey = int4 [0]\nvalue = uint64 [3]\n"
+              "query.values = 7\nkey.values =\n"
+              "value.gen = const(-inf)\n"
+              "atten_mask = bool [2,3]\natten_mask.gen = random(0.25)\n"
+              "pse_shift = bf16 [1,1]\npse_shift.gen = uniform(-0.1,0.3)\n"
+              "quant_scale2 = fp32 [1]\nquant_scale2.gen = const(0.1)\n"
+              "block_table = int32 [2,2]\nblock_table.gen = causal\n"
+              "input_layout = BSND\nnum_heads = 1\nscale = -0\n"
+              "inner_precise = 3\nblock_size = 128\nantiquant_mode = 1\n"
+              "key_antiquant_mode = 2\nvalue_antiquant_mode = 3\n"
+              "query_quant_mode = 4\nnum_key_value_heads = 7\n"
+              "pre_tokens = -5\nnext_tokens = 0\nsoftmax_lse_flag = true\n"
+              "sparse_mode = 4\n");
+
+    /* Equality notices differences. */
+    fia_case a, b;
+    CHECK_EQ_INT(parse(example, &a), 0);
+    CHECK_EQ_INT(fia_case_copy(&b, &a), 0);
+    b.tensors[FIA_SLOT_QUERY].gen.b = 3;
+    CHECK(!fia_case_equal(&a, &b));
+    b.tensors[FIA_SLOT_QUERY].gen.b = 4;
+    CHECK(fia_case_equal(&a, &b));
+    b.attrs.scale = -0.125;
+    CHECK(!fia_case_equal(&a, &b));
+    b.attrs.scale = 0.125;
+    b.tensors[FIA_SLOT_KEY].t[0].shape[2] = 127;
+    CHECK(!fia_case_equal(&a, &b));
+    b.tensors[FIA_SLOT_KEY].t[0].shape[2] = 128;
+    b.arrays[FIA_ARR_ACTUAL_SEQ_LENGTHS].values[1] = 8;
+    CHECK(!fia_case_equal(&a, &b));
+    b.arrays[FIA_ARR_ACTUAL_SEQ_LENGTHS].values[1] = 7;
+    b.seed = 43;
+    CHECK(!fia_case_equal(&a, &b));
+    b.seed = 42;
+    b.tensors[FIA_SLOT_PSE_SHIFT].presence = FIA_NULL;
+    CHECK(!fia_case_equal(&a, &b));
+    fia_case_free(&a);
+    fia_case_free(&b);
+
+    /* A programmatic attribute change without attr_given is still printed. */
+    CHECK_EQ_INT(parse(minimal, &a), 0);
+    a.attrs.sparse_mode = 2;
+    a.attrs.scale = 0.1;
+    char *s = fia_case_to_string(&a);
+    CHECK(s && strstr(s, "sparse_mode = 2\n") && strstr(s, "scale = 0.1"));
+    CHECK(s && !strstr(s, "num_heads"));
+    CHECK_EQ_INT(parse(s, &b), 0);
+    CHECK(fia_case_equal(&a, &b));
+    free(s);
+    fia_case_free(&a);
+    fia_case_free(&b);
+
+    /* fia_case_print and fia_case_parse_file agree. */
+    char path[] = "/tmp/fiacheck_test_case_XXXXXX";
+    int fd = mkstemp(path);
+    CHECK(fd >= 0);
+    if (fd >= 0) {
+        FILE *f = fdopen(fd, "w");
+        CHECK_EQ_INT(parse(example, &a), 0);
+        CHECK_EQ_INT(fia_case_print(&a, f), 0);
+        fclose(f);
+        fia_case_error err;
+        CHECK_EQ_INT(fia_case_parse_file(path, &b, &err), 0);
+        CHECK(strcmp(b.name, path) == 0);
+        CHECK(fia_case_equal(&a, &b));
+        remove(path);
+        fia_case_free(&a);
+        fia_case_free(&b);
+    }
+}
+
+static int materialize(const fia_case *c, int with_data, fia_case_data *d)
+{
+    fia_case_error err;
+    int rc = fia_case_materialize(c, with_data, d, &err);
+    if (rc != 0)
+        fprintf(stderr, "materialize: %s\n", err.msg);
+    return rc;
+}
+
+static int tensors_same(const fia_tensor *a, const fia_tensor *b)
+{
+    int64_t n = fia_tensor_numel(a);
+    if (n != fia_tensor_numel(b) || a->dtype != b->dtype)
+        return 0;
+    return memcmp(a->data, b->data, fia_dtype_storage(a->dtype, n)) == 0;
+}
+
+static void test_generation(void)
+{
+    const char *small =
+        "query = fp16 [2,2,4,8]\nkey = fp16 [2,2,6,8]\nvalue = fp16 [2,2,6,8]\n"
+        "input_layout = BNSD\nnum_heads = 2\nseed = 7\n"
+        "atten_mask = bool [2,1,4,6]\nsparse_mode = 0\n"
+        "actual_seq_lengths = [4,3]\n";
+    fia_case c, c2;
+    fia_case_data d1, d2;
+    CHECK_EQ_INT(parse(small, &c), 0);
+    CHECK_EQ_INT(materialize(&c, 1, &d1), 0);
+    CHECK_EQ_INT(materialize(&c, 1, &d2), 0);
+    for (int s = 0; s < FIA_SLOT_COUNT; s++) {
+        CHECK_EQ_INT(d1.n[s], d2.n[s]);
+        for (int32_t i = 0; i < d1.n[s]; i++)
+            CHECK_MSG(tensors_same(&d1.t[s][i], &d2.t[s][i]), "slot %d", s);
+    }
+    const fia_tensor *q = fia_case_data_tensor(&d1, FIA_SLOT_QUERY);
+    CHECK(q && q->data && q == d1.list[FIA_SLOT_QUERY][0]);
+    /* Default float generator: normal(0,1), values not all equal. */
+    double sum = 0, sq = 0;
+    int distinct = 0;
+    for (int64_t i = 0; i < 128; i++) {
+        double x = fia_load_as_double(FIA_DT_FP16, q->data, i);
+        sum += x;
+        sq += x * x;
+        distinct += x != fia_load_as_double(FIA_DT_FP16, q->data, 0);
+    }
+    CHECK(distinct > 100);
+    CHECK(fabs(sum / 128) < 0.5 && sq / 128 > 0.5 && sq / 128 < 1.6);
+    /* Default mask in sparse mode 0: random(0.3), values 0/1. */
+    const fia_tensor *m = fia_case_data_tensor(&d1, FIA_SLOT_ATTEN_MASK);
+    int ones = 0;
+    for (int64_t i = 0; i < 48; i++) {
+        uint8_t v = ((const uint8_t *)m->data)[i];
+        CHECK(v <= 1);
+        ones += v;
+    }
+    CHECK(ones > 3 && ones < 30);
+    /* Outputs: derived, zero-filled. */
+    const fia_tensor *o = fia_case_data_tensor(&d1, FIA_SLOT_ATTENTION_OUT);
+    CHECK(o && shape_is(o, FIA_DT_FP16, 4, 2, 2, 4, 8));
+    int zero = 1;
+    for (int64_t i = 0; i < 128; i++)
+        zero &= ((const uint16_t *)o->data)[i] == 0;
+    CHECK(zero);
+    CHECK(fia_case_data_tensor(&d1, FIA_SLOT_SOFTMAX_LSE) == NULL);
+    CHECK(fia_case_data_tensor(&d1, FIA_SLOT_PSE_SHIFT) == NULL);
+    CHECK_EQ_INT(d1.key_list.count, 1);
+    CHECK(d1.key_list.tensors[0] == &d1.t[FIA_SLOT_KEY][0]);
+    CHECK(d1.arr_present[FIA_ARR_ACTUAL_SEQ_LENGTHS]);
+    CHECK(d1.arr[FIA_ARR_ACTUAL_SEQ_LENGTHS].count == 2 &&
+          d1.arr[FIA_ARR_ACTUAL_SEQ_LENGTHS].values[1] == 3);
+    CHECK(!d1.arr_present[FIA_ARR_ACTUAL_SEQ_LENGTHS_KV]);
+    fia_case_data_free(&d2);
+
+    /* Another seed: different data. */
+    CHECK_EQ_INT(fia_case_copy(&c2, &c), 0);
+    c2.seed = 8;
+    CHECK_EQ_INT(materialize(&c2, 1, &d2), 0);
+    CHECK(!tensors_same(fia_case_data_tensor(&d1, FIA_SLOT_QUERY),
+                        fia_case_data_tensor(&d2, FIA_SLOT_QUERY)));
+    CHECK(!tensors_same(fia_case_data_tensor(&d1, FIA_SLOT_KEY),
+                        fia_case_data_tensor(&d2, FIA_SLOT_KEY)));
+    fia_case_data_free(&d2);
+    fia_case_free(&c2);
+
+    /* Same seed, other tensors changed: query and key data unchanged; key
+     * and value (same shape) differ from each other. */
+    char *t2 = malloc(strlen(small) + 200);
+    sprintf(t2, "%s%s", small,
+            "pse_shift = fp16 [2,2,4,6]\nvalue.gen = uniform(0,1)\n"
+            "atten_mask.gen = const(1)\n");
+    CHECK_EQ_INT(parse(t2, &c2), 0);
+    free(t2);
+    CHECK_EQ_INT(materialize(&c2, 1, &d2), 0);
+    CHECK(tensors_same(fia_case_data_tensor(&d1, FIA_SLOT_QUERY),
+                       fia_case_data_tensor(&d2, FIA_SLOT_QUERY)));
+    CHECK(tensors_same(fia_case_data_tensor(&d1, FIA_SLOT_KEY),
+                       fia_case_data_tensor(&d2, FIA_SLOT_KEY)));
+    CHECK(!tensors_same(fia_case_data_tensor(&d1, FIA_SLOT_KEY),
+                        fia_case_data_tensor(&d1, FIA_SLOT_VALUE)));
+    const fia_tensor *v = fia_case_data_tensor(&d2, FIA_SLOT_VALUE);
+    int in_range = 1;
+    for (int64_t i = 0; i < 192; i++) {
+        double x = fia_load_as_double(FIA_DT_FP16, v->data, i);
+        in_range &= x >= 0 && x <= 1;
+    }
+    CHECK(in_range);
+    m = fia_case_data_tensor(&d2, FIA_SLOT_ATTEN_MASK);
+    CHECK(((const uint8_t *)m->data)[0] == 1 && ((const uint8_t *)m->data)[47]);
+    fia_case_data_free(&d1);
+    fia_case_data_free(&d2);
+    fia_case_free(&c2);
+    fia_case_free(&c);
+}
+
+static void test_patterns(void)
+{
+    fia_case c;
+    fia_case_data d;
+    /* Causal by default for sparse modes 2..4, over the last two dims. */
+    for (int mode = 2; mode <= 4; mode++) {
+        char t[256];
+        snprintf(t, sizeof t, "%ssparse_mode = %d\natten_mask = bool [2,3,5]\n",
+                 minimal, mode);
+        CHECK_EQ_INT(parse(t, &c), 0);
+        CHECK_EQ_INT(materialize(&c, 1, &d), 0);
+        const uint8_t *m = fia_case_data_tensor(&d, FIA_SLOT_ATTEN_MASK)->data;
+        int ok = 1;
+        for (int b = 0; b < 2; b++)
+            for (int r = 0; r < 3; r++)
+                for (int col = 0; col < 5; col++)
+                    ok &= m[b * 15 + r * 5 + col] == (col > r);
+        CHECK_MSG(ok, "causal mask, sparse_mode %d", mode);
+        fia_case_data_free(&d);
+        fia_case_free(&c);
+    }
+    /* Explicit causal on a fp16 2048x2048 mask. */
+    CHECK_EQ_INT(parse("query = fp16 [1,1,8]\nkey = fp16 [1,1,8]\n"
+                       "value = fp16 [1,1,8]\natten_mask = fp16 [2048,2048]\n"
+                       "atten_mask.gen = causal\n", &c), 0);
+    CHECK_EQ_INT(materialize(&c, 1, &d), 0);
+    const fia_tensor *mt = fia_case_data_tensor(&d, FIA_SLOT_ATTEN_MASK);
+    CHECK(fia_load_as_double(FIA_DT_FP16, mt->data, 0) == 0);
+    CHECK(fia_load_as_double(FIA_DT_FP16, mt->data, 1) == 1);
+    CHECK(fia_load_as_double(FIA_DT_FP16, mt->data, 2048) == 0);
+    CHECK(fia_load_as_double(FIA_DT_FP16, mt->data, 2048 + 2) == 1);
+    CHECK(fia_load_as_double(FIA_DT_FP16, mt->data, 2047LL * 2048 + 2047) == 0);
+    CHECK(fia_load_as_double(FIA_DT_FP16, mt->data, 2046LL * 2048 + 2047) == 1);
+    fia_case_data_free(&d);
+    fia_case_free(&c);
+
+    /* Values land row-major, rounded to the dtype; a list takes them one
+     * tensor after another. */
+    CHECK_EQ_INT(parse("query = fp16 [2,3]\n"
+                       "query.values = 0,1,2,10,11,12.0004\n"
+                       "key = fp32 [1,2]; fp32 [2,1]\n"
+                       "key.values = 1.5, -2, 3, 4\n"
+                       "value = int4 [3]\nvalue.values = -8,7,3\n"
+                       "pse_shift = bool [3]\npse_shift.values = 0,2,-1\n",
+                       &c), 0);
+    CHECK_EQ_INT(materialize(&c, 1, &d), 0);
+    const fia_tensor *qt = fia_case_data_tensor(&d, FIA_SLOT_QUERY);
+    CHECK(fia_load_as_double(FIA_DT_FP16, qt->data, 1) == 1);
+    CHECK(fia_load_as_double(FIA_DT_FP16, qt->data, 3) == 10);
+    CHECK(fia_load_as_double(FIA_DT_FP16, qt->data, 5) == 12);  /* rounded */
+    CHECK_EQ_INT(d.n[FIA_SLOT_KEY], 2);
+    CHECK_EQ_INT(d.key_list.count, 2);
+    CHECK(((const float *)d.key_list.tensors[0]->data)[0] == 1.5f);
+    CHECK(((const float *)d.key_list.tensors[0]->data)[1] == -2.0f);
+    CHECK(((const float *)d.key_list.tensors[1]->data)[0] == 3.0f);
+    CHECK(((const float *)d.key_list.tensors[1]->data)[1] == 4.0f);
+    CHECK(shape_is(d.key_list.tensors[1], FIA_DT_FP32, 2, 2, 1, 0, 0));
+    const fia_tensor *vt = fia_case_data_tensor(&d, FIA_SLOT_VALUE);
+    CHECK(fia_load_as_double(FIA_DT_INT4, vt->data, 0) == -8);
+    CHECK(fia_load_as_double(FIA_DT_INT4, vt->data, 1) == 7);
+    CHECK(fia_load_as_double(FIA_DT_INT4, vt->data, 2) == 3);
+    const uint8_t *pb = fia_case_data_tensor(&d, FIA_SLOT_PSE_SHIFT)->data;
+    CHECK(pb[0] == 0 && pb[1] == 1 && pb[2] == 1);
+    fia_case_data_free(&d);
+    fia_case_free(&c);
+
+    /* Default integer generators stay in their small ranges; const; zero
+     * size tensors have no data. */
+    CHECK_EQ_INT(parse("query = int8 [4,64]\nkey = uint8 [4,64]\n"
+                       "value = bool [4,64]\nblock_table = int32 [0,5]\n"
+                       "pse_shift = int64 [256]\n"
+                       "dequant_scale1 = uint64 [256]\n"
+                       "quant_scale2 = bf16 [3]\nquant_scale2.gen = const(2.5)\n",
+                       &c), 0);
+    CHECK_EQ_INT(materialize(&c, 1, &d), 0);
+    int ok = 1, seen_neg = 0, seen_hi = 0;
+    const fia_tensor *t8 = fia_case_data_tensor(&d, FIA_SLOT_QUERY);
+    for (int i = 0; i < 256; i++) {
+        double x = fia_load_as_double(FIA_DT_INT8, t8->data, i);
+        ok &= x >= -4 && x <= 4;
+        seen_neg |= x == -4;
+        seen_hi |= x == 4;
+    }
+    CHECK(ok && seen_neg && seen_hi);
+    ok = 1;
+    const fia_tensor *tu = fia_case_data_tensor(&d, FIA_SLOT_KEY);
+    for (int i = 0; i < 256; i++) {
+        double x = fia_load_as_double(FIA_DT_UINT8, tu->data, i);
+        ok &= x >= 0 && x <= 4;
+    }
+    CHECK(ok);
+    ok = 1;
+    int ones = 0;
+    const fia_tensor *tb = fia_case_data_tensor(&d, FIA_SLOT_VALUE);
+    for (int i = 0; i < 256; i++) {
+        uint8_t x = ((const uint8_t *)tb->data)[i];
+        ok &= x <= 1;
+        ones += x;
+    }
+    CHECK(ok && ones > 64 && ones < 192);
+    const int64_t *t64 = fia_case_data_tensor(&d, FIA_SLOT_PSE_SHIFT)->data;
+    ok = 1;
+    for (int i = 0; i < 256; i++)
+        ok &= t64[i] >= -4 && t64[i] <= 4;
+    CHECK(ok);
+    const uint64_t *tu64 =
+        fia_case_data_tensor(&d, FIA_SLOT_DEQUANT_SCALE1)->data;
+    ok = 1;
+    for (int i = 0; i < 256; i++)
+        ok &= tu64[i] <= 4;
+    CHECK(ok);
+    const fia_tensor *ts = fia_case_data_tensor(&d, FIA_SLOT_QUANT_SCALE2);
+    CHECK(fia_load_as_double(FIA_DT_BF16, ts->data, 2) == 2.5);
+    const fia_tensor *bt = fia_case_data_tensor(&d, FIA_SLOT_BLOCK_TABLE);
+    CHECK(bt && bt->data == NULL && bt->ndim == 2);
+    /* quant_scale2 given: derived attention_out is int8. */
+    const fia_tensor *o = fia_case_data_tensor(&d, FIA_SLOT_ATTENTION_OUT);
+    CHECK(o && shape_is(o, FIA_DT_INT8, 2, 4, 64, 0, 0));
+    fia_case_data_free(&d);
+    fia_case_free(&c);
+}
+
+static void test_outputs(void)
+{
+    fia_case c;
+    fia_tensor o;
+    CHECK_EQ_INT(parse("input_layout = BNSD_BSND\nnum_heads = 8\n"
+                       "softmax_lse_flag = true\n"
+                       "query = bf16 [2,8,16,64]\nkey = bf16 [2,1,32,64]\n"
+                       "value = bf16 [2,1,32,64]\n", &c), 0);
+    CHECK_EQ_INT(fia_case_output(&c, FIA_SLOT_ATTENTION_OUT, &o), FIA_PRESENT);
+    CHECK(shape_is(&o, FIA_DT_BF16, 4, 2, 16, 8, 64));
+    CHECK_EQ_INT(fia_case_output(&c, FIA_SLOT_SOFTMAX_LSE, &o), FIA_PRESENT);
+    CHECK(shape_is(&o, FIA_DT_FP32, 4, 2, 8, 16, 1));
+    CHECK(o.data == NULL);
+    fia_case_free(&c);
+
+    CHECK_EQ_INT(parse("input_layout = BSND\nnum_heads = 4\n"
+                       "softmax_lse_flag = true\n"
+                       "query = fp16 [3,5,4,16]\nkey = fp16 [3,7,4,16]\n"
+                       "value = fp16 [3,7,4,16]\n", &c), 0);
+    CHECK_EQ_INT(fia_case_output(&c, FIA_SLOT_ATTENTION_OUT, &o), FIA_PRESENT);
+    CHECK(shape_is(&o, FIA_DT_FP16, 4, 3, 5, 4, 16));
+    CHECK_EQ_INT(fia_case_output(&c, FIA_SLOT_SOFTMAX_LSE, &o), FIA_PRESENT);
+    CHECK(shape_is(&o, FIA_DT_FP32, 4, 3, 4, 5, 1));
+    fia_case_free(&c);
+
+    CHECK_EQ_INT(parse("num_heads = 6\nsoftmax_lse_flag = true\n"
+                       "query = fp16 [3,5,96]\nkey = fp16 [3,7,96]\n"
+                       "value = fp16 [3,7,96]\n", &c), 0);
+    CHECK_EQ_INT(fia_case_output(&c, FIA_SLOT_SOFTMAX_LSE, &o), FIA_PRESENT);
+    CHECK(shape_is(&o, FIA_DT_FP32, 4, 3, 6, 5, 1));
+    fia_case_free(&c);
+
+    /* Unknown layout / odd ranks: no crash. */
+    CHECK_EQ_INT(parse("input_layout = TND\nsoftmax_lse_flag = true\n"
+                       "query = fp16 []\nkey = fp16 [3]\nvalue = fp16 [3]\n",
+                       &c), 0);
+    CHECK_EQ_INT(fia_case_output(&c, FIA_SLOT_SOFTMAX_LSE, &o), FIA_PRESENT);
+    CHECK(o.ndim == 4 && o.shape[3] == 1);
+    fia_case_free(&c);
+
+    /* Explicit lines win; an explicit null is null even with the flag. */
+    CHECK_EQ_INT(parse("softmax_lse_flag = true\nsoftmax_lse = null\n"
+                       "attention_out = fp32 [9,9]\n"
+                       "query = fp16 [1,2,8]\nkey = fp16 [1,2,8]\n"
+                       "value = fp16 [1,2,8]\n", &c), 0);
+    CHECK_EQ_INT(fia_case_output(&c, FIA_SLOT_SOFTMAX_LSE, &o), FIA_NULL);
+    CHECK_EQ_INT(fia_case_output(&c, FIA_SLOT_ATTENTION_OUT, &o), FIA_PRESENT);
+    CHECK(shape_is(&o, FIA_DT_FP32, 2, 9, 9, 0, 0));
+    fia_case_data d;
+    CHECK_EQ_INT(materialize(&c, 1, &d), 0);
+    CHECK(fia_case_data_tensor(&d, FIA_SLOT_SOFTMAX_LSE) == NULL);
+    CHECK(shape_is(fia_case_data_tensor(&d, FIA_SLOT_ATTENTION_OUT),
+                   FIA_DT_FP32, 2, 9, 9, 0, 0));
+    fia_case_data_free(&d);
+    fia_case_free(&c);
+
+    /* Query null: nothing to derive from. */
+    CHECK_EQ_INT(parse("query = null\nkey = fp16 [1,2,8]\n"
+                       "value = fp16 [1,2,8]\n", &c), 0);
+    CHECK_EQ_INT(fia_case_output(&c, FIA_SLOT_QUERY, &o), FIA_NULL);
+    CHECK_EQ_INT(fia_case_output(&c, FIA_SLOT_ATTENTION_OUT, &o), FIA_ABSENT);
+    CHECK_EQ_INT(materialize(&c, 1, &d), 0);
+    CHECK(fia_case_data_tensor(&d, FIA_SLOT_QUERY) == NULL);
+    fia_case_data_free(&d);
+    fia_case_free(&c);
+}
+
+static void test_limits(void)
+{
+    fia_case c;
+    fia_case_data d;
+    fia_case_error err;
+    const char *huge = "query = fp16 [65537,256,4096,512]\n"
+                       "key = fp16 [1,1,1,512]\nvalue = fp16 [1,1,1,512]\n"
+                       "input_layout = BNSD\n";
+    CHECK_EQ_INT(parse(huge, &c), 0);
+    memset(&d, 0x55, sizeof d);
+    CHECK_EQ_INT(fia_case_materialize(&c, 1, &d, &err), -1);
+    CHECK_MSG(strstr(err.msg, "case too large") != NULL, "%s", err.msg);
+    int clean = 1;
+    for (int s = 0; s < FIA_SLOT_COUNT; s++)
+        clean &= d.t[s] == NULL && d.list[s] == NULL;
+    CHECK(clean);
+    fia_case_data_free(&d);
+
+    /* Status-only: descriptors, no data, no size limit. */
+    CHECK_EQ_INT(fia_case_materialize(&c, 0, &d, &err), 0);
+    const fia_tensor *q = fia_case_data_tensor(&d, FIA_SLOT_QUERY);
+    CHECK(q && q->data == NULL && q->shape[0] == 65537);
+    const fia_tensor *o = fia_case_data_tensor(&d, FIA_SLOT_ATTENTION_OUT);
+    CHECK(o && o->data == NULL);
+    CHECK(d.key_list.count == 1 && d.key_list.tensors[0]->data == NULL);
+    fia_case_data_free(&d);
+    fia_case_free(&c);
+
+    /* Many modest tensors adding up past the limit. */
+    CHECK_EQ_INT(parse("query = fp32 [1024,1024,1024]\n"
+                       "key = fp32 [1024,1024,1024]\n"
+                       "value = fp32 [1,1]\n", &c), 0);
+    CHECK_EQ_INT(fia_case_materialize(&c, 1, &d, &err), -1);
+    CHECK(strstr(err.msg, "case too large") != NULL);
+    fia_case_data_free(&d);
+    fia_case_free(&c);
+
+    /* Element count overflow. */
+    CHECK_EQ_INT(parse("query = fp16 [4294967296,4294967296,4]\n"
+                       "key = fp16 [1]\nvalue = fp16 [1]\n", &c), 0);
+    CHECK_EQ_INT(fia_case_materialize(&c, 1, &d, &err), -1);
+    CHECK(strstr(err.msg, "too large") != NULL);
+    CHECK_EQ_INT(fia_case_materialize(&c, 0, &d, &err), 0);
+    fia_case_data_free(&d);
+    fia_case_free(&c);
+
+    /* Wrong number of values on a programmatic case: caught. */
+    CHECK_EQ_INT(parse("query = fp16 [2]\nquery.values = 1,2\n"
+                       "key = fp16 [1]\nvalue = fp16 [1]\n", &c), 0);
+    c.tensors[FIA_SLOT_QUERY].t[0].shape[0] = 3;
+    CHECK_EQ_INT(fia_case_materialize(&c, 1, &d, &err), -1);
+    CHECK(strstr(err.msg, "query.values") != NULL);
+    fia_case_data_free(&d);
+    fia_case_free(&c);
+}
+
+static uint64_t fuzz_state = 0x1234567887654321ull;
+static uint64_t fuzz_next(void)
+{
+    fuzz_state ^= fuzz_state << 13;
+    fuzz_state ^= fuzz_state >> 7;
+    fuzz_state ^= fuzz_state << 17;
+    return fuzz_state;
+}
+
+static void test_fuzz(void)
+{
+    static const char *pieces[] = {
+        "=", "#", "\n", ";", ",", "[", "]", "(", ")", ".gen", ".values",
+        "null", "fp16", "bool", " ", "99999999999999999999", "-1", "nan",
+        "query", "key", "value", "causal", "normal(0,1)", "\r", "0x", "e9",
+    };
+    size_t base_len = strlen(example);
+    int accepted = 0, rejected = 0, other = 0;
+    for (int iter = 0; iter < 2000; iter++) {
+        size_t cap = base_len * 2 + 4096;
+        char *buf = malloc(cap);
+        memcpy(buf, example, base_len + 1);
+        size_t len = base_len;
+        int nmut = 1 + (int)(fuzz_next() % 8);
+        for (int k = 0; k < nmut; k++) {
+            size_t pos = len ? fuzz_next() % (len + 1) : 0;
+            switch (fuzz_next() % 5) {
+            case 0: /* random byte */
+                if (pos < len)
+                    buf[pos] = (char)(fuzz_next() % 255 + 1);
+                break;
+            case 1: /* delete a run */
+                if (pos < len) {
+                    size_t n = fuzz_next() % 16;
+                    if (n > len - pos)
+                        n = len - pos;
+                    memmove(buf + pos, buf + pos + n, len - pos - n + 1);
+                    len -= n;
+                }
+                break;
+            case 2: { /* insert a piece */
+                const char *p = pieces[fuzz_next() % (sizeof pieces /
+                                                      sizeof pieces[0])];
+                size_t n = strlen(p);
+                if (len + n + 1 < cap) {
+                    memmove(buf + pos + n, buf + pos, len - pos + 1);
+                    memcpy(buf + pos, p, n);
+                    len += n;
+                }
+                break;
+            }
+            case 3: /* duplicate a run (long lines) */
+                if (pos < len) {
+                    size_t n = fuzz_next() % 200;
+                    if (n > len - pos)
+                        n = len - pos;
+                    if (len + n + 1 < cap) {
+                        memmove(buf + pos + n, buf + pos, len - pos + 1);
+                        len += n;
+                    }
+                }
+                break;
+            default: /* truncate */
+                if (fuzz_next() % 4 == 0) {
+                    buf[pos] = '\0';
+                    len = pos;
+                }
+                break;
+            }
+        }
+        fia_case c;
+        fia_case_error err;
+        int rc = fia_case_parse_string(buf, "fuzz", &c, &err);
+        if (rc == 0) {
+            accepted++;
+            char *s = fia_case_to_string(&c);
+            fia_case c2;
+            if (s && fia_case_parse_string(s, "p", &c2, &err) == 0) {
+                if (!fia_case_equal(&c, &c2))
+                    other++;
+                fia_case_free(&c2);
+            } else {
+                other++;
+            }
+            free(s);
+            fia_case_data d;
+            if (fia_case_materialize(&c, 0, &d, &err) == 0)
+                fia_case_data_free(&d);
+        } else if (rc == -1) {
+            rejected++;
+            other += err.msg[0] == '\0';
+        } else {
+            other++;
+        }
+        fia_case_free(&c);
+        free(buf);
+    }
+    CHECK_EQ_INT(accepted + rejected, 2000);
+    CHECK(accepted > 0 && rejected > 0);
+    CHECK_EQ_INT(other, 0);
+
+    /* A very long line of values. */
+    size_t n = 200000;
+    char *big = malloc(n * 4 + 200);
+    char *p = big + sprintf(big, "query = fp32 [%zu]\nkey = fp16 [1]\n"
+                                 "value = fp16 [1]\nquery.values = ", n);
+    for (size_t i = 0; i < n; i++)
+        p += sprintf(p, i ? ",%d" : "%d", (int)(i % 10));
+    strcpy(p, "\n");
+    fia_case c;
+    CHECK_EQ_INT(parse(big, &c), 0);
+    CHECK_EQ_INT(c.tensors[FIA_SLOT_QUERY].gen.n_values, (int64_t)n);
+    fia_case_data d;
+    CHECK_EQ_INT(materialize(&c, 1, &d), 0);
+    CHECK(((const float *)fia_case_data_tensor(&d, FIA_SLOT_QUERY)->data)
+              [n - 1] == (float)((n - 1) % 10));
+    fia_case_data_free(&d);
+    fia_case_free(&c);
+    free(big);
+}
+
+int main(void)
+{
+    test_example();
+    test_defaults();
+    test_syntax_variants();
+    test_errors();
+    test_roundtrip();
+    test_generation();
+    test_patterns();
+    test_outputs();
+    test_limits();
+    test_fuzz();
+    return check_summary();
+}
