@@ -37,7 +37,7 @@ static const char *const verdict_names[] = {
 typedef struct run_result {
     const char *path;
     verdict v;
-    char message[512];
+    char message[1024];
     fia_oracle_verdict ov;
     int evaluated;               /* the oracle ran */
     fia_status fast_status;
@@ -114,7 +114,7 @@ static void run_one(const char *path, const run_options *o, run_result *r)
     r->path = path;
     if (fia_case_parse_file(path, &c, &err) != 0) {
         r->v = V_BAD_INPUT;
-        snprintf(r->message, sizeof r->message, "%s:%d: %s", err.file,
+        snprintf(r->message, sizeof r->message, "%.200s:%d: %.255s", err.file,
                  err.line, err.msg);
         return;
     }
@@ -130,7 +130,7 @@ static void run_one(const char *path, const run_options *o, run_result *r)
     fia_case_data d;
     if (fia_case_materialize(&c, compute, &d, &err) != 0) {
         r->v = V_BAD_INPUT;
-        snprintf(r->message, sizeof r->message, "%s: %s%s", path, err.msg,
+        snprintf(r->message, sizeof r->message, "%.200s: %.200s%s", path, err.msg,
                  compute ? " (use --status-only to check its status alone)"
                          : "");
         fia_case_free(&c);

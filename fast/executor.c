@@ -1,0 +1,152 @@
+/* The executor: a validated plan plus its per-batch lengths, the workspace
+ * contract, and phase two (run, destroy). */
+#include <stdio.h>
+#include <stdlib.h>
+#include "fast_internal.h"
+
+#define ALIGN64(x) (((x) + 63u) & ~(uint64_t)63u)
+
+void fast_plan_finish(fast_plan *p)
+{
+    int64_t N = p->N, KV_N = p->KV_N, D = p->D;
+    if (p->layout == FAST_LAYOUT_BSH || p->layout == FAST_LAYOUT_BSND) {
+        /* [B, S, N, D] (BSH is the same with H = N*D) */
+        p->q_sn = D, p->q_ss = N * D, p->q_sb = p->Q_S * N * D;
+        p->k_sn = D, p->k_ss = KV_N * D, p->k_sb = p->KV_S * KV_N * D;
+    } else {
+        /* [B, N, S, D] */
+        p->q_ss = D, p->q_sn = p->Q_S * D, p->q_sb = N * p->Q_S * D;
+        p->k_ss = D, p->k_sn = p->KV_S * D, p->k_sb = KV_N * p->KV_S * D;
+    }
+    if (p->layout == FAST_LAYOUT_BNSD_BSND) {
+        p->o_sn = D, p->o_ss = N * D, p->o_sb = p->Q_S * N * D;
+    } else {
+        p->o_sn = p->q_sn, p->o_ss = p->q_ss, p->o_sb = p->q_sb;
+    }
+    /* One worker for now; threads (later) get one scratch region each. */
+    p->workspace_size = fast_scratch_bytes(p) + 64; /* + alignment slack */
+}
+
+uint64_t fast_scratch_bytes(const fast_plan *p)
+{
+    uint64_t D = (uint64_t)p->D, f = sizeof(float);
+    uint64_t n = 0;
+    n += ALIGN64(FAST_QBLOCK * D * f);                 /* q block */
+    n += 2 * ALIGN64(FAST_KBLOCK * D * f);             /* k, v block */
+    n += ALIGN64(FAST_QBLOCK * FAST_KBLOCK * f);       /* scores / P */
+    n += ALIGN64(FAST_QBLOCK * D * f);                 /* accumulators */
+    n += ALIGN64(FAST_QBLOCK * f);                     /* running max */
+    n += ALIGN64(FAST_QBLOCK * sizeof(double));        /* running sum */
+    n += 2 * ALIGN64(FAST_QBLOCK * sizeof(int64_t));   /* row bands */
+    return n;
+}
+
+fia_status fast_executor_create(const fast_plan *plan,
+                                const fia_int_array *asl,
+                                const fia_int_array *aslkv,
+                                fast_executor **out)
+{
+    /* B <= 65536 was checked, so this is at most 1 MiB. */
+    int64_t B = plan->empty ? 0 : plan->B;
+    size_t bytes = sizeof(fast_executor) + (size_t)(2 * B) * sizeof(int64_t);
+    fast_executor *ex = malloc(bytes);
+    if (ex == NULL)
+        return fast_fail(FIA_ERR_NOMEM, "NOMEM",
+                         "cannot allocate an executor of %zu bytes", bytes);
+    ex->magic = FAST_EXECUTOR_MAGIC;
+    ex->plan = *plan;
+    ex->plan.q_len = ex->lens;
+    ex->plan.kv_len = ex->lens + B;
+    for (int64_t b = 0; b < B; b++) {
+        /* semantics.md "Effective lengths": length 1 broadcasts, a longer
+         * array gives its first B values. */
+        ex->plan.q_len[b] = asl ? asl->values[asl->count == 1 ? 0 : b]
+                                : plan->Q_S;
+        ex->plan.kv_len[b] = aslkv ? aslkv->values[aslkv->count == 1 ? 0 : b]
+                                   : plan->KV_S;
+    }
+    *out = ex;
+    return FIA_OK;
+}
+
+void fastExecutorDestroy(fast_executor *executor)
+{
+    if (executor == NULL)
+        return;
+    executor->magic = 0;
+    free(executor);
+}
+
+/* Phase two.  The executor is consumed on every path (also on errors), as
+ * aclnn does: the caller never frees it after this call. */
+fia_status fastFusedInferAttentionScoreV2(void *workspace,
+                                          uint64_t workspaceSize,
+                                          fast_executor *executor,
+                                          void *stream)
+{
+    (void)stream;
+    fast_clear_error();
+    /* RELEASED "Return codes": null executor 161001. */
+    if (executor == NULL)
+        return fast_fail(FIA_ERR_PARAM_NULLPTR, "R_EXECUTOR",
+                         "executor is a nullptr");
+    const fast_plan *p = &executor->plan;
+    fia_status st = FIA_OK;
+    if (p->workspace_size > 0 && workspace == NULL) {
+        /* RELEASED: workspace null with size > 0 -> 161001. */
+        st = fast_fail(FIA_ERR_PARAM_NULLPTR, "R_WORKSPACE_NULL",
+                       "workspace is NULL but %llu bytes are required",
+                       (unsigned long long)p->workspace_size);
+    } else if (workspaceSize < p->workspace_size) {
+        /* RELEASED: workspace smaller than required -> 161002. */
+        st = fast_fail(FIA_ERR_PARAM_INVALID, "R_WORKSPACE_SIZE",
+                       "workspace of %llu bytes < %llu required",
+                       (unsigned long long)workspaceSize,
+                       (unsigned long long)p->workspace_size);
+    } else if (!p->empty &&
+               ((p->q == NULL && p->q_numel > 0) ||
+                (p->k == NULL && p->kv_numel > 0) ||
+                (p->v == NULL && p->kv_numel > 0) ||
+                (p->out == NULL && p->out_numel > 0) ||
+                (p->mask_given && p->mask == NULL && p->sparse_mode < 2) ||
+                (p->lse == NULL && p->lse_numel > 0))) {
+        /* Status-only runs carry no data; running one is a runtime error. */
+        st = fast_fail(FIA_ERR_RUNTIME_ERROR, "R_NO_DATA",
+                       "a tensor needed by phase two has no data");
+    } else if (!p->empty) {
+        uintptr_t w = ((uintptr_t)workspace + 63u) & ~(uintptr_t)63u;
+        fast_attention_run(p, (void *)w);
+    }
+    fastExecutorDestroy(executor);
+    return st;
+}
+
+/* ---- final rounding -------------------------------------------------------- */
+/* x rounded once, nearest-even, to a binary format with `mant` fraction bits,
+ * exponent bias `bias` and maximum finite exponent emax; returns the bits. */
+static uint16_t round_narrow(double x, int mant, int bias, int ebits)
+{
+    uint16_t sign = signbit(x) ? (uint16_t)(1u << (mant + ebits)) : 0;
+    uint16_t inf = (uint16_t)(((1u << ebits) - 1u) << mant);
+    double a = fabs(x);
+    if (isnan(x))
+        return (uint16_t)(sign | inf | (1u << (mant - 1)));
+    int emax = (1 << (ebits - 1)) - 1, emin = 1 - emax;
+    /* Overflow threshold: max finite + half an ulp rounds to infinity. */
+    double big = ldexp(2.0 - ldexp(1.0, -mant - 1), emax);
+    if (a >= big)
+        return (uint16_t)(sign | inf);
+    if (a < ldexp(1.0, emin)) { /* subnormal: spacing 2^(emin - mant) */
+        double q = rint(ldexp(a, mant - emin));
+        return (uint16_t)(sign | (uint16_t)q); /* q == 2^mant -> min normal */
+    }
+    int e;
+    frexp(a, &e); /* a = f * 2^e, f in [0.5, 1) */
+    e -= 1;       /* a in [2^e, 2^(e+1)) */
+    double q = rint(ldexp(a, mant - e)); /* in [2^mant, 2^(mant+1)] */
+    uint32_t bits = ((uint32_t)(e + bias) << mant) + ((uint32_t)q - (1u << mant));
+    return (uint16_t)(sign | bits); /* a carry into the exponent is right */
+}
+
+uint16_t fast_double_to_fp16(double x) { return round_narrow(x, 10, 15, 5); }
+uint16_t fast_double_to_bf16(double x) { return round_narrow(x, 7, 127, 8); }

@@ -1,0 +1,210 @@
+/* fast/ internals: the plan that phase one (validate.c) builds and phase two
+ * (executor.c, attention.c) runs, the thread-local status helpers, the
+ * narrow-float conversions fast/ uses in its inner loops, and the
+ * micro-kernel table (kernel_*.c) behind which SIMD kernels will be slotted.
+ *
+ * Nothing here is shared with oracle/ or ref/. */
+#ifndef FIA_FAST_INTERNAL_H
+#define FIA_FAST_INTERNAL_H
+
+#include <math.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+#include "fia/fast.h"
+
+/* ---- layouts ---------------------------------------------------------- */
+typedef enum fast_layout {
+    FAST_LAYOUT_BSH = 0,
+    FAST_LAYOUT_BSND,
+    FAST_LAYOUT_BNSD,
+    FAST_LAYOUT_BNSD_BSND
+} fast_layout;
+
+/* ---- blocking --------------------------------------------------------- */
+#define FAST_QBLOCK 32 /* query rows per task */
+#define FAST_KBLOCK 64 /* keys per inner step */
+
+/* ---- the plan --------------------------------------------------------- */
+/* Everything phase two needs, fixed by phase one.  Strides are in elements
+ * and describe element (b, n, s, d) of query / key+value / attention_out. */
+typedef struct fast_plan {
+    bool empty;              /* empty query: nothing to compute */
+    fast_layout layout;
+    fia_dtype dt;            /* FIA_DT_FP16 or FIA_DT_BF16 (in and out) */
+    int64_t B, N, KV_N, group, Q_S, KV_S, D;
+    int64_t q_sb, q_sn, q_ss;
+    int64_t k_sb, k_sn, k_ss; /* key and value share one shape */
+    int64_t o_sb, o_sn, o_ss;
+
+    float scale;             /* applied in float32 after Q.K^T */
+    int inner_precise;       /* 0..3 */
+    bool round_p;            /* round P to the input dtype before P.V */
+    bool row_invalid;        /* inner_precise bit 1 */
+
+    /* Effective sparse mode (0 when Q_S = 1) and pre/next clamped to int32. */
+    int sparse_mode;
+    int64_t pre, next;
+
+    /* Mask (bytes, nonzero = excluded); NULL when absent or when the mode
+     * uses geometry only (2/3/4).  Element (b, i, j) is at
+     * mask[b * mask_sb + i * mask_ss + j]; mask_sb = 0 broadcasts. */
+    const uint8_t *mask;
+    int64_t mask_sb, mask_ss;
+    bool mask_given;         /* a non-empty mask tensor was passed */
+
+    /* Data (may be NULL in status-only runs; checked in phase two). */
+    const void *q, *k, *v;
+    void *out;
+    float *lse;              /* NULL unless softmaxLseFlag */
+    int64_t q_numel, kv_numel, out_numel, lse_numel;
+
+    /* q_len[b], kv_len[b]: point into the executor's own storage. */
+    int64_t *q_len, *kv_len;
+
+    uint64_t workspace_size;
+} fast_plan;
+
+struct fast_executor {
+    uint32_t magic;
+    fast_plan plan;
+    int64_t lens[]; /* 2 * B: q_len then kv_len */
+};
+#define FAST_EXECUTOR_MAGIC 0xFA57E8ECu
+
+/* ---- status helpers (api.c) ---------------------------------------- */
+/* Records "check: message" as the thread's last error and returns st. */
+fia_status fast_fail(fia_status st, const char *check, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+/* The code of a semantic rejection under the thread's profile. */
+fia_status fast_semantic_code(void);
+void fast_clear_error(void);
+
+/* ---- validation (validate.c) ------------------------------------------- */
+/* The GetWorkspaceSize arguments, after the nullptr layer (api.c). */
+typedef struct fast_args {
+    const fia_tensor *query;
+    const fia_tensor_list *key, *value;
+    const fia_tensor *pse, *mask;
+    const fia_int_array *asl, *aslkv;
+    const fia_tensor *opt[16]; /* quantization, paging, padding, prefix */
+    const char *opt_name[16];
+    const fia_int_array *prefix_len;
+    int64_t num_heads;
+    double scale;
+    int64_t pre, next;
+    const char *layout;
+    int64_t num_kv_heads, sparse_mode, inner_precise;
+    bool lse_flag;
+    const fia_tensor *out, *lse;
+} fast_args;
+
+/* Layers 2-4 (dtype, not modeled, semantic); fills the shape part of p. */
+fia_status fast_validate(const fast_args *a, fast_plan *p);
+
+/* ---- executor (executor.c) -------------------------------------------- */
+/* Fills the layout strides and the workspace size of a validated plan. */
+void fast_plan_finish(fast_plan *plan);
+/* Allocates an executor for a validated, finished plan: copies the plan and
+ * expands the (validated) length arrays into q_len / kv_len per batch; asl
+ * NULL means Q_S for every batch, aslkv NULL means KV_S. */
+fia_status fast_executor_create(const fast_plan *plan,
+                                const fia_int_array *asl,
+                                const fia_int_array *aslkv,
+                                fast_executor **out);
+/* Bytes of scratch one worker needs for this plan. */
+uint64_t fast_scratch_bytes(const fast_plan *p);
+
+/* ---- attention (attention.c) ------------------------------------------ */
+/* Runs the whole operator; scratch has fast_scratch_bytes(p) bytes, 64-byte
+ * aligned. */
+void fast_attention_run(const fast_plan *p, void *scratch);
+
+/* ---- micro-kernels (kernel_*.c) ---------------------------------------- */
+typedef struct fast_kernels {
+    const char *name;
+    /* s[r*lds + c] = sum_d q[r*ldq + d] * k[c*ldk + d], r < mr, c < nr. */
+    void (*qk_block)(const float *q, int64_t ldq, int mr, const float *k,
+                     int64_t ldk, int nr, int64_t D, float *s, int64_t lds);
+    /* acc[r*ldacc + d] += sum_c p[r*ldp + c] * v[c*ldv + d]. */
+    void (*pv_block)(const float *p, int64_t ldp, int mr, const float *v,
+                     int64_t ldv, int nr, int64_t D, float *acc,
+                     int64_t ldacc);
+    /* dst[i] = widen(src[i]) for n fp16 or bf16 elements. */
+    void (*widen)(fia_dtype dt, const uint16_t *src, float *dst, int64_t n);
+} fast_kernels;
+
+extern const fast_kernels fast_kernels_scalar;
+/* The best kernel table for this CPU (runtime dispatch; scalar for now). */
+const fast_kernels *fast_kernels_select(void);
+
+/* ---- narrow floats ------------------------------------------------------ */
+static inline float fast_bits_to_float(uint32_t u)
+{
+    float f;
+    memcpy(&f, &u, sizeof f);
+    return f;
+}
+
+static inline uint32_t fast_float_to_bits(float f)
+{
+    uint32_t u;
+    memcpy(&u, &f, sizeof u);
+    return u;
+}
+
+/* Exact widening of an IEEE binary16. */
+static inline float fast_fp16_to_float(uint16_t h)
+{
+    uint32_t sign = (uint32_t)(h & 0x8000u) << 16;
+    uint32_t e = (h >> 10) & 0x1fu, m = h & 0x3ffu;
+    if (e == 0) {
+        float f = (float)m * 5.9604644775390625e-8f; /* m * 2^-24, exact */
+        return sign ? -f : f;
+    }
+    if (e == 31)
+        return fast_bits_to_float(sign | 0x7f800000u | (m << 13));
+    return fast_bits_to_float(sign | ((e + 112u) << 23) | (m << 13));
+}
+
+static inline float fast_bf16_to_float(uint16_t b)
+{
+    return fast_bits_to_float((uint32_t)b << 16);
+}
+
+/* Round a float to the nearest fp16 value (ties to even), returned as a
+ * float.  Used for P before P.V. */
+static inline float fast_round_fp16f(float x)
+{
+    float a = fabsf(x);
+    if (!(a < 65520.0f)) /* overflow or NaN */
+        return isnan(x) ? x : copysignf(INFINITY, x);
+    if (a < 6.103515625e-05f) { /* below 2^-14: spacing 2^-24 */
+        float r = rintf(a * 16777216.0f) * 5.9604644775390625e-8f;
+        return copysignf(r, x);
+    }
+    uint32_t u = fast_float_to_bits(x);
+    u += 0x0fffu + ((u >> 13) & 1u);
+    u &= ~0x1fffu;
+    return fast_bits_to_float(u);
+}
+
+static inline float fast_round_bf16f(float x)
+{
+    if (isnan(x))
+        return x;
+    uint32_t u = fast_float_to_bits(x);
+    u += 0x7fffu + ((u >> 16) & 1u);
+    u &= 0xffff0000u;
+    return fast_bits_to_float(u);
+}
+
+/* Round a double once, nearest-even, to fp16 / bf16 bits. */
+uint16_t fast_double_to_fp16(double x);
+uint16_t fast_double_to_bf16(double x);
+
+#endif

@@ -1,0 +1,404 @@
+/* fast/ phase one: every validation check once broken and once obeyed, in
+ * both status profiles, plus the layer order (nullptr, dtype, not modeled,
+ * semantic).  Status-only: tensors carry no data. */
+#include <pthread.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <time.h>
+#include "check.h"
+#include "fia/fast.h"
+
+typedef struct api {
+    fia_tensor q, k, v, k2, out, lse, mask, pse, opt[16];
+    bool no_q, no_k, no_v, no_out, no_ws, null_k_elem;
+    bool has_mask, has_pse, has_opt[16], has_lse, has_prefix;
+    int key_count;
+    fia_int_array asl, aslkv, prefix;
+    bool has_asl, has_aslkv;
+    int64_t N, KVN, pre, next, sparse, inner;
+    const char *layout;
+    bool lse_flag;
+} api;
+
+static fia_tensor t3(fia_dtype dt, int64_t a, int64_t b, int64_t c)
+{
+    return (fia_tensor){.dtype = dt, .ndim = 3, .shape = {a, b, c}};
+}
+
+static fia_tensor t4(fia_dtype dt, int64_t a, int64_t b, int64_t c, int64_t d)
+{
+    return (fia_tensor){.dtype = dt, .ndim = 4, .shape = {a, b, c, d}};
+}
+
+static fia_tensor t2(fia_dtype dt, int64_t a, int64_t b)
+{
+    return (fia_tensor){.dtype = dt, .ndim = 2, .shape = {a, b}};
+}
+
+/* BSH fp16, B=2, Q_S=16, KV_S=32, N=4, D=16. */
+static api base(void)
+{
+    api a;
+    memset(&a, 0, sizeof a);
+    a.q = t3(FIA_DT_FP16, 2, 16, 64);
+    a.k = a.v = a.k2 = t3(FIA_DT_FP16, 2, 32, 64);
+    a.out = a.q;
+    a.lse = t4(FIA_DT_FP32, 2, 4, 16, 1);
+    a.key_count = 1;
+    a.N = 4;
+    a.pre = a.next = 2147483647;
+    a.inner = 1;
+    a.layout = "BSH";
+    return a;
+}
+
+/* BNSD fp16 with the given dims. */
+static void bnsd(api *a, int64_t B, int64_t N, int64_t KVN, int64_t QS,
+                 int64_t KVS, int64_t D)
+{
+    a->layout = "BNSD";
+    a->q = a->out = t4(FIA_DT_FP16, B, N, QS, D);
+    a->k = a->v = a->k2 = t4(FIA_DT_FP16, B, KVN, KVS, D);
+    a->lse = t4(FIA_DT_FP32, B, N, QS, 1);
+    a->N = N;
+    a->KVN = KVN == N ? 0 : KVN;
+}
+
+static void bsnd(api *a, int64_t B, int64_t N, int64_t KVN, int64_t QS,
+                 int64_t KVS, int64_t D)
+{
+    bnsd(a, B, N, KVN, QS, KVS, D);
+    a->layout = "BSND";
+    a->q = a->out = t4(FIA_DT_FP16, B, QS, N, D);
+    a->k = a->v = a->k2 = t4(FIA_DT_FP16, B, KVS, KVN, D);
+}
+
+static fia_status call(api *a)
+{
+    const fia_tensor *kp[2] = {a->null_k_elem ? NULL : &a->k, &a->k2};
+    const fia_tensor *vp[2] = {&a->v, &a->k2};
+    fia_tensor_list kl = {a->key_count, kp}, vl = {a->key_count, vp};
+    const fia_tensor *o[16];
+    for (int i = 0; i < 16; i++)
+        o[i] = a->has_opt[i] ? &a->opt[i] : NULL;
+    uint64_t ws = 0;
+    fast_executor *ex = NULL;
+    fia_status st = fastFusedInferAttentionScoreV2GetWorkspaceSize(
+        a->no_q ? NULL : &a->q, a->no_k ? NULL : &kl, a->no_v ? NULL : &vl,
+        a->has_pse ? &a->pse : NULL, a->has_mask ? &a->mask : NULL,
+        a->has_asl ? &a->asl : NULL, a->has_aslkv ? &a->aslkv : NULL, o[0],
+        o[1], o[2], o[3], o[4], o[5], o[6], o[7], o[8], o[9], o[10], o[11],
+        o[12], o[13], o[14], o[15], a->has_prefix ? &a->prefix : NULL, a->N,
+        0.125, a->pre, a->next, a->layout, a->KVN, a->sparse, a->inner, 0, 0,
+        a->lse_flag, 0, 0, a->no_out ? NULL : &a->out,
+        a->has_lse ? &a->lse : NULL, a->no_ws ? NULL : &ws, &ex);
+    if (st == FIA_OK) {
+        CHECK(ex != NULL);
+        fastExecutorDestroy(ex);
+    } else {
+        CHECK(ex == NULL);
+    }
+    return st;
+}
+
+enum { K_OK, K_NULL, K_TYPE, K_NOTMOD, K_SEM, K_SEM_DOC };
+
+/* Calls a in both profiles and checks the code (and the check id). */
+static void expect(api *a, const char *id, int kind, int line)
+{
+    for (int prof = 0; prof < 2; prof++) {
+        fastSetStatusProfile(prof ? FIA_PROFILE_CANN : FIA_PROFILE_DOC);
+        fia_status want;
+        switch (kind) {
+        case K_NULL: want = FIA_ERR_PARAM_NULLPTR; break;
+        case K_TYPE: want = FIA_ERR_PARAM_INVALID; break;
+        case K_NOTMOD: want = FIA_ERR_NOT_MODELED; break;
+        case K_SEM: want = prof ? 561002 : 161002; break;
+        case K_SEM_DOC: want = prof ? FIA_OK : 161002; break;
+        default: want = FIA_OK; break;
+        }
+        fia_status got = call(a);
+        CHECK_MSG(got == want, "line %d (%s, %s): got %d want %d: %s", line, id,
+                  prof ? "cann" : "doc", got, want, fastLastError());
+        if (got != FIA_OK && id[0])
+            CHECK_MSG(strncmp(fastLastError(), id, strlen(id)) == 0,
+                      "line %d: error \"%s\" does not name %s", line,
+                      fastLastError(), id);
+    }
+    fastSetStatusProfile(FIA_PROFILE_DOC);
+}
+
+#define CASE(id, kind, ...)                                                  \
+    do {                                                                     \
+        api a = base();                                                      \
+        __VA_ARGS__;                                                         \
+        expect(&a, id, kind, __LINE__);                                      \
+    } while (0)
+
+static int64_t vals[8] = {16, 16, 16, 16, 999, 0, 0, 0};
+
+static void null_and_types(void)
+{
+    CASE("", K_OK, (void)0);
+    CASE("N_QUERY", K_NULL, a.no_q = true);
+    CASE("N_KEY", K_NULL, a.no_k = true);
+    CASE("N_KEY", K_NULL, a.null_k_elem = true);
+    CASE("N_VALUE", K_NULL, a.no_v = true);
+    CASE("N_OUT", K_NULL, a.no_out = true);
+    CASE("N_LSE", K_NULL, a.lse_flag = true);
+    CASE("", K_OK, a.lse_flag = true, a.has_lse = true);
+    CASE("", K_OK, a.lse_flag = false, a.has_lse = false);
+    CASE("N_OUTPARAM", K_NULL, a.no_ws = true);
+    /* nullptr wins over dtype and semantics */
+    CASE("N_QUERY", K_NULL, a.no_q = true, a.out.dtype = FIA_DT_FP32,
+         a.layout = "XX");
+
+    CASE("T_QUERY", K_TYPE, a.q.dtype = FIA_DT_FP32);
+    CASE("", K_OK, a.q.dtype = a.k.dtype = a.v.dtype = a.out.dtype =
+                       FIA_DT_BF16);
+    CASE("T_KEY", K_TYPE, a.k.dtype = FIA_DT_UINT8);
+    CASE("T_VALUE", K_TYPE, a.v.dtype = FIA_DT_FP32);
+    CASE("T_PSE", K_TYPE, a.has_pse = true,
+         a.pse = t4(FIA_DT_FP32, 2, 4, 16, 32));
+    CASE("T_MASK", K_TYPE, a.has_mask = true,
+         a.mask = t2(FIA_DT_FP32, 16, 32));
+    CASE("", K_OK, a.has_mask = true, a.mask = t2(FIA_DT_UINT8, 16, 32));
+    CASE("", K_OK, a.has_mask = true, a.mask = t2(FIA_DT_INT8, 16, 32));
+    CASE("T_OUT", K_TYPE, a.out.dtype = FIA_DT_FP32);
+    CASE("T_OPTIONAL", K_TYPE, a.has_opt[7] = true,
+         a.opt[7] = t2(FIA_DT_INT64, 2, 4));
+    CASE("M_OPTIONAL", K_NOTMOD, a.has_opt[7] = true,
+         a.opt[7] = t2(FIA_DT_INT32, 2, 4));
+    CASE("T_OPTIONAL", K_TYPE, a.has_opt[0] = true,
+         a.opt[0] = t2(FIA_DT_FP16, 1, 1));
+    /* dtype wins over not-modeled and semantics */
+    CASE("T_PSE", K_TYPE, a.q.dtype = FIA_DT_INT8, a.has_pse = true,
+         a.pse = t4(FIA_DT_INT8, 2, 4, 16, 32));
+    CASE("T_QUERY", K_TYPE, a.q.dtype = FIA_DT_FP32, a.layout = "XX");
+}
+
+static void not_modeled(void)
+{
+    static const fia_dtype ok_dt[16] = {
+        FIA_DT_FP32, FIA_DT_FP32, FIA_DT_UINT64, FIA_DT_FP32, FIA_DT_BF16,
+        FIA_DT_FP16, FIA_DT_FP32, FIA_DT_INT32, FIA_DT_INT64, FIA_DT_INT64,
+        FIA_DT_FP32, FIA_DT_FP16, FIA_DT_BF16, FIA_DT_FP32, FIA_DT_FP16,
+        FIA_DT_FP16};
+    for (int i = 0; i < 16; i++)
+        CASE("M_OPTIONAL", K_NOTMOD, a.has_opt[i] = true,
+             a.opt[i] = t2(ok_dt[i], 1, 1));
+    CASE("M_OPTIONAL", K_NOTMOD, a.has_prefix = true,
+         a.prefix = (fia_int_array){1, vals});
+    CASE("M_PSE", K_NOTMOD, a.has_pse = true,
+         a.pse = t4(FIA_DT_FP16, 2, 4, 16, 32));
+    CASE("", K_OK, a.has_pse = true, a.pse = t4(FIA_DT_FP16, 0, 4, 16, 32));
+    CASE("M_TENSORLIST", K_NOTMOD, a.key_count = 2);
+    CASE("M_QUANT", K_NOTMOD, a.q.dtype = a.k.dtype = a.v.dtype = FIA_DT_INT8);
+    CASE("M_QUANT", K_NOTMOD, a.k.dtype = a.v.dtype = FIA_DT_INT8);
+    CASE("M_QUANT", K_NOTMOD, a.k.dtype = a.v.dtype = FIA_DT_INT4);
+    CASE("M_QUANT", K_NOTMOD, a.out.dtype = FIA_DT_INT8);
+    CASE("M_LAYOUT", K_NOTMOD, a.layout = "TND");
+    /* not-modeled wins over semantics */
+    CASE("M_QUANT", K_NOTMOD, a.out.dtype = FIA_DT_INT8, a.q.shape[0] = 65537);
+}
+
+static void shapes(void)
+{
+    CASE("S_KV_LIST", K_SEM, a.key_count = 0);
+    CASE("S_LAYOUT", K_SEM, a.layout = "BHS");
+    CASE("S_LAYOUT", K_SEM, a.layout = NULL);
+    CASE("", K_OK, bsnd(&a, 2, 4, 4, 16, 32, 16));
+    CASE("", K_OK, bnsd(&a, 2, 4, 4, 16, 32, 16));
+    CASE("S_QUERY_SHAPE", K_SEM, a.q = t4(FIA_DT_FP16, 2, 16, 4, 16));
+    CASE("S_QUERY_SHAPE", K_SEM, a.q.shape[1] = -1);
+    CASE("S_EMPTY_OUT", K_SEM, a.q.shape[1] = 0);
+    CASE("", K_OK, a.q.shape[1] = 0, a.out.shape[1] = 0);
+    CASE("S_KV_SHAPE", K_SEM, a.k = a.v = t4(FIA_DT_FP16, 2, 32, 4, 16));
+    CASE("S_KV_SHAPE", K_SEM, a.v.shape[1] = 31);
+    CASE("S_KV_SHAPE", K_SEM, a.k.shape[0] = a.v.shape[0] = 3);
+    CASE("S_KV_DTYPE", K_SEM, a.k.dtype = a.v.dtype = FIA_DT_BF16);
+    CASE("S_KV_DTYPE", K_SEM, a.v.dtype = FIA_DT_BF16);
+    CASE("S_NUM_HEADS", K_SEM, a.N = 0);
+    CASE("S_NUM_HEADS", K_SEM, a.N = 3);
+    CASE("S_NUM_HEADS", K_SEM, bnsd(&a, 2, 4, 4, 16, 32, 16), a.N = 2);
+    CASE("S_NUM_HEADS", K_SEM, bsnd(&a, 2, 4, 4, 16, 32, 16), a.N = 8);
+    CASE("S_KV_HEADS", K_SEM, a.KVN = 3);
+    CASE("S_KV_HEADS", K_SEM, a.KVN = -1);
+    CASE("S_KV_HEADS", K_SEM, a.KVN = 8);
+    CASE("S_KV_D", K_SEM, a.KVN = 2);
+    CASE("", K_OK, a.KVN = 2, a.k.shape[2] = a.v.shape[2] = 32);
+    CASE("S_KV_HEADS", K_SEM, bnsd(&a, 2, 4, 2, 16, 32, 16), a.KVN = 1);
+    CASE("", K_OK, bnsd(&a, 2, 4, 1, 16, 32, 16));
+    CASE("S_KV_D", K_SEM, bsnd(&a, 2, 4, 2, 16, 32, 16), a.k.shape[3] = 32,
+         a.v.shape[3] = 32);
+    /* GQA ratio: documented <= 64; RELEASED accepts more (fp16/bf16). */
+    CASE("S_GQA_RATIO", K_SEM_DOC, bnsd(&a, 1, 128, 1, 16, 32, 16));
+    CASE("", K_OK, bnsd(&a, 1, 64, 1, 16, 32, 16));
+    CASE("S_B_MAX", K_SEM, bnsd(&a, 65537, 4, 4, 16, 32, 16));
+    CASE("", K_OK, bnsd(&a, 65536, 4, 4, 16, 32, 16));
+    CASE("S_N_MAX", K_SEM, bnsd(&a, 1, 257, 257, 16, 32, 16));
+    CASE("", K_OK, bnsd(&a, 1, 256, 256, 16, 32, 16));
+    CASE("S_D_MAX", K_SEM, bnsd(&a, 1, 2, 2, 16, 32, 528));
+    CASE("S_D_MAX", K_SEM, bnsd(&a, 1, 2, 2, 1, 32, 513));
+    CASE("", K_OK, bnsd(&a, 1, 2, 2, 16, 32, 512));
+    CASE("S_ND_MAX", K_SEM, bsnd(&a, 1, 128, 128, 16, 32, 512));
+    CASE("S_ND_MAX", K_SEM, bsnd(&a, 1, 128, 128, 16, 32, 512),
+         a.layout = "BSH", a.q = a.out = t3(FIA_DT_FP16, 1, 16, 65536),
+         a.k = a.v = t3(FIA_DT_FP16, 1, 32, 65536));
+    CASE("", K_OK, bsnd(&a, 1, 127, 127, 16, 32, 512));
+    CASE("", K_OK, bnsd(&a, 1, 128, 128, 16, 32, 512));
+    CASE("", K_OK, bsnd(&a, 1, 128, 128, 1, 32, 512));
+    CASE("S_D_ALIGN", K_SEM, bnsd(&a, 1, 2, 2, 16, 32, 24));
+    CASE("", K_OK, bnsd(&a, 1, 2, 2, 1, 32, 24));
+    CASE("", K_OK, bnsd(&a, 1, 2, 2, 1, 32, 127));
+    CASE("S_S_MAX", K_SEM, bnsd(&a, 1, 2, 2, 20971521, 32, 16));
+    CASE("S_S_MAX", K_SEM, bnsd(&a, 1, 2, 2, 2, 20971521, 16));
+    CASE("", K_OK, bnsd(&a, 1, 2, 2, 20971520, 20971520, 16));
+    CASE("S_LAYOUT_QS1", K_SEM, bnsd(&a, 2, 4, 4, 1, 32, 16),
+         a.layout = "BNSD_BSND", a.out = t4(FIA_DT_FP16, 2, 1, 4, 16));
+    CASE("", K_OK, bnsd(&a, 2, 4, 4, 2, 32, 16), a.layout = "BNSD_BSND",
+         a.out = t4(FIA_DT_FP16, 2, 2, 4, 16));
+    CASE("S_OUT_SHAPE", K_SEM, bnsd(&a, 2, 4, 4, 2, 32, 16),
+         a.layout = "BNSD_BSND");
+    CASE("S_OUT_DTYPE", K_SEM, a.out.dtype = FIA_DT_BF16);
+    CASE("S_OUT_SHAPE", K_SEM, a.out.shape[1] = 15);
+    CASE("S_OUT_SHAPE", K_SEM, a.out = t4(FIA_DT_FP16, 2, 16, 4, 16));
+    CASE("S_LSE_DTYPE", K_SEM, a.lse_flag = a.has_lse = true,
+         a.lse.dtype = FIA_DT_FP16);
+    CASE("S_LSE_SHAPE", K_SEM, a.lse_flag = a.has_lse = true,
+         a.lse = t3(FIA_DT_FP32, 2, 4, 16));
+    CASE("S_LSE_SHAPE", K_SEM, a.lse_flag = a.has_lse = true,
+         a.lse.shape[2] = 32);
+    CASE("", K_OK, a.lse_flag = false, a.has_lse = true,
+         a.lse = t2(FIA_DT_FP16, 1, 1));
+}
+
+static void modes(void)
+{
+    CASE("S_INNER_PRECISE", K_SEM, a.inner = 4);
+    CASE("S_INNER_PRECISE", K_SEM, a.inner = -1);
+    CASE("", K_OK, a.inner = 3);
+    CASE("S_INNER_PRECISE", K_SEM, bnsd(&a, 2, 4, 4, 1, 32, 16), a.inner = 2);
+    CASE("", K_OK, bnsd(&a, 2, 4, 4, 1, 32, 16), a.inner = 0);
+    CASE("S_SPARSE_MODE", K_SEM, a.sparse = 5);
+    CASE("S_SPARSE_MODE", K_SEM, a.sparse = -1);
+    CASE("", K_OK, bnsd(&a, 2, 4, 4, 1, 32, 16), a.sparse = 5);
+    CASE("S_MASK_REQUIRED", K_SEM, a.sparse = 1);
+    CASE("S_MASK_REQUIRED", K_SEM, a.sparse = 3);
+    CASE("S_MASK_REQUIRED", K_SEM, a.sparse = 1, a.has_mask = true,
+         a.mask = t2(FIA_DT_BOOL, 0, 32)); /* empty mask = absent */
+    CASE("", K_OK, a.sparse = 1, a.has_mask = true,
+         a.mask = t4(FIA_DT_BOOL, 2, 1, 16, 32));
+    CASE("S_MASK_DTYPE", K_SEM, a.has_mask = true,
+         a.mask = t2(FIA_DT_FP16, 16, 32));
+    for (int m = 2; m <= 4; m++) {
+        CASE("S_MASK_SHAPE", K_SEM, a.sparse = m, a.has_mask = true,
+             a.mask = t2(FIA_DT_BOOL, 16, 32));
+        CASE("", K_OK, a.sparse = m, a.has_mask = true,
+             a.mask = t2(FIA_DT_BOOL, 2048, 2048));
+        CASE("", K_OK, a.sparse = m, a.has_mask = true,
+             a.mask = t4(FIA_DT_INT8, 1, 1, 2048, 2048));
+        CASE("S_MASK_SHAPE", K_SEM, a.sparse = m, a.has_mask = true,
+             a.mask = t3(FIA_DT_BOOL, 2, 2048, 2048));
+    }
+    CASE("S_MASK_SHAPE", K_SEM, a.has_mask = true,
+         a.mask = t2(FIA_DT_BOOL, 15, 32));
+    CASE("S_MASK_SHAPE", K_SEM, a.has_mask = true,
+         a.mask = t2(FIA_DT_BOOL, 16, 31));
+    CASE("", K_OK, a.has_mask = true, a.mask = t2(FIA_DT_BOOL, 32, 48));
+    CASE("S_MASK_SHAPE", K_SEM, a.has_mask = true,
+         a.mask = t3(FIA_DT_BOOL, 3, 16, 32));
+    CASE("", K_OK, a.has_mask = true, a.mask = t3(FIA_DT_BOOL, 1, 16, 32));
+    CASE("S_MASK_SHAPE", K_SEM, a.has_mask = true,
+         a.mask = t4(FIA_DT_BOOL, 2, 2, 16, 32));
+    CASE("S_MASK_SHAPE", K_SEM, a.has_mask = true,
+         a.mask = t3(FIA_DT_BOOL, 2, INT64_MAX / 4, INT64_MAX / 4));
+    CASE("S_MASK_SHAPE", K_SEM, a.has_mask = true,
+         a.mask = t2(FIA_DT_BOOL, -16, 32));
+    CASE("S_MASK_SHAPE", K_SEM, a.has_mask = true,
+         a.mask = (fia_tensor){.dtype = FIA_DT_BOOL, .ndim = 5,
+                               .shape = {1, 1, 1, 16, 32}});
+    /* decode masks: (B, KV_S), (B, 1, KV_S), (B, 1, 1, KV_S) */
+    CASE("", K_OK, bnsd(&a, 2, 4, 4, 1, 32, 16), a.has_mask = true,
+         a.mask = t2(FIA_DT_BOOL, 2, 32));
+    CASE("", K_OK, bnsd(&a, 2, 4, 4, 1, 32, 16), a.has_mask = true,
+         a.mask = t4(FIA_DT_BOOL, 2, 1, 1, 48));
+    CASE("S_MASK_SHAPE", K_SEM, bnsd(&a, 2, 4, 4, 1, 32, 16),
+         a.has_mask = true, a.mask = t2(FIA_DT_BOOL, 1, 32));
+    CASE("S_MASK_SHAPE", K_SEM, bnsd(&a, 2, 4, 4, 1, 32, 16),
+         a.has_mask = true, a.mask = t3(FIA_DT_BOOL, 2, 1, 31));
+}
+
+static void lengths(void)
+{
+    int64_t neg[2] = {-1, 3}, big[2] = {17, 3}, kvbig[2] = {33, 3};
+    CASE("S_ASL_LEN", K_SEM, a.has_asl = true, a.asl = (fia_int_array){0, vals});
+    CASE("", K_OK, a.has_asl = true, a.asl = (fia_int_array){1, vals});
+    CASE("", K_OK, a.has_asl = true, a.asl = (fia_int_array){5, vals});
+    CASE("S_ASL_LEN", K_SEM, bnsd(&a, 3, 4, 4, 16, 32, 16), a.has_asl = true,
+         a.asl = (fia_int_array){2, vals});
+    CASE("S_ASL_VALUE", K_SEM, a.has_asl = true,
+         a.asl = (fia_int_array){2, big});
+    CASE("S_ASL_VALUE", K_SEM, a.has_asl = true,
+         a.asl = (fia_int_array){2, neg});
+    CASE("", K_OK, bnsd(&a, 2, 4, 4, 1, 32, 16), a.has_asl = true,
+         a.asl = (fia_int_array){0, vals}); /* ignored when Q_S = 1 */
+    CASE("S_ASLKV_LEN", K_SEM, a.has_aslkv = true,
+         a.aslkv = (fia_int_array){0, vals});
+    CASE("S_ASLKV_LEN", K_SEM, bnsd(&a, 2, 4, 4, 1, 32, 16),
+         a.has_aslkv = true, a.aslkv = (fia_int_array){0, vals});
+    CASE("S_ASLKV_LEN", K_SEM, bnsd(&a, 3, 4, 4, 16, 32, 16),
+         a.has_aslkv = true, a.aslkv = (fia_int_array){2, vals});
+    CASE("", K_OK, a.has_aslkv = true, a.aslkv = (fia_int_array){4, vals});
+    CASE("S_ASLKV_VALUE", K_SEM, a.has_aslkv = true,
+         a.aslkv = (fia_int_array){2, kvbig});
+    CASE("S_ASLKV_VALUE", K_SEM, a.has_aslkv = true,
+         a.aslkv = (fia_int_array){1, neg});
+    CASE("", K_OK, a.has_aslkv = true, a.aslkv = (fia_int_array){2, big});
+}
+
+static double now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+static void cheap_rejects(void)
+{
+    /* absurd shapes: rejected before any allocation, instantly */
+    double t0 = now();
+    CASE("S_B_MAX", K_SEM, bnsd(&a, 65537, 256, 256, 20971520, 20971520, 512));
+    CASE("S_QUERY_SHAPE", K_SEM, bnsd(&a, INT64_MAX, 256, 256, 20971520,
+                                      20971520, 512));
+    CASE("S_KV_SHAPE", K_SEM, a.k.shape[1] = a.v.shape[1] = INT64_MAX / 2);
+    CASE("S_B_MAX", K_SEM, a.layout = "BNSD",
+         a.q = a.out = t4(FIA_DT_FP16, 65537, 4, 16, 16),
+         a.k = a.v = t4(FIA_DT_FP16, 65537, 4, 32, 16),
+         a.has_aslkv = true, a.aslkv = (fia_int_array){1, vals});
+    double dt = now() - t0;
+    CHECK_MSG(dt < 0.05, "absurd shapes took %.3f s", dt);
+}
+
+static void *other_thread(void *arg)
+{
+    (void)arg;
+    fastSetStatusProfile(FIA_PROFILE_CANN);
+    return NULL;
+}
+
+int main(void)
+{
+    CHECK(fastGetStatusProfile() == FIA_PROFILE_DOC);
+    pthread_t th;
+    pthread_create(&th, NULL, other_thread, NULL);
+    pthread_join(th, NULL);
+    CHECK(fastGetStatusProfile() == FIA_PROFILE_DOC); /* thread-local */
+    null_and_types();
+    not_modeled();
+    shapes();
+    modes();
+    lengths();
+    cheap_rejects();
+    return check_summary();
+}
