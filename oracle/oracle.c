@@ -1,0 +1,250 @@
+/* oracle: the rule catalogue and its evaluation.
+ *
+ * Evaluation of a case (fia_oracle_evaluate):
+ *  1. facts are computed once from the case (facts.c);
+ *  2. every REJECT / NOT_MODELED rule whose condition holds is listed in
+ *     verdict->fired (even when, like GQA-003 in the cann profile, its status
+ *     in the chosen profile is FIA_OK: such a row is listed but decides
+ *     nothing); NORMALIZE rows that apply go to verdict->normalized;
+ *  3. the expected status: the rejecting rule (status != FIA_OK in the
+ *     profile) of the lowest layer among NULLPTR and DTYPE; else
+ *     FIA_ERR_NOT_MODELED when a NOT_MODELED row fired; else the first
+ *     rejecting SEMANTIC rule; else FIA_OK.
+ *  4. when the query and attention_out are both empty (OUT-N01) the operator
+ *     returns at once: SEMANTIC-layer REJECT rules are not evaluated.
+ * Catalogue order decides between rules of the same layer (they all give the
+ * same status in a profile anyway). */
+#include <stdio.h>
+#include <string.h>
+#include "oracle_internal.h"
+
+static const struct {
+    const fia_rule *rows;
+    const size_t *count;
+} groups[] = {
+    {orc_rules_tensors, &orc_rules_tensors_count},
+    {orc_rules_layout, &orc_rules_layout_count},
+    {orc_rules_gqa, &orc_rules_gqa_count},
+    {orc_rules_mask, &orc_rules_mask_count},
+    {orc_rules_sparse, &orc_rules_sparse_count},
+    {orc_rules_seqlen, &orc_rules_seqlen_count},
+    {orc_rules_lse, &orc_rules_lse_count},
+    {orc_rules_precise, &orc_rules_precise_count},
+    {orc_rules_output, &orc_rules_output_count},
+    {orc_rules_scale, &orc_rules_scale_count},
+    {orc_rules_not_modeled, &orc_rules_not_modeled_count},
+};
+#define N_GROUPS (sizeof groups / sizeof groups[0])
+
+size_t fia_rule_count(void)
+{
+    size_t n = 0;
+    for (size_t g = 0; g < N_GROUPS; g++)
+        n += *groups[g].count;
+    return n;
+}
+
+const fia_rule *fia_rule_at(size_t i)
+{
+    for (size_t g = 0; g < N_GROUPS; g++) {
+        if (i < *groups[g].count)
+            return &groups[g].rows[i];
+        i -= *groups[g].count;
+    }
+    return NULL;
+}
+
+const fia_rule *fia_rule_find(const char *id)
+{
+    if (id == NULL)
+        return NULL;
+    size_t n = fia_rule_count();
+    for (size_t i = 0; i < n; i++) {
+        const fia_rule *r = fia_rule_at(i);
+        if (strcmp(r->id, id) == 0)
+            return r;
+    }
+    return NULL;
+}
+
+static fia_status rule_status(const fia_rule *r, fia_profile p)
+{
+    return p == FIA_PROFILE_CANN ? r->cann_status : r->doc_status;
+}
+
+int fia_oracle_evaluate(const fia_case *c, fia_profile p,
+                        fia_oracle_verdict *v)
+{
+    if (v == NULL)
+        return -1;
+    memset(v, 0, sizeof *v);
+    v->expected = FIA_OK;
+    v->accept = 1;
+    if (c == NULL)
+        return -1;
+
+    fia_oracle_facts f;
+    orc_facts_compute(c, &f);
+
+    const fia_rule *decider = NULL;  /* lowest-layer rejecting rule */
+    int nm_fired = 0;
+    size_t n = fia_rule_count();
+    for (size_t i = 0; i < n; i++) {
+        const fia_rule *r = fia_rule_at(i);
+        if (r->kind == FIA_RULE_REJECT && r->layer == FIA_LAYER_SEMANTIC &&
+            f.short_circuit)
+            continue;
+        int fired = r->fires(&f);
+        if (r->kind == FIA_RULE_NORMALIZE) {
+            if (fired && v->n_normalized < FIA_ORACLE_MAX_FIRED)
+                v->normalized[v->n_normalized++] = r;
+            continue;
+        }
+        if (fired) {
+            if (v->n_fired < FIA_ORACLE_MAX_FIRED)
+                v->fired[v->n_fired++] = r;
+            if (r->kind == FIA_RULE_NOT_MODELED) {
+                nm_fired = 1;
+            } else if (rule_status(r, p) != FIA_OK) {
+                if (decider == NULL || r->layer < decider->layer)
+                    decider = r;
+            }
+        } else if (r->kind == FIA_RULE_REJECT) {
+            int obeyed = r->applies ? r->applies(&f) : 1;
+            if (obeyed && v->n_obeyed < (int)(sizeof v->obeyed /
+                                              sizeof v->obeyed[0]))
+                v->obeyed[v->n_obeyed++] = r;
+        }
+    }
+
+    if (decider != NULL && decider->layer < FIA_LAYER_SEMANTIC) {
+        v->expected = rule_status(decider, p);
+    } else if (nm_fired) {
+        v->expected = FIA_ERR_NOT_MODELED;
+        v->not_modeled = 1;
+    } else if (decider != NULL) {
+        v->expected = rule_status(decider, p);
+    }
+    v->accept = v->expected == FIA_OK;
+    return 0;
+}
+
+/* ---- printing ----------------------------------------------------------- */
+
+static const char *kind_name(fia_rule_kind k)
+{
+    switch (k) {
+    case FIA_RULE_REJECT:
+        return "reject";
+    case FIA_RULE_NORMALIZE:
+        return "normalize";
+    case FIA_RULE_NOT_MODELED:
+        return "not_modeled";
+    }
+    return "?";
+}
+
+static const char *layer_name(fia_rule_layer l)
+{
+    switch (l) {
+    case FIA_LAYER_NULLPTR:
+        return "nullptr";
+    case FIA_LAYER_DTYPE:
+        return "dtype";
+    case FIA_LAYER_SEMANTIC:
+        return "semantic";
+    }
+    return "?";
+}
+
+static void json_str(FILE *out, const char *s)
+{
+    if (s == NULL) {
+        fputs("null", out);
+        return;
+    }
+    fputc('"', out);
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+        switch (*p) {
+        case '"':
+            fputs("\\\"", out);
+            break;
+        case '\\':
+            fputs("\\\\", out);
+            break;
+        case '\n':
+            fputs("\\n", out);
+            break;
+        case '\r':
+            fputs("\\r", out);
+            break;
+        case '\t':
+            fputs("\\t", out);
+            break;
+        case '\b':
+            fputs("\\b", out);
+            break;
+        case '\f':
+            fputs("\\f", out);
+            break;
+        default:
+            if (*p < 0x20 || *p == 0x7f)
+                fprintf(out, "\\u%04x", *p);
+            else
+                fputc(*p, out); /* UTF-8 passes through */
+        }
+    }
+    fputc('"', out);
+}
+
+static void status_cell(char *buf, size_t len, const fia_rule *r, int cann)
+{
+    fia_status st = cann ? r->cann_status : r->doc_status;
+    if (r->kind == FIA_RULE_NORMALIZE)
+        snprintf(buf, len, "-");
+    else if (st == FIA_OK)
+        snprintf(buf, len, "accept");
+    else
+        snprintf(buf, len, "%ld", (long)st);
+}
+
+void fia_rules_print(FILE *f, int json)
+{
+    if (f == NULL)
+        return;
+    size_t n = fia_rule_count();
+    if (!json)
+        fprintf(f, "%-11s %-12s %-11s %-8s %-7s %-7s %s\n", "id", "feature",
+                "kind", "layer", "doc", "cann", "citation | summary");
+    for (size_t i = 0; i < n; i++) {
+        const fia_rule *r = fia_rule_at(i);
+        if (json) {
+            fputs("{\"id\":", f);
+            json_str(f, r->id);
+            fputs(",\"feature\":", f);
+            json_str(f, r->feature);
+            fputs(",\"kind\":", f);
+            json_str(f, kind_name(r->kind));
+            fputs(",\"layer\":", f);
+            json_str(f, layer_name(r->layer));
+            fprintf(f, ",\"doc_status\":%ld,\"cann_status\":%ld",
+                    (long)r->doc_status, (long)r->cann_status);
+            fputs(",\"citation\":", f);
+            json_str(f, r->citation);
+            fputs(",\"summary\":", f);
+            json_str(f, r->summary);
+            fputs(",\"disagreement\":", f);
+            json_str(f, r->disagreement);
+            fputs("}\n", f);
+            continue;
+        }
+        char doc[16], cann[16];
+        status_cell(doc, sizeof doc, r, 0);
+        status_cell(cann, sizeof cann, r, 1);
+        fprintf(f, "%-11s %-12s %-11s %-8s %-7s %-7s %s | %s\n", r->id,
+                r->feature, kind_name(r->kind), layer_name(r->layer), doc,
+                cann, r->citation, r->summary);
+        if (r->disagreement)
+            fprintf(f, "            disagreement: %s\n", r->disagreement);
+    }
+}

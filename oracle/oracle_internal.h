@@ -1,0 +1,168 @@
+/* oracle/: private declarations shared by the oracle/ sources.
+ *
+ * fia_oracle_facts is computed once per case (facts.c) and is all a rule's
+ * predicate ever looks at.  Every derived number carries a flag saying whether
+ * it could be derived; a predicate that needs an unknown number does not fire
+ * (it never reads out of bounds or divides by zero).  Nothing here reads
+ * tensor data: only shapes, dtypes, attributes and the host int arrays. */
+#ifndef FIA_ORACLE_INTERNAL_H
+#define FIA_ORACLE_INTERNAL_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "fia/case.h"
+#include "fia/oracle.h"
+#include "fia/status.h"
+#include "fia/tensor.h"
+
+typedef enum orc_layout {
+    ORC_LAYOUT_BSH = 0,
+    ORC_LAYOUT_BSND,
+    ORC_LAYOUT_BNSD,
+    ORC_LAYOUT_BNSD_BSND,
+    ORC_LAYOUT_V2,       /* a layout only 003 documents: not modeled */
+    ORC_LAYOUT_INVALID   /* no document knows it */
+} orc_layout;
+
+typedef enum orc_path {
+    ORC_PATH_UNKNOWN = 0, /* the query's S could not be read */
+    ORC_PATH_DECODE,      /* Q_S == 1 (IncreFlashAttention branch) */
+    ORC_PATH_PREFILL      /* Q_S != 1 (PromptFlashAttention branch) */
+} orc_path;
+
+struct fia_oracle_facts {
+    const fia_case *c;
+
+    /* Tensors as passed.  given[s]: a tensor (list) is passed; for the
+     * outputs this is the effective output of fia_case_output().  t[s]: the
+     * first tensor of the slot (NULL when not given).  numel[s]: of t[s], -1
+     * when not given or not computable. */
+    int given[FIA_SLOT_COUNT];
+    const fia_tensor *t[FIA_SLOT_COUNT];
+    int32_t count[FIA_SLOT_COUNT];
+    int64_t numel[FIA_SLOT_COUNT];
+    fia_tensor out, lse;              /* copies of the effective outputs */
+    fia_presence out_presence, lse_presence;
+
+    /* Layout and the dims read through it. */
+    orc_layout layout;
+    int layout_modeled;               /* one of the four 002 layouts */
+    int q_rank_want;                  /* 3 or 4 (0: layout not modeled) */
+
+    /* Query: q_rank_ok -> B, Q_S known; q_d_ok -> D known (BSH needs
+     * num_heads > 0 dividing H). QN: the N axis of a 4-D query (-1 for BSH). */
+    int q_rank_ok, q_d_ok;
+    int64_t B, Q_S, QN, D, H;
+
+    /* Key (first tensor): k_rank_ok -> KB, KV_S known; k_d_ok -> KD known. */
+    int k_rank_ok, k_d_ok;
+    int64_t KB, KV_S, KN, KD, KH;
+    int v_rank_ok;
+
+    int64_t N;                        /* num_heads attribute */
+    int64_t KV_N;                     /* effective: 0 means N */
+    orc_path path;
+
+    /* Empty query handling (002 约束说明, 入参为空的处理). */
+    int query_empty, out_empty;
+    int short_circuit;                /* query empty and attention_out empty */
+
+    /* atten_mask passed with at least one element (an empty one is absent). */
+    int mask_effective;
+
+    /* Dtype classes. */
+    int q_float;                      /* query fp16 / bf16 */
+    int kv_float;                     /* every key/value tensor fp16 / bf16 */
+
+    /* Host int arrays. */
+    int seq_given, kv_seq_given;
+    int64_t seq_count, kv_seq_count;
+    const int64_t *seq, *kv_seq;
+};
+
+/* Status pairs per layer (RELEASED-BEHAVIOUR.md "Return codes, by layer"). */
+#define ORC_NULLPTR FIA_LAYER_NULLPTR, FIA_ERR_PARAM_NULLPTR, FIA_ERR_PARAM_NULLPTR
+#define ORC_DTYPE FIA_LAYER_DTYPE, FIA_ERR_PARAM_INVALID, FIA_ERR_PARAM_INVALID
+#define ORC_SEM FIA_LAYER_SEMANTIC, FIA_ERR_PARAM_INVALID, FIA_ERR_INNER_TILING_ERROR
+#define ORC_NM FIA_LAYER_SEMANTIC, FIA_ERR_NOT_MODELED, FIA_ERR_NOT_MODELED
+#define ORC_NORM FIA_LAYER_SEMANTIC, FIA_OK, FIA_OK
+
+/* Citations.  File prefix, then the section path. */
+#define C002_API "002 §aclnnFusedInferAttentionScoreV2GetWorkspaceSize > 参数说明"
+#define C002_P(x) C002_API " > " x
+#define C002_RET "002 §aclnnFusedInferAttentionScoreV2GetWorkspaceSize > 返回值"
+#define C002_CONSTR "002 §约束说明"
+#define C002_GT1 "002 §约束说明 > 当Q_S大于1时"
+#define C002_EQ1 "002 §约束说明 > 当Q_S等于1时"
+#define C002_EMPTY "002 §约束说明 > 入参为空的处理"
+#define C002_REGOP "002 §算子原型"
+#define C000_P(x) "000 §参数 > " x
+#define C000_KW(x) "000 §关键字参数 > " x
+#define C000_GT1 "000 §约束 > 全量推理场景（Q_S > 1）"
+#define C000_EQ1 "000 §约束 > 增量推理场景（Q_S = 1）"
+#define C001_P(x) "001 §参数说明 > " x
+#define C001_CONSTR "001 §约束说明"
+#define C003_P(x) "003 §参数说明 > " x
+#define C003_CONSTR "003 §约束说明"
+#define C003_GT1 "003 §约束说明 > 当Q_S大于1时"
+#define C003_EQ1 "003 §约束说明 > 当Q_S等于1时"
+#define C003_RET "003 §返回值说明"
+#define C004_P "004 §函数原型"
+#define CREL(x) "RELEASED §" x
+
+/* Predicate boilerplate: a rule is a scope (when it is applicable) and a
+ * violation (within the scope).  fires = scope && violated; applies = scope
+ * && !violated. */
+#define ORC_PRED(name, scope, violated)                                      \
+    static int name##_scope(const fia_oracle_facts *f)                       \
+    {                                                                        \
+        (void)f;                                                             \
+        return (scope);                                                      \
+    }                                                                        \
+    static int name##_fires(const fia_oracle_facts *f)                       \
+    {                                                                        \
+        return name##_scope(f) && (violated);                                \
+    }                                                                        \
+    static int name##_applies(const fia_oracle_facts *f)                     \
+    {                                                                        \
+        return name##_scope(f) && !(violated);                               \
+    }
+#define ORC_FN(name) name##_fires, name##_applies
+
+/* Rule groups, one per rules_*.c. */
+#define ORC_GROUP(g)                                                         \
+    extern const fia_rule orc_rules_##g[];                                   \
+    extern const size_t orc_rules_##g##_count;
+ORC_GROUP(tensors)
+ORC_GROUP(layout)
+ORC_GROUP(gqa)
+ORC_GROUP(mask)
+ORC_GROUP(sparse)
+ORC_GROUP(seqlen)
+ORC_GROUP(lse)
+ORC_GROUP(precise)
+ORC_GROUP(output)
+ORC_GROUP(scale)
+ORC_GROUP(not_modeled)
+#undef ORC_GROUP
+
+/* facts.c */
+void orc_facts_compute(const fia_case *c, fia_oracle_facts *f);
+
+/* Helpers for predicates (facts.c). */
+int orc_dtype_in(fia_dtype dt, const fia_dtype *list, size_t n);
+/* 1 when every tensor of slot s (given) has a dtype in the list. */
+int orc_slot_dtypes_in(const fia_oracle_facts *f, fia_slot s,
+                       const fia_dtype *list, size_t n);
+/* Effective lengths of batch b (0 <= b < B): from the array (broadcast of a
+ * length-1 array, else element b) or the S dim.  Only meaningful when the
+ * array's count is valid (1 or >= B). */
+int64_t orc_q_len(const fia_oracle_facts *f, int64_t b);
+int64_t orc_kv_len(const fia_oracle_facts *f, int64_t b);
+/* Number of array entries the operator reads: 1 for a length-1 array, B when
+ * count >= B, 0 when the count is not valid. */
+int64_t orc_used_count(int64_t count, int64_t B);
+int orc_is_prefill(const fia_oracle_facts *f);
+int orc_is_decode(const fia_oracle_facts *f);
+
+#endif

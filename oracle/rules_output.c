@@ -1,0 +1,86 @@
+/* Rules: attention_out dtype and shape; empty query and empty key/value. */
+#include "oracle_internal.h"
+
+static const fia_dtype dt_out[] = {FIA_DT_FP16, FIA_DT_BF16, FIA_DT_INT8};
+
+static int is_f16(fia_dtype dt)
+{
+    return dt == FIA_DT_FP16 || dt == FIA_DT_BF16;
+}
+
+static int out_shape_bad(const fia_oracle_facts *f)
+{
+    const fia_tensor *q = f->t[FIA_SLOT_QUERY];
+    const fia_tensor *o = &f->out;
+    if (o->ndim != q->ndim)
+        return 1;
+    if (f->layout == ORC_LAYOUT_BNSD_BSND) {
+        /* query [B, N, S, D] -> out [B, S, N, D] */
+        return o->shape[0] != q->shape[0] || o->shape[1] != q->shape[2] ||
+               o->shape[2] != q->shape[1] || o->shape[3] != q->shape[3];
+    }
+    for (int i = 0; i < q->ndim && i < FIA_MAX_RANK; i++)
+        if (o->shape[i] != q->shape[i])
+            return 1;
+    return 0;
+}
+
+static int both_q_out(const fia_oracle_facts *f)
+{
+    return f->given[FIA_SLOT_QUERY] && f->given[FIA_SLOT_ATTENTION_OUT];
+}
+
+ORC_PRED(out_dtype_reg, f->given[FIA_SLOT_ATTENTION_OUT],
+         !orc_dtype_in(f->out.dtype, dt_out, sizeof dt_out / sizeof dt_out[0]))
+ORC_PRED(out_dtype_q,
+         both_q_out(f) && is_f16(f->t[FIA_SLOT_QUERY]->dtype) &&
+             is_f16(f->out.dtype),
+         f->out.dtype != f->t[FIA_SLOT_QUERY]->dtype)
+ORC_PRED(out_shape,
+         both_q_out(f) && f->layout_modeled &&
+             (f->layout != ORC_LAYOUT_BNSD_BSND || f->q_rank_ok),
+         out_shape_bad(f))
+ORC_PRED(empty_q_out, f->query_empty && f->given[FIA_SLOT_ATTENTION_OUT],
+         !f->out_empty)
+ORC_PRED(empty_both, f->short_circuit, 1)
+ORC_PRED(empty_kv, f->k_rank_ok && !f->query_empty, f->KV_S == 0)
+
+const fia_rule orc_rules_output[] = {
+    {"OUT-001", "output", FIA_RULE_REJECT, ORC_DTYPE,
+     C002_P("attentionOut") "; " C002_RET,
+     "attention_out dtype must be fp16, bf16 or int8", NULL,
+     ORC_FN(out_dtype_reg)},
+    {"OUT-002", "output", FIA_RULE_REJECT, ORC_SEM,
+     C002_P("attentionOut") "; 001 §返回值说明",
+     "without output quantization, attention_out must have the query's dtype "
+     "(int8 output is not modeled: NM-005)",
+     "001 (IFA) §返回值说明 states it (output dtype follows the query); 002 "
+     "lists the output dtypes without tying them to the query",
+     ORC_FN(out_dtype_q)},
+    {"OUT-003", "output", FIA_RULE_REJECT, ORC_SEM, C002_P("attentionOut"),
+     "attention_out must have the query's shape; for BNSD_BSND the query's "
+     "BNSD read as BSND",
+     NULL, ORC_FN(out_shape)},
+    {"OUT-004", "output", FIA_RULE_REJECT, ORC_SEM,
+     CREL("Degenerate shapes") "; " C002_EMPTY,
+     "an empty query with a non-empty attention_out is rejected",
+     "002 says only that an empty attention_out is handled by the framework; "
+     "the rejection and its code come from the released code (which reports "
+     "no code: we assume the semantic layer)",
+     ORC_FN(empty_q_out)},
+    {"OUT-N01", "output", FIA_RULE_NORMALIZE, ORC_NORM,
+     C002_EMPTY "; " CREL("Degenerate shapes"),
+     "an empty query with an empty attention_out returns at once with success "
+     "(after the nullptr and dtype checks; no semantic rule is evaluated, "
+     "nothing is written)",
+     "002 says the operator returns directly when the query is empty; "
+     "whether the released code still checks shapes first is not documented",
+     ORC_FN(empty_both)},
+    {"OUT-N02", "output", FIA_RULE_NORMALIZE, ORC_NORM,
+     C002_EMPTY "; " CREL("Degenerate shapes"),
+     "key/value with S = 0 (and a non-empty query): attention_out is filled "
+     "with zeros; softmax_lse is +inf",
+     NULL, ORC_FN(empty_kv)},
+};
+const size_t orc_rules_output_count =
+    sizeof orc_rules_output / sizeof orc_rules_output[0];

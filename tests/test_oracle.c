@@ -1,0 +1,699 @@
+/* Tests of the interception rule catalogue (oracle/).
+ *
+ * For every rule of the catalogue: one case that breaks it (the rule fires
+ * and the expected status is right in both profiles) and one that obeys it
+ * (the rule does not fire).  Plus the catalogue's own consistency, layer
+ * precedence, and robustness on malformed cases. */
+#include <stdlib.h>
+#include <string.h>
+#include "check.h"
+#include "fia/case.h"
+#include "fia/oracle.h"
+
+/* Valid bases. */
+#define PREFILL                                                              \
+    "query = fp16 [1,2,16,64]\n"                                             \
+    "key = fp16 [1,2,32,64]\n"                                               \
+    "value = fp16 [1,2,32,64]\n"                                             \
+    "num_heads = 2\n"                                                        \
+    "input_layout = BNSD\n"
+#define PREFILL3                                                             \
+    "query = fp16 [3,2,16,64]\n"                                             \
+    "key = fp16 [3,2,32,64]\n"                                               \
+    "value = fp16 [3,2,32,64]\n"                                             \
+    "num_heads = 2\n"                                                        \
+    "input_layout = BNSD\n"
+#define DECODE                                                               \
+    "query = fp16 [2,2,1,64]\n"                                              \
+    "key = fp16 [2,2,32,64]\n"                                               \
+    "value = fp16 [2,2,32,64]\n"                                             \
+    "num_heads = 2\n"                                                        \
+    "input_layout = BNSD\n"
+#define BSH                                                                  \
+    "query = fp16 [1,16,128]\n"                                              \
+    "key = fp16 [1,32,128]\n"                                                \
+    "value = fp16 [1,32,128]\n"                                              \
+    "num_heads = 2\n"                                                        \
+    "input_layout = BSH\n"
+#define MASK2048 "atten_mask = bool [2048,2048]\n"
+
+/* base with override lines: a line of the override replaces the base line
+ * with the same key; "key = DROP" removes it.  Caller frees. */
+static char *mk(const char *base, const char *over)
+{
+    size_t cap = strlen(base) + strlen(over) + 2;
+    char *out = malloc(cap);
+    out[0] = '\0';
+    const char *p = base;
+    while (*p) {
+        const char *nl = strchr(p, '\n');
+        size_t len = nl ? (size_t)(nl - p) : strlen(p);
+        const char *eq = memchr(p, '=', len);
+        size_t klen = eq ? (size_t)(eq - p) : len;
+        while (klen > 0 && p[klen - 1] == ' ')
+            klen--;
+        int overridden = 0;
+        const char *q = over;
+        while (*q) {
+            const char *qnl = strchr(q, '\n');
+            size_t qlen = qnl ? (size_t)(qnl - q) : strlen(q);
+            if (qlen > klen && strncmp(q, p, klen) == 0 &&
+                (q[klen] == ' ' || q[klen] == '='))
+                overridden = 1;
+            q += qlen + (qnl ? 1 : 0);
+        }
+        if (!overridden) {
+            strncat(out, p, len);
+            strcat(out, "\n");
+        }
+        p += len + (nl ? 1 : 0);
+    }
+    const char *q = over;
+    while (*q) {
+        const char *qnl = strchr(q, '\n');
+        size_t qlen = qnl ? (size_t)(qnl - q) : strlen(q);
+        if (!(qlen >= 4 && strncmp(q + qlen - 4, "DROP", 4) == 0)) {
+            strncat(out, q, qlen);
+            strcat(out, "\n");
+        }
+        q += qlen + (qnl ? 1 : 0);
+    }
+    return out;
+}
+
+static int eval(const char *text, fia_profile p, fia_oracle_verdict *v)
+{
+    fia_case c;
+    fia_case_error err;
+    if (fia_case_parse_string(text, "<test>", &c, &err) != 0) {
+        fprintf(stderr, "parse error: line %d: %s\n--\n%s--\n", err.line,
+                err.msg, text);
+        return -1;
+    }
+    int rc = fia_oracle_evaluate(&c, p, v);
+    fia_case_free(&c);
+    return rc;
+}
+
+static int in_list(const fia_rule *const *list, int n, const char *id)
+{
+    for (int i = 0; i < n; i++)
+        if (strcmp(list[i]->id, id) == 0)
+            return 1;
+    return 0;
+}
+
+static int rule_in_verdict(const fia_oracle_verdict *v, const char *id)
+{
+    return in_list(v->fired, v->n_fired, id) ||
+           in_list(v->normalized, v->n_normalized, id);
+}
+
+static fia_status expected_for(const fia_rule *r, fia_profile p)
+{
+    if (r->kind == FIA_RULE_NORMALIZE)
+        return FIA_OK;
+    if (r->kind == FIA_RULE_NOT_MODELED)
+        return FIA_ERR_NOT_MODELED;
+    return p == FIA_PROFILE_CANN ? r->cann_status : r->doc_status;
+}
+
+typedef struct rule_case {
+    const char *id;
+    const char *base_break, *over_break;
+    const char *base_obey, *over_obey;
+} rule_case;
+
+static const rule_case cases[] = {
+    /* tensors */
+    {"TENS-001", PREFILL, "query = null", PREFILL, ""},
+    {"TENS-002", PREFILL, "key = null", PREFILL, ""},
+    {"TENS-003", PREFILL, "value = null", PREFILL, ""},
+    {"TENS-004", PREFILL, "attention_out = null", PREFILL,
+     "attention_out = fp16 [1,2,16,64]"},
+    {"TENS-010", PREFILL, "query = fp32 [1,2,16,64]", PREFILL, ""},
+    {"TENS-011", PREFILL, "key = fp32 [1,2,32,64]", PREFILL, ""},
+    {"TENS-012", PREFILL, "value = fp32 [1,2,32,64]", PREFILL, ""},
+    {"TENS-013", PREFILL, "pse_shift = fp32 [1,2,16,32]", PREFILL,
+     "pse_shift = fp16 [1,2,16,32]"},
+    {"TENS-020", PREFILL, "dequant_scale1 = fp16 [1]", PREFILL,
+     "dequant_scale1 = uint64 [1]"},
+    {"TENS-021", PREFILL, "quant_scale1 = fp16 [1]", PREFILL,
+     "quant_scale1 = fp32 [1]"},
+    {"TENS-022", PREFILL, "dequant_scale2 = fp16 [1]", PREFILL,
+     "dequant_scale2 = fp32 [1]"},
+    {"TENS-023", PREFILL, "quant_scale2 = fp16 [1]", PREFILL,
+     "quant_scale2 = fp32 [1]"},
+    {"TENS-024", PREFILL, "quant_offset2 = fp16 [1]", PREFILL,
+     "quant_offset2 = bf16 [1]"},
+    {"TENS-025", PREFILL, "antiquant_scale = int8 [2]", PREFILL,
+     "antiquant_scale = fp32 [2]"},
+    {"TENS-026", PREFILL, "antiquant_offset = int8 [2]", PREFILL,
+     "antiquant_offset = fp16 [2]"},
+    {"TENS-027", PREFILL, "block_table = int64 [1,1]", PREFILL,
+     "block_table = int32 [1,1]"},
+    {"TENS-028", PREFILL, "query_padding_size = int32 [1]", PREFILL,
+     "query_padding_size = int64 [1]"},
+    {"TENS-029", PREFILL, "kv_padding_size = int32 [1]", PREFILL,
+     "kv_padding_size = int64 [1]"},
+    {"TENS-030", PREFILL, "key_antiquant_scale = int8 [1]", PREFILL,
+     "key_antiquant_scale = fp16 [1]"},
+    {"TENS-031", PREFILL, "key_antiquant_offset = int8 [1]", PREFILL,
+     "key_antiquant_offset = bf16 [1]"},
+    {"TENS-032", PREFILL, "value_antiquant_scale = int8 [1]", PREFILL,
+     "value_antiquant_scale = fp32 [1]"},
+    {"TENS-033", PREFILL, "value_antiquant_offset = int8 [1]", PREFILL,
+     "value_antiquant_offset = fp16 [1]"},
+    {"TENS-034", PREFILL, "key_shared_prefix = fp32 [1,2,8,64]", PREFILL,
+     "key_shared_prefix = fp16 [1,2,8,64]"},
+    {"TENS-035", PREFILL, "value_shared_prefix = fp32 [1,2,8,64]", PREFILL,
+     "value_shared_prefix = int8 [1,2,8,64]"},
+    {"TENS-036", PREFILL, "query_rope = fp32 [1,2,16,64]", PREFILL,
+     "query_rope = bf16 [1,2,16,64]"},
+    {"TENS-037", PREFILL, "key_rope = fp32 [1,2,32,64]", PREFILL,
+     "key_rope = fp16 [1,2,32,64]"},
+    {"TENS-038", PREFILL, "dequant_scale_query = fp16 [1]", PREFILL,
+     "dequant_scale_query = fp32 [1]"},
+    {"TENS-040", PREFILL, "value = bf16 [1,2,32,64]", PREFILL, ""},
+    {"TENS-041", PREFILL, "key = bf16 [1,2,32,64]\nvalue = bf16 [1,2,32,64]",
+     PREFILL,
+     "query = bf16 [1,2,16,64]\nkey = bf16 [1,2,32,64]\n"
+     "value = bf16 [1,2,32,64]"},
+
+    /* layout */
+    {"LAYOUT-001", PREFILL, "input_layout = XYZ", PREFILL, ""},
+    {"LAYOUT-002", DECODE, "input_layout = BNSD_BSND", PREFILL,
+     "input_layout = BNSD_BSND"},
+    {"LAYOUT-003", PREFILL, "query = fp16 [1,2,16]", BSH, ""},
+    {"LAYOUT-004", PREFILL, "key = fp16 [1,2,32]", PREFILL, ""},
+    {"LAYOUT-005", PREFILL, "value = fp16 [1,2,32]", PREFILL, ""},
+    {"LAYOUT-006", PREFILL, "value = fp16 [1,2,33,64]", PREFILL, ""},
+    {"LAYOUT-007", PREFILL, "num_heads = 0", PREFILL, ""},
+    {"LAYOUT-008", PREFILL, "num_heads = 4\nnum_key_value_heads = 2", PREFILL,
+     "input_layout = BSND\nquery = fp16 [1,16,2,64]\nkey = fp16 [1,32,2,64]\n"
+     "value = fp16 [1,32,2,64]"},
+    {"LAYOUT-009", BSH, "num_heads = 3", BSH, ""},
+    {"LAYOUT-010", PREFILL, "key = fp16 [2,2,32,64]\nvalue = fp16 [2,2,32,64]",
+     PREFILL, ""},
+    {"LAYOUT-011", PREFILL, "num_key_value_heads = 1", PREFILL,
+     "num_key_value_heads = 1\nkey = fp16 [1,1,32,64]\n"
+     "value = fp16 [1,1,32,64]"},
+    {"LAYOUT-012", BSH, "key = fp16 [1,32,129]\nvalue = fp16 [1,32,129]", BSH,
+     "num_key_value_heads = 1\nkey = fp16 [1,32,64]\nvalue = fp16 [1,32,64]"},
+    {"LAYOUT-013", PREFILL, "key = fp16 [1,2,32,32]\nvalue = fp16 [1,2,32,32]",
+     PREFILL, ""},
+    {"LAYOUT-020", PREFILL,
+     "query = fp16 [65537,1,2,16]\nkey = fp16 [65537,1,4,16]\n"
+     "value = fp16 [65537,1,4,16]\nnum_heads = 1",
+     PREFILL,
+     "query = fp16 [65536,1,2,16]\nkey = fp16 [65536,1,4,16]\n"
+     "value = fp16 [65536,1,4,16]\nnum_heads = 1"},
+    {"LAYOUT-021", PREFILL,
+     "query = fp16 [1,257,2,16]\nkey = fp16 [1,257,4,16]\n"
+     "value = fp16 [1,257,4,16]\nnum_heads = 257",
+     PREFILL,
+     "query = fp16 [1,256,2,16]\nkey = fp16 [1,256,4,16]\n"
+     "value = fp16 [1,256,4,16]\nnum_heads = 256"},
+    {"LAYOUT-022", PREFILL,
+     "query = fp16 [1,1,2,528]\nkey = fp16 [1,1,4,528]\n"
+     "value = fp16 [1,1,4,528]\nnum_heads = 1",
+     PREFILL,
+     "query = fp16 [1,1,2,512]\nkey = fp16 [1,1,4,512]\n"
+     "value = fp16 [1,1,4,512]\nnum_heads = 1"},
+    {"LAYOUT-023", PREFILL,
+     "input_layout = BSND\nquery = fp16 [1,2,128,512]\n"
+     "key = fp16 [1,4,128,512]\nvalue = fp16 [1,4,128,512]\nnum_heads = 128",
+     PREFILL,
+     "query = fp16 [1,128,2,512]\nkey = fp16 [1,128,4,512]\n"
+     "value = fp16 [1,128,4,512]\nnum_heads = 128"},
+    {"LAYOUT-024", PREFILL,
+     "query = fp16 [1,2,16,24]\nkey = fp16 [1,2,32,24]\n"
+     "value = fp16 [1,2,32,24]",
+     PREFILL,
+     "query = fp16 [1,2,16,32]\nkey = fp16 [1,2,32,32]\n"
+     "value = fp16 [1,2,32,32]"},
+    {"LAYOUT-025", PREFILL,
+     "query = fp16 [129,1,2,12]\nkey = fp16 [129,1,4,12]\n"
+     "value = fp16 [129,1,4,12]\nnum_heads = 1",
+     PREFILL,
+     "query = fp16 [128,1,2,12]\nkey = fp16 [128,1,4,12]\n"
+     "value = fp16 [128,1,4,12]\nnum_heads = 1"},
+    {"LAYOUT-026", PREFILL,
+     "query = fp16 [1,1,20971521,16]\nkey = fp16 [1,1,4,16]\n"
+     "value = fp16 [1,1,4,16]\nnum_heads = 1",
+     PREFILL,
+     "query = fp16 [1,1,20971520,16]\nkey = fp16 [1,1,20971520,16]\n"
+     "value = fp16 [1,1,20971520,16]\nnum_heads = 1"},
+    {"LAYOUT-027", DECODE,
+     "query = fp16 [1,1,1,16]\nkey = fp16 [1,1,262145,16]\n"
+     "value = fp16 [1,1,262145,16]\nnum_heads = 1",
+     DECODE,
+     "query = fp16 [1,1,1,16]\nkey = fp16 [1,1,262144,16]\n"
+     "value = fp16 [1,1,262144,16]\nnum_heads = 1"},
+    {"LAYOUT-N01", DECODE,
+     "query = fp16 [2,2,1,12]\nkey = fp16 [2,2,32,12]\n"
+     "value = fp16 [2,2,32,12]",
+     DECODE, ""},
+
+    /* gqa */
+    {"GQA-001", PREFILL, "num_key_value_heads = -1", PREFILL, ""},
+    {"GQA-002", PREFILL,
+     "query = fp16 [1,4,16,64]\nnum_heads = 4\nnum_key_value_heads = 3\n"
+     "key = fp16 [1,3,32,64]\nvalue = fp16 [1,3,32,64]",
+     PREFILL,
+     "query = fp16 [1,4,16,64]\nnum_heads = 4\nnum_key_value_heads = 2"},
+    {"GQA-003", PREFILL,
+     "query = fp16 [1,130,2,16]\nnum_heads = 130\nnum_key_value_heads = 2\n"
+     "key = fp16 [1,2,4,16]\nvalue = fp16 [1,2,4,16]",
+     PREFILL,
+     "query = fp16 [1,128,2,16]\nnum_heads = 128\nnum_key_value_heads = 2\n"
+     "key = fp16 [1,2,4,16]\nvalue = fp16 [1,2,4,16]"},
+    {"GQA-N01", PREFILL, "num_key_value_heads = 0", PREFILL,
+     "num_key_value_heads = 2"},
+    {"GQA-N02", PREFILL, "", PREFILL, "num_key_value_heads = 0"},
+
+    /* mask */
+    {"MASK-001", PREFILL, "atten_mask = fp32 [16,32]", PREFILL,
+     "atten_mask = uint8 [16,32]"},
+    {"MASK-002", PREFILL, "atten_mask = fp16 [16,32]", PREFILL,
+     "atten_mask = int8 [16,32]"},
+    {"MASK-003", PREFILL, "atten_mask = bool [1,1,1,16,32]", PREFILL,
+     "atten_mask = bool [16,32]"},
+    {"MASK-004", PREFILL, "atten_mask = bool [2,16,32]", PREFILL,
+     "atten_mask = bool [1,1,16,32]"},
+    {"MASK-005", PREFILL, "atten_mask = bool [1,16,31]", PREFILL,
+     "atten_mask = bool [1,16,32]"},
+    {"MASK-006", DECODE, "atten_mask = bool [2,1,1,1,32]", DECODE,
+     "atten_mask = bool [2,32]"},
+    {"MASK-007", DECODE, "atten_mask = bool [1,32]", DECODE,
+     "atten_mask = bool [2,1,32]"},
+    {"MASK-008", DECODE, "atten_mask = bool [2,31]", DECODE,
+     "atten_mask = bool [2,1,1,32]"},
+    {"MASK-009", PREFILL, "sparse_mode = 1", PREFILL,
+     "sparse_mode = 1\natten_mask = bool [16,32]"},
+    {"MASK-010", PREFILL, "sparse_mode = 2", PREFILL,
+     "sparse_mode = 2\n" MASK2048},
+    {"MASK-011", PREFILL, "sparse_mode = 3\natten_mask = bool [16,32]",
+     PREFILL, "sparse_mode = 3\natten_mask = int8 [1,1,2048,2048]"},
+    {"MASK-N01", PREFILL, "atten_mask = bool [0,32]", PREFILL, ""},
+    {"MASK-N02", PREFILL, "atten_mask = bool [32,48]", PREFILL,
+     "atten_mask = bool [16,32]"},
+
+    /* sparse */
+    {"SPARSE-001", PREFILL, "sparse_mode = 5", PREFILL,
+     "sparse_mode = 4\n" MASK2048},
+    {"SPARSE-N01", PREFILL, "pre_tokens = 3", PREFILL,
+     "atten_mask = bool [16,32]"},
+    {"SPARSE-N02", PREFILL, "sparse_mode = 2\n" MASK2048, PREFILL, ""},
+    {"SPARSE-N03", PREFILL, "sparse_mode = 3\n" MASK2048, PREFILL, ""},
+    {"SPARSE-N04", PREFILL,
+     "sparse_mode = 4\npre_tokens = 4\nnext_tokens = 0\n" MASK2048, PREFILL,
+     ""},
+    {"SPARSE-N05", DECODE, "sparse_mode = 7\npre_tokens = -5", DECODE, ""},
+    {"SPARSE-N06", PREFILL, "pre_tokens = 4294967296", PREFILL,
+     "pre_tokens = 2147483647\nnext_tokens = -2147483648"},
+
+    /* seqlen */
+    {"SEQ-001", PREFILL, "actual_seq_lengths = []", PREFILL,
+     "actual_seq_lengths = [16]"},
+    {"SEQ-002", PREFILL3, "actual_seq_lengths = [4,4]", PREFILL3,
+     "actual_seq_lengths = [4,4,4]"},
+    {"SEQ-003", PREFILL, "actual_seq_lengths = [17]", PREFILL,
+     "actual_seq_lengths = [16]"},
+    {"SEQ-004", PREFILL, "actual_seq_lengths = [-1]", PREFILL,
+     "actual_seq_lengths = [0]"},
+    {"SEQ-011", DECODE, "actual_seq_lengths_kv = []", PREFILL,
+     "actual_seq_lengths_kv = [32]"},
+    {"SEQ-012", PREFILL3, "actual_seq_lengths_kv = [4,4]", PREFILL3,
+     "actual_seq_lengths_kv = [4,4,4,99]"},
+    {"SEQ-013", DECODE, "actual_seq_lengths_kv = [33]", PREFILL,
+     "actual_seq_lengths_kv = [32]"},
+    {"SEQ-014", PREFILL, "actual_seq_lengths_kv = [-1]", PREFILL,
+     "actual_seq_lengths_kv = [0]"},
+    {"SEQ-N01", PREFILL, "actual_seq_lengths = [8]", PREFILL3,
+     "actual_seq_lengths = [1,2,3]"},
+    {"SEQ-N02", PREFILL3, "actual_seq_lengths = [1,2,3,99]", PREFILL3,
+     "actual_seq_lengths = [1,2,3]"},
+    {"SEQ-N03", DECODE, "actual_seq_lengths = []", DECODE, ""},
+
+    /* lse */
+    {"LSE-001", PREFILL, "softmax_lse_flag = true\nsoftmax_lse = null",
+     PREFILL, "softmax_lse_flag = true"},
+    {"LSE-002", PREFILL,
+     "softmax_lse_flag = true\nsoftmax_lse = fp16 [1,2,16,1]", PREFILL,
+     "softmax_lse_flag = true\nsoftmax_lse = fp32 [1,2,16,1]"},
+    {"LSE-003", PREFILL, "softmax_lse_flag = true\nsoftmax_lse = fp32 [1,2,16]",
+     DECODE, "softmax_lse_flag = true\nsoftmax_lse = fp32 [2,2,1,1]"},
+    {"LSE-N01", PREFILL, "softmax_lse = fp16 [7]", PREFILL,
+     "softmax_lse_flag = true"},
+
+    /* precise */
+    {"PREC-001", PREFILL, "inner_precise = 4", PREFILL, "inner_precise = 3"},
+    {"PREC-002", DECODE, "inner_precise = 2", DECODE, "inner_precise = 0"},
+    {"PREC-N01", PREFILL,
+     "query = bf16 [1,2,16,64]\nkey = bf16 [1,2,32,64]\n"
+     "value = bf16 [1,2,32,64]",
+     PREFILL, ""},
+    {"PREC-N02", PREFILL,
+     "sparse_mode = 3\nactual_seq_lengths_kv = [8]\n" MASK2048, PREFILL,
+     "sparse_mode = 3\n" MASK2048},
+    {"PREC-N03", PREFILL, "", PREFILL, "inner_precise = 1"},
+
+    /* output */
+    {"OUT-001", PREFILL, "attention_out = fp32 [1,2,16,64]", PREFILL,
+     "attention_out = fp16 [1,2,16,64]"},
+    {"OUT-002", PREFILL, "attention_out = bf16 [1,2,16,64]", PREFILL,
+     "attention_out = fp16 [1,2,16,64]"},
+    {"OUT-003", PREFILL, "attention_out = fp16 [1,2,16,32]", PREFILL,
+     "input_layout = BNSD_BSND\nattention_out = fp16 [1,16,2,64]"},
+    {"OUT-004", PREFILL,
+     "query = fp16 [1,2,0,64]\nattention_out = fp16 [1,2,16,64]", PREFILL,
+     ""},
+    {"OUT-N01", PREFILL, "query = fp16 [1,2,0,64]\ninput_layout = XYZ",
+     PREFILL, ""},
+    {"OUT-N02", PREFILL, "key = fp16 [1,2,0,64]\nvalue = fp16 [1,2,0,64]",
+     PREFILL, ""},
+
+    /* scale */
+    {"SCALE-N01", PREFILL, "scale = -1", PREFILL, "scale = 0.125"},
+
+    /* not modeled */
+    {"NM-001", PREFILL, "pse_shift = fp16 [1,2,16,32]", PREFILL,
+     "pse_shift = fp16 [1,2,0,32]"},
+    {"NM-002", PREFILL, "quant_scale1 = fp32 [1]", PREFILL, ""},
+    {"NM-003", PREFILL, "antiquant_mode = 1", PREFILL, ""},
+    {"NM-004", PREFILL, "key = int8 [1,2,32,64]\nvalue = int8 [1,2,32,64]",
+     PREFILL, ""},
+    {"NM-005", PREFILL, "attention_out = int8 [1,2,16,64]", PREFILL, ""},
+    {"NM-006", PREFILL, "block_size = 128", PREFILL, ""},
+    {"NM-007", PREFILL, "kv_padding_size = int64 [1]", PREFILL, ""},
+    {"NM-008", PREFILL, "actual_shared_prefix_len = [4]", PREFILL, ""},
+    {"NM-009", PREFILL,
+     "key = fp16 [1,2,32,64]; fp16 [1,2,32,64]\n"
+     "value = fp16 [1,2,32,64]; fp16 [1,2,32,64]",
+     PREFILL, ""},
+    {"NM-010", PREFILL, "query_rope = fp16 [1,2,16,64]", PREFILL, ""},
+    {"NM-011", PREFILL, "query_quant_mode = 3", PREFILL, ""},
+    {"NM-012", PREFILL,
+     "input_layout = TND\nquery = fp16 [16,2,64]\nkey = fp16 [32,2,64]\n"
+     "value = fp16 [32,2,64]\nactual_seq_lengths = [16]\n"
+     "actual_seq_lengths_kv = [32]",
+     PREFILL, ""},
+};
+#define N_CASES (sizeof cases / sizeof cases[0])
+
+static void test_rule_cases(void)
+{
+    static const fia_profile profiles[] = {FIA_PROFILE_DOC, FIA_PROFILE_CANN};
+    for (size_t i = 0; i < N_CASES; i++) {
+        const rule_case *rc = &cases[i];
+        const fia_rule *r = fia_rule_find(rc->id);
+        CHECK_MSG(r != NULL, "rule %s not in the catalogue", rc->id);
+        if (!r)
+            continue;
+        char *brk = mk(rc->base_break, rc->over_break);
+        char *oby = mk(rc->base_obey, rc->over_obey);
+        for (int k = 0; k < 2; k++) {
+            fia_oracle_verdict v;
+            int rc1 = eval(brk, profiles[k], &v);
+            CHECK_MSG(rc1 == 0, "%s: break case did not evaluate", rc->id);
+            if (rc1 == 0) {
+                CHECK_MSG(rule_in_verdict(&v, rc->id),
+                          "%s (%s): break case does not fire it", rc->id,
+                          fia_profile_name(profiles[k]));
+                fia_status want = expected_for(r, profiles[k]);
+                CHECK_MSG(v.expected == want,
+                          "%s (%s): break case expects %d, want %d", rc->id,
+                          fia_profile_name(profiles[k]), (int)v.expected,
+                          (int)want);
+                CHECK_MSG(v.accept == (want == FIA_OK), "%s: accept flag",
+                          rc->id);
+                CHECK_MSG(v.not_modeled == (want == FIA_ERR_NOT_MODELED),
+                          "%s: not_modeled flag", rc->id);
+            }
+            int rc2 = eval(oby, profiles[k], &v);
+            CHECK_MSG(rc2 == 0, "%s: obey case did not evaluate", rc->id);
+            if (rc2 == 0)
+                CHECK_MSG(!rule_in_verdict(&v, rc->id),
+                          "%s (%s): obey case fires it", rc->id,
+                          fia_profile_name(profiles[k]));
+        }
+        free(brk);
+        free(oby);
+    }
+}
+
+/* Every catalogue row has a test case above. */
+static void test_coverage(void)
+{
+    size_t n = fia_rule_count();
+    for (size_t i = 0; i < n; i++) {
+        const fia_rule *r = fia_rule_at(i);
+        int found = 0;
+        for (size_t j = 0; j < N_CASES; j++)
+            if (strcmp(cases[j].id, r->id) == 0)
+                found = 1;
+        CHECK_MSG(found, "rule %s has no break/obey test", r->id);
+    }
+}
+
+static void test_catalogue(void)
+{
+    size_t n = fia_rule_count();
+    CHECK(n > 50);
+    CHECK(fia_rule_at(n) == NULL);
+    CHECK(fia_rule_find("NO-SUCH-RULE") == NULL);
+    CHECK(fia_rule_find(NULL) == NULL);
+    for (size_t i = 0; i < n; i++) {
+        const fia_rule *r = fia_rule_at(i);
+        CHECK(r != NULL);
+        if (!r)
+            continue;
+        CHECK_MSG(r->id && *r->id, "row %zu: no id", i);
+        CHECK_MSG(r->feature && *r->feature, "%s: no feature", r->id);
+        CHECK_MSG(r->citation && strlen(r->citation) > 4, "%s: no citation",
+                  r->id);
+        CHECK_MSG(r->summary && strlen(r->summary) > 10, "%s: no summary",
+                  r->id);
+        CHECK_MSG(r->fires != NULL, "%s: no predicate", r->id);
+        CHECK_MSG(fia_rule_find(r->id) == r, "%s: id not unique", r->id);
+        CHECK_MSG(r->layer >= FIA_LAYER_NULLPTR &&
+                      r->layer <= FIA_LAYER_SEMANTIC,
+                  "%s: layer", r->id);
+        /* citation starts with a document prefix or RELEASED */
+        CHECK_MSG(strncmp(r->citation, "00", 2) == 0 ||
+                      strncmp(r->citation, "RELEASED", 8) == 0,
+                  "%s: citation '%s'", r->id, r->citation);
+        switch (r->kind) {
+        case FIA_RULE_REJECT:
+            CHECK_MSG(r->doc_status != FIA_OK, "%s: no doc status", r->id);
+            CHECK_MSG(r->doc_status == FIA_ERR_PARAM_NULLPTR ||
+                          r->doc_status == FIA_ERR_PARAM_INVALID,
+                      "%s: doc status %d", r->id, (int)r->doc_status);
+            CHECK_MSG(r->cann_status == FIA_ERR_PARAM_NULLPTR ||
+                          r->cann_status == FIA_ERR_PARAM_INVALID ||
+                          r->cann_status == FIA_ERR_INNER_TILING_ERROR ||
+                          (r->cann_status == FIA_OK && r->disagreement),
+                      "%s: cann status %d", r->id, (int)r->cann_status);
+            if (r->layer == FIA_LAYER_NULLPTR)
+                CHECK_MSG(r->doc_status == FIA_ERR_PARAM_NULLPTR, "%s",
+                          r->id);
+            if (r->layer == FIA_LAYER_DTYPE)
+                CHECK_MSG(r->doc_status == FIA_ERR_PARAM_INVALID &&
+                              r->cann_status == FIA_ERR_PARAM_INVALID,
+                          "%s", r->id);
+            if (r->layer == FIA_LAYER_SEMANTIC && r->cann_status != FIA_OK)
+                CHECK_MSG(r->doc_status == FIA_ERR_PARAM_INVALID &&
+                              r->cann_status == FIA_ERR_INNER_TILING_ERROR,
+                          "%s", r->id);
+            break;
+        case FIA_RULE_NOT_MODELED:
+            CHECK_MSG(r->doc_status == FIA_ERR_NOT_MODELED &&
+                          r->cann_status == FIA_ERR_NOT_MODELED,
+                      "%s", r->id);
+            break;
+        case FIA_RULE_NORMALIZE:
+            CHECK_MSG(r->doc_status == FIA_OK && r->cann_status == FIA_OK,
+                      "%s", r->id);
+            break;
+        }
+    }
+}
+
+static void expect_both(const char *text, fia_status doc, fia_status cann,
+                        const char *what)
+{
+    fia_oracle_verdict v;
+    CHECK_MSG(eval(text, FIA_PROFILE_DOC, &v) == 0, "%s: eval", what);
+    CHECK_MSG(v.expected == doc, "%s: doc %d want %d", what, (int)v.expected,
+              (int)doc);
+    CHECK_MSG(eval(text, FIA_PROFILE_CANN, &v) == 0, "%s: eval", what);
+    CHECK_MSG(v.expected == cann, "%s: cann %d want %d", what,
+              (int)v.expected, (int)cann);
+}
+
+static void test_baselines(void)
+{
+    expect_both(PREFILL, FIA_OK, FIA_OK, "prefill base");
+    expect_both(PREFILL3, FIA_OK, FIA_OK, "prefill3 base");
+    expect_both(DECODE, FIA_OK, FIA_OK, "decode base");
+    expect_both(BSH, FIA_OK, FIA_OK, "bsh base");
+    char *t;
+    /* a richer valid case: GQA, BSND, mask, seq lengths, lse, precise */
+    expect_both("query = bf16 [2,16,8,64]\nkey = bf16 [2,40,2,64]\n"
+                "value = bf16 [2,40,2,64]\nnum_heads = 8\n"
+                "num_key_value_heads = 2\ninput_layout = BSND\n"
+                "atten_mask = uint8 [2,1,16,48]\nactual_seq_lengths = [9,16]\n"
+                "actual_seq_lengths_kv = [40]\nsoftmax_lse_flag = true\n"
+                "inner_precise = 2\npre_tokens = 3\nnext_tokens = 0\n"
+                "scale = 0.125\n",
+                FIA_OK, FIA_OK, "rich prefill");
+    expect_both("query = fp16 [3,1,256]\nkey = fp16 [3,100,64]\n"
+                "value = fp16 [3,100,64]\nnum_heads = 4\n"
+                "num_key_value_heads = 1\ninput_layout = BSH\n"
+                "atten_mask = bool [3,1,1,100]\n"
+                "actual_seq_lengths_kv = [0,50,100]\ninner_precise = 0\n"
+                "softmax_lse_flag = true\n",
+                FIA_OK, FIA_OK, "rich decode");
+    /* the v verdict lists the obeyed rules */
+    fia_oracle_verdict v;
+    t = mk(PREFILL, "atten_mask = bool [16,32]");
+    CHECK(eval(t, FIA_PROFILE_DOC, &v) == 0);
+    CHECK(v.accept && v.n_fired == 0 && v.n_obeyed > 10);
+    CHECK(in_list(v.obeyed, v.n_obeyed, "MASK-005"));
+    CHECK(!in_list(v.obeyed, v.n_obeyed, "MASK-008")); /* decode only */
+    free(t);
+}
+
+/* Layer precedence: nullptr < dtype < not modeled < semantic. */
+static void test_precedence(void)
+{
+    char *t;
+    t = mk(PREFILL, "key = null\nvalue = fp32 [1,2,32,64]\nsparse_mode = 9");
+    expect_both(t, FIA_ERR_PARAM_NULLPTR, FIA_ERR_PARAM_NULLPTR,
+                "null beats dtype");
+    free(t);
+    t = mk(PREFILL, "pse_shift = fp16 [1,2,16,32]\nkey = null");
+    expect_both(t, FIA_ERR_PARAM_NULLPTR, FIA_ERR_PARAM_NULLPTR,
+                "null beats not modeled");
+    free(t);
+    t = mk(PREFILL, "pse_shift = fp16 [1,2,16,32]\natten_mask = fp32 [16,32]");
+    expect_both(t, FIA_ERR_PARAM_INVALID, FIA_ERR_PARAM_INVALID,
+                "dtype beats not modeled");
+    free(t);
+    t = mk(PREFILL, "pse_shift = fp16 [1,2,16,32]\nsparse_mode = 9");
+    expect_both(t, FIA_ERR_NOT_MODELED, FIA_ERR_NOT_MODELED,
+                "not modeled beats semantic");
+    free(t);
+    t = mk(PREFILL, "query = fp32 [1,2,16,64]\nsparse_mode = 9");
+    expect_both(t, FIA_ERR_PARAM_INVALID, FIA_ERR_PARAM_INVALID,
+                "dtype beats semantic");
+    free(t);
+    t = mk(PREFILL, "softmax_lse_flag = true\nsoftmax_lse = null\n"
+                    "sparse_mode = 9");
+    expect_both(t, FIA_ERR_PARAM_NULLPTR, FIA_ERR_PARAM_NULLPTR,
+                "lse null beats semantic");
+    free(t);
+    /* the empty-query shortcut does not skip the nullptr/dtype layers */
+    t = mk(PREFILL, "query = fp16 [1,2,0,64]\natten_mask = fp32 [16,32]");
+    expect_both(t, FIA_ERR_PARAM_INVALID, FIA_ERR_PARAM_INVALID,
+                "empty query still checks dtypes");
+    free(t);
+    /* GQA-003 fires in both profiles but rejects only in doc */
+    t = mk(PREFILL, "query = fp16 [1,130,2,16]\nnum_heads = 130\n"
+                    "num_key_value_heads = 2\nkey = fp16 [1,2,4,16]\n"
+                    "value = fp16 [1,2,4,16]");
+    fia_oracle_verdict v;
+    CHECK(eval(t, FIA_PROFILE_CANN, &v) == 0);
+    CHECK(v.accept && v.expected == FIA_OK);
+    CHECK(in_list(v.fired, v.n_fired, "GQA-003"));
+    free(t);
+}
+
+/* Malformed shapes must not crash or read out of bounds (run under ASan). */
+static void test_robustness(void)
+{
+    static const char *const overs[] = {
+        "query = fp16 []",
+        "query = fp16 [0]",
+        "key = fp16 []\nvalue = fp16 []",
+        "query = fp16 [1,2,3,4,5,6,7,8]",
+        "atten_mask = bool []",
+        "atten_mask = bool [5]",
+        "atten_mask = bool [1,2,3,4,5,6,7,8]",
+        "softmax_lse_flag = true\nsoftmax_lse = fp32 []",
+        "attention_out = fp16 []",
+        "actual_seq_lengths = [1,2,3,4,5,6,7,8,9,10]",
+        "actual_seq_lengths_kv = [9223372036854775807]",
+        "num_heads = -9223372036854775808",
+        "num_key_value_heads = -9223372036854775808",
+        "num_heads = 9223372036854775807",
+        "query = fp16 [9223372036854775807,9223372036854775807,2,2]",
+        "input_layout = BSH",
+        "input_layout = BNSD_BSND\nquery = fp16 [1,2,1]",
+        "input_layout = BSH\nnum_heads = 0",
+        "sparse_mode = 3\natten_mask = bool []\n"
+        "actual_seq_lengths_kv = [1,2,3]",
+        "inner_precise = -9223372036854775808",
+        "scale = nan",
+        "key = fp16 [1,2,32,64]; fp16 [1]\nvalue = fp16 [1]",
+    };
+    static const char *const bases[] = {PREFILL, DECODE, BSH};
+    for (size_t b = 0; b < sizeof bases / sizeof bases[0]; b++) {
+        for (size_t i = 0; i < sizeof overs / sizeof overs[0]; i++) {
+            char *t = mk(bases[b], overs[i]);
+            fia_oracle_verdict v;
+            fia_case c;
+            fia_case_error err;
+            if (fia_case_parse_string(t, "<robust>", &c, &err) == 0) {
+                CHECK(fia_oracle_evaluate(&c, FIA_PROFILE_DOC, &v) == 0);
+                CHECK(fia_oracle_evaluate(&c, FIA_PROFILE_CANN, &v) == 0);
+                fia_case_free(&c);
+            }
+            free(t);
+        }
+    }
+    CHECK(fia_oracle_evaluate(NULL, FIA_PROFILE_DOC, NULL) == -1);
+}
+
+static void test_print(void)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    CHECK(f != NULL);
+    if (!f)
+        return;
+    fia_rules_print(f, 1);
+    fclose(f);
+    /* one JSON object per line, one line per rule */
+    size_t lines = 0;
+    for (size_t i = 0; i < len; i++)
+        lines += buf[i] == '\n';
+    CHECK_EQ_INT(lines, fia_rule_count());
+    CHECK(strncmp(buf, "{\"id\":\"TENS-001\"", 16) == 0);
+    CHECK(strstr(buf, "\"disagreement\":null") != NULL);
+    CHECK(strstr(buf, "'\xe5\xbb\xba\xe8\xae\xae") != NULL); /* UTF-8 kept */
+    free(buf);
+
+    buf = NULL;
+    f = open_memstream(&buf, &len);
+    fia_rules_print(f, 0);
+    fclose(f);
+    CHECK(strstr(buf, "MASK-002") != NULL);
+    CHECK(strstr(buf, "disagreement:") != NULL);
+    CHECK(strstr(buf, "561002") != NULL);
+    free(buf);
+}
+
+int main(void)
+{
+    test_catalogue();
+    test_coverage();
+    test_rule_cases();
+    test_baselines();
+    test_precedence();
+    test_robustness();
+    test_print();
+    return check_summary();
+}
