@@ -14,7 +14,7 @@ static const command commands[] = {
     {"run", cmd_run, "run CASE... [--profile doc|cann] [--json] "
                      "[--status-only] [--precision BITS]"},
     {"ref", cmd_ref, "ref CASE --out FILE [--precision BITS]"},
-    {"rules", cmd_rules, "rules [--json]"},
+    {"rules", cmd_rules, "rules [--json] | rules --coverage CASE... [--profile doc|cann]"},
 };
 
 /* Subcommands that belong to later work: named, so a user gets a clear

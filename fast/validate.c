@@ -114,6 +114,11 @@ static fia_status check_dtypes(const fast_args *a)
     if (!dt_in(od, LIST(FIA_DT_FP16, FIA_DT_INT8, FIA_DT_BF16)))
         BADTYPE("T_OUT", "attention_out dtype %s not in {fp16, int8, bf16}",
                 dtn(od));
+    /* REG_OP: softmax_lse is FLOAT32 only; a registered-list miss is a
+     * dtype error (161002 in both profiles, RELEASED "Return codes"). */
+    if (a->lse_flag && a->lse && a->lse->dtype != FIA_DT_FP32)
+        BADTYPE("T_LSE", "softmax_lse dtype %s not in {fp32}",
+                dtn(a->lse->dtype));
     /* The optional tensors, REG_OP order. */
     static const struct { fia_dtype d[3]; int n; } allowed[16] = {
         {{FIA_DT_UINT64, FIA_DT_FP32}, 2},              /* dequant_scale1 */
@@ -417,6 +422,11 @@ static fia_status check_semantics(const fast_args *a, fast_plan *p)
     } else if (p->layout == FAST_LAYOUT_BNSD_BSND) {
         /* 002 inputLayout: BNSD_BSND only with Q_S > 1. */
         REJECT("S_LAYOUT_QS1", "BNSD_BSND needs Q_S > 1");
+    } else if (p->KV_S > 262144) {
+        /* 001 and 003 (Q_S = 1 constraints): KV_S <= 262144; 002 is
+         * silent.  Found by fiacheck's corpus against the rule table. */
+        REJECT("S_KV_S_MAX_QS1", "KV_S %lld above 262144 (Q_S = 1)",
+               (long long)p->KV_S);
     }
 
     /* 002 attentionOut: dtype (int8 refused in layer 3) and shape. */

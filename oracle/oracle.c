@@ -92,8 +92,13 @@ int fia_oracle_evaluate(const fia_case *c, fia_profile p,
     for (size_t i = 0; i < n; i++) {
         const fia_rule *r = fia_rule_at(i);
         if (r->kind == FIA_RULE_REJECT && r->layer == FIA_LAYER_SEMANTIC &&
-            f.short_circuit)
+            f.short_circuit) {
+            /* Not evaluated, so not fired; still obeyed where it applies. */
+            if (r->applies != NULL && r->applies(&f) &&
+                v->n_obeyed < (int)(sizeof v->obeyed / sizeof v->obeyed[0]))
+                v->obeyed[v->n_obeyed++] = r;
             continue;
+        }
         int fired = r->fires(&f);
         if (r->kind == FIA_RULE_NORMALIZE) {
             if (fired && v->n_normalized < FIA_ORACLE_MAX_FIRED)
