@@ -632,8 +632,8 @@ static void test_robustness(void)
         "input_layout = BSH",
         "input_layout = BNSD_BSND\nquery = fp16 [1,2,1]",
         "input_layout = BSH\nnum_heads = 0",
-        "sparse_mode = 3\natten_mask = bool []\n"
-        "actual_seq_lengths_kv = [1,2,3]",
+        ("sparse_mode = 3\natten_mask = bool []\n"
+         "actual_seq_lengths_kv = [1,2,3]"),
         "inner_precise = -9223372036854775808",
         "scale = nan",
         "key = fp16 [1,2,32,64]; fp16 [1]\nvalue = fp16 [1]",

@@ -1,0 +1,12 @@
+#!/usr/bin/env bash
+# The corpus breaks and obeys every rule of the catalogue (issue: "cases that
+# together hit every core rule in both polarities").
+. "$(dirname "$0")/lib.sh"
+
+expect_exit 0 "$FIACHECK" rules --coverage corpus/cases/*.case
+expect_grep "covered, 0 never broken/applied, 0 never obeyed" "$tmp/out"
+expect_exit 2 "$FIACHECK" rules --coverage
+expect_exit 0 "$FIACHECK" rules --json
+n=$(wc -l <"$tmp/out")
+if [ "$n" -ge 100 ]; then ok; else bad "only $n rules in the catalogue"; fi
+finish
