@@ -2,7 +2,7 @@
  * arguments of fastFusedInferAttentionScoreV2GetWorkspaceSize. */
 #include <stdlib.h>
 #include <string.h>
-#include "cli.h"
+#include "fia/check.h"
 #include "fia/fast.h"
 
 static const fia_tensor *slot(const fia_case_data *d, fia_slot s)
@@ -15,7 +15,7 @@ static const fia_int_array *array(const fia_case_data *d, fia_array a)
     return d->arr_present[a] ? &d->arr[a] : NULL;
 }
 
-fia_status cli_call_fast(const fia_case *c, const fia_case_data *d,
+fia_status fia_call_fast(const fia_case *c, const fia_case_data *d,
                          fia_profile profile, int compute, char *msg,
                          size_t msglen)
 {
@@ -70,20 +70,4 @@ fia_status cli_call_fast(const fia_case *c, const fia_case_data *d,
         snprintf(msg, msglen, "phase two: %s", fastLastError());
     free(ws);
     return st;
-}
-
-void cli_json_string(FILE *f, const char *s)
-{
-    fputc('"', f);
-    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-        if (*p == '"' || *p == '\\')
-            fprintf(f, "\\%c", *p);
-        else if (*p == '\n')
-            fputs("\\n", f);
-        else if (*p < 0x20)
-            fprintf(f, "\\u%04x", *p);
-        else
-            fputc(*p, f);
-    }
-    fputc('"', f);
 }

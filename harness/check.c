@@ -1,0 +1,150 @@
+/* One case checked end to end: oracle, fast/, reference, comparator. */
+#include <stdlib.h>
+#include <string.h>
+#include "fia/check.h"
+#include "fia/ref.h"
+
+static const char *const verdict_names[] = {
+    "pass", "not-modeled", "status-mismatch", "accuracy", "nan-leak",
+    "harness-error", "bad-input",
+};
+
+const char *fia_verdict_name(fia_verdict v)
+{
+    if ((int)v < 0 || v > FIA_V_BAD_INPUT)
+        return "unknown";
+    return verdict_names[v];
+}
+
+int fia_verdict_is_finding(fia_verdict v)
+{
+    return v == FIA_V_STATUS_MISMATCH || v == FIA_V_ACCURACY ||
+           v == FIA_V_NAN_LEAK || v == FIA_V_HARNESS_ERROR;
+}
+
+void fia_check_options_default(fia_check_options *o)
+{
+    memset(o, 0, sizeof *o);
+    o->profile = FIA_PROFILE_DOC;
+}
+
+/* Compares fast/'s outputs in d with the reference; sets r->v. */
+static void compare_outputs(const fia_case *c, const fia_case_data *d,
+                            const fia_check_options *o, fia_check_result *r)
+{
+    fia_ref_options ro;
+    fia_ref_options_default(&ro);
+    if (o->precision > 0)
+        ro.precision_bits = o->precision;
+    fia_ref_result ref;
+    memset(&ref, 0, sizeof ref);
+    fia_status st = fia_ref_compute(c, d, &ro, &ref);
+    if (st != FIA_OK) {
+        r->v = FIA_V_HARNESS_ERROR;
+        snprintf(r->message, sizeof r->message,
+                 "the oracle accepts the case but the reference refused it "
+                 "(%d %s): %.255s", st, fia_status_name(st), ref.error);
+        fia_ref_result_free(&ref);
+        return;
+    }
+    r->computed = 1;
+    const fia_tensor *out = d->t[FIA_SLOT_ATTENTION_OUT];
+    int high_precision = (c->attrs.inner_precise & 1) == 0;
+    fia_tolerance tol = fia_tolerance_default(ref.out.dtype, high_precision);
+    if (out == NULL ||
+        fia_compare_tensor(&ref.out, ref.out_exact, ref.out_unspecified, out,
+                           &tol, &r->out_cmp) != 0) {
+        r->v = FIA_V_HARNESS_ERROR;
+        snprintf(r->message, sizeof r->message,
+                 "attention_out does not match the reference in dtype or size");
+        fia_ref_result_free(&ref);
+        return;
+    }
+    int ok = r->out_cmp.pass;
+    int leak = r->out_cmp.n_nan_leak > 0;
+    const fia_tensor *lse = d->t[FIA_SLOT_SOFTMAX_LSE];
+    if (ref.has_lse && lse != NULL) {
+        r->has_lse = 1;
+        fia_tolerance ltol = fia_tolerance_default(FIA_DT_FP32, 1);
+        if (fia_compare_tensor(&ref.lse, ref.lse_exact, ref.lse_unspecified,
+                               lse, &ltol, &r->lse_cmp) != 0) {
+            r->v = FIA_V_HARNESS_ERROR;
+            snprintf(r->message, sizeof r->message,
+                     "softmax_lse does not match the reference in size");
+            fia_ref_result_free(&ref);
+            return;
+        }
+        ok = ok && r->lse_cmp.pass;
+        leak = leak || r->lse_cmp.n_nan_leak > 0;
+    }
+    r->v = leak ? FIA_V_NAN_LEAK : ok ? FIA_V_PASS : FIA_V_ACCURACY;
+    fia_ref_result_free(&ref);
+}
+
+/* Parameters of 003 that aclnnFusedInferAttentionScoreV2 (and so fast/'s
+ * API) does not carry: a case using one cannot be passed to fast/ at all. */
+static const char *v2_api_gap(const fia_case *c)
+{
+    static const fia_slot v2_absent[] = {FIA_SLOT_QUERY_ROPE, FIA_SLOT_KEY_ROPE,
+                                         FIA_SLOT_DEQUANT_SCALE_QUERY};
+    for (size_t i = 0; i < sizeof v2_absent / sizeof v2_absent[0]; i++)
+        if (c->tensors[v2_absent[i]].presence != FIA_ABSENT)
+            return fia_slot_name(v2_absent[i]);
+    if (c->attrs.query_quant_mode != 0)
+        return "query_quant_mode";
+    return NULL;
+}
+
+void fia_check_case(const fia_case *c, const fia_check_options *o,
+                    fia_check_result *r)
+{
+    fia_case_error err;
+    memset(r, 0, sizeof *r);
+    if (fia_oracle_evaluate(c, o->profile, &r->ov) != 0) {
+        r->v = FIA_V_BAD_INPUT;
+        snprintf(r->message, sizeof r->message, "the oracle cannot evaluate "
+                 "this case (out of memory)");
+        return;
+    }
+    r->evaluated = 1;
+    int compute = !o->status_only && r->ov.accept;
+    fia_case_data d;
+    if (fia_case_materialize(c, compute, &d, &err) != 0) {
+        r->v = FIA_V_BAD_INPUT;
+        snprintf(r->message, sizeof r->message, "%.255s%s", err.msg,
+                 compute ? " (use --status-only to check its status alone)"
+                         : "");
+        return;
+    }
+    const char *gap = v2_api_gap(c);
+    if (gap != NULL) {
+        r->v = FIA_V_NOT_MODELED;
+        snprintf(r->message, sizeof r->message, "not modeled yet: fast/ "
+                 "implements the V2 API, which has no %s (003 parameter)", gap);
+        fia_case_data_free(&d);
+        return;
+    }
+    r->fast_status = fia_call_fast(c, &d, o->profile, compute, r->fast_message,
+                                   sizeof r->fast_message);
+    r->fast_called = 1;
+    if (r->ov.not_modeled) {
+        const fia_rule *nm = NULL;
+        for (int i = 0; i < r->ov.n_fired && nm == NULL; i++)
+            if (r->ov.fired[i]->kind == FIA_RULE_NOT_MODELED)
+                nm = r->ov.fired[i];
+        r->v = FIA_V_NOT_MODELED;
+        snprintf(r->message, sizeof r->message, "not modeled yet: %s %s",
+                 nm ? nm->id : "?", nm ? nm->summary : "");
+    } else if (r->fast_status != r->ov.expected) {
+        r->v = FIA_V_STATUS_MISMATCH;
+        snprintf(r->message, sizeof r->message, "expected %d %s, fast returned "
+                 "%d %s%s%s", r->ov.expected, fia_status_name(r->ov.expected),
+                 r->fast_status, fia_status_name(r->fast_status),
+                 r->fast_message[0] ? ": " : "", r->fast_message);
+    } else if (compute) {
+        compare_outputs(c, &d, o, r);
+    } else {
+        r->v = FIA_V_PASS;
+    }
+    fia_case_data_free(&d);
+}

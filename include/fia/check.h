@@ -1,0 +1,62 @@
+/* The harness: one case checked end to end.
+ *
+ * The oracle gives the expected status, fast/ is called through its
+ * two-phase API, and for accepted cases its outputs are compared with the
+ * MPFR reference.  This is the only code that sees all three parts; it adds
+ * no validation or arithmetic of its own.  `fiacheck run`, the fuzz targets,
+ * repro and minimize all judge a case through fia_check_case(). */
+#ifndef FIA_CHECK_H
+#define FIA_CHECK_H
+
+#include "fia/case.h"
+#include "fia/compare.h"
+#include "fia/oracle.h"
+#include "fia/status.h"
+
+typedef enum fia_verdict {
+    FIA_V_PASS = 0,
+    FIA_V_NOT_MODELED,     /* skipped: a documented feature not modeled yet */
+    FIA_V_STATUS_MISMATCH, /* finding */
+    FIA_V_ACCURACY,        /* finding */
+    FIA_V_NAN_LEAK,        /* finding */
+    FIA_V_HARNESS_ERROR,   /* finding: ref refused a case the oracle accepted */
+    FIA_V_BAD_INPUT        /* the case is malformed or too large to compute */
+} fia_verdict;
+
+const char *fia_verdict_name(fia_verdict v); /* "pass", "status-mismatch"... */
+int fia_verdict_is_finding(fia_verdict v);
+
+typedef struct fia_check_options {
+    fia_profile profile;
+    int status_only;       /* statuses only: no data, nothing computed */
+    long precision;        /* reference precision in bits; 0 = default */
+} fia_check_options;
+
+void fia_check_options_default(fia_check_options *o);
+
+typedef struct fia_check_result {
+    fia_verdict v;
+    char message[1024];
+    int evaluated;               /* the oracle ran: ov is valid */
+    fia_oracle_verdict ov;
+    int fast_called;
+    fia_status fast_status;
+    char fast_message[256];
+    int computed;                /* outputs were compared */
+    fia_compare_result out_cmp;
+    int has_lse;
+    fia_compare_result lse_cmp;
+} fia_check_result;
+
+/* Judges one parsed case.  Never fails: problems become the verdict. */
+void fia_check_case(const fia_case *c, const fia_check_options *o,
+                    fia_check_result *r);
+
+/* Calls fast/'s two-phase API with the case's parameters and tensors.
+ * Phase two runs only when `compute` is set and phase one succeeded.
+ * Returns the first non-OK status; `msg` receives fastLastError(). */
+fia_status fia_call_fast(const fia_case *c, const fia_case_data *d,
+                         fia_profile profile, int compute, char *msg,
+                         size_t msglen);
+
+#endif
