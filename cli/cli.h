@@ -14,6 +14,7 @@
 int cmd_run(int argc, char **argv);
 int cmd_ref(int argc, char **argv);
 int cmd_rules(int argc, char **argv);
+int cmd_bench(int argc, char **argv);
 
 /* JSON string literal of s (quotes included) to f. */
 void cli_json_string(FILE *f, const char *s);

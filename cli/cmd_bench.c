@@ -1,0 +1,48 @@
+/* `fiacheck bench --ref | --fast | --fuzz [ARGS...]`: runs the benchmark
+ * binary fiacheck-bench-<name> that sits beside this executable, so the
+ * benchmarks' optional baselines (OpenBLAS, oneDNN) are linked into them and
+ * not into fiacheck itself. */
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "cli.h"
+
+int cmd_bench(int argc, char **argv)
+{
+    if (argc < 1 || strncmp(argv[0], "--", 2) != 0 || argv[0][2] == '\0') {
+        fprintf(stderr, "usage: fiacheck bench --ref|--fast|--fuzz [ARGS...]\n");
+        return CLI_EXIT_USAGE;
+    }
+    const char *name = argv[0] + 2;
+    for (const char *p = name; *p; p++)
+        if (!((*p >= 'a' && *p <= 'z') || *p == '_')) {
+            fprintf(stderr, "fiacheck bench: bad benchmark name '%s'\n", name);
+            return CLI_EXIT_USAGE;
+        }
+    char self[PATH_MAX];
+    ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+    if (n <= 0) {
+        fprintf(stderr, "fiacheck bench: cannot find my own path: %s\n",
+                strerror(errno));
+        return CLI_EXIT_USAGE;
+    }
+    self[n] = '\0';
+    char *slash = strrchr(self, '/');
+    if (slash != NULL)
+        *slash = '\0';
+    char path[PATH_MAX + 64];
+    snprintf(path, sizeof path, "%s/fiacheck-bench-%s", self, name);
+    if (access(path, X_OK) != 0) {
+        fprintf(stderr, "fiacheck bench: no benchmark '%s' (%s not built)\n",
+                name, path);
+        return CLI_EXIT_USAGE;
+    }
+    argv[0] = path;
+    execv(path, argv);
+    fprintf(stderr, "fiacheck bench: cannot run %s: %s\n", path,
+            strerror(errno));
+    return CLI_EXIT_USAGE;
+}
