@@ -1,15 +1,19 @@
 /* `fiacheck rules [--json]`: the interception rule catalogue.
- * `fiacheck rules --coverage CASE... [--profile doc|cann]`: for each rule,
- * how many of the cases break it and how many obey it (normalizations: how
- * many they apply to), and which rules the cases miss either way. */
+ * `fiacheck rules --coverage [--db PATH] [CASE...] [--profile doc|cann]`:
+ * for each rule, how many cases break it and how many obey it
+ * (normalizations: how many they apply to), and which rules are missed
+ * either way.  The counts are those of the store's rule_coverage table
+ * (summed over its campaigns, written by the fuzz targets) plus the CASE
+ * files evaluated here. */
 #include <stdlib.h>
 #include <string.h>
 #include "cli.h"
 #include "fia/oracle.h"
+#include "fia/store.h"
 
 typedef struct rule_count {
-    int broken;   /* REJECT / NOT_MODELED fired; NORMALIZE applied */
-    int obeyed;   /* applicable and not fired */
+    long long broken;   /* REJECT / NOT_MODELED fired; NORMALIZE applied */
+    long long obeyed;   /* applicable and not fired */
 } rule_count;
 
 static int rule_index(const fia_rule *r)
@@ -21,12 +25,57 @@ static int rule_index(const fia_rule *r)
     return -1;
 }
 
-static int coverage(const char **cases, int ncases, fia_profile profile)
+typedef struct db_count {
+    rule_count *cnt;
+    long long rows, unknown;
+} db_count;
+
+static int db_row(const char *rule_id, int64_t broken, int64_t obeyed,
+                  void *ctx)
+{
+    db_count *d = ctx;
+    const fia_rule *r = fia_rule_find(rule_id);
+    d->rows++;
+    if (r == NULL) {
+        if (d->unknown++ < 5)
+            fprintf(stderr, "fiacheck rules: the store counts rule '%s', "
+                            "which the catalogue does not have\n", rule_id);
+        return 0;
+    }
+    int i = rule_index(r);
+    d->cnt[i].broken += broken;
+    d->cnt[i].obeyed += obeyed;
+    return 0;
+}
+
+/* Adds the store's counts; 0, or -1 with a message. */
+static int add_store(const char *db, rule_count *cnt)
+{
+    fia_store *s = NULL;
+    char err[600];
+    if (fia_store_open(db, 0, &s, err, sizeof err) != FIA_STORE_OK) {
+        fprintf(stderr, "fiacheck rules: %s\n", err);
+        return -1;
+    }
+    db_count d = {cnt, 0, 0};
+    int rc = fia_store_list_rule_coverage(s, NULL, db_row, &d);
+    if (rc != FIA_STORE_OK)
+        fprintf(stderr, "fiacheck rules: %s\n", fia_store_errmsg(s));
+    fia_store_close(s);
+    return rc == FIA_STORE_OK ? 0 : -1;
+}
+
+static int coverage(const char **cases, int ncases, fia_profile profile,
+                    const char *db)
 {
     size_t n = fia_rule_count();
     rule_count *cnt = calloc(n, sizeof *cnt);
     if (cnt == NULL)
         return CLI_EXIT_USAGE;
+    if (db != NULL && add_store(db, cnt) != 0) {
+        free(cnt);
+        return CLI_EXIT_USAGE;
+    }
     int bad = 0;
     for (int k = 0; k < ncases; k++) {
         fia_case c;
@@ -63,17 +112,19 @@ static int coverage(const char **cases, int ncases, fia_profile profile)
         } else {
             both++;
         }
-        char obeyed[16] = "-";
+        char obeyed[24] = "-";
         if (is_reject)
-            snprintf(obeyed, sizeof obeyed, "%d", cnt[i].obeyed);
-        printf("%-10s %-10s %-12s %8d %8s%s\n", r->id, r->feature,
+            snprintf(obeyed, sizeof obeyed, "%lld", cnt[i].obeyed);
+        printf("%-10s %-10s %-12s %8lld %8s%s\n", r->id, r->feature,
                r->kind == FIA_RULE_REJECT      ? "reject"
                : r->kind == FIA_RULE_NORMALIZE ? "normalize"
                                                : "not-modeled",
                cnt[i].broken, obeyed, mark);
     }
-    printf("%zu rules over %d cases: %d covered, %d never broken/applied, "
-           "%d never obeyed\n", n, ncases, both, miss_broken, miss_obeyed);
+    printf("%zu rules over %d cases%s%s: %d covered, %d never "
+           "broken/applied, %d never obeyed\n", n, ncases,
+           db ? " and the store " : "", db ? db : "", both, miss_broken,
+           miss_obeyed);
     free(cnt);
     return bad ? CLI_EXIT_USAGE : CLI_EXIT_OK;
 }
@@ -81,6 +132,7 @@ static int coverage(const char **cases, int ncases, fia_profile profile)
 int cmd_rules(int argc, char **argv)
 {
     int json = 0, cov = 0, ncases = 0;
+    const char *db = NULL;
     fia_profile profile = FIA_PROFILE_DOC;
     const char **cases = calloc((size_t)argc + 1, sizeof *cases);
     if (cases == NULL)
@@ -90,6 +142,8 @@ int cmd_rules(int argc, char **argv)
             json = 1;
         } else if (strcmp(argv[i], "--coverage") == 0) {
             cov = 1;
+        } else if (strcmp(argv[i], "--db") == 0 && i + 1 < argc) {
+            db = argv[++i];
         } else if (strcmp(argv[i], "--profile") == 0 && i + 1 < argc &&
                    fia_profile_parse(argv[i + 1], &profile) == 0) {
             i++;
@@ -97,18 +151,22 @@ int cmd_rules(int argc, char **argv)
             cases[ncases++] = argv[i];
         } else {
             fprintf(stderr, "usage: fiacheck rules [--json]\n"
-                            "       fiacheck rules --coverage CASE... "
-                            "[--profile doc|cann]\n");
+                            "       fiacheck rules --coverage [--db PATH] "
+                            "[CASE...] [--profile doc|cann]\n");
             free(cases);
             return CLI_EXIT_USAGE;
         }
     }
     int rc = CLI_EXIT_OK;
-    if (cov && ncases == 0) {
-        fprintf(stderr, "fiacheck rules --coverage: give the cases to count\n");
+    if (db != NULL && !cov) {
+        fprintf(stderr, "fiacheck rules: --db goes with --coverage\n");
+        rc = CLI_EXIT_USAGE;
+    } else if (cov && ncases == 0 && db == NULL) {
+        fprintf(stderr, "fiacheck rules --coverage: give the cases to count "
+                        "or a store (--db PATH)\n");
         rc = CLI_EXIT_USAGE;
     } else if (cov) {
-        rc = coverage(cases, ncases, profile);
+        rc = coverage(cases, ncases, profile, db);
     } else {
         fia_rules_print(stdout, json);
     }

@@ -10,6 +10,7 @@
 #define FIA_STORE_H
 
 #include <stdint.h>
+#include <stdio.h>
 
 typedef struct fia_store fia_store;
 
@@ -73,5 +74,166 @@ int fia_store_add_finding(fia_store *s, const fia_finding_record *f,
 int fia_store_add_accuracy(fia_store *s, int64_t campaign_id,
                            const char *bucket, double max_ulp,
                            double max_rel_err);
+
+/* ---- additions (schema v2) ------------------------------------------------
+ * Timestamps are unix seconds (UTC) in the database and in every struct;
+ * the CLI prints them as ISO-8601 UTC ("2025-01-31T12:00:00Z").
+ * Every function below returns FIA_STORE_OK or an error code and sets the
+ * message (fia_store_errmsg). */
+
+/* Like fia_store_add_finding, and tells what happened to the signature:
+ * FIA_STORE_SEEN_NEW (first time), FIA_STORE_SEEN_AGAIN (known, open or
+ * already regressed) or FIA_STORE_SEEN_REGRESSED (was fixed, now reopened).
+ * outcome may be NULL. */
+#define FIA_STORE_SEEN_NEW 1
+#define FIA_STORE_SEEN_AGAIN 2
+#define FIA_STORE_SEEN_REGRESSED 3
+int fia_store_add_finding_ex(fia_store *s, const fia_finding_record *f,
+                             int64_t *finding_id, int *outcome);
+
+/* Adds broken / obeyed to the counts of (campaign, rule): a fuzz target
+ * flushes its in-memory counts every few seconds and resets them. */
+int fia_store_add_rule_coverage(fia_store *s, int64_t campaign_id,
+                                const char *rule_id, int64_t broken,
+                                int64_t obeyed);
+
+/* The minimized case text of a finding (fiacheck minimize). */
+int fia_store_set_minimized(fia_store *s, int64_t finding_id,
+                            const char *case_text);
+
+/* state: "open" or "fixed".  Marking fixed records the time; a fixed finding
+ * seen again becomes "regressed". */
+int fia_store_set_state(fia_store *s, int64_t finding_id, const char *state);
+
+/* One finding.  Strings are NUL-terminated; minimized_text, metrics_json and
+ * message may be NULL.  From fia_store_get_finding the strings are owned by
+ * the struct (release with fia_store_finding_free); in list callbacks they
+ * are valid during the call only. */
+typedef struct fia_store_finding {
+    int64_t id;
+    char *signature;
+    char *kind;
+    char *state;          /* open | fixed | regressed */
+    char *target;         /* of the kept (smallest) case */
+    char *profile;        /* of the kept (smallest) case */
+    char *revision;       /* revision at first sighting */
+    char *last_revision;  /* revision at the latest sighting */
+    int64_t campaign_id;  /* campaign of the first sighting (0: none) */
+    int64_t first_seen;
+    int64_t last_seen;
+    int64_t count;        /* sightings, all campaigns and revisions */
+    int64_t state_changed;/* when the state last changed */
+    uint64_t seed;        /* of the kept case */
+    char *case_text;      /* the smallest case seen with this signature */
+    char *minimized_text;
+    char *metrics_json;
+    char *message;
+} fia_store_finding;
+
+int fia_store_get_finding(fia_store *s, int64_t id, fia_store_finding *out);
+void fia_store_finding_free(fia_store_finding *f);
+
+/* Listing, ordered by id.  NULL filter fields match everything.  The
+ * callback returns 0 to continue, non-zero to stop (not an error). */
+typedef struct fia_store_filter {
+    const char *state;
+    const char *kind;
+    const char *target;
+    const char *revision;  /* findings seen at this revision */
+} fia_store_filter;
+typedef int (*fia_store_finding_cb)(const fia_store_finding *f, void *ctx);
+int fia_store_list_findings(fia_store *s, const fia_store_filter *filter,
+                            fia_store_finding_cb cb, void *ctx);
+
+typedef struct fia_store_campaign {
+    int64_t id;
+    const char *revision, *target, *profile, *tolerance, *command;
+    uint64_t seed;
+    int64_t started, updated;   /* unix seconds */
+    int64_t execs, coverage;
+    double seconds;
+    int finished;
+    int64_t findings;           /* sightings recorded in this campaign */
+} fia_store_campaign;
+int fia_store_list_campaigns(fia_store *s,
+                             int (*cb)(const fia_store_campaign *c, void *ctx),
+                             void *ctx);
+
+typedef struct fia_store_summary {
+    int64_t campaigns, execs;
+    double seconds;
+    int64_t findings;          /* distinct signatures */
+    int64_t open, fixed, regressed;
+    int64_t sightings;         /* sum of counts */
+    int64_t accuracy_cases;
+} fia_store_summary;
+int fia_store_get_summary(fia_store *s, fia_store_summary *out);
+
+/* Accuracy per revision x bucket, aggregated over the campaigns of that
+ * revision; only `revision` when not NULL.  Rows stored with campaign 0
+ * have revision "".  mean_ulp = sum of the cases' max ULP / cases. */
+typedef struct fia_store_accuracy {
+    const char *revision;
+    const char *bucket;
+    int64_t cases;
+    double max_ulp, mean_ulp, max_rel_err;
+} fia_store_accuracy;
+int fia_store_list_accuracy(fia_store *s, const char *revision,
+                            int (*cb)(const fia_store_accuracy *a, void *ctx),
+                            void *ctx);
+
+/* Rule coverage summed over campaigns (of one revision, or all when NULL),
+ * ordered by rule id. */
+int fia_store_list_rule_coverage(fia_store *s, const char *revision,
+                                 int (*cb)(const char *rule_id, int64_t broken,
+                                           int64_t obeyed, void *ctx),
+                                 void *ctx);
+
+/* "What got worse" from revision base to head:
+ *  NEW        a signature sighted at head and never at base;
+ *  REGRESSED  a signature in state regressed (marked fixed, seen again)
+ *             sighted at head (reported as REGRESSED only, even when new);
+ *  ACCURACY   a bucket with cases at both revisions whose max ULP or mean
+ *             ULP at head exceeds base * (1 + rel) + abs.
+ * Revisions are matched exactly.  FIA_STORE_ERR_NOTFOUND when no campaign
+ * and no sighting carries base (or head). *count receives the number of
+ * regressions (may be NULL). */
+#define FIA_STORE_REG_NEW 1
+#define FIA_STORE_REG_REGRESSED 2
+#define FIA_STORE_REG_ACCURACY 3
+#define FIA_STORE_ULP_MARGIN_REL 0.05 /* default: 5 % ... */
+#define FIA_STORE_ULP_MARGIN_ABS 0.5  /* ... plus half an ULP */
+typedef struct fia_store_regression {
+    int kind;
+    const fia_store_finding *finding;   /* NEW, REGRESSED */
+    const fia_store_accuracy *base;     /* ACCURACY */
+    const fia_store_accuracy *head;     /* ACCURACY */
+} fia_store_regression;
+int fia_store_regressions(fia_store *s, const char *base, const char *head,
+                          double margin_rel, double margin_abs,
+                          int (*cb)(const fia_store_regression *r, void *ctx),
+                          void *ctx, int64_t *count);
+
+/* Merges the store at from_path into s: campaigns are copied (new ids),
+ * findings matched by signature (counts summed, earliest first_seen, latest
+ * last_seen, smaller case kept, a fixed finding sighted in `from` after it
+ * was marked fixed becomes regressed), sightings, accuracy and coverage
+ * added.  One transaction.  from_path is migrated if older; merging the
+ * same file twice counts it twice. */
+int fia_store_merge(fia_store *s, const char *from_path);
+
+/* Optional batching: between batch_begin and batch_end every call above
+ * joins one write transaction (each call still all-or-nothing, as a
+ * savepoint), so a worker flushing many rows takes the lock once.
+ * batch_end(s, 1) commits, batch_end(s, 0) rolls the whole batch back.
+ * Keep batches short (other writers wait up to the 10 s busy timeout);
+ * a killed process loses its uncommitted batch.  No merge inside. */
+int fia_store_batch_begin(fia_store *s);
+int fia_store_batch_end(fia_store *s, int commit);
+
+/* Every row of every table as JSON lines: {"table":"campaign",...},
+ * {"table":"finding",...} (with case_text), {"table":"sighting",...},
+ * {"table":"accuracy",...}, {"table":"rule_coverage",...}. */
+int fia_store_export_json(fia_store *s, FILE *out);
 
 #endif

@@ -1,0 +1,82 @@
+/* store/: private declarations shared by the store's source files. */
+#ifndef FIA_STORE_INT_H
+#define FIA_STORE_INT_H
+
+#include <sqlite3.h>
+#include "fia/store.h"
+
+/* Marks our files: "FIAC".  PRAGMA application_id. */
+#define STORE_APPLICATION_ID 0x46494143
+#define STORE_SCHEMA_VERSION 2
+/* How long a writer waits for the lock before FIA_STORE_ERR_BUSY: the
+ * SQLite busy handler, then our own retry loop around the same deadline. */
+#define STORE_BUSY_MS 10000
+
+/* Cached prepared statements of the hot paths (one per connection). */
+enum {
+    ST_FIND_SIG,
+    ST_INS_FINDING,
+    ST_SEEN_AGAIN,
+    ST_REPLACE_CASE,
+    ST_UPSERT_SIGHTING,
+    ST_CAMPAIGN_REV,
+    ST_UPSERT_ACCURACY,
+    ST_UPSERT_COVERAGE,
+    ST_N
+};
+
+struct fia_store {
+    sqlite3 *db;
+    char *path;
+    char msg[512];
+    sqlite3_stmt *cache[ST_N];
+    int batch; /* inside fia_store_batch_begin: calls are savepoints */
+};
+
+/* Sets the message (prefixed with the file name) and returns code. */
+int store_fail(fia_store *s, int code, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+/* Maps an SQLite result code to ours and sets the message from the
+ * connection: "what: sqlite message". */
+int store_sqlfail(fia_store *s, int rc, const char *what);
+int store_code_of(int sqlite_rc);
+int64_t store_now(void);
+
+/* BEGIN IMMEDIATE / COMMIT / ROLLBACK with retry on SQLITE_BUSY; inside a
+ * batch, SAVEPOINT / RELEASE / ROLLBACK TO instead. */
+int store_begin(fia_store *s);
+int store_commit(fia_store *s);
+void store_rollback(fia_store *s);
+/* A read snapshot (BEGIN ... ROLLBACK), nothing inside a batch. */
+int store_read_begin(fia_store *s);
+void store_read_end(fia_store *s);
+/* Runs SQL without results, retrying while busy. */
+int store_exec(fia_store *s, const char *sql);
+/* sqlite3_step, retrying SQLITE_BUSY on a statement that has not produced
+ * a row yet (reset and step again) until the deadline. */
+int store_step(fia_store *s, sqlite3_stmt *st);
+/* The cached statement idx (prepared on first use), reset and unbound. */
+sqlite3_stmt *store_cached(fia_store *s, int idx, const char *sql);
+/* A fresh statement (caller finalizes); NULL with the message set. */
+sqlite3_stmt *store_prepare(fia_store *s, const char *sql);
+/* Binds text, or NULL for a NULL pointer. */
+void store_bind_text(sqlite3_stmt *st, int i, const char *v);
+/* Copies of a column (NULL for SQL NULL); "" instead of NULL when nn. */
+char *store_col_dup(sqlite3_stmt *st, int i, int nn);
+const char *store_col_text(sqlite3_stmt *st, int i);
+
+/* The findings columns in the order store_row_finding reads them. */
+#define STORE_FINDING_COLS                                                  \
+    "f.id, f.signature, f.kind, f.state, f.target, f.profile, f.revision, " \
+    "f.last_revision, f.campaign_id, f.first_seen, f.last_seen, f.count, "  \
+    "f.state_changed, f.seed, f.case_text, f.minimized_text, "              \
+    "f.metrics_json, f.message"
+/* Fills f from the current row; with copy the strings are strdup'ed
+ * (returns -1 on out of memory), otherwise they point into the row. */
+int store_row_finding(sqlite3_stmt *st, fia_store_finding *f, int copy);
+
+/* The schema migrations, from user_version `from` to the current version,
+ * inside the caller's transaction. */
+int store_migrate(fia_store *s, int from);
+
+#endif

@@ -1,0 +1,290 @@
+/* store/: opening a store — recognising our files, refusing foreign and
+ * damaged ones, and migrating older schemas to the current one.
+ *
+ * Schema history (PRAGMA user_version; PRAGMA application_id = "FIAC"):
+ *   1  campaigns, findings (one row per signature), accuracy per
+ *      campaign x bucket.
+ *   2  findings gain minimized_text, last_revision, state_changed;
+ *      sightings (finding x campaign x revision counts, filled from the v1
+ *      rows) so that regressions can ask "seen at revision R?";
+ *      rule_coverage per campaign x rule.
+ * A new file is created by running every migration from 0, so the upgrade
+ * path of old files is the code path of every new file. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include "store_int.h"
+
+static const char *const schema_v1[] = {
+    "CREATE TABLE campaigns("
+    " id INTEGER PRIMARY KEY,"
+    " revision TEXT NOT NULL, target TEXT NOT NULL, profile TEXT NOT NULL,"
+    " tolerance TEXT NOT NULL DEFAULT '', seed INTEGER NOT NULL DEFAULT 0,"
+    " command TEXT NOT NULL DEFAULT '',"
+    " started INTEGER NOT NULL, updated INTEGER NOT NULL,"
+    " execs INTEGER NOT NULL DEFAULT 0, coverage INTEGER NOT NULL DEFAULT 0,"
+    " seconds REAL NOT NULL DEFAULT 0, finished INTEGER NOT NULL DEFAULT 0)",
+    "CREATE TABLE findings("
+    " id INTEGER PRIMARY KEY,"
+    " signature TEXT NOT NULL UNIQUE, kind TEXT NOT NULL,"
+    " target TEXT NOT NULL DEFAULT '', profile TEXT NOT NULL DEFAULT '',"
+    " revision TEXT NOT NULL DEFAULT '',"
+    " campaign_id INTEGER NOT NULL DEFAULT 0, seed INTEGER NOT NULL DEFAULT 0,"
+    " case_text TEXT NOT NULL, metrics_json TEXT, message TEXT,"
+    " first_seen INTEGER NOT NULL, last_seen INTEGER NOT NULL,"
+    " count INTEGER NOT NULL DEFAULT 1,"
+    " state TEXT NOT NULL DEFAULT 'open'"
+    "  CHECK (state IN ('open', 'fixed', 'regressed')))",
+    "CREATE TABLE accuracy("
+    " campaign_id INTEGER NOT NULL, bucket TEXT NOT NULL,"
+    " cases INTEGER NOT NULL, max_ulp REAL NOT NULL, sum_ulp REAL NOT NULL,"
+    " max_rel_err REAL NOT NULL,"
+    " PRIMARY KEY (campaign_id, bucket))",
+    "PRAGMA application_id = 1179205955", /* 0x46494143 "FIAC" */
+    NULL};
+
+static const char *const schema_v2[] = {
+    "ALTER TABLE findings ADD COLUMN minimized_text TEXT",
+    "ALTER TABLE findings ADD COLUMN last_revision TEXT NOT NULL DEFAULT ''",
+    "ALTER TABLE findings ADD COLUMN state_changed INTEGER NOT NULL DEFAULT 0",
+    "UPDATE findings SET last_revision = revision, state_changed = first_seen",
+    "CREATE TABLE sightings("
+    " finding_id INTEGER NOT NULL REFERENCES findings(id) ON DELETE CASCADE,"
+    " campaign_id INTEGER NOT NULL, revision TEXT NOT NULL,"
+    " count INTEGER NOT NULL, first_seen INTEGER NOT NULL,"
+    " last_seen INTEGER NOT NULL,"
+    " PRIMARY KEY (finding_id, campaign_id, revision)) WITHOUT ROWID",
+    /* v1 knew one revision per finding: its own, else its campaign's */
+    "INSERT INTO sightings SELECT f.id, f.campaign_id,"
+    " COALESCE(NULLIF(f.revision, ''),"
+    "  (SELECT c.revision FROM campaigns c WHERE c.id = f.campaign_id), ''),"
+    " f.count, f.first_seen, f.last_seen FROM findings f",
+    "CREATE INDEX sightings_revision ON sightings(revision, finding_id)",
+    "CREATE INDEX campaigns_revision ON campaigns(revision)",
+    "CREATE TABLE rule_coverage("
+    " campaign_id INTEGER NOT NULL, rule_id TEXT NOT NULL,"
+    " broken INTEGER NOT NULL DEFAULT 0, obeyed INTEGER NOT NULL DEFAULT 0,"
+    " PRIMARY KEY (campaign_id, rule_id)) WITHOUT ROWID",
+    NULL};
+
+static const char *const *const migrations[STORE_SCHEMA_VERSION] = {
+    schema_v1, schema_v2};
+
+int store_migrate(fia_store *s, int from)
+{
+    for (int v = from; v < STORE_SCHEMA_VERSION; v++) {
+        for (const char *const *sql = migrations[v]; *sql; sql++) {
+            int rc = store_exec(s, *sql);
+            if (rc != FIA_STORE_OK)
+                return rc;
+        }
+        char pragma[64];
+        snprintf(pragma, sizeof pragma, "PRAGMA user_version = %d", v + 1);
+        int rc = store_exec(s, pragma);
+        if (rc != FIA_STORE_OK)
+            return rc;
+    }
+    return FIA_STORE_OK;
+}
+
+typedef struct probe {
+    int64_t app, version, objects;
+} probe;
+
+/* The header fields and the schema size in one statement, so one snapshot:
+ * another process may be creating the schema right now. */
+static int read_probe(fia_store *s, probe *p)
+{
+    sqlite3_stmt *st = NULL;
+    int rc = sqlite3_prepare_v2(
+        s->db, "SELECT (SELECT application_id FROM pragma_application_id),"
+               " (SELECT user_version FROM pragma_user_version),"
+               " (SELECT count(*) FROM sqlite_master)", -1, &st, NULL);
+    if (rc == SQLITE_OK) {
+        rc = store_step(s, st);
+        if (rc == SQLITE_ROW) {
+            p->app = sqlite3_column_int64(st, 0);
+            p->version = sqlite3_column_int64(st, 1);
+            p->objects = sqlite3_column_int64(st, 2);
+            rc = SQLITE_OK;
+        }
+    }
+    sqlite3_finalize(st);
+    if (rc != SQLITE_OK)
+        return store_sqlfail(s, rc, "reading the schema");
+    return FIA_STORE_OK;
+}
+
+/* Ours, empty, or someone else's.  create: an empty file becomes a store. */
+static int classify(fia_store *s, const probe *p, int create)
+{
+    if (p->app == STORE_APPLICATION_ID) {
+        if (p->version > STORE_SCHEMA_VERSION)
+            return store_fail(s, FIA_STORE_ERR_VERSION,
+                              "written by a newer fiacheck (schema version "
+                              "%lld, this build knows up to %d)",
+                              (long long)p->version, STORE_SCHEMA_VERSION);
+        if (p->version < 1)
+            return store_fail(s, FIA_STORE_ERR_CORRUPT,
+                              "fiacheck store with schema version %lld",
+                              (long long)p->version);
+        return FIA_STORE_OK;
+    }
+    if (p->app == 0 && p->version == 0 && p->objects == 0) {
+        if (create)
+            return FIA_STORE_OK;
+        return store_fail(s, FIA_STORE_ERR_FOREIGN,
+                          "empty database, not a fiacheck store");
+    }
+    return store_fail(s, FIA_STORE_ERR_FOREIGN,
+                      "an SQLite database but not a fiacheck store "
+                      "(application_id 0x%08llx, %lld schema objects)",
+                      (unsigned long long)p->app, (long long)p->objects);
+}
+
+/* Damage that the header does not show (a truncated file): quick_check. */
+static int check_integrity(fia_store *s)
+{
+    sqlite3_stmt *st = NULL;
+    int rc = sqlite3_prepare_v2(s->db, "PRAGMA quick_check(1)", -1, &st, NULL);
+    if (rc == SQLITE_OK)
+        rc = store_step(s, st);
+    if (rc == SQLITE_ROW) {
+        const char *r = store_col_text(st, 0);
+        if (r == NULL || strcmp(r, "ok") != 0) {
+            store_fail(s, FIA_STORE_ERR_CORRUPT,
+                       "database is damaged (quick_check: %s)",
+                       r ? r : "?");
+            sqlite3_finalize(st);
+            return FIA_STORE_ERR_CORRUPT;
+        }
+        rc = SQLITE_OK;
+    }
+    sqlite3_finalize(st);
+    return rc == SQLITE_OK ? FIA_STORE_OK
+                           : store_sqlfail(s, rc, "checking the database");
+}
+
+/* Creates or upgrades the schema in one write transaction, re-reading the
+ * header under the lock: several workers may open a new file at once. */
+static int upgrade(fia_store *s, int create)
+{
+    int rc = store_begin(s);
+    if (rc != FIA_STORE_OK)
+        return rc;
+    probe p;
+    rc = read_probe(s, &p);
+    if (rc == FIA_STORE_OK)
+        rc = classify(s, &p, create);
+    if (rc == FIA_STORE_OK && p.version < STORE_SCHEMA_VERSION)
+        rc = store_migrate(s, (int)p.version);
+    if (rc == FIA_STORE_OK)
+        return store_commit(s);
+    char keep[sizeof s->msg];
+    memcpy(keep, s->msg, sizeof keep);
+    store_rollback(s);
+    memcpy(s->msg, keep, sizeof keep);
+    return rc;
+}
+
+/* mkdir -p of the directory part of path (results/ for the default). */
+static void make_parent(const char *path)
+{
+    char *d = strdup(path);
+    if (d == NULL)
+        return;
+    char *slash = strrchr(d, '/');
+    if (slash != NULL && slash != d) {
+        *slash = '\0';
+        for (char *p = d + 1; *p; p++)
+            if (*p == '/') {
+                *p = '\0';
+                mkdir(d, 0777);
+                *p = '/';
+            }
+        mkdir(d, 0777);
+    }
+    free(d);
+}
+
+static int open_db(fia_store *s, const char *path, int create)
+{
+    struct stat sb;
+    if (stat(path, &sb) != 0) {
+        if (errno != ENOENT || !create)
+            return store_fail(s, FIA_STORE_ERR_IO, "%s", strerror(errno));
+        make_parent(path);
+    } else if (S_ISDIR(sb.st_mode)) {
+        return store_fail(s, FIA_STORE_ERR_IO, "is a directory");
+    }
+    int flags = SQLITE_OPEN_READWRITE | (create ? SQLITE_OPEN_CREATE : 0);
+    int rc = sqlite3_open_v2(path, &s->db, flags, NULL);
+    if (rc != SQLITE_OK)
+        return store_sqlfail(s, rc, "cannot open");
+    sqlite3_extended_result_codes(s->db, 1);
+    sqlite3_busy_timeout(s->db, STORE_BUSY_MS);
+
+    probe p;
+    rc = read_probe(s, &p);
+    if (rc == FIA_STORE_OK)
+        rc = classify(s, &p, create);
+    if (rc == FIA_STORE_OK && p.objects > 0)
+        rc = check_integrity(s);
+    if (rc != FIA_STORE_OK)
+        return rc;
+    /* Ours (or empty and wanted): now we may write.  WAL lets readers and
+     * one writer work at once; NORMAL sync keeps every commit across a
+     * killed process (not across power loss, which is not our threat). */
+    rc = store_exec(s, "PRAGMA journal_mode = WAL");
+    if (rc == FIA_STORE_OK)
+        rc = store_exec(s, "PRAGMA synchronous = NORMAL");
+    if (rc == FIA_STORE_OK)
+        rc = store_exec(s, "PRAGMA foreign_keys = ON");
+    if (rc == FIA_STORE_OK && p.version < STORE_SCHEMA_VERSION)
+        rc = upgrade(s, create);
+    return rc;
+}
+
+int fia_store_open(const char *path, int create, fia_store **out,
+                   char *errbuf, int errlen)
+{
+    if (out == NULL)
+        return FIA_STORE_ERR_MISUSE;
+    *out = NULL;
+    fia_store *s = calloc(1, sizeof *s);
+    if (s == NULL) {
+        if (errbuf && errlen > 0)
+            snprintf(errbuf, (size_t)errlen, "out of memory");
+        return FIA_STORE_ERR_IO;
+    }
+    int rc;
+    if (path == NULL || path[0] == '\0') {
+        rc = store_fail(s, FIA_STORE_ERR_MISUSE, "no database path given");
+    } else if ((s->path = strdup(path)) == NULL) {
+        rc = store_fail(s, FIA_STORE_ERR_IO, "out of memory");
+    } else {
+        rc = open_db(s, path, create);
+    }
+    if (rc != FIA_STORE_OK) {
+        if (errbuf && errlen > 0)
+            snprintf(errbuf, (size_t)errlen, "%s", s->msg);
+        fia_store_close(s);
+        return rc;
+    }
+    s->msg[0] = '\0';
+    *out = s;
+    return FIA_STORE_OK;
+}
+
+void fia_store_close(fia_store *s)
+{
+    if (s == NULL)
+        return;
+    for (int i = 0; i < ST_N; i++)
+        sqlite3_finalize(s->cache[i]);
+    if (s->db)
+        sqlite3_close_v2(s->db);
+    free(s->path);
+    free(s);
+}
