@@ -1,5 +1,11 @@
 /* `fiacheck run CASE... [--profile doc|cann] [--json] [--status-only]
- *                       [--precision BITS]`
+ *                       [--precision BITS] [--pure-mpfr]
+ *                       [--tolerance bound|flash-attn|vendor|ulp|
+ *                                    allclose RTOL ATOL]`
+ *
+ * --tolerance picks the accuracy criterion (docs/tolerance.md; default
+ * bound: the per-element error bound of the permitted algorithm).
+ * --pure-mpfr makes the reference skip its binary64 first pass.
  *
  * Per case: the oracle's expected status and the rules that fired, fast/'s
  * status, and for accepted cases the error of fast/'s outputs against the
@@ -48,7 +54,7 @@ static void print_cmp_text(const char *name, const fia_compare_result *m)
     if (m->worst_index >= 0 && m->max_ulp > 0)
         printf(" (worst at %lld: ref %.9g, fast %.9g)",
                (long long)m->worst_index, m->worst_ref, m->worst_got);
-    printf("\n");
+    printf("; tolerance ratio %.3g\n", m->max_ratio);
 }
 
 static void print_text(const run_result *r, const run_options *o)
@@ -122,7 +128,9 @@ static int usage(void)
 {
     fprintf(stderr,
             "usage: fiacheck run CASE... [--profile doc|cann] [--json] "
-            "[--status-only] [--precision BITS]\n");
+            "[--status-only] [--precision BITS] [--pure-mpfr]\n"
+            "       [--tolerance bound|flash-attn|vendor|ulp|allclose RTOL ATOL]"
+            "\n");
     return CLI_EXIT_USAGE;
 }
 
@@ -147,6 +155,32 @@ int cmd_run(int argc, char **argv)
                 return CLI_EXIT_USAGE;
             }
             i++;
+        } else if (strcmp(argv[i], "--pure-mpfr") == 0) {
+            o.check.pure_mpfr = 1;
+        } else if (strcmp(argv[i], "--tolerance") == 0) {
+            if (i + 1 >= argc ||
+                fia_tol_profile_parse(argv[i + 1], &o.check.tolerance)) {
+                fprintf(stderr, "fiacheck run: --tolerance takes bound, "
+                        "flash-attn, vendor, ulp or allclose RTOL ATOL\n");
+                free(cases);
+                return CLI_EXIT_USAGE;
+            }
+            i++;
+            if (o.check.tolerance == FIA_TOL_ALLCLOSE) {
+                char *e1 = NULL, *e2 = NULL;
+                if (i + 2 < argc) {
+                    o.check.rtol = strtod(argv[i + 1], &e1);
+                    o.check.atol = strtod(argv[i + 2], &e2);
+                }
+                if (i + 2 >= argc || *e1 != '\0' || *e2 != '\0' ||
+                    !(o.check.rtol >= 0) || !(o.check.atol >= 0)) {
+                    fprintf(stderr, "fiacheck run: --tolerance allclose takes "
+                            "RTOL ATOL (numbers >= 0)\n");
+                    free(cases);
+                    return CLI_EXIT_USAGE;
+                }
+                i += 2;
+            }
         } else if (strcmp(argv[i], "--precision") == 0) {
             char *end = NULL;
             if (i + 1 < argc)

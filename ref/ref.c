@@ -7,6 +7,7 @@
 void fia_ref_options_default(fia_ref_options *o)
 {
     o->precision_bits = 128;
+    o->pure_mpfr = 0;
 }
 
 void fia_ref_result_free(fia_ref_result *r)
@@ -16,12 +17,15 @@ void fia_ref_result_free(fia_ref_result *r)
     free(r->out.data);
     free(r->out_exact);
     free(r->out_unspecified);
+    free(r->out_bound);
+    free(r->lse_bound);
     free(r->lse.data);
     free(r->lse_exact);
     free(r->lse_unspecified);
     r->out.data = r->lse.data = NULL;
     r->out_exact = r->lse_exact = NULL;
     r->out_unspecified = r->lse_unspecified = NULL;
+    r->out_bound = r->lse_bound = NULL;
     r->out_numel = r->lse_numel = 0;
     r->has_lse = 0;
 }
@@ -38,7 +42,9 @@ static int alloc_result(const ref_problem *p, fia_ref_result *r)
         r->out.data = calloc(n, sizeof(uint16_t));
         r->out_exact = calloc(n, sizeof(double));
         r->out_unspecified = malloc(n);
-        if (!r->out.data || !r->out_exact || !r->out_unspecified)
+        r->out_bound = calloc(n, sizeof(double));
+        if (!r->out.data || !r->out_exact || !r->out_unspecified ||
+            !r->out_bound)
             return -1;
         memset(r->out_unspecified, 1, n);
     }
@@ -55,7 +61,9 @@ static int alloc_result(const ref_problem *p, fia_ref_result *r)
         r->lse.data = calloc(m, sizeof(uint32_t));
         r->lse_exact = calloc(m, sizeof(double));
         r->lse_unspecified = malloc(m);
-        if (!r->lse.data || !r->lse_exact || !r->lse_unspecified)
+        r->lse_bound = calloc(m, sizeof(double));
+        if (!r->lse.data || !r->lse_exact || !r->lse_unspecified ||
+            !r->lse_bound)
             return -1;
         memset(r->lse_unspecified, 1, m);
     }
@@ -84,7 +92,8 @@ fia_status fia_ref_compute(const fia_case *c, const fia_case_data *d,
         st = FIA_ERR_NOMEM;
         snprintf(r->error, sizeof r->error, "out of memory (result)");
     } else if (!p.empty_query) {
-        st = ref_attention_run(&p, prec, r, r->error, sizeof r->error);
+        st = ref_attention_run(&p, prec, opt->pure_mpfr, r, r->error,
+                               sizeof r->error);
     }
     ref_problem_free(&p);
     if (st != FIA_OK) {

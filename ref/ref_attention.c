@@ -14,6 +14,12 @@
  * and rounded exactly by ref_rational_mean (ref_exact.c), or irrational and
  * so never on a rounding boundary; lse is rational only with a single key
  * (then lse = m, exact).  REF_MAX_PREC is a safety stop only.
+ *
+ * Ziv's strategy: each row is first evaluated in binary64 with a rigorous
+ * error bound (ref_double.c); only the elements whose interval does not
+ * round to one value (and the rows binary64 cannot handle: non-finite
+ * values, exp underflow) go through the MPFR loop above, which starts at
+ * the same precision as the pure-MPFR path and so decides them identically.
  */
 #include <math.h>
 #include <stdio.h>
@@ -44,6 +50,8 @@ typedef struct ref_ws {
     mpfr_ptr *nptr;
     mpfr_t dot, m, diff, S, logS, lse, num, outv, lo, hi, rlo, rhi, r16, r32;
     int inited;
+    ref_dbl dbl;         /* the binary64 first pass */
+    int pure_mpfr;       /* 1: every element by MPFR (bounds still computed) */
 } ref_ws;
 
 /* Exponent (x = f 2^e, 0.5 <= f < 1) and position of the lowest set bit of
@@ -115,6 +123,7 @@ static void ws_free(ref_ws *w)
                     w->outv, w->lo, w->hi, w->rlo, w->rhi, w->r16, w->r32,
                     (mpfr_ptr)0);
     }
+    ref_dbl_free(&w->dbl);
     free(w->kbuf);
     free(w->vbuf);
     free(w->qrow);
@@ -131,6 +140,8 @@ static void ws_free(ref_ws *w)
     memset(w, 0, sizeof *w);
 }
 
+/* Buffers of the binary64 pass; the MPFR part is set up by ws_mpfr() on the
+ * first row that needs it. */
 static int ws_init(ref_ws *w, const ref_problem *p, long prec)
 {
     memset(w, 0, sizeof *w);
@@ -139,7 +150,6 @@ static int ws_init(ref_ws *w, const ref_problem *p, long prec)
     w->prec = prec;
     w->D = p->D;
     w->KV_S = p->KV_S;
-    w->ps = score_precision(p);
     size_t D = (size_t)p->D, S = (size_t)p->KV_S;
     size_t kv = S * D;
     w->kbuf = malloc((kv ? kv : 1) * sizeof(double));
@@ -147,6 +157,22 @@ static int ws_init(ref_ws *w, const ref_problem *p, long prec)
     w->qrow = malloc((D ? D : 1) * sizeof(double));
     w->keys = malloc((S ? S : 1) * sizeof(int64_t));
     w->vcol = malloc((S ? S : 1) * sizeof(double));
+    if (ref_dbl_init(&w->dbl, p->KV_S) != 0 || !w->kbuf || !w->vbuf ||
+        !w->qrow || !w->keys || !w->vcol) {
+        ws_free(w);
+        return -1;
+    }
+    return 0;
+}
+
+static int ws_mpfr(ref_ws *w)
+{
+    if (w->inited)
+        return 0;
+    const ref_problem *p = w->p;
+    const long prec = w->prec;
+    w->ps = score_precision(p);
+    size_t D = (size_t)p->D, S = (size_t)p->KV_S;
     w->qm = malloc((D ? D : 1) * sizeof(mpfr_t));
     w->dterm = malloc((D ? D : 1) * sizeof(mpfr_t));
     w->dptr = malloc((D ? D : 1) * sizeof(mpfr_ptr));
@@ -155,11 +181,9 @@ static int ws_init(ref_ws *w, const ref_problem *p, long prec)
     w->eptr = malloc((S ? S : 1) * sizeof(mpfr_ptr));
     w->nterm = malloc((S ? S : 1) * sizeof(mpfr_t));
     w->nptr = malloc((S ? S : 1) * sizeof(mpfr_ptr));
-    if (!w->kbuf || !w->vbuf || !w->qrow || !w->keys || !w->vcol || !w->qm || !w->dterm ||
-        !w->dptr || !w->score || !w->e || !w->eptr || !w->nterm || !w->nptr) {
-        ws_free(w);
+    if (!w->qm || !w->dterm || !w->dptr || !w->score || !w->e || !w->eptr ||
+        !w->nterm || !w->nptr)
         return -1;
-    }
     for (size_t d = 0; d < D; d++) {
         mpfr_init2(w->qm[d], 53);
         mpfr_init2(w->dterm[d], 106);
@@ -215,15 +239,6 @@ static int round_decided(ref_ws *w, mpfr_t y, mpfr_t rlo, mpfr_t rhi,
     ref_round_fmt(rhi, w->lo, f);
     return mpfr_equal_p(rlo, rhi) && mpfr_equal_p(rlo, y);
 }
-
-typedef struct row_out {
-    uint32_t *bits;      /* [D] */
-    double *exact;       /* [D] */
-    uint8_t *done;       /* [D] */
-    uint32_t lse_bits;
-    double lse_exact;
-    int lse_done;
-} row_out;
 
 /* One row at the current precision; fills the elements not yet done.
  * Returns the number still undecided. */
@@ -344,32 +359,64 @@ static int settle_rational(ref_ws *w, row_out *ro)
 }
 
 static void store_out(fia_ref_result *r, int64_t idx, uint32_t bits,
-                      double exact, int unspec)
+                      double exact, int unspec, double bound)
 {
     ((uint16_t *)r->out.data)[idx] = (uint16_t)bits;
     r->out_exact[idx] = exact;
     r->out_unspecified[idx] = (uint8_t)unspec;
+    r->out_bound[idx] = bound;
 }
 
 static void store_lse(fia_ref_result *r, int64_t idx, uint32_t bits,
-                      double exact, int unspec)
+                      double exact, int unspec, double bound)
 {
     ((uint32_t *)r->lse.data)[idx] = bits;
     r->lse_exact[idx] = exact;
     r->lse_unspecified[idx] = (uint8_t)unspec;
+    r->lse_bound[idx] = bound;
 }
 
 /* A row without a computed value: zero output (unspec 0 or 1) and lse
- * +inf (lse_mode 1), unspecified (0). */
+ * +inf (lse_mode 1), unspecified (0).  The documented values are exact:
+ * bound 0 (the comparator then checks them bit for bit, sign included). */
 static void store_degenerate(const ref_problem *p, fia_ref_result *r,
                              int64_t b, int64_t n, int64_t i, int out_unspec,
                              int lse_inf)
 {
     for (int64_t d = 0; d < p->D; d++)
-        store_out(r, ref_out_index(p, b, n, i, d), 0, 0.0, out_unspec);
+        store_out(r, ref_out_index(p, b, n, i, d), 0, 0.0, out_unspec, 0.0);
     if (p->has_lse)
         store_lse(r, ref_lse_index(p, b, n, i), lse_inf ? 0x7F800000u : 0,
-                  lse_inf ? INFINITY : 0.0, !lse_inf);
+                  lse_inf ? INFINITY : 0.0, !lse_inf, 0.0);
+}
+
+/* Exact widening of an fp16 / bf16 element (the decoding of dtype.h, done
+ * here by bits: this is the reference's inner loop). */
+static inline double load_half(fia_dtype dt, const void *data, int64_t i)
+{
+    uint16_t h = ((const uint16_t *)data)[i];
+    if (dt == FIA_DT_BF16) {
+        uint32_t u = (uint32_t)h << 16;
+        float f;
+        memcpy(&f, &u, sizeof f);
+        return (double)f;
+    }
+    uint64_t sign = (uint64_t)(h >> 15) << 63;
+    unsigned e = (h >> 10) & 0x1fu, m = h & 0x3ffu;
+    double v;
+    if (e == 0x1f) {
+        v = m ? NAN : INFINITY;
+    } else if (e == 0) {
+        v = (double)m * 0x1p-24;
+    } else {
+        uint64_t u = ((uint64_t)(e - 15 + 1023) << 52) | ((uint64_t)m << 42);
+        memcpy(&v, &u, sizeof v);
+    }
+    uint64_t u;
+    memcpy(&u, &v, sizeof u);
+    u |= sign;
+    memcpy(&v, &u, sizeof v);
+    return v;
 }
 
 static void load_kv(ref_ws *w, int64_t b, int64_t kn, int64_t kvl)
@@ -378,10 +425,8 @@ static void load_kv(ref_ws *w, int64_t b, int64_t kn, int64_t kvl)
     for (int64_t j = 0; j < kvl; j++)
         for (int64_t d = 0; d < p->D; d++) {
             int64_t idx = ref_kv_index(p, b, kn, j, d);
-            w->kbuf[j * p->D + d] =
-                fia_load_as_double(p->k->dtype, p->k->data, idx);
-            w->vbuf[j * p->D + d] =
-                fia_load_as_double(p->v->dtype, p->v->data, idx);
+            w->kbuf[j * p->D + d] = load_half(p->k->dtype, p->k->data, idx);
+            w->vbuf[j * p->D + d] = load_half(p->v->dtype, p->v->data, idx);
         }
 }
 
@@ -393,10 +438,15 @@ static fia_status run_rows(ref_ws *w, fia_ref_result *r, long prec0)
     ro.bits = malloc((size_t)(D ? D : 1) * sizeof *ro.bits);
     ro.exact = malloc((size_t)(D ? D : 1) * sizeof *ro.exact);
     ro.done = malloc((size_t)(D ? D : 1));
-    if (!ro.bits || !ro.exact || !ro.done) {
-        free(ro.bits), free(ro.exact), free(ro.done);
+    ro.bound = malloc((size_t)(D ? D : 1) * sizeof *ro.bound);
+    if (!ro.bits || !ro.exact || !ro.done || !ro.bound) {
+        free(ro.bits), free(ro.exact), free(ro.done), free(ro.bound);
         return FIA_ERR_NOMEM;
     }
+    ref_row_in in = {.q = w->qrow, .kbuf = w->kbuf, .vbuf = w->vbuf,
+                     .keys = w->keys, .D = D, .scale = p->scale,
+                     .fmt = w->out_fmt, .want_lse = p->has_lse,
+                     .round_p = p->round_p, .in_dtype = p->in_dtype};
     for (int64_t b = 0; b < p->B; b++) {
         for (int64_t kn = 0; kn < p->KV_N; kn++) {
             load_kv(w, b, kn, p->kv_len[b]);
@@ -421,23 +471,37 @@ static fia_status run_rows(ref_ws *w, fia_ref_result *r, long prec0)
                             store_degenerate(p, r, b, n, i, 1, 0);
                         continue;
                     }
-                    for (int64_t d = 0; d < D; d++) {
-                        w->qrow[d] = fia_load_as_double(
-                            p->q->dtype, p->q->data,
-                            ref_q_index(p, b, n, i, d));
-                        mpfr_set_d(w->qm[d], w->qrow[d], MPFR_RNDN);
-                    }
+                    for (int64_t d = 0; d < D; d++)
+                        w->qrow[d] = load_half(p->q->dtype, p->q->data,
+                                               ref_q_index(p, b, n, i, d));
                     memset(ro.done, 0, (size_t)D);
                     ro.lse_done = 0;
                     ro.lse_bits = 0;
                     ro.lse_exact = 0.0;
+                    in.nk = w->nk;
+                    int64_t und = ref_dbl_row(&w->dbl, &in, &ro);
+                    if (w->pure_mpfr) {
+                        memset(ro.done, 0, (size_t)D);
+                        ro.lse_done = 0;
+                        und = D + (p->has_lse ? 1 : 0);
+                    }
+                    r->n_elements += D + (p->has_lse ? 1 : 0);
+                    r->n_escalated += und;
                     long prec = prec0;
-                    if (w->prec != prec)
+                    if (und > 0 && ws_mpfr(w) != 0) {
+                        free(ro.bits), free(ro.exact), free(ro.done);
+                        free(ro.bound);
+                        return FIA_ERR_NOMEM;
+                    }
+                    if (und > 0 && w->prec != prec)
                         ws_set_prec(w, prec);
+                    for (int64_t d = 0; und > 0 && d < D; d++)
+                        mpfr_set_d(w->qm[d], w->qrow[d], MPFR_RNDN);
                     int first = 1;
-                    while (compute_row(w, &ro, p->has_lse) > 0) {
+                    while (und > 0 && compute_row(w, &ro, p->has_lse) > 0) {
                         if (first && settle_rational(w, &ro) != 0) {
                             free(ro.bits), free(ro.exact), free(ro.done);
+                            free(ro.bound);
                             return FIA_ERR_NOMEM;
                         }
                         first = 0;
@@ -446,10 +510,10 @@ static fia_status run_rows(ref_ws *w, fia_ref_result *r, long prec0)
                     }
                     for (int64_t d = 0; d < D; d++)
                         store_out(r, ref_out_index(p, b, n, i, d), ro.bits[d],
-                                  ro.exact[d], 0);
+                                  ro.exact[d], 0, ro.bound[d]);
                     if (p->has_lse)
                         store_lse(r, ref_lse_index(p, b, n, i), ro.lse_bits,
-                                  ro.lse_exact, 0);
+                                  ro.lse_exact, 0, ro.lse_bound);
                 }
             }
         }
@@ -457,10 +521,11 @@ static fia_status run_rows(ref_ws *w, fia_ref_result *r, long prec0)
     free(ro.bits);
     free(ro.exact);
     free(ro.done);
+    free(ro.bound);
     return FIA_OK;
 }
 
-fia_status ref_attention_run(const ref_problem *p, long prec,
+fia_status ref_attention_run(const ref_problem *p, long prec, int pure_mpfr,
                              fia_ref_result *r, char *err, size_t errlen)
 {
     ref_ws w;
@@ -468,6 +533,7 @@ fia_status ref_attention_run(const ref_problem *p, long prec,
         snprintf(err, errlen, "out of memory (reference workspace)");
         return FIA_ERR_NOMEM;
     }
+    w.pure_mpfr = pure_mpfr;
     fia_status st = run_rows(&w, r, prec);
     if (st == FIA_ERR_NOMEM)
         snprintf(err, errlen, "out of memory (reference rows)");

@@ -34,6 +34,10 @@ uint32_t ref_encode_fmt(const mpfr_t y, ref_fmt f);
 /* Convenience for tests: round a binary64 value, return the bits. */
 uint32_t ref_round_double_bits(double x, ref_fmt f);
 
+/* The same correct rounding of a binary64 value in plain double arithmetic
+ * (no MPFR): used by the double-precision first pass (ref_double.c). */
+uint32_t ref_round_double_fmt(double x, ref_fmt f);
+
 /* ---- ref_problem.c: the case as the reference reads it ------------------ */
 
 typedef enum ref_layout {
@@ -50,6 +54,10 @@ typedef struct ref_problem {
     int64_t sparse_mode;          /* as given; ignored when decode */
     int64_t pre, next;            /* clamped to +-2^40 */
     int row_invalid;              /* inner_precise bit 1 */
+    int round_p;                  /* the permitted algorithm rounds P to the
+                                     input dtype before P.V: bf16 always,
+                                     fp16 when inner_precise bit 0 is set */
+    fia_dtype in_dtype;           /* query dtype */
     int decode;                   /* Q_S == 1 */
     int64_t *q_len, *kv_len;      /* per batch, owned */
     const fia_tensor *q, *k, *v;
@@ -95,9 +103,51 @@ int ref_row_corrected(const ref_problem *p, int64_t b);
 int ref_rational_mean(mpfr_t *scores, const double *v, int64_t nk, ref_fmt f,
                       long prec0, uint32_t *bits, double *exact);
 
+/* ---- ref_double.c: first pass in binary64, and the tolerance bound ----- */
+
+/* The results of one row (filled by the double pass, completed by MPFR). */
+typedef struct row_out {
+    uint32_t *bits;      /* [D] */
+    double *exact;       /* [D] */
+    uint8_t *done;       /* [D] */
+    double *bound;       /* [D]: error bound of the permitted algorithm */
+    uint32_t lse_bits;
+    double lse_exact;
+    int lse_done;
+    double lse_bound;
+} row_out;
+
+/* One row as the double pass reads it. */
+typedef struct ref_row_in {
+    const double *q;             /* [D] */
+    const double *kbuf, *vbuf;   /* [KV_S][D] */
+    const int64_t *keys;         /* ascending */
+    int64_t nk, D;
+    double scale;
+    ref_fmt fmt;                 /* output format */
+    int want_lse;
+    int round_p;                 /* model: P rounded to the input dtype */
+    fia_dtype in_dtype;
+} ref_row_in;
+
+typedef struct ref_dbl {
+    double *s, *a, *w, *td, *tm;  /* [KV_S] */
+} ref_dbl;
+
+int ref_dbl_init(ref_dbl *x, int64_t kv_s);
+void ref_dbl_free(ref_dbl *x);
+
+/* Evaluates the row in binary64 with a rigorous error bound: the elements
+ * (and lse) whose error interval rounds to one value of the format are
+ * marked done with their bits (ro->done must be zeroed by the caller).
+ * Always fills ro->bound and ro->lse_bound (the tolerance model, see
+ * docs/tolerance.md; INFINITY outside the model).  Returns the number of
+ * elements (incl. lse) left undecided. */
+int64_t ref_dbl_row(ref_dbl *x, const ref_row_in *in, row_out *ro);
+
 /* ---- ref_attention.c ---------------------------------------------------- */
 
-fia_status ref_attention_run(const ref_problem *p, long prec,
+fia_status ref_attention_run(const ref_problem *p, long prec, int pure_mpfr,
                              fia_ref_result *r, char *err, size_t errlen);
 
 #endif

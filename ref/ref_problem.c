@@ -390,6 +390,10 @@ fia_status ref_problem_init(ref_problem *p, const fia_case *c,
                     "inner_precise %lld (expected 0..3)",
                     (long long)c->attrs.inner_precise);
     p->row_invalid = (c->attrs.inner_precise & 2) != 0;
+    /* 002 innerPrecise: bf16 has no high-precision mode; RELEASED "Numeric
+     * pipeline": P is rounded to the input dtype before P.V. */
+    p->in_dtype = p->q->dtype;
+    p->round_p = p->in_dtype == FIA_DT_BF16 || (c->attrs.inner_precise & 1);
     p->pre = clamp_tokens(c->attrs.pre_tokens);
     p->next = clamp_tokens(c->attrs.next_tokens);
 

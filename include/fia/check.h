@@ -30,6 +30,9 @@ typedef struct fia_check_options {
     fia_profile profile;
     int status_only;       /* statuses only: no data, nothing computed */
     long precision;        /* reference precision in bits; 0 = default */
+    fia_tol_profile tolerance; /* FIA_TOL_BOUND (default, 0) ... */
+    double rtol, atol;     /* FIA_TOL_ALLCLOSE */
+    int pure_mpfr;         /* reference without its binary64 first pass */
 } fia_check_options;
 
 void fia_check_options_default(fia_check_options *o);
@@ -46,6 +49,7 @@ typedef struct fia_check_result {
     fia_compare_result out_cmp;
     int has_lse;
     fia_compare_result lse_cmp;
+    int64_t ref_elements, ref_escalated; /* the reference's Ziv counters */
 } fia_check_result;
 
 /* Judges one parsed case.  Never fails: problems become the verdict. */

@@ -1,6 +1,15 @@
 /* oracle/compare: fast/ output against the reference.
  *
- * First tolerance model (refined by the error-model issue): an element passes
+ * Tolerance profiles (docs/tolerance.md), chosen with `--tolerance`:
+ *   bound      (default) the per-element error bound of the permitted
+ *              algorithm that ref/ evaluates from the data (out_bound);
+ *   flash-attn error against the exact value at most 2x the largest error of
+ *              a plain same-dtype implementation (oracle/tolerance_plain.c);
+ *   vendor     RELEASED-BEHAVIOUR.md's fp16/bf16 criteria;
+ *   allclose   |got - exact| <= ATOL + RTOL |exact|;
+ *   ulp        the first model below (kept for comparison).
+ *
+ * First tolerance model (the `ulp` profile): an element passes
  * when its distance to the correctly rounded reference is at most `max_ulp`
  * units in the last place of the output dtype, or its relative error to the
  * exact value is at most `rtol` (plus `atol` absolute).  NaN, +-inf are
@@ -33,6 +42,12 @@ typedef struct fia_compare_result {
     int64_t worst_index;         /* flat index of the largest ulp error, -1 */
     double worst_ref, worst_got;
     int pass;
+    /* profile measures: bound: max |got - exact| / (bound + half an ulp of
+     * the output format at exact) ("tightness", 1 = at the bound); flash:
+     * max err / (2 max plain err); vendor: largest vendor relative error;
+     * allclose: max err / (atol + rtol |exact|). */
+    double max_ratio;
+    int64_t n_within;            /* compared and within the tolerance */
 } fia_compare_result;
 
 /* Compares `got` (same dtype and numel as the reference) element by element.
@@ -40,5 +55,60 @@ typedef struct fia_compare_result {
 int fia_compare_tensor(const fia_tensor *ref_rounded, const double *ref_exact,
                        const uint8_t *unspecified, const fia_tensor *got,
                        const fia_tolerance *tol, fia_compare_result *r);
+
+typedef enum fia_tol_profile {
+    FIA_TOL_BOUND = 0,
+    FIA_TOL_FLASH_ATTN,
+    FIA_TOL_VENDOR,
+    FIA_TOL_ALLCLOSE,
+    FIA_TOL_ULP
+} fia_tol_profile;
+
+const char *fia_tol_profile_name(fia_tol_profile p);
+/* 0 and *out on "bound", "flash-attn", "vendor", "allclose", "ulp"; -1. */
+int fia_tol_profile_parse(const char *s, fia_tol_profile *out);
+
+/* The reference side of one tensor. */
+typedef struct fia_compare_ref {
+    const fia_tensor *rounded;      /* correctly rounded reference */
+    const double *exact;            /* exact value (binary64) */
+    const uint8_t *unspecified;     /* may be NULL */
+    const double *bound;            /* bound profile (ref's out_bound) */
+    const fia_tensor *plain;        /* flash-attn: plain implementation */
+} fia_compare_ref;
+
+/* Element verdicts, common to all profiles: an unspecified element is not
+ * compared; a NaN reference needs a NaN, an infinite one the same infinity;
+ * a non-finite result where the reference is finite is a NaN/inf leak
+ * (bound profile: unless the bound interval itself rounds to that
+ * infinity).  ±0: the sign of zero is checked only where the documents make
+ * the value an exact zero (bound 0: empty or corrected rows); elsewhere
+ * +0 and -0 are the same value.
+ *
+ * bound: within when RN(exact - bound) <= got <= RN(exact + bound) in the
+ *   output format (every result of one final rounding of a value within the
+ *   bound); elements whose bound is infinite (outside the error model) are
+ *   counted as unspecified.
+ * vendor: |got - exact| <= atol + rtol |exact| (fp16: 0.005 / 2.5e-5; bf16:
+ *   2^-7 / 1e-4; fp32 lse: the fp16 numbers); the tensor passes when at
+ *   least 99.5 % of the compared elements are within and the largest
+ *   relative error |a-b| / max(|a|, |b|, 2^-14 / 0.005) is below 10.
+ * allclose: per element, rtol / atol as given.
+ * flash-attn: per element |got - exact| <= 2 max_k |plain_k - exact_k|. */
+int fia_compare_profile(fia_tol_profile prof, double rtol, double atol,
+                        const fia_compare_ref *ref, const fia_tensor *got,
+                        fia_compare_result *r);
+
+/* oracle/tolerance_plain.c: the plain same-dtype attention of the
+ * flash-attn profile (what PyTorch computes in fp16/bf16: scores rounded to
+ * the dtype after a float32 Q.K^T * scale, softmax in float32, P rounded to
+ * the dtype, P.V accumulated in float32, rounded to the dtype; lse in
+ * float32).  out / lse (fp32, may be NULL) must have the reference's dtype
+ * and size and be initialized (e.g. with the reference's values: rows the
+ * plain implementation does not compute keep them).  Returns 0, -1 (nomem
+ * or the case is not one the reference reads, message in err). */
+int fia_tolerance_plain(const fia_case *c, const fia_case_data *d,
+                        fia_tensor *out, fia_tensor *lse, char *err,
+                        size_t errlen);
 
 #endif

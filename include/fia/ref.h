@@ -9,12 +9,17 @@
 #ifndef FIA_REF_H
 #define FIA_REF_H
 
+#include <stddef.h>
 #include <stdint.h>
 #include "fia/case.h"
 #include "fia/status.h"
 
 typedef struct fia_ref_options {
-    long precision_bits;            /* >= 64; default 128 */
+    long precision_bits;            /* >= 64; default 128: the first MPFR
+                                       precision (doubled until decided) */
+    int pure_mpfr;                  /* 1: skip the binary64 first pass and
+                                       decide every element in MPFR (same
+                                       bits; for comparison and benches) */
 } fia_ref_options;
 
 void fia_ref_options_default(fia_ref_options *o);
@@ -27,12 +32,23 @@ typedef struct fia_ref_result {
     uint8_t *out_unspecified;       /* 1: the documents leave it undefined,
                                        do not compare (e.g. a fully masked
                                        row without row-invalid correction) */
+    double *out_bound;              /* the tolerance (docs/tolerance.md):
+                                       bound on |o^ - exact| before the final
+                                       rounding for any implementation of the
+                                       permitted algorithm; 0 for values the
+                                       documents make exact (zero rows);
+                                       INFINITY outside the error model */
     /* softmax_lse, fp32 [B,N,Q_S,1], when softmax_lse_flag is set. */
     int has_lse;
     fia_tensor lse;
     int64_t lse_numel;
     double *lse_exact;
     uint8_t *lse_unspecified;
+    double *lse_bound;              /* as out_bound, for lse (before its
+                                       rounding to fp32) */
+    /* Ziv's strategy: elements (outputs and lse) evaluated, and those the
+     * binary64 pass left to MPFR. */
+    int64_t n_elements, n_escalated;
     char error[256];
 } fia_ref_result;
 
@@ -41,5 +57,28 @@ typedef struct fia_ref_result {
 fia_status fia_ref_compute(const fia_case *c, const fia_case_data *d,
                            const fia_ref_options *opt, fia_ref_result *r);
 void fia_ref_result_free(fia_ref_result *r);
+
+/* The rows of a case as the reference reads them (layouts, GQA, lengths,
+ * masks, sparse modes): for each row (b, n, i) with at least one key taking
+ * part, `fn` gets the exact query row, the key and value rows of those keys
+ * in ascending order, and the flat indices of the row's D outputs and of
+ * its lse element (-1 without lse).  A nonzero return from fn stops the
+ * walk and is returned.  Used by oracle/'s plain same-dtype implementation
+ * (the flash-attn tolerance profile); no arithmetic is done here. */
+typedef struct fia_ref_row {
+    int64_t D, nk;
+    double scale;
+    const double *q;           /* [D] */
+    const double *k, *v;       /* [nk][D] */
+    const int64_t *out_index;  /* [D] */
+    int64_t lse_index;
+} fia_ref_row;
+typedef int (*fia_ref_row_fn)(const fia_ref_row *row, void *ctx);
+
+/* FIA_OK, an error status as fia_ref_compute (FIA_ERR_NOMEM...), or fn's
+ * nonzero result. */
+fia_status fia_ref_visit_rows(const fia_case *c, const fia_case_data *d,
+                              fia_ref_row_fn fn, void *ctx, char *err,
+                              size_t errlen);
 
 #endif

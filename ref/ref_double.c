@@ -1,0 +1,242 @@
+/* ref/: the first pass of the reference in binary64 (Ziv's strategy), and
+ * the per-element error bound of the permitted algorithm (the tolerance).
+ *
+ * Both are the same analysis with different unit roundoffs (derivation in
+ * docs/tolerance.md).  For one row with exact scores s_j, any shift M and
+ * w_j = exp(s_j - M), S = sum w_j, p_j = w_j / S, o = sum p_j v_j:
+ *
+ *   computed weights  w^_j = w_j (1 + th_j),   |th_j| <= T_j = e^{L_j} - 1,
+ *   L_j = (score error) + u |s_j - M| (subtraction) + exp error (+ rescales);
+ *   numerator terms   w^_j (1 + a_j) v_j,  |a_j| <= u_in + g_K (1 + u_in);
+ *   denominator terms w^_j (1 + b_j),      |b_j| <= g_K.
+ * Then exactly
+ *   |o^ - o| <= [sum p_j T_j |v_j - o| + (1 + Tmax) (au sum p_j |v_j|
+ *               + g_K |o|) + absolute terms] / (1 - E) + u |o^|
+ * with E = sum p_j ((1 + T_j)(1 + g_K) - 1) >= |weighted mean of b|, and
+ *   |lse^ - lse| <= -log(1 - E) + e_log |log S| + u |lse|.
+ * The double pass uses u = 2^-53, g over D + 1 and nk + 1 terms, exp/log
+ * within 2 ulp; the model uses the float32 pipeline (u = 2^-24). */
+#include <float.h>
+#include <math.h>
+#include <stdlib.h>
+#include "ref_internal.h"
+
+#define U53 0x1p-53
+#define U24 0x1p-24
+#define EXP53 0x1p-51   /* exp / log in binary64: 2 ulp */
+#define EXP24 0x1p-22   /* expf / logf in the kernel: 2 ulp */
+#define SAFE (1.0 + 0x1p-20)
+
+int ref_dbl_init(ref_dbl *x, int64_t kv_s)
+{
+    size_t n = (size_t)(kv_s > 0 ? kv_s : 1);
+    x->s = malloc(n * sizeof(double));
+    x->a = malloc(n * sizeof(double));
+    x->w = malloc(n * sizeof(double));
+    x->td = malloc(n * sizeof(double));
+    x->tm = malloc(n * sizeof(double));
+    if (!x->s || !x->a || !x->w || !x->td || !x->tm) {
+        ref_dbl_free(x);
+        return -1;
+    }
+    return 0;
+}
+
+void ref_dbl_free(ref_dbl *x)
+{
+    free(x->s), free(x->a), free(x->w), free(x->td), free(x->tm);
+    x->s = x->a = x->w = x->td = x->tm = NULL;
+}
+
+/* gamma_n = n u / (1 - n u) */
+static double gam(double n, double u)
+{
+    double nu = n * u;
+    return nu >= 0.5 ? INFINITY : nu / (1.0 - nu) * SAFE;
+}
+
+/* 1 with the bits when every value within b of v rounds to the same value
+ * of f.  The interval is widened by v's own binary64 error and the rounding
+ * of v -+ b. */
+static int decide(double v, double b, ref_fmt f, uint32_t *bits)
+{
+    if (!isfinite(v) || !isfinite(b))
+        return 0;
+    double e = b * SAFE + fabs(v) * 0x1p-50 + 0x1p-1074;
+    uint32_t lo = ref_round_double_fmt(v - e, f);
+    uint32_t hi = ref_round_double_fmt(v + e, f);
+    if (lo != hi)
+        return 0;
+    *bits = lo;
+    return 1;
+}
+
+/* Unit roundoff and subnormal half-spacing of P rounded to the input
+ * dtype. */
+static void p_rounding(const ref_row_in *in, double *u_in, double *eta_in)
+{
+    *u_in = *eta_in = 0.0;
+    if (!in->round_p)
+        return;
+    if (in->in_dtype == FIA_DT_BF16) {
+        *u_in = 0x1p-8;
+        *eta_in = 0x1p-134;
+    } else {
+        *u_in = 0x1p-11;
+        *eta_in = 0x1p-25;
+    }
+}
+
+static void no_model(const ref_row_in *in, row_out *ro)
+{
+    for (int64_t d = 0; d < in->D; d++)
+        ro->bound[d] = INFINITY;
+    ro->lse_bound = INFINITY;
+}
+
+int64_t ref_dbl_row(ref_dbl *x, const ref_row_in *in, row_out *ro)
+{
+    const int64_t D = in->D, nk = in->nk;
+    const double as = fabs(in->scale);
+    int ok = isfinite(in->scale) && nk > 0;   /* double pass usable */
+    int model = ok && (as == 0.0 || (as <= FLT_MAX && as >= FLT_MIN));
+    const double g53 = gam((double)D + 1, U53), g24 = gam((double)D + 2, U24);
+    double m = -INFINITY, smin = INFINITY, emax = 0.0;
+    for (int64_t t = 0; t < nk && ok; t++) {
+        const double *k = in->kbuf + in->keys[t] * D;
+        double dot = 0.0, a = 0.0;
+        for (int64_t d = 0; d < D; d++) {
+            double pr = in->q[d] * k[d];
+            dot += pr;
+            a += fabs(pr);
+        }
+        x->s[t] = in->scale * dot;
+        x->a[t] = as * a * (1.0 + 2.0 * g53); /* >= |scale| sum |q k| */
+        if (!isfinite(x->s[t]) || !isfinite(x->a[t])) {
+            ok = model = 0;
+            break;
+        }
+        if (x->a[t] * 2.0 > FLT_MAX / 4)
+            model = 0; /* float32 scores could overflow */
+        double em = g24 * x->a[t] + (as * (double)D + 1.0) * 0x1p-149;
+        emax = em > emax ? em : emax;
+        m = x->s[t] > m ? x->s[t] : m;
+        smin = x->s[t] < smin ? x->s[t] : smin;
+    }
+    if (!ok) {
+        no_model(in, ro);
+        return D + (in->want_lse ? 1 : 0);
+    }
+    /* rescalings an online softmax in ascending key order may do: keys that
+     * may be a running-max record given the float32 score errors */
+    double R = 0, prev = -INFINITY;
+    for (int64_t t = 0; t < nk; t++) {
+        if (x->s[t] + emax > prev)
+            R++;
+        double lo = x->s[t] - emax;
+        prev = lo > prev ? lo : prev;
+    }
+    const double K = (double)nk + R + 1.0;
+    const double gk24 = gam(K, U24), gk53 = gam((double)nk + 1, U53);
+    const double span = m - smin + 2.0 * emax;
+    double S = 0.0, tdmax = 0.0, tmmax = 0.0;
+    for (int64_t t = 0; t < nk; t++) {
+        double diff = x->s[t] - m;
+        if (diff < -700.0)
+            ok = 0; /* binary64 exp underflows: leave the row to MPFR */
+        x->w[t] = exp(diff);
+        S += x->w[t];
+        double ed = g53 * x->a[t] + ((double)D + 2.0) * 0x1p-1074;
+        double ld = ed + U53 * fabs(diff) * SAFE + EXP53;
+        x->td[t] = expm1(ld) * SAFE;
+        double lm = g24 * x->a[t] + (as * (double)D + 1.0) * 0x1p-149 +
+                    U24 * (fabs(diff) + 2.0 * emax) * SAFE +
+                    EXP24 * (1.0 + R) + U24 * span * SAFE;
+        x->tm[t] = expm1(lm) * SAFE;
+        tdmax = x->td[t] > tdmax ? x->td[t] : tdmax;
+        tmmax = x->tm[t] > tmmax ? x->tm[t] : tmmax;
+    }
+    double u_in, eta_in;
+    p_rounding(in, &u_in, &eta_in);
+    /* weighted denominator perturbations */
+    double ed_den = 0.0, em_den = 0.0;
+    for (int64_t t = 0; t < nk; t++) {
+        ed_den += x->w[t] * ((1.0 + x->td[t]) * (1.0 + gk53) - 1.0);
+        em_den += x->w[t] * ((1.0 + x->tm[t]) * (1.0 + gk24) - 1.0);
+    }
+    ed_den = ed_den / S * SAFE;
+    em_den = em_den / S * SAFE;
+    if (em_den >= 0.5)
+        model = 0;
+    const double small_w = 0x1p-14 * (1.0 + em_den);
+    const double au = u_in + gk24 * (1.0 + u_in);
+    int64_t undecided = 0;
+    for (int64_t d = 0; d < D; d++) {
+        double num = -0.0, spv = 0.0, vmax = 0.0, small = 0.0; /* -0: sum identity */
+        for (int64_t t = 0; t < nk; t++) {
+            double v = in->vbuf[in->keys[t] * D + d];
+            num += x->w[t] * v;
+            spv += x->w[t] * fabs(v);
+            vmax = fabs(v) > vmax || isnan(v) ? fabs(v) : vmax;
+            if (x->w[t] < small_w)
+                small += fabs(v);
+        }
+        double o = num / S;
+        if (!isfinite(vmax) || !isfinite(o)) {
+            ro->bound[d] = INFINITY;
+            undecided++;
+            continue;
+        }
+        spv /= S;
+        small /= S;
+        double std_ = 0.0, stm = 0.0;
+        for (int64_t t = 0; t < nk; t++) {
+            double dv = fabs(in->vbuf[in->keys[t] * D + d] - o) * x->w[t];
+            std_ += x->td[t] * dv;
+            stm += x->tm[t] * dv;
+        }
+        std_ /= S;
+        stm /= S;
+        double ao = fabs(o);
+        if (model) {
+            double b = stm + (1.0 + tmmax) * (au * spv + gk24 * ao) +
+                       eta_in * (1.0 + tmmax) * small +
+                       (K + 2.0) * 0x1p-149 * (vmax + ao + 1.0);
+            ro->bound[d] = (b / (1.0 - em_den) + U24 * ao) * SAFE;
+        } else {
+            ro->bound[d] = INFINITY;
+        }
+        if (ro->done[d])
+            continue;
+        if (vmax == 0.0) { /* all v zero: o is an exact zero, sign as summed */
+            ro->bits[d] = ref_round_double_fmt(o, in->fmt);
+            ro->exact[d] = o;
+            ro->done[d] = 1;
+            continue;
+        }
+        double bd = (std_ + (1.0 + tdmax) * gk53 * (spv + ao)) /
+                        (1.0 - ed_den) + U53 * ao;
+        if (ok && decide(o, bd, in->fmt, &ro->bits[d])) {
+            ro->exact[d] = o;
+            ro->done[d] = 1;
+        } else {
+            undecided++;
+        }
+    }
+    if (in->want_lse) {
+        double ls = log(S), lse = m + ls;
+        double bm = -log1p(-em_den) + EXP24 * fabs(ls) +
+                    2.0 * U24 * (fabs(m) + fabs(ls));
+        ro->lse_bound = model ? bm * SAFE : INFINITY;
+        double bd = -log1p(-ed_den) + EXP53 * fabs(ls) + U53 * fabs(lse);
+        if (!ro->lse_done) {
+            if (ok && decide(lse, bd, REF_FMT_FP32, &ro->lse_bits)) {
+                ro->lse_exact = lse;
+                ro->lse_done = 1;
+            } else {
+                undecided++;
+            }
+        }
+    }
+    return undecided;
+}
