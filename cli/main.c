@@ -15,12 +15,15 @@ static const command commands[] = {
                      "[--status-only] [--precision BITS]"},
     {"ref", cmd_ref, "ref CASE --out FILE [--precision BITS]"},
     {"bench", cmd_bench, "bench --ref|--fast|--fuzz [ARGS...]"},
-    {"rules", cmd_rules, "rules [--json] | rules --coverage CASE... [--profile doc|cann]"},
+    {"rules", cmd_rules, "rules [--json] | rules --coverage [--db PATH] "
+                         "[CASE...] [--profile doc|cann]"},
+    {"db", cmd_db, "db findings|show ID|stats|regressions|mark|merge|export|"
+                   "init [--db PATH] [--json]   (fiacheck db --help)"},
 };
 
 /* Subcommands that belong to later work: named, so a user gets a clear
  * answer instead of "unknown command". */
-static const char *const planned[] = {"fuzz", "db", "repro", "minimize",
+static const char *const planned[] = {"fuzz", "repro", "minimize",
                                       "report"};
 
 static void usage(FILE *f)
