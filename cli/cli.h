@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include "fia/case.h"
 #include "fia/status.h"
+#include "fuzz/fuzz.h"
 
 /* Exit codes of every subcommand. */
 #define CLI_EXIT_OK 0
@@ -16,6 +17,19 @@ int cmd_ref(int argc, char **argv);
 int cmd_rules(int argc, char **argv);
 int cmd_bench(int argc, char **argv);
 int cmd_db(int argc, char **argv);
+int cmd_fuzz(int argc, char **argv);
+int cmd_repro(int argc, char **argv);
+int cmd_minimize(int argc, char **argv);
+
+/* Shared by fuzz, repro and minimize (cmd_fuzz.c, cmd_repro.c). */
+void cli_git_revision(char *out, size_t len);
+/* The text of finding `arg`: a store id (digits) or a case file; 0 or -1. */
+int cli_load_finding(const char *arg, const char *db, int minimized,
+                     char **text, int64_t *id);
+/* Target, profile and transform from a finding's "# fiacheck-" header
+ * (numeric, doc and "" when absent). */
+int cli_finding_context(const char *text, fuzz_target_id *t, fia_profile *p,
+                        char *transform, size_t tlen);
 
 /* JSON string literal of s (quotes included) to f. */
 void cli_json_string(FILE *f, const char *s);

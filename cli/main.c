@@ -4,6 +4,7 @@
 #include <string.h>
 #include "cli.h"
 
+
 typedef struct command {
     const char *name;
     int (*run)(int argc, char **argv);
@@ -15,6 +16,13 @@ static const command commands[] = {
                      "[--status-only] [--precision BITS]"},
     {"ref", cmd_ref, "ref CASE --out FILE [--precision BITS]"},
     {"bench", cmd_bench, "bench --ref|--fast|--fuzz [ARGS...]"},
+    {"fuzz", cmd_fuzz, "fuzz [--target params|numeric|metamorphic|all] "
+                       "[--time SECONDS] [--jobs N] [--db PATH] "
+                       "[--profile doc|cann] [--seed N]"},
+    {"repro", cmd_repro, "repro ID|CASE [--db PATH] [--profile doc|cann] "
+                         "[--target T]"},
+    {"minimize", cmd_minimize, "minimize ID|CASE [--db PATH] [--out FILE] "
+                               "[--profile doc|cann] [--target T]"},
     {"rules", cmd_rules, "rules [--json] | rules --coverage [--db PATH] "
                          "[CASE...] [--profile doc|cann]"},
     {"db", cmd_db, "db findings|show ID|stats|regressions|mark|merge|export|"
@@ -23,8 +31,7 @@ static const command commands[] = {
 
 /* Subcommands that belong to later work: named, so a user gets a clear
  * answer instead of "unknown command". */
-static const char *const planned[] = {"fuzz", "repro", "minimize",
-                                      "report"};
+static const char *const planned[] = {"report"};
 
 static void usage(FILE *f)
 {

@@ -1,0 +1,56 @@
+/* fiacheck-bench-fuzz (`fiacheck bench --fuzz [SECONDS]`): execs/s per
+ * fuzz target on one core, at the targets' own small shapes, from random
+ * inputs (no libFuzzer, no store).  Goals: fuzz_params >= 5000/s,
+ * fuzz_numeric >= 200/s per core.  Also prints fuzz_params' validity rate. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+#include "fuzz/fdp.h"
+#include "fuzz/fuzz.h"
+
+static double now(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
+
+int main(int argc, char **argv)
+{
+    double budget = argc > 1 ? atof(argv[1]) : 3.0;
+    if (budget <= 0)
+        budget = 3.0;
+    static const double goal[] = {5000, 200, 0};
+    printf("fuzz targets, one core, %.1f s each, random inputs <= 512 bytes\n",
+           budget);
+    printf("%-17s %9s %10s %8s %s\n", "target", "inputs", "execs/s", "goal",
+           "ratio to goal");
+    fuzz_report_quiet(1);
+    for (int t = 0; t < FUZZ_TARGET_COUNT; t++) {
+        fuzz_rng r = {42 + (uint64_t)t};
+        uint8_t buf[512];
+        long n = 0;
+        double t0 = now(), el;
+        /* counters are per process: measure this target's share */
+        fuzz_counters before = *fuzz_report_counters();
+        do {
+            size_t len = (size_t)(fuzz_rng_next(&r) % sizeof buf);
+            for (size_t j = 0; j < len; j++)
+                buf[j] = (uint8_t)fuzz_rng_next(&r);
+            fuzz_run_one((fuzz_target_id)t, buf, len);
+            n++;
+        } while ((el = now() - t0) < budget);
+        const fuzz_counters *c = fuzz_report_counters();
+        double rate = (double)n / el;
+        printf("%-17s %9ld %10.0f %8.0f %s", fuzz_target_name(t), n, rate,
+               goal[t], goal[t] > 0 ? "" : "-");
+        if (goal[t] > 0)
+            printf("%.2fx", rate / goal[t]);
+        if (t == FUZZ_PARAMS && c->evaluated > before.evaluated)
+            printf("   validity %.1f %%",
+                   100.0 * (double)(c->accepted - before.accepted) /
+                       (double)(c->evaluated - before.evaluated));
+        printf("\n");
+    }
+    return 0;
+}

@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# Builds the fuzz targets under the OSS-Fuzz build contract, so OSS-Fuzz,
+# ClusterFuzzLite or Centipede can run them unchanged:
+#   $CC, $CFLAGS             compiler and flags (sanitizers and coverage come
+#                            from here: nothing is hard-coded)
+#   $LIB_FUZZING_ENGINE      the engine to link (-fsanitize=fuzzer for
+#                            libFuzzer, a library path for Centipede)
+#   $OUT                     where the binaries, dictionaries and seed
+#                            corpora go
+# Optional: $WORK (scratch; default $OUT/.build), $FIA_CMAKE_ARGS.
+# Produces $OUT/fuzz_{params,numeric,metamorphic}, their .dict and
+# _seed_corpus.zip (when zip exists), the replay drivers, and fiacheck
+# itself (so `$OUT/fiacheck fuzz` finds the targets beside it).
+set -euo pipefail
+src=$(cd "$(dirname "$0")/.." && pwd)
+: "${CC:?set CC (e.g. clang)}" "${OUT:?set OUT}"
+: "${LIB_FUZZING_ENGINE:?set LIB_FUZZING_ENGINE (e.g. -fsanitize=fuzzer)}"
+CFLAGS=${CFLAGS:-}
+work=${WORK:-$OUT/.build}/fiacheck-fuzz
+mkdir -p "$OUT" "$work"
+# shellcheck disable=SC2086
+cmake -S "$src" -B "$work" -DCMAKE_C_COMPILER="$CC" -DCMAKE_C_FLAGS="$CFLAGS" \
+      -DCMAKE_BUILD_TYPE=None -DFIA_FUZZ_ENGINE="$LIB_FUZZING_ENGINE" \
+      ${FIA_CMAKE_ARGS:-} >/dev/null
+cmake --build "$work" -j"$(nproc)" --target fiacheck \
+      fuzz_params fuzz_numeric fuzz_metamorphic \
+      fuzz_params_replay fuzz_numeric_replay fuzz_metamorphic_replay >/dev/null
+for t in params numeric metamorphic; do
+  cp "$work/fuzz_$t" "$work/fuzz_${t}_replay" "$OUT/"
+  if [ -f "$src/corpus/fuzz_$t/fuzz_$t.dict" ]; then
+    cp "$src/corpus/fuzz_$t/fuzz_$t.dict" "$OUT/"
+  fi
+  if command -v zip >/dev/null 2>&1; then
+    rm -f "$OUT/fuzz_${t}_seed_corpus.zip"
+    (cd "$src/corpus/fuzz_$t" && zip -q -j "$OUT/fuzz_${t}_seed_corpus.zip" \
+       $(ls | grep -v '\.dict$')) || true
+  fi
+done
+cp "$work/fiacheck" "$OUT/"

@@ -1,0 +1,284 @@
+/* Case building and layout geometry for the decoders, the metamorphic
+ * relation and the minimizer. */
+#include <stdlib.h>
+#include <string.h>
+#include "fuzz/fuzz_internal.h"
+
+static void spec_clear(fia_tensor_spec *sp)
+{
+    free(sp->t);
+    free(sp->gen.values);
+    memset(sp, 0, sizeof *sp);
+}
+
+int fb_tensor_list(fia_case *c, fia_slot s, int count, fia_dtype dt, int ndim,
+                   const int64_t *shape)
+{
+    fia_tensor_spec *sp = &c->tensors[s];
+    spec_clear(sp);
+    if (count < 1)
+        count = 1;
+    sp->t = calloc((size_t)count, sizeof *sp->t);
+    if (sp->t == NULL)
+        return -1;
+    sp->presence = FIA_PRESENT;
+    sp->count = count;
+    if (ndim < 0)
+        ndim = 0;
+    if (ndim > FIA_MAX_RANK)
+        ndim = FIA_MAX_RANK;
+    for (int i = 0; i < count; i++) {
+        sp->t[i].dtype = dt;
+        sp->t[i].ndim = ndim;
+        for (int k = 0; k < ndim; k++) /* the case format has no dim < 0 */
+            sp->t[i].shape[k] = shape[k] < 0 ? 0 : shape[k];
+    }
+    return 0;
+}
+
+int fb_tensor(fia_case *c, fia_slot s, fia_dtype dt, int ndim,
+              const int64_t *shape)
+{
+    return fb_tensor_list(c, s, 1, dt, ndim, shape);
+}
+
+void fb_null(fia_case *c, fia_slot s)
+{
+    spec_clear(&c->tensors[s]);
+    c->tensors[s].presence = FIA_NULL;
+}
+
+void fb_absent(fia_case *c, fia_slot s) { spec_clear(&c->tensors[s]); }
+
+void fb_values(fia_case *c, fia_slot s, double *values, int64_t n)
+{
+    fia_gen *g = &c->tensors[s].gen;
+    free(g->values);
+    memset(g, 0, sizeof *g);
+    g->kind = FIA_GEN_VALUES;
+    g->values = values;
+    g->n_values = n;
+}
+
+void fb_gen(fia_case *c, fia_slot s, fia_gen_kind k, double a, double b)
+{
+    fia_gen *g = &c->tensors[s].gen;
+    free(g->values);
+    memset(g, 0, sizeof *g);
+    g->kind = k;
+    g->a = a;
+    g->b = b;
+}
+
+int fb_array(fia_case *c, fia_array a, int64_t count, const int64_t *v)
+{
+    fia_int_array_spec *sp = &c->arrays[a];
+    free(sp->values);
+    memset(sp, 0, sizeof *sp);
+    sp->presence = FIA_PRESENT;
+    if (count > 0) {
+        sp->values = malloc((size_t)count * sizeof *v);
+        if (sp->values == NULL) {
+            sp->presence = FIA_ABSENT;
+            return -1;
+        }
+        memcpy(sp->values, v, (size_t)count * sizeof *v);
+    }
+    sp->count = count;
+    return 0;
+}
+
+void fb_array_null(fia_case *c, fia_array a)
+{
+    free(c->arrays[a].values);
+    memset(&c->arrays[a], 0, sizeof c->arrays[a]);
+    c->arrays[a].presence = FIA_NULL;
+}
+
+void fb_array_absent(fia_case *c, fia_array a)
+{
+    free(c->arrays[a].values);
+    memset(&c->arrays[a], 0, sizeof c->arrays[a]);
+}
+
+void fb_attr(fia_case *c, fia_attr a, int64_t v)
+{
+    fia_attrs *at = &c->attrs;
+    switch (a) {
+    case FIA_ATTR_NUM_HEADS: at->num_heads = v; break;
+    case FIA_ATTR_PRE_TOKENS: at->pre_tokens = v; break;
+    case FIA_ATTR_NEXT_TOKENS: at->next_tokens = v; break;
+    case FIA_ATTR_NUM_KEY_VALUE_HEADS: at->num_key_value_heads = v; break;
+    case FIA_ATTR_SPARSE_MODE: at->sparse_mode = v; break;
+    case FIA_ATTR_INNER_PRECISE: at->inner_precise = v; break;
+    case FIA_ATTR_BLOCK_SIZE: at->block_size = v; break;
+    case FIA_ATTR_ANTIQUANT_MODE: at->antiquant_mode = v; break;
+    case FIA_ATTR_KEY_ANTIQUANT_MODE: at->key_antiquant_mode = v; break;
+    case FIA_ATTR_VALUE_ANTIQUANT_MODE: at->value_antiquant_mode = v; break;
+    case FIA_ATTR_QUERY_QUANT_MODE: at->query_quant_mode = v; break;
+    case FIA_ATTR_SOFTMAX_LSE_FLAG: at->softmax_lse_flag = v != 0; break;
+    default: return;
+    }
+    c->attr_given |= 1u << a;
+}
+
+void fb_scale(fia_case *c, double scale)
+{
+    c->attrs.scale = scale;
+    c->attr_given |= 1u << FIA_ATTR_SCALE;
+}
+
+void fb_layout(fia_case *c, const char *layout)
+{
+    snprintf(c->attrs.input_layout, sizeof c->attrs.input_layout, "%s",
+             layout);
+    c->attr_given |= 1u << FIA_ATTR_INPUT_LAYOUT;
+}
+
+void fb_lse_flag(fia_case *c, int on) { fb_attr(c, FIA_ATTR_SOFTMAX_LSE_FLAG, on); }
+
+/* ---- geometry ------------------------------------------------------------ */
+
+static const char *const layout_names[] = {"BSH", "BSND", "BNSD", "BNSD_BSND"};
+
+fz_layout fz_layout_of(const char *name)
+{
+    for (int i = 0; i < 4; i++)
+        if (strcmp(name, layout_names[i]) == 0)
+            return (fz_layout)i;
+    return FZ_OTHER;
+}
+
+const char *fz_layout_name(fz_layout l)
+{
+    return l < FZ_OTHER ? layout_names[l] : "?";
+}
+
+fz_layout fz_out_layout(fz_layout l) { return l == FZ_BNSD_BSND ? FZ_BSND : l; }
+
+int fz_shape(fz_layout l, int64_t B, int64_t N, int64_t S, int64_t D,
+             int64_t *shape)
+{
+    switch (l) {
+    case FZ_BSH:
+        shape[0] = B, shape[1] = S, shape[2] = N * D;
+        return 3;
+    case FZ_BSND:
+        shape[0] = B, shape[1] = S, shape[2] = N, shape[3] = D;
+        return 4;
+    default:
+        shape[0] = B, shape[1] = N, shape[2] = S, shape[3] = D;
+        return 4;
+    }
+}
+
+int64_t fz_index(fz_layout l, int64_t B, int64_t N, int64_t S, int64_t D,
+                 int64_t b, int64_t n, int64_t s, int64_t d)
+{
+    (void)B;
+    if (l == FZ_BSH || l == FZ_BSND)
+        return ((b * S + s) * N + n) * D + d;
+    return ((b * N + n) * S + s) * D + d;
+}
+
+static int single(const fia_tensor_spec *sp)
+{
+    return sp->presence == FIA_PRESENT && sp->count == 1;
+}
+
+int fz_geom_of(const fia_case *c, fz_geom *g)
+{
+    memset(g, 0, sizeof *g);
+    g->layout = fz_layout_of(c->attrs.input_layout);
+    const fia_tensor_spec *q = &c->tensors[FIA_SLOT_QUERY];
+    const fia_tensor_spec *k = &c->tensors[FIA_SLOT_KEY];
+    const fia_tensor_spec *v = &c->tensors[FIA_SLOT_VALUE];
+    if (g->layout == FZ_OTHER || !single(q) || !single(k) || !single(v))
+        return -1;
+    const fia_tensor *qt = q->t, *kt = k->t, *vt = v->t;
+    if (kt->ndim != vt->ndim)
+        return -1;
+    for (int i = 0; i < kt->ndim; i++)
+        if (kt->shape[i] != vt->shape[i])
+            return -1;
+    int64_t N = c->attrs.num_heads, KV_N = c->attrs.num_key_value_heads;
+    if (KV_N == 0)
+        KV_N = N;
+    if (N <= 0 || KV_N <= 0)
+        return -1;
+    g->N = N, g->KV_N = KV_N;
+    if (g->layout == FZ_BSH) {
+        if (qt->ndim != 3 || kt->ndim != 3 || qt->shape[2] % N ||
+            kt->shape[2] % KV_N)
+            return -1;
+        g->B = qt->shape[0], g->Q_S = qt->shape[1], g->D = qt->shape[2] / N;
+        g->KV_S = kt->shape[1];
+        if (kt->shape[2] / KV_N != g->D || kt->shape[0] != g->B)
+            return -1;
+        return 0;
+    }
+    if (qt->ndim != 4 || kt->ndim != 4)
+        return -1;
+    int sa = g->layout == FZ_BSND ? 1 : 2, na = g->layout == FZ_BSND ? 2 : 1;
+    g->B = qt->shape[0], g->Q_S = qt->shape[sa], g->D = qt->shape[3];
+    g->KV_S = kt->shape[sa];
+    if (qt->shape[na] != N || kt->shape[na] != KV_N || kt->shape[3] != g->D ||
+        kt->shape[0] != g->B)
+        return -1;
+    return 0;
+}
+
+static int64_t eff_len(const fia_int_array_spec *a, int64_t b, int64_t dflt)
+{
+    if (a->presence != FIA_PRESENT || a->count == 0)
+        return dflt;
+    return a->count == 1 ? a->values[0] : b < a->count ? a->values[b] : dflt;
+}
+
+int64_t fz_q_len(const fia_case *c, const fz_geom *g, int64_t b)
+{
+    if (g->Q_S == 1)
+        return 1;
+    return eff_len(&c->arrays[FIA_ARR_ACTUAL_SEQ_LENGTHS], b, g->Q_S);
+}
+
+int64_t fz_kv_len(const fia_case *c, const fz_geom *g, int64_t b)
+{
+    return eff_len(&c->arrays[FIA_ARR_ACTUAL_SEQ_LENGTHS_KV], b, g->KV_S);
+}
+
+double *fz_slot_data(const fia_case *c, fia_slot s, int64_t *n)
+{
+    fia_case_data d;
+    fia_case_error err;
+    *n = 0;
+    if (c->tensors[s].presence != FIA_PRESENT)
+        return NULL;
+    /* A view of c with only slot s: its data depends on the seed, the slot,
+     * its generator and shape only, so the others need not be made. */
+    fia_case view = *c;
+    for (int k = 0; k < FIA_SLOT_COUNT; k++)
+        if (k != (int)s)
+            view.tensors[k].presence =
+                k == FIA_SLOT_ATTENTION_OUT || k == FIA_SLOT_SOFTMAX_LSE ||
+                k == FIA_SLOT_QUERY || k == FIA_SLOT_KEY || k == FIA_SLOT_VALUE
+                    ? FIA_NULL : FIA_ABSENT;
+    if (fia_case_materialize(&view, 1, &d, &err) != 0)
+        return NULL;
+    double *out = NULL;
+    int64_t total = 0;
+    for (int i = 0; i < d.n[s]; i++)
+        total += fia_tensor_numel(&d.t[s][i]);
+    out = malloc((size_t)(total > 0 ? total : 1) * sizeof *out);
+    if (out != NULL) {
+        int64_t k = 0;
+        for (int i = 0; i < d.n[s]; i++) {
+            int64_t m = fia_tensor_numel(&d.t[s][i]);
+            for (int64_t j = 0; j < m; j++)
+                out[k++] = fia_load_as_double(d.t[s][i].dtype, d.t[s][i].data, j);
+        }
+        *n = total;
+    }
+    fia_case_data_free(&d);
+    return out;
+}

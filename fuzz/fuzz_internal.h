@@ -1,0 +1,58 @@
+/* fuzz/: helpers shared by the decoders, the metamorphic relation and the
+ * minimizer (not part of the public fuzz.h). */
+#ifndef FIA_FUZZ_INTERNAL_H
+#define FIA_FUZZ_INTERNAL_H
+
+#include "fuzz/fuzz.h"
+
+/* Case building.  Each setter replaces what the slot held; all return 0 or
+ * -1 on nomem (the case stays valid to free). */
+int fb_tensor(fia_case *c, fia_slot s, fia_dtype dt, int ndim,
+              const int64_t *shape);
+int fb_tensor_list(fia_case *c, fia_slot s, int count, fia_dtype dt, int ndim,
+                   const int64_t *shape);
+void fb_null(fia_case *c, fia_slot s);
+void fb_absent(fia_case *c, fia_slot s);
+/* Takes ownership of values (n elements). */
+void fb_values(fia_case *c, fia_slot s, double *values, int64_t n);
+void fb_gen(fia_case *c, fia_slot s, fia_gen_kind k, double a, double b);
+int fb_array(fia_case *c, fia_array a, int64_t count, const int64_t *v);
+void fb_array_null(fia_case *c, fia_array a);
+void fb_array_absent(fia_case *c, fia_array a);
+void fb_attr(fia_case *c, fia_attr a, int64_t v);   /* integer attributes */
+void fb_scale(fia_case *c, double scale);
+void fb_layout(fia_case *c, const char *layout);
+void fb_lse_flag(fia_case *c, int on);
+
+/* Logical geometry of a case whose layout is one of the four documented
+ * ones and whose query/key/value shapes follow it. */
+typedef enum fz_layout { FZ_BSH, FZ_BSND, FZ_BNSD, FZ_BNSD_BSND, FZ_OTHER } fz_layout;
+fz_layout fz_layout_of(const char *name);
+const char *fz_layout_name(fz_layout l);
+
+typedef struct fz_geom {
+    fz_layout layout;
+    int64_t B, N, KV_N, Q_S, KV_S, D;
+} fz_geom;
+
+/* 0 when the case's query/key/value agree with its layout and attributes
+ * (single tensors, key == value shape); -1 otherwise. */
+int fz_geom_of(const fia_case *c, fz_geom *g);
+/* Shape of a tensor of (b, n, s, d) in layout l (BSH folds N*D). */
+int fz_shape(fz_layout l, int64_t B, int64_t N, int64_t S, int64_t D,
+             int64_t *shape);
+/* Flat index of element (b, n, s, d) in layout l. */
+int64_t fz_index(fz_layout l, int64_t B, int64_t N, int64_t S, int64_t D,
+                 int64_t b, int64_t n, int64_t s, int64_t d);
+/* Output layout of an input layout (BNSD_BSND -> BSND). */
+fz_layout fz_out_layout(fz_layout l);
+
+/* Per-batch effective lengths as docs/semantics.md defines them. */
+int64_t fz_q_len(const fia_case *c, const fz_geom *g, int64_t b);
+int64_t fz_kv_len(const fia_case *c, const fz_geom *g, int64_t b);
+
+/* The data of a slot as doubles (materialized from the case's generators),
+ * or NULL (absent, nomem, too large).  *n receives the count. */
+double *fz_slot_data(const fia_case *c, fia_slot s, int64_t *n);
+
+#endif

@@ -1,0 +1,347 @@
+/* fuzz_metamorphic: one problem expressed two ways must give the same
+ * answer.  A transform rewrites a case into an equivalent one (same data,
+ * another layout; K/V heads repeated instead of GQA; a length-1 sequence-
+ * length array written out per batch; a sparse mode as the equivalent
+ * explicit mask under sparse mode 0 or 1).  Both forms are run through
+ * fast/ and their outputs compared element by element in the canonical
+ * BNSD order, over the rows the documents define (i < q_len). */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include "fia/fast.h"
+#include "fuzz/fuzz_internal.h"
+
+static void drop_attr(fia_case *c, fia_attr a, int64_t dflt)
+{
+    if (a == FIA_ATTR_PRE_TOKENS)
+        c->attrs.pre_tokens = dflt;
+    else if (a == FIA_ATTR_NEXT_TOKENS)
+        c->attrs.next_tokens = dflt;
+    c->attr_given &= ~(1u << a);
+}
+
+/* q/k/v data of c permuted into layout l2, with KV heads repeated rep times
+ * (rep = N / KV_N for "mha", else 1). */
+static int relayout(const fia_case *c, const fz_geom *g, fz_layout l2,
+                    int mha, fia_case *out)
+{
+    static const fia_slot slots[] = {FIA_SLOT_QUERY, FIA_SLOT_KEY, FIA_SLOT_VALUE};
+    fz_layout l1 = g->layout == FZ_BNSD_BSND ? FZ_BNSD : g->layout;
+    fz_layout l2in = l2 == FZ_BNSD_BSND ? FZ_BNSD : l2;
+    for (int t = 0; t < 3; t++) {
+        int64_t n = 0;
+        double *src = fz_slot_data(c, slots[t], &n);
+        if (src == NULL)
+            return -1;
+        int64_t H = t == 0 ? g->N : g->KV_N, H2 = t == 0 || !mha ? H : g->N;
+        int64_t S = t == 0 ? g->Q_S : g->KV_S, grp = g->N / g->KV_N;
+        int64_t total = g->B * H2 * S * g->D;
+        double *dst = calloc((size_t)(total > 0 ? total : 1), sizeof *dst);
+        if (dst == NULL) {
+            free(src);
+            return -1;
+        }
+        for (int64_t b = 0; b < g->B; b++)
+            for (int64_t h = 0; h < H2; h++)
+                for (int64_t s = 0; s < S; s++)
+                    for (int64_t d = 0; d < g->D; d++) {
+                        int64_t hs = H2 != H ? h / grp : h;
+                        dst[fz_index(l2in, g->B, H2, S, g->D, b, h, s, d)] =
+                            src[fz_index(l1, g->B, H, S, g->D, b, hs, s, d)];
+                    }
+        free(src);
+        int64_t sh[4];
+        int nd = fz_shape(l2in, g->B, H2, S, g->D, sh);
+        fia_dtype dt = c->tensors[slots[t]].t[0].dtype;
+        if (fb_tensor(out, slots[t], dt, nd, sh) != 0) {
+            free(dst);
+            return -1;
+        }
+        fb_values(out, slots[t], dst, total);
+    }
+    fb_layout(out, fz_layout_name(l2));
+    if (mha)
+        fb_attr(out, FIA_ATTR_NUM_KEY_VALUE_HEADS, g->N);
+    return 0;
+}
+
+static int64_t clamp32(int64_t x)
+{
+    return x > 2147483647LL ? 2147483647LL : x < -2147483648LL ? -2147483648LL : x;
+}
+
+/* The explicit [B, Q_S, KV_S] mask equivalent to c's sparse mode. */
+static int sparse_to_mask(const fia_case *c, const fz_geom *g, int mode2,
+                          fia_case *out)
+{
+    int64_t sm = c->attrs.sparse_mode;
+    const fia_tensor_spec *ms = &c->tensors[FIA_SLOT_ATTEN_MASK];
+    int have_mask = ms->presence == FIA_PRESENT;
+    if (g->Q_S == 1 || !have_mask || sm < 0 || sm > 4 || sm == 1)
+        return -1;
+    if (sm == 0 && !(c->attr_given & ((1u << FIA_ATTR_PRE_TOKENS) |
+                                      (1u << FIA_ATTR_NEXT_TOKENS))))
+        return -1;
+    double *old = NULL;
+    int64_t on = 0, orows = 0, ocols = 0, ob = 0;
+    if (sm == 0) {
+        old = fz_slot_data(c, FIA_SLOT_ATTEN_MASK, &on);
+        const fia_tensor *mt = &ms->t[0];
+        if (old == NULL || mt->ndim < 2)
+            return free(old), -1;
+        orows = mt->shape[mt->ndim - 2], ocols = mt->shape[mt->ndim - 1];
+        ob = mt->ndim >= 3 && mt->shape[0] == g->B && g->B > 1;
+    }
+    int64_t n = g->B * g->Q_S * g->KV_S;
+    double *m = calloc((size_t)(n > 0 ? n : 1), sizeof *m);
+    if (m == NULL)
+        return free(old), -1;
+    int64_t pre = clamp32(c->attrs.pre_tokens), next = clamp32(c->attrs.next_tokens);
+    for (int64_t b = 0; b < g->B; b++) {
+        int64_t off = fz_kv_len(c, g, b) - fz_q_len(c, g, b);
+        for (int64_t i = 0; i < g->Q_S; i++)
+            for (int64_t j = 0; j < g->KV_S; j++) {
+                int in;
+                switch (sm) {
+                case 0:
+                    in = old[((ob ? b : 0) * orows + i) * ocols + j] == 0 &&
+                         j >= i - pre && j <= i + next;
+                    break;
+                case 2: in = j <= i; break;
+                case 3: in = j <= i + off; break;
+                default: in = j >= i + off - pre && j <= i + off + next; break;
+                }
+                m[(b * g->Q_S + i) * g->KV_S + j] = !in;
+            }
+    }
+    free(old);
+    int64_t sh[3] = {g->B, g->Q_S, g->KV_S};
+    if (fb_tensor(out, FIA_SLOT_ATTEN_MASK, FIA_DT_BOOL, 3, sh) != 0)
+        return free(m), -1;
+    fb_values(out, FIA_SLOT_ATTEN_MASK, m, n);
+    fb_attr(out, FIA_ATTR_SPARSE_MODE, mode2);
+    drop_attr(out, FIA_ATTR_PRE_TOKENS, 2147483647LL);
+    drop_attr(out, FIA_ATTR_NEXT_TOKENS, 2147483647LL);
+    return 0;
+}
+
+int fuzz_meta_transform(const fia_case *c, const char *transform,
+                        fia_case *out)
+{
+    fz_geom g;
+    fia_case_init(out);
+    if (fz_geom_of(c, &g) != 0 || fia_case_copy(out, c) != 0)
+        return -1;
+    int rc = -1;
+    if (strncmp(transform, "layout=", 7) == 0) {
+        fz_layout l2 = fz_layout_of(transform + 7);
+        if (l2 != FZ_OTHER && l2 != g.layout &&
+            !(l2 == FZ_BNSD_BSND && g.Q_S == 1))
+            rc = relayout(c, &g, l2, 0, out);
+    } else if (strcmp(transform, "mha") == 0) {
+        if (g.KV_N != g.N)
+            rc = relayout(c, &g, g.layout, 1, out);
+    } else if (strcmp(transform, "seqlen-expand") == 0) {
+        for (int a = 0; a < 2 && g.B > 1; a++) {
+            fia_int_array_spec *sp = &out->arrays[a];
+            if (sp->presence == FIA_PRESENT && sp->count == 1) {
+                int64_t v[64];
+                for (int64_t b = 0; b < g.B && b < 64; b++)
+                    v[b] = sp->values[0];
+                fb_array(out, (fia_array)a, g.B < 64 ? g.B : 64, v);
+                rc = 0;
+            }
+        }
+    } else if (strncmp(transform, "sparse-to-mask=", 15) == 0) {
+        rc = sparse_to_mask(c, &g, transform[15] == '1' ? 1 : 0, out);
+    }
+    if (rc != 0)
+        fia_case_free(out);
+    return rc;
+}
+
+/* fast/'s outputs of one form, in canonical BNSD order. */
+typedef struct form_out {
+    fia_tensor out, lse;     /* out: [B,N,Q_S,D] in the output dtype */
+    double *out_d, *lse_d;
+    int has_lse;
+} form_out;
+
+static void form_free(form_out *o)
+{
+    free(o->out.data);
+    free(o->lse.data);
+    free(o->out_d);
+    free(o->lse_d);
+    memset(o, 0, sizeof *o);
+}
+
+static fia_status run_form(const fia_case *c, fia_profile p, form_out *o,
+                           char *msg, size_t len)
+{
+    fia_case_data d;
+    fia_case_error err;
+    fz_geom geom, *g = &geom;
+    memset(o, 0, sizeof *o);
+    if (fz_geom_of(c, g) != 0) {
+        snprintf(msg, len, "the form does not follow its layout");
+        return FIA_ERR_NOMEM;
+    }
+    if (fia_case_materialize(c, 1, &d, &err) != 0) {
+        snprintf(msg, len, "%s", err.msg);
+        return FIA_ERR_NOMEM;
+    }
+    fia_status st = fia_call_fast(c, &d, p, 1, msg, len);
+    const fia_tensor *ot = d.t[FIA_SLOT_ATTENTION_OUT];
+    const fia_tensor *lt = d.t[FIA_SLOT_SOFTMAX_LSE];
+    int64_t n = g->B * g->N * g->Q_S * g->D, nl = g->B * g->N * g->Q_S;
+    if (st == FIA_OK && ot != NULL && fia_tensor_numel(ot) == n) {
+        fz_layout lo = fz_out_layout(g->layout);
+        o->out.dtype = ot->dtype;
+        o->out.ndim = 4;
+        int64_t sh[4] = {g->B, g->N, g->Q_S, g->D};
+        memcpy(o->out.shape, sh, sizeof sh);
+        o->out.data = calloc((size_t)(n > 0 ? n : 1), 2);
+        o->out_d = calloc((size_t)(n > 0 ? n : 1), sizeof(double));
+        for (int64_t b = 0; b < g->B && o->out.data && o->out_d; b++)
+            for (int64_t h = 0; h < g->N; h++)
+                for (int64_t i = 0; i < g->Q_S; i++)
+                    for (int64_t k = 0; k < g->D; k++) {
+                        int64_t ci = ((b * g->N + h) * g->Q_S + i) * g->D + k;
+                        double x = fia_load_as_double(ot->dtype, ot->data,
+                            fz_index(lo, g->B, g->N, g->Q_S, g->D, b, h, i, k));
+                        fia_store_from_double(ot->dtype, o->out.data, ci, x);
+                        o->out_d[ci] = x;
+                    }
+        if (lt != NULL && fia_tensor_numel(lt) == nl) {
+            o->has_lse = 1;
+            o->lse = *lt;
+            o->lse.data = malloc((size_t)(nl > 0 ? nl : 1) * 4);
+            o->lse_d = calloc((size_t)(nl > 0 ? nl : 1), sizeof(double));
+            if (o->lse.data && o->lse_d) {
+                memcpy(o->lse.data, lt->data, (size_t)nl * 4);
+                for (int64_t i = 0; i < nl; i++)
+                    o->lse_d[i] = fia_load_as_double(FIA_DT_FP32, lt->data, i);
+            }
+        }
+    } else if (st == FIA_OK) {
+        snprintf(msg, len, "attention_out has an unexpected size");
+        st = FIA_ERR_RUNTIME_ERROR;
+    }
+    fia_case_data_free(&d);
+    return st;
+}
+
+static void transform_tag(const char *t, const fz_geom *g, char *buf, size_t len)
+{
+    if (strncmp(t, "layout=", 7) == 0)
+        snprintf(buf, len, "layout:%s>%s", fz_layout_name(g->layout), t + 7);
+    else
+        snprintf(buf, len, "%s", t);
+}
+
+void fuzz_meta_check(const fia_case *c, const char *transform,
+                     fia_profile profile, fuzz_meta_result *r)
+{
+    memset(r, 0, sizeof *r);
+    r->worst_index = -1;
+    fz_geom g;
+    fia_case c2;
+    if (fz_geom_of(c, &g) != 0 || fuzz_meta_transform(c, transform, &c2) != 0)
+        return;
+    fia_check_options o;
+    fia_check_options_default(&o);
+    o.profile = profile;
+    o.status_only = 1;
+    static fia_check_result cr[2];
+    const fia_case *forms[2] = {c, &c2};
+    for (int k = 0; k < 2; k++) {
+        fia_check_case(forms[k], &o, &cr[k]);
+        if (fia_verdict_is_finding(cr[k].v)) {
+            r->applicable = 1;
+            r->finding = 1;
+            snprintf(r->kind, sizeof r->kind, "%s", fia_verdict_name(cr[k].v));
+            fuzz_signature(forms[k], &cr[k], profile, r->signature,
+                           sizeof r->signature);
+            snprintf(r->message, sizeof r->message, "form %c: %.480s",
+                     k ? 'B' : 'A', cr[k].message);
+            fia_case_free(&c2);
+            return;
+        }
+        if (!cr[k].evaluated || !cr[k].ov.accept || cr[k].v != FIA_V_PASS) {
+            fia_case_free(&c2);
+            return;
+        }
+    }
+    r->applicable = 1;
+    form_out fa, fb;
+    char ma[256], mb[256], tag[64], fs[128];
+    fia_status sa = run_form(c, profile, &fa, ma, sizeof ma);
+    fia_status sb = run_form(&c2, profile, &fb, mb, sizeof mb);
+    transform_tag(transform, &g, tag, sizeof tag);
+    fuzz_feature_set(c, fs, sizeof fs);
+    snprintf(r->kind, sizeof r->kind, "metamorphic");
+    snprintf(r->signature, sizeof r->signature, "metamorphic|%s|%s|%s|%s", tag,
+             fs, fia_dtype_name(c->tensors[FIA_SLOT_QUERY].t[0].dtype),
+             fz_layout_name(g.layout));
+    if (sa != FIA_OK || sb != FIA_OK || !fa.out_d || !fb.out_d) {
+        r->finding = 1;
+        snprintf(r->message, sizeof r->message, "phase two failed: A %d %.200s; "
+                 "B %d %.200s", sa, ma, sb, mb);
+        goto done;
+    }
+    /* padding rows (i >= q_len) are unspecified */
+    int64_t nrows = g.B * g.N * g.Q_S;
+    uint8_t *unspec = calloc((size_t)(nrows * g.D + 1), 1);
+    uint8_t *lunspec = calloc((size_t)(nrows + 1), 1);
+    if (unspec == NULL || lunspec == NULL) {
+        free(unspec);
+        free(lunspec);
+        r->applicable = 0;
+        goto done;
+    }
+    for (int64_t b = 0; b < g.B; b++)
+        for (int64_t h = 0; h < g.N; h++)
+            for (int64_t i = fz_q_len(c, &g, b); i < g.Q_S; i++) {
+                int64_t row = (b * g.N + h) * g.Q_S + i;
+                lunspec[row] = 1;
+                memset(unspec + row * g.D, 1, (size_t)g.D);
+            }
+    fia_tolerance tol = fia_tolerance_default(fa.out.dtype,
+                                              (c->attrs.inner_precise & 1) == 0);
+    tol.max_ulp *= 2, tol.rtol *= 2, tol.atol *= 2; /* two kernels' errors */
+    fia_compare_result m;
+    int bad = fia_compare_tensor(&fa.out, fa.out_d, unspec, &fb.out, &tol, &m) != 0 ||
+              !m.pass || m.n_nan_leak > 0;
+    r->max_ulp = m.max_ulp;
+    if (bad) {
+        r->finding = 1;
+        r->worst_index = m.worst_index;
+        r->worst_a = m.worst_ref, r->worst_b = m.worst_got;
+        snprintf(r->message, sizeof r->message, "%s: attention_out differs in "
+                 "%lld of %lld elements (max %.3g ulp; worst at BNSD index %lld: "
+                 "A %.9g, B %.9g)", transform, (long long)(m.n_fail + m.n_nan_leak),
+                 (long long)m.n_compared, m.max_ulp, (long long)m.worst_index,
+                 m.worst_ref, m.worst_got);
+    } else if (fa.has_lse && fb.has_lse && fa.lse_d && fb.lse_d) {
+        fia_tolerance lt = fia_tolerance_default(FIA_DT_FP32, 1);
+        lt.max_ulp *= 2, lt.rtol *= 2, lt.atol *= 2;
+        if (fia_compare_tensor(&fa.lse, fa.lse_d, lunspec, &fb.lse, &lt, &m) != 0 ||
+            !m.pass || m.n_nan_leak > 0) {
+            r->finding = 1;
+            r->worst_index = m.worst_index;
+            r->worst_a = m.worst_ref, r->worst_b = m.worst_got;
+            snprintf(r->message, sizeof r->message, "%s: softmax_lse differs in "
+                     "%lld of %lld elements (worst at %lld: A %.9g, B %.9g)",
+                     transform, (long long)(m.n_fail + m.n_nan_leak),
+                     (long long)m.n_compared, (long long)m.worst_index,
+                     m.worst_ref, m.worst_got);
+        }
+    }
+    free(unspec);
+    free(lunspec);
+done:
+    form_free(&fa);
+    form_free(&fb);
+    fia_case_free(&c2);
+}

@@ -1,0 +1,141 @@
+/* A driver without libFuzzer: replays files and directories (a corpus)
+ * through one target, for gcc builds and the test suite.
+ *
+ *   fuzz_params_replay [--fail-on-finding] [--random N [--seed S]] PATH...
+ *
+ * --random N also runs N inputs of random bytes.  Exit 0, or 1 with
+ * --fail-on-finding when a finding was reported, 2 on bad usage. */
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include "fuzz/fdp.h"
+#include "fuzz/fuzz.h"
+
+#ifndef FUZZ_TARGET_ID
+#error "FUZZ_TARGET_ID must be defined"
+#endif
+
+static long n_inputs;
+
+static int run_file(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    if (f == NULL) {
+        fprintf(stderr, "cannot open %s\n", path);
+        return -1;
+    }
+    size_t cap = 4096, n = 0;
+    uint8_t *buf = malloc(cap);
+    size_t got;
+    while (buf != NULL && (got = fread(buf + n, 1, cap - n, f)) > 0) {
+        n += got;
+        if (n == cap) {
+            uint8_t *nb = realloc(buf, cap *= 2);
+            if (nb == NULL) {
+                free(buf);
+                buf = NULL;
+            } else {
+                buf = nb;
+            }
+        }
+    }
+    fclose(f);
+    if (buf == NULL)
+        return -1;
+    fuzz_run_one((fuzz_target_id)FUZZ_TARGET_ID, buf, n);
+    n_inputs++;
+    free(buf);
+    return 0;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static int run_path(const char *path)
+{
+    struct stat st;
+    if (stat(path, &st) != 0) {
+        fprintf(stderr, "no such file or directory: %s\n", path);
+        return -1;
+    }
+    if (!S_ISDIR(st.st_mode))
+        return run_file(path);
+    DIR *d = opendir(path);
+    if (d == NULL)
+        return -1;
+    char **names = NULL;
+    size_t n = 0, cap = 0;
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL) {
+        if (e->d_name[0] == '.' || strstr(e->d_name, ".dict") != NULL)
+            continue;
+        if (n == cap) {
+            char **nn = realloc(names, (cap = cap ? cap * 2 : 64) * sizeof *names);
+            if (nn == NULL)
+                break;
+            names = nn;
+        }
+        size_t len = strlen(path) + strlen(e->d_name) + 2;
+        if ((names[n] = malloc(len)) != NULL)
+            snprintf(names[n++], len, "%s/%s", path, e->d_name);
+    }
+    closedir(d);
+    if (n > 0)
+        qsort(names, n, sizeof *names, cmp_str);
+    int rc = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (run_path(names[i]) != 0)
+            rc = -1;
+        free(names[i]);
+    }
+    free(names);
+    return rc;
+}
+
+int main(int argc, char **argv)
+{
+    int fail_on_finding = 0, rc = 0;
+    long random_n = 0;
+    unsigned long long seed = 1;
+    fuzz_report_init((fuzz_target_id)FUZZ_TARGET_ID);
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--fail-on-finding") == 0) {
+            fail_on_finding = 1;
+        } else if (strcmp(argv[i], "--random") == 0 && i + 1 < argc) {
+            random_n = atol(argv[++i]);
+        } else if (strcmp(argv[i], "--seed") == 0 && i + 1 < argc) {
+            seed = strtoull(argv[++i], NULL, 10);
+        } else if (argv[i][0] == '-') {
+            /* libFuzzer-style flags (-runs=..., -dict=...) are ignored */
+            if (argv[i][1] != '-' && strchr(argv[i], '=') != NULL)
+                continue;
+            fprintf(stderr, "usage: %s [--fail-on-finding] [--random N "
+                    "[--seed S]] PATH...\n", argv[0]);
+            return 2;
+        } else if (run_path(argv[i]) != 0) {
+            rc = 2;
+        }
+    }
+    fuzz_rng r = {seed};
+    uint8_t buf[512];
+    for (long k = 0; k < random_n; k++) {
+        size_t n = (size_t)(fuzz_rng_next(&r) % sizeof buf);
+        for (size_t j = 0; j < n; j++)
+            buf[j] = (uint8_t)fuzz_rng_next(&r);
+        fuzz_run_one((fuzz_target_id)FUZZ_TARGET_ID, buf, n);
+        n_inputs++;
+    }
+    const fuzz_counters *c = fuzz_report_counters();
+    printf("%s: %ld inputs, %lld judged, %lld accepted by the rules, "
+           "%lld skipped, %lld findings\n", fuzz_target_name(FUZZ_TARGET_ID),
+           n_inputs, (long long)c->evaluated, (long long)c->accepted,
+           (long long)c->skipped, (long long)c->findings);
+    fuzz_report_flush();
+    if (rc)
+        return rc;
+    return fail_on_finding && c->findings > 0 ? 1 : 0;
+}

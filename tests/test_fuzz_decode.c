@@ -1,0 +1,110 @@
+/* The fuzz decoders: never crash on random bytes, always give a printable
+ * case that parses back to the same case, fuzz_params' validity rate stays
+ * within 30-70 %, fuzz_numeric gives cases the rules accept, and every
+ * metamorphic transform gives a second form the rules accept. */
+#include <stdlib.h>
+#include <string.h>
+#include "check.h"
+#include "fuzz/fdp.h"
+#include "fuzz/fuzz.h"
+
+static size_t random_input(fuzz_rng *r, uint8_t *buf, size_t cap)
+{
+    size_t n = (size_t)(fuzz_rng_next(r) % cap);
+    for (size_t i = 0; i < n; i++)
+        buf[i] = (uint8_t)fuzz_rng_next(r);
+    return n;
+}
+
+static int round_trips(const fia_case *c)
+{
+    char *text = fia_case_to_string(c);
+    fia_case back;
+    fia_case_error err;
+    int ok = text != NULL && fia_case_parse_string(text, "t", &back, &err) == 0;
+    if (ok) {
+        ok = fia_case_equal(c, &back);
+        fia_case_free(&back);
+    }
+    free(text);
+    return ok;
+}
+
+int main(void)
+{
+    fuzz_rng r = {2024};
+    uint8_t buf[512];
+    int n = 4000, accepted = 0, rt_fail = 0;
+    for (int k = 0; k < n; k++) {
+        size_t len = random_input(&r, buf, sizeof buf);
+        fia_case c;
+        fuzz_decode_params(buf, len, &c);
+        fia_oracle_verdict v;
+        CHECK(fia_oracle_evaluate(&c, FIA_PROFILE_DOC, &v) == 0);
+        accepted += v.accept;
+        if (k % 8 == 0 && !round_trips(&c))
+            rt_fail++;
+        fia_case_free(&c);
+    }
+    double rate = (double)accepted / n;
+    printf("fuzz_params validity rate on random bytes: %.1f %%\n", 100 * rate);
+    CHECK_MSG(rate >= 0.30 && rate <= 0.70, "validity %.3f", rate);
+    CHECK_EQ_INT(rt_fail, 0);
+
+    /* short and empty inputs decode to something sane */
+    fia_case c;
+    fuzz_decode_params(NULL, 0, &c);
+    CHECK(c.tensors[FIA_SLOT_QUERY].presence == FIA_PRESENT);
+    fia_case_free(&c);
+
+    int num_ok = 0, nn = 300;
+    for (int k = 0; k < nn; k++) {
+        size_t len = random_input(&r, buf, sizeof buf);
+        fuzz_decode_numeric(buf, len, &c);
+        fia_oracle_verdict v;
+        fia_oracle_evaluate(&c, FIA_PROFILE_DOC, &v);
+        num_ok += v.accept;
+        if (k % 10 == 0)
+            CHECK(round_trips(&c));
+        fia_case_free(&c);
+    }
+    printf("fuzz_numeric: %d of %d accepted\n", num_ok, nn);
+    CHECK(num_ok >= nn * 97 / 100);
+
+    int applied = 0;
+    for (int k = 0; k < 150; k++) {
+        char t[64];
+        size_t len = random_input(&r, buf, sizeof buf);
+        fuzz_decode_metamorphic(buf, len, &c, t, sizeof t);
+        fia_case c2;
+        if (fuzz_meta_transform(&c, t, &c2) == 0) {
+            fia_oracle_verdict v;
+            fia_oracle_evaluate(&c2, FIA_PROFILE_DOC, &v);
+            CHECK_MSG(v.accept, "transform %s gives a rejected form", t);
+            applied++;
+            fia_case_free(&c2);
+        }
+        fia_case_free(&c);
+    }
+    printf("metamorphic: %d of 150 transformed\n", applied);
+    CHECK(applied >= 140);
+
+    /* the header of a finding's text */
+    fuzz_decode_numeric((const uint8_t *)"abc", 3, &c);
+    char *text = fuzz_finding_text(&c, FUZZ_METAMORPHIC, "cann", "metamorphic",
+                                   "sig|x", "layout=BSH");
+    char v[64];
+    fuzz_text_header(text, "transform", v, sizeof v);
+    CHECK(strcmp(v, "layout=BSH") == 0);
+    fuzz_text_header(text, "profile", v, sizeof v);
+    CHECK(strcmp(v, "cann") == 0);
+    fuzz_text_header(text, "nothing", v, sizeof v);
+    CHECK(v[0] == '\0');
+    fia_case back;
+    fia_case_error err;
+    CHECK(fia_case_parse_string(text, "t", &back, &err) == 0);
+    fia_case_free(&back);
+    free(text);
+    fia_case_free(&c);
+    return check_summary();
+}
