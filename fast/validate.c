@@ -264,7 +264,10 @@ static fia_status check_mask(const fast_args *a, fast_plan *p)
             REJECT("S_MASK_SHAPE", "atten_mask rank %d (Q_S = 1 takes "
                    "(B,KV_S), (B,1,KV_S) or (B,1,1,KV_S))", r);
         }
-        if (bdim != p->B || mid != 1 || rows < 1 || cols < p->KV_S)
+        /* 002 attenMaskOptional (Q_S = 1): (B,KV_S), (B,1,KV_S),
+         * (B,1,1,KV_S) — one row; a taller mask was found accepted by
+         * fuzz_params against MASK-007. */
+        if (bdim != p->B || mid != 1 || rows != 1 || cols < p->KV_S)
             REJECT("S_MASK_SHAPE", "atten_mask shape does not cover "
                    "(B=%lld, 1, KV_S=%lld)", (long long)p->B,
                    (long long)p->KV_S);
@@ -284,6 +287,18 @@ static fia_status check_semantics(const fast_args *a, fast_plan *p)
         REJECT("S_KV_LIST", "key/value lists must hold one tensor (have %d/%d)",
                (int)a->key->count, (int)a->value->count);
     const fia_tensor *k = a->key->tensors[0], *v = a->value->tensors[0];
+    int64_t qn, kn, vn, on;
+
+    /* 002 约束说明 入参为空的处理: an empty query returns at once, before
+     * any tiling check (layout, ranks) runs; RELEASED "Degenerate shapes":
+     * query empty with attention_out not empty is rejected.  Found by
+     * fuzz_params against the rule table (OUT-N01). */
+    if (shape_numel(q, &qn) && qn == 0) {
+        if (!shape_numel(out, &on) || on != 0)
+            REJECT("S_EMPTY_OUT", "query is empty but attention_out is not");
+        p->empty = true;
+        return FIA_OK;
+    }
 
     /* 002 inputLayout: BSH, BSND, BNSD, BNSD_BSND. */
     if (a->layout == NULL)
@@ -295,21 +310,12 @@ static fia_status check_semantics(const fast_args *a, fast_plan *p)
     else REJECT("S_LAYOUT", "input_layout \"%.32s\" not in {BSH, BSND, BNSD, "
                 "BNSD_BSND}", a->layout);
     int rank = p->layout == FAST_LAYOUT_BSH ? 3 : 4;
-    int64_t qn, kn, vn, on;
     if (q->ndim != rank || !shape_numel(q, &qn))
         REJECT("S_QUERY_SHAPE", "query must be a valid rank-%d tensor for %s",
                rank, a->layout);
     p->B = q->shape[0];
     p->Q_S = p->layout == FAST_LAYOUT_BSH || p->layout == FAST_LAYOUT_BSND
                  ? q->shape[1] : q->shape[2];
-    /* 002 约束说明 入参为空的处理: an empty query returns at once; RELEASED:
-     * query empty with attention_out not empty is rejected. */
-    if (qn == 0) {
-        if (!shape_numel(out, &on) || on != 0)
-            REJECT("S_EMPTY_OUT", "query is empty but attention_out is not");
-        p->empty = true;
-        return FIA_OK;
-    }
     if (k->ndim != rank || !shape_numel(k, &kn) || v->ndim != rank ||
         !shape_numel(v, &vn))
         REJECT("S_KV_SHAPE", "key/value must be valid rank-%d tensors for %s",
@@ -472,6 +478,11 @@ static fia_status check_semantics(const fast_args *a, fast_plan *p)
         REJECT("S_SPARSE_MODE", "sparse_mode %lld not in 0..4",
                (long long)a->sparse_mode);
     p->sparse_mode = prefill ? (int)a->sparse_mode : 0;
+    /* RELEASED: a float16 mask passes the registered list and tiling
+     * rejects it — by its dtype, so even an empty one (MASK-002). */
+    if (a->mask != NULL && a->mask->dtype == FIA_DT_FP16)
+        REJECT("S_MASK_DTYPE", "atten_mask fp16 is registered but not "
+               "supported (002 attenMaskOptional: BOOL/INT8/UINT8)");
     p->mask_given = present(a->mask); /* RELEASED: empty mask = absent */
     /* 002 sparseMode: mode 1 needs the full mask, 2/3/4 the compressed one
      * (约束说明: "不传入attenMask...报错"). */
