@@ -344,6 +344,17 @@ fia_status ref_problem_init(ref_problem *p, const fia_case *c,
     fia_status st = check_not_modeled(c, d, err, errlen);
     if (st != FIA_OK)
         return st;
+    /* 002 约束说明 入参为空的处理: an empty query returns at once, whatever
+     * the layout or the other shapes; nothing is written, so there is
+     * nothing to compute (RELEASED "Degenerate shapes"). */
+    if (fia_tensor_numel(p->q) == 0) {
+        if (fia_tensor_numel(p->out_t) != 0)
+            return fail(err, errlen, FIA_ERR_PARAM_INVALID,
+                        "query is empty but attention_out is not");
+        p->empty_query = 1;
+        p->out_dtype = p->out_t->dtype;
+        return FIA_OK;
+    }
     if (parse_layout(c->attrs.input_layout, &p->layout) != 0)
         return fail(err, errlen, FIA_ERR_PARAM_INVALID,
                     "unknown input_layout '%s'", c->attrs.input_layout);
