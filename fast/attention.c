@@ -1,16 +1,21 @@
-/* The loop framework: a blocked online-softmax (flash-attention style)
- * attention over tasks (b, n, block of FAST_QBLOCK query rows), each task
- * walking key blocks of FAST_KBLOCK.  The arithmetic on blocks lives in the
- * micro-kernels (kernel_*.c); this file decides which keys take part
- * (docs/semantics.md "Scores and which keys take part"), keeps the running
- * max and sum, and writes the outputs.
+/* One task of the blocked online-softmax (flash-attention style) attention:
+ * the query rows of a task (one or more heads of a GQA group x a block of
+ * query positions, all reading the same K/V rows: no copy of K/V) walk the
+ * keys they may use in blocks of FAST_KBLOCK.  Per block: K and V rows are
+ * widened to float once, S^T = K.Q^T (or the dot form for decode's few
+ * rows), one online-softmax step, acc = acc * alpha + P.V.  The arithmetic
+ * on blocks is in the micro-kernels (kernel_*.c); this file decides which
+ * keys take part (docs/semantics.md "Scores and which keys take part") and
+ * writes the outputs.  A decode task covers one KV split and leaves its
+ * partial (m, l, acc) for fast_merge_splits (flash-decoding).
  *
  * Numerics (RELEASED "Numeric pipeline"): s = (Q.K^T) * scale in float32;
- * p = exp(s - m) in float32, rounded to the input dtype before P.V when
- * round_p (fp16 high-performance, always for bf16); the row sum of the
- * unrounded p in double; P.V accumulated in float32; division by the row sum
- * at the end, one nearest-even rounding to the output dtype; lse = m +
- * log(sum) in double, rounded to float32. */
+ * p = exp(s - m) in float32 against the running max, rounded to the input
+ * dtype before P.V when round_p (fp16 high-performance, always for bf16);
+ * the row sum of the unrounded p in float32; P.V accumulated in float32;
+ * the division by the row sum at the end, in double, with one nearest-even
+ * rounding to the output dtype; lse = m + log(sum) in double, rounded to
+ * float32.  Splits merge as l = sum l_s e^(m_s - M), acc likewise. */
 #include <stdlib.h>
 #include "fast_internal.h"
 
@@ -20,27 +25,54 @@
  * masked row sees every score as this fill, so it is the mean of V. */
 #define FAST_MASK_FILL (-1e12)
 
+/* Keys ahead whose K/V rows are prefetched (one block). */
+#define FAST_PREFETCH 64
+
 typedef struct scratch {
-    float *q, *k, *v, *s, *acc, *m;
-    double *l;
-    int64_t *lo, *hi;
+    float *q;           /* Q^T [Dp][L], or rows [L][Dp] for the dot form */
+    float *k, *v;       /* [KBLOCK][Dp] */
+    float *s;           /* S^T, then P^T: [KBLOCK][L] */
+    float *acc;         /* [L][Dp] */
+    float *m, *l, *alpha, *tmp;
+    int32_t *lo, *hi;   /* keys of each row, relative to the block */
+    int64_t *alo, *ahi; /* absolute */
+    uint8_t *excl;      /* [KBLOCK][L]: mask bits (modes 0/1, decode) */
 } scratch;
 
-static scratch carve(const fast_plan *p, void *base)
+/* The scratch of one worker, carved from base (or only measured). */
+static uint64_t layout(const fast_plan *p, char *base, scratch *s)
 {
-    uint64_t D = (uint64_t)p->D, f = sizeof(float);
-    char *c = base;
-    scratch s;
-    s.q = (float *)c, c += ALIGN64(FAST_QBLOCK * D * f);
-    s.k = (float *)c, c += ALIGN64(FAST_KBLOCK * D * f);
-    s.v = (float *)c, c += ALIGN64(FAST_KBLOCK * D * f);
-    s.s = (float *)c, c += ALIGN64(FAST_QBLOCK * FAST_KBLOCK * f);
-    s.acc = (float *)c, c += ALIGN64(FAST_QBLOCK * D * f);
-    s.m = (float *)c, c += ALIGN64(FAST_QBLOCK * f);
-    s.l = (double *)c, c += ALIGN64(FAST_QBLOCK * sizeof(double));
-    s.lo = (int64_t *)c, c += ALIGN64(FAST_QBLOCK * sizeof(int64_t));
-    s.hi = (int64_t *)c;
-    return s;
+    uint64_t L = (uint64_t)p->L, Dp = (uint64_t)p->Dp, KB = FAST_KBLOCK;
+    uint64_t off = 0;
+    scratch dummy;
+    if (s == NULL)
+        s = &dummy;
+#define TAKE(f, type, count)                                  \
+    do {                                                      \
+        s->f = base ? (type *)(void *)(base + off) : NULL;    \
+        off += ALIGN64((uint64_t)(count) * sizeof(type));     \
+    } while (0)
+    TAKE(q, float, Dp * L);
+    TAKE(k, float, KB * Dp);
+    TAKE(v, float, KB * Dp);
+    TAKE(s, float, KB * L);
+    TAKE(acc, float, L * Dp);
+    TAKE(m, float, L);
+    TAKE(l, float, L);
+    TAKE(alpha, float, L);
+    TAKE(tmp, float, Dp);
+    TAKE(lo, int32_t, L);
+    TAKE(hi, int32_t, L);
+    TAKE(alo, int64_t, L);
+    TAKE(ahi, int64_t, L);
+    TAKE(excl, uint8_t, KB * L);
+#undef TAKE
+    return off;
+}
+
+uint64_t fast_scratch_bytes(const fast_plan *p)
+{
+    return layout(p, NULL, NULL);
 }
 
 /* The keys row i of batch b may use, as [*lo, *hi] within [0, kv_len); the
@@ -69,21 +101,9 @@ static void row_band(const fast_plan *p, int64_t i, int64_t q_len,
     *hi = h > kv_len - 1 ? kv_len - 1 : h;
 }
 
-static inline float load1(fia_dtype dt, const void *base, int64_t idx)
+static uint16_t *out_row(const fast_plan *p, int64_t b, int64_t n, int64_t i)
 {
-    uint16_t h = ((const uint16_t *)base)[idx];
-    return dt == FIA_DT_FP16 ? fast_fp16_to_float(h) : fast_bf16_to_float(h);
-}
-
-static void store_row(const fast_plan *p, int64_t b, int64_t n, int64_t i,
-                      const float *acc, double l, bool zero)
-{
-    uint16_t *o = (uint16_t *)p->out + b * p->o_sb + n * p->o_sn + i * p->o_ss;
-    for (int64_t d = 0; d < p->D; d++) {
-        double x = zero ? 0.0 : (double)acc[d] / l;
-        o[d] = p->dt == FIA_DT_FP16 ? fast_double_to_fp16(x)
-                                    : fast_double_to_bf16(x);
-    }
+    return (uint16_t *)p->out + b * p->o_sb + n * p->o_sn + i * p->o_ss;
 }
 
 static void store_lse(const fast_plan *p, int64_t b, int64_t n, int64_t i,
@@ -93,6 +113,13 @@ static void store_lse(const fast_plan *p, int64_t b, int64_t n, int64_t i,
         p->lse[(b * p->N + n) * p->Q_S + i] = (float)x;
 }
 
+/* Output 0 exactly, lse +inf. */
+static void store_zero(const fast_plan *p, int64_t b, int64_t n, int64_t i)
+{
+    memset(out_row(p, b, n, i), 0, (size_t)p->D * sizeof(uint16_t));
+    store_lse(p, b, n, i, INFINITY);
+}
+
 /* A row where no key takes part and no row-invalid correction applies:
  * every score is the fill value, so the row is the plain mean of V over
  * [0, kv_len) and lse = fill + log(kv_len) (RELEASED "Degenerate shapes"). */
@@ -100,143 +127,225 @@ static void degenerate_mean(const fast_plan *p, int64_t b, int64_t n,
                             int64_t i, int64_t kv_len, float *tmp)
 {
     const int64_t kvh = n / p->group;
+    const uint16_t *v = (const uint16_t *)p->v + b * p->k_sb + kvh * p->k_sn;
     for (int64_t d = 0; d < p->D; d++) {
         double sum = 0.0;
-        for (int64_t j = 0; j < kv_len; j++)
-            sum += load1(p->dt, p->v,
-                         b * p->k_sb + kvh * p->k_sn + j * p->k_ss + d);
+        for (int64_t j = 0; j < kv_len; j++) {
+            uint16_t h = v[j * p->k_ss + d];
+            sum += p->dt == FIA_DT_FP16 ? fast_fp16_to_float(h)
+                                        : fast_bf16_to_float(h);
+        }
         tmp[d] = (float)sum;
     }
-    store_row(p, b, n, i, tmp, (double)kv_len, false);
+    fast_store_scalar(p->dt, tmp, (double)kv_len, out_row(p, b, n, i), p->D);
     store_lse(p, b, n, i, FAST_MASK_FILL + log((double)kv_len));
 }
 
-static void load_rows(const fast_kernels *kern, const fast_plan *p,
-                      const void *base, int64_t off, int64_t stride,
-                      int64_t rows, float *dst)
+int64_t fast_task_count(const fast_plan *p)
 {
-    for (int64_t r = 0; r < rows; r++)
-        kern->widen(p->dt, (const uint16_t *)base + off + r * stride,
-                    dst + r * p->D, p->D);
+    return p->B * p->KV_N * p->n_hsub * p->n_qblk * p->nsplit;
 }
 
-/* One task: rows [i0, i0 + nr) of head n in batch b. */
-static void run_task(const fast_plan *p, const fast_kernels *kern,
-                     scratch *w, int64_t b, int64_t n, int64_t i0, int nr)
+/* Where a decode split leaves row (b, n): m, l, then acc at +16. */
+static float *partial_rec(const fast_plan *p, float *partials, int64_t b,
+                          int64_t n, int64_t split)
 {
-    const int64_t D = p->D, q_len = p->q_len[b], kv_len = p->kv_len[b];
-    const int64_t kvh = n / p->group; /* GQA: no copy, just an index */
+    return partials + ((b * p->N + n) * p->nsplit + split) * (p->Dp + 16);
+}
+
+/* Blocks of keys [jmin, jmax] for the mr rows of the task. */
+/* kb, vb: key and value row 0 of the task's batch and KV head. */
+static void key_loop(const fast_plan *p, const fast_kernels *kern,
+                     scratch *w, int mr, bool dot, int64_t b, int64_t i0,
+                     int nq, int64_t jmin, int64_t jmax, const uint16_t *kb,
+                     const uint16_t *vb)
+{
+    const int64_t L = p->L, Dp = p->Dp, D = p->D;
+    const uint8_t *mask = p->mask ? p->mask + b * p->mask_sb : NULL;
+    const bool q1 = p->Q_S == 1; /* decode: mask row 0 */
+    const int round = !p->round_p ? 0 : p->dt == FIA_DT_FP16 ? 1 : 2;
+    for (int64_t j0 = jmin; j0 <= jmax; j0 += FAST_KBLOCK) {
+        int nk = jmax + 1 - j0 < FAST_KBLOCK ? (int)(jmax + 1 - j0)
+                                             : FAST_KBLOCK;
+        const uint16_t *kr = kb + j0 * p->k_ss, *vr = vb + j0 * p->k_ss;
+        bool vfinite = true;
+        /* software prefetch of the K/V rows FAST_PREFETCH keys ahead (only
+         * rows that will be read): decode streams K/V from memory. */
+        const int64_t pf_end = jmax + 1 - j0 - FAST_PREFETCH;
+        for (int c = 0; c < nk; c++) {
+            if (c < pf_end) {
+                const char *pk = (const char *)(kr + (c + FAST_PREFETCH) * p->k_ss);
+                const char *pv = (const char *)(vr + (c + FAST_PREFETCH) * p->k_ss);
+                for (int64_t o = 0; o < D * 2; o += 64) {
+                    __builtin_prefetch(pk + o);
+                    __builtin_prefetch(pv + o);
+                }
+            }
+            kern->widen(p->dt, kr + c * p->k_ss, w->k + c * Dp, D);
+            vfinite &= kern->widen(p->dt, vr + c * p->k_ss, w->v + c * Dp, D);
+        }
+        if (dot)
+            kern->qk_dot(w->q, Dp, mr, w->k, Dp, nk, Dp, w->s, L);
+        else
+            kern->qk_t(w->q, L, mr, w->k, Dp, nk, D, w->s, L);
+        for (int64_t r = 0; r < L; r++) {
+            int64_t lo = w->alo[r] - j0, hi = w->ahi[r] - j0;
+            if (w->alo[r] > w->ahi[r] || lo >= nk || hi < 0) {
+                w->lo[r] = 0, w->hi[r] = -1;
+            } else {
+                w->lo[r] = lo < 0 ? 0 : (int32_t)lo;
+                w->hi[r] = hi >= nk ? nk - 1 : (int32_t)hi;
+            }
+        }
+        if (mask) {
+            for (int r = 0; r < mr; r++) {
+                int64_t i = i0 + r % nq;
+                const uint8_t *mrow = mask + (q1 ? 0 : i * p->mask_ss) + j0;
+                if (w->lo[r] > w->hi[r])
+                    continue; /* no key of this block: bits unused */
+                for (int c = 0; c < nk; c++)
+                    w->excl[c * L + r] = mrow[c];
+            }
+        }
+        kern->softmax(w->s, L, mr, nk, p->scale, w->lo, w->hi,
+                      mask ? w->excl : NULL, round, w->m, w->l, w->alpha);
+        /* p = 0 times inf or NaN in V must stay out: the scalar P.V skips
+         * p = 0 (keys that take no part). */
+        const fast_kernels *pvk = vfinite ? kern : &fast_kernels_scalar;
+        pvk->pv(w->s, L, mr, w->v, Dp, nk, Dp, w->alpha, w->acc, Dp);
+    }
+}
+
+void fast_run_task(const fast_plan *p, void *scr, float *partials, int64_t t)
+{
+    const fast_kernels *kern = fast_kernels_select();
+    scratch w;
+    layout(p, scr, &w);
+    const int64_t L = p->L, Dp = p->Dp, D = p->D;
+    const int64_t split = t % p->nsplit;
+    t /= p->nsplit;
+    const int64_t qblk = p->n_qblk - 1 - t % p->n_qblk; /* long rows first */
+    t /= p->n_qblk;
+    const int64_t hs = t % p->n_hsub;
+    t /= p->n_hsub;
+    const int64_t kvh = t % p->KV_N, b = t / p->KV_N;
+    const int64_t n0 = kvh * p->group + hs * p->hpt;
+    const int64_t nh = p->group - hs * p->hpt < p->hpt
+                           ? p->group - hs * p->hpt : p->hpt;
+    const int64_t i0 = qblk * p->qb;
+    const int nq = (int)(p->Q_S - i0 < p->qb ? p->Q_S - i0 : p->qb);
+    const int mr = (int)nh * nq; /* row r: head n0 + r / nq, i0 + r % nq */
+    const int64_t q_len = p->q_len[b], kv_len = p->kv_len[b];
+    int64_t k0 = split * p->kv_chunk, k1 = k0 + p->kv_chunk;
+    k1 = k1 > kv_len ? kv_len : k1;
     /* 002 innerPrecise: the operator corrects invalid rows by itself in
      * sparse mode 3 with q_len > kv_len. */
     const bool correct = p->row_invalid ||
                          (p->sparse_mode == 3 && q_len > kv_len);
-    int active = 0; /* rows i < q_len */
-    if (i0 < q_len)
-        active = q_len - i0 < nr ? (int)(q_len - i0) : nr;
+    const bool dot = mr <= FAST_DOT_MAX;
+
     int64_t jmin = INT64_MAX, jmax = -1;
-    for (int r = 0; r < active; r++) {
-        if (kv_len > 0) {
-            row_band(p, i0 + r, q_len, kv_len, &w->lo[r], &w->hi[r]);
-        } else {
-            w->lo[r] = 0;
-            w->hi[r] = -1;
+    for (int64_t r = 0; r < L; r++) {
+        int64_t i = i0 + r % nq;
+        w.alo[r] = 0, w.ahi[r] = -1;
+        if (r < mr && i < q_len && kv_len > 0) {
+            row_band(p, i, q_len, kv_len, &w.alo[r], &w.ahi[r]);
+            w.alo[r] = w.alo[r] < k0 ? k0 : w.alo[r];
+            w.ahi[r] = w.ahi[r] > k1 - 1 ? k1 - 1 : w.ahi[r];
         }
-        if (w->lo[r] <= w->hi[r]) {
-            jmin = w->lo[r] < jmin ? w->lo[r] : jmin;
-            jmax = w->hi[r] > jmax ? w->hi[r] : jmax;
+        if (w.alo[r] <= w.ahi[r]) {
+            jmin = w.alo[r] < jmin ? w.alo[r] : jmin;
+            jmax = w.ahi[r] > jmax ? w.ahi[r] : jmax;
         }
-        w->m[r] = -INFINITY;
-        w->l[r] = 0.0;
+        w.m[r] = -INFINITY;
+        w.l[r] = 0.0f;
     }
-    memset(w->acc, 0, (size_t)active * (size_t)D * sizeof(float));
-    if (jmax >= 0)
-        load_rows(kern, p, p->q, b * p->q_sb + n * p->q_sn + i0 * p->q_ss,
-                  p->q_ss, active, w->q);
-
-    const int64_t kv_base = b * p->k_sb + kvh * p->k_sn;
-    const uint8_t *mask = p->mask ? p->mask + b * p->mask_sb : NULL;
-    const bool q1 = p->Q_S == 1; /* decode: mask row 0 */
-    for (int64_t j0 = jmin; j0 <= jmax; j0 += FAST_KBLOCK) {
-        int nk = jmax + 1 - j0 < FAST_KBLOCK ? (int)(jmax + 1 - j0)
-                                             : FAST_KBLOCK;
-        load_rows(kern, p, p->k, kv_base + j0 * p->k_ss, p->k_ss, nk, w->k);
-        load_rows(kern, p, p->v, kv_base + j0 * p->k_ss, p->k_ss, nk, w->v);
-        kern->qk_block(w->q, D, active, w->k, D, nk, D, w->s, FAST_KBLOCK);
-        for (int r = 0; r < active; r++) {
-            float *s = w->s + (int64_t)r * FAST_KBLOCK;
-            int64_t a = w->lo[r] > j0 ? w->lo[r] - j0 : 0;
-            int64_t e = w->hi[r] - j0 + 1 < nk ? w->hi[r] - j0 + 1 : nk;
-            const uint8_t *mrow =
-                mask ? mask + (q1 ? 0 : (i0 + r) * p->mask_ss) + j0 : NULL;
-            float bmax = -INFINITY;
-            bool any = false; /* NaN scores take part (and propagate) */
-            for (int64_t c = 0; c < nk; c++) {
-                if (c < a || c >= e || (mrow && mrow[c])) {
-                    s[c] = -INFINITY; /* does not take part */
-                } else {
-                    s[c] *= p->scale;
-                    bmax = s[c] > bmax ? s[c] : bmax;
-                    any = true;
-                }
-            }
-            if (!any) {
-                memset(s, 0, (size_t)nk * sizeof(float));
+    if (jmax >= 0) {
+        memset(w.q, 0, (size_t)(Dp * L) * sizeof(float));
+        memset(w.acc, 0, (size_t)(mr * Dp) * sizeof(float));
+        for (int r = 0; r < mr; r++) {
+            if (w.alo[r] > w.ahi[r])
                 continue;
-            }
-            float mnew = bmax > w->m[r] ? bmax : w->m[r];
-            if (mnew != w->m[r]) {
-                float alpha = expf(w->m[r] - mnew); /* 0 on the first block */
-                float *acc = w->acc + (int64_t)r * D;
+            const uint16_t *qr = (const uint16_t *)p->q + b * p->q_sb +
+                                 (n0 + r / nq) * p->q_sn +
+                                 (i0 + r % nq) * p->q_ss;
+            if (dot) {
+                kern->widen(p->dt, qr, w.q + r * Dp, D);
+            } else {
+                kern->widen(p->dt, qr, w.tmp, D);
                 for (int64_t d = 0; d < D; d++)
-                    acc[d] *= alpha;
-                w->l[r] *= alpha;
-                w->m[r] = mnew;
+                    w.q[d * L + r] = w.tmp[d];
             }
-            double sum = 0.0;
-            for (int64_t c = 0; c < nk; c++) {
-                float pc = c < a || c >= e || (mrow && mrow[c])
-                               ? 0.0f : expf(s[c] - mnew);
-                sum += pc;
-                if (p->round_p)
-                    pc = p->dt == FIA_DT_FP16 ? fast_round_fp16f(pc)
-                                              : fast_round_bf16f(pc);
-                s[c] = pc;
-            }
-            w->l[r] += sum;
         }
-        kern->pv_block(w->s, FAST_KBLOCK, active, w->v, D, nk, D, w->acc, D);
+        const int64_t kv0 = b * p->k_sb + kvh * p->k_sn; /* GQA: shared */
+        key_loop(p, kern, &w, mr, dot, b, i0, nq, jmin, jmax,
+                 (const uint16_t *)p->k + kv0, (const uint16_t *)p->v + kv0);
     }
 
-    for (int r = 0; r < nr; r++) {
-        int64_t i = i0 + r;
-        if (r >= active || kv_len == 0) {
+    for (int r = 0; r < mr; r++) {
+        int64_t n = n0 + r / nq, i = i0 + r % nq;
+        if (p->nsplit > 1) {
+            float *rec = partial_rec(p, partials, b, n, split);
+            rec[0] = w.m[r];
+            rec[1] = w.l[r];
+            if (w.l[r] != 0.0f)
+                memcpy(rec + 16, w.acc + r * Dp, (size_t)D * sizeof(float));
+        } else if (i >= q_len || kv_len == 0) {
             /* padding rows (unspecified) and empty key sequences (002
              * 入参为空的处理; RELEASED): zeros, lse +inf. */
-            store_row(p, b, n, i, NULL, 1.0, true);
-            store_lse(p, b, n, i, INFINITY);
-        } else if (w->l[r] == 0.0) {
-            if (correct) { /* row-invalid correction: 0, lse +inf */
-                store_row(p, b, n, i, NULL, 1.0, true);
-                store_lse(p, b, n, i, INFINITY);
-            } else {
-                degenerate_mean(p, b, n, i, kv_len, w->acc + (int64_t)r * D);
-            }
+            store_zero(p, b, n, i);
+        } else if (w.l[r] == 0.0f) {
+            if (correct) /* row-invalid correction: 0, lse +inf */
+                store_zero(p, b, n, i);
+            else
+                degenerate_mean(p, b, n, i, kv_len, w.tmp);
         } else {
-            store_row(p, b, n, i, w->acc + (int64_t)r * D, w->l[r], false);
-            store_lse(p, b, n, i, (double)w->m[r] + log(w->l[r]));
+            kern->store(p->dt, w.acc + r * Dp, (double)w.l[r],
+                        out_row(p, b, n, i), D);
+            store_lse(p, b, n, i, (double)w.m[r] + log((double)w.l[r]));
         }
     }
 }
 
-void fast_attention_run(const fast_plan *p, void *scratch_base)
+void fast_merge_splits(const fast_plan *p, float *partials, void *scr)
 {
     const fast_kernels *kern = fast_kernels_select();
-    scratch w = carve(p, scratch_base);
-    for (int64_t b = 0; b < p->B; b++)
-        for (int64_t n = 0; n < p->N; n++)
-            for (int64_t i0 = 0; i0 < p->Q_S; i0 += FAST_QBLOCK) {
-                int nr = p->Q_S - i0 < FAST_QBLOCK ? (int)(p->Q_S - i0)
-                                                   : FAST_QBLOCK;
-                run_task(p, kern, &w, b, n, i0, nr);
+    scratch w;
+    layout(p, scr, &w);
+    for (int64_t b = 0; b < p->B; b++) {
+        const int64_t kv_len = p->kv_len[b];
+        for (int64_t n = 0; n < p->N; n++) {
+            if (kv_len == 0) {
+                store_zero(p, b, n, 0);
+                continue;
             }
+            float mx = -INFINITY;
+            for (int64_t s = 0; s < p->nsplit; s++) {
+                const float *rec = partial_rec(p, partials, b, n, s);
+                if (rec[1] != 0.0f && rec[0] > mx)
+                    mx = rec[0];
+            }
+            double l = 0.0;
+            bool first = true;
+            for (int64_t s = 0; s < p->nsplit; s++) {
+                const float *rec = partial_rec(p, partials, b, n, s);
+                if (rec[1] == 0.0f)
+                    continue; /* no key of this split takes part */
+                float wt = rec[0] == mx ? 1.0f : expf(rec[0] - mx);
+                l += (double)(rec[1] * wt);
+                for (int64_t d = 0; d < p->D; d++)
+                    w.tmp[d] = (first ? 0.0f : w.tmp[d]) + rec[16 + d] * wt;
+                first = false;
+            }
+            if (first) { /* no key at all */
+                if (p->row_invalid || (p->sparse_mode == 3 && 1 > kv_len))
+                    store_zero(p, b, n, 0);
+                else
+                    degenerate_mean(p, b, n, 0, kv_len, w.tmp);
+                continue;
+            }
+            kern->store(p->dt, w.tmp, l, out_row(p, b, n, 0), p->D);
+            store_lse(p, b, n, 0, (double)mx + log(l));
+        }
+    }
 }

@@ -4,7 +4,6 @@
 #include <stdlib.h>
 #include "fast_internal.h"
 
-#define ALIGN64(x) (((x) + 63u) & ~(uint64_t)63u)
 
 void fast_plan_finish(fast_plan *p)
 {
@@ -23,22 +22,7 @@ void fast_plan_finish(fast_plan *p)
     } else {
         p->o_sn = p->q_sn, p->o_ss = p->q_ss, p->o_sb = p->q_sb;
     }
-    /* One worker for now; threads (later) get one scratch region each. */
-    p->workspace_size = fast_scratch_bytes(p) + 64; /* + alignment slack */
-}
-
-uint64_t fast_scratch_bytes(const fast_plan *p)
-{
-    uint64_t D = (uint64_t)p->D, f = sizeof(float);
-    uint64_t n = 0;
-    n += ALIGN64(FAST_QBLOCK * D * f);                 /* q block */
-    n += 2 * ALIGN64(FAST_KBLOCK * D * f);             /* k, v block */
-    n += ALIGN64(FAST_QBLOCK * FAST_KBLOCK * f);       /* scores / P */
-    n += ALIGN64(FAST_QBLOCK * D * f);                 /* accumulators */
-    n += ALIGN64(FAST_QBLOCK * f);                     /* running max */
-    n += ALIGN64(FAST_QBLOCK * sizeof(double));        /* running sum */
-    n += 2 * ALIGN64(FAST_QBLOCK * sizeof(int64_t));   /* row bands */
-    return n;
+    fast_plan_schedule(p); /* threads, splits and the workspace size */
 }
 
 fia_status fast_executor_create(const fast_plan *plan,

@@ -1,7 +1,8 @@
 /* fast/ internals: the plan that phase one (validate.c) builds and phase two
- * (executor.c, attention.c) runs, the thread-local status helpers, the
- * narrow-float conversions fast/ uses in its inner loops, and the
- * micro-kernel table (kernel_*.c) behind which SIMD kernels will be slotted.
+ * (executor.c, schedule.c, attention.c) runs, the thread-local status
+ * helpers, the narrow-float conversions fast/ uses in its inner loops, and
+ * the micro-kernel tables (kernel_scalar.c, kernel_avx2.c, kernel_avx512.c)
+ * chosen at run time (dispatch.c).
  *
  * Nothing here is shared with oracle/ or ref/. */
 #ifndef FIA_FAST_INTERNAL_H
@@ -23,8 +24,14 @@ typedef enum fast_layout {
 } fast_layout;
 
 /* ---- blocking --------------------------------------------------------- */
-#define FAST_QBLOCK 32 /* query rows per task */
-#define FAST_KBLOCK 64 /* keys per inner step */
+/* A task is (batch, KV head, a run of the query heads sharing it, a block of
+ * query rows, a KV split): its M = heads x rows query rows all read the same
+ * K/V rows (GQA without copying K/V), converted to float once per block. */
+#define FAST_MROWS 128  /* target M (query rows of one task) */
+#define FAST_KBLOCK 64  /* keys per inner step */
+#define FAST_DOT_MAX 8  /* M <= this: the dot-form Q.K^T (decode) */
+#define FAST_MAX_THREADS 16
+#define FAST_SPLIT_MAX_BYTES ((uint64_t)64 << 20) /* decode partials cap */
 
 /* ---- the plan --------------------------------------------------------- */
 /* Everything phase two needs, fixed by phase one.  Strides are in elements
@@ -62,6 +69,15 @@ typedef struct fast_plan {
 
     /* q_len[b], kv_len[b]: point into the executor's own storage. */
     int64_t *q_len, *kv_len;
+
+    /* Schedule (fast_plan_schedule): heads and query rows per task, M and
+     * its padding L (multiple of 16), D padded to Dp (multiple of 16),
+     * threads, KV splits (decode: flash-decoding, merged at the end). */
+    int64_t hpt, qb, mrows, L, Dp;
+    int64_t n_hsub, n_qblk, kv_chunk;
+    int nthreads, nsplit;
+    uint64_t scratch_bytes;   /* per thread, multiple of 64 */
+    uint64_t partial_offset;  /* decode partials after the scratches */
 
     uint64_t workspace_size;
 } fast_plan;
@@ -116,31 +132,92 @@ fia_status fast_executor_create(const fast_plan *plan,
                                 const fia_int_array *asl,
                                 const fia_int_array *aslkv,
                                 fast_executor **out);
-/* Bytes of scratch one worker needs for this plan. */
-uint64_t fast_scratch_bytes(const fast_plan *p);
 
-/* ---- attention (attention.c) ------------------------------------------ */
-/* Runs the whole operator; scratch has fast_scratch_bytes(p) bytes, 64-byte
- * aligned. */
-void fast_attention_run(const fast_plan *p, void *scratch);
+/* ---- attention (attention.c, schedule.c) ------------------------------- */
+/* Fills the schedule fields of a validated plan (after the strides). */
+void fast_plan_schedule(fast_plan *p);
+/* Bytes of scratch one worker needs for this plan (multiple of 64). */
+uint64_t fast_scratch_bytes(const fast_plan *p);
+/* Runs the whole operator; ws is the 64-byte aligned workspace. */
+void fast_attention_run(const fast_plan *p, void *ws);
+/* One task (attention.c): task index t < fast_task_count(p), on the scratch
+ * of one worker; a decode split writes its partial result for the merge. */
+int64_t fast_task_count(const fast_plan *p);
+void fast_run_task(const fast_plan *p, void *scratch, float *partials,
+                   int64_t t);
+/* Decode: combines the splits of every (b, n) row and writes it. */
+void fast_merge_splits(const fast_plan *p, float *partials, void *scratch);
 
 /* ---- micro-kernels (kernel_*.c) ---------------------------------------- */
+/* Scores are kept transposed, S^T[c][r] (key c, query row r), so the
+ * softmax runs across 16 (or 8) rows per vector.  Row arrays (m, l, alpha,
+ * lo, hi) and row strides (ldq of qt, lds) hold at least round_up(mr, 16)
+ * entries; a SIMD kernel may compute rows up to there (padding rows of qt
+ * are zero, of lo/hi empty).  D for pv/qk_dot/store-free buffers is padded
+ * to a multiple of 16 with zero columns. */
 typedef struct fast_kernels {
     const char *name;
-    /* s[r*lds + c] = sum_d q[r*ldq + d] * k[c*ldk + d], r < mr, c < nr. */
-    void (*qk_block)(const float *q, int64_t ldq, int mr, const float *k,
-                     int64_t ldk, int nr, int64_t D, float *s, int64_t lds);
-    /* acc[r*ldacc + d] += sum_c p[r*ldp + c] * v[c*ldv + d]. */
-    void (*pv_block)(const float *p, int64_t ldp, int mr, const float *v,
-                     int64_t ldv, int nr, int64_t D, float *acc,
-                     int64_t ldacc);
-    /* dst[i] = widen(src[i]) for n fp16 or bf16 elements. */
-    void (*widen)(fia_dtype dt, const uint16_t *src, float *dst, int64_t n);
+    /* st[c*lds + r] = sum_{d<D} k[c*ldk + d] * qt[d*ldq + r], c < nk. */
+    void (*qk_t)(const float *qt, int64_t ldq, int mr, const float *k,
+                 int64_t ldk, int nk, int64_t D, float *st, int64_t lds);
+    /* st[c*lds + r] = sum_{d<D} q[r*ldq + d] * k[c*ldk + d], r < mr, c < nk
+     * (D a multiple of 16). */
+    void (*qk_dot)(const float *q, int64_t ldq, int mr, const float *k,
+                   int64_t ldk, int nk, int64_t D, float *st, int64_t lds);
+    /* One online-softmax step over keys c < nk: key c takes part in row r
+     * iff lo[r] <= c <= hi[r] and not (excl && excl[c*lds + r]).  Scores
+     * are multiplied by scale; for rows with a key taking part, mnew =
+     * max(m, block max), alpha = exp(m - mnew) (1 if unchanged), s becomes
+     * p = exp(s - mnew) (0 where excluded) rounded to fp16 (round 1) or
+     * bf16 (round 2), l = l * alpha + sum of the unrounded p.  Rows with
+     * no key: p = 0, alpha = 1, m and l unchanged. */
+    void (*softmax)(float *s, int64_t lds, int mr, int nk, float scale,
+                    const int32_t *lo, const int32_t *hi,
+                    const uint8_t *excl, int round, float *m, float *l,
+                    float *alpha);
+    /* acc[r*ldacc + d] = acc[..] * alpha[r] + sum_{c<nk} pt[c*ldp + r] *
+     * v[c*ldv + d], r < mr, d < D (D a multiple of 16). */
+    void (*pv)(const float *pt, int64_t ldp, int mr, const float *v,
+               int64_t ldv, int nk, int64_t D, const float *alpha,
+               float *acc, int64_t ldacc);
+    /* dst[i] = widen(src[i]) for n fp16 or bf16 elements; returns whether
+     * all are finite (pv multiplies p = 0 by V; the caller takes the scalar
+     * pv, which skips p = 0, for a V block with inf or NaN). */
+    bool (*widen)(fia_dtype dt, const uint16_t *src, float *dst, int64_t n);
+    /* dst[i] = acc[i] / l in double, rounded once (nearest-even) to dt. */
+    void (*store)(fia_dtype dt, const float *acc, double l, uint16_t *dst,
+                  int64_t n);
 } fast_kernels;
 
+/* Instruction-set levels, lowest first. */
+typedef enum fast_isa {
+    FAST_ISA_SCALAR = 0,
+    FAST_ISA_AVX2,   /* AVX2 + FMA + F16C */
+    FAST_ISA_AVX512, /* AVX-512 F/BW/VL/DQ + FMA + F16C */
+    FAST_ISA_COUNT
+} fast_isa;
+
 extern const fast_kernels fast_kernels_scalar;
-/* The best kernel table for this CPU (runtime dispatch; scalar for now). */
+#if defined(__x86_64__)
+extern const fast_kernels fast_kernels_avx2;
+extern const fast_kernels fast_kernels_avx512;
+#endif
+/* The table of a level, NULL when not built in or not supported here. */
+const fast_kernels *fast_kernels_for(fast_isa isa);
+/* The table in use: the level forced by fast_force_isa() or by the
+ * environment FIA_FAST_ISA=scalar|avx2|avx512 (an unsupported level falls
+ * back to the best supported one below it), else the best one. */
 const fast_kernels *fast_kernels_select(void);
+/* Forces a level for the whole process; returns false (and changes
+ * nothing) when the level is not supported.  FAST_ISA_COUNT = automatic. */
+bool fast_force_isa(fast_isa isa);
+const char *fast_isa_name(fast_isa isa);
+
+/* Portable helpers the SIMD tables use for tails. */
+bool fast_widen_scalar(fia_dtype dt, const uint16_t *src, float *dst,
+                       int64_t n);
+void fast_store_scalar(fia_dtype dt, const float *acc, double l,
+                       uint16_t *dst, int64_t n);
 
 /* ---- narrow floats ------------------------------------------------------ */
 static inline float fast_bits_to_float(uint32_t u)

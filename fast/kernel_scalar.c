@@ -1,46 +1,103 @@
-/* Portable scalar micro-kernels and the runtime dispatch point.
- *
- * A SIMD kernel set (AVX2, NEON, ...) is another `fast_kernels` table in its
- * own kernel_<isa>.c, compiled with the matching target attribute, and
- * chosen in fast_kernels_select() after a CPU feature check.  Every table
- * must compute the same float32 operations up to summation order. */
+/* Portable scalar micro-kernels: the reference every SIMD table is tested
+ * against (tests/test_fast_kernels.c), and the fallback on any CPU.  Every
+ * table computes the same float32 operations up to summation order and the
+ * exp implementation (libm here, a polynomial in the SIMD tables). */
 #include "fast_internal.h"
 
-static void qk_block_scalar(const float *q, int64_t ldq, int mr,
-                            const float *k, int64_t ldk, int nr, int64_t D,
-                            float *s, int64_t lds)
+static void qk_t_scalar(const float *qt, int64_t ldq, int mr, const float *k,
+                        int64_t ldk, int nk, int64_t D, float *st,
+                        int64_t lds)
+{
+    for (int c = 0; c < nk; c++) {
+        float *sc = st + c * lds;
+        for (int r = 0; r < mr; r++)
+            sc[r] = 0.0f;
+        for (int64_t d = 0; d < D; d++) {
+            const float kd = k[c * ldk + d], *qd = qt + d * ldq;
+            for (int r = 0; r < mr; r++)
+                sc[r] += kd * qd[r];
+        }
+    }
+}
+
+static void qk_dot_scalar(const float *q, int64_t ldq, int mr, const float *k,
+                          int64_t ldk, int nk, int64_t D, float *st,
+                          int64_t lds)
 {
     for (int r = 0; r < mr; r++) {
         const float *qr = q + r * ldq;
-        for (int c = 0; c < nr; c++) {
+        for (int c = 0; c < nk; c++) {
             const float *kc = k + c * ldk;
-            /* four partial sums: vectorizable and a little more accurate */
             float a0 = 0.0f, a1 = 0.0f, a2 = 0.0f, a3 = 0.0f;
-            int64_t d = 0;
-            for (; d + 4 <= D; d += 4) {
+            for (int64_t d = 0; d + 4 <= D; d += 4) {
                 a0 += qr[d] * kc[d];
                 a1 += qr[d + 1] * kc[d + 1];
                 a2 += qr[d + 2] * kc[d + 2];
                 a3 += qr[d + 3] * kc[d + 3];
             }
-            for (; d < D; d++)
-                a0 += qr[d] * kc[d];
-            s[r * lds + c] = (a0 + a1) + (a2 + a3);
+            st[c * lds + r] = (a0 + a1) + (a2 + a3);
         }
     }
 }
 
-static void pv_block_scalar(const float *p, int64_t ldp, int mr,
-                            const float *v, int64_t ldv, int nr, int64_t D,
-                            float *acc, int64_t ldacc)
+static inline float round_p(float x, int round)
+{
+    return round == 1 ? fast_round_fp16f(x)
+         : round == 2 ? fast_round_bf16f(x) : x;
+}
+
+static void softmax_scalar(float *s, int64_t lds, int mr, int nk, float scale,
+                           const int32_t *lo, const int32_t *hi,
+                           const uint8_t *excl, int round, float *m, float *l,
+                           float *alpha)
+{
+    for (int r = 0; r < mr; r++) {
+        float bmax = -INFINITY;
+        bool any = false; /* NaN scores take part (and propagate) */
+        for (int c = 0; c < nk; c++) {
+            float *x = s + c * lds + r;
+            bool in = c >= lo[r] && c <= hi[r] && !(excl && excl[c * lds + r]);
+            *x *= scale;
+            if (in) {
+                bmax = *x > bmax ? *x : bmax;
+                any = true;
+            }
+        }
+        alpha[r] = 1.0f;
+        if (!any) {
+            for (int c = 0; c < nk; c++)
+                s[c * lds + r] = 0.0f;
+            continue;
+        }
+        float mnew = bmax > m[r] ? bmax : m[r];
+        if (mnew != m[r])
+            alpha[r] = expf(m[r] - mnew); /* 0 on the first block */
+        float sum = 0.0f;
+        for (int c = 0; c < nk; c++) {
+            float *x = s + c * lds + r;
+            bool in = c >= lo[r] && c <= hi[r] && !(excl && excl[c * lds + r]);
+            float pc = in ? expf(*x - mnew) : 0.0f;
+            sum += pc;
+            *x = round_p(pc, round);
+        }
+        m[r] = mnew;
+        l[r] = l[r] * alpha[r] + sum;
+    }
+}
+
+static void pv_scalar(const float *pt, int64_t ldp, int mr, const float *v,
+                      int64_t ldv, int nk, int64_t D, const float *alpha,
+                      float *acc, int64_t ldacc)
 {
     for (int r = 0; r < mr; r++) {
         float *ar = acc + r * ldacc;
-        const float *pr = p + r * ldp;
-        for (int c = 0; c < nr; c++) {
-            float pc = pr[c];
+        if (alpha[r] != 1.0f)
+            for (int64_t d = 0; d < D; d++)
+                ar[d] *= alpha[r];
+        for (int c = 0; c < nk; c++) {
+            float pc = pt[c * ldp + r];
             if (pc == 0.0f)
-                continue; /* masked keys and underflow */
+                continue; /* keys that take no part, underflow */
             const float *vc = v + c * ldv;
             for (int64_t d = 0; d < D; d++)
                 ar[d] += pc * vc[d];
@@ -48,26 +105,35 @@ static void pv_block_scalar(const float *p, int64_t ldp, int mr,
     }
 }
 
-static void widen_scalar(fia_dtype dt, const uint16_t *src, float *dst,
-                         int64_t n)
+bool fast_widen_scalar(fia_dtype dt, const uint16_t *src, float *dst,
+                       int64_t n)
 {
-    if (dt == FIA_DT_FP16) {
-        for (int64_t i = 0; i < n; i++)
-            dst[i] = fast_fp16_to_float(src[i]);
-    } else {
-        for (int64_t i = 0; i < n; i++)
-            dst[i] = fast_bf16_to_float(src[i]);
+    uint16_t em = dt == FIA_DT_FP16 ? 0x7c00u : 0x7f80u;
+    bool finite = true;
+    for (int64_t i = 0; i < n; i++) {
+        dst[i] = dt == FIA_DT_FP16 ? fast_fp16_to_float(src[i])
+                                   : fast_bf16_to_float(src[i]);
+        finite &= (src[i] & em) != em;
+    }
+    return finite;
+}
+
+void fast_store_scalar(fia_dtype dt, const float *acc, double l,
+                       uint16_t *dst, int64_t n)
+{
+    for (int64_t i = 0; i < n; i++) {
+        double x = (double)acc[i] / l;
+        dst[i] = dt == FIA_DT_FP16 ? fast_double_to_fp16(x)
+                                   : fast_double_to_bf16(x);
     }
 }
 
 const fast_kernels fast_kernels_scalar = {
     .name = "scalar",
-    .qk_block = qk_block_scalar,
-    .pv_block = pv_block_scalar,
-    .widen = widen_scalar,
+    .qk_t = qk_t_scalar,
+    .qk_dot = qk_dot_scalar,
+    .softmax = softmax_scalar,
+    .pv = pv_scalar,
+    .widen = fast_widen_scalar,
+    .store = fast_store_scalar,
 };
-
-const fast_kernels *fast_kernels_select(void)
-{
-    return &fast_kernels_scalar;
-}

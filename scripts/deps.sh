@@ -3,7 +3,7 @@
 # Safe to run repeatedly; does nothing when everything is there.
 set -euo pipefail
 pkgs=(gcc make cmake clang libclang-rt-14-dev libmpfr-dev libgmp-dev
-      libsqlite3-dev sqlite3)
+      libsqlite3-dev sqlite3 libopenblas-dev libdnnl-dev)
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" \

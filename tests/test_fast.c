@@ -367,6 +367,21 @@ static void numerics(void)
     run_case("fully masked corrected", &TC(.layout = "BSH", .dt = FIA_DT_BF16,
              .B = 1, .N = 2, .KVN = 2, .QS = 8, .KVS = 12, .D = 16,
              .mask_kind = 5, .density = 0.3, .inner = 3));
+    /* schedule shapes: big GQA groups, several query blocks, D not a
+     * multiple of 16, decode splits with a fully masked row */
+    run_case("gqa group 16", &TC(.layout = "BNSD", .dt = FIA_DT_FP16, .B = 1,
+             .N = 16, .KVN = 1, .QS = 9, .KVS = 140, .D = 80, .sparse = 3,
+             .mask_kind = 3, .inner = 1));
+    run_case("mha 3 query blocks", &TC(.layout = "BSND", .dt = FIA_DT_BF16,
+             .B = 1, .N = 2, .KVN = 2, .QS = 150, .KVS = 170, .D = 48,
+             .sparse = 2, .mask_kind = 3));
+    run_case("decode group 8 split", &TC(.layout = "BNSD", .dt = FIA_DT_FP16,
+             .B = 2, .N = 16, .KVN = 2, .QS = 1, .KVS = 1000, .D = 128,
+             .mask_kind = 4, .density = 0.1, .n_aslkv = 2,
+             .aslkv = {1000, 700}));
+    run_case("decode all masked split", &TC(.layout = "BSH",
+             .dt = FIA_DT_FP16, .B = 2, .N = 2, .KVN = 1, .QS = 1,
+             .KVS = 200, .D = 32, .mask_kind = 4, .density = 1.0));
     run_case("no lse", &TC(.layout = "BSND", .dt = FIA_DT_FP16, .B = 1, .N = 1,
              .KVN = 1, .QS = 3, .KVS = 7, .D = 16, .lse = false));
 }

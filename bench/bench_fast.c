@@ -1,0 +1,497 @@
+/* fiacheck-bench-fast (`fiacheck bench --fast [--quick]`): fast/'s speed
+ * against baselines measured in the same run, on the shapes of issue 5:
+ *   prefill B=1 N=32 KV_N=8 S=2048 D=128 fp16 BNSD, no mask and causal
+ *     (sparse_mode 3 with the compressed 2048x2048 mask): GFLOP/s over the
+ *     scores that take part (4*D flops per score);
+ *   decode B=8 N=32 KV_N=8 KV_S=8192 D=128 fp16 BNSD: GB/s of K/V read.
+ * Baselines: OpenBLAS sgemm 2048^3 (the practical ceiling), the attention a
+ * user would compose from oneDNN matmul + softmax primitives on the same
+ * shapes (scale as an output scale, the causal mask added by a binary
+ * primitive; f16 when this CPU's oneDNN has an optimized f16 matmul, else
+ * f32 with the inputs converted before timing), and a streaming read of a buffer far larger
+ * than the last-level cache.  Everything uses two threads.  Each figure is
+ * the best of a few runs.  Ends with one line per shape, e.g.
+ *   prefill causal: 101.2 GFLOP/s = 73% of sgemm, 1.8x onednn
+ *   decode: 41.0 GB/s = 76% of bandwidth */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <math.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include "fia/fast.h"
+#ifdef FIA_HAVE_DNNL
+#include <dnnl.h>
+#endif
+
+#define THREADS 2
+
+static double now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+typedef struct shape {
+    const char *name;
+    int64_t B, N, KVN, QS, KVS, D;
+    int sparse; /* 0 or 3 (causal) */
+} shape;
+
+static const shape PREFILL = {"prefill", 1, 32, 8, 2048, 2048, 128, 0};
+static const shape CAUSAL = {"prefill causal", 1, 32, 8, 2048, 2048, 128, 3};
+static const shape DECODE = {"decode", 8, 32, 8, 1, 8192, 128, 0};
+
+/* Scores that take part (right-down causal when sparse = 3). */
+static double scores(const shape *s)
+{
+    double per;
+    if (s->sparse == 3) {
+        per = 0;
+        for (int64_t i = 0; i < s->QS; i++) {
+            int64_t h = i + s->KVS - s->QS + 1;
+            per += (double)(h < 0 ? 0 : h > s->KVS ? s->KVS : h);
+        }
+    } else {
+        per = (double)s->QS * (double)s->KVS;
+    }
+    return per * (double)(s->B * s->N);
+}
+
+static double flops(const shape *s) { return 4.0 * (double)s->D * scores(s); }
+static double kv_bytes(const shape *s)
+{
+    return 2.0 * 2.0 * (double)(s->B * s->KVN * s->KVS * s->D);
+}
+
+/* ---- data ---------------------------------------------------------------- */
+static uint64_t rng = 0x243f6a8885a308d3ull;
+static uint32_t rnd(void)
+{
+    rng = rng * 6364136223846793005ull + 1442695040888963407ull;
+    return (uint32_t)(rng >> 33);
+}
+
+/* fp16 values of magnitude [2^(e0-15), 2^(e0-12)), random sign. */
+static uint16_t *rand_fp16(int64_t n, int e0)
+{
+    uint16_t *p = malloc((size_t)n * 2);
+    for (int64_t i = 0; i < n; i++) {
+        uint32_t r = rnd();
+        p[i] = (uint16_t)(((r & 1u) << 15) | ((uint32_t)(e0 + (r >> 1) % 3) << 10) |
+                          ((r >> 8) & 0x3ffu));
+    }
+    return p;
+}
+
+
+typedef struct data {
+    uint16_t *q, *k, *v, *o;
+    uint8_t *mask; /* 2048 x 2048 triu(1) */
+} data;
+
+static data make_data(const shape *s)
+{
+    data d;
+    d.q = rand_fp16(s->B * s->N * s->QS * s->D, 12);
+    d.k = rand_fp16(s->B * s->KVN * s->KVS * s->D, 12);
+    d.v = rand_fp16(s->B * s->KVN * s->KVS * s->D, 13);
+    d.o = malloc((size_t)(s->B * s->N * s->QS * s->D) * 2);
+    d.mask = malloc(2048 * 2048);
+    for (int64_t i = 0; i < 2048 * 2048; i++)
+        d.mask[i] = (i % 2048) > (i / 2048);
+    return d;
+}
+
+static void free_data(data *d)
+{
+    free(d->q), free(d->k), free(d->v), free(d->o), free(d->mask);
+}
+
+/* ---- fast ---------------------------------------------------------------- */
+/* Best time of reps calls (both phases; the workspace is kept). */
+static double time_fast(const shape *s, const data *d, int reps)
+{
+    fia_tensor q = {FIA_DT_FP16, 4, {s->B, s->N, s->QS, s->D}, d->q};
+    fia_tensor k = {FIA_DT_FP16, 4, {s->B, s->KVN, s->KVS, s->D}, d->k};
+    fia_tensor v = {FIA_DT_FP16, 4, {s->B, s->KVN, s->KVS, s->D}, d->v};
+    fia_tensor o = {FIA_DT_FP16, 4, {s->B, s->N, s->QS, s->D}, d->o};
+    fia_tensor m = {FIA_DT_BOOL, 2, {2048, 2048}, d->mask};
+    const fia_tensor *kp[1] = {&k}, *vp[1] = {&v};
+    fia_tensor_list kl = {1, kp}, vl = {1, vp};
+    void *ws = NULL;
+    uint64_t cap = 0;
+    double best = INFINITY;
+    for (int r = 0; r < reps; r++) {
+        double t0 = now();
+        uint64_t wss = 0;
+        fast_executor *ex = NULL;
+        fia_status st = fastFusedInferAttentionScoreV2GetWorkspaceSize(
+            &q, &kl, &vl, NULL, s->sparse ? &m : NULL, NULL, NULL, NULL, NULL,
+            NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL,
+            NULL, NULL, NULL, NULL, s->N, 1.0 / sqrt((double)s->D),
+            2147483647, 0, "BNSD", s->KVN, s->sparse, 1, 0, 0, false, 0, 0,
+            &o, NULL, &wss, &ex);
+        if (st != FIA_OK) {
+            fprintf(stderr, "fast: %s: status %d (%s)\n", s->name, st,
+                    fastLastError());
+            exit(1);
+        }
+        if (wss > cap) { /* allocation kept out of the timing */
+            free(ws);
+            ws = aligned_alloc(64, (wss + 63) & ~(uint64_t)63);
+            cap = wss;
+            t0 = now();
+        }
+        st = fastFusedInferAttentionScoreV2(ws, wss, ex, NULL);
+        double t = now() - t0;
+        if (st != FIA_OK) {
+            fprintf(stderr, "fast: %s: run status %d\n", s->name, st);
+            exit(1);
+        }
+        best = t < best ? t : best;
+    }
+    free(ws);
+    return best;
+}
+
+/* ---- memory bandwidth ----------------------------------------------------- */
+typedef struct rd_arg {
+    const uint64_t *p;
+    size_t n;
+    uint64_t sum;
+} rd_arg;
+
+static void *read_part(void *a)
+{
+    rd_arg *r = a;
+    uint64_t s0 = 0, s1 = 0, s2 = 0, s3 = 0, s4 = 0, s5 = 0, s6 = 0, s7 = 0;
+    for (size_t i = 0; i + 8 <= r->n; i += 8) {
+        if (i + 512 < r->n) /* 4 KiB ahead, as fast/ does for K/V */
+            __builtin_prefetch(r->p + i + 512);
+        s0 += r->p[i], s1 += r->p[i + 1], s2 += r->p[i + 2];
+        s3 += r->p[i + 3], s4 += r->p[i + 4], s5 += r->p[i + 5];
+        s6 += r->p[i + 6], s7 += r->p[i + 7];
+    }
+    r->sum = s0 + s1 + s2 + s3 + s4 + s5 + s6 + s7;
+    return NULL;
+}
+
+/* GB/s of a read over 1 GiB (>> LLC) by THREADS threads, best of reps. */
+static double bandwidth(int reps)
+{
+    size_t bytes = (size_t)1 << 30, n = bytes / 8;
+    uint64_t *buf = malloc(bytes);
+    if (buf == NULL)
+        return -1;
+    memset(buf, 1, bytes);
+    double best = INFINITY;
+    uint64_t sink = 0;
+    for (int r = 0; r < reps; r++) {
+        pthread_t t[THREADS];
+        rd_arg a[THREADS];
+        double t0 = now();
+        for (int i = 0; i < THREADS; i++) {
+            a[i] = (rd_arg){buf + i * (n / THREADS), n / THREADS, 0};
+            pthread_create(&t[i], NULL, read_part, &a[i]);
+        }
+        for (int i = 0; i < THREADS; i++) {
+            pthread_join(t[i], NULL);
+            sink += a[i].sum;
+        }
+        double dt = now() - t0;
+        best = dt < best ? dt : best;
+    }
+    free(buf);
+    if (sink == 42)
+        printf(" ");
+    return (double)bytes / best * 1e-9;
+}
+
+/* ---- OpenBLAS ------------------------------------------------------------- */
+#ifdef FIA_HAVE_OPENBLAS
+/* Declared here: the cblas header's directory differs between packagings. */
+enum { CblasRowMajor = 101, CblasNoTrans = 111, CblasTrans = 112 };
+void cblas_sgemm(int order, int ta, int tb, int m, int n, int k, float alpha,
+                 const float *a, int lda, const float *b, int ldb, float beta,
+                 float *c, int ldc);
+void openblas_set_num_threads(int n);
+
+/* GFLOP/s of C = A.B^T, M = N = n, K = k, best of reps. */
+static double sgemm_gflops(int n, int k, int reps)
+{
+    openblas_set_num_threads(THREADS);
+    float *a = malloc((size_t)n * k * 4), *b = malloc((size_t)n * k * 4);
+    float *c = malloc((size_t)n * n * 4);
+    for (size_t i = 0; i < (size_t)n * k; i++)
+        a[i] = (float)(rnd() % 1000) * 1e-3f, b[i] = (float)(rnd() % 1000) * 1e-3f;
+    double best = INFINITY;
+    for (int r = 0; r < reps + 1; r++) { /* + a warm-up */
+        double t0 = now();
+        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, n, n, k, 1.0f, a,
+                    k, b, k, 0.0f, c, n);
+        double dt = now() - t0;
+        best = r > 0 && dt < best ? dt : best;
+    }
+    free(a), free(b), free(c);
+    return 2.0 * n * (double)n * k / best * 1e-9;
+}
+#endif
+
+#ifdef FIA_HAVE_DNNL
+static float half_to_float(uint16_t h)
+{
+    uint32_t e = (h >> 10) & 31u, m = h & 0x3ffu;
+    float f = e == 0 ? (float)m * 0x1p-24f : ldexpf((float)(m | 0x400u), (int)e - 25);
+    return (h & 0x8000u) ? -f : f;
+}
+
+/* ---- oneDNN: matmul (scale) [+ mask] + softmax + matmul --------------------
+ * GQA by batch broadcasting: Q [B*KV_N, G, S, D], K^T [B*KV_N, 1, D, KV_S]
+ * (K's own rows, strided), scores [B*KV_N, G, S, KV_S]. */
+#define DNNL_OK(x)                                                      \
+    do {                                                                \
+        if ((x) != dnnl_success) {                                      \
+            snprintf(what, wlen, "%s failed", #x);                      \
+            goto out;                                                   \
+        }                                                               \
+    } while (0)
+
+static void md4(dnnl_memory_desc_t *md, dnnl_data_type_t dt, int64_t a,
+                int64_t b, int64_t c, int64_t d, int64_t sa, int64_t sb,
+                int64_t sc, int64_t sd)
+{
+    dnnl_dims_t dims = {a, b, c, d}, st = {sa, sb, sc, sd};
+    dnnl_memory_desc_init_by_strides(md, 4, dims, dt, st);
+}
+
+/* Best time, or -1 with the reason in what; what says the data type. */
+static double onednn_try(const shape *s, const data *d, int reps,
+                         dnnl_data_type_t dt, char *what, size_t wlen)
+{
+    double best = -1;
+    const int64_t G = s->N / s->KVN, BK = s->B * s->KVN, S = s->QS;
+    const int64_t T = s->KVS, D = s->D;
+    const size_t es = dt == dnnl_f16 ? 2 : 4;
+    dnnl_engine_t eng = NULL;
+    dnnl_stream_t str = NULL;
+    dnnl_primitive_desc_t pd1 = NULL, pd2 = NULL, pd3 = NULL, pdb = NULL;
+    dnnl_primitive_t p1 = NULL, p2 = NULL, p3 = NULL, pb = NULL;
+    dnnl_primitive_attr_t attr = NULL;
+    dnnl_memory_t mq = NULL, mk = NULL, mv = NULL, ms = NULL, mo = NULL,
+                  mm = NULL;
+    void *q = NULL, *k = NULL, *v = NULL, *sc = NULL, *o = NULL;
+    float *mask = NULL;
+    int64_t nq = BK * G * S * D, nkv = BK * T * D, ns = BK * G * S * T;
+    q = malloc((size_t)nq * es), k = malloc((size_t)nkv * es);
+    v = malloc((size_t)nkv * es), o = malloc((size_t)nq * es);
+    sc = malloc((size_t)ns * es);
+    if (!q || !k || !v || !o || !sc) {
+        snprintf(what, wlen, "out of memory");
+        goto out;
+    }
+    if (dt == dnnl_f16) {
+        memcpy(q, d->q, (size_t)nq * 2), memcpy(k, d->k, (size_t)nkv * 2);
+        memcpy(v, d->v, (size_t)nkv * 2);
+    } else { /* converted before timing */
+        for (int64_t i = 0; i < nq; i++)
+            ((float *)q)[i] = half_to_float(d->q[i]);
+        for (int64_t i = 0; i < nkv; i++) {
+            ((float *)k)[i] = half_to_float(d->k[i]);
+            ((float *)v)[i] = half_to_float(d->v[i]);
+        }
+    }
+    DNNL_OK(dnnl_engine_create(&eng, dnnl_cpu, 0));
+    DNNL_OK(dnnl_stream_create(&str, eng, dnnl_stream_default_flags));
+    dnnl_memory_desc_t dq, dk, dv, ds, dop, dm;
+    md4(&dq, dt, BK, G, S, D, G * S * D, S * D, D, 1);
+    md4(&dk, dt, BK, 1, D, T, T * D, T * D, 1, D); /* K^T, in place */
+    md4(&dv, dt, BK, 1, T, D, T * D, T * D, D, 1);
+    md4(&ds, dt, BK, G, S, T, G * S * T, S * T, T, 1);
+    md4(&dop, dt, BK, G, S, D, G * S * D, S * D, D, 1);
+    md4(&dm, dnnl_f32, 1, 1, S, T, S * T, S * T, T, 1);
+    float scale = (float)(1.0 / sqrt((double)D));
+    DNNL_OK(dnnl_primitive_attr_create(&attr));
+    DNNL_OK(dnnl_primitive_attr_set_output_scales(attr, 1, 0, &scale));
+    if (s->sparse == 3) { /* scores += mask (0 / -1e9), a binary primitive */
+        mask = malloc((size_t)(S * T) * 4);
+        for (int64_t i = 0; i < S; i++)
+            for (int64_t j = 0; j < T; j++)
+                mask[i * T + j] = j <= i + T - S ? 0.0f : -1e9f;
+        dnnl_binary_desc_t bd;
+        DNNL_OK(dnnl_binary_desc_init(&bd, dnnl_binary_add, &ds, &dm, &ds));
+        DNNL_OK(dnnl_primitive_desc_create(&pdb, &bd, NULL, eng, NULL));
+        DNNL_OK(dnnl_primitive_create(&pb, pdb));
+        DNNL_OK(dnnl_memory_create(&mm, &dm, eng, mask));
+    }
+    dnnl_matmul_desc_t mmd1, mmd2;
+    dnnl_softmax_desc_t smd;
+    DNNL_OK(dnnl_matmul_desc_init(&mmd1, &dq, &dk, NULL, &ds));
+    DNNL_OK(dnnl_primitive_desc_create(&pd1, &mmd1, attr, eng, NULL));
+    DNNL_OK(dnnl_softmax_forward_desc_init(&smd, dnnl_forward_inference, &ds, 3));
+    DNNL_OK(dnnl_primitive_desc_create(&pd2, &smd, NULL, eng, NULL));
+    DNNL_OK(dnnl_matmul_desc_init(&mmd2, &ds, &dv, NULL, &dop));
+    DNNL_OK(dnnl_primitive_desc_create(&pd3, &mmd2, NULL, eng, NULL));
+    const char *impl1 = "?", *impl3 = "?";
+    dnnl_primitive_desc_query(pd1, dnnl_query_impl_info_str, 0, &impl1);
+    dnnl_primitive_desc_query(pd3, dnnl_query_impl_info_str, 0, &impl3);
+    if (strncmp(impl1, "ref", 3) == 0 || strncmp(impl3, "ref", 3) == 0) {
+        /* a reference (unoptimized) matmul: not what a user would keep */
+        snprintf(what, wlen, "%s matmul only as %s", dt == dnnl_f16 ? "f16" : "f32",
+                 impl1);
+        goto out;
+    }
+    DNNL_OK(dnnl_primitive_create(&p1, pd1));
+    DNNL_OK(dnnl_primitive_create(&p2, pd2));
+    DNNL_OK(dnnl_primitive_create(&p3, pd3));
+    DNNL_OK(dnnl_memory_create(&mq, &dq, eng, q));
+    DNNL_OK(dnnl_memory_create(&mk, &dk, eng, k));
+    DNNL_OK(dnnl_memory_create(&mv, &dv, eng, v));
+    DNNL_OK(dnnl_memory_create(&ms, &ds, eng, sc));
+    DNNL_OK(dnnl_memory_create(&mo, &dop, eng, o));
+    dnnl_exec_arg_t a1[3] = {{DNNL_ARG_SRC, mq}, {DNNL_ARG_WEIGHTS, mk},
+                             {DNNL_ARG_DST, ms}};
+    dnnl_exec_arg_t ab[3] = {{DNNL_ARG_SRC_0, ms}, {DNNL_ARG_SRC_1, mm},
+                             {DNNL_ARG_DST, ms}};
+    dnnl_exec_arg_t a2[2] = {{DNNL_ARG_SRC, ms}, {DNNL_ARG_DST, ms}};
+    dnnl_exec_arg_t a3[3] = {{DNNL_ARG_SRC, ms}, {DNNL_ARG_WEIGHTS, mv},
+                             {DNNL_ARG_DST, mo}};
+    double tbest = INFINITY;
+    for (int r = 0; r < reps + 1; r++) { /* + a warm-up */
+        double t0 = now();
+        DNNL_OK(dnnl_primitive_execute(p1, str, 3, a1));
+        if (pb)
+            DNNL_OK(dnnl_primitive_execute(pb, str, 3, ab));
+        DNNL_OK(dnnl_primitive_execute(p2, str, 2, a2));
+        DNNL_OK(dnnl_primitive_execute(p3, str, 3, a3));
+        DNNL_OK(dnnl_stream_wait(str));
+        double dt = now() - t0;
+        tbest = r > 0 && dt < tbest ? dt : tbest;
+    }
+    best = tbest;
+    snprintf(what, wlen, "%s matmul (%s) + softmax + matmul",
+             dt == dnnl_f16 ? "f16" : "f32", impl1);
+out:
+    if (p1) dnnl_primitive_destroy(p1);
+    if (p2) dnnl_primitive_destroy(p2);
+    if (p3) dnnl_primitive_destroy(p3);
+    if (pd1) dnnl_primitive_desc_destroy(pd1);
+    if (pd2) dnnl_primitive_desc_destroy(pd2);
+    if (pd3) dnnl_primitive_desc_destroy(pd3);
+    if (pb) dnnl_primitive_destroy(pb);
+    if (pdb) dnnl_primitive_desc_destroy(pdb);
+    if (attr) dnnl_primitive_attr_destroy(attr);
+    dnnl_memory_t mems[6] = {mq, mk, mv, ms, mo, mm};
+    for (int i = 0; i < 6; i++)
+        if (mems[i])
+            dnnl_memory_destroy(mems[i]);
+    if (str) dnnl_stream_destroy(str);
+    if (eng) dnnl_engine_destroy(eng);
+    free(q), free(k), free(v), free(sc), free(o), free(mask);
+    return best;
+}
+
+/* f16 when oneDNN supports it here, else f32. */
+static double onednn_attention(const shape *s, const data *d, int reps,
+                               char *what, size_t wlen)
+{
+    /* oneDNN's OpenMP runtime: two threads, like everything else. */
+    void (*set_threads)(int) =
+        (void (*)(int))dlsym(RTLD_DEFAULT, "omp_set_num_threads");
+    if (set_threads)
+        set_threads(THREADS);
+    char why[128];
+    double t = onednn_try(s, d, reps, dnnl_f16, why, sizeof why);
+    if (t > 0) {
+        snprintf(what, wlen, "%s", why);
+        return t;
+    }
+    t = onednn_try(s, d, reps, dnnl_f32, what, wlen);
+    if (t > 0) {
+        size_t n = strlen(what);
+        snprintf(what + n, wlen - n, "; f16: %s", why);
+    }
+    return t;
+}
+#endif
+
+/* ---- main ------------------------------------------------------------------ */
+int main(int argc, char **argv)
+{
+    bool quick = argc > 1 && strcmp(argv[1], "--quick") == 0;
+    int reps = quick ? 1 : 3;
+    setvbuf(stdout, NULL, _IOLBF, 0);
+    if (argc > 2 && strcmp(argv[1], "--only") == 0) { /* for profiling */
+        const shape *s = strcmp(argv[2], "decode") == 0   ? &DECODE
+                         : strcmp(argv[2], "causal") == 0 ? &CAUSAL
+                                                          : &PREFILL;
+        data d = make_data(s);
+        double t = time_fast(s, &d, argc > 3 ? atoi(argv[3]) : 3);
+        printf("fast %s: %.2f ms, %.1f GFLOP/s, %.1f GB/s K/V\n", s->name,
+               t * 1e3, flops(s) / t * 1e-9, kv_bytes(s) / t * 1e-9);
+        free_data(&d);
+        return 0;
+    }
+    printf("fiacheck bench --fast: %d threads%s\n", THREADS,
+           quick ? " (quick: one run each)" : "");
+
+    double gemm = -1, bw = bandwidth(reps);
+    printf("memory read bandwidth (1 GiB, %d threads): %.1f GB/s\n", THREADS, bw);
+#ifdef FIA_HAVE_OPENBLAS
+    gemm = sgemm_gflops(2048, 2048, reps);
+    printf("openblas sgemm 2048^3 (%d threads): %.1f GFLOP/s\n", THREADS, gemm);
+    printf("openblas sgemm 2048x2048x128 (Q.K^T shape): %.1f GFLOP/s\n",
+           sgemm_gflops(2048, 128, reps));
+#else
+    printf("openblas sgemm: baseline not available (built without OpenBLAS)\n");
+#endif
+
+    const shape *shapes[3] = {&PREFILL, &CAUSAL, &DECODE};
+    double fast_t[3], dnnl_t[3] = {-1, -1, -1};
+    for (int i = 0; i < 3; i++) {
+        const shape *s = shapes[i];
+        data d = make_data(s);
+        fast_t[i] = time_fast(s, &d, reps + (s->QS == 1 ? 5 : 0));
+        printf("fast %-15s %8.2f ms  %7.1f GFLOP/s  %6.1f GB/s K/V\n", s->name,
+               fast_t[i] * 1e3, flops(s) / fast_t[i] * 1e-9,
+               kv_bytes(s) / fast_t[i] * 1e-9);
+#ifdef FIA_HAVE_DNNL
+        char what[160];
+        dnnl_t[i] = onednn_attention(s, &d, reps, what, sizeof what);
+        if (dnnl_t[i] > 0)
+            printf("onednn %-13s %8.2f ms  %7.1f GFLOP/s  (%s)\n", s->name,
+                   dnnl_t[i] * 1e3, flops(s) / dnnl_t[i] * 1e-9, what);
+        else
+            printf("onednn %-13s baseline not available (%s)\n", s->name, what);
+#else
+        printf("onednn %-13s baseline not available (built without oneDNN)\n",
+               s->name);
+#endif
+        free_data(&d);
+    }
+
+    for (int i = 0; i < 2; i++) {
+        const shape *s = shapes[i];
+        double g = flops(s) / fast_t[i] * 1e-9;
+        printf("%s: %.1f GFLOP/s", s->name, g);
+        if (gemm > 0)
+            printf(" = %.0f%% of sgemm", 100.0 * g / gemm);
+        else
+            printf(", sgemm not available");
+        if (dnnl_t[i] > 0)
+            printf(", %.1fx onednn\n", dnnl_t[i] / fast_t[i]);
+        else
+            printf(", onednn not available\n");
+    }
+    double gb = kv_bytes(&DECODE) / fast_t[2] * 1e-9;
+    printf("decode: %.1f GB/s = %.0f%% of bandwidth", gb, 100.0 * gb / bw);
+    if (dnnl_t[2] > 0)
+        printf(", %.1fx onednn\n", dnnl_t[2] / fast_t[2]);
+    else
+        printf("\n");
+    return 0;
+}

@@ -1,0 +1,355 @@
+/* AVX2 + FMA + F16C micro-kernels (8 lanes, 16 registers).  This file alone
+ * is compiled with those flags (CMakeLists.txt); dispatch.c uses the table
+ * only after checking the CPU.  Register tiles: Q.K^T 6 keys x 16 rows, P.V
+ * 4 rows x 16 columns, dot form 2 x 4.  Caller memory (fp16/bf16 rows) is
+ * read and written 8 elements at a time with scalar tails. */
+#if defined(__x86_64__) && defined(__AVX2__) && defined(__FMA__) && \
+    defined(__F16C__)
+#include <immintrin.h>
+#include "fast_internal.h"
+
+#define INLINE static inline __attribute__((always_inline))
+#define UNROLL _Pragma("GCC unroll 16")
+
+/* ---- Q.K^T, transposed: st[c][r] --------------------------------------- */
+INLINE void qkt_tile(const float *qt, int64_t ldq, const int rv,
+                     const float *k, int64_t ldk, const int kt, int64_t D,
+                     float *st, int64_t lds)
+{
+    __m256 a0[6], a1[6];
+    UNROLL for (int c = 0; c < kt; c++) {
+        a0[c] = _mm256_setzero_ps();
+        a1[c] = _mm256_setzero_ps();
+    }
+    for (int64_t d = 0; d < D; d++) {
+        const float *qd = qt + d * ldq;
+        __m256 q0 = _mm256_loadu_ps(qd);
+        __m256 q1 = rv > 1 ? _mm256_loadu_ps(qd + 8) : _mm256_setzero_ps();
+        UNROLL for (int c = 0; c < kt; c++) {
+            __m256 b = _mm256_broadcast_ss(k + c * ldk + d);
+            a0[c] = _mm256_fmadd_ps(b, q0, a0[c]);
+            if (rv > 1)
+                a1[c] = _mm256_fmadd_ps(b, q1, a1[c]);
+        }
+    }
+    UNROLL for (int c = 0; c < kt; c++) {
+        _mm256_storeu_ps(st + c * lds, a0[c]);
+        if (rv > 1)
+            _mm256_storeu_ps(st + c * lds + 8, a1[c]);
+    }
+}
+
+static void qk_t_avx2(const float *qt, int64_t ldq, int mr, const float *k,
+                      int64_t ldk, int nk, int64_t D, float *st, int64_t lds)
+{
+    const int rows = (mr + 7) & ~7;
+    for (int r0 = 0; r0 < rows; r0 += 16) {
+        const int rv = rows - r0 >= 16 ? 2 : 1;
+        for (int c0 = 0; c0 < nk; c0 += 6) {
+            const int kt = nk - c0 < 6 ? nk - c0 : 6;
+            const float *q = qt + r0, *kk = k + c0 * ldk;
+            float *s = st + c0 * lds + r0;
+#define QKT(R, K) \
+    case (R) * 8 + (K): qkt_tile(q, ldq, R, kk, ldk, K, D, s, lds); break;
+            switch (rv * 8 + kt) {
+            QKT(1, 1) QKT(1, 2) QKT(1, 3) QKT(1, 4) QKT(1, 5) QKT(1, 6)
+            QKT(2, 1) QKT(2, 2) QKT(2, 3) QKT(2, 4) QKT(2, 5) QKT(2, 6)
+            default: break;
+            }
+#undef QKT
+        }
+    }
+}
+
+/* ---- Q.K^T, dot form (few rows: decode) -------------------------------- */
+INLINE float hsum8(__m256 v)
+{
+    __m128 s = _mm_add_ps(_mm256_castps256_ps128(v),
+                          _mm256_extractf128_ps(v, 1));
+    s = _mm_add_ps(s, _mm_movehl_ps(s, s));
+    s = _mm_add_ss(s, _mm_movehdup_ps(s));
+    return _mm_cvtss_f32(s);
+}
+
+INLINE void qkdot_tile(const float *q, int64_t ldq, const int rt,
+                       const float *k, int64_t ldk, const int kt, int64_t D,
+                       float *st, int64_t lds)
+{
+    __m256 a[2][4];
+    UNROLL for (int r = 0; r < rt; r++)
+        UNROLL for (int c = 0; c < kt; c++)
+            a[r][c] = _mm256_setzero_ps();
+    for (int64_t d = 0; d < D; d += 8) {
+        __m256 kv[4];
+        UNROLL for (int c = 0; c < kt; c++)
+            kv[c] = _mm256_loadu_ps(k + c * ldk + d);
+        UNROLL for (int r = 0; r < rt; r++) {
+            __m256 qv = _mm256_loadu_ps(q + r * ldq + d);
+            UNROLL for (int c = 0; c < kt; c++)
+                a[r][c] = _mm256_fmadd_ps(qv, kv[c], a[r][c]);
+        }
+    }
+    UNROLL for (int r = 0; r < rt; r++)
+        UNROLL for (int c = 0; c < kt; c++)
+            st[c * lds + r] = hsum8(a[r][c]);
+}
+
+static void qk_dot_avx2(const float *q, int64_t ldq, int mr, const float *k,
+                        int64_t ldk, int nk, int64_t D, float *st,
+                        int64_t lds)
+{
+    for (int r0 = 0; r0 < mr; r0 += 2) {
+        const int rt = mr - r0 < 2 ? 1 : 2;
+        for (int c0 = 0; c0 < nk; c0 += 4) {
+            const int kt = nk - c0 < 4 ? nk - c0 : 4;
+            const float *qq = q + r0 * ldq, *kk = k + c0 * ldk;
+            float *s = st + c0 * lds + r0;
+#define QKD(R, K) \
+    case (R) * 8 + (K): qkdot_tile(qq, ldq, R, kk, ldk, K, D, s, lds); break;
+            switch (rt * 8 + kt) {
+            QKD(1, 1) QKD(1, 2) QKD(1, 3) QKD(1, 4)
+            QKD(2, 1) QKD(2, 2) QKD(2, 3) QKD(2, 4)
+            default: break;
+            }
+#undef QKD
+        }
+    }
+}
+
+/* ---- softmax ------------------------------------------------------------ */
+/* exp(x) for x <= 0 (Cephes polynomial, ~1 ulp); NaN stays NaN, x below
+ * ln(FLT_MIN) gives 0. */
+INLINE __m256 exp8(__m256 x)
+{
+    const __m256 lo = _mm256_set1_ps(-87.33654f);
+    __m256 keep = _mm256_cmp_ps(x, lo, _CMP_NLT_UQ);
+    x = _mm256_max_ps(lo, x); /* NaN-preserving operand order */
+    x = _mm256_min_ps(_mm256_set1_ps(88.37626f), x);
+    __m256 fx = _mm256_round_ps(
+        _mm256_mul_ps(x, _mm256_set1_ps(1.44269504088896341f)),
+        _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+    __m256 r = _mm256_fnmadd_ps(fx, _mm256_set1_ps(0.693359375f), x);
+    r = _mm256_fnmadd_ps(fx, _mm256_set1_ps(-2.12194440e-4f), r);
+    __m256 y = _mm256_set1_ps(1.9875691500e-4f);
+    y = _mm256_fmadd_ps(y, r, _mm256_set1_ps(1.3981999507e-3f));
+    y = _mm256_fmadd_ps(y, r, _mm256_set1_ps(8.3334519073e-3f));
+    y = _mm256_fmadd_ps(y, r, _mm256_set1_ps(4.1665795894e-2f));
+    y = _mm256_fmadd_ps(y, r, _mm256_set1_ps(1.6666665459e-1f));
+    y = _mm256_fmadd_ps(y, r, _mm256_set1_ps(5.0000001201e-1f));
+    y = _mm256_fmadd_ps(y, _mm256_mul_ps(r, r),
+                        _mm256_add_ps(r, _mm256_set1_ps(1.0f)));
+    __m256i e = _mm256_slli_epi32(
+        _mm256_add_epi32(_mm256_cvtps_epi32(fx), _mm256_set1_epi32(127)), 23);
+    return _mm256_and_ps(keep, _mm256_mul_ps(y, _mm256_castsi256_ps(e)));
+}
+
+INLINE __m256 round_bf16(__m256 p)
+{
+    __m256i u = _mm256_castps_si256(p);
+    __m256i r = _mm256_add_epi32(
+        u, _mm256_add_epi32(_mm256_set1_epi32(0x7fff),
+                            _mm256_and_si256(_mm256_srli_epi32(u, 16),
+                                             _mm256_set1_epi32(1))));
+    r = _mm256_and_si256(r, _mm256_set1_epi32((int)0xffff0000u));
+    return _mm256_blendv_ps(_mm256_castsi256_ps(r), p,
+                            _mm256_cmp_ps(p, p, _CMP_UNORD_Q));
+}
+
+static void softmax_avx2(float *s, int64_t lds, int mr, int nk, float scale,
+                         const int32_t *lo, const int32_t *hi,
+                         const uint8_t *excl, int round, float *m, float *l,
+                         float *alpha)
+{
+    const __m256 vs = _mm256_set1_ps(scale), one = _mm256_set1_ps(1.0f);
+    __m256 valid[FAST_KBLOCK];
+    for (int r0 = 0; r0 < mr; r0 += 8) {
+        __m256i vlo = _mm256_loadu_si256((const __m256i *)(lo + r0));
+        __m256i vhi = _mm256_loadu_si256((const __m256i *)(hi + r0));
+        __m256 bmax = _mm256_set1_ps(-INFINITY), any = _mm256_setzero_ps();
+        for (int c = 0; c < nk; c++) {
+            __m256i vc = _mm256_set1_epi32(c);
+            /* lo <= c <= hi: not (lo > c) and not (c > hi) */
+            __m256i out = _mm256_or_si256(_mm256_cmpgt_epi32(vlo, vc),
+                                          _mm256_cmpgt_epi32(vc, vhi));
+            if (excl) {
+                __m256i e = _mm256_cvtepu8_epi32(_mm_loadl_epi64(
+                    (const __m128i *)(excl + c * lds + r0)));
+                out = _mm256_or_si256(out, _mm256_xor_si256(
+                    _mm256_cmpeq_epi32(e, _mm256_setzero_si256()),
+                    _mm256_set1_epi32(-1)));
+            }
+            __m256 in = _mm256_castsi256_ps(
+                _mm256_xor_si256(out, _mm256_set1_epi32(-1)));
+            valid[c] = in;
+            any = _mm256_or_ps(any, in);
+            float *x = s + c * lds + r0;
+            __m256 v = _mm256_mul_ps(_mm256_loadu_ps(x), vs);
+            _mm256_storeu_ps(x, v);
+            bmax = _mm256_blendv_ps(bmax, _mm256_max_ps(v, bmax), in);
+        }
+        __m256 mold = _mm256_loadu_ps(m + r0);
+        __m256 mnew = _mm256_max_ps(bmax, mold);
+        __m256 ch = _mm256_and_ps(any, _mm256_cmp_ps(mnew, mold, _CMP_NEQ_OQ));
+        __m256 a = _mm256_blendv_ps(one, exp8(_mm256_sub_ps(mold, mnew)), ch);
+        __m256 sum = _mm256_setzero_ps();
+        for (int c = 0; c < nk; c++) {
+            float *x = s + c * lds + r0;
+            __m256 p = _mm256_and_ps(
+                valid[c], exp8(_mm256_sub_ps(_mm256_loadu_ps(x), mnew)));
+            sum = _mm256_add_ps(sum, p);
+            if (round == 1)
+                p = _mm256_cvtph_ps(_mm256_cvtps_ph(
+                    p, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));
+            else if (round == 2)
+                p = round_bf16(p);
+            _mm256_storeu_ps(x, p);
+        }
+        _mm256_storeu_ps(m + r0, mnew);
+        _mm256_storeu_ps(l + r0, _mm256_add_ps(
+                                     _mm256_mul_ps(_mm256_loadu_ps(l + r0), a),
+                                     sum));
+        _mm256_storeu_ps(alpha + r0, a);
+    }
+}
+
+/* ---- P.V ---------------------------------------------------------------- */
+INLINE void pv_tile(const float *pt, int64_t ldp, const int rt,
+                    const float *v, int64_t ldv, int nk, const float *alpha,
+                    float *acc, int64_t ldacc)
+{
+    __m256 a[4][2];
+    UNROLL for (int r = 0; r < rt; r++) {
+        __m256 al = _mm256_set1_ps(alpha[r]);
+        UNROLL for (int j = 0; j < 2; j++)
+            a[r][j] = _mm256_mul_ps(_mm256_loadu_ps(acc + r * ldacc + 8 * j),
+                                    al);
+    }
+    for (int c = 0; c < nk; c++) {
+        __m256 v0 = _mm256_loadu_ps(v + c * ldv);
+        __m256 v1 = _mm256_loadu_ps(v + c * ldv + 8);
+        UNROLL for (int r = 0; r < rt; r++) {
+            __m256 b = _mm256_broadcast_ss(pt + c * ldp + r);
+            a[r][0] = _mm256_fmadd_ps(b, v0, a[r][0]);
+            a[r][1] = _mm256_fmadd_ps(b, v1, a[r][1]);
+        }
+    }
+    UNROLL for (int r = 0; r < rt; r++)
+        UNROLL for (int j = 0; j < 2; j++)
+            _mm256_storeu_ps(acc + r * ldacc + 8 * j, a[r][j]);
+}
+
+static void pv_avx2(const float *pt, int64_t ldp, int mr, const float *v,
+                    int64_t ldv, int nk, int64_t D, const float *alpha,
+                    float *acc, int64_t ldacc)
+{
+    for (int r0 = 0; r0 < mr; r0 += 4) {
+        const int rt = mr - r0 < 4 ? mr - r0 : 4;
+        for (int64_t d0 = 0; d0 < D; d0 += 16) {
+            const float *p = pt + r0, *vv = v + d0;
+            float *ac = acc + r0 * ldacc + d0;
+            switch (rt) {
+            case 1: pv_tile(p, ldp, 1, vv, ldv, nk, alpha + r0, ac, ldacc); break;
+            case 2: pv_tile(p, ldp, 2, vv, ldv, nk, alpha + r0, ac, ldacc); break;
+            case 3: pv_tile(p, ldp, 3, vv, ldv, nk, alpha + r0, ac, ldacc); break;
+            default: pv_tile(p, ldp, 4, vv, ldv, nk, alpha + r0, ac, ldacc); break;
+            }
+        }
+    }
+}
+
+/* ---- conversions -------------------------------------------------------- */
+static bool widen_avx2(fia_dtype dt, const uint16_t *src, float *dst,
+                       int64_t n)
+{
+    const bool h = dt == FIA_DT_FP16;
+    const __m128i em = _mm_set1_epi16(h ? 0x7c00 : 0x7f80);
+    __m128i bad = _mm_setzero_si128();
+    int64_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        __m128i x = _mm_loadu_si128((const __m128i *)(src + i));
+        bad = _mm_or_si128(bad, _mm_cmpeq_epi16(_mm_and_si128(x, em), em));
+        __m256 f = h ? _mm256_cvtph_ps(x)
+                     : _mm256_castsi256_ps(
+                           _mm256_slli_epi32(_mm256_cvtepu16_epi32(x), 16));
+        _mm256_storeu_ps(dst + i, f);
+    }
+    bool finite = _mm_testz_si128(bad, bad);
+    if (i < n)
+        finite &= fast_widen_scalar(dt, src + i, dst + i, n - i);
+    return finite;
+}
+
+/* acc / l in double, then to float rounding to odd (truncate, set the last
+ * bit when inexact), then nearest-even to fp16/bf16: one correct rounding. */
+static __m256 div_round_odd(const float *acc, __m256d vl)
+{
+    const __m256i bit = _mm256_setr_epi32(1, 2, 4, 8, 16, 32, 64, 128);
+    __m256d x0 = _mm256_div_pd(_mm256_cvtps_pd(_mm_loadu_ps(acc)), vl);
+    __m256d x1 = _mm256_div_pd(_mm256_cvtps_pd(_mm_loadu_ps(acc + 4)), vl);
+    __m256 f = _mm256_set_m128(_mm256_cvtpd_ps(x1), _mm256_cvtpd_ps(x0));
+    __m256d b0 = _mm256_cvtps_pd(_mm256_castps256_ps128(f));
+    __m256d b1 = _mm256_cvtps_pd(_mm256_extractf128_ps(f, 1));
+    const __m256d abs = _mm256_castsi256_pd(_mm256_set1_epi64x(INT64_MAX));
+    int ne = _mm256_movemask_pd(_mm256_cmp_pd(b0, x0, _CMP_NEQ_UQ)) |
+             _mm256_movemask_pd(_mm256_cmp_pd(b1, x1, _CMP_NEQ_UQ)) << 4;
+    int over = _mm256_movemask_pd(_mm256_cmp_pd(_mm256_and_pd(b0, abs),
+                                                _mm256_and_pd(x0, abs),
+                                                _CMP_GT_OQ)) |
+               _mm256_movemask_pd(_mm256_cmp_pd(_mm256_and_pd(b1, abs),
+                                                _mm256_and_pd(x1, abs),
+                                                _CMP_GT_OQ)) << 4;
+    __m256i vne = _mm256_cmpeq_epi32(
+        _mm256_and_si256(_mm256_set1_epi32(ne), bit), bit);
+    __m256i vover = _mm256_cmpeq_epi32(
+        _mm256_and_si256(_mm256_set1_epi32(over), bit), bit);
+    __m256i fi = _mm256_add_epi32(_mm256_castps_si256(f), vover); /* -1 */
+    fi = _mm256_or_si256(fi, _mm256_srli_epi32(vne, 31));
+    return _mm256_castsi256_ps(fi);
+}
+
+static void store_avx2(fia_dtype dt, const float *acc, double l,
+                       uint16_t *dst, int64_t n)
+{
+    const __m256d vl = _mm256_set1_pd(l);
+    int64_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        __m256 f = div_round_odd(acc + i, vl);
+        __m128i o;
+        if (dt == FIA_DT_FP16) {
+            o = _mm256_cvtps_ph(f, _MM_FROUND_TO_NEAREST_INT |
+                                       _MM_FROUND_NO_EXC);
+        } else {
+            __m256i fi = _mm256_castps_si256(f);
+            __m256i r = _mm256_add_epi32(
+                fi, _mm256_add_epi32(_mm256_set1_epi32(0x7fff),
+                                     _mm256_and_si256(_mm256_srli_epi32(fi, 16),
+                                                      _mm256_set1_epi32(1))));
+            r = _mm256_srli_epi32(r, 16);
+            __m256i qn = _mm256_or_si256(
+                _mm256_and_si256(_mm256_srli_epi32(fi, 16),
+                                 _mm256_set1_epi32(0x8000)),
+                _mm256_set1_epi32(0x7fc0));
+            r = _mm256_castps_si256(_mm256_blendv_ps(
+                _mm256_castsi256_ps(r), _mm256_castsi256_ps(qn),
+                _mm256_cmp_ps(f, f, _CMP_UNORD_Q)));
+            o = _mm_packus_epi32(_mm256_castsi256_si128(r),
+                                 _mm256_extracti128_si256(r, 1));
+        }
+        _mm_storeu_si128((__m128i *)(dst + i), o);
+    }
+    if (i < n)
+        fast_store_scalar(dt, acc + i, l, dst + i, n - i);
+}
+
+const fast_kernels fast_kernels_avx2 = {
+    .name = "avx2",
+    .qk_t = qk_t_avx2,
+    .qk_dot = qk_dot_avx2,
+    .softmax = softmax_avx2,
+    .pv = pv_avx2,
+    .widen = widen_avx2,
+    .store = store_avx2,
+};
+#else
+typedef int fast_no_avx2; /* not an x86-64 build with the flags */
+#endif

@@ -1,0 +1,354 @@
+/* AVX-512 micro-kernels (F/BW/VL/DQ, FMA, F16C).  This file alone is
+ * compiled with those flags (CMakeLists.txt); dispatch.c uses the table only
+ * after checking the CPU.  Register tiles: Q.K^T 8 keys x 48 rows, P.V
+ * 6 rows x 64 columns, dot form 4 x 4; tails are smaller tiles of the same
+ * inlined code, loads and stores of caller memory are masked. */
+#if defined(__x86_64__) && defined(__AVX512F__) && defined(__AVX512BW__) && \
+    defined(__AVX512VL__) && defined(__AVX512DQ__) && defined(__FMA__) &&  \
+    defined(__F16C__)
+#include <immintrin.h>
+#include "fast_internal.h"
+
+#define INLINE static inline __attribute__((always_inline))
+#define UNROLL _Pragma("GCC unroll 16")
+
+/* ---- Q.K^T, transposed: st[c][r] --------------------------------------- */
+INLINE void qkt_tile(const float *qt, int64_t ldq, const int rv,
+                     const float *k, int64_t ldk, const int kt, int64_t D,
+                     float *st, int64_t lds)
+{
+    __m512 a[8][3];
+    UNROLL for (int c = 0; c < kt; c++)
+        UNROLL for (int j = 0; j < rv; j++)
+            a[c][j] = _mm512_setzero_ps();
+    for (int64_t d = 0; d < D; d++) {
+        const float *qd = qt + d * ldq;
+        __m512 q[3];
+        UNROLL for (int j = 0; j < rv; j++)
+            q[j] = _mm512_loadu_ps(qd + 16 * j);
+        UNROLL for (int c = 0; c < kt; c++) {
+            __m512 b = _mm512_set1_ps(k[c * ldk + d]);
+            UNROLL for (int j = 0; j < rv; j++)
+                a[c][j] = _mm512_fmadd_ps(b, q[j], a[c][j]);
+        }
+    }
+    UNROLL for (int c = 0; c < kt; c++)
+        UNROLL for (int j = 0; j < rv; j++)
+            _mm512_storeu_ps(st + c * lds + 16 * j, a[c][j]);
+}
+
+static void qk_t_avx512(const float *qt, int64_t ldq, int mr, const float *k,
+                        int64_t ldk, int nk, int64_t D, float *st,
+                        int64_t lds)
+{
+    const int rows = (mr + 15) & ~15;
+    for (int r0 = 0; r0 < rows; r0 += 48) {
+        const int rv = rows - r0 >= 48 ? 3 : (rows - r0) / 16;
+        for (int c0 = 0; c0 < nk; c0 += 8) {
+            const int kt = nk - c0 < 8 ? nk - c0 : 8;
+            const float *q = qt + r0, *kk = k + c0 * ldk;
+            float *s = st + c0 * lds + r0;
+#define QKT(R, K) \
+    case (R) * 16 + (K): qkt_tile(q, ldq, R, kk, ldk, K, D, s, lds); break;
+            switch (rv * 16 + kt) {
+            QKT(1, 1) QKT(1, 2) QKT(1, 3) QKT(1, 4)
+            QKT(1, 5) QKT(1, 6) QKT(1, 7) QKT(1, 8)
+            QKT(2, 1) QKT(2, 2) QKT(2, 3) QKT(2, 4)
+            QKT(2, 5) QKT(2, 6) QKT(2, 7) QKT(2, 8)
+            QKT(3, 1) QKT(3, 2) QKT(3, 3) QKT(3, 4)
+            QKT(3, 5) QKT(3, 6) QKT(3, 7) QKT(3, 8)
+            default: break;
+            }
+#undef QKT
+        }
+    }
+}
+
+/* ---- Q.K^T, dot form (few rows: decode) -------------------------------- */
+INLINE void qkdot_tile(const float *q, int64_t ldq, const int rt,
+                       const float *k, int64_t ldk, const int kt, int64_t D,
+                       float *st, int64_t lds)
+{
+    __m512 a[4][4];
+    UNROLL for (int r = 0; r < rt; r++)
+        UNROLL for (int c = 0; c < kt; c++)
+            a[r][c] = _mm512_setzero_ps();
+    for (int64_t d = 0; d < D; d += 16) {
+        __m512 kv[4];
+        UNROLL for (int c = 0; c < kt; c++)
+            kv[c] = _mm512_loadu_ps(k + c * ldk + d);
+        UNROLL for (int r = 0; r < rt; r++) {
+            __m512 qv = _mm512_loadu_ps(q + r * ldq + d);
+            UNROLL for (int c = 0; c < kt; c++)
+                a[r][c] = _mm512_fmadd_ps(qv, kv[c], a[r][c]);
+        }
+    }
+    if (kt == 4) { /* the 4 sums of a row in one tree */
+        UNROLL for (int r = 0; r < rt; r++) {
+            __m512 t0 = _mm512_add_ps(_mm512_unpacklo_ps(a[r][0], a[r][1]),
+                                      _mm512_unpackhi_ps(a[r][0], a[r][1]));
+            __m512 t1 = _mm512_add_ps(_mm512_unpacklo_ps(a[r][2], a[r][3]),
+                                      _mm512_unpackhi_ps(a[r][2], a[r][3]));
+            __m512d u0 = _mm512_castps_pd(t0), u1 = _mm512_castps_pd(t1);
+            __m512 u = _mm512_add_ps(
+                _mm512_castpd_ps(_mm512_unpacklo_pd(u0, u1)),
+                _mm512_castpd_ps(_mm512_unpackhi_pd(u0, u1)));
+            __m256 h = _mm256_add_ps(_mm512_castps512_ps256(u),
+                                     _mm512_extractf32x8_ps(u, 1));
+            __m128 q = _mm_add_ps(_mm256_castps256_ps128(h),
+                                  _mm256_extractf128_ps(h, 1));
+            float sums[4];
+            _mm_storeu_ps(sums, q);
+            UNROLL for (int c = 0; c < 4; c++)
+                st[c * lds + r] = sums[c];
+        }
+        return;
+    }
+    UNROLL for (int r = 0; r < rt; r++)
+        UNROLL for (int c = 0; c < kt; c++)
+            st[c * lds + r] = _mm512_reduce_add_ps(a[r][c]);
+}
+
+static void qk_dot_avx512(const float *q, int64_t ldq, int mr, const float *k,
+                          int64_t ldk, int nk, int64_t D, float *st,
+                          int64_t lds)
+{
+    for (int r0 = 0; r0 < mr; r0 += 4) {
+        const int rt = mr - r0 < 4 ? mr - r0 : 4;
+        for (int c0 = 0; c0 < nk; c0 += 4) {
+            const int kt = nk - c0 < 4 ? nk - c0 : 4;
+            const float *qq = q + r0 * ldq, *kk = k + c0 * ldk;
+            float *s = st + c0 * lds + r0;
+#define QKD(R, K) \
+    case (R) * 8 + (K): qkdot_tile(qq, ldq, R, kk, ldk, K, D, s, lds); break;
+            switch (rt * 8 + kt) {
+            QKD(1, 1) QKD(1, 2) QKD(1, 3) QKD(1, 4)
+            QKD(2, 1) QKD(2, 2) QKD(2, 3) QKD(2, 4)
+            QKD(3, 1) QKD(3, 2) QKD(3, 3) QKD(3, 4)
+            QKD(4, 1) QKD(4, 2) QKD(4, 3) QKD(4, 4)
+            default: break;
+            }
+#undef QKD
+        }
+    }
+}
+
+/* ---- softmax ------------------------------------------------------------ */
+/* exp(x) for x <= 0 (Cephes polynomial, ~1 ulp); NaN stays NaN, x below
+ * ln(FLT_MIN) gives 0. */
+INLINE __m512 exp16(__m512 x)
+{
+    const __m512 lo = _mm512_set1_ps(-87.33654f);
+    __mmask16 keep = _mm512_cmp_ps_mask(x, lo, _CMP_NLT_UQ);
+    x = _mm512_max_ps(lo, x); /* NaN-preserving operand order */
+    x = _mm512_min_ps(_mm512_set1_ps(88.37626f), x);
+    __m512 fx = _mm512_roundscale_ps(
+        _mm512_mul_ps(x, _mm512_set1_ps(1.44269504088896341f)),
+        _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+    __m512 r = _mm512_fnmadd_ps(fx, _mm512_set1_ps(0.693359375f), x);
+    r = _mm512_fnmadd_ps(fx, _mm512_set1_ps(-2.12194440e-4f), r);
+    __m512 y = _mm512_set1_ps(1.9875691500e-4f);
+    y = _mm512_fmadd_ps(y, r, _mm512_set1_ps(1.3981999507e-3f));
+    y = _mm512_fmadd_ps(y, r, _mm512_set1_ps(8.3334519073e-3f));
+    y = _mm512_fmadd_ps(y, r, _mm512_set1_ps(4.1665795894e-2f));
+    y = _mm512_fmadd_ps(y, r, _mm512_set1_ps(1.6666665459e-1f));
+    y = _mm512_fmadd_ps(y, r, _mm512_set1_ps(5.0000001201e-1f));
+    y = _mm512_fmadd_ps(y, _mm512_mul_ps(r, r),
+                        _mm512_add_ps(r, _mm512_set1_ps(1.0f)));
+    __m512i e = _mm512_slli_epi32(
+        _mm512_add_epi32(_mm512_cvtps_epi32(fx), _mm512_set1_epi32(127)), 23);
+    return _mm512_maskz_mov_ps(keep, _mm512_mul_ps(y, _mm512_castsi512_ps(e)));
+}
+
+INLINE __m512 round_bf16(__m512 p)
+{
+    __m512i u = _mm512_castps_si512(p);
+    __m512i r = _mm512_add_epi32(
+        u, _mm512_add_epi32(_mm512_set1_epi32(0x7fff),
+                            _mm512_and_si512(_mm512_srli_epi32(u, 16),
+                                             _mm512_set1_epi32(1))));
+    r = _mm512_and_si512(r, _mm512_set1_epi32((int)0xffff0000u));
+    __mmask16 nan = _mm512_cmp_ps_mask(p, p, _CMP_UNORD_Q);
+    return _mm512_mask_mov_ps(_mm512_castsi512_ps(r), nan, p);
+}
+
+static void softmax_avx512(float *s, int64_t lds, int mr, int nk, float scale,
+                           const int32_t *lo, const int32_t *hi,
+                           const uint8_t *excl, int round, float *m, float *l,
+                           float *alpha)
+{
+    const __m512 vs = _mm512_set1_ps(scale), one = _mm512_set1_ps(1.0f);
+    __mmask16 valid[FAST_KBLOCK];
+    for (int r0 = 0; r0 < mr; r0 += 16) {
+        __m512i vlo = _mm512_loadu_si512(lo + r0);
+        __m512i vhi = _mm512_loadu_si512(hi + r0);
+        __m512 bmax = _mm512_set1_ps(-INFINITY);
+        __mmask16 any = 0;
+        for (int c = 0; c < nk; c++) {
+            __m512i vc = _mm512_set1_epi32(c);
+            __mmask16 in = _mm512_cmple_epi32_mask(vlo, vc) &
+                           _mm512_cmple_epi32_mask(vc, vhi);
+            if (excl) {
+                __m128i e = _mm_loadu_si128(
+                    (const __m128i *)(excl + c * lds + r0));
+                in &= _mm_cmpeq_epi8_mask(e, _mm_setzero_si128());
+            }
+            valid[c] = in;
+            any |= in;
+            float *x = s + c * lds + r0;
+            __m512 v = _mm512_mul_ps(_mm512_loadu_ps(x), vs);
+            _mm512_storeu_ps(x, v);
+            bmax = _mm512_mask_max_ps(bmax, in, v, bmax);
+        }
+        __m512 mold = _mm512_loadu_ps(m + r0);
+        __m512 mnew = _mm512_max_ps(bmax, mold);
+        __mmask16 ch = any & _mm512_cmp_ps_mask(mnew, mold, _CMP_NEQ_OQ);
+        __m512 a = _mm512_mask_mov_ps(one, ch,
+                                      exp16(_mm512_sub_ps(mold, mnew)));
+        __m512 sum = _mm512_setzero_ps();
+        for (int c = 0; c < nk; c++) {
+            float *x = s + c * lds + r0;
+            __m512 p = _mm512_maskz_mov_ps(
+                valid[c], exp16(_mm512_sub_ps(_mm512_loadu_ps(x), mnew)));
+            sum = _mm512_add_ps(sum, p);
+            if (round == 1)
+                p = _mm512_cvtph_ps(_mm512_cvtps_ph(
+                    p, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));
+            else if (round == 2)
+                p = round_bf16(p);
+            _mm512_storeu_ps(x, p);
+        }
+        _mm512_storeu_ps(m + r0, mnew);
+        _mm512_storeu_ps(l + r0, _mm512_add_ps(
+                                     _mm512_mul_ps(_mm512_loadu_ps(l + r0), a),
+                                     sum));
+        _mm512_storeu_ps(alpha + r0, a);
+    }
+}
+
+/* ---- P.V ---------------------------------------------------------------- */
+INLINE void pv_tile(const float *pt, int64_t ldp, const int rt,
+                    const float *v, int64_t ldv, int nk, const int dv,
+                    const float *alpha, float *acc, int64_t ldacc)
+{
+    __m512 a[6][4];
+    UNROLL for (int r = 0; r < rt; r++) {
+        __m512 al = _mm512_set1_ps(alpha[r]);
+        UNROLL for (int j = 0; j < dv; j++)
+            a[r][j] = _mm512_mul_ps(_mm512_loadu_ps(acc + r * ldacc + 16 * j),
+                                    al);
+    }
+    for (int c = 0; c < nk; c++) {
+        __m512 vv[4];
+        UNROLL for (int j = 0; j < dv; j++)
+            vv[j] = _mm512_loadu_ps(v + c * ldv + 16 * j);
+        UNROLL for (int r = 0; r < rt; r++) {
+            __m512 b = _mm512_set1_ps(pt[c * ldp + r]);
+            UNROLL for (int j = 0; j < dv; j++)
+                a[r][j] = _mm512_fmadd_ps(b, vv[j], a[r][j]);
+        }
+    }
+    UNROLL for (int r = 0; r < rt; r++)
+        UNROLL for (int j = 0; j < dv; j++)
+            _mm512_storeu_ps(acc + r * ldacc + 16 * j, a[r][j]);
+}
+
+static void pv_avx512(const float *pt, int64_t ldp, int mr, const float *v,
+                      int64_t ldv, int nk, int64_t D, const float *alpha,
+                      float *acc, int64_t ldacc)
+{
+    for (int r0 = 0; r0 < mr; r0 += 6) {
+        const int rt = mr - r0 < 6 ? mr - r0 : 6;
+        for (int64_t d0 = 0; d0 < D; d0 += 64) {
+            const int dv = D - d0 < 64 ? (int)((D - d0) / 16) : 4;
+            const float *p = pt + r0, *vv = v + d0;
+            float *ac = acc + r0 * ldacc + d0;
+            const float *al = alpha + r0;
+#define PV(R, V)                                                 \
+    case (R) * 8 + (V):                                          \
+        pv_tile(p, ldp, R, vv, ldv, nk, V, al, ac, ldacc); break;
+            switch (rt * 8 + dv) {
+            PV(1, 1) PV(1, 2) PV(1, 3) PV(1, 4)
+            PV(2, 1) PV(2, 2) PV(2, 3) PV(2, 4)
+            PV(3, 1) PV(3, 2) PV(3, 3) PV(3, 4)
+            PV(4, 1) PV(4, 2) PV(4, 3) PV(4, 4)
+            PV(5, 1) PV(5, 2) PV(5, 3) PV(5, 4)
+            PV(6, 1) PV(6, 2) PV(6, 3) PV(6, 4)
+            default: break;
+            }
+#undef PV
+        }
+    }
+}
+
+/* ---- conversions -------------------------------------------------------- */
+static bool widen_avx512(fia_dtype dt, const uint16_t *src, float *dst,
+                         int64_t n)
+{
+    const bool h = dt == FIA_DT_FP16;
+    const __m256i em = _mm256_set1_epi16(h ? 0x7c00 : 0x7f80);
+    __mmask16 bad = 0;
+    for (int64_t i = 0; i < n; i += 16) {
+        __mmask16 k = n - i >= 16 ? 0xffff : (__mmask16)((1u << (n - i)) - 1);
+        __m256i x = _mm256_maskz_loadu_epi16(k, src + i);
+        bad |= _mm256_cmpeq_epi16_mask(_mm256_and_si256(x, em), em);
+        __m512 f = h ? _mm512_cvtph_ps(x)
+                     : _mm512_castsi512_ps(
+                           _mm512_slli_epi32(_mm512_cvtepu16_epi32(x), 16));
+        _mm512_mask_storeu_ps(dst + i, k, f);
+    }
+    return bad == 0;
+}
+
+/* acc / l in double, then to float rounding to odd (truncate, set the last
+ * bit when inexact), then nearest-even to fp16/bf16: one correct rounding,
+ * since float keeps more than 2 bits beyond either format. */
+static void store_avx512(fia_dtype dt, const float *acc, double l,
+                         uint16_t *dst, int64_t n)
+{
+    const __m512d vl = _mm512_set1_pd(l);
+    const __m256i one = _mm256_set1_epi32(1);
+    for (int64_t i = 0; i < n; i += 8) {
+        __mmask8 k = n - i >= 8 ? 0xff : (__mmask8)((1u << (n - i)) - 1);
+        __m512d x = _mm512_div_pd(
+            _mm512_cvtps_pd(_mm256_maskz_loadu_ps(k, acc + i)), vl);
+        __m256 f = _mm512_cvt_roundpd_ps(x, _MM_FROUND_TO_ZERO |
+                                                _MM_FROUND_NO_EXC);
+        __mmask8 inexact =
+            _mm512_cmp_pd_mask(_mm512_cvtps_pd(f), x, _CMP_NEQ_UQ);
+        __m256i fi = _mm256_castps_si256(f);
+        fi = _mm256_mask_or_epi32(fi, inexact, fi, one);
+        __m128i o;
+        if (dt == FIA_DT_FP16) {
+            o = _mm256_cvtps_ph(_mm256_castsi256_ps(fi),
+                                _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+        } else {
+            __m256i r = _mm256_add_epi32(
+                fi, _mm256_add_epi32(_mm256_set1_epi32(0x7fff),
+                                     _mm256_and_si256(
+                                         _mm256_srli_epi32(fi, 16), one)));
+            r = _mm256_srli_epi32(r, 16);
+            __mmask8 nan = _mm512_cmp_pd_mask(x, x, _CMP_UNORD_Q);
+            __m256i qn = _mm256_or_si256(
+                _mm256_and_si256(_mm256_srli_epi32(fi, 16),
+                                 _mm256_set1_epi32(0x8000)),
+                _mm256_set1_epi32(0x7fc0));
+            r = _mm256_mask_mov_epi32(r, nan, qn);
+            o = _mm256_cvtepi32_epi16(r);
+        }
+        _mm_mask_storeu_epi16(dst + i, k, o);
+    }
+}
+
+const fast_kernels fast_kernels_avx512 = {
+    .name = "avx512",
+    .qk_t = qk_t_avx512,
+    .qk_dot = qk_dot_avx512,
+    .softmax = softmax_avx512,
+    .pv = pv_avx512,
+    .widen = widen_avx512,
+    .store = store_avx512,
+};
+#else
+typedef int fast_no_avx512; /* not an x86-64 build with the flags */
+#endif

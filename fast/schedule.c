@@ -1,0 +1,108 @@
+/* The schedule of phase two: how a plan is cut into tasks, the workspace
+ * (one scratch region per thread, then the decode partials), the threads,
+ * and the decode merge.
+ *
+ * Prefill: tasks are (batch, KV head, run of query heads, block of query
+ * rows), taken by the threads from a shared counter, longest (latest query
+ * rows under a causal mask) first.  Decode (Q_S = 1): every (batch, KV head)
+ * is also split along the keys, one split per thread (flash-decoding), and
+ * the splits are merged at the end.  Threads: FIA_FAST_THREADS (1..16),
+ * default 2; fixed at plan time because the workspace depends on it. */
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include "fast_internal.h"
+
+#define ALIGN64(x) (((x) + 63u) & ~(uint64_t)63u)
+
+static int thread_count(void)
+{
+    const char *env = getenv("FIA_FAST_THREADS");
+    if (env != NULL && *env != '\0') {
+        long n = strtol(env, NULL, 10);
+        if (n >= 1)
+            return n > FAST_MAX_THREADS ? FAST_MAX_THREADS : (int)n;
+    }
+    return 2;
+}
+
+void fast_plan_schedule(fast_plan *p)
+{
+    p->Dp = (p->D + 15) & ~(int64_t)15;
+    p->hpt = p->group < FAST_MROWS ? p->group : FAST_MROWS;
+    p->n_hsub = (p->group + p->hpt - 1) / p->hpt;
+    int64_t qb = FAST_MROWS / p->hpt;
+    qb = qb < 1 ? 1 : qb > p->Q_S ? p->Q_S : qb;
+    p->qb = qb < 1 ? 1 : qb;
+    p->n_qblk = (p->Q_S + p->qb - 1) / p->qb;
+    p->mrows = p->hpt * p->qb;
+    p->L = (p->mrows + 15) & ~(int64_t)15;
+    p->nthreads = thread_count();
+    p->nsplit = 1;
+    p->kv_chunk = p->KV_S > 0 ? p->KV_S : 1;
+    uint64_t rec = (uint64_t)(p->Dp + 16) * sizeof(float);
+    if (p->Q_S == 1 && p->nthreads > 1 &&
+        p->KV_S >= 2 * (int64_t)FAST_KBLOCK &&
+        (uint64_t)(p->B * p->N) * (uint64_t)p->nthreads * rec <=
+            FAST_SPLIT_MAX_BYTES) {
+        int64_t per = (p->KV_S + p->nthreads - 1) / p->nthreads;
+        p->kv_chunk = (per + FAST_KBLOCK - 1) / FAST_KBLOCK * FAST_KBLOCK;
+        p->nsplit = (int)((p->KV_S + p->kv_chunk - 1) / p->kv_chunk);
+    }
+    p->scratch_bytes = ALIGN64(fast_scratch_bytes(p));
+    p->partial_offset = (uint64_t)p->nthreads * p->scratch_bytes;
+    uint64_t partial = p->nsplit > 1
+                           ? (uint64_t)(p->B * p->N * p->nsplit) * rec : 0;
+    p->workspace_size = p->partial_offset + partial + 64; /* + alignment */
+}
+
+typedef struct pool {
+    const fast_plan *p;
+    char *ws;
+    float *partials;
+    int64_t ntasks;
+    atomic_llong next;
+} pool;
+
+typedef struct worker_arg {
+    pool *pl;
+    int index;
+} worker_arg;
+
+static void *worker(void *arg)
+{
+    const worker_arg *a = arg;
+    pool *pl = a->pl;
+    char *scr = pl->ws + (uint64_t)a->index * pl->p->scratch_bytes;
+    /* Zero once: the padding columns of the K/V buffers stay zero. */
+    memset(scr, 0, pl->p->scratch_bytes);
+    for (;;) {
+        long long t = atomic_fetch_add(&pl->next, 1);
+        if (t >= pl->ntasks)
+            break;
+        fast_run_task(pl->p, scr, pl->partials, (int64_t)t);
+    }
+    return NULL;
+}
+
+void fast_attention_run(const fast_plan *p, void *ws)
+{
+    pool pl = {.p = p, .ws = ws, .ntasks = fast_task_count(p)};
+    pl.partials = (float *)(void *)((char *)ws + p->partial_offset);
+    atomic_init(&pl.next, 0);
+    int nt = p->nthreads < pl.ntasks ? p->nthreads : (int)pl.ntasks;
+    pthread_t tid[FAST_MAX_THREADS];
+    worker_arg args[FAST_MAX_THREADS];
+    bool started[FAST_MAX_THREADS] = {false};
+    for (int i = 1; i < nt; i++) {
+        args[i] = (worker_arg){&pl, i};
+        started[i] = pthread_create(&tid[i], NULL, worker, &args[i]) == 0;
+    }
+    args[0] = (worker_arg){&pl, 0};
+    worker(&args[0]); /* a thread that failed to start leaves its share */
+    for (int i = 1; i < nt; i++)
+        if (started[i])
+            pthread_join(tid[i], NULL);
+    if (p->nsplit > 1)
+        fast_merge_splits(p, pl.partials, ws);
+}

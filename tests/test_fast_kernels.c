@@ -1,0 +1,216 @@
+/* fast/'s micro-kernels: every SIMD table this CPU supports against the
+ * scalar table, kernel by kernel, on ragged sizes (row, key and column
+ * tails), masks, rounding modes and non-finite values; the run-time
+ * dispatch (fast_force_isa, FIA_FAST_ISA). */
+#include <stdint.h>
+#include <stdlib.h>
+#include "check.h"
+#include "fast/fast_internal.h"
+
+static uint64_t rng = 0x853c49e6748fea9bull;
+static double urand(void) /* [0, 1) */
+{
+    rng = rng * 6364136223846793005ull + 1442695040888963407ull;
+    return (double)(rng >> 11) * 0x1p-53;
+}
+
+static float *frand(int64_t n, double amp)
+{
+    float *p = malloc((size_t)n * sizeof(float));
+    for (int64_t i = 0; i < n; i++)
+        p[i] = (float)((2 * urand() - 1) * amp);
+    return p;
+}
+
+static bool near(float a, float b, double rel, double abs_)
+{
+    if (isnan(a) || isnan(b))
+        return isnan(a) && isnan(b);
+    if (isinf(a) || isinf(b))
+        return a == b;
+    return fabs((double)a - (double)b) <= abs_ + rel * fabs((double)b);
+}
+
+#define L 80  /* row stride: >= round_up(70, 16) */
+#define DMAX 144
+
+static void qk(const fast_kernels *k, const char *isa)
+{
+    static const int mrs[] = {1, 3, 8, 15, 16, 17, 33, 64, 70};
+    static const int nks[] = {1, 5, 8, 13, 64};
+    static const int64_t Ds[] = {16, 37, 128, 144};
+    int bad = 0;
+    for (size_t a = 0; a < sizeof mrs / sizeof *mrs; a++)
+        for (size_t b = 0; b < sizeof nks / sizeof *nks; b++)
+            for (size_t c = 0; c < sizeof Ds / sizeof *Ds; c++) {
+                int mr = mrs[a], nk = nks[b];
+                int64_t D = Ds[c], Dp = (D + 15) & ~15;
+                float *qt = calloc((size_t)(Dp * L), sizeof(float));
+                float *q = calloc((size_t)(L * Dp), sizeof(float));
+                float *kk = calloc((size_t)(64 * Dp), sizeof(float));
+                for (int r = 0; r < mr; r++)
+                    for (int64_t d = 0; d < D; d++)
+                        qt[d * L + r] = q[r * Dp + d] = (float)(2 * urand() - 1);
+                for (int j = 0; j < nk; j++)
+                    for (int64_t d = 0; d < D; d++)
+                        kk[j * Dp + d] = (float)(2 * urand() - 1);
+                float *s0 = frand(64 * L, 1), *s1 = frand(64 * L, 1);
+                float *s2 = frand(64 * L, 1), *s3 = frand(64 * L, 1);
+                fast_kernels_scalar.qk_t(qt, L, mr, kk, Dp, nk, D, s0, L);
+                k->qk_t(qt, L, mr, kk, Dp, nk, D, s1, L);
+                fast_kernels_scalar.qk_dot(q, Dp, mr, kk, Dp, nk, Dp, s2, L);
+                k->qk_dot(q, Dp, mr, kk, Dp, nk, Dp, s3, L);
+                for (int j = 0; j < nk; j++)
+                    for (int r = 0; r < mr; r++) {
+                        float w = s0[j * L + r];
+                        bad += !near(s1[j * L + r], w, 1e-5, 1e-5 * sqrt((double)D));
+                        bad += !near(s2[j * L + r], w, 1e-5, 1e-5 * sqrt((double)D));
+                        bad += !near(s3[j * L + r], w, 1e-5, 1e-5 * sqrt((double)D));
+                    }
+                free(qt), free(q), free(kk), free(s0), free(s1), free(s2), free(s3);
+            }
+    CHECK_MSG(bad == 0, "%s qk_t/qk_dot: %d scores off", isa, bad);
+}
+
+static void softmax(const fast_kernels *k, const char *isa)
+{
+    int bad = 0;
+    for (int it = 0; it < 60; it++) {
+        int mr = 1 + (int)(urand() * 70), nk = 1 + (int)(urand() * 64);
+        int round = it % 3;
+        bool use_excl = it % 4 == 1, specials = it % 5 == 2;
+        float *s0 = frand(64 * L, 8), *s1 = malloc(64 * L * sizeof(float));
+        int32_t lo[L], hi[L];
+        float m0[L], l0[L], a0[L], m1[L], l1[L], a1[L];
+        uint8_t excl[64 * L];
+        for (int r = 0; r < L; r++) {
+            lo[r] = r < mr ? (int32_t)(urand() * nk) - 2 : 0;
+            hi[r] = r < mr ? lo[r] + (int32_t)(urand() * (nk + 4)) - 2 : -1;
+            bool fresh = urand() < 0.4 || r >= mr;
+            m0[r] = m1[r] = fresh ? -INFINITY : (float)(urand() * 6 - 3);
+            l0[r] = l1[r] = fresh ? 0.0f : (float)(1 + urand() * 10);
+        }
+        for (int i = 0; i < 64 * L; i++) {
+            excl[i] = urand() < 0.3;
+            if (specials && urand() < 0.02)
+                s0[i] = urand() < 0.5 ? NAN : -INFINITY;
+        }
+        memcpy(s1, s0, 64 * L * sizeof(float));
+        fast_kernels_scalar.softmax(s0, L, mr, nk, 0.37f, lo, hi,
+                                    use_excl ? excl : NULL, round, m0, l0, a0);
+        k->softmax(s1, L, mr, nk, 0.37f, lo, hi, use_excl ? excl : NULL,
+                   round, m1, l1, a1);
+        /* the exp differs by an ulp or two; a rounded p by one fp16/bf16
+         * step where the float value sat near a midpoint */
+        double prel = round == 2 ? 0x1p-7 : round == 1 ? 0x1p-10 : 4e-7;
+        for (int r = 0; r < mr; r++) {
+            bad += !near(m1[r], m0[r], 0, 0);
+            bad += !near(l1[r], l0[r], 2e-6, 0);
+            bad += !near(a1[r], a0[r], 4e-7, 1e-37);
+            for (int c = 0; c < nk; c++)
+                bad += !near(s1[c * L + r], s0[c * L + r], prel, 1e-37);
+        }
+        free(s0), free(s1);
+    }
+    CHECK_MSG(bad == 0, "%s softmax: %d values off", isa, bad);
+}
+
+static void pv(const fast_kernels *k, const char *isa)
+{
+    static const int mrs[] = {1, 2, 3, 4, 5, 7, 16, 33, 70};
+    static const int64_t Ds[] = {16, 48, 64, 80, 128, 144};
+    int bad = 0;
+    for (size_t a = 0; a < sizeof mrs / sizeof *mrs; a++)
+        for (size_t c = 0; c < sizeof Ds / sizeof *Ds; c++) {
+            int mr = mrs[a], nk = 1 + (int)(urand() * 64);
+            int64_t D = Ds[c];
+            float *p = frand(64 * L, 1), *v = frand(64 * D, 2);
+            float *acc0 = frand(L * D, 3), *acc1 = malloc(L * D * sizeof(float));
+            float alpha[L];
+            for (int r = 0; r < L; r++)
+                alpha[r] = r % 3 == 0 ? 1.0f : (float)urand();
+            memcpy(acc1, acc0, L * D * sizeof(float));
+            fast_kernels_scalar.pv(p, L, mr, v, D, nk, D, alpha, acc0, D);
+            k->pv(p, L, mr, v, D, nk, D, alpha, acc1, D);
+            for (int64_t i = 0; i < L * D; i++)
+                bad += !near(acc1[i], acc0[i], 1e-5, 1e-5);
+            free(p), free(v), free(acc0), free(acc1);
+        }
+    CHECK_MSG(bad == 0, "%s pv: %d accumulators off", isa, bad);
+}
+
+static void conversions(const fast_kernels *k, const char *isa)
+{
+    int bad = 0;
+    for (int dti = 0; dti < 2; dti++) {
+        fia_dtype dt = dti ? FIA_DT_BF16 : FIA_DT_FP16;
+        for (int64_t n = 1; n <= 70; n += 3) {
+            /* exact-size heap blocks: ASan sees any read or write past n */
+            uint16_t *src = malloc((size_t)n * 2), *o0 = malloc((size_t)n * 2);
+            uint16_t *o1 = malloc((size_t)n * 2);
+            float *f0 = malloc((size_t)n * 4), *f1 = malloc((size_t)n * 4);
+            float *acc = malloc((size_t)n * 4);
+            bool inf = n % 2 == 0;
+            for (int64_t i = 0; i < n; i++) {
+                src[i] = (uint16_t)(urand() * 65536);
+                uint16_t em = dti ? 0x7f80 : 0x7c00;
+                if ((src[i] & em) == em) /* keep finite unless wanted */
+                    src[i] &= (uint16_t)~0x0400u;
+                acc[i] = (float)((2 * urand() - 1) * pow(2, urand() * 40 - 20));
+                if (i % 17 == 5)
+                    acc[i] = i % 2 ? NAN : (i % 3 ? INFINITY : 0.0f);
+                if (i % 13 == 3) /* tiny: fp16 subnormals */
+                    acc[i] = (float)((2 * urand() - 1) * 1e-6);
+            }
+            if (inf)
+                src[n / 2] = dti ? 0x7f80 : 0xfc00;
+            bool fin0 = fast_kernels_scalar.widen(dt, src, f0, n);
+            bool fin1 = k->widen(dt, src, f1, n);
+            bad += fin0 != !inf || fin1 != fin0;
+            bad += memcmp(f0, f1, (size_t)n * 4) != 0;
+            for (int li = 0; li < 3; li++) {
+                double l = li == 0 ? 1.0 : li == 1 ? 3.0 : 1234.5678;
+                fast_kernels_scalar.store(dt, acc, l, o0, n);
+                k->store(dt, acc, l, o1, n);
+                bad += memcmp(o0, o1, (size_t)n * 2) != 0;
+            }
+            free(src), free(o0), free(o1), free(f0), free(f1), free(acc);
+        }
+    }
+    CHECK_MSG(bad == 0, "%s widen/store: %d mismatches", isa, bad);
+}
+
+static void dispatch(void)
+{
+    CHECK(fast_kernels_for(FAST_ISA_SCALAR) == &fast_kernels_scalar);
+    CHECK(fast_force_isa(FAST_ISA_SCALAR));
+    CHECK(fast_kernels_select() == &fast_kernels_scalar);
+    for (int i = 1; i < FAST_ISA_COUNT; i++) {
+        const fast_kernels *k = fast_kernels_for((fast_isa)i);
+        CHECK(fast_force_isa((fast_isa)i) == (k != NULL));
+        if (k != NULL)
+            CHECK(fast_kernels_select() == k);
+    }
+    CHECK(fast_force_isa(FAST_ISA_COUNT)); /* back to automatic */
+    CHECK(fast_kernels_select() != NULL);
+    printf("dispatch: automatic choice %s\n", fast_kernels_select()->name);
+}
+
+int main(void)
+{
+    for (int i = 0; i < FAST_ISA_COUNT; i++) {
+        const fast_kernels *k = fast_kernels_for((fast_isa)i);
+        const char *isa = fast_isa_name((fast_isa)i);
+        if (k == NULL) {
+            printf("%s: not supported on this CPU, skipped\n", isa);
+            continue;
+        }
+        qk(k, isa);
+        softmax(k, isa);
+        pv(k, isa);
+        conversions(k, isa);
+        printf("%s: tested\n", isa);
+    }
+    dispatch();
+    return check_summary();
+}
