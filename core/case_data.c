@@ -186,6 +186,20 @@ static void gen_tensor(const fia_case *c, fia_slot s, int32_t idx,
         ilo = 0;
         ihi = 1;
     }
+    /* The compressed 2048x2048 causal mask of sparse modes 2-4 is in most
+     * generated cases: write one-byte masks a row at a time (the same
+     * values as the element loop below, a hundred times faster). */
+    if (g.kind == FIA_GEN_CAUSAL && fia_dtype_bits(t->dtype) == 8 &&
+        cols > 0 && rows > 0) {
+        uint8_t *b = t->data;
+        for (int64_t off = 0; off < numel; off += cols) {
+            int64_t row = (off / cols) % rows;
+            int64_t keep = row + 1 < cols ? row + 1 : cols;
+            memset(b + off, 0, (size_t)keep);
+            memset(b + off + keep, 1, (size_t)(cols - keep));
+        }
+        return;
+    }
     for (int64_t i = 0; i < numel; i++) {
         double x;
         switch (g.kind) {

@@ -567,6 +567,27 @@ static void test_patterns(void)
         fia_case_data_free(&d);
         fia_case_free(&c);
     }
+    /* One-byte masks take a row-at-a-time path: taller than wide, and the
+     * same pattern as the element path (int32 below). */
+    CHECK_EQ_INT(parse("query = fp16 [1,1,8]\nkey = fp16 [1,1,8]\n"
+                       "value = fp16 [1,1,8]\natten_mask = int8 [2,6,4]\n"
+                       "atten_mask.gen = causal\npse_shift = int32 [2,6,4]\n"
+                       "pse_shift.gen = causal\n", &c), 0);
+    CHECK_EQ_INT(materialize(&c, 1, &d), 0);
+    {
+        const int8_t *m8 = fia_case_data_tensor(&d, FIA_SLOT_ATTEN_MASK)->data;
+        const int32_t *m32 = fia_case_data_tensor(&d, FIA_SLOT_PSE_SHIFT)->data;
+        int ok = 1;
+        for (int b = 0; b < 2; b++)
+            for (int r = 0; r < 6; r++)
+                for (int col = 0; col < 4; col++) {
+                    int i = b * 24 + r * 4 + col;
+                    ok &= m8[i] == (col > r) && m32[i] == (col > r);
+                }
+        CHECK_MSG(ok, "causal mask taller than wide, int8 vs int32 paths");
+    }
+    fia_case_data_free(&d);
+    fia_case_free(&c);
     /* Explicit causal on a fp16 2048x2048 mask. */
     CHECK_EQ_INT(parse("query = fp16 [1,1,8]\nkey = fp16 [1,1,8]\n"
                        "value = fp16 [1,1,8]\natten_mask = fp16 [2048,2048]\n"
