@@ -245,7 +245,10 @@ void fuzz_decode_params(const uint8_t *data, size_t size, fia_case *c)
     fb_tensor(c, FIA_SLOT_QUERY, qdt, qnd, qsh);
     int list = odd(&f, 1) ? 2 : 1;
     fb_tensor_list(c, FIA_SLOT_KEY, list, kvdt, knd, ksh);
-    fb_tensor_list(c, FIA_SLOT_VALUE, list, kvdt, vnd, vsh);
+    /* Now and then a value dtype of its own (TENS-040: key and value
+     * must share one dtype). */
+    fia_dtype vdt = !odd(&f, 3) ? kvdt : pick_float_dtype(&f, 30);
+    fb_tensor_list(c, FIA_SLOT_VALUE, list, vdt, vnd, vsh);
     if (odd(&f, 1))
         fb_null(c, FIA_SLOT_QUERY);
     if (odd(&f, 1))

@@ -284,6 +284,13 @@ void fuzz_report_verdict(const fia_case *c, const fia_check_result *r,
             if (k >= 0)
                 R.obeyed[k]++;
         }
+        /* A silent normalization "breaks" nothing; counting where it
+         * applied is what `rules --coverage` reports for it. */
+        for (int i = 0; i < r->ov.n_normalized; i++) {
+            int k = rule_slot(r->ov.normalized[i]);
+            if (k >= 0)
+                R.broken[k]++;
+        }
     }
     if (r->computed && R.nsamples < MAX_SAMPLES) {
         char b[160];
