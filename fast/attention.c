@@ -262,21 +262,32 @@ void fast_run_task(const fast_plan *p, void *scr, float *partials, int64_t t)
     }
     if (jmax >= 0) {
         memset(w.q, 0, (size_t)(Dp * L) * sizeof(float));
-        memset(w.acc, 0, (size_t)(mr * Dp) * sizeof(float));
-        for (int r = 0; r < mr; r++) {
-            if (w.alo[r] > w.ahi[r])
+        /* Q rows widened 16 at a time into rows of acc (free until the
+         * key loop), then transposed into Q^T 16 contiguous floats per d
+         * (a scalar scatter down the columns cost ~4 % of prefill). */
+        for (int r0 = 0; r0 < mr; r0 += 16) {
+            const int rn = mr - r0 < 16 ? mr - r0 : 16;
+            float *buf = dot ? w.q + r0 * Dp : w.acc + r0 * Dp;
+            for (int r = r0; r < r0 + rn; r++) {
+                float *row = buf + (r - r0) * Dp;
+                if (w.alo[r] > w.ahi[r]) {
+                    memset(row, 0, (size_t)D * sizeof(float));
+                    continue;
+                }
+                const uint16_t *qr = (const uint16_t *)p->q + b * p->q_sb +
+                                     (n0 + r / nq) * p->q_sn +
+                                     (i0 + r % nq) * p->q_ss;
+                kern->widen(p->dt, qr, row, D);
+            }
+            if (dot)
                 continue;
-            const uint16_t *qr = (const uint16_t *)p->q + b * p->q_sb +
-                                 (n0 + r / nq) * p->q_sn +
-                                 (i0 + r % nq) * p->q_ss;
-            if (dot) {
-                kern->widen(p->dt, qr, w.q + r * Dp, D);
-            } else {
-                kern->widen(p->dt, qr, w.tmp, D);
-                for (int64_t d = 0; d < D; d++)
-                    w.q[d * L + r] = w.tmp[d];
+            for (int64_t d = 0; d < D; d++) {
+                float *dst = w.q + d * L + r0;
+                for (int r = 0; r < rn; r++)
+                    dst[r] = buf[r * Dp + d];
             }
         }
+        memset(w.acc, 0, (size_t)(mr * Dp) * sizeof(float));
         const int64_t kv0 = b * p->k_sb + kvh * p->k_sn; /* GQA: shared */
         key_loop(p, kern, &w, mr, dot, b, i0, nq, jmin, jmax,
                  (const uint16_t *)p->k + kv0, (const uint16_t *)p->v + kv0);

@@ -1,6 +1,6 @@
 /* AVX-512 micro-kernels (F/BW/VL/DQ, FMA, F16C).  This file alone is
  * compiled with those flags (CMakeLists.txt); dispatch.c uses the table only
- * after checking the CPU.  Register tiles: Q.K^T 8 keys x 48 rows, P.V
+ * after checking the CPU.  Register tiles: Q.K^T 6 keys x 64 rows, P.V
  * 6 rows x 64 columns, dot form 4 x 4; tails are smaller tiles of the same
  * inlined code, loads and stores of caller memory are masked. */
 #if defined(__x86_64__) && defined(__AVX512F__) && defined(__AVX512BW__) && \
@@ -13,17 +13,22 @@
 #define UNROLL _Pragma("GCC unroll 16")
 
 /* ---- Q.K^T, transposed: st[c][r] --------------------------------------- */
+/* A tile is QKT_KT keys x QKT_RV vectors of 16 rows: 24 accumulators and 4
+ * vectors of Q^T in registers (8 keys x 3 vectors measured ~15 % slower on
+ * the prefill block, 64 keys x 128 rows x D 128). */
+#define QKT_RV 4
+#define QKT_KT 6
 INLINE void qkt_tile(const float *qt, int64_t ldq, const int rv,
                      const float *k, int64_t ldk, const int kt, int64_t D,
                      float *st, int64_t lds)
 {
-    __m512 a[8][3];
+    __m512 a[QKT_KT][QKT_RV];
     UNROLL for (int c = 0; c < kt; c++)
         UNROLL for (int j = 0; j < rv; j++)
             a[c][j] = _mm512_setzero_ps();
     for (int64_t d = 0; d < D; d++) {
         const float *qd = qt + d * ldq;
-        __m512 q[3];
+        __m512 q[QKT_RV];
         UNROLL for (int j = 0; j < rv; j++)
             q[j] = _mm512_loadu_ps(qd + 16 * j);
         UNROLL for (int c = 0; c < kt; c++) {
@@ -37,26 +42,24 @@ INLINE void qkt_tile(const float *qt, int64_t ldq, const int rv,
             _mm512_storeu_ps(st + c * lds + 16 * j, a[c][j]);
 }
 
+/* kt keys (1..QKT_KT) x rv row vectors (1..QKT_RV) */
+#define QKT_KCASES(R)                                                      \
+    QKT(R, 1) QKT(R, 2) QKT(R, 3) QKT(R, 4) QKT(R, 5) QKT(R, 6)
 static void qk_t_avx512(const float *qt, int64_t ldq, int mr, const float *k,
                         int64_t ldk, int nk, int64_t D, float *st,
                         int64_t lds)
 {
     const int rows = (mr + 15) & ~15;
-    for (int r0 = 0; r0 < rows; r0 += 48) {
-        const int rv = rows - r0 >= 48 ? 3 : (rows - r0) / 16;
-        for (int c0 = 0; c0 < nk; c0 += 8) {
-            const int kt = nk - c0 < 8 ? nk - c0 : 8;
+    for (int r0 = 0; r0 < rows; r0 += 16 * QKT_RV) {
+        const int rv = rows - r0 >= 16 * QKT_RV ? QKT_RV : (rows - r0) / 16;
+        for (int c0 = 0; c0 < nk; c0 += QKT_KT) {
+            const int kt = nk - c0 < QKT_KT ? nk - c0 : QKT_KT;
             const float *q = qt + r0, *kk = k + c0 * ldk;
             float *s = st + c0 * lds + r0;
 #define QKT(R, K) \
     case (R) * 16 + (K): qkt_tile(q, ldq, R, kk, ldk, K, D, s, lds); break;
             switch (rv * 16 + kt) {
-            QKT(1, 1) QKT(1, 2) QKT(1, 3) QKT(1, 4)
-            QKT(1, 5) QKT(1, 6) QKT(1, 7) QKT(1, 8)
-            QKT(2, 1) QKT(2, 2) QKT(2, 3) QKT(2, 4)
-            QKT(2, 5) QKT(2, 6) QKT(2, 7) QKT(2, 8)
-            QKT(3, 1) QKT(3, 2) QKT(3, 3) QKT(3, 4)
-            QKT(3, 5) QKT(3, 6) QKT(3, 7) QKT(3, 8)
+            QKT_KCASES(1) QKT_KCASES(2) QKT_KCASES(3) QKT_KCASES(4)
             default: break;
             }
 #undef QKT
@@ -155,9 +158,9 @@ INLINE __m512 exp16(__m512 x)
     y = _mm512_fmadd_ps(y, r, _mm512_set1_ps(5.0000001201e-1f));
     y = _mm512_fmadd_ps(y, _mm512_mul_ps(r, r),
                         _mm512_add_ps(r, _mm512_set1_ps(1.0f)));
-    __m512i e = _mm512_slli_epi32(
-        _mm512_add_epi32(_mm512_cvtps_epi32(fx), _mm512_set1_epi32(127)), 23);
-    return _mm512_maskz_mov_ps(keep, _mm512_mul_ps(y, _mm512_castsi512_ps(e)));
+    /* y * 2^fx in one rounding (fx >= -126: 2^fx is a normal float), the
+     * same value as the multiplication by the exponent built in integers */
+    return _mm512_maskz_mov_ps(keep, _mm512_scalef_ps(y, fx));
 }
 
 INLINE __m512 round_bf16(__m512 p)
@@ -172,6 +175,43 @@ INLINE __m512 round_bf16(__m512 p)
     return _mm512_mask_mov_ps(_mm512_castsi512_ps(r), nan, p);
 }
 
+INLINE __m512 round_fp16(__m512 p)
+{
+    return _mm512_cvtph_ps(_mm512_cvtps_ph(p, _MM_FROUND_TO_NEAREST_INT |
+                                                  _MM_FROUND_NO_EXC));
+}
+
+/* s * scale, rounded on its own: the embedded-rounding form is an opaque
+ * builtin, so the compiler cannot contract it with the subtraction of the
+ * max into one FMA (GCC contracts plain vector * and - across inlining). */
+INLINE __m512 scaled(const float *x, __m512 vs)
+{
+    return _mm512_mul_round_ps(_mm512_loadu_ps(x), vs,
+                               _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+}
+
+/* The second pass of 16 rows: p = exp(s * scale - mnew) where valid, the
+ * row sums, P rounded as asked.  s * scale is recomputed (the same float
+ * product as in the first pass) instead of stored and reloaded. */
+INLINE __m512 softmax_p16(float *s, int64_t lds, int nk, __m512 vs,
+                          __m512 mnew, const __mmask16 *valid,
+                          const int round)
+{
+    __m512 sum = _mm512_setzero_ps();
+    for (int c = 0; c < nk; c++) {
+        float *x = s + c * lds;
+        __m512 p = exp16(_mm512_sub_ps(scaled(x, vs), mnew));
+        p = valid ? _mm512_maskz_mov_ps(valid[c], p) : p;
+        sum = _mm512_add_ps(sum, p);
+        if (round == 1)
+            p = round_fp16(p);
+        else if (round == 2)
+            p = round_bf16(p);
+        _mm512_storeu_ps(x, p);
+    }
+    return sum;
+}
+
 static void softmax_avx512(float *s, int64_t lds, int mr, int nk, float scale,
                            const int32_t *lo, const int32_t *hi,
                            const uint8_t *excl, int round, float *m, float *l,
@@ -182,42 +222,47 @@ static void softmax_avx512(float *s, int64_t lds, int mr, int nk, float scale,
     for (int r0 = 0; r0 < mr; r0 += 16) {
         __m512i vlo = _mm512_loadu_si512(lo + r0);
         __m512i vhi = _mm512_loadu_si512(hi + r0);
+        /* every key of the block takes part in all 16 rows: no masks */
+        const bool full =
+            excl == NULL &&
+            _mm512_cmpeq_epi32_mask(vlo, _mm512_setzero_si512()) == 0xffff &&
+            _mm512_cmpge_epi32_mask(vhi, _mm512_set1_epi32(nk - 1)) ==
+                0xffff;
         __m512 bmax = _mm512_set1_ps(-INFINITY);
         __mmask16 any = 0;
-        for (int c = 0; c < nk; c++) {
-            __m512i vc = _mm512_set1_epi32(c);
-            __mmask16 in = _mm512_cmple_epi32_mask(vlo, vc) &
-                           _mm512_cmple_epi32_mask(vc, vhi);
-            if (excl) {
-                __m128i e = _mm_loadu_si128(
-                    (const __m128i *)(excl + c * lds + r0));
-                in &= _mm_cmpeq_epi8_mask(e, _mm_setzero_si128());
+        if (full) {
+            any = nk > 0 ? 0xffff : 0;
+            for (int c = 0; c < nk; c++) {
+                __m512 v = scaled(s + c * lds + r0, vs);
+                /* a NaN score leaves the max alone (max returns its
+                 * second operand), like the scalar kernel's v > bmax */
+                bmax = _mm512_max_ps(v, bmax);
             }
-            valid[c] = in;
-            any |= in;
-            float *x = s + c * lds + r0;
-            __m512 v = _mm512_mul_ps(_mm512_loadu_ps(x), vs);
-            _mm512_storeu_ps(x, v);
-            bmax = _mm512_mask_max_ps(bmax, in, v, bmax);
+        } else {
+            for (int c = 0; c < nk; c++) {
+                __m512i vc = _mm512_set1_epi32(c);
+                __mmask16 in = _mm512_cmple_epi32_mask(vlo, vc) &
+                               _mm512_cmple_epi32_mask(vc, vhi);
+                if (excl) {
+                    __m128i e = _mm_loadu_si128(
+                        (const __m128i *)(excl + c * lds + r0));
+                    in &= _mm_cmpeq_epi8_mask(e, _mm_setzero_si128());
+                }
+                valid[c] = in;
+                any |= in;
+                __m512 v = scaled(s + c * lds + r0, vs);
+                bmax = _mm512_mask_max_ps(bmax, in, v, bmax);
+            }
         }
         __m512 mold = _mm512_loadu_ps(m + r0);
         __m512 mnew = _mm512_max_ps(bmax, mold);
         __mmask16 ch = any & _mm512_cmp_ps_mask(mnew, mold, _CMP_NEQ_OQ);
         __m512 a = _mm512_mask_mov_ps(one, ch,
                                       exp16(_mm512_sub_ps(mold, mnew)));
-        __m512 sum = _mm512_setzero_ps();
-        for (int c = 0; c < nk; c++) {
-            float *x = s + c * lds + r0;
-            __m512 p = _mm512_maskz_mov_ps(
-                valid[c], exp16(_mm512_sub_ps(_mm512_loadu_ps(x), mnew)));
-            sum = _mm512_add_ps(sum, p);
-            if (round == 1)
-                p = _mm512_cvtph_ps(_mm512_cvtps_ph(
-                    p, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));
-            else if (round == 2)
-                p = round_bf16(p);
-            _mm512_storeu_ps(x, p);
-        }
+        const __mmask16 *vm = full ? NULL : valid;
+        __m512 sum = round == 1   ? softmax_p16(s + r0, lds, nk, vs, mnew, vm, 1)
+                     : round == 2 ? softmax_p16(s + r0, lds, nk, vs, mnew, vm, 2)
+                                  : softmax_p16(s + r0, lds, nk, vs, mnew, vm, 0);
         _mm512_storeu_ps(m + r0, mnew);
         _mm512_storeu_ps(l + r0, _mm512_add_ps(
                                      _mm512_mul_ps(_mm512_loadu_ps(l + r0), a),

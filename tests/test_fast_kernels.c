@@ -75,10 +75,15 @@ static void qk(const fast_kernels *k, const char *isa)
 static void softmax(const fast_kernels *k, const char *isa)
 {
     int bad = 0;
-    for (int it = 0; it < 60; it++) {
+    for (int it = 0; it < 80; it++) {
         int mr = 1 + (int)(urand() * 70), nk = 1 + (int)(urand() * 64);
         int round = it % 3;
         bool use_excl = it % 4 == 1, specials = it % 5 == 2;
+        /* every key in every row (the SIMD kernels' unmasked path for
+         * whole groups of 16 rows), often on whole groups */
+        bool full = it % 4 == 3;
+        if (full && it % 8 == 3)
+            mr = 16 * (1 + (int)(urand() * 4));
         float *s0 = frand(64 * L, 8), *s1 = malloc(64 * L * sizeof(float));
         int32_t lo[L], hi[L];
         float m0[L], l0[L], a0[L], m1[L], l1[L], a1[L];
@@ -86,6 +91,8 @@ static void softmax(const fast_kernels *k, const char *isa)
         for (int r = 0; r < L; r++) {
             lo[r] = r < mr ? (int32_t)(urand() * nk) - 2 : 0;
             hi[r] = r < mr ? lo[r] + (int32_t)(urand() * (nk + 4)) - 2 : -1;
+            if (full && r < mr)
+                lo[r] = 0, hi[r] = nk - 1 + r % 3;
             bool fresh = urand() < 0.4 || r >= mr;
             m0[r] = m1[r] = fresh ? -INFINITY : (float)(urand() * 6 - 3);
             l0[r] = l1[r] = fresh ? 0.0f : (float)(1 + urand() * 10);
