@@ -65,7 +65,10 @@ static fia_dtype pick_float_dtype(fdp *f, int odd_pct)
 static int mask_shape(fdp *f, int qs1, int sparse, int64_t B, int64_t Q_S,
                       int64_t KV_S, int64_t *sh)
 {
-    if (!qs1 && sparse >= 2 && sparse <= 4) {
+    /* The unsupported modes 5..8 get the compressed mask too: with any
+     * other mask a validator that let them through would still reject
+     * the call for the mask, and the status alone would not show it. */
+    if (!qs1 && sparse >= 2) {
         static const int w[] = {45, 18, 18, 2, 2, 2, 2, 1};
         switch (wpick(f, w, ARRLEN(w), 3)) {
         case 0: sh[0] = 2048, sh[1] = 2048; return 2;
