@@ -128,7 +128,7 @@ static int usage(void)
 {
     fprintf(stderr,
             "usage: fiacheck run CASE... [--profile doc|cann] [--json] "
-            "[--status-only] [--precision BITS] [--pure-mpfr]\n"
+            "[--status-only] [--precision BITS] [--pure-mpfr] [--max-work N]\n"
             "       [--tolerance bound|flash-attn|vendor|ulp|allclose RTOL ATOL]"
             "\n");
     return CLI_EXIT_USAGE;
@@ -189,6 +189,18 @@ int cmd_run(int argc, char **argv)
                 o.check.precision > 100000) {
                 fprintf(stderr, "fiacheck run: --precision takes bits in "
                         "64..100000\n");
+                free(cases);
+                return CLI_EXIT_USAGE;
+            }
+            i++;
+        } else if (strcmp(argv[i], "--max-work") == 0) {
+            char *end = NULL;
+            if (i + 1 < argc)
+                o.check.max_ref_work = strtod(argv[i + 1], &end);
+            if (i + 1 >= argc || *end != '\0' ||
+                !(o.check.max_ref_work > 0)) {
+                fprintf(stderr, "fiacheck run: --max-work takes a positive "
+                        "number of multiply-adds (e.g. 1e11)\n");
                 free(cases);
                 return CLI_EXIT_USAGE;
             }

@@ -134,6 +134,28 @@ static const char *v2_api_gap(const fia_case *c)
     return NULL;
 }
 
+/* An upper estimate of the reference's multiply-adds, from shapes alone
+ * and without reading the layout: every output element takes a dot product
+ * over the key sequence, whose length is at most the largest middle dim of
+ * the key tensor (over by at most N / KV_S when N is the larger one). */
+static double reference_work(const fia_case *c)
+{
+    fia_tensor out;
+    if (fia_case_output(c, FIA_SLOT_ATTENTION_OUT, &out) != FIA_PRESENT)
+        return 0.0;
+    const fia_tensor_spec *k = &c->tensors[FIA_SLOT_KEY];
+    if (k->presence != FIA_PRESENT || k->count < 1)
+        return 0.0;
+    double kv = 1.0;
+    for (int i = 1; i + 1 < k->t[0].ndim; i++)
+        if ((double)k->t[0].shape[i] > kv)
+            kv = (double)k->t[0].shape[i];
+    double n = 1.0;
+    for (int i = 0; i < out.ndim; i++)
+        n *= (double)out.shape[i];
+    return 2.0 * n * kv;
+}
+
 void fia_check_case(const fia_case *c, const fia_check_options *o,
                     fia_check_result *r)
 {
@@ -147,6 +169,17 @@ void fia_check_case(const fia_case *c, const fia_check_options *o,
     }
     r->evaluated = 1;
     int compute = !o->status_only && r->ov.accept;
+    double work = compute ? reference_work(c) : 0.0;
+    double max_work = o->max_ref_work > 0 ? o->max_ref_work
+                                          : FIA_CHECK_MAX_REF_WORK;
+    if (work > max_work) {
+        r->v = FIA_V_BAD_INPUT;
+        snprintf(r->message, sizeof r->message, "too large to compute with "
+                 "the reference: about %.3g multiply-adds (limit %.3g); check "
+                 "its status with --status-only or raise --max-work",
+                 work, max_work);
+        return;
+    }
     fia_case_data d;
     if (fia_case_materialize(c, compute, &d, &err) != 0) {
         r->v = FIA_V_BAD_INPUT;

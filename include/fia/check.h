@@ -33,7 +33,12 @@ typedef struct fia_check_options {
     fia_tol_profile tolerance; /* FIA_TOL_BOUND (default, 0) ... */
     double rtol, atol;     /* FIA_TOL_ALLCLOSE */
     int pure_mpfr;         /* reference without its binary64 first pass */
+    double max_ref_work;   /* refuse to compute cases estimated above this
+                              many multiply-adds; 0 = FIA_CHECK_MAX_REF_WORK */
 } fia_check_options;
+
+/* Default work limit: about a minute of the reference on one core. */
+#define FIA_CHECK_MAX_REF_WORK 2e10
 
 void fia_check_options_default(fia_check_options *o);
 

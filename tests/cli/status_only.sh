@@ -26,4 +26,17 @@ expect_grep "expected +561002" "$tmp/out"
 # Computing it would need gigabytes: without --status-only a rejected case
 # is not computed either, so it is cheap too.
 expect_exit 0 "$FIACHECK" run corpus/cases/reject_batch_over_limit.case
+# An accepted case too large for the reference is refused quickly with a
+# clear message (exit 2), not computed for hours.
+cat >"$tmp/huge.case" <<'CASE'
+input_layout = BNSD
+num_heads = 8
+query = fp16 [1,8,8192,128]
+key = fp16 [1,8,8192,128]
+value = fp16 [1,8,8192,128]
+CASE
+expect_exit 2 "$FIACHECK" run "$tmp/huge.case"
+expect_grep "too large to compute with the reference" "$tmp/out"
+expect_exit 0 "$FIACHECK" run --status-only "$tmp/huge.case"
+expect_exit 2 "$FIACHECK" run --max-work -1 "$tmp/huge.case"
 finish
