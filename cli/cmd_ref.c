@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "cli.h"
+#include "fia/check.h"
 #include "fia/oracle.h"
 #include "fia/ref.h"
 
@@ -61,6 +62,14 @@ int cmd_ref(int argc, char **argv)
                 "(expected %d %s%s%s); there is no output to compute\n",
                 case_path, v.expected, fia_status_name(v.expected),
                 v.n_fired ? ", rule " : "", v.n_fired ? v.fired[0]->id : "");
+        fia_case_free(&c);
+        return CLI_EXIT_USAGE;
+    }
+    double work = fia_check_reference_work(&c);
+    if (work > FIA_CHECK_MAX_REF_WORK) {
+        fprintf(stderr, "fiacheck ref: %s: too large for the reference: about "
+                "%.3g multiply-adds (limit %.3g)\n", case_path, work,
+                FIA_CHECK_MAX_REF_WORK);
         fia_case_free(&c);
         return CLI_EXIT_USAGE;
     }

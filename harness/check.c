@@ -138,7 +138,7 @@ static const char *v2_api_gap(const fia_case *c)
  * and without reading the layout: every output element takes a dot product
  * over the key sequence, whose length is at most the largest middle dim of
  * the key tensor (over by at most N / KV_S when N is the larger one). */
-static double reference_work(const fia_case *c)
+double fia_check_reference_work(const fia_case *c)
 {
     fia_tensor out;
     if (fia_case_output(c, FIA_SLOT_ATTENTION_OUT, &out) != FIA_PRESENT)
@@ -169,7 +169,7 @@ void fia_check_case(const fia_case *c, const fia_check_options *o,
     }
     r->evaluated = 1;
     int compute = !o->status_only && r->ov.accept;
-    double work = compute ? reference_work(c) : 0.0;
+    double work = compute ? fia_check_reference_work(c) : 0.0;
     double max_work = o->max_ref_work > 0 ? o->max_ref_work
                                           : FIA_CHECK_MAX_REF_WORK;
     if (work > max_work) {

@@ -39,6 +39,9 @@ typedef struct fia_check_options {
 
 /* Default work limit: about a minute of the reference on one core. */
 #define FIA_CHECK_MAX_REF_WORK 2e10
+/* The reference's multiply-adds for a case, estimated from shapes alone
+ * (an upper estimate; 0 when there is nothing to compute). */
+double fia_check_reference_work(const fia_case *c);
 
 void fia_check_options_default(fia_check_options *o);
 

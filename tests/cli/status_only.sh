@@ -39,4 +39,6 @@ expect_exit 2 "$FIACHECK" run "$tmp/huge.case"
 expect_grep "too large to compute with the reference" "$tmp/out"
 expect_exit 0 "$FIACHECK" run --status-only "$tmp/huge.case"
 expect_exit 2 "$FIACHECK" run --max-work -1 "$tmp/huge.case"
+expect_exit 2 "$FIACHECK" ref "$tmp/huge.case" --out "$tmp/huge.txt"
+expect_grep "too large for the reference" "$tmp/err"
 finish
