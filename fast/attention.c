@@ -2,7 +2,8 @@
  * the query rows of a task (one or more heads of a GQA group x a block of
  * query positions, all reading the same K/V rows: no copy of K/V) walk the
  * keys they may use in blocks of FAST_KBLOCK.  Per block: K and V rows are
- * widened to float once, S^T = K.Q^T (or the dot form for decode's few
+ * widened to float once (kv_pre: once per run for all tasks, before they
+ * start; else per block), S^T = K.Q^T (or the dot form for decode's few
  * rows), one online-softmax step, acc = acc * alpha + P.V.  The arithmetic
  * on blocks is in the micro-kernels (kernel_*.c); this file decides which
  * keys take part (docs/semantics.md "Scores and which keys take part") and
@@ -153,12 +154,50 @@ static float *partial_rec(const fast_plan *p, float *partials, int64_t b,
     return partials + ((b * p->N + n) * p->nsplit + split) * (p->Dp + 16);
 }
 
+/* ---- K/V widened once (kv_pre) ------------------------------------------ */
+int64_t fast_kvpre_chunks(const fast_plan *p)
+{
+    const int64_t per = (p->KV_S + FAST_KVPRE_ROWS - 1) / FAST_KVPRE_ROWS;
+    return p->B * p->KV_N * per;
+}
+
+/* Rows [s0, s1) of one (b, KV head): K and V widened to float rows of Dp
+ * (padding columns zero), and whether each V row is finite.  Rows at or
+ * beyond kv_len[b] are never read and stay as they are. */
+void fast_kvpre_chunk(const fast_plan *p, char *ws, int64_t c)
+{
+    const fast_kernels *kern = fast_kernels_select();
+    const int64_t per = (p->KV_S + FAST_KVPRE_ROWS - 1) / FAST_KVPRE_ROWS;
+    const int64_t bh = c / per, s0 = c % per * FAST_KVPRE_ROWS;
+    const int64_t b = bh / p->KV_N, kvh = bh % p->KV_N;
+    int64_t s1 = s0 + FAST_KVPRE_ROWS;
+    s1 = s1 > p->KV_S ? p->KV_S : s1;
+    s1 = s1 > p->kv_len[b] ? p->kv_len[b] : s1;
+    const int64_t D = p->D, Dp = p->Dp;
+    const uint64_t row0 = (uint64_t)bh * (uint64_t)p->KV_S;
+    float *kf = (float *)(void *)(ws + p->kv_offset) + row0 * Dp;
+    float *vf = (float *)(void *)(ws + p->kv_offset + p->kv_bytes) + row0 * Dp;
+    uint8_t *vbad = (uint8_t *)ws + p->vbad_offset + row0;
+    const int64_t kv0 = b * p->k_sb + kvh * p->k_sn;
+    const uint16_t *kb = (const uint16_t *)p->k + kv0;
+    const uint16_t *vb = (const uint16_t *)p->v + kv0;
+    for (int64_t j = s0; j < s1; j++) {
+        kern->widen(p->dt, kb + j * p->k_ss, kf + j * Dp, D);
+        vbad[j] = !kern->widen(p->dt, vb + j * p->k_ss, vf + j * Dp, D);
+        if (Dp > D) {
+            memset(kf + j * Dp + D, 0, (size_t)(Dp - D) * sizeof(float));
+            memset(vf + j * Dp + D, 0, (size_t)(Dp - D) * sizeof(float));
+        }
+    }
+}
+
 /* Blocks of keys [jmin, jmax] for the mr rows of the task. */
 /* kb, vb: key and value row 0 of the task's batch and KV head. */
 static void key_loop(const fast_plan *p, const fast_kernels *kern,
                      scratch *w, int mr, bool dot, int64_t b, int64_t i0,
                      int nq, int64_t jmin, int64_t jmax, const uint16_t *kb,
-                     const uint16_t *vb)
+                     const uint16_t *vb, const float *kf, const float *vf,
+                     const uint8_t *vbad)
 {
     const int64_t L = p->L, Dp = p->Dp, D = p->D;
     const uint8_t *mask = p->mask ? p->mask + b * p->mask_sb : NULL;
@@ -169,25 +208,33 @@ static void key_loop(const fast_plan *p, const fast_kernels *kern,
                                              : FAST_KBLOCK;
         const uint16_t *kr = kb + j0 * p->k_ss, *vr = vb + j0 * p->k_ss;
         bool vfinite = true;
-        /* software prefetch of the K/V rows FAST_PREFETCH keys ahead (only
-         * rows that will be read): decode streams K/V from memory. */
-        const int64_t pf_end = jmax + 1 - j0 - FAST_PREFETCH;
-        for (int c = 0; c < nk; c++) {
-            if (c < pf_end) {
-                const char *pk = (const char *)(kr + (c + FAST_PREFETCH) * p->k_ss);
-                const char *pv = (const char *)(vr + (c + FAST_PREFETCH) * p->k_ss);
-                for (int64_t o = 0; o < D * 2; o += 64) {
-                    __builtin_prefetch(pk + o);
-                    __builtin_prefetch(pv + o);
+        const float *kblk = w->k, *vblk = w->v;
+        if (kf != NULL) { /* widened once for the whole run */
+            kblk = kf + j0 * Dp;
+            vblk = vf + j0 * Dp;
+            for (int c = 0; c < nk; c++)
+                vfinite &= vbad[j0 + c] == 0;
+        } else {
+            /* software prefetch of the K/V rows FAST_PREFETCH keys ahead (only
+             * rows that will be read): decode streams K/V from memory. */
+            const int64_t pf_end = jmax + 1 - j0 - FAST_PREFETCH;
+            for (int c = 0; c < nk; c++) {
+                if (c < pf_end) {
+                    const char *pk = (const char *)(kr + (c + FAST_PREFETCH) * p->k_ss);
+                    const char *pv = (const char *)(vr + (c + FAST_PREFETCH) * p->k_ss);
+                    for (int64_t o = 0; o < D * 2; o += 64) {
+                        __builtin_prefetch(pk + o);
+                        __builtin_prefetch(pv + o);
+                    }
                 }
+                kern->widen(p->dt, kr + c * p->k_ss, w->k + c * Dp, D);
+                vfinite &= kern->widen(p->dt, vr + c * p->k_ss, w->v + c * Dp, D);
             }
-            kern->widen(p->dt, kr + c * p->k_ss, w->k + c * Dp, D);
-            vfinite &= kern->widen(p->dt, vr + c * p->k_ss, w->v + c * Dp, D);
         }
         if (dot)
-            kern->qk_dot(w->q, Dp, mr, w->k, Dp, nk, Dp, w->s, L);
+            kern->qk_dot(w->q, Dp, mr, kblk, Dp, nk, Dp, w->s, L);
         else
-            kern->qk_t(w->q, L, mr, w->k, Dp, nk, D, w->s, L);
+            kern->qk_t(w->q, L, mr, kblk, Dp, nk, D, w->s, L);
         for (int64_t r = 0; r < L; r++) {
             int64_t lo = w->alo[r] - j0, hi = w->ahi[r] - j0;
             if (w->alo[r] > w->ahi[r] || lo >= nk || hi < 0) {
@@ -212,11 +259,12 @@ static void key_loop(const fast_plan *p, const fast_kernels *kern,
         /* p = 0 times inf or NaN in V must stay out: the scalar P.V skips
          * p = 0 (keys that take no part). */
         const fast_kernels *pvk = vfinite ? kern : &fast_kernels_scalar;
-        pvk->pv(w->s, L, mr, w->v, Dp, nk, Dp, w->alpha, w->acc, Dp);
+        pvk->pv(w->s, L, mr, vblk, Dp, nk, Dp, w->alpha, w->acc, Dp);
     }
 }
 
-void fast_run_task(const fast_plan *p, void *scr, float *partials, int64_t t)
+void fast_run_task(const fast_plan *p, const char *ws, void *scr,
+                   float *partials, int64_t t)
 {
     const fast_kernels *kern = fast_kernels_select();
     scratch w;
@@ -289,8 +337,19 @@ void fast_run_task(const fast_plan *p, void *scr, float *partials, int64_t t)
         }
         memset(w.acc, 0, (size_t)(mr * Dp) * sizeof(float));
         const int64_t kv0 = b * p->k_sb + kvh * p->k_sn; /* GQA: shared */
+        const float *kf = NULL, *vf = NULL;
+        const uint8_t *vbad = NULL;
+        if (p->kv_pre) {
+            const uint64_t row0 = (uint64_t)(b * p->KV_N + kvh) *
+                                  (uint64_t)p->KV_S;
+            kf = (const float *)(const void *)(ws + p->kv_offset) + row0 * Dp;
+            vf = (const float *)(const void *)(ws + p->kv_offset +
+                                               p->kv_bytes) + row0 * Dp;
+            vbad = (const uint8_t *)ws + p->vbad_offset + row0;
+        }
         key_loop(p, kern, &w, mr, dot, b, i0, nq, jmin, jmax,
-                 (const uint16_t *)p->k + kv0, (const uint16_t *)p->v + kv0);
+                 (const uint16_t *)p->k + kv0, (const uint16_t *)p->v + kv0,
+                 kf, vf, vbad);
     }
 
     for (int r = 0; r < mr; r++) {

@@ -32,6 +32,10 @@ typedef enum fast_layout {
 #define FAST_DOT_MAX 8  /* M <= this: the dot-form Q.K^T (decode) */
 #define FAST_MAX_THREADS 16
 #define FAST_SPLIT_MAX_BYTES ((uint64_t)64 << 20) /* decode partials cap */
+/* Prefill: K/V widened to float once per run into the workspace (every
+ * K/V row is read by many tasks) when it takes at most this many bytes. */
+#define FAST_KVPRE_MAX_BYTES ((uint64_t)256 << 20)
+#define FAST_KVPRE_ROWS 256 /* rows of one conversion chunk */
 
 /* ---- the plan --------------------------------------------------------- */
 /* Everything phase two needs, fixed by phase one.  Strides are in elements
@@ -78,6 +82,12 @@ typedef struct fast_plan {
     int nthreads, nsplit;
     uint64_t scratch_bytes;   /* per thread, multiple of 64 */
     uint64_t partial_offset;  /* decode partials after the scratches */
+    /* kv_pre: K and V widened once into the workspace as float rows
+     * [B][KV_N][KV_S][Dp] (zero padding columns) at kv_offset / v at
+     * kv_offset + kv_bytes, and one byte per V row (nonzero: the row has
+     * an inf or NaN) at vbad_offset. */
+    bool kv_pre;
+    uint64_t kv_offset, kv_bytes, vbad_offset;
 
     uint64_t workspace_size;
 } fast_plan;
@@ -141,12 +151,15 @@ uint64_t fast_scratch_bytes(const fast_plan *p);
 /* Runs the whole operator; ws is the 64-byte aligned workspace. */
 void fast_attention_run(const fast_plan *p, void *ws);
 /* One task (attention.c): task index t < fast_task_count(p), on the scratch
- * of one worker; a decode split writes its partial result for the merge. */
+ * of one worker (ws: the aligned workspace, for the kv_pre K/V); a decode split writes its partial result for the merge. */
 int64_t fast_task_count(const fast_plan *p);
-void fast_run_task(const fast_plan *p, void *scratch, float *partials,
-                   int64_t t);
+void fast_run_task(const fast_plan *p, const char *ws, void *scratch,
+                   float *partials, int64_t t);
 /* Decode: combines the splits of every (b, n) row and writes it. */
 void fast_merge_splits(const fast_plan *p, float *partials, void *scratch);
+/* kv_pre: chunk index c < fast_kvpre_chunks(p) of the K/V conversion. */
+int64_t fast_kvpre_chunks(const fast_plan *p);
+void fast_kvpre_chunk(const fast_plan *p, char *ws, int64_t c);
 
 /* ---- micro-kernels (kernel_*.c) ---------------------------------------- */
 /* Scores are kept transposed, S^T[c][r] (key c, query row r), so the

@@ -6,9 +6,11 @@
  * rows), taken by the threads from a shared counter, longest (latest query
  * rows under a causal mask) first.  Decode (Q_S = 1): every (batch, KV head)
  * is also split along the keys, one split per thread (flash-decoding), and
- * the splits are merged at the end.  Threads: FIA_FAST_THREADS (1..16),
- * default 2; fixed at plan time because the workspace depends on it. */
+ * the splits are merged at the end.  With kv_pre the threads first widen
+ * K/V into the workspace in chunks, then wait for all chunks, then run.
+ * Threads: FIA_FAST_THREADS (1..16), default 2; fixed at plan time because the workspace depends on it. */
 #include <pthread.h>
+#include <sched.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include "fast_internal.h"
@@ -53,15 +55,33 @@ void fast_plan_schedule(fast_plan *p)
     p->partial_offset = (uint64_t)p->nthreads * p->scratch_bytes;
     uint64_t partial = p->nsplit > 1
                            ? (uint64_t)(p->B * p->N * p->nsplit) * rec : 0;
-    p->workspace_size = p->partial_offset + partial + 64; /* + alignment */
+    uint64_t end = ALIGN64(p->partial_offset + partial);
+    /* K/V widened once per run (kv_pre) for the register-tiled Q.K^T:
+     * each row would otherwise be widened by every task of its KV head
+     * (n_hsub x n_qblk of them; ~8 % of the prefill bench).  Also with one
+     * task per head, so that small shapes (the tests) take this path too;
+     * the dot form (decode) streams K/V once and widens per block. */
+    uint64_t kvb = (uint64_t)p->B * (uint64_t)p->KV_N * (uint64_t)p->KV_S *
+                   (uint64_t)p->Dp * sizeof(float);
+    uint64_t nrows = (uint64_t)p->B * (uint64_t)p->KV_N * (uint64_t)p->KV_S;
+    p->kv_pre = p->Q_S > 1 && p->mrows > FAST_DOT_MAX && nrows > 0 &&
+                2 * kvb + nrows <= FAST_KVPRE_MAX_BYTES;
+    p->kv_offset = p->kv_bytes = p->vbad_offset = 0;
+    if (p->kv_pre) {
+        p->kv_offset = end;
+        p->kv_bytes = kvb;
+        p->vbad_offset = end + 2 * kvb;
+        end = ALIGN64(p->vbad_offset + nrows);
+    }
+    p->workspace_size = end + 64; /* + alignment */
 }
 
 typedef struct pool {
     const fast_plan *p;
     char *ws;
     float *partials;
-    int64_t ntasks;
-    atomic_llong next;
+    int64_t ntasks, nconv;
+    atomic_llong next, conv_next, conv_done;
 } pool;
 
 typedef struct worker_arg {
@@ -76,11 +96,25 @@ static void *worker(void *arg)
     char *scr = pl->ws + (uint64_t)a->index * pl->p->scratch_bytes;
     /* Zero once: the padding columns of the K/V buffers stay zero. */
     memset(scr, 0, pl->p->scratch_bytes);
+    if (pl->nconv > 0) {
+        /* K/V conversion first; a task may need any chunk, so wait until
+         * every chunk taken is done (a thread that failed to start takes
+         * none, so this cannot hang). */
+        for (;;) {
+            long long c = atomic_fetch_add(&pl->conv_next, 1);
+            if (c >= pl->nconv)
+                break;
+            fast_kvpre_chunk(pl->p, pl->ws, (int64_t)c);
+            atomic_fetch_add(&pl->conv_done, 1);
+        }
+        while (atomic_load(&pl->conv_done) < pl->nconv)
+            sched_yield();
+    }
     for (;;) {
         long long t = atomic_fetch_add(&pl->next, 1);
         if (t >= pl->ntasks)
             break;
-        fast_run_task(pl->p, scr, pl->partials, (int64_t)t);
+        fast_run_task(pl->p, pl->ws, scr, pl->partials, (int64_t)t);
     }
     return NULL;
 }
@@ -90,6 +124,9 @@ void fast_attention_run(const fast_plan *p, void *ws)
     pool pl = {.p = p, .ws = ws, .ntasks = fast_task_count(p)};
     pl.partials = (float *)(void *)((char *)ws + p->partial_offset);
     atomic_init(&pl.next, 0);
+    pl.nconv = p->kv_pre ? fast_kvpre_chunks(p) : 0;
+    atomic_init(&pl.conv_next, 0);
+    atomic_init(&pl.conv_done, 0);
     int nt = p->nthreads < pl.ntasks ? p->nthreads : (int)pl.ntasks;
     pthread_t tid[FAST_MAX_THREADS];
     worker_arg args[FAST_MAX_THREADS];
