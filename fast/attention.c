@@ -8,7 +8,11 @@
  * on blocks is in the micro-kernels (kernel_*.c); this file decides which
  * keys take part (docs/semantics.md "Scores and which keys take part") and
  * writes the outputs.  A decode task covers one KV split and leaves its
- * partial (m, l, acc) for fast_merge_splits (flash-decoding).
+ * partial (m, l, acc) for fast_merge_splits (flash-decoding).  When all the
+ * few rows of a task use the same keys without a mask (decode), the fused
+ * decode kernel (kernel->decode) runs the whole range instead, reading the
+ * fp16/bf16 K/V rows directly; if its result is not finite the task is
+ * recomputed by the blocked loop, which keeps p = 0 times inf/NaN out.
  *
  * Numerics (RELEASED "Numeric pipeline"): s = (Q.K^T) * scale in float32;
  * p = exp(s - m) in float32 against the running max, rounded to the input
@@ -347,9 +351,31 @@ void fast_run_task(const fast_plan *p, const char *ws, void *scr,
                                                p->kv_bytes) + row0 * Dp;
             vbad = (const uint8_t *)ws + p->vbad_offset + row0;
         }
-        key_loop(p, kern, &w, mr, dot, b, i0, nq, jmin, jmax,
-                 (const uint16_t *)p->k + kv0, (const uint16_t *)p->v + kv0,
-                 kf, vf, vbad);
+        const uint16_t *kb = (const uint16_t *)p->k + kv0;
+        const uint16_t *vb = (const uint16_t *)p->v + kv0;
+        /* Decode: the fused kernel when every row uses every key of the
+         * range (no mask); a non-finite result is recomputed below. */
+        bool uniform = dot && kern->decode != NULL && p->mask == NULL &&
+                       D % 16 == 0;
+        for (int r = 0; uniform && r < mr; r++)
+            uniform = w.alo[r] == jmin && w.ahi[r] == jmax;
+        bool done = false;
+        if (uniform) {
+            const int round = !p->round_p ? 0
+                              : p->dt == FIA_DT_FP16 ? 1 : 2;
+            done = kern->decode(w.q, Dp, mr, kb + jmin * p->k_ss,
+                                vb + jmin * p->k_ss, p->k_ss,
+                                jmax + 1 - jmin, D, p->dt, p->scale, round,
+                                w.m, w.l, w.acc, Dp);
+            if (!done) {
+                for (int r = 0; r < mr; r++)
+                    w.m[r] = -INFINITY, w.l[r] = 0.0f;
+                memset(w.acc, 0, (size_t)(mr * Dp) * sizeof(float));
+            }
+        }
+        if (!done)
+            key_loop(p, kern, &w, mr, dot, b, i0, nq, jmin, jmax, kb, vb,
+                     kf, vf, vbad);
     }
 
     for (int r = 0; r < mr; r++) {

@@ -200,6 +200,19 @@ typedef struct fast_kernels {
     /* dst[i] = acc[i] / l in double, rounded once (nearest-even) to dt. */
     void (*store)(fia_dtype dt, const float *acc, double l, uint16_t *dst,
                   int64_t n);
+    /* Decode, fused (NULL when a table has none): mr <= FAST_DOT_MAX rows
+     * q[r*ldq + d] that all use every key c < nk (no mask), K and V read
+     * as fp16/bf16 rows k[c*ldkv + d], v[c*ldkv + d], d < D (D a multiple
+     * of 16), in blocks of keys; per block the same steps as qk_dot,
+     * softmax (lo = 0, hi = nb - 1) and pv, with m, l (mr entries) and
+     * acc[r*ldacc + d] carried from block to block.  Returns false when
+     * m, l or acc came out non-finite (inf or NaN in Q, K or V; the
+     * caller then recomputes with the kernels above, which keep p = 0
+     * times a non-finite V out). */
+    bool (*decode)(const float *q, int64_t ldq, int mr, const uint16_t *k,
+                   const uint16_t *v, int64_t ldkv, int64_t nk, int64_t D,
+                   fia_dtype dt, float scale, int round, float *m, float *l,
+                   float *acc, int64_t ldacc);
 } fast_kernels;
 
 /* Instruction-set levels, lowest first. */

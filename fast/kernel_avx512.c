@@ -1,8 +1,10 @@
 /* AVX-512 micro-kernels (F/BW/VL/DQ, FMA, F16C).  This file alone is
  * compiled with those flags (CMakeLists.txt); dispatch.c uses the table only
  * after checking the CPU.  Register tiles: Q.K^T 6 keys x 64 rows, P.V
- * 6 rows x 64 columns, dot form 4 x 4; tails are smaller tiles of the same
- * inlined code, loads and stores of caller memory are masked. */
+ * 6 rows x 64 columns, dot form 4 x 4, fused decode 4 x 4 keys and 4 rows x
+ * 64 columns; tails are smaller tiles of the same inlined code, loads and
+ * stores of caller memory are masked (the decode kernel reads whole rows of
+ * D, a multiple of 16). */
 #if defined(__x86_64__) && defined(__AVX512F__) && defined(__AVX512BW__) && \
     defined(__AVX512VL__) && defined(__AVX512DQ__) && defined(__FMA__) &&  \
     defined(__F16C__)
@@ -385,6 +387,268 @@ static void store_avx512(fia_dtype dt, const float *acc, double l,
     }
 }
 
+/* ---- decode, fused ------------------------------------------------------ */
+/* Keys in blocks of DEC_KB: scores S[r][c] (rows major, so the softmax runs
+ * 16 keys per vector), then P in place.  K and V are read as fp16/bf16 and
+ * widened in registers: no widened copy of K/V is written and re-read (the
+ * composed kernels do that, 64 KiB per block of 64 keys).  Decode streams
+ * K/V from memory: software prefetches, spread over the FMA loops, fetch V
+ * of the next block during Q.K^T and K of the block after next during P.V
+ * (measured on the decode bench: 2 threads, ~5.2 ms against ~6.5 ms for
+ * no prefetch or one block of K ahead with blocks of 32 keys). */
+#define DEC_KB 16  /* keys per block */
+#define DEC_PFV 1  /* blocks ahead whose V is prefetched during Q.K^T */
+#define DEC_PFK 2  /* blocks ahead whose K is prefetched during P.V */
+
+INLINE __m512 dec_ld(const uint16_t *p, const int bf)
+{
+    __m256i x = _mm256_loadu_si256((const __m256i *)(const void *)p);
+    return bf ? _mm512_castsi512_ps(
+                    _mm512_slli_epi32(_mm512_cvtepu16_epi32(x), 16))
+              : _mm512_cvtph_ps(x);
+}
+
+/* s[r*DEC_KB + c] = q_r . k_c for rt rows x kt keys (kt 1..4, rt 1..4) */
+INLINE void dec_qk_tile(const float *q, int64_t ldq, const int rt,
+                        const uint16_t *k, int64_t ldk, const int kt,
+                        int64_t D, float *s, const int bf,
+                        const uint16_t *pv)
+{
+    __m512 a[4][4];
+    UNROLL for (int r = 0; r < rt; r++)
+        UNROLL for (int c = 0; c < kt; c++)
+            a[r][c] = _mm512_setzero_ps();
+    for (int64_t d = 0; d < D; d += 16) {
+        __m512 kv[4];
+        UNROLL for (int c = 0; c < kt; c++)
+            kv[c] = dec_ld(k + c * ldk + d, bf);
+        if (pv != NULL && d % 32 == 0) /* the lines of V this block reads */
+            UNROLL for (int c = 0; c < kt; c++)
+                _mm_prefetch((const char *)(pv + c * ldk + d), _MM_HINT_T0);
+        UNROLL for (int r = 0; r < rt; r++) {
+            __m512 qv = _mm512_loadu_ps(q + r * ldq + d);
+            UNROLL for (int c = 0; c < kt; c++)
+                a[r][c] = _mm512_fmadd_ps(qv, kv[c], a[r][c]);
+        }
+    }
+    if (kt == 4) {
+        UNROLL for (int r = 0; r < rt; r++) {
+            __m512 t0 = _mm512_add_ps(_mm512_unpacklo_ps(a[r][0], a[r][1]),
+                                      _mm512_unpackhi_ps(a[r][0], a[r][1]));
+            __m512 t1 = _mm512_add_ps(_mm512_unpacklo_ps(a[r][2], a[r][3]),
+                                      _mm512_unpackhi_ps(a[r][2], a[r][3]));
+            __m512d u0 = _mm512_castps_pd(t0), u1 = _mm512_castps_pd(t1);
+            __m512 u = _mm512_add_ps(
+                _mm512_castpd_ps(_mm512_unpacklo_pd(u0, u1)),
+                _mm512_castpd_ps(_mm512_unpackhi_pd(u0, u1)));
+            __m256 h = _mm256_add_ps(_mm512_castps512_ps256(u),
+                                     _mm512_extractf32x8_ps(u, 1));
+            _mm_storeu_ps(s + r * DEC_KB,
+                          _mm_add_ps(_mm256_castps256_ps128(h),
+                                     _mm256_extractf128_ps(h, 1)));
+        }
+        return;
+    }
+    UNROLL for (int r = 0; r < rt; r++)
+        UNROLL for (int c = 0; c < kt; c++)
+            s[r * DEC_KB + c] = _mm512_reduce_add_ps(a[r][c]);
+}
+
+/* acc[r][d0 + 16j] = acc * alpha[r] + sum_c p[r][c] v[c][d0 + 16j] */
+INLINE void dec_pv_tile(const float *p, const int rt, const uint16_t *v,
+                        int64_t ldv, int nb, const int dv,
+                        const float *alpha, float *acc, int64_t ldacc,
+                        const int bf, const uint16_t *pk)
+{
+    __m512 a[4][4];
+    UNROLL for (int r = 0; r < rt; r++) {
+        __m512 al = _mm512_set1_ps(alpha[r]);
+        UNROLL for (int j = 0; j < dv; j++)
+            a[r][j] = _mm512_mul_ps(_mm512_loadu_ps(acc + r * ldacc + 16 * j),
+                                    al);
+    }
+    for (int c = 0; c < nb; c++) {
+        __m512 vv[4];
+        UNROLL for (int j = 0; j < dv; j++)
+            vv[j] = dec_ld(v + c * ldv + 16 * j, bf);
+        if (pk != NULL) /* the next block's K, spread over this loop */
+            UNROLL for (int j = 0; j < dv; j += 2)
+                _mm_prefetch((const char *)(pk + c * ldv + 16 * j),
+                             _MM_HINT_T0);
+        UNROLL for (int r = 0; r < rt; r++) {
+            __m512 b = _mm512_set1_ps(p[r * DEC_KB + c]);
+            UNROLL for (int j = 0; j < dv; j++)
+                a[r][j] = _mm512_fmadd_ps(b, vv[j], a[r][j]);
+        }
+    }
+    UNROLL for (int r = 0; r < rt; r++)
+        UNROLL for (int j = 0; j < dv; j++)
+            _mm512_storeu_ps(acc + r * ldacc + 16 * j, a[r][j]);
+}
+
+INLINE void dec_qk(const float *q, int64_t ldq, int mr, const uint16_t *k,
+                   int64_t ldk, int nb, int64_t D, float *s, const int bf,
+                   const uint16_t *pv)
+{
+    for (int r0 = 0; r0 < mr; r0 += 4) {
+        const int rt = mr - r0 < 4 ? mr - r0 : 4;
+        for (int c0 = 0; c0 < nb; c0 += 4) {
+            const int kt = nb - c0 < 4 ? nb - c0 : 4;
+            const float *qq = q + r0 * ldq;
+            const uint16_t *kk = k + c0 * ldk;
+            float *ss = s + r0 * DEC_KB + c0;
+            const uint16_t *pp = r0 == 0 && pv != NULL ? pv + c0 * ldk : NULL;
+#define DQK(R, K)                                                         \
+    case (R) * 8 + (K):                                                   \
+        dec_qk_tile(qq, ldq, R, kk, ldk, K, D, ss, bf, pp);               \
+        break;
+            switch (rt * 8 + kt) {
+            DQK(1, 1) DQK(1, 2) DQK(1, 3) DQK(1, 4)
+            DQK(2, 1) DQK(2, 2) DQK(2, 3) DQK(2, 4)
+            DQK(3, 1) DQK(3, 2) DQK(3, 3) DQK(3, 4)
+            DQK(4, 1) DQK(4, 2) DQK(4, 3) DQK(4, 4)
+            default: break;
+            }
+#undef DQK
+        }
+    }
+}
+
+INLINE void dec_pv(const float *p, int mr, const uint16_t *v, int64_t ldv,
+                   int nb, int64_t D, const float *alpha, float *acc,
+                   int64_t ldacc, const int bf, const uint16_t *pk)
+{
+    for (int r0 = 0; r0 < mr; r0 += 4) {
+        const int rt = mr - r0 < 4 ? mr - r0 : 4;
+        for (int64_t d0 = 0; d0 < D; d0 += 64) {
+            const int dv = D - d0 < 64 ? (int)((D - d0) / 16) : 4;
+            const float *pp_ = p + r0 * DEC_KB, *al = alpha + r0;
+            const uint16_t *vv = v + d0;
+            float *ac = acc + r0 * ldacc + d0;
+            const uint16_t *pp = r0 == 0 && pk != NULL ? pk + d0 : NULL;
+#define DPV(R, V)                                                         \
+    case (R) * 8 + (V):                                                   \
+        dec_pv_tile(pp_, R, vv, ldv, nb, V, al, ac, ldacc, bf, pp);       \
+        break;
+            switch (rt * 8 + dv) {
+            DPV(1, 1) DPV(1, 2) DPV(1, 3) DPV(1, 4)
+            DPV(2, 1) DPV(2, 2) DPV(2, 3) DPV(2, 4)
+            DPV(3, 1) DPV(3, 2) DPV(3, 3) DPV(3, 4)
+            DPV(4, 1) DPV(4, 2) DPV(4, 3) DPV(4, 4)
+            default: break;
+            }
+#undef DPV
+        }
+    }
+}
+
+/* The online-softmax step of one block of nb keys, all taking part. */
+INLINE void dec_softmax(float *s, int mr, int nb, float scale, int round,
+                        float *m, float *l, float *alpha)
+{
+    const __m512 vs = _mm512_set1_ps(scale);
+    const int nv = (nb + 15) / 16;
+    __mmask16 km[DEC_KB / 16] = {0};
+    for (int j = 0; j < nv; j++)
+        km[j] = nb - 16 * j >= 16 ? 0xffff
+                                  : (__mmask16)((1u << (nb - 16 * j)) - 1);
+    float bmax[16], sums[16];
+    for (int r = 0; r < mr; r++) {
+        __m512 bm = _mm512_set1_ps(-INFINITY);
+        for (int j = 0; j < nv; j++) {
+            __m512 x = scaled(s + r * DEC_KB + 16 * j, vs);
+            bm = _mm512_mask_max_ps(bm, km[j], x, bm);
+        }
+        bmax[r] = _mm512_reduce_max_ps(bm);
+    }
+    const __mmask16 rm = (__mmask16)((1u << mr) - 1);
+    __m512 mold = _mm512_maskz_loadu_ps(rm, m);
+    __m512 bmv = _mm512_maskz_loadu_ps(rm, bmax);
+    /* mnew = bmax > m ? bmax : m, as the scalar kernel */
+    __m512 mnew = _mm512_mask_mov_ps(
+        mold, _mm512_cmp_ps_mask(bmv, mold, _CMP_GT_OQ), bmv);
+    __mmask16 ch = _mm512_cmp_ps_mask(mnew, mold, _CMP_NEQ_UQ);
+    __m512 a = _mm512_mask_mov_ps(_mm512_set1_ps(1.0f), ch,
+                                  exp16(_mm512_sub_ps(mold, mnew)));
+    float mn[16];
+    _mm512_storeu_ps(mn, mnew);
+    _mm512_mask_storeu_ps(m, rm, mnew);
+    _mm512_mask_storeu_ps(alpha, rm, a);
+    for (int r = 0; r < mr; r++) {
+        const __m512 mv = _mm512_set1_ps(mn[r]);
+        __m512 sum = _mm512_setzero_ps();
+        for (int j = 0; j < nv; j++) {
+            float *x = s + r * DEC_KB + 16 * j;
+            __m512 p = _mm512_maskz_mov_ps(
+                km[j], exp16(_mm512_sub_ps(scaled(x, vs), mv)));
+            sum = _mm512_add_ps(sum, p);
+            if (round == 1)
+                p = round_fp16(p);
+            else if (round == 2)
+                p = round_bf16(p);
+            _mm512_storeu_ps(x, p);
+        }
+        sums[r] = _mm512_reduce_add_ps(sum);
+    }
+    /* l * alpha and + sum rounded each (no contraction into an FMA) */
+    __m512 lv = _mm512_mul_round_ps(_mm512_maskz_loadu_ps(rm, l), a,
+                                    _MM_FROUND_TO_NEAREST_INT |
+                                        _MM_FROUND_NO_EXC);
+    _mm512_mask_storeu_ps(l, rm,
+                          _mm512_add_ps(lv, _mm512_maskz_loadu_ps(rm, sums)));
+}
+
+INLINE void dec_run(const float *q, int64_t ldq, int mr, const uint16_t *k,
+                    const uint16_t *v, int64_t ldkv, int64_t nk, int64_t D,
+                    float scale, int round, float *m, float *l, float *acc,
+                    int64_t ldacc, const int bf)
+{
+    /* zeroed: the softmax loads whole vectors (lanes past nb are masked) */
+    float s[FAST_DOT_MAX * DEC_KB] __attribute__((aligned(64))) = {0};
+    float alpha[16];
+    for (int64_t j0 = 0; j0 < nk; j0 += DEC_KB) {
+        const int nb = nk - j0 < DEC_KB ? (int)(nk - j0) : DEC_KB;
+        const uint16_t *kb = k + j0 * ldkv, *vb = v + j0 * ldkv;
+        const bool pfv = j0 + nb + DEC_PFV * DEC_KB <= nk;
+        const bool pfk = j0 + nb + DEC_PFK * DEC_KB <= nk;
+        dec_qk(q, ldq, mr, kb, ldkv, nb, D, s, bf,
+               pfv ? vb + DEC_PFV * DEC_KB * ldkv : NULL);
+        if (round == 1)
+            dec_softmax(s, mr, nb, scale, 1, m, l, alpha);
+        else if (round == 2)
+            dec_softmax(s, mr, nb, scale, 2, m, l, alpha);
+        else
+            dec_softmax(s, mr, nb, scale, 0, m, l, alpha);
+        dec_pv(s, mr, vb, ldkv, nb, D, alpha, acc, ldacc, bf,
+               pfk ? kb + DEC_PFK * DEC_KB * ldkv : NULL);
+    }
+}
+
+static bool decode_avx512(const float *q, int64_t ldq, int mr,
+                          const uint16_t *k, const uint16_t *v, int64_t ldkv,
+                          int64_t nk, int64_t D, fia_dtype dt, float scale,
+                          int round, float *m, float *l, float *acc,
+                          int64_t ldacc)
+{
+    if (dt == FIA_DT_BF16)
+        dec_run(q, ldq, mr, k, v, ldkv, nk, D, scale, round, m, l, acc,
+                ldacc, 1);
+    else
+        dec_run(q, ldq, mr, k, v, ldkv, nk, D, scale, round, m, l, acc,
+                ldacc, 0);
+    /* inf - inf and 0 * inf make NaN, inf stays: one test for all rows */
+    __m512 z = _mm512_setzero_ps();
+    const __mmask16 rm = (__mmask16)((1u << mr) - 1);
+    z = _mm512_add_ps(z, _mm512_mul_ps(_mm512_maskz_loadu_ps(rm, m), z));
+    z = _mm512_add_ps(z, _mm512_mul_ps(_mm512_maskz_loadu_ps(rm, l), z));
+    for (int r = 0; r < mr; r++)
+        for (int64_t d = 0; d < D; d += 16)
+            z = _mm512_add_ps(
+                z, _mm512_mul_ps(_mm512_loadu_ps(acc + r * ldacc + d),
+                                 _mm512_setzero_ps()));
+    return _mm512_cmp_ps_mask(z, z, _CMP_UNORD_Q) == 0;
+}
+
 const fast_kernels fast_kernels_avx512 = {
     .name = "avx512",
     .qk_t = qk_t_avx512,
@@ -393,6 +657,7 @@ const fast_kernels fast_kernels_avx512 = {
     .pv = pv_avx512,
     .widen = widen_avx512,
     .store = store_avx512,
+    .decode = decode_avx512,
 };
 #else
 typedef int fast_no_avx512; /* not an x86-64 build with the flags */

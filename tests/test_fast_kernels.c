@@ -209,6 +209,106 @@ static void conversions(const fast_kernels *k, const char *isa)
     CHECK_MSG(bad == 0, "%s widen/store: %d mismatches", isa, bad);
 }
 
+/* The fused decode kernel against the scalar kernels composed as the
+ * attention does (widen, qk_dot, softmax over all keys, pv) in blocks of 64
+ * keys: m, l and acc / l, fp16 and bf16, each P rounding, strided K/V rows,
+ * row and key tails; a non-finite K or V must make it return false.  Q and
+ * K hold small integers, so the scores are exact in any order and only the
+ * exp implementations differ: a P rounding left out would show. */
+static void decode(const fast_kernels *k, const char *isa)
+{
+    if (k->decode == NULL)
+        return;
+    static const int64_t Ds[] = {16, 48, 128, 144};
+    int bad = 0, runs = 0;
+    for (int it = 0; it < 96; it++) {
+        const int mr = 1 + it % FAST_DOT_MAX;
+        const int64_t D = Ds[it / 8 % 4], ldkv = D + (it % 3 == 0 ? 16 : 0);
+        /* probe: at most 8 keys (one block of the kernel) and V rows unit
+         * vectors, so acc[r][c] is the rounded p of key c itself */
+        const bool probe = it % 4 == 1;
+        const int64_t nk = probe ? 1 + it % 8 : 1 + (int64_t)(urand() * 300);
+        const fia_dtype dt = it % 2 ? FIA_DT_BF16 : FIA_DT_FP16;
+        const int round = it / 2 % 3;
+        const float scale = (float)(0.01 + 0.05 * urand());
+        const int poison = it % 16 == 15 ? 1 : it % 16 == 7 ? 2 : 0;
+        const int64_t Dp = D; /* D is a multiple of 16 here */
+        uint16_t *kh = malloc((size_t)(nk * ldkv) * 2);
+        uint16_t *vh = malloc((size_t)(nk * ldkv) * 2);
+        for (int64_t i = 0; i < nk * ldkv; i++) {
+            float a = (float)((int)(urand() * 7) - 3); /* exact scores */
+            float b = (float)((2 * urand() - 1) * 2);
+            if (dt == FIA_DT_FP16) {
+                kh[i] = fast_double_to_fp16(a), vh[i] = fast_double_to_fp16(b);
+            } else {
+                kh[i] = fast_double_to_bf16(a), vh[i] = fast_double_to_bf16(b);
+            }
+        }
+        const uint16_t inf = dt == FIA_DT_FP16 ? 0x7c00 : 0x7f80;
+        for (int64_t c = 0; probe && c < nk; c++)
+            for (int64_t d = 0; d < D; d++)
+                vh[c * ldkv + d] = d == c ? (dt == FIA_DT_FP16 ? 0x3c00 : 0x3f80)
+                                          : 0;
+        if (poison == 1) /* inf in V: p > 0 times inf */
+            vh[(nk / 2) * ldkv + D - 1] = inf;
+        if (poison == 2) /* NaN in K */
+            kh[(nk - 1) * ldkv] = (uint16_t)(inf | 1);
+        float *q = frand(FAST_DOT_MAX * Dp, 1);
+        for (int64_t i = 0; i < FAST_DOT_MAX * Dp; i++)
+            q[i] = (float)(int)(q[i] * 2.5f); /* integers -2..2 */
+        float m0[16], l0[16], m1[16], l1[16], alpha[16];
+        float *acc0 = calloc((size_t)(16 * Dp), sizeof(float));
+        float *acc1 = calloc((size_t)(16 * Dp), sizeof(float));
+        float *kf = calloc((size_t)(64 * Dp), sizeof(float));
+        float *vf = calloc((size_t)(64 * Dp), sizeof(float));
+        float *st = calloc((size_t)(64 * 16), sizeof(float));
+        for (int r = 0; r < 16; r++)
+            m0[r] = m1[r] = -INFINITY, l0[r] = l1[r] = 0.0f;
+        const fast_kernels *sc = &fast_kernels_scalar;
+        for (int64_t j0 = 0; j0 < nk; j0 += 64) {
+            int nb = nk - j0 < 64 ? (int)(nk - j0) : 64;
+            int32_t lo[16], hi[16];
+            for (int r = 0; r < 16; r++)
+                lo[r] = 0, hi[r] = nb - 1;
+            for (int c = 0; c < nb; c++) {
+                sc->widen(dt, kh + (j0 + c) * ldkv, kf + c * Dp, D);
+                sc->widen(dt, vh + (j0 + c) * ldkv, vf + c * Dp, D);
+            }
+            sc->qk_dot(q, Dp, mr, kf, Dp, nb, D, st, 16);
+            sc->softmax(st, 16, mr, nb, scale, lo, hi, NULL, round, m0, l0,
+                        alpha);
+            sc->pv(st, 16, mr, vf, Dp, nb, D, alpha, acc0, Dp);
+        }
+        bool ok = k->decode(q, Dp, mr, kh, vh, ldkv, nk, D, dt, scale, round,
+                            m1, l1, acc1, Dp);
+        runs++;
+        if (poison) {
+            bad += ok; /* must hand the case back */
+        } else {
+            bad += !ok;
+            /* P rounding may differ by one step where p is near a tie
+             * (up to 2 ulp of the format times |v| <= 2 in acc / l) */
+            const double tol = round == 0 ? 2e-5 : round == 1 ? 2e-3 : 1.6e-2;
+            for (int r = 0; r < mr; r++) {
+                bad += !near(m1[r], m0[r], 1e-5, 1e-5 * sqrt((double)D));
+                bad += !near(l1[r], l0[r], 1e-4, 1e-6);
+                for (int64_t d = 0; d < D; d++)
+                    bad += !near(acc1[r * Dp + d] / l1[r],
+                                 acc0[r * Dp + d] / l0[r], 0, tol);
+                for (int64_t c = 0; probe && round && c < nk; c++) {
+                    float x = acc1[r * Dp + c];
+                    bad += x != (round == 1 ? fast_round_fp16f(x)
+                                            : fast_round_bf16f(x));
+                }
+            }
+        }
+        free(kh), free(vh), free(q), free(acc0), free(acc1), free(kf);
+        free(vf), free(st);
+    }
+    CHECK_MSG(bad == 0, "%s decode: %d values off in %d runs", isa, bad,
+              runs);
+}
+
 static void dispatch(void)
 {
     CHECK(fast_kernels_for(FAST_ISA_SCALAR) == &fast_kernels_scalar);
@@ -238,6 +338,7 @@ int main(void)
         softmax(k, isa);
         pv(k, isa);
         conversions(k, isa);
+        decode(k, isa);
         printf("%s: tested\n", isa);
     }
     dispatch();
