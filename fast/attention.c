@@ -39,6 +39,7 @@ typedef struct scratch {
     float *s;           /* S^T, then P^T: [KBLOCK][L] */
     float *acc;         /* [L][Dp] */
     float *m, *l, *alpha, *tmp;
+    float *bmax;        /* block max per row (qk_t_max) */
     int32_t *lo, *hi;   /* keys of each row, relative to the block */
     int64_t *alo, *ahi; /* absolute */
     uint8_t *excl;      /* [KBLOCK][L]: mask bits (modes 0/1, decode) */
@@ -66,6 +67,7 @@ static uint64_t layout(const fast_plan *p, char *base, scratch *s)
     TAKE(l, float, L);
     TAKE(alpha, float, L);
     TAKE(tmp, float, Dp);
+    TAKE(bmax, float, L);
     TAKE(lo, int32_t, L);
     TAKE(hi, int32_t, L);
     TAKE(alo, int64_t, L);
@@ -235,10 +237,9 @@ static void key_loop(const fast_plan *p, const fast_kernels *kern,
                 vfinite &= kern->widen(p->dt, vr + c * p->k_ss, w->v + c * Dp, D);
             }
         }
-        if (dot)
-            kern->qk_dot(w->q, Dp, mr, kblk, Dp, nk, Dp, w->s, L);
-        else
-            kern->qk_t(w->q, L, mr, kblk, Dp, nk, D, w->s, L);
+        /* every key of the block in every row (and row padding), no
+         * mask: Q.K^T with the softmax's first pass fused (qk_t_max) */
+        bool full = !dot && mask == NULL && kern->qk_t_max != NULL;
         for (int64_t r = 0; r < L; r++) {
             int64_t lo = w->alo[r] - j0, hi = w->ahi[r] - j0;
             if (w->alo[r] > w->ahi[r] || lo >= nk || hi < 0) {
@@ -247,6 +248,17 @@ static void key_loop(const fast_plan *p, const fast_kernels *kern,
                 w->lo[r] = lo < 0 ? 0 : (int32_t)lo;
                 w->hi[r] = hi >= nk ? nk - 1 : (int32_t)hi;
             }
+            full &= lo <= 0 && hi >= nk - 1 && w->alo[r] <= w->ahi[r];
+        }
+        if (full) {
+            kern->qk_t_max(w->q, L, mr, kblk, Dp, nk, D, p->scale, w->s, L,
+                           w->bmax);
+            kern->softmax_full(w->s, L, mr, nk, w->bmax, round, w->m, w->l,
+                               w->alpha);
+        } else if (dot) {
+            kern->qk_dot(w->q, Dp, mr, kblk, Dp, nk, Dp, w->s, L);
+        } else {
+            kern->qk_t(w->q, L, mr, kblk, Dp, nk, D, w->s, L);
         }
         if (mask) {
             for (int r = 0; r < mr; r++) {
@@ -258,8 +270,9 @@ static void key_loop(const fast_plan *p, const fast_kernels *kern,
                     w->excl[c * L + r] = mrow[c];
             }
         }
-        kern->softmax(w->s, L, mr, nk, p->scale, w->lo, w->hi,
-                      mask ? w->excl : NULL, round, w->m, w->l, w->alpha);
+        if (!full)
+            kern->softmax(w->s, L, mr, nk, p->scale, w->lo, w->hi,
+                          mask ? w->excl : NULL, round, w->m, w->l, w->alpha);
         /* p = 0 times inf or NaN in V must stay out: the scalar P.V skips
          * p = 0 (keys that take no part). */
         const fast_kernels *pvk = vfinite ? kern : &fast_kernels_scalar;

@@ -177,6 +177,20 @@ typedef struct fast_kernels {
      * (D a multiple of 16). */
     void (*qk_dot)(const float *q, int64_t ldq, int mr, const float *k,
                    int64_t ldk, int nk, int64_t D, float *st, int64_t lds);
+    /* Optional (NULL when a table has none): qk_t with the first pass of
+     * the softmax fused in, for a block where every key c < nk takes part
+     * in every row r < round_up(mr, 16) without a mask:
+     * st[c*lds + r] = fl(sum * scale) (the product rounded on its own)
+     * and bmax[r] = the largest of them over c (NaN skipped, -inf if none). */
+    void (*qk_t_max)(const float *qt, int64_t ldq, int mr, const float *k,
+                     int64_t ldk, int nk, int64_t D, float scale, float *st,
+                     int64_t lds, float *bmax);
+    /* Optional, with qk_t_max: the softmax step below on its output (every
+     * key in every row r < round_up(mr, 16), s already scaled, block max
+     * bmax[r]); the same m, l, alpha and P as softmax. */
+    void (*softmax_full)(float *s, int64_t lds, int mr, int nk,
+                         const float *bmax, int round, float *m, float *l,
+                         float *alpha);
     /* One online-softmax step over keys c < nk: key c takes part in row r
      * iff lo[r] <= c <= hi[r] and not (excl && excl[c*lds + r]).  Scores
      * are multiplied by scale; for rows with a key taking part, mnew =

@@ -20,9 +20,12 @@
  * the prefill block, 64 keys x 128 rows x D 128). */
 #define QKT_RV 4
 #define QKT_KT 6
+/* fuse: store s * scale (rounded on its own) and fold the tile's maximum
+ * per row into bmax (the first pass of the softmax, on the registers). */
 INLINE void qkt_tile(const float *qt, int64_t ldq, const int rv,
                      const float *k, int64_t ldk, const int kt, int64_t D,
-                     float *st, int64_t lds)
+                     float *st, int64_t lds, const int fuse, __m512 vs,
+                     float *bmax)
 {
     __m512 a[QKT_KT][QKT_RV];
     UNROLL for (int c = 0; c < kt; c++)
@@ -39,6 +42,25 @@ INLINE void qkt_tile(const float *qt, int64_t ldq, const int rv,
                 a[c][j] = _mm512_fmadd_ps(b, q[j], a[c][j]);
         }
     }
+    if (fuse) {
+        __m512 mx[QKT_RV];
+        UNROLL for (int j = 0; j < rv; j++)
+            mx[j] = _mm512_set1_ps(-INFINITY);
+        UNROLL for (int c = 0; c < kt; c++)
+            UNROLL for (int j = 0; j < rv; j++) {
+                __m512 v = _mm512_mul_round_ps(
+                    a[c][j], vs, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+                _mm512_storeu_ps(st + c * lds + 16 * j, v);
+                /* a NaN score leaves the max alone (max returns its
+                 * second operand), like the scalar kernel's v > bmax */
+                mx[j] = _mm512_max_ps(v, mx[j]);
+            }
+        UNROLL for (int j = 0; j < rv; j++)
+            _mm512_storeu_ps(bmax + 16 * j,
+                             _mm512_max_ps(mx[j],
+                                           _mm512_loadu_ps(bmax + 16 * j)));
+        return;
+    }
     UNROLL for (int c = 0; c < kt; c++)
         UNROLL for (int j = 0; j < rv; j++)
             _mm512_storeu_ps(st + c * lds + 16 * j, a[c][j]);
@@ -47,19 +69,26 @@ INLINE void qkt_tile(const float *qt, int64_t ldq, const int rv,
 /* kt keys (1..QKT_KT) x rv row vectors (1..QKT_RV) */
 #define QKT_KCASES(R)                                                      \
     QKT(R, 1) QKT(R, 2) QKT(R, 3) QKT(R, 4) QKT(R, 5) QKT(R, 6)
-static void qk_t_avx512(const float *qt, int64_t ldq, int mr, const float *k,
-                        int64_t ldk, int nk, int64_t D, float *st,
-                        int64_t lds)
+INLINE void qk_t_body(const float *qt, int64_t ldq, int mr, const float *k,
+                      int64_t ldk, int nk, int64_t D, float *st, int64_t lds,
+                      const int fuse, float scale, float *bmax)
 {
     const int rows = (mr + 15) & ~15;
+    const __m512 vs = _mm512_set1_ps(scale);
+    if (fuse)
+        for (int r = 0; r < rows; r += 16)
+            _mm512_storeu_ps(bmax + r, _mm512_set1_ps(-INFINITY));
     for (int r0 = 0; r0 < rows; r0 += 16 * QKT_RV) {
         const int rv = rows - r0 >= 16 * QKT_RV ? QKT_RV : (rows - r0) / 16;
         for (int c0 = 0; c0 < nk; c0 += QKT_KT) {
             const int kt = nk - c0 < QKT_KT ? nk - c0 : QKT_KT;
             const float *q = qt + r0, *kk = k + c0 * ldk;
             float *s = st + c0 * lds + r0;
+            float *bm = fuse ? bmax + r0 : NULL;
 #define QKT(R, K) \
-    case (R) * 16 + (K): qkt_tile(q, ldq, R, kk, ldk, K, D, s, lds); break;
+    case (R) * 16 + (K):                                                   \
+        qkt_tile(q, ldq, R, kk, ldk, K, D, s, lds, fuse, vs, bm);           \
+        break;
             switch (rv * 16 + kt) {
             QKT_KCASES(1) QKT_KCASES(2) QKT_KCASES(3) QKT_KCASES(4)
             default: break;
@@ -67,6 +96,20 @@ static void qk_t_avx512(const float *qt, int64_t ldq, int mr, const float *k,
 #undef QKT
         }
     }
+}
+
+static void qk_t_avx512(const float *qt, int64_t ldq, int mr, const float *k,
+                        int64_t ldk, int nk, int64_t D, float *st,
+                        int64_t lds)
+{
+    qk_t_body(qt, ldq, mr, k, ldk, nk, D, st, lds, 0, 1.0f, NULL);
+}
+
+static void qk_t_max_avx512(const float *qt, int64_t ldq, int mr,
+                            const float *k, int64_t ldk, int nk, int64_t D,
+                            float scale, float *st, int64_t lds, float *bmax)
+{
+    qk_t_body(qt, ldq, mr, k, ldk, nk, D, st, lds, 1, scale, bmax);
 }
 
 /* ---- Q.K^T, dot form (few rows: decode) -------------------------------- */
@@ -140,26 +183,31 @@ static void qk_dot_avx512(const float *q, int64_t ldq, int mr, const float *k,
 
 /* ---- softmax ------------------------------------------------------------ */
 /* exp(x) for x <= 0 (Cephes polynomial, ~1 ulp); NaN stays NaN, x below
- * ln(FLT_MIN) gives 0. */
+ * ln(FLT_MIN) gives 0.  Lanes with x > 0 (only ones the callers mask
+ * off) give garbage: no clamp from above. */
 INLINE __m512 exp16(__m512 x)
 {
     const __m512 lo = _mm512_set1_ps(-87.33654f);
     __mmask16 keep = _mm512_cmp_ps_mask(x, lo, _CMP_NLT_UQ);
     x = _mm512_max_ps(lo, x); /* NaN-preserving operand order */
-    x = _mm512_min_ps(_mm512_set1_ps(88.37626f), x);
     __m512 fx = _mm512_roundscale_ps(
         _mm512_mul_ps(x, _mm512_set1_ps(1.44269504088896341f)),
         _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
     __m512 r = _mm512_fnmadd_ps(fx, _mm512_set1_ps(0.693359375f), x);
     r = _mm512_fnmadd_ps(fx, _mm512_set1_ps(-2.12194440e-4f), r);
-    __m512 y = _mm512_set1_ps(1.9875691500e-4f);
-    y = _mm512_fmadd_ps(y, r, _mm512_set1_ps(1.3981999507e-3f));
-    y = _mm512_fmadd_ps(y, r, _mm512_set1_ps(8.3334519073e-3f));
-    y = _mm512_fmadd_ps(y, r, _mm512_set1_ps(4.1665795894e-2f));
-    y = _mm512_fmadd_ps(y, r, _mm512_set1_ps(1.6666665459e-1f));
-    y = _mm512_fmadd_ps(y, r, _mm512_set1_ps(5.0000001201e-1f));
-    y = _mm512_fmadd_ps(y, _mm512_mul_ps(r, r),
-                        _mm512_add_ps(r, _mm512_set1_ps(1.0f)));
+    /* the polynomial in Estrin's form: a shorter dependency chain than
+     * Horner's (the softmax loop is bound by the latency of the chain, not
+     * by the FMA throughput); max error 1.26 ulp over [-87.34, 0] in an
+     * exhaustive check against exp in double, as the Horner form */
+    __m512 r2 = _mm512_mul_ps(r, r);
+    __m512 ya = _mm512_fmadd_ps(_mm512_set1_ps(1.9875691500e-4f), r,
+                                _mm512_set1_ps(1.3981999507e-3f));
+    __m512 yb = _mm512_fmadd_ps(_mm512_set1_ps(8.3334519073e-3f), r,
+                                _mm512_set1_ps(4.1665795894e-2f));
+    __m512 yc = _mm512_fmadd_ps(_mm512_set1_ps(1.6666665459e-1f), r,
+                                _mm512_set1_ps(5.0000001201e-1f));
+    __m512 y = _mm512_fmadd_ps(_mm512_fmadd_ps(ya, r2, yb), r2, yc);
+    y = _mm512_fmadd_ps(y, r2, _mm512_add_ps(r, _mm512_set1_ps(1.0f)));
     /* y * 2^fx in one rounding (fx >= -126: 2^fx is a normal float), the
      * same value as the multiplication by the exponent built in integers */
     return _mm512_maskz_mov_ps(keep, _mm512_scalef_ps(y, fx));
@@ -192,17 +240,35 @@ INLINE __m512 scaled(const float *x, __m512 vs)
                                _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
 }
 
-/* The second pass of 16 rows: p = exp(s * scale - mnew) where valid, the
- * row sums, P rounded as asked.  s * scale is recomputed (the same float
- * product as in the first pass) instead of stored and reloaded. */
-INLINE __m512 softmax_p16(float *s, int64_t lds, int nk, __m512 vs,
-                          __m512 mnew, const __mmask16 *valid,
-                          const int round)
+/* The second pass of 16 rows: p = exp(s - mnew) where valid, the row sums,
+ * P rounded as asked; s holds the scaled scores the first pass stored. */
+#define SM_U 8
+INLINE __m512 softmax_p16(float *s, int64_t lds, int nk, __m512 mnew,
+                          const __mmask16 *valid, const int round)
 {
     __m512 sum = _mm512_setzero_ps();
-    for (int c = 0; c < nk; c++) {
+    int c = 0;
+    /* SM_U keys at a time, their exp chains side by side in program order
+     * (the loop is latency bound); the sum still adds them in key order */
+    for (; c + SM_U <= nk; c += SM_U) {
+        __m512 p[SM_U];
+        UNROLL for (int u = 0; u < SM_U; u++)
+            p[u] = exp16(_mm512_sub_ps(_mm512_loadu_ps(s + (c + u) * lds),
+                                       mnew));
+        UNROLL for (int u = 0; u < SM_U; u++) {
+            if (valid)
+                p[u] = _mm512_maskz_mov_ps(valid[c + u], p[u]);
+            sum = _mm512_add_ps(sum, p[u]);
+            if (round == 1)
+                p[u] = round_fp16(p[u]);
+            else if (round == 2)
+                p[u] = round_bf16(p[u]);
+            _mm512_storeu_ps(s + (c + u) * lds, p[u]);
+        }
+    }
+    for (; c < nk; c++) {
         float *x = s + c * lds;
-        __m512 p = exp16(_mm512_sub_ps(scaled(x, vs), mnew));
+        __m512 p = exp16(_mm512_sub_ps(_mm512_loadu_ps(x), mnew));
         p = valid ? _mm512_maskz_mov_ps(valid[c], p) : p;
         sum = _mm512_add_ps(sum, p);
         if (round == 1)
@@ -214,33 +280,44 @@ INLINE __m512 softmax_p16(float *s, int64_t lds, int nk, __m512 vs,
     return sum;
 }
 
-static void softmax_avx512(float *s, int64_t lds, int mr, int nk, float scale,
-                           const int32_t *lo, const int32_t *hi,
-                           const uint8_t *excl, int round, float *m, float *l,
-                           float *alpha)
+/* pre: the scores are scaled already and pre[r] is each row's block max
+ * (qk_t_max), every key taking part in every row (lo, hi, excl unused). */
+INLINE void softmax_body(float *s, int64_t lds, int mr, int nk, float scale,
+                         const int32_t *lo, const int32_t *hi,
+                         const uint8_t *excl, int round, float *m, float *l,
+                         float *alpha, const float *pre)
 {
     const __m512 vs = _mm512_set1_ps(scale), one = _mm512_set1_ps(1.0f);
     __mmask16 valid[FAST_KBLOCK];
     for (int r0 = 0; r0 < mr; r0 += 16) {
-        __m512i vlo = _mm512_loadu_si512(lo + r0);
-        __m512i vhi = _mm512_loadu_si512(hi + r0);
         /* every key of the block takes part in all 16 rows: no masks */
-        const bool full =
-            excl == NULL &&
-            _mm512_cmpeq_epi32_mask(vlo, _mm512_setzero_si512()) == 0xffff &&
-            _mm512_cmpge_epi32_mask(vhi, _mm512_set1_epi32(nk - 1)) ==
-                0xffff;
+        bool full = pre != NULL;
+        if (!full) {
+            __m512i vlo = _mm512_loadu_si512(lo + r0);
+            __m512i vhi = _mm512_loadu_si512(hi + r0);
+            full = excl == NULL &&
+                   _mm512_cmpeq_epi32_mask(vlo, _mm512_setzero_si512()) ==
+                       0xffff &&
+                   _mm512_cmpge_epi32_mask(vhi, _mm512_set1_epi32(nk - 1)) ==
+                       0xffff;
+        }
         __m512 bmax = _mm512_set1_ps(-INFINITY);
         __mmask16 any = 0;
-        if (full) {
+        if (pre != NULL) {
+            any = nk > 0 ? 0xffff : 0;
+            bmax = _mm512_loadu_ps(pre + r0);
+        } else if (full) {
             any = nk > 0 ? 0xffff : 0;
             for (int c = 0; c < nk; c++) {
                 __m512 v = scaled(s + c * lds + r0, vs);
+                _mm512_storeu_ps(s + c * lds + r0, v);
                 /* a NaN score leaves the max alone (max returns its
                  * second operand), like the scalar kernel's v > bmax */
                 bmax = _mm512_max_ps(v, bmax);
             }
         } else {
+            __m512i vlo = _mm512_loadu_si512(lo + r0);
+            __m512i vhi = _mm512_loadu_si512(hi + r0);
             for (int c = 0; c < nk; c++) {
                 __m512i vc = _mm512_set1_epi32(c);
                 __mmask16 in = _mm512_cmple_epi32_mask(vlo, vc) &
@@ -253,6 +330,7 @@ static void softmax_avx512(float *s, int64_t lds, int mr, int nk, float scale,
                 valid[c] = in;
                 any |= in;
                 __m512 v = scaled(s + c * lds + r0, vs);
+                _mm512_storeu_ps(s + c * lds + r0, v);
                 bmax = _mm512_mask_max_ps(bmax, in, v, bmax);
             }
         }
@@ -261,16 +339,39 @@ static void softmax_avx512(float *s, int64_t lds, int mr, int nk, float scale,
         __mmask16 ch = any & _mm512_cmp_ps_mask(mnew, mold, _CMP_NEQ_OQ);
         __m512 a = _mm512_mask_mov_ps(one, ch,
                                       exp16(_mm512_sub_ps(mold, mnew)));
-        const __mmask16 *vm = full ? NULL : valid;
-        __m512 sum = round == 1   ? softmax_p16(s + r0, lds, nk, vs, mnew, vm, 1)
-                     : round == 2 ? softmax_p16(s + r0, lds, nk, vs, mnew, vm, 2)
-                                  : softmax_p16(s + r0, lds, nk, vs, mnew, vm, 0);
+        /* a NULL literal for the full case: no mask test in its loop */
+        __m512 sum;
+        if (full)
+            sum = round == 1   ? softmax_p16(s + r0, lds, nk, mnew, NULL, 1)
+                  : round == 2 ? softmax_p16(s + r0, lds, nk, mnew, NULL, 2)
+                               : softmax_p16(s + r0, lds, nk, mnew, NULL, 0);
+        else
+            sum = round == 1   ? softmax_p16(s + r0, lds, nk, mnew, valid, 1)
+                  : round == 2 ? softmax_p16(s + r0, lds, nk, mnew, valid, 2)
+                               : softmax_p16(s + r0, lds, nk, mnew, valid, 0);
         _mm512_storeu_ps(m + r0, mnew);
         _mm512_storeu_ps(l + r0, _mm512_add_ps(
                                      _mm512_mul_ps(_mm512_loadu_ps(l + r0), a),
                                      sum));
         _mm512_storeu_ps(alpha + r0, a);
     }
+}
+
+static void softmax_avx512(float *s, int64_t lds, int mr, int nk, float scale,
+                           const int32_t *lo, const int32_t *hi,
+                           const uint8_t *excl, int round, float *m, float *l,
+                           float *alpha)
+{
+    softmax_body(s, lds, mr, nk, scale, lo, hi, excl, round, m, l, alpha,
+                 NULL);
+}
+
+static void softmax_full_avx512(float *s, int64_t lds, int mr, int nk,
+                                const float *bmax, int round, float *m,
+                                float *l, float *alpha)
+{
+    softmax_body(s, lds, mr, nk, 1.0f, NULL, NULL, NULL, round, m, l, alpha,
+                 bmax);
 }
 
 /* ---- P.V ---------------------------------------------------------------- */
@@ -652,6 +753,8 @@ static bool decode_avx512(const float *q, int64_t ldq, int mr,
 const fast_kernels fast_kernels_avx512 = {
     .name = "avx512",
     .qk_t = qk_t_avx512,
+    .qk_t_max = qk_t_max_avx512,
+    .softmax_full = softmax_full_avx512,
     .qk_dot = qk_dot_avx512,
     .softmax = softmax_avx512,
     .pv = pv_avx512,

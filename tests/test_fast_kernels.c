@@ -144,6 +144,76 @@ static void softmax(const fast_kernels *k, const char *isa)
               nsubdiff, nsub);
 }
 
+/* qk_t_max + softmax_full (a block where every key takes part in every
+ * row, no mask) against the scalar qk_t, scale and softmax. */
+static void qk_max(const fast_kernels *k, const char *isa)
+{
+    if (k->qk_t_max == NULL)
+        return;
+    CHECK(k->softmax_full != NULL);
+    static const int mrs[] = {16, 32, 48, 64, 80, 5, 70};
+    static const int nks[] = {1, 5, 6, 13, 64};
+    int bad = 0, nbad_max = 0;
+    for (int it = 0; it < 140; it++) {
+        int mr = mrs[it % 7], nk = nks[(it / 7) % 5];
+        int64_t D = it % 3 == 0 ? 37 : 128, Dp = (D + 15) & ~15;
+        int round = it % 3;
+        bool specials = it % 5 == 2, wide = it % 7 == 4;
+        const float sc = wide ? 2.5f : 0.37f;
+        float *qt = calloc((size_t)(Dp * L), sizeof(float));
+        float *kk = calloc((size_t)(64 * Dp), sizeof(float));
+        for (int r = 0; r < mr; r++)
+            for (int64_t d = 0; d < D; d++)
+                qt[d * L + r] = (float)(2 * urand() - 1);
+        for (int j = 0; j < nk; j++)
+            for (int64_t d = 0; d < D; d++) {
+                kk[j * Dp + d] = (float)(2 * urand() - 1);
+                if (specials && urand() < 0.002)
+                    kk[j * Dp + d] = urand() < 0.5 ? NAN : -INFINITY;
+            }
+        const int rows = (mr + 15) & ~15;
+        float *s0 = frand(64 * L, 1), *s1 = frand(64 * L, 1);
+        float m0[L], l0[L], a0[L], m1[L], l1[L], a1[L], bmax[L];
+        int32_t lo[L], hi[L];
+        for (int r = 0; r < L; r++) {
+            bool fresh = urand() < 0.4 || r >= mr;
+            m0[r] = m1[r] = fresh ? -INFINITY : (float)(urand() * 6 - 3);
+            l0[r] = l1[r] = fresh ? 0.0f : (float)(1 + urand() * 10);
+            lo[r] = 0, hi[r] = nk - 1;
+        }
+        fast_kernels_scalar.qk_t(qt, L, rows, kk, Dp, nk, D, s0, L);
+        k->qk_t_max(qt, L, mr, kk, Dp, nk, D, sc, s1, L, bmax);
+        for (int r = 0; r < rows; r++) {
+            float mx = -INFINITY;
+            for (int c = 0; c < nk; c++) {
+                float x = s1[c * L + r], w = s0[c * L + r] * sc;
+                bad += !near(x, w, 1e-5, 1e-5 * sqrt((double)D) * sc);
+                mx = x > mx ? x : mx;
+            }
+            nbad_max += bmax[r] != mx;
+        }
+        /* the same scaled scores into both softmax steps */
+        for (int i = 0; i < 64 * L; i++)
+            s0[i] = s1[i];
+        fast_kernels_scalar.softmax(s0, L, rows, nk, 1.0f, lo, hi, NULL,
+                                    round, m0, l0, a0);
+        k->softmax_full(s1, L, mr, nk, bmax, round, m1, l1, a1);
+        double prel = round == 2 ? 0x1p-7 : round == 1 ? 0x1p-10 : 4e-7;
+        double pabs = round == 1 ? 0x1p-24 : 1e-37;
+        for (int r = 0; r < rows; r++) {
+            bad += !near(m1[r], m0[r], 0, 0);
+            bad += !near(l1[r], l0[r], 2e-6, 0);
+            bad += !near(a1[r], a0[r], 4e-7, 1e-37);
+            for (int c = 0; c < nk; c++)
+                bad += !near(s1[c * L + r], s0[c * L + r], prel, pabs);
+        }
+        free(qt), free(kk), free(s0), free(s1);
+    }
+    CHECK_MSG(bad == 0, "%s qk_t_max/softmax_full: %d values off", isa, bad);
+    CHECK_MSG(nbad_max == 0, "%s qk_t_max: %d block maxima off", isa,
+              nbad_max);
+}
+
 static void pv(const fast_kernels *k, const char *isa)
 {
     static const int mrs[] = {1, 2, 3, 4, 5, 7, 16, 33, 70};
@@ -336,6 +406,7 @@ int main(void)
         }
         qk(k, isa);
         softmax(k, isa);
+        qk_max(k, isa);
         pv(k, isa);
         conversions(k, isa);
         decode(k, isa);
