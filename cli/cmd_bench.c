@@ -1,4 +1,4 @@
-/* `fiacheck bench --ref | --fast | --fuzz [ARGS...]`: runs the benchmark
+/* `fiacheck bench --ref | --fast | --kernels | --fuzz [ARGS...]`: runs the benchmark
  * binary fiacheck-bench-<name> that sits beside this executable, so the
  * benchmarks' optional baselines (OpenBLAS, oneDNN) are linked into them and
  * not into fiacheck itself. */
@@ -13,7 +13,7 @@
 int cmd_bench(int argc, char **argv)
 {
     if (argc < 1 || strncmp(argv[0], "--", 2) != 0 || argv[0][2] == '\0') {
-        fprintf(stderr, "usage: fiacheck bench --ref|--fast|--fuzz [ARGS...]\n");
+        fprintf(stderr, "usage: fiacheck bench --ref|--fast|--kernels|--fuzz [ARGS...]\n");
         return CLI_EXIT_USAGE;
     }
     const char *name = argv[0] + 2;

@@ -15,7 +15,7 @@ static const command commands[] = {
     {"run", cmd_run, "run CASE... [--profile doc|cann] [--json] "
                      "[--status-only] [--precision BITS]"},
     {"ref", cmd_ref, "ref CASE --out FILE [--precision BITS]"},
-    {"bench", cmd_bench, "bench --ref|--fast|--fuzz [ARGS...]"},
+    {"bench", cmd_bench, "bench --ref|--fast|--kernels|--fuzz [ARGS...]"},
     {"fuzz", cmd_fuzz, "fuzz [--target params|numeric|metamorphic|all] "
                        "[--time SECONDS] [--jobs N] [--db PATH] "
                        "[--profile doc|cann] [--seed N]"},

@@ -1,0 +1,372 @@
+/* fiacheck-bench-kernels (`fiacheck bench --kernels [--quick]`): each of
+ * fast/'s micro-kernels on its own, on one thread, at every instruction-set
+ * level this CPU runs, against the FMA peak of that level measured in the
+ * same run (independent FMA chains in registers: the real ceiling of a
+ * float32 kernel on this core, which OpenBLAS's sgemm is not here).
+ *
+ * Blocks are those of the prefill bench (64 keys x 128 query rows, D 128)
+ * and of decode (4 rows of a GQA group, D 128).  Each figure is the best of
+ * a few timed batches.  Lines look like
+ *   avx512 qk_t_max   64x128x128    231.0 GFLOP/s   93% of peak
+ * and end with one line per level giving the prefill block's share of the
+ * peak (the two matrix kernels and the softmax between them). */
+#define _GNU_SOURCE
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include "fast/fast_internal.h"
+
+#if defined(__x86_64__)
+#include <immintrin.h>
+#endif
+
+static double now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* ---- FMA peak ---------------------------------------------------------- */
+/* 24 independent accumulator chains: more than latency x pipes on any
+ * current core, so the loop runs at the FMA throughput.  The start values
+ * come through a volatile so that the compiler cannot merge chains it
+ * proves equal (it did, with constants).  Returns GFLOP/s. */
+#define PEAK_ITERS 20000000L
+#if defined(__x86_64__)
+static volatile float peak_seed = 1.0f;
+__attribute__((target("avx512f,fma"))) static double peak_avx512(void)
+{
+    __m512 x[24]; /* every loop unrolled: x stays in registers */
+#pragma GCC unroll 24
+    for (int i = 0; i < 24; i++)
+        x[i] = _mm512_set1_ps(peak_seed + (float)i * 1e-3f);
+    const __m512 m = _mm512_set1_ps(0.9999999f), c = _mm512_set1_ps(1e-7f);
+    double t0 = now();
+    for (long it = 0; it < PEAK_ITERS; it++) {
+#pragma GCC unroll 24
+        for (int k = 0; k < 24; k++)
+            x[k] = _mm512_fmadd_ps(x[k], m, c);
+    }
+    double t = now() - t0;
+#pragma GCC unroll 24
+    for (int i = 1; i < 24; i++)
+        x[0] = _mm512_add_ps(x[0], x[i]);
+    float sink = _mm512_reduce_add_ps(x[0]);
+    __asm__ volatile("" ::"x"(sink));
+    return (double)PEAK_ITERS * 24 * 32 / t * 1e-9;
+}
+
+__attribute__((target("avx2,fma"))) static double peak_avx2(void)
+{
+    __m256 x[12];
+#pragma GCC unroll 12
+    for (int i = 0; i < 12; i++)
+        x[i] = _mm256_set1_ps(peak_seed + (float)i * 1e-3f);
+    const __m256 m = _mm256_set1_ps(0.9999999f), c = _mm256_set1_ps(1e-7f);
+    double t0 = now();
+    for (long it = 0; it < PEAK_ITERS; it++) {
+#pragma GCC unroll 12
+        for (int k = 0; k < 12; k++)
+            x[k] = _mm256_fmadd_ps(x[k], m, c);
+    }
+    double t = now() - t0;
+#pragma GCC unroll 12
+    for (int i = 1; i < 12; i++)
+        x[0] = _mm256_add_ps(x[0], x[i]);
+    float s[8], sink;
+    _mm256_storeu_ps(s, x[0]);
+    sink = s[0];
+    __asm__ volatile("" ::"x"(sink));
+    return (double)PEAK_ITERS * 12 * 16 / t * 1e-9;
+}
+#endif
+
+static double peak_of(fast_isa isa)
+{
+#if defined(__x86_64__)
+    if (isa == FAST_ISA_AVX512)
+        return peak_avx512();
+    if (isa == FAST_ISA_AVX2)
+        return peak_avx2();
+#endif
+    (void)isa;
+    return -1; /* portable C: the compiler vectorizes it as it sees fit,
+                * so no instruction gives it a ceiling */
+}
+
+/* ---- data ---------------------------------------------------------------- */
+enum { KB = FAST_KBLOCK, MR = 128, D = 128, DEC_ROWS = 4, DEC_KEYS = 8192 };
+
+typedef struct bufs {
+    float *qt, *qrows, *k, *v, *s, *s0, *acc, *bmax, *m, *l, *alpha;
+    int32_t *lo, *hi;
+    uint16_t *kh, *vh, *out;
+} bufs;
+
+static float frand(uint64_t *st)
+{
+    *st = *st * 6364136223846793005ull + 1442695040888963407ull;
+    return (float)((*st >> 40) & 0xffffff) / 16777216.0f - 0.5f;
+}
+
+/* fp16 of a float in [-1, 1] (normal range, round toward zero: data only) */
+static uint16_t to_half(float f)
+{
+    uint32_t u;
+    memcpy(&u, &f, 4);
+    uint32_t sign = (u >> 16) & 0x8000u, e = (u >> 23) & 0xff;
+    if (e < 113)
+        return (uint16_t)sign;
+    return (uint16_t)(sign | ((e - 112) << 10) | ((u >> 13) & 0x3ff));
+}
+
+static void *alloc(size_t bytes)
+{
+    void *p = aligned_alloc(64, (bytes + 63) & ~(size_t)63);
+    if (p == NULL) {
+        fprintf(stderr, "fiacheck-bench-kernels: out of memory\n");
+        exit(2);
+    }
+    memset(p, 0, bytes);
+    return p;
+}
+
+static void make_bufs(bufs *b)
+{
+    uint64_t st = 42;
+    b->qt = alloc(sizeof(float) * D * MR);
+    b->qrows = alloc(sizeof(float) * MR * D);
+    b->k = alloc(sizeof(float) * KB * D);
+    b->v = alloc(sizeof(float) * KB * D);
+    b->s = alloc(sizeof(float) * KB * MR);
+    b->s0 = alloc(sizeof(float) * KB * MR);
+    b->acc = alloc(sizeof(float) * MR * D);
+    b->bmax = alloc(sizeof(float) * MR);
+    b->m = alloc(sizeof(float) * MR);
+    b->l = alloc(sizeof(float) * MR);
+    b->alpha = alloc(sizeof(float) * MR);
+    b->lo = alloc(sizeof(int32_t) * MR);
+    b->hi = alloc(sizeof(int32_t) * MR);
+    b->kh = alloc(sizeof(uint16_t) * DEC_KEYS * D);
+    b->vh = alloc(sizeof(uint16_t) * DEC_KEYS * D);
+    b->out = alloc(sizeof(uint16_t) * D);
+    for (int i = 0; i < D * MR; i++)
+        b->qt[i] = b->qrows[i] = frand(&st);
+    for (int i = 0; i < KB * D; i++)
+        b->k[i] = frand(&st), b->v[i] = frand(&st);
+    for (int r = 0; r < MR; r++)
+        b->bmax[r] = -INFINITY;
+    for (int i = 0; i < KB * MR; i++) { /* row i % MR of S^T */
+        b->s0[i] = 4.0f * frand(&st);
+        if (b->s0[i] > b->bmax[i % MR])
+            b->bmax[i % MR] = b->s0[i];
+    }
+    for (int i = 0; i < DEC_KEYS * D; i++)
+        b->kh[i] = to_half(frand(&st)), b->vh[i] = to_half(frand(&st));
+    for (int r = 0; r < MR; r++)
+        b->lo[r] = 0, b->hi[r] = KB - 1, b->alpha[r] = 1.0f;
+}
+
+static void reset_rows(bufs *b)
+{
+    for (int r = 0; r < MR; r++)
+        b->m[r] = -INFINITY, b->l[r] = 0.0f;
+}
+
+/* ---- the kernels, one call each ------------------------------------------ */
+typedef enum kid {
+    K_QK_T, K_QK_T_MAX, K_SOFTMAX_FULL, K_SOFTMAX, K_PV, K_QK_DOT, K_DECODE,
+    K_WIDEN, K_STORE, K_COUNT
+} kid;
+
+static const char *const KNAME[K_COUNT] = {
+    "qk_t", "qk_t_max", "softmax_full", "softmax", "pv", "qk_dot", "decode",
+    "widen", "store"};
+
+/* Returns false when the table has no such kernel. */
+static bool call(const fast_kernels *t, kid id, bufs *b)
+{
+    switch (id) {
+    case K_QK_T:
+        t->qk_t(b->qt, MR, MR, b->k, D, KB, D, b->s, MR);
+        return true;
+    case K_QK_T_MAX: /* its block max in a buffer of its own: softmax_full
+                      * reads that of s0 */
+        if (t->qk_t_max == NULL)
+            return false;
+        t->qk_t_max(b->qt, MR, MR, b->k, D, KB, D, 0.088f, b->s, MR,
+                    b->alpha);
+        for (int r = 0; r < MR; r++)
+            b->alpha[r] = 1.0f;
+        return true;
+    case K_SOFTMAX_FULL:
+        if (t->softmax_full == NULL)
+            return false;
+        /* the block max of the scores in s (as qk_t_max leaves them); the
+         * row state is reset so every call does the same work */
+        reset_rows(b);
+        t->softmax_full(b->s, MR, MR, KB, b->bmax, 1, b->m, b->l, b->alpha);
+        return true;
+    case K_SOFTMAX:
+        reset_rows(b);
+        t->softmax(b->s, MR, MR, KB, 0.088f, b->lo, b->hi, NULL, 1, b->m,
+                   b->l, b->alpha);
+        return true;
+    case K_PV:
+        t->pv(b->s, MR, MR, b->v, D, KB, D, b->alpha, b->acc, D);
+        return true;
+    case K_QK_DOT:
+        t->qk_dot(b->qrows, D, DEC_ROWS, b->k, D, KB, D, b->s, MR);
+        return true;
+    case K_DECODE:
+        if (t->decode == NULL)
+            return false;
+        reset_rows(b);
+        t->decode(b->qrows, D, DEC_ROWS, b->kh, b->vh, D, DEC_KEYS, D,
+                  FIA_DT_FP16, 0.088f, 1, b->m, b->l, b->acc, D);
+        return true;
+    case K_WIDEN:
+        t->widen(FIA_DT_FP16, b->kh, b->qrows, MR * D);
+        return true;
+    case K_STORE:
+        t->store(FIA_DT_FP16, b->acc, 3.0, b->out, D);
+        return true;
+    default:
+        return false;
+    }
+}
+
+/* Work of one call: flops (matrix kernels, decode), scores (softmax) or
+ * elements (conversions), and the unit printed. */
+static double work(kid id, const char **unit, const char **shape)
+{
+    switch (id) {
+    case K_QK_T: case K_QK_T_MAX: case K_PV:
+        *unit = "GFLOP/s", *shape = "64x128x128";
+        return 2.0 * KB * MR * D;
+    case K_SOFTMAX_FULL: case K_SOFTMAX:
+        *unit = "Gscore/s", *shape = "64x128";
+        return (double)KB * MR;
+    case K_QK_DOT:
+        *unit = "GFLOP/s", *shape = "64x4x128";
+        return 2.0 * KB * DEC_ROWS * D;
+    case K_DECODE:
+        *unit = "GFLOP/s", *shape = "8192x4x128";
+        return 4.0 * DEC_KEYS * DEC_ROWS * D;
+    case K_WIDEN:
+        *unit = "Gelem/s", *shape = "16384";
+        return (double)MR * D;
+    default:
+        *unit = "Gelem/s", *shape = "128";
+        return (double)D;
+    }
+}
+
+/* Seconds per call: calls batched to ~budget seconds, best batch. */
+static double time_kernel(const fast_kernels *t, kid id, bufs *b,
+                          double budget, int batches)
+{
+    /* softmax kernels overwrite their scores: restore them in every call
+     * of both the timed and the calibration runs (its cost is measured
+     * and taken off) */
+    const bool restore = id == K_SOFTMAX_FULL || id == K_SOFTMAX;
+    long n = 1;
+    for (;;) { /* calibrate */
+        double t0 = now();
+        for (long i = 0; i < n; i++) {
+            if (restore)
+                memcpy(b->s, b->s0, sizeof(float) * KB * MR);
+            call(t, id, b);
+        }
+        double dt = now() - t0;
+        if (dt > budget / 4 || n > (1L << 24))
+            break;
+        n *= 2;
+    }
+    double best = INFINITY, copy = 0;
+    if (restore) {
+        double cbest = INFINITY;
+        for (int k = 0; k < batches; k++) {
+            double t0 = now();
+            for (long i = 0; i < n; i++) {
+                memcpy(b->s, b->s0, sizeof(float) * KB * MR);
+                __asm__ volatile("" ::"r"(b->s) : "memory");
+            }
+            double dt = (now() - t0) / (double)n;
+            cbest = dt < cbest ? dt : cbest;
+        }
+        copy = cbest;
+    }
+    for (int k = 0; k < batches; k++) {
+        double t0 = now();
+        for (long i = 0; i < n; i++) {
+            if (restore)
+                memcpy(b->s, b->s0, sizeof(float) * KB * MR);
+            call(t, id, b);
+        }
+        double dt = (now() - t0) / (double)n - copy;
+        best = dt < best ? dt : best;
+    }
+    return best;
+}
+
+int main(int argc, char **argv)
+{
+    bool quick = argc > 1 && strcmp(argv[1], "--quick") == 0;
+    if (argc > 1 && !quick) {
+        fprintf(stderr, "usage: fiacheck bench --kernels [--quick]\n");
+        return 2;
+    }
+    const double budget = quick ? 0.02 : 0.1;
+    const int batches = quick ? 2 : 5;
+    setvbuf(stdout, NULL, _IOLBF, 0);
+    printf("fiacheck bench --kernels: one thread, best of %d batches\n",
+           batches);
+    bufs b;
+    make_bufs(&b);
+    for (int isa = FAST_ISA_COUNT - 1; isa >= 0; isa--) {
+        const fast_kernels *t = fast_kernels_for((fast_isa)isa);
+        if (t == NULL) {
+            printf("%-7s not supported on this CPU (or not built)\n",
+                   fast_isa_name((fast_isa)isa));
+            continue;
+        }
+        double peak = peak_of((fast_isa)isa);
+        if (peak > 0)
+            printf("%-7s fma peak      %8.1f GFLOP/s\n", t->name, peak);
+        else
+            printf("%-7s fma peak      (none: portable C)\n", t->name);
+        double sec[K_COUNT];
+        for (int id = 0; id < K_COUNT; id++) {
+            const char *unit, *shape;
+            double w = work((kid)id, &unit, &shape);
+            if (!call(t, (kid)id, &b)) { /* also the warm-up */
+                sec[id] = -1;
+                printf("%-7s %-13s (none at this level)\n", t->name,
+                       KNAME[id]);
+                continue;
+            }
+            sec[id] = time_kernel(t, (kid)id, &b, budget, batches);
+            printf("%-7s %-13s %-11s %8.2f %s", t->name, KNAME[id], shape,
+                   w / sec[id] * 1e-9, unit);
+            if (peak > 0 && strcmp(unit, "GFLOP/s") == 0)
+                printf("  %3.0f%% of peak", 100.0 * w / sec[id] * 1e-9 / peak);
+            printf("\n");
+        }
+        /* the prefill block: Q.K^T (+ max), softmax, P.V */
+        double qk = sec[K_QK_T_MAX] > 0 ? sec[K_QK_T_MAX] : sec[K_QK_T];
+        double sm = sec[K_SOFTMAX_FULL] > 0 ? sec[K_SOFTMAX_FULL]
+                                            : sec[K_SOFTMAX];
+        double blk = qk + sm + sec[K_PV];
+        double g = 4.0 * KB * MR * D / blk * 1e-9;
+        printf("%-7s prefill block %.1f GFLOP/s", t->name, g);
+        if (peak > 0)
+            printf(" = %.0f%% of peak", 100.0 * g / peak);
+        printf(" (softmax %.0f%% of the block's time)\n", 100.0 * sm / blk);
+    }
+    return 0;
+}
