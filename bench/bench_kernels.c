@@ -180,12 +180,12 @@ static void reset_rows(bufs *b)
 /* ---- the kernels, one call each ------------------------------------------ */
 typedef enum kid {
     K_QK_T, K_QK_T_MAX, K_SOFTMAX_FULL, K_SOFTMAX, K_PV, K_QK_DOT, K_DECODE,
-    K_WIDEN, K_STORE, K_COUNT
+    K_WIDEN, K_WIDEN_T, K_STORE, K_COUNT
 } kid;
 
 static const char *const KNAME[K_COUNT] = {
     "qk_t", "qk_t_max", "softmax_full", "softmax", "pv", "qk_dot", "decode",
-    "widen", "store"};
+    "widen", "widen_t", "store"};
 
 /* Returns false when the table has no such kernel. */
 static bool call(const fast_kernels *t, kid id, bufs *b)
@@ -232,6 +232,14 @@ static bool call(const fast_kernels *t, kid id, bufs *b)
     case K_WIDEN:
         t->widen(FIA_DT_FP16, b->kh, b->qrows, MR * D);
         return true;
+    case K_WIDEN_T: /* Q^T of a task: 128 rows, 16 at a time */
+        for (int r0 = 0; r0 < MR; r0 += 16) {
+            const uint16_t *rows[16];
+            for (int r = 0; r < 16; r++)
+                rows[r] = b->kh + (r0 + r) * D;
+            t->widen_t(FIA_DT_FP16, rows, 16, D, b->qt + r0, MR);
+        }
+        return true;
     case K_STORE:
         t->store(FIA_DT_FP16, b->acc, 3.0, b->out, D);
         return true;
@@ -257,7 +265,7 @@ static double work(kid id, const char **unit, const char **shape)
     case K_DECODE:
         *unit = "GFLOP/s", *shape = "8192x4x128";
         return 4.0 * DEC_KEYS * DEC_ROWS * D;
-    case K_WIDEN:
+    case K_WIDEN: case K_WIDEN_T:
         *unit = "Gelem/s", *shape = "16384";
         return (double)MR * D;
     default:

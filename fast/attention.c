@@ -326,31 +326,26 @@ void fast_run_task(const fast_plan *p, const char *ws, void *scr,
         w.l[r] = 0.0f;
     }
     if (jmax >= 0) {
-        memset(w.q, 0, (size_t)(Dp * L) * sizeof(float));
-        /* Q rows widened 16 at a time into rows of acc (free until the
-         * key loop), then transposed into Q^T 16 contiguous floats per d
-         * (a scalar scatter down the columns cost ~4 % of prefill). */
+        /* Q^T [d][r] for the register-tiled Q.K^T (widened and transposed
+         * 16 rows at a time: every column up to L is written), or Q rows
+         * [r][d] for the dot form */
+        if (dot)
+            memset(w.q, 0, (size_t)(Dp * L) * sizeof(float));
         for (int r0 = 0; r0 < mr; r0 += 16) {
             const int rn = mr - r0 < 16 ? mr - r0 : 16;
-            float *buf = dot ? w.q + r0 * Dp : w.acc + r0 * Dp;
-            for (int r = r0; r < r0 + rn; r++) {
-                float *row = buf + (r - r0) * Dp;
-                if (w.alo[r] > w.ahi[r]) {
-                    memset(row, 0, (size_t)D * sizeof(float));
-                    continue;
-                }
-                const uint16_t *qr = (const uint16_t *)p->q + b * p->q_sb +
-                                     (n0 + r / nq) * p->q_sn +
-                                     (i0 + r % nq) * p->q_ss;
-                kern->widen(p->dt, qr, row, D);
-            }
-            if (dot)
+            const uint16_t *rows[16];
+            for (int r = r0; r < r0 + rn; r++)
+                rows[r - r0] = w.alo[r] > w.ahi[r]
+                    ? NULL /* uses no key: zero */
+                    : (const uint16_t *)p->q + b * p->q_sb +
+                          (n0 + r / nq) * p->q_sn + (i0 + r % nq) * p->q_ss;
+            if (!dot) {
+                kern->widen_t(p->dt, rows, rn, D, w.q + r0, L);
                 continue;
-            for (int64_t d = 0; d < D; d++) {
-                float *dst = w.q + d * L + r0;
-                for (int r = 0; r < rn; r++)
-                    dst[r] = buf[r * Dp + d];
             }
+            for (int r = 0; r < rn; r++)
+                if (rows[r] != NULL)
+                    kern->widen(p->dt, rows[r], w.q + (r0 + r) * Dp, D);
         }
         memset(w.acc, 0, (size_t)(mr * Dp) * sizeof(float));
         const int64_t kv0 = b * p->k_sb + kvh * p->k_sn; /* GQA: shared */

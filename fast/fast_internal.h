@@ -211,6 +211,11 @@ typedef struct fast_kernels {
      * all are finite (pv multiplies p = 0 by V; the caller takes the scalar
      * pv, which skips p = 0, for a V block with inf or NaN). */
     bool (*widen)(fia_dtype dt, const uint16_t *src, float *dst, int64_t n);
+    /* Widen and transpose 16 query rows into columns of Q^T:
+     * dst[d*ldd + r] = widen(rows[r][d]) for r < 16, d < n, with zeros for
+     * r >= nrows and for rows[r] == NULL (rows that use no key). */
+    void (*widen_t)(fia_dtype dt, const uint16_t *const *rows, int nrows,
+                    int64_t n, float *dst, int64_t ldd);
     /* dst[i] = acc[i] / l in double, rounded once (nearest-even) to dt. */
     void (*store)(fia_dtype dt, const float *acc, double l, uint16_t *dst,
                   int64_t n);
@@ -258,6 +263,8 @@ bool fast_widen_scalar(fia_dtype dt, const uint16_t *src, float *dst,
                        int64_t n);
 void fast_store_scalar(fia_dtype dt, const float *acc, double l,
                        uint16_t *dst, int64_t n);
+void fast_widen_t_scalar(fia_dtype dt, const uint16_t *const *rows,
+                         int nrows, int64_t n, float *dst, int64_t ldd);
 
 /* ---- narrow floats ------------------------------------------------------ */
 static inline float fast_bits_to_float(uint32_t u)

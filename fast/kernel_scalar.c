@@ -118,6 +118,18 @@ bool fast_widen_scalar(fia_dtype dt, const uint16_t *src, float *dst,
     return finite;
 }
 
+void fast_widen_t_scalar(fia_dtype dt, const uint16_t *const *rows,
+                         int nrows, int64_t n, float *dst, int64_t ldd)
+{
+    for (int r = 0; r < 16; r++) {
+        const uint16_t *src = r < nrows ? rows[r] : NULL;
+        for (int64_t d = 0; d < n; d++)
+            dst[d * ldd + r] = src == NULL ? 0.0f
+                               : dt == FIA_DT_FP16 ? fast_fp16_to_float(src[d])
+                                                   : fast_bf16_to_float(src[d]);
+    }
+}
+
 void fast_store_scalar(fia_dtype dt, const float *acc, double l,
                        uint16_t *dst, int64_t n)
 {
@@ -135,5 +147,6 @@ const fast_kernels fast_kernels_scalar = {
     .softmax = softmax_scalar,
     .pv = pv_scalar,
     .widen = fast_widen_scalar,
+    .widen_t = fast_widen_t_scalar,
     .store = fast_store_scalar,
 };

@@ -279,6 +279,52 @@ static void conversions(const fast_kernels *k, const char *isa)
     CHECK_MSG(bad == 0, "%s widen/store: %d mismatches", isa, bad);
 }
 
+/* widen_t: 16 columns of Q^T from up to 16 rows (NULL rows and rows past
+ * nrows zero), against widen row by row; nothing else of dst written. */
+static void widen_t(const fast_kernels *k, const char *isa)
+{
+    int bad = 0, runs = 0;
+    for (int it = 0; it < 400; it++) {
+        const fia_dtype dt = it % 2 ? FIA_DT_BF16 : FIA_DT_FP16;
+        const int nrows = 1 + it % 16;
+        const int64_t n = 1 + (int64_t)(urand() * 70);
+        const int64_t ldd = 16 + (it / 16 % 3) * 16 + (it % 5 == 0 ? 3 : 0);
+        uint16_t *src[16], *rows[16];
+        float *dst = malloc((size_t)(n * ldd) * 4);
+        float *row = malloc((size_t)n * 4);
+        for (int64_t i = 0; i < n * ldd; i++)
+            dst[i] = -7.0f; /* guard */
+        for (int r = 0; r < 16; r++) {
+            src[r] = malloc((size_t)n * 2); /* exact size: ASan */
+            for (int64_t d = 0; d < n; d++)
+                src[r][d] = (uint16_t)(urand() * 65536);
+            rows[r] = r % 7 == 3 ? NULL : src[r];
+        }
+        k->widen_t(dt, (const uint16_t *const *)rows, nrows, n, dst, ldd);
+        for (int r = 0; r < 16; r++) {
+            const bool zero = r >= nrows || rows[r] == NULL;
+            if (!zero)
+                fast_kernels_scalar.widen(dt, src[r], row, n);
+            for (int64_t d = 0; d < n; d++) {
+                float want = zero ? 0.0f : row[d], got = dst[d * ldd + r];
+                /* bits, or NaN for NaN (the F16C conversion quiets a
+                 * signaling NaN, the scalar one keeps it) */
+                bad += memcmp(&want, &got, 4) != 0 &&
+                       !(isnan(want) && isnan(got));
+            }
+        }
+        for (int64_t d = 0; d < n; d++)
+            for (int64_t c = 16; c < ldd; c++)
+                bad += dst[d * ldd + c] != -7.0f;
+        for (int r = 0; r < 16; r++)
+            free(src[r]);
+        free(dst), free(row);
+        runs++;
+    }
+    CHECK_MSG(bad == 0, "%s widen_t: %d mismatches in %d runs", isa, bad,
+              runs);
+}
+
 /* The fused decode kernel against the scalar kernels composed as the
  * attention does (widen, qk_dot, softmax over all keys, pv) in blocks of 64
  * keys: m, l and acc / l, fp16 and bf16, each P rounding, strided K/V rows,
@@ -409,6 +455,7 @@ int main(void)
         qk_max(k, isa);
         pv(k, isa);
         conversions(k, isa);
+        widen_t(k, isa);
         decode(k, isa);
         printf("%s: tested\n", isa);
     }
