@@ -380,11 +380,22 @@ INLINE void pv_tile(const float *pt, int64_t ldp, const int rt,
                     const float *alpha, float *acc, int64_t ldacc)
 {
     __m512 a[6][4];
-    UNROLL for (int r = 0; r < rt; r++) {
-        __m512 al = _mm512_set1_ps(alpha[r]);
-        UNROLL for (int j = 0; j < dv; j++)
-            a[r][j] = _mm512_mul_ps(_mm512_loadu_ps(acc + r * ldacc + 16 * j),
-                                    al);
+    /* once the running maxima settle, alpha is 1 in most blocks: then
+     * acc is only loaded (x * 1 = x, so the result is the same) */
+    bool ones = true;
+    UNROLL for (int r = 0; r < rt; r++)
+        ones &= alpha[r] == 1.0f;
+    if (ones) {
+        UNROLL for (int r = 0; r < rt; r++)
+            UNROLL for (int j = 0; j < dv; j++)
+                a[r][j] = _mm512_loadu_ps(acc + r * ldacc + 16 * j);
+    } else {
+        UNROLL for (int r = 0; r < rt; r++) {
+            __m512 al = _mm512_set1_ps(alpha[r]);
+            UNROLL for (int j = 0; j < dv; j++)
+                a[r][j] = _mm512_mul_ps(
+                    _mm512_loadu_ps(acc + r * ldacc + 16 * j), al);
+        }
     }
     for (int c = 0; c < nk; c++) {
         __m512 vv[4];
