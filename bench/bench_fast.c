@@ -9,9 +9,10 @@
  * shapes (scale as an output scale, the causal mask added by a binary
  * primitive; f16 when this CPU's oneDNN has an optimized f16 matmul, else
  * f32 with the inputs converted before timing), and a streaming read of a buffer far larger
- * than the last-level cache (before and after the shapes; the larger counts).
+ * than the last-level cache (in turns with the decode runs), and the FMA
+ * peak of the threads (bench/fma_peak.h), the real ceiling of the prefill.
  * Everything uses two threads.  Each figure is the best of a few runs.  Ends with one line per shape, e.g.
- *   prefill causal: 101.2 GFLOP/s = 73% of sgemm, 1.8x onednn
+ *   prefill causal: 101.2 GFLOP/s = 73% of sgemm, 1.80x onednn
  *   decode: 41.0 GB/s = 76% of bandwidth */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -22,7 +23,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 #include "fia/fast.h"
+#include "fma_peak.h"
 #ifdef FIA_HAVE_DNNL
 #include <dnnl.h>
 #endif
@@ -114,7 +117,16 @@ static void free_data(data *d)
 
 /* ---- fast ---------------------------------------------------------------- */
 /* Best time of reps calls (both phases; the workspace is kept). */
-static double time_fast(const shape *s, const data *d, int reps)
+/* The workspace, kept from call to call of one shape. */
+typedef struct runner {
+    void *ws;
+    uint64_t cap;
+} runner;
+
+/* Best of reps runs of fast/ on shape s; the workspace is allocated outside
+ * the timing and kept in rn. */
+static double time_fast_in(const shape *s, const data *d, int reps,
+                           runner *rn)
 {
     fia_tensor q = {FIA_DT_FP16, 4, {s->B, s->N, s->QS, s->D}, d->q};
     fia_tensor k = {FIA_DT_FP16, 4, {s->B, s->KVN, s->KVS, s->D}, d->k};
@@ -123,8 +135,6 @@ static double time_fast(const shape *s, const data *d, int reps)
     fia_tensor m = {FIA_DT_BOOL, 2, {2048, 2048}, d->mask};
     const fia_tensor *kp[1] = {&k}, *vp[1] = {&v};
     fia_tensor_list kl = {1, kp}, vl = {1, vp};
-    void *ws = NULL;
-    uint64_t cap = 0;
     double best = INFINITY;
     for (int r = 0; r < reps; r++) {
         double t0 = now();
@@ -141,13 +151,17 @@ static double time_fast(const shape *s, const data *d, int reps)
                     fastLastError());
             exit(1);
         }
-        if (wss > cap) { /* allocation kept out of the timing */
-            free(ws);
-            ws = aligned_alloc(64, (wss + 63) & ~(uint64_t)63);
-            cap = wss;
+        if (wss > rn->cap) { /* allocation kept out of the timing */
+            free(rn->ws);
+            rn->ws = aligned_alloc(64, (wss + 63) & ~(uint64_t)63);
+            if (rn->ws == NULL) {
+                fprintf(stderr, "fast: %s: out of memory\n", s->name);
+                exit(1);
+            }
+            rn->cap = wss;
             t0 = now();
         }
-        st = fastFusedInferAttentionScoreV2(ws, wss, ex, NULL);
+        st = fastFusedInferAttentionScoreV2(rn->ws, wss, ex, NULL);
         double t = now() - t0;
         if (st != FIA_OK) {
             fprintf(stderr, "fast: %s: run status %d\n", s->name, st);
@@ -155,8 +169,15 @@ static double time_fast(const shape *s, const data *d, int reps)
         }
         best = t < best ? t : best;
     }
-    free(ws);
     return best;
+}
+
+static double time_fast(const shape *s, const data *d, int reps)
+{
+    runner rn = {NULL, 0};
+    double t = time_fast_in(s, d, reps, &rn);
+    free(rn.ws);
+    return t;
 }
 
 /* ---- memory bandwidth ----------------------------------------------------- */
@@ -216,35 +237,28 @@ static void *read_part(void *a)
     return NULL;
 }
 
-/* GB/s of a read over 1 GiB (>> LLC) by THREADS threads, best of reps. */
-static double bandwidth(int reps)
+#define BW_BYTES ((size_t)1 << 30)
+
+/* GB/s of one read of buf (BW_BYTES, >> LLC) by THREADS threads. */
+static double bandwidth(const uint64_t *buf)
 {
-    size_t bytes = (size_t)1 << 30, n = bytes / 8;
-    uint64_t *buf = malloc(bytes);
-    if (buf == NULL)
-        return -1;
-    memset(buf, 1, bytes);
-    double best = INFINITY;
+    const size_t n = BW_BYTES / 8;
     uint64_t sink = 0;
-    for (int r = 0; r < reps; r++) {
-        pthread_t t[THREADS];
-        rd_arg a[THREADS];
-        double t0 = now();
-        for (int i = 0; i < THREADS; i++) {
-            a[i] = (rd_arg){buf + i * (n / THREADS), n / THREADS, 0};
-            pthread_create(&t[i], NULL, read_part, &a[i]);
-        }
-        for (int i = 0; i < THREADS; i++) {
-            pthread_join(t[i], NULL);
-            sink += a[i].sum;
-        }
-        double dt = now() - t0;
-        best = dt < best ? dt : best;
+    pthread_t t[THREADS];
+    rd_arg a[THREADS];
+    double t0 = now();
+    for (int i = 0; i < THREADS; i++) {
+        a[i] = (rd_arg){buf + i * (n / THREADS), n / THREADS, 0};
+        pthread_create(&t[i], NULL, read_part, &a[i]);
     }
-    free(buf);
+    for (int i = 0; i < THREADS; i++) {
+        pthread_join(t[i], NULL);
+        sink += a[i].sum;
+    }
+    double dt = now() - t0;
     if (sink == 42)
         printf(" ");
-    return (double)bytes / best * 1e-9;
+    return (double)BW_BYTES / dt * 1e-9;
 }
 
 /* ---- OpenBLAS ------------------------------------------------------------- */
@@ -457,6 +471,18 @@ static double onednn_attention(const shape *s, const data *d, int reps,
 /* ---- main ------------------------------------------------------------------ */
 int main(int argc, char **argv)
 {
+#ifdef FIA_HAVE_OPENBLAS
+    /* OpenBLAS starts its threads when it loads, and an idle one spins
+     * (sched_yield) for 2^28 cycles before it sleeps: after every call and
+     * at start, taking CPU from whatever is measured next (8 % of the
+     * samples of a prefill run here).  The timeout is read from the
+     * environment at load, so set it and start again (once). */
+    if (getenv("OPENBLAS_THREAD_TIMEOUT") == NULL) {
+        setenv("OPENBLAS_THREAD_TIMEOUT", "4", 1); /* 2^4 cycles */
+        execv("/proc/self/exe", argv);
+        /* not fatal: the figures are only noisier */
+    }
+#endif
     bool quick = argc > 1 && strcmp(argv[1], "--quick") == 0;
     int reps = quick ? 1 : 3;
     setvbuf(stdout, NULL, _IOLBF, 0);
@@ -474,20 +500,40 @@ int main(int argc, char **argv)
     printf("fiacheck bench --fast: %d threads%s\n", THREADS,
            quick ? " (quick: one run each)" : "");
 
-    /* Memory bandwidth before and after the shapes, as many runs as decode
-     * gets, the best of all: on a shared machine one pass can come out low
-     * and put decode above 100 % of it.  OpenBLAS last: its idle threads
-     * spin for a while after a call and would take CPU from the others. */
+    /* Decode and the memory bandwidth are measured in turns, one run of
+     * each at a time, best of each: this machine's bandwidth moves over
+     * seconds (shared host), and a bandwidth taken at another moment than
+     * decode can put decode far above or below it.  OpenBLAS last. */
     const int dec_reps = reps + 5;
-    double bw = bandwidth(dec_reps);
-    printf("memory read bandwidth (1 GiB, %d threads): %.1f GB/s\n", THREADS, bw);
-
+    double bw = -1;
     const shape *shapes[3] = {&PREFILL, &CAUSAL, &DECODE};
     double fast_t[3], dnnl_t[3] = {-1, -1, -1};
     for (int i = 0; i < 3; i++) {
         const shape *s = shapes[i];
         data d = make_data(s);
-        fast_t[i] = time_fast(s, &d, s->QS == 1 ? dec_reps : reps);
+        if (s->QS == 1) {
+            uint64_t *buf = malloc(BW_BYTES);
+            if (buf == NULL) {
+                fprintf(stderr, "bandwidth: out of memory\n");
+                return 1;
+            }
+            memset(buf, 1, BW_BYTES);
+            runner rn = {NULL, 0};
+            time_fast_in(s, &d, 1, &rn); /* warm-up: the workspace */
+            fast_t[i] = INFINITY;
+            for (int r = 0; r < dec_reps; r++) {
+                double b = bandwidth(buf);
+                bw = b > bw ? b : bw;
+                double t = time_fast_in(s, &d, 1, &rn);
+                fast_t[i] = t < fast_t[i] ? t : fast_t[i];
+            }
+            free(rn.ws);
+            free(buf);
+            printf("memory read bandwidth (1 GiB, %d threads, in turns with "
+                   "decode): %.1f GB/s\n", THREADS, bw);
+        } else {
+            fast_t[i] = time_fast(s, &d, reps);
+        }
         printf("fast %-15s %8.2f ms  %7.1f GFLOP/s  %6.1f GB/s K/V\n", s->name,
                fast_t[i] * 1e3, flops(s) / fast_t[i] * 1e-9,
                kv_bytes(s) / fast_t[i] * 1e-9);
@@ -505,10 +551,6 @@ int main(int argc, char **argv)
 #endif
         free_data(&d);
     }
-    double bw2 = bandwidth(dec_reps);
-    printf("memory read bandwidth again: %.1f GB/s (the larger one counts)\n",
-           bw2);
-    bw = bw2 > bw ? bw2 : bw;
 
     double gemm = -1;
 #ifdef FIA_HAVE_OPENBLAS
@@ -520,6 +562,26 @@ int main(int argc, char **argv)
     printf("openblas sgemm: baseline not available (built without OpenBLAS)\n");
 #endif
 
+    /* the real ceiling: FMA throughput of all the threads */
+    int level = FMA_PEAK_AVX512;
+    double peak = fma_peak(level, THREADS);
+    if (peak < 0)
+        peak = fma_peak(level = FMA_PEAK_AVX2, THREADS);
+    if (peak > 0) {
+        printf("fma peak (%s, %d threads): %.1f GFLOP/s;", level ==
+               FMA_PEAK_AVX512 ? "avx512" : "avx2", THREADS, peak);
+        for (int i = 0; i < 2; i++) {
+            printf(" %s %.0f%%", shapes[i]->name,
+                   100.0 * flops(shapes[i]) / fast_t[i] * 1e-9 / peak);
+            if (dnnl_t[i] > 0)
+                printf(" (onednn %.0f%%)",
+                       100.0 * flops(shapes[i]) / dnnl_t[i] * 1e-9 / peak);
+            printf(i == 0 ? "," : "\n");
+        }
+    } else {
+        printf("fma peak: not measured (no AVX2/AVX-512 here)\n");
+    }
+
     for (int i = 0; i < 2; i++) {
         const shape *s = shapes[i];
         double g = flops(s) / fast_t[i] * 1e-9;
@@ -529,14 +591,14 @@ int main(int argc, char **argv)
         else
             printf(", sgemm not available");
         if (dnnl_t[i] > 0)
-            printf(", %.1fx onednn\n", dnnl_t[i] / fast_t[i]);
+            printf(", %.2fx onednn\n", dnnl_t[i] / fast_t[i]);
         else
             printf(", onednn not available\n");
     }
     double gb = kv_bytes(&DECODE) / fast_t[2] * 1e-9;
     printf("decode: %.1f GB/s = %.0f%% of bandwidth", gb, 100.0 * gb / bw);
     if (dnnl_t[2] > 0)
-        printf(", %.1fx onednn\n", dnnl_t[2] / fast_t[2]);
+        printf(", %.2fx onednn\n", dnnl_t[2] / fast_t[2]);
     else
         printf("\n");
     return 0;

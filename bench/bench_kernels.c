@@ -4,8 +4,9 @@
  * same run (independent FMA chains in registers: the real ceiling of a
  * float32 kernel on this core, which OpenBLAS's sgemm is not here).
  *
- * Blocks are those of the prefill bench (64 keys x 128 query rows, D 128)
- * and of decode (4 rows of a GQA group, D 128).  Each figure is the best of
+ * The peak comes from bench/fma_peak.h.  Blocks are those of the prefill
+ * bench (64 keys x 128 query rows, D 128) and of decode (4 rows of a GQA
+ * group, D 128).  Each figure is the best of
  * a few timed batches.  Lines look like
  *   avx512 qk_t_max   64x128x128    231.0 GFLOP/s   93% of peak
  * and end with one line per level giving the prefill block's share of the
@@ -18,10 +19,8 @@
 #include <string.h>
 #include <time.h>
 #include "fast/fast_internal.h"
+#include "fma_peak.h"
 
-#if defined(__x86_64__)
-#include <immintrin.h>
-#endif
 
 static double now(void)
 {
@@ -30,72 +29,15 @@ static double now(void)
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-/* ---- FMA peak ---------------------------------------------------------- */
-/* 24 independent accumulator chains: more than latency x pipes on any
- * current core, so the loop runs at the FMA throughput.  The start values
- * come through a volatile so that the compiler cannot merge chains it
- * proves equal (it did, with constants).  Returns GFLOP/s. */
-#define PEAK_ITERS 20000000L
-#if defined(__x86_64__)
-static volatile float peak_seed = 1.0f;
-__attribute__((target("avx512f,fma"))) static double peak_avx512(void)
-{
-    __m512 x[24]; /* every loop unrolled: x stays in registers */
-#pragma GCC unroll 24
-    for (int i = 0; i < 24; i++)
-        x[i] = _mm512_set1_ps(peak_seed + (float)i * 1e-3f);
-    const __m512 m = _mm512_set1_ps(0.9999999f), c = _mm512_set1_ps(1e-7f);
-    double t0 = now();
-    for (long it = 0; it < PEAK_ITERS; it++) {
-#pragma GCC unroll 24
-        for (int k = 0; k < 24; k++)
-            x[k] = _mm512_fmadd_ps(x[k], m, c);
-    }
-    double t = now() - t0;
-#pragma GCC unroll 24
-    for (int i = 1; i < 24; i++)
-        x[0] = _mm512_add_ps(x[0], x[i]);
-    float sink = _mm512_reduce_add_ps(x[0]);
-    __asm__ volatile("" ::"x"(sink));
-    return (double)PEAK_ITERS * 24 * 32 / t * 1e-9;
-}
-
-__attribute__((target("avx2,fma"))) static double peak_avx2(void)
-{
-    __m256 x[12];
-#pragma GCC unroll 12
-    for (int i = 0; i < 12; i++)
-        x[i] = _mm256_set1_ps(peak_seed + (float)i * 1e-3f);
-    const __m256 m = _mm256_set1_ps(0.9999999f), c = _mm256_set1_ps(1e-7f);
-    double t0 = now();
-    for (long it = 0; it < PEAK_ITERS; it++) {
-#pragma GCC unroll 12
-        for (int k = 0; k < 12; k++)
-            x[k] = _mm256_fmadd_ps(x[k], m, c);
-    }
-    double t = now() - t0;
-#pragma GCC unroll 12
-    for (int i = 1; i < 12; i++)
-        x[0] = _mm256_add_ps(x[0], x[i]);
-    float s[8], sink;
-    _mm256_storeu_ps(s, x[0]);
-    sink = s[0];
-    __asm__ volatile("" ::"x"(sink));
-    return (double)PEAK_ITERS * 12 * 16 / t * 1e-9;
-}
-#endif
-
+/* One core's peak at the level of a table; -1 for portable C, which the
+ * compiler vectorizes as it sees fit (no instruction is its ceiling). */
 static double peak_of(fast_isa isa)
 {
-#if defined(__x86_64__)
     if (isa == FAST_ISA_AVX512)
-        return peak_avx512();
+        return fma_peak(FMA_PEAK_AVX512, 1);
     if (isa == FAST_ISA_AVX2)
-        return peak_avx2();
-#endif
-    (void)isa;
-    return -1; /* portable C: the compiler vectorizes it as it sees fit,
-                * so no instruction gives it a ceiling */
+        return fma_peak(FMA_PEAK_AVX2, 1);
+    return -1;
 }
 
 /* ---- data ---------------------------------------------------------------- */
