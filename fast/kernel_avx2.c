@@ -1,8 +1,10 @@
 /* AVX2 + FMA + F16C micro-kernels (8 lanes, 16 registers).  This file alone
  * is compiled with those flags (CMakeLists.txt); dispatch.c uses the table
  * only after checking the CPU.  Register tiles: Q.K^T 6 keys x 16 rows, P.V
- * 4 rows x 16 columns, dot form 2 x 4.  Caller memory (fp16/bf16 rows) is
- * read and written 8 elements at a time with scalar tails. */
+ * 4 rows x 16 columns, dot form 2 x 4, fused decode 4 rows x 2 keys and 4
+ * rows x 16 columns.  Caller memory (fp16/bf16 rows) is read and written 8
+ * elements at a time with scalar tails (the decode kernel reads whole rows
+ * of D, a multiple of 16). */
 #if defined(__x86_64__) && defined(__AVX2__) && defined(__FMA__) && \
     defined(__F16C__)
 #include <immintrin.h>
@@ -390,6 +392,262 @@ static void store_avx2(fia_dtype dt, const float *acc, double l,
         fast_store_scalar(dt, acc + i, l, dst + i, n - i);
 }
 
+/* ---- fused decode ------------------------------------------------------ */
+/* The steps of kernel->decode (fast_internal.h) on blocks of DEC_KB keys,
+ * K and V read as fp16/bf16 and widened in registers: Q.K^T as 4 rows x 2
+ * keys of dot products, the softmax per row, P.V as 4 rows x 16 columns.
+ * V of the block DEC_PFV ahead is prefetched during Q.K^T and K of the
+ * block DEC_PFK ahead during P.V (decode streams K/V from memory). */
+#define DEC_KB 16
+#define DEC_PFV 1
+#define DEC_PFK 2
+
+INLINE __m256 dec_ld(const uint16_t *p, const int bf)
+{
+    __m128i x = _mm_loadu_si128((const __m128i *)(const void *)p);
+    return bf ? _mm256_castsi256_ps(
+                    _mm256_slli_epi32(_mm256_cvtepu16_epi32(x), 16))
+              : _mm256_cvtph_ps(x);
+}
+
+/* x * scale rounded on its own: the empty asm keeps the compiler from
+ * contracting it with the subtraction of the max into one FMA */
+INLINE __m256 dec_scaled(const float *x, __m256 vs)
+{
+    __m256 v = _mm256_mul_ps(_mm256_loadu_ps(x), vs);
+    __asm__("" : "+x"(v));
+    return v;
+}
+
+/* s[r*DEC_KB + c] = q_r . k_c for rt rows (1..4) x kt keys (1..2) */
+INLINE void dec_qk_tile(const float *q, int64_t ldq, const int rt,
+                        const uint16_t *k, int64_t ldk, const int kt,
+                        int64_t D, float *s, const int bf,
+                        const uint16_t *pv)
+{
+    __m256 a[4][2];
+    UNROLL for (int r = 0; r < rt; r++)
+        UNROLL for (int c = 0; c < kt; c++)
+            a[r][c] = _mm256_setzero_ps();
+    for (int64_t d = 0; d < D; d += 8) {
+        __m256 kv[2];
+        UNROLL for (int c = 0; c < kt; c++)
+            kv[c] = dec_ld(k + c * ldk + d, bf);
+        if (pv != NULL && d % 32 == 0) /* the lines of V this block reads */
+            UNROLL for (int c = 0; c < kt; c++)
+                _mm_prefetch((const char *)(pv + c * ldk + d), _MM_HINT_T0);
+        UNROLL for (int r = 0; r < rt; r++) {
+            __m256 qv = _mm256_loadu_ps(q + r * ldq + d);
+            UNROLL for (int c = 0; c < kt; c++)
+                a[r][c] = _mm256_fmadd_ps(qv, kv[c], a[r][c]);
+        }
+    }
+    if (kt == 2) { /* the two sums of a row in one tree */
+        UNROLL for (int r = 0; r < rt; r++) {
+            __m256 h = _mm256_hadd_ps(a[r][0], a[r][1]);
+            __m128 x = _mm_add_ps(_mm256_castps256_ps128(h),
+                                  _mm256_extractf128_ps(h, 1));
+            /* x: k0 (0+1), k0 (2+3), k1 (0+1), k1 (2+3) */
+            x = _mm_hadd_ps(x, x);
+            _mm_storel_pi((__m64 *)(void *)(s + r * DEC_KB), x);
+        }
+        return;
+    }
+    UNROLL for (int r = 0; r < rt; r++)
+        s[r * DEC_KB] = hsum8(a[r][0]);
+}
+
+/* acc[r][d0 + 8j] = acc * alpha[r] + sum_c p[r][c] v[c][d0 + 8j], j < 2 */
+INLINE void dec_pv_tile(const float *p, const int rt, const uint16_t *v,
+                        int64_t ldv, int nb, const float *alpha, float *acc,
+                        int64_t ldacc, const int bf, const uint16_t *pk)
+{
+    __m256 a[4][2];
+    UNROLL for (int r = 0; r < rt; r++) {
+        UNROLL for (int j = 0; j < 2; j++)
+            a[r][j] = _mm256_loadu_ps(acc + r * ldacc + 8 * j);
+        if (alpha[r] != 1.0f) { /* x * 1 = x: skipped */
+            __m256 al = _mm256_set1_ps(alpha[r]);
+            UNROLL for (int j = 0; j < 2; j++)
+                a[r][j] = _mm256_mul_ps(a[r][j], al);
+        }
+    }
+    for (int c = 0; c < nb; c++) {
+        __m256 vv[2];
+        UNROLL for (int j = 0; j < 2; j++)
+            vv[j] = dec_ld(v + c * ldv + 8 * j, bf);
+        if (pk != NULL) /* the next blocks' K, spread over this loop */
+            _mm_prefetch((const char *)(pk + c * ldv), _MM_HINT_T0);
+        UNROLL for (int r = 0; r < rt; r++) {
+            __m256 b = _mm256_broadcast_ss(p + r * DEC_KB + c);
+            UNROLL for (int j = 0; j < 2; j++)
+                a[r][j] = _mm256_fmadd_ps(b, vv[j], a[r][j]);
+        }
+    }
+    UNROLL for (int r = 0; r < rt; r++)
+        UNROLL for (int j = 0; j < 2; j++)
+            _mm256_storeu_ps(acc + r * ldacc + 8 * j, a[r][j]);
+}
+
+INLINE void dec_qk(const float *q, int64_t ldq, int mr, const uint16_t *k,
+                   int64_t ldk, int nb, int64_t D, float *s, const int bf,
+                   const uint16_t *pv)
+{
+    for (int r0 = 0; r0 < mr; r0 += 4) {
+        const int rt = mr - r0 < 4 ? mr - r0 : 4;
+        for (int c0 = 0; c0 < nb; c0 += 2) {
+            const int kt = nb - c0 < 2 ? 1 : 2;
+            const float *qq = q + r0 * ldq;
+            const uint16_t *kk = k + c0 * ldk;
+            float *ss = s + r0 * DEC_KB + c0;
+            const uint16_t *pp = r0 == 0 && pv != NULL ? pv + c0 * ldk : NULL;
+#define DQK(R, K)                                                         \
+    case (R) * 8 + (K):                                                   \
+        dec_qk_tile(qq, ldq, R, kk, ldk, K, D, ss, bf, pp);               \
+        break;
+            switch (rt * 8 + kt) {
+            DQK(1, 1) DQK(1, 2) DQK(2, 1) DQK(2, 2)
+            DQK(3, 1) DQK(3, 2) DQK(4, 1) DQK(4, 2)
+            default: break;
+            }
+#undef DQK
+        }
+    }
+}
+
+/* D a multiple of 16 (the decode contract) */
+INLINE void dec_pv(const float *p, int mr, const uint16_t *v, int64_t ldv,
+                   int nb, int64_t D, const float *alpha, float *acc,
+                   int64_t ldacc, const int bf, const uint16_t *pk)
+{
+    for (int r0 = 0; r0 < mr; r0 += 4) {
+        const int rt = mr - r0 < 4 ? mr - r0 : 4;
+        for (int64_t d0 = 0; d0 < D; d0 += 16) {
+            const float *pp_ = p + r0 * DEC_KB, *al = alpha + r0;
+            const uint16_t *vv = v + d0;
+            float *ac = acc + r0 * ldacc + d0;
+            /* one prefetch per 64-byte line of the K rows */
+            const uint16_t *pp = r0 == 0 && pk != NULL && d0 % 32 == 0
+                                     ? pk + d0 : NULL;
+#define DPV(R)                                                            \
+    case R:                                                               \
+        dec_pv_tile(pp_, R, vv, ldv, nb, al, ac, ldacc, bf, pp);          \
+        break;
+            switch (rt) {
+            DPV(1) DPV(2) DPV(3) DPV(4)
+            default: break;
+            }
+#undef DPV
+        }
+    }
+}
+
+INLINE float hmax8(__m256 v)
+{
+    __m128 x = _mm_max_ps(_mm256_castps256_ps128(v),
+                          _mm256_extractf128_ps(v, 1));
+    x = _mm_max_ps(x, _mm_movehl_ps(x, x));
+    x = _mm_max_ss(x, _mm_movehdup_ps(x));
+    return _mm_cvtss_f32(x);
+}
+
+/* The online-softmax step of one block of nb keys, all taking part; the
+ * row state (mr <= 8 rows) in scalars. */
+INLINE void dec_softmax(float *s, int mr, int nb, float scale, int round,
+                        float *m, float *l, float *alpha)
+{
+    const __m256 vs = _mm256_set1_ps(scale);
+    const __m256i lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+    const int nv = (nb + 7) / 8;
+    __m256 km[DEC_KB / 8];
+    for (int j = 0; j < DEC_KB / 8; j++) /* lanes of keys c < nb */
+        km[j] = _mm256_castsi256_ps(
+            _mm256_cmpgt_epi32(_mm256_set1_epi32(nb - 8 * j), lane));
+    for (int r = 0; r < mr; r++) {
+        float *x = s + r * DEC_KB;
+        __m256 bm = _mm256_set1_ps(-INFINITY);
+        for (int j = 0; j < nv; j++) /* NaN leaves the max alone */
+            bm = _mm256_blendv_ps(
+                bm, _mm256_max_ps(dec_scaled(x + 8 * j, vs), bm), km[j]);
+        const float bmax = hmax8(bm);
+        /* mnew = bmax > m ? bmax : m, as the scalar kernel */
+        const float mold = m[r], mnew = bmax > mold ? bmax : mold;
+        float a = 1.0f;
+        if (mnew != mold)
+            a = _mm256_cvtss_f32(exp8(_mm256_set1_ps(mold - mnew)));
+        const __m256 mv = _mm256_set1_ps(mnew);
+        __m256 sum = _mm256_setzero_ps();
+        for (int j = 0; j < nv; j++) {
+            __m256 p = _mm256_and_ps(
+                km[j], exp8(_mm256_sub_ps(dec_scaled(x + 8 * j, vs), mv)));
+            sum = _mm256_add_ps(sum, p);
+            if (round == 1)
+                p = _mm256_cvtph_ps(_mm256_cvtps_ph(
+                    p, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));
+            else if (round == 2)
+                p = round_bf16(p);
+            _mm256_storeu_ps(x + 8 * j, p);
+        }
+        /* l * alpha and + sum rounded each (no contraction into an FMA) */
+        float t = l[r] * a;
+        __asm__("" : "+x"(t));
+        l[r] = t + hsum8(sum);
+        m[r] = mnew;
+        alpha[r] = a;
+    }
+}
+
+INLINE void dec_run(const float *q, int64_t ldq, int mr, const uint16_t *k,
+                    const uint16_t *v, int64_t ldkv, int64_t nk, int64_t D,
+                    float scale, int round, float *m, float *l, float *acc,
+                    int64_t ldacc, const int bf)
+{
+    /* zeroed: the softmax loads whole vectors (lanes past nb are masked) */
+    float s[FAST_DOT_MAX * DEC_KB] __attribute__((aligned(32))) = {0};
+    float alpha[FAST_DOT_MAX];
+    for (int64_t j0 = 0; j0 < nk; j0 += DEC_KB) {
+        const int nb = nk - j0 < DEC_KB ? (int)(nk - j0) : DEC_KB;
+        const uint16_t *kb = k + j0 * ldkv, *vb = v + j0 * ldkv;
+        const bool pfv = j0 + nb + DEC_PFV * DEC_KB <= nk;
+        const bool pfk = j0 + nb + DEC_PFK * DEC_KB <= nk;
+        dec_qk(q, ldq, mr, kb, ldkv, nb, D, s, bf,
+               pfv ? vb + DEC_PFV * DEC_KB * ldkv : NULL);
+        if (round == 1)
+            dec_softmax(s, mr, nb, scale, 1, m, l, alpha);
+        else if (round == 2)
+            dec_softmax(s, mr, nb, scale, 2, m, l, alpha);
+        else
+            dec_softmax(s, mr, nb, scale, 0, m, l, alpha);
+        dec_pv(s, mr, vb, ldkv, nb, D, alpha, acc, ldacc, bf,
+               pfk ? kb + DEC_PFK * DEC_KB * ldkv : NULL);
+    }
+}
+
+static bool decode_avx2(const float *q, int64_t ldq, int mr,
+                        const uint16_t *k, const uint16_t *v, int64_t ldkv,
+                        int64_t nk, int64_t D, fia_dtype dt, float scale,
+                        int round, float *m, float *l, float *acc,
+                        int64_t ldacc)
+{
+    if (dt == FIA_DT_BF16)
+        dec_run(q, ldq, mr, k, v, ldkv, nk, D, scale, round, m, l, acc,
+                ldacc, 1);
+    else
+        dec_run(q, ldq, mr, k, v, ldkv, nk, D, scale, round, m, l, acc,
+                ldacc, 0);
+    /* inf - inf and 0 * inf make NaN, inf stays: one test for all rows */
+    const __m256 zero = _mm256_setzero_ps();
+    __m256 z = zero;
+    for (int r = 0; r < mr; r++) {
+        z = _mm256_add_ps(z, _mm256_mul_ps(_mm256_set1_ps(m[r]), zero));
+        z = _mm256_add_ps(z, _mm256_mul_ps(_mm256_set1_ps(l[r]), zero));
+        for (int64_t d = 0; d < D; d += 8)
+            z = _mm256_add_ps(
+                z, _mm256_mul_ps(_mm256_loadu_ps(acc + r * ldacc + d), zero));
+    }
+    return _mm256_movemask_ps(_mm256_cmp_ps(z, z, _CMP_UNORD_Q)) == 0;
+}
+
 const fast_kernels fast_kernels_avx2 = {
     .name = "avx2",
     .qk_t = qk_t_avx2,
@@ -399,6 +657,7 @@ const fast_kernels fast_kernels_avx2 = {
     .widen = widen_avx2,
     .widen_t = widen_t_avx2,
     .store = store_avx2,
+    .decode = decode_avx2,
 };
 #else
 typedef int fast_no_avx2; /* not an x86-64 build with the flags */
