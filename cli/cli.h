@@ -27,7 +27,9 @@ void cli_git_revision(char *out, size_t len);
 int cli_load_finding(const char *arg, const char *db, int minimized,
                      char **text, int64_t *id);
 /* Target, profile and transform from a finding's "# fiacheck-" header
- * (numeric, doc and "" when absent). */
+ * (numeric, doc and "" when absent); also sets fast/ to the kernel level and
+ * threads the finding recorded, unless FIA_FAST_ISA / FIA_FAST_THREADS are
+ * set (a level this machine lacks: said on stderr, the best one is used). */
 int cli_finding_context(const char *text, fuzz_target_id *t, fia_profile *p,
                         char *transform, size_t tlen);
 

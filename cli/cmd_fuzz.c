@@ -24,6 +24,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "cli.h"
+#include "fia/fast.h"
 #include "fuzz/fuzz.h"
 #ifdef FIA_HAVE_STORE
 #include "fia/store.h"
@@ -455,7 +456,12 @@ int cmd_fuzz(int argc, char **argv)
     }
     if (db[0] == '/' || realpath(db, absdb) == NULL)
         snprintf(absdb, sizeof absdb, "%s", db);
-    char revision[128], command[1024] = "fiacheck fuzz";
+    /* the command as run, with what fast/ computes with in front (the
+     * workers inherit the environment): reproducible from the store */
+    char revision[128], command[1024];
+    snprintf(command, sizeof command,
+             "FIA_FAST_ISA=%s FIA_FAST_THREADS=%d fiacheck fuzz",
+             fastKernelLevel(), fastThreadCount());
     cli_git_revision(revision, sizeof revision);
     for (int i = 0; i < argc; i++) {
         size_t l = strlen(command);

@@ -12,6 +12,7 @@
 #include <string.h>
 #include "cli.h"
 #include "fia/check.h"
+#include "fia/fast.h"
 #include "fia/ref.h"
 #include "fuzz/fuzz.h"
 #ifdef FIA_HAVE_STORE
@@ -193,6 +194,19 @@ int cli_finding_context(const char *text, fuzz_target_id *t, fia_profile *p,
     if (fia_profile_parse(v, p) != 0)
         *p = FIA_PROFILE_DOC;
     fuzz_text_header(text, "transform", transform, tlen);
+    /* fast/ as the finding ran it: its kernel level and threads change its
+     * numbers (FIA_FAST_ISA / FIA_FAST_THREADS set by the user win) */
+    char lv[32], th[16];
+    fuzz_text_header(text, "fast-kernels", lv, sizeof lv);
+    fuzz_text_header(text, "fast-threads", th, sizeof th);
+    const char *ue = getenv("FIA_FAST_ISA"), *ut = getenv("FIA_FAST_THREADS");
+    if (th[0] && (ut == NULL || ut[0] == '\0'))
+        setenv("FIA_FAST_THREADS", th, 1);
+    if (lv[0] && (ue == NULL || ue[0] == '\0') &&
+        strcmp(lv, fastKernelLevel()) != 0 && fastForceKernelLevel(lv) != 0)
+        fprintf(stderr, "fiacheck: the finding ran fast/ with the %s "
+                "kernels, which this machine lacks; running with %s\n", lv,
+                fastKernelLevel());
     return 0;
 }
 
@@ -232,8 +246,9 @@ int cmd_repro(int argc, char **argv)
         return CLI_EXIT_USAGE;
     }
     free(text);
-    printf("%s (target %s, profile %s)\n", arg, fuzz_target_name(t),
-           fia_profile_name(p));
+    printf("%s (target %s, profile %s, fast/ %s kernels, %d threads)\n",
+           arg, fuzz_target_name(t), fia_profile_name(p), fastKernelLevel(),
+           fastThreadCount());
     if (sig[0])
         printf("  recorded       %s\n", sig);
     int rc;

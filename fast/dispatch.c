@@ -106,3 +106,21 @@ bool fast_force_isa(fast_isa isa)
     atomic_store(&chosen, k);
     return true;
 }
+
+/* ---- the public face (fia/fast.h) -------------------------------------- */
+const char *fastKernelLevel(void)
+{
+    return fast_kernels_select()->name;
+}
+
+int fastForceKernelLevel(const char *name)
+{
+    if (name == NULL)
+        return -1;
+    if (strcmp(name, "auto") == 0)
+        return fast_force_isa(FAST_ISA_COUNT) ? 0 : -1;
+    for (int i = 0; i < FAST_ISA_COUNT; i++)
+        if (strcmp(name, isa_names[i]) == 0)
+            return fast_force_isa((fast_isa)i) ? 0 : -1;
+    return -1;
+}

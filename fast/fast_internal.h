@@ -146,6 +146,8 @@ fia_status fast_executor_create(const fast_plan *plan,
 /* ---- attention (attention.c, schedule.c) ------------------------------- */
 /* Fills the schedule fields of a validated plan (after the strides). */
 void fast_plan_schedule(fast_plan *p);
+/* FIA_FAST_THREADS (1..FAST_MAX_THREADS), default 2. */
+int fast_thread_count(void);
 /* Bytes of scratch one worker needs for this plan (multiple of 64). */
 uint64_t fast_scratch_bytes(const fast_plan *p);
 /* Runs the whole operator; ws is the 64-byte aligned workspace. */

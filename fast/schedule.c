@@ -17,7 +17,7 @@
 
 #define ALIGN64(x) (((x) + 63u) & ~(uint64_t)63u)
 
-static int thread_count(void)
+int fast_thread_count(void)
 {
     const char *env = getenv("FIA_FAST_THREADS");
     if (env != NULL && *env != '\0') {
@@ -39,7 +39,7 @@ void fast_plan_schedule(fast_plan *p)
     p->n_qblk = (p->Q_S + p->qb - 1) / p->qb;
     p->mrows = p->hpt * p->qb;
     p->L = (p->mrows + 15) & ~(int64_t)15;
-    p->nthreads = thread_count();
+    p->nthreads = fast_thread_count();
     p->nsplit = 1;
     p->kv_chunk = p->KV_S > 0 ? p->KV_S : 1;
     uint64_t rec = (uint64_t)(p->Dp + 16) * sizeof(float);
@@ -142,4 +142,9 @@ void fast_attention_run(const fast_plan *p, void *ws)
             pthread_join(tid[i], NULL);
     if (p->nsplit > 1)
         fast_merge_splits(p, pl.partials, ws);
+}
+
+int fastThreadCount(void)
+{
+    return fast_thread_count();
 }

@@ -76,7 +76,8 @@ void fuzz_signature(const fia_case *c, const fia_check_result *r,
 int fuzz_run_one(fuzz_target_id t, const uint8_t *data, size_t size);
 
 /* The case text a finding stores: a header of "# fiacheck-..." comment
- * lines (target, profile, kind, signature, transform) then the case. */
+ * lines (target, profile, kind, signature, fast-kernels, fast-threads,
+ * transform) then the case. */
 char *fuzz_finding_text(const fia_case *c, fuzz_target_id t,
                         const char *profile, const char *kind,
                         const char *signature, const char *transform);

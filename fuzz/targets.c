@@ -2,6 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "fuzz/fuzz_internal.h"
+#include "fia/fast.h"
 
 static const char *const target_names[] = {"fuzz_params", "fuzz_numeric",
                                            "fuzz_metamorphic"};
@@ -122,9 +123,13 @@ char *fuzz_finding_text(const fia_case *c, fuzz_target_id t,
     size_t n = strlen(body) + 1024;
     char *out = malloc(n);
     if (out != NULL) {
+        /* with what fast/ computed it: its numbers depend on both */
         int k = snprintf(out, n, "# fiacheck-target: %s\n# fiacheck-profile: %s\n"
-                         "# fiacheck-kind: %s\n# fiacheck-signature: %s\n",
-                         fuzz_target_name(t), profile, kind, signature);
+                         "# fiacheck-kind: %s\n# fiacheck-signature: %s\n"
+                         "# fiacheck-fast-kernels: %s\n"
+                         "# fiacheck-fast-threads: %d\n",
+                         fuzz_target_name(t), profile, kind, signature,
+                         fastKernelLevel(), fastThreadCount());
         if (transform != NULL && k > 0)
             k += snprintf(out + k, n - (size_t)k, "# fiacheck-transform: %s\n",
                           transform);

@@ -25,6 +25,18 @@ fia_profile fastGetStatusProfile(void);
 /* A human-readable reason for the last non-OK status on this thread. */
 const char *fastLastError(void);
 
+/* What a run's numbers depend on besides its inputs, for reproduction.
+ * The micro-kernel level in use: "scalar", "avx2" or "avx512" (the best the
+ * CPU has, unless FIA_FAST_ISA or fastForceKernelLevel chose one). */
+const char *fastKernelLevel(void);
+/* Forces a level by name for the whole process, "auto" for the automatic
+ * choice again; returns 0, or -1 (nothing changed) when the name is unknown
+ * or this CPU or build lacks the level. */
+int fastForceKernelLevel(const char *name);
+/* The threads a run uses (FIA_FAST_THREADS, 1..16, default 2): decode
+ * splits the keys by thread, so the result depends on it. */
+int fastThreadCount(void);
+
 fia_status fastFusedInferAttentionScoreV2GetWorkspaceSize(
     const fia_tensor *query, const fia_tensor_list *key,
     const fia_tensor_list *value, const fia_tensor *pseShiftOptional,

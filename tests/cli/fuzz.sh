@@ -20,6 +20,18 @@ expect_grep "nothing to minimize" "$tmp/out"
 # the rules expect is not a finding
 expect_exit 0 "$FIACHECK" repro corpus/cases/reject_batch_over_limit.case --profile cann --target params
 expect_grep "expected +561002" "$tmp/out"
+# fast/ as the finding ran it: the recorded kernel level and threads are
+# used again; a level this machine lacks is said and the best one taken; the
+# user's FIA_FAST_ISA / FIA_FAST_THREADS win
+{ printf '# fiacheck-target: numeric\n# fiacheck-fast-kernels: scalar\n'
+  printf '# fiacheck-fast-threads: 1\n'; cat corpus/cases/gqa_bnsd_causal.case; } >"$tmp/k.case"
+expect_exit 0 env -u FIA_FAST_ISA -u FIA_FAST_THREADS "$FIACHECK" repro "$tmp/k.case"
+expect_grep "fast/ scalar kernels, 1 threads" "$tmp/out"
+expect_exit 0 env FIA_FAST_ISA=scalar FIA_FAST_THREADS=3 "$FIACHECK" repro "$tmp/k.case"
+expect_grep "fast/ scalar kernels, 3 threads" "$tmp/out"
+sed 's/fast-kernels: scalar/fast-kernels: avx4096/' "$tmp/k.case" >"$tmp/k2.case"
+expect_exit 0 env -u FIA_FAST_ISA "$FIACHECK" repro "$tmp/k2.case"
+expect_grep "ran fast/ with the avx4096 kernels, which this machine lacks" "$tmp/err"
 
 bindir=$(dirname "$FIACHECK")
 fz=$FIACHECK
