@@ -199,6 +199,8 @@ static int parse_tensor(parser *p, const char *key, char *s, fia_tensor *t)
     for (int64_t i = 0; i < nd; i++)
         t->shape[i] = dims[i];
     free(dims);
+    if (fia_tensor_numel(t) < 0) /* no such tensor can exist */
+        return FAIL(p, "%s: bad shape: element count overflows int64", key);
     return 0;
 }
 

@@ -156,11 +156,34 @@ double fia_check_reference_work(const fia_case *c)
     return 2.0 * n * kv;
 }
 
+/* The case model's own limit (docs/case-format.md): a tensor has a
+ * non-negative element count that fits int64 (the parser refuses others; a
+ * case built in memory, e.g. by a fuzz decoder, is checked here).  No
+ * tensor that large can exist, so no operator behaviour is asked. */
+static int bad_shape(const fia_case *c, char *msg, size_t len)
+{
+    for (int s = 0; s < FIA_SLOT_COUNT; s++) {
+        const fia_tensor_spec *sp = &c->tensors[s];
+        for (int i = 0; sp->t != NULL && i < sp->count; i++)
+            if (fia_tensor_numel(&sp->t[i]) < 0) {
+                snprintf(msg, len, "bad shape: %s%s element count is "
+                         "negative or overflows int64", fia_slot_name((fia_slot)s),
+                         sp->count > 1 ? " (a list entry)" : "");
+                return 1;
+            }
+    }
+    return 0;
+}
+
 void fia_check_case(const fia_case *c, const fia_check_options *o,
                     fia_check_result *r)
 {
     fia_case_error err;
     memset(r, 0, sizeof *r);
+    if (bad_shape(c, r->message, sizeof r->message)) {
+        r->v = FIA_V_BAD_INPUT;
+        return;
+    }
     if (fia_oracle_evaluate(c, o->profile, &r->ov) != 0) {
         r->v = FIA_V_BAD_INPUT;
         snprintf(r->message, sizeof r->message, "the oracle cannot evaluate "

@@ -16,6 +16,16 @@ static size_t random_input(fuzz_rng *r, uint8_t *buf, size_t cap)
     return n;
 }
 
+/* every tensor of the case has an element count that fits int64 */
+static int shapes_fit(const fia_case *c)
+{
+    for (int s = 0; s < FIA_SLOT_COUNT; s++)
+        for (int i = 0; c->tensors[s].t && i < c->tensors[s].count; i++)
+            if (fia_tensor_numel(&c->tensors[s].t[i]) < 0)
+                return 0;
+    return 1;
+}
+
 static int round_trips(const fia_case *c)
 {
     char *text = fia_case_to_string(c);
@@ -34,7 +44,7 @@ int main(void)
 {
     fuzz_rng r = {2024};
     uint8_t buf[512];
-    int n = 4000, accepted = 0, rt_fail = 0;
+    int n = 4000, accepted = 0, rt_fail = 0, unfit = 0;
     for (int k = 0; k < n; k++) {
         size_t len = random_input(&r, buf, sizeof buf);
         fia_case c;
@@ -42,6 +52,7 @@ int main(void)
         fia_oracle_verdict v;
         CHECK(fia_oracle_evaluate(&c, FIA_PROFILE_DOC, &v) == 0);
         accepted += v.accept;
+        unfit += !shapes_fit(&c);
         if (k % 8 == 0 && !round_trips(&c))
             rt_fail++;
         fia_case_free(&c);
@@ -50,6 +61,35 @@ int main(void)
     printf("fuzz_params validity rate on random bytes: %.1f %%\n", 100 * rate);
     CHECK_MSG(rate >= 0.30 && rate <= 0.70, "validity %.3f", rate);
     CHECK_EQ_INT(rt_fail, 0);
+    CHECK_EQ_INT(unfit, 0);
+
+    /* a case built in memory with a tensor no memory could hold (the
+     * parser refuses it): the harness calls it bad input, asks nobody */
+    {
+        fia_case big;
+        fia_case_error err;
+        CHECK(fia_case_parse_string(
+                  "query = fp16 [2,1,4,8]\nkey = fp16 [2,1,4,8]\n"
+                  "value = fp16 [2,1,4,8]\ninput_layout = BNSD\n"
+                  "atten_mask = bool [2,4,4]\nsparse_mode = 0\n",
+                  "t", &big, &err) == 0);
+        fia_tensor *m = &big.tensors[FIA_SLOT_ATTEN_MASK].t[0];
+        m->shape[0] = 65536, m->shape[1] = m->shape[2] = 20971520;
+        static fia_check_result cr;
+        fia_check_options o;
+        fia_check_options_default(&o);
+        o.status_only = 1;
+        fia_check_case(&big, &o, &cr);
+        CHECK_EQ_INT(cr.v, FIA_V_BAD_INPUT);
+        CHECK(!cr.evaluated);
+        CHECK_MSG(strstr(cr.message, "atten_mask") != NULL &&
+                      strstr(cr.message, "overflows int64") != NULL,
+                  "%s", cr.message);
+        m->shape[1] = m->shape[2] = 4; /* and back: judged again */
+        fia_check_case(&big, &o, &cr);
+        CHECK(cr.evaluated);
+        fia_case_free(&big);
+    }
 
     /* short and empty inputs decode to something sane */
     fia_case c;
