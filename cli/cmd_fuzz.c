@@ -87,6 +87,25 @@ void cli_git_revision(char *out, size_t len)
     pclose(p);
 }
 
+/* Removes the files left in dir: the stats directory is named by the
+ * campaign id, and a store made afresh (the old one deleted) gives out the
+ * same ids again, whose old counts would otherwise be summed in. */
+static void clear_files(const char *dir)
+{
+    DIR *d = opendir(dir);
+    if (d == NULL)
+        return;
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL) {
+        if (e->d_name[0] == '.')
+            continue;
+        char path[PATH_MAX + 300];
+        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+        unlink(path);
+    }
+    closedir(d);
+}
+
 /* Sums the workers' stats files of one target. */
 static void read_stats(const char *dir, target_run *tr)
 {
@@ -491,6 +510,7 @@ int cmd_fuzz(int argc, char **argv)
         snprintf(statsdir, sizeof statsdir, "results/stats/%lld",
                  (long long)tr->campaign);
         mkdirs(statsdir);
+        clear_files(statsdir);
         if (run_target(bins[t], tr, per, jobs, absdb, profile, seed, revision,
                        statsdir) != 0) {
             fprintf(stderr, "fiacheck fuzz: cannot run %s\n", bins[t]);

@@ -46,8 +46,11 @@ if [ ! -x "$(dirname "$fz")/fuzz_params" ]; then
   finish
   exit $?
 fi
-# A 10-second campaign of all targets into a fresh store, in a scratch dir.
-mkdir -p "$tmp/w"
+# A 10-second campaign of all targets into a fresh store, in a scratch dir;
+# stats left by an older store's campaign 1 must not be counted in.
+mkdir -p "$tmp/w/results/stats/1"
+printf 'execs 987654321\nfindings 77\nsig stale|signature\n' \
+  >"$tmp/w/results/stats/1/fuzz_params.4242"
 (cd "$tmp/w" && "$fz" fuzz --time 9 --jobs 1 --db "$tmp/w/f.db" --seed 1 \
    >"$tmp/out" 2>"$tmp/err")
 rc=$?
@@ -56,6 +59,7 @@ for t in fuzz_params fuzz_numeric fuzz_metamorphic; do
   expect_grep "^$t +[0-9]+ +[0-9]+" "$tmp/out"
 done
 expect_grep "validity rate" "$tmp/out"
+if grep -q 987654321 "$tmp/out" "$tmp/err"; then bad "stale stats counted"; else ok; fi
 [ -s "$tmp/w/f.db" ] && ok || bad "no store written"
 [ -d "$tmp/w/results/corpus/fuzz_params" ] && ok || bad "no corpus dir"
 finish
