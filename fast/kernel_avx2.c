@@ -203,6 +203,25 @@ INLINE __m256 round_bf16(__m256 p)
                             _mm256_cmp_ps(p, p, _CMP_UNORD_Q));
 }
 
+/* P rounded as asked: to fp16 (round 1), bf16 (round 2) or not (0). */
+INLINE __m256 round_p8(__m256 p, const int round)
+{
+    if (round == 1)
+        return _mm256_cvtph_ps(_mm256_cvtps_ph(
+            p, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));
+    return round == 2 ? round_bf16(p) : p;
+}
+
+/* The row state of 8 rows after a block: m, l = l * alpha + sum, alpha. */
+INLINE void store_rows8(float *m, float *l, float *alpha, __m256 mnew,
+                        __m256 a, __m256 sum)
+{
+    _mm256_storeu_ps(m, mnew);
+    _mm256_storeu_ps(l, _mm256_add_ps(_mm256_mul_ps(_mm256_loadu_ps(l), a),
+                                      sum));
+    _mm256_storeu_ps(alpha, a);
+}
+
 static void softmax_avx2(float *s, int64_t lds, int mr, int nk, float scale,
                          const int32_t *lo, const int32_t *hi,
                          const uint8_t *excl, int round, float *m, float *l,
@@ -245,18 +264,9 @@ static void softmax_avx2(float *s, int64_t lds, int mr, int nk, float scale,
             __m256 p = _mm256_and_ps(
                 valid[c], exp8(_mm256_sub_ps(_mm256_loadu_ps(x), mnew)));
             sum = _mm256_add_ps(sum, p);
-            if (round == 1)
-                p = _mm256_cvtph_ps(_mm256_cvtps_ph(
-                    p, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));
-            else if (round == 2)
-                p = round_bf16(p);
-            _mm256_storeu_ps(x, p);
+            _mm256_storeu_ps(x, round_p8(p, round));
         }
-        _mm256_storeu_ps(m + r0, mnew);
-        _mm256_storeu_ps(l + r0, _mm256_add_ps(
-                                     _mm256_mul_ps(_mm256_loadu_ps(l + r0), a),
-                                     sum));
-        _mm256_storeu_ps(alpha + r0, a);
+        store_rows8(m + r0, l + r0, alpha + r0, mnew, a, sum);
     }
 }
 
@@ -277,24 +287,14 @@ INLINE __m256 softmax_p8(float *s, int64_t lds, int nk, __m256 mnew,
                                       mnew));
         UNROLL for (int u = 0; u < SM_U; u++) {
             sum = _mm256_add_ps(sum, p[u]);
-            if (round == 1)
-                p[u] = _mm256_cvtph_ps(_mm256_cvtps_ph(
-                    p[u], _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));
-            else if (round == 2)
-                p[u] = round_bf16(p[u]);
-            _mm256_storeu_ps(s + (c + u) * lds, p[u]);
+            _mm256_storeu_ps(s + (c + u) * lds, round_p8(p[u], round));
         }
     }
     for (; c < nk; c++) {
         float *x = s + c * lds;
         __m256 p = exp8(_mm256_sub_ps(_mm256_loadu_ps(x), mnew));
         sum = _mm256_add_ps(sum, p);
-        if (round == 1)
-            p = _mm256_cvtph_ps(_mm256_cvtps_ph(
-                p, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));
-        else if (round == 2)
-            p = round_bf16(p);
-        _mm256_storeu_ps(x, p);
+        _mm256_storeu_ps(x, round_p8(p, round));
     }
     return sum;
 }
@@ -317,11 +317,7 @@ static void softmax_full_avx2(float *s, int64_t lds, int mr, int nk,
         __m256 sum = round == 1   ? softmax_p8(s + r0, lds, nk, mnew, 1)
                      : round == 2 ? softmax_p8(s + r0, lds, nk, mnew, 2)
                                   : softmax_p8(s + r0, lds, nk, mnew, 0);
-        _mm256_storeu_ps(m + r0, mnew);
-        _mm256_storeu_ps(l + r0, _mm256_add_ps(
-                                     _mm256_mul_ps(_mm256_loadu_ps(l + r0), a),
-                                     sum));
-        _mm256_storeu_ps(alpha + r0, a);
+        store_rows8(m + r0, l + r0, alpha + r0, mnew, a, sum);
     }
 }
 
@@ -705,12 +701,7 @@ INLINE void dec_softmax(float *s, int mr, int nb, float scale, int round,
             __m256 p = _mm256_and_ps(
                 km[j], exp8(_mm256_sub_ps(dec_scaled(x + 8 * j, vs), mv)));
             sum = _mm256_add_ps(sum, p);
-            if (round == 1)
-                p = _mm256_cvtph_ps(_mm256_cvtps_ph(
-                    p, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));
-            else if (round == 2)
-                p = round_bf16(p);
-            _mm256_storeu_ps(x + 8 * j, p);
+            _mm256_storeu_ps(x + 8 * j, round_p8(p, round));
         }
         /* l * alpha and + sum rounded each (no contraction into an FMA) */
         float t = l[r] * a;
@@ -721,31 +712,7 @@ INLINE void dec_softmax(float *s, int mr, int nb, float scale, int round,
     }
 }
 
-INLINE void dec_run(const float *q, int64_t ldq, int mr, const uint16_t *k,
-                    const uint16_t *v, int64_t ldkv, int64_t nk, int64_t D,
-                    float scale, int round, float *m, float *l, float *acc,
-                    int64_t ldacc, const int bf)
-{
-    /* zeroed: the softmax loads whole vectors (lanes past nb are masked) */
-    float s[FAST_DOT_MAX * DEC_KB] __attribute__((aligned(32))) = {0};
-    float alpha[FAST_DOT_MAX];
-    for (int64_t j0 = 0; j0 < nk; j0 += DEC_KB) {
-        const int nb = nk - j0 < DEC_KB ? (int)(nk - j0) : DEC_KB;
-        const uint16_t *kb = k + j0 * ldkv, *vb = v + j0 * ldkv;
-        const bool pfv = j0 + nb + DEC_PFV * DEC_KB <= nk;
-        const bool pfk = j0 + nb + DEC_PFK * DEC_KB <= nk;
-        dec_qk(q, ldq, mr, kb, ldkv, nb, D, s, bf,
-               pfv ? vb + DEC_PFV * DEC_KB * ldkv : NULL);
-        if (round == 1)
-            dec_softmax(s, mr, nb, scale, 1, m, l, alpha);
-        else if (round == 2)
-            dec_softmax(s, mr, nb, scale, 2, m, l, alpha);
-        else
-            dec_softmax(s, mr, nb, scale, 0, m, l, alpha);
-        dec_pv(s, mr, vb, ldkv, nb, D, alpha, acc, ldacc, bf,
-               pfk ? kb + DEC_PFK * DEC_KB * ldkv : NULL);
-    }
-}
+#include "decode_run.h"
 
 static bool decode_avx2(const float *q, int64_t ldq, int mr,
                         const uint16_t *k, const uint16_t *v, int64_t ldkv,
@@ -753,12 +720,8 @@ static bool decode_avx2(const float *q, int64_t ldq, int mr,
                         int round, float *m, float *l, float *acc,
                         int64_t ldacc)
 {
-    if (dt == FIA_DT_BF16)
-        dec_run(q, ldq, mr, k, v, ldkv, nk, D, scale, round, m, l, acc,
-                ldacc, 1);
-    else
-        dec_run(q, ldq, mr, k, v, ldkv, nk, D, scale, round, m, l, acc,
-                ldacc, 0);
+    dec_run_dt(q, ldq, mr, k, v, ldkv, nk, D, dt, scale, round, m, l, acc,
+               ldacc);
     /* inf - inf and 0 * inf make NaN, inf stays: one test for all rows */
     const __m256 zero = _mm256_setzero_ps();
     __m256 z = zero;

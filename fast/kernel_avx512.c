@@ -772,31 +772,7 @@ INLINE void dec_softmax(float *s, int mr, int nb, float scale, int round,
                           _mm512_add_ps(lv, _mm512_maskz_loadu_ps(rm, sums)));
 }
 
-INLINE void dec_run(const float *q, int64_t ldq, int mr, const uint16_t *k,
-                    const uint16_t *v, int64_t ldkv, int64_t nk, int64_t D,
-                    float scale, int round, float *m, float *l, float *acc,
-                    int64_t ldacc, const int bf)
-{
-    /* zeroed: the softmax loads whole vectors (lanes past nb are masked) */
-    float s[FAST_DOT_MAX * DEC_KB] __attribute__((aligned(64))) = {0};
-    float alpha[16];
-    for (int64_t j0 = 0; j0 < nk; j0 += DEC_KB) {
-        const int nb = nk - j0 < DEC_KB ? (int)(nk - j0) : DEC_KB;
-        const uint16_t *kb = k + j0 * ldkv, *vb = v + j0 * ldkv;
-        const bool pfv = j0 + nb + DEC_PFV * DEC_KB <= nk;
-        const bool pfk = j0 + nb + DEC_PFK * DEC_KB <= nk;
-        dec_qk(q, ldq, mr, kb, ldkv, nb, D, s, bf,
-               pfv ? vb + DEC_PFV * DEC_KB * ldkv : NULL);
-        if (round == 1)
-            dec_softmax(s, mr, nb, scale, 1, m, l, alpha);
-        else if (round == 2)
-            dec_softmax(s, mr, nb, scale, 2, m, l, alpha);
-        else
-            dec_softmax(s, mr, nb, scale, 0, m, l, alpha);
-        dec_pv(s, mr, vb, ldkv, nb, D, alpha, acc, ldacc, bf,
-               pfk ? kb + DEC_PFK * DEC_KB * ldkv : NULL);
-    }
-}
+#include "decode_run.h"
 
 static bool decode_avx512(const float *q, int64_t ldq, int mr,
                           const uint16_t *k, const uint16_t *v, int64_t ldkv,
@@ -804,12 +780,8 @@ static bool decode_avx512(const float *q, int64_t ldq, int mr,
                           int round, float *m, float *l, float *acc,
                           int64_t ldacc)
 {
-    if (dt == FIA_DT_BF16)
-        dec_run(q, ldq, mr, k, v, ldkv, nk, D, scale, round, m, l, acc,
-                ldacc, 1);
-    else
-        dec_run(q, ldq, mr, k, v, ldkv, nk, D, scale, round, m, l, acc,
-                ldacc, 0);
+    dec_run_dt(q, ldq, mr, k, v, ldkv, nk, D, dt, scale, round, m, l, acc,
+               ldacc);
     /* inf - inf and 0 * inf make NaN, inf stays: one test for all rows */
     __m512 z = _mm512_setzero_ps();
     const __mmask16 rm = (__mmask16)((1u << mr) - 1);
