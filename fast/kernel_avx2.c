@@ -519,8 +519,8 @@ static void store_avx2(fia_dtype dt, const float *acc, double l,
  * V of the block DEC_PFV ahead is prefetched during Q.K^T and K of the
  * block DEC_PFK ahead during P.V (decode streams K/V from memory). */
 #define DEC_KB 16
-#define DEC_PFV 1
-#define DEC_PFK 2
+#define DEC_PFV 16
+#define DEC_PFK 32
 
 INLINE __m256 dec_ld(const uint16_t *p, const int bf)
 {

@@ -570,9 +570,11 @@ static void store_avx512(fia_dtype dt, const float *acc, double l,
  * of the next block during Q.K^T and K of the block after next during P.V
  * (measured on the decode bench: 2 threads, ~5.2 ms against ~6.5 ms for
  * no prefetch or one block of K ahead with blocks of 32 keys). */
-#define DEC_KB 16  /* keys per block */
-#define DEC_PFV 1  /* blocks ahead whose V is prefetched during Q.K^T */
-#define DEC_PFK 2  /* blocks ahead whose K is prefetched during P.V */
+/* keys per block: 64 ran the kernel alone (bench --kernels) 25 % faster but
+ * the decode bench, from memory, 15 % slower */
+#define DEC_KB 16
+#define DEC_PFV 16 /* keys ahead whose V is prefetched during Q.K^T */
+#define DEC_PFK 32 /* keys ahead whose K is prefetched during P.V */
 
 INLINE __m512 dec_ld(const uint16_t *p, const int bf)
 {
