@@ -562,11 +562,16 @@ int main(int argc, char **argv)
     printf("openblas sgemm: baseline not available (built without OpenBLAS)\n");
 #endif
 
-    /* the real ceiling: FMA throughput of all the threads */
+    /* the real ceiling: FMA throughput of all the threads, the best of a
+     * few runs (one run can catch the shared host busy) */
     int level = FMA_PEAK_AVX512;
     double peak = fma_peak(level, THREADS);
     if (peak < 0)
         peak = fma_peak(level = FMA_PEAK_AVX2, THREADS);
+    for (int r = 1; peak > 0 && r < reps + 2; r++) {
+        double again = fma_peak(level, THREADS);
+        peak = again > peak ? again : peak;
+    }
     if (peak > 0) {
         printf("fma peak (%s, %d threads): %.1f GFLOP/s;", level ==
                FMA_PEAK_AVX512 ? "avx512" : "avx2", THREADS, peak);
