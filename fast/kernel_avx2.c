@@ -322,6 +322,25 @@ static void softmax_full_avx2(float *s, int64_t lds, int mr, int nk,
 }
 
 /* ---- P.V ---------------------------------------------------------------- */
+/* A tile's accumulators (16 columns): acc * alpha[r].  Once the running
+ * maxima settle, alpha is 1 in most blocks: then acc is only loaded
+ * (x * 1 = x, so the result is the same). */
+INLINE void acc_load(__m256 a[][2], const int rt, const float *alpha,
+                     const float *acc, int64_t ldacc)
+{
+    bool ones = true;
+    UNROLL for (int r = 0; r < rt; r++)
+        ones &= alpha[r] == 1.0f;
+    UNROLL for (int r = 0; r < rt; r++) {
+        const __m256 al = _mm256_set1_ps(alpha[r]);
+        UNROLL for (int j = 0; j < 2; j++) {
+            a[r][j] = _mm256_loadu_ps(acc + r * ldacc + 8 * j);
+            if (!ones)
+                a[r][j] = _mm256_mul_ps(a[r][j], al);
+        }
+    }
+}
+
 /* A tile is up to 6 rows x 16 columns: 12 accumulators, 2 vectors of V and
  * a broadcast of P in the 16 registers (4 rows measured 88 % of the FMA
  * peak in `fiacheck bench --kernels`, 6 rows 95 %). */
@@ -331,20 +350,7 @@ INLINE void pv_tile(const float *pt, int64_t ldp, const int rt,
                     float *acc, int64_t ldacc)
 {
     __m256 a[PV_RT][2];
-    /* once the running maxima settle, alpha is 1 in most blocks: then
-     * acc is only loaded (x * 1 = x, so the result is the same) */
-    bool ones = true;
-    UNROLL for (int r = 0; r < rt; r++)
-        ones &= alpha[r] == 1.0f;
-    UNROLL for (int r = 0; r < rt; r++) {
-        UNROLL for (int j = 0; j < 2; j++)
-            a[r][j] = _mm256_loadu_ps(acc + r * ldacc + 8 * j);
-        if (!ones) {
-            __m256 al = _mm256_set1_ps(alpha[r]);
-            UNROLL for (int j = 0; j < 2; j++)
-                a[r][j] = _mm256_mul_ps(a[r][j], al);
-        }
-    }
+    acc_load(a, rt, alpha, acc, ldacc);
     for (int c = 0; c < nk; c++) {
         __m256 v0 = _mm256_loadu_ps(v + c * ldv);
         __m256 v1 = _mm256_loadu_ps(v + c * ldv + 8);
@@ -583,15 +589,7 @@ INLINE void dec_pv_tile(const float *p, const int rt, const uint16_t *v,
                         int64_t ldacc, const int bf, const uint16_t *pk)
 {
     __m256 a[4][2];
-    UNROLL for (int r = 0; r < rt; r++) {
-        UNROLL for (int j = 0; j < 2; j++)
-            a[r][j] = _mm256_loadu_ps(acc + r * ldacc + 8 * j);
-        if (alpha[r] != 1.0f) { /* x * 1 = x: skipped */
-            __m256 al = _mm256_set1_ps(alpha[r]);
-            UNROLL for (int j = 0; j < 2; j++)
-                a[r][j] = _mm256_mul_ps(a[r][j], al);
-        }
-    }
+    acc_load(a, rt, alpha, acc, ldacc);
     for (int c = 0; c < nb; c++) {
         __m256 vv[2];
         UNROLL for (int j = 0; j < 2; j++)

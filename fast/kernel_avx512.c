@@ -375,28 +375,31 @@ static void softmax_full_avx512(float *s, int64_t lds, int mr, int nk,
 }
 
 /* ---- P.V ---------------------------------------------------------------- */
+/* A tile's accumulators: acc * alpha[r].  Once the running maxima settle,
+ * alpha is 1 in most blocks: then acc is only loaded (x * 1 = x, so the
+ * result is the same). */
+INLINE void acc_load(__m512 a[][4], const int rt, const int dv,
+                     const float *alpha, const float *acc, int64_t ldacc)
+{
+    bool ones = true;
+    UNROLL for (int r = 0; r < rt; r++)
+        ones &= alpha[r] == 1.0f;
+    UNROLL for (int r = 0; r < rt; r++) {
+        const __m512 al = _mm512_set1_ps(alpha[r]);
+        UNROLL for (int j = 0; j < dv; j++) {
+            a[r][j] = _mm512_loadu_ps(acc + r * ldacc + 16 * j);
+            if (!ones)
+                a[r][j] = _mm512_mul_ps(a[r][j], al);
+        }
+    }
+}
+
 INLINE void pv_tile(const float *pt, int64_t ldp, const int rt,
                     const float *v, int64_t ldv, int nk, const int dv,
                     const float *alpha, float *acc, int64_t ldacc)
 {
     __m512 a[6][4];
-    /* once the running maxima settle, alpha is 1 in most blocks: then
-     * acc is only loaded (x * 1 = x, so the result is the same) */
-    bool ones = true;
-    UNROLL for (int r = 0; r < rt; r++)
-        ones &= alpha[r] == 1.0f;
-    if (ones) {
-        UNROLL for (int r = 0; r < rt; r++)
-            UNROLL for (int j = 0; j < dv; j++)
-                a[r][j] = _mm512_loadu_ps(acc + r * ldacc + 16 * j);
-    } else {
-        UNROLL for (int r = 0; r < rt; r++) {
-            __m512 al = _mm512_set1_ps(alpha[r]);
-            UNROLL for (int j = 0; j < dv; j++)
-                a[r][j] = _mm512_mul_ps(
-                    _mm512_loadu_ps(acc + r * ldacc + 16 * j), al);
-        }
-    }
+    acc_load(a, rt, dv, alpha, acc, ldacc);
     for (int c = 0; c < nk; c++) {
         __m512 vv[4];
         UNROLL for (int j = 0; j < dv; j++)
@@ -637,12 +640,7 @@ INLINE void dec_pv_tile(const float *p, const int rt, const uint16_t *v,
                         const int bf, const uint16_t *pk)
 {
     __m512 a[4][4];
-    UNROLL for (int r = 0; r < rt; r++) {
-        __m512 al = _mm512_set1_ps(alpha[r]);
-        UNROLL for (int j = 0; j < dv; j++)
-            a[r][j] = _mm512_mul_ps(_mm512_loadu_ps(acc + r * ldacc + 16 * j),
-                                    al);
-    }
+    acc_load(a, rt, dv, alpha, acc, ldacc);
     for (int c = 0; c < nb; c++) {
         __m512 vv[4];
         UNROLL for (int j = 0; j < dv; j++)
