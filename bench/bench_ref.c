@@ -99,7 +99,7 @@ int main(int argc, char **argv)
            "speedup", "escalated");
     for (size_t s = 0; s < sizeof SHAPES / sizeof SHAPES[0]; s++) {
         fia_case c;
-        fia_case_error err;
+        fia_error err;
         fia_case_data d;
         if (fia_case_parse_string(SHAPES[s].text, SHAPES[s].name, &c, &err) ||
             fia_case_materialize(&c, 1, &d, &err)) {

@@ -153,7 +153,7 @@ static void check_shared_mask(const fia_case *c, const char *text,
     snprintf(buf, sizeof buf, "%.*s%s", (int)(at - text), text,
              at + sizeof MASK_LINE - 1);
     fia_case c2;
-    fia_case_error err;
+    fia_error err;
     fia_case_data d;
     if (fia_case_parse_string(buf, "nomask", &c2, &err) != 0)
         return;
@@ -207,7 +207,7 @@ static int run_false_alarms(int64_t ncases)
     for (int64_t i = 0; i < ncases; i++) {
         random_case(buf, sizeof buf, i, 0);
         fia_case c;
-        fia_case_error err;
+        fia_error err;
         if (fia_case_parse_string(buf, "random", &c, &err) != 0) {
             fprintf(stderr, "generator: %s\n%s", err.msg, buf);
             return 2;
@@ -336,7 +336,7 @@ static int run_perturb(int64_t ncases)
     for (int64_t i = 0; i < ncases; i++) {
         random_case(buf, sizeof buf, 1000000 + i, 1);
         fia_case c;
-        fia_case_error err;
+        fia_error err;
         fia_case_data d;
         if (fia_case_parse_string(buf, "perturb", &c, &err) != 0)
             return 2;

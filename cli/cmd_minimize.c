@@ -73,7 +73,7 @@ int cmd_minimize(int argc, char **argv)
     char recorded[256], kind[64], msg[512];
     fuzz_text_header(text, "signature", recorded, sizeof recorded);
     fia_case c;
-    fia_case_error err;
+    fia_error err;
     if (fia_case_parse_string(text, arg, &c, &err) != 0) {
         fprintf(stderr, "fiacheck minimize: %s:%d: %s\n", arg, err.line, err.msg);
         free(text);

@@ -51,7 +51,7 @@ int cmd_ref(int argc, char **argv)
         return CLI_EXIT_USAGE;
     }
     fia_case c;
-    fia_case_error err;
+    fia_error err;
     if (fia_case_parse_file(case_path, &c, &err) != 0) {
         fprintf(stderr, "%s:%d: %s\n", err.file, err.line, err.msg);
         return CLI_EXIT_USAGE;

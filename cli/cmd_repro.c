@@ -159,7 +159,7 @@ static void worst_elements(const char *name, const fia_tensor *ref,
 static void show_elements(const fia_case *c, fia_profile p)
 {
     fia_case_data d;
-    fia_case_error err;
+    fia_error err;
     if (fia_case_materialize(c, 1, &d, &err) != 0)
         return;
     char msg[256];
@@ -239,7 +239,7 @@ int cmd_repro(int argc, char **argv)
     if (tgt && fuzz_target_from_name(tgt) >= 0)
         t = (fuzz_target_id)fuzz_target_from_name(tgt);
     fia_case c;
-    fia_case_error err;
+    fia_error err;
     if (fia_case_parse_string(text, arg, &c, &err) != 0) {
         fprintf(stderr, "fiacheck repro: %s:%d: %s\n", arg, err.line, err.msg);
         free(text);

@@ -79,7 +79,7 @@ static int coverage(const char **cases, int ncases, fia_profile profile,
     int bad = 0;
     for (int k = 0; k < ncases; k++) {
         fia_case c;
-        fia_case_error err;
+        fia_error err;
         fia_oracle_verdict v;
         if (fia_case_parse_file(cases[k], &c, &err) != 0) {
             fprintf(stderr, "%s:%d: %s\n", err.file, err.line, err.msg);

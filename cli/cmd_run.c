@@ -30,7 +30,7 @@ typedef struct run_result {
 static void run_one(const char *path, const run_options *o, run_result *r)
 {
     fia_case c;
-    fia_case_error err;
+    fia_error err;
     r->path = path;
     if (fia_case_parse_file(path, &c, &err) != 0) {
         memset(&r->c, 0, sizeof r->c);

@@ -264,20 +264,22 @@ static const fia_tensor *slot_tensors(const fia_case *c, fia_slot s,
     return sp->t;
 }
 
-int fia_case_materialize(const fia_case *c, int with_data, fia_case_data *d,
-                         fia_case_error *err)
+fia_status fia_case_materialize(const fia_case *c, int with_data, fia_case_data *d,
+                         fia_error *err)
 {
+    fia_error local;
+    if (!err)
+        err = &local;
     const char *file = c ? c->name : "";
-    if (err)
-        memset(err, 0, sizeof *err);
+    fia_error_clear(err);
     if (!d) {
         fia__set_err(err, file, 0, "no case data to fill");
-        return -1;
+        return FIA_ERR_BAD_INPUT;
     }
     memset(d, 0, sizeof *d);
     if (!c) {
         fia__set_err(err, file, 0, "no case");
-        return -1;
+        return FIA_ERR_BAD_INPUT;
     }
     fia_tensor scratch[FIA_SLOT_COUNT];
 
@@ -289,7 +291,7 @@ int fia_case_materialize(const fia_case *c, int with_data, fia_case_data *d,
         if (n > FIA_MAX_TENSOR_LIST) {
             fia__set_err(err, file, 0, "%s: more than %d tensors",
                          fia_slot_name((fia_slot)s), FIA_MAX_TENSOR_LIST);
-            return -1;
+            return FIA_ERR_BAD_INPUT;
         }
         int64_t elems = 0;
         for (int32_t i = 0; i < n; i++) {
@@ -297,7 +299,7 @@ int fia_case_materialize(const fia_case *c, int with_data, fia_case_data *d,
                 fia_dtype_bits(src[i].dtype) <= 0) {
                 fia__set_err(err, file, 0, "%s: bad tensor descriptor",
                              fia_slot_name((fia_slot)s));
-                return -1;
+                return FIA_ERR_BAD_INPUT;
             }
             int64_t ne = fia_tensor_numel(&src[i]);
             if (ne < 0) {
@@ -305,7 +307,7 @@ int fia_case_materialize(const fia_case *c, int with_data, fia_case_data *d,
                     continue;
                 fia__set_err(err, file, 0, "case too large: %s element count "
                              "overflows", fia_slot_name((fia_slot)s));
-                return -1;
+                return FIA_ERR_BAD_INPUT;
             }
             elems = (elems > INT64_MAX - ne) ? -1 : elems + ne;
             if (!with_data)
@@ -314,7 +316,7 @@ int fia_case_materialize(const fia_case *c, int with_data, fia_case_data *d,
                 fia__set_err(err, file, 0, "case too large: %s has %lld "
                              "elements", fia_slot_name((fia_slot)s),
                              (long long)ne);
-                return -1;
+                return FIA_ERR_BAD_INPUT;
             }
             int64_t bytes = (int64_t)fia_dtype_storage(src[i].dtype, ne);
             if (bytes > FIA_MATERIALIZE_LIMIT - total) {
@@ -323,7 +325,7 @@ int fia_case_materialize(const fia_case *c, int with_data, fia_case_data *d,
                              (long long)(total > INT64_MAX - bytes
                                              ? INT64_MAX : total + bytes),
                              (long long)FIA_MATERIALIZE_LIMIT);
-                return -1;
+                return FIA_ERR_BAD_INPUT;
             }
             total += bytes;
         }
@@ -334,12 +336,12 @@ int fia_case_materialize(const fia_case *c, int with_data, fia_case_data *d,
             fia__set_err(err, file, 0, "%s.values: %lld values given, the "
                          "shape has %lld elements", fia_slot_name((fia_slot)s),
                          (long long)g->n_values, (long long)elems);
-            return -1;
+            return FIA_ERR_BAD_INPUT;
         }
         if (with_data && n > 0 && (int)g->kind > (int)FIA_GEN_VALUES) {
             fia__set_err(err, file, 0, "%s: bad generator",
                          fia_slot_name((fia_slot)s));
-            return -1;
+            return FIA_ERR_BAD_INPUT;
         }
     }
 
@@ -389,18 +391,18 @@ int fia_case_materialize(const fia_case *c, int with_data, fia_case_data *d,
                 fia_case_data_free(d);
                 fia__set_err(err, file, 0, "%s: values missing",
                              fia_array_name((fia_array)a));
-                return -1;
+                return FIA_ERR_BAD_INPUT;
             }
             d->arr[a].values = dup_i64(ar->values, ar->count);
             if (!d->arr[a].values)
                 goto nomem;
         }
     }
-    return 0;
+    return FIA_OK;
 nomem:
     fia_case_data_free(d);
-    fia__set_err(err, file, 0, "out of memory materializing the case");
-    return -1;
+    return fia_fail_at(err, FIA_ERR_NOMEM, file, 0,
+                       "out of memory materializing the case");
 }
 
 void fia_case_data_free(fia_case_data *d)

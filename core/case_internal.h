@@ -43,7 +43,7 @@ const char *fia__gen_name(fia_gen_kind k);  /* "normal", ...; NULL for VALUES */
 int64_t fia__spec_numel(const fia_tensor_spec *s);
 
 /* Fill an error record (err may be NULL). */
-void fia__set_err(fia_case_error *err, const char *file, int line,
+void fia__set_err(fia_error *err, const char *file, int line,
                   const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 4, 5)))

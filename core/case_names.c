@@ -197,11 +197,12 @@ int fia__attr_differs_from_default(const fia_attrs *at, fia_attr a)
     return !fia__attr_equal(at, &def, a);
 }
 
-void fia__set_err(fia_case_error *err, const char *file, int line,
+void fia__set_err(fia_error *err, const char *file, int line,
                   const char *fmt, ...)
 {
     if (!err)
         return;
+    err->code = FIA_ERR_BAD_INPUT;
     snprintf(err->file, sizeof err->file, "%s", file ? file : "");
     err->line = line;
     va_list ap;
@@ -298,12 +299,12 @@ static void *dup_mem(const void *p, size_t n)
     return q;
 }
 
-int fia_case_copy(fia_case *dst, const fia_case *src)
+fia_status fia_case_copy(fia_case *dst, const fia_case *src)
 {
     if (!dst || !src)
-        return -1;
+        return FIA_ERR_NOMEM;
     if (dst == src)
-        return 0;
+        return FIA_OK;
     fia_case tmp = *src;   /* shallow; owned pointers replaced below */
     for (int s = 0; s < FIA_SLOT_COUNT; s++) {
         tmp.tensors[s].t = NULL;
@@ -339,9 +340,9 @@ int fia_case_copy(fia_case *dst, const fia_case *src)
         }
     }
     *dst = tmp;
-    return 0;
+    return FIA_OK;
 nomem:
     fia_case_free(&tmp);
     fia_case_init(dst);
-    return -1;
+    return FIA_ERR_NOMEM;
 }

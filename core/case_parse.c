@@ -15,7 +15,7 @@
 typedef struct parser {
     const char *file;
     fia_case *c;
-    fia_case_error *err;
+    fia_error *err;
     int line;                          /* current line */
     int line_seed;
     int line_attr[FIA_ATTR_COUNT];
@@ -148,7 +148,8 @@ static int parse_int_list(parser *p, const char *key, char *s, int64_t **out,
         return FAIL(p, "%s: bad shape: more than %d dims", key, max_count);
     int64_t *v = malloc(n * sizeof *v);
     if (!v)
-        return FAIL(p, "%s: out of memory", key);
+        return fia_fail_at(p->err, FIA_ERR_NOMEM, p->file, p->line,
+                           "%s: out of memory", key);
     char *cur = body;
     for (size_t i = 0; i < n; i++) {
         char *f = next_field(&cur);
@@ -223,7 +224,8 @@ static int parse_tensor_line(parser *p, fia_slot s, char *v)
                     FIA_MAX_TENSOR_LIST);
     fia_tensor *t = calloc(n, sizeof *t);
     if (!t)
-        return FAIL(p, "%s: out of memory", key);
+        return fia_fail_at(p->err, FIA_ERR_NOMEM, p->file, p->line,
+                           "%s: out of memory", key);
     char *cur = v;
     for (size_t i = 0; i < n; i++) {
         char *semi = strchr(cur, ';');
@@ -330,7 +332,8 @@ static int parse_values(parser *p, fia_slot s, const char *key, char *v)
     size_t n = count_fields(v);
     double *vals = malloc(n * sizeof *vals);
     if (!vals)
-        return FAIL(p, "%s: out of memory (%zu values)", key, n);
+        return fia_fail_at(p->err, FIA_ERR_NOMEM, p->file, p->line,
+                           "%s: out of memory (%zu values)", key, n);
     char *cur = v;
     for (size_t i = 0; i < n; i++) {
         char *f = next_field(&cur);
@@ -511,27 +514,38 @@ static int check_case(parser *p)
     return 0;
 }
 
-int fia_case_parse_string(const char *text, const char *name, fia_case *c,
-                          fia_case_error *err)
+/* The status of a failed parse: the code recorded with the message (a
+ * path that set none is malformed input). */
+static fia_status failed(fia_error *err)
 {
+    if (err->code == FIA_OK)
+        err->code = FIA_ERR_BAD_INPUT;
+    return err->code;
+}
+
+fia_status fia_case_parse_string(const char *text, const char *name, fia_case *c,
+                          fia_error *err)
+{
+    fia_error local;
+    if (!err)
+        err = &local;
     if (!name)
         name = "<string>";
-    if (err)
-        memset(err, 0, sizeof *err);
+    fia_error_clear(err);
     if (!c) {
         fia__set_err(err, name, 0, "no case to parse into");
-        return -1;
+        return failed(err);
     }
     fia_case_init(c);
     snprintf(c->name, sizeof c->name, "%s", name);
     if (!text) {
         fia__set_err(err, name, 0, "no text");
-        return -1;
+        return failed(err);
     }
     char *buf = strdup(text);
     if (!buf) {
-        fia__set_err(err, name, 0, "out of memory");
-        return -1;
+        fia_fail_at(err, FIA_ERR_NOMEM, name, 0, "out of memory");
+        return failed(err);
     }
     parser p;
     memset(&p, 0, sizeof p);
@@ -557,23 +571,25 @@ int fia_case_parse_string(const char *text, const char *name, fia_case *c,
     if (rc != 0) {
         fia_case_free(c);
         snprintf(c->name, sizeof c->name, "%s", name);
-        return -1;
+        return failed(err);
     }
-    return 0;
+    return FIA_OK;
 }
 
-int fia_case_parse_file(const char *path, fia_case *c, fia_case_error *err)
+fia_status fia_case_parse_file(const char *path, fia_case *c, fia_error *err)
 {
+    fia_error local;
+    if (!err)
+        err = &local;
     const char *name = path ? path : "<null>";
-    if (err)
-        memset(err, 0, sizeof *err);
+    fia_error_clear(err);
     if (c)
         fia_case_init(c);
     FILE *f = path ? fopen(path, "rb") : NULL;
     if (!f) {
-        fia__set_err(err, name, 0, "cannot open: %s",
+        fia_fail_at(err, FIA_ERR_IO, name, 0, "cannot open: %s",
                      path ? strerror(errno) : "no path");
-        return -1;
+        return failed(err);
     }
     size_t cap = 4096, len = 0;
     char *buf = malloc(cap);
@@ -595,14 +611,14 @@ int fia_case_parse_file(const char *path, fia_case *c, fia_case_error *err)
             break;
     }
     if (!buf) {
-        fia__set_err(err, name, 0, "out of memory reading the file");
+        fia_fail_at(err, FIA_ERR_NOMEM, name, 0, "out of memory reading the file");
     } else if (ferror(f)) {
-        fia__set_err(err, name, 0, "read error: %s", strerror(errno));
+        fia_fail_at(err, FIA_ERR_IO, name, 0, "read error: %s", strerror(errno));
     } else {
         buf[len] = '\0';
         rc = fia_case_parse_string(buf, name, c, err);
     }
     free(buf);
     fclose(f);
-    return rc;
+    return rc == 0 ? FIA_OK : failed(err);
 }

@@ -12,6 +12,8 @@ const char *fia_status_name(fia_status st)
     case FIA_ERR_INNER_TILING_ERROR: return "INNER_TILING_ERROR";
     case FIA_ERR_NOT_MODELED: return "NOT_MODELED";
     case FIA_ERR_NOMEM: return "NOMEM";
+    case FIA_ERR_BAD_INPUT: return "BAD_INPUT";
+    case FIA_ERR_IO: return "IO";
     default: return "UNKNOWN";
     }
 }

@@ -250,7 +250,7 @@ int64_t fz_kv_len(const fia_case *c, const fz_geom *g, int64_t b)
 double *fz_slot_data(const fia_case *c, fia_slot s, int64_t *n)
 {
     fia_case_data d;
-    fia_case_error err;
+    fia_error err;
     *n = 0;
     if (c->tensors[s].presence != FIA_PRESENT)
         return NULL;

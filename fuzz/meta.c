@@ -180,7 +180,7 @@ static fia_status run_form(const fia_case *c, fia_profile p, form_out *o,
                            char *msg, size_t len)
 {
     fia_case_data d;
-    fia_case_error err;
+    fia_error err;
     fz_geom geom, *g = &geom;
     memset(o, 0, sizeof *o);
     if (fz_geom_of(c, g) != 0) {
@@ -188,7 +188,7 @@ static fia_status run_form(const fia_case *c, fia_profile p, form_out *o,
         return FIA_ERR_NOMEM;
     }
     if (fia_case_materialize(c, 1, &d, &err) != 0) {
-        snprintf(msg, len, "%s", err.msg);
+        snprintf(msg, len, "%.200s", err.msg);
         return FIA_ERR_NOMEM;
     }
     fia_status st = fia_call_fast(c, &d, p, 1, msg, len);

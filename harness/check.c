@@ -178,7 +178,7 @@ static int bad_shape(const fia_case *c, char *msg, size_t len)
 void fia_check_case(const fia_case *c, const fia_check_options *o,
                     fia_check_result *r)
 {
-    fia_case_error err;
+    fia_error err;
     memset(r, 0, sizeof *r);
     if (bad_shape(c, r->message, sizeof r->message)) {
         r->v = FIA_V_BAD_INPUT;

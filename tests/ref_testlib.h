@@ -142,7 +142,7 @@ typedef struct run {
 static inline void run_text(run *x, const char *text, long prec)
 {
     memset(x, 0, sizeof *x);
-    fia_case_error err;
+    fia_error err;
     fia_case_init(&x->c);
     if (fia_case_parse_string(text, "<test>", &x->c, &err) != 0) {
         fprintf(stderr, "parse error line %d: %s\n", err.line, err.msg);

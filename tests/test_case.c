@@ -42,7 +42,7 @@ static int shape_is(const fia_tensor *t, fia_dtype dt, int nd, int64_t a,
 
 static int parse(const char *text, fia_case *c)
 {
-    fia_case_error err;
+    fia_error err;
     int rc = fia_case_parse_string(text, "t", c, &err);
     if (rc != 0)
         fprintf(stderr, "unexpected parse error: %s:%d: %s\n", err.file,
@@ -273,9 +273,9 @@ static void test_errors(void)
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         snprintf(text, sizeof text, "%s%s", minimal, cases[i].extra);
         fia_case c;
-        fia_case_error err;
+        fia_error err;
         int rc = fia_case_parse_string(text, "bad.case", &c, &err);
-        CHECK_MSG(rc == -1, "case %zu should fail", i);
+        CHECK_MSG(rc == FIA_ERR_BAD_INPUT && err.code == FIA_ERR_BAD_INPUT, "case %zu should fail", i);
         CHECK_MSG(err.line == cases[i].line, "case %zu: line %d, want %d (%s)",
                   i, err.line, cases[i].line, err.msg);
         CHECK_MSG(strstr(err.msg, cases[i].needle) != NULL,
@@ -294,8 +294,10 @@ static void test_errors(void)
     };
     for (size_t i = 0; i < 4; i++) {
         fia_case c;
-        fia_case_error err;
-        CHECK_EQ_INT(fia_case_parse_string(missing[i][0], NULL, &c, &err), -1);
+        fia_error err;
+        CHECK_EQ_INT(fia_case_parse_string(missing[i][0], NULL, &c, &err),
+                     FIA_ERR_BAD_INPUT);
+        CHECK_EQ_INT(err.code, FIA_ERR_BAD_INPUT);
         CHECK(strstr(err.msg, "missing required key") != NULL);
         CHECK_MSG(strstr(err.msg, missing[i][1]) != NULL, "%s", err.msg);
         CHECK(strcmp(err.file, "<string>") == 0);
@@ -309,13 +311,14 @@ static void test_errors(void)
         strcat(big, ";fp16 [1]");
     strcat(big, "\n");
     fia_case c;
-    fia_case_error err;
-    CHECK_EQ_INT(fia_case_parse_string(big, NULL, &c, &err), -1);
+    fia_error err;
+    CHECK_EQ_INT(fia_case_parse_string(big, NULL, &c, &err), FIA_ERR_BAD_INPUT);
     CHECK(err.line == 3 && strstr(err.msg, "key") != NULL);
     fia_case_free(&c);
     free(big);
     /* A missing file. */
-    CHECK_EQ_INT(fia_case_parse_file("/nonexistent/dir/x.case", &c, &err), -1);
+    CHECK_EQ_INT(fia_case_parse_file("/nonexistent/dir/x.case", &c, &err), FIA_ERR_IO);
+    CHECK_EQ_INT(err.code, FIA_ERR_IO);
     CHECK(strstr(err.msg, "cannot open") != NULL);
     fia_case_free(&c);
 }
@@ -328,7 +331,7 @@ static void roundtrip(const char *text)
     CHECK(s != NULL);
     if (!s)
         return;
-    fia_case_error err;
+    fia_error err;
     int rc = fia_case_parse_string(s, "printed", &b, &err);
     CHECK_MSG(rc == 0, "%d: %s\n%s", err.line, err.msg, s);
     CHECK_MSG(fia_case_equal(&a, &b), "not equal after round trip:\n%s", s);
@@ -424,7 +427,7 @@ static void test_roundtrip(void)
         CHECK_EQ_INT(parse(example, &a), 0);
         CHECK_EQ_INT(fia_case_print(&a, f), 0);
         fclose(f);
-        fia_case_error err;
+        fia_error err;
         CHECK_EQ_INT(fia_case_parse_file(path, &b, &err), 0);
         CHECK(strcmp(b.name, path) == 0);
         CHECK(fia_case_equal(&a, &b));
@@ -436,7 +439,7 @@ static void test_roundtrip(void)
 
 static int materialize(const fia_case *c, int with_data, fia_case_data *d)
 {
-    fia_case_error err;
+    fia_error err;
     int rc = fia_case_materialize(c, with_data, d, &err);
     if (rc != 0)
         fprintf(stderr, "materialize: %s\n", err.msg);
@@ -762,13 +765,13 @@ static void test_limits(void)
 {
     fia_case c;
     fia_case_data d;
-    fia_case_error err;
+    fia_error err;
     const char *huge = "query = fp16 [65537,256,4096,512]\n"
                        "key = fp16 [1,1,1,512]\nvalue = fp16 [1,1,1,512]\n"
                        "input_layout = BNSD\n";
     CHECK_EQ_INT(parse(huge, &c), 0);
     memset(&d, 0x55, sizeof d);
-    CHECK_EQ_INT(fia_case_materialize(&c, 1, &d, &err), -1);
+    CHECK_EQ_INT(fia_case_materialize(&c, 1, &d, &err), FIA_ERR_BAD_INPUT);
     CHECK_MSG(strstr(err.msg, "case too large") != NULL, "%s", err.msg);
     int clean = 1;
     for (int s = 0; s < FIA_SLOT_COUNT; s++)
@@ -790,7 +793,7 @@ static void test_limits(void)
     CHECK_EQ_INT(parse("query = fp32 [1024,1024,1024]\n"
                        "key = fp32 [1024,1024,1024]\n"
                        "value = fp32 [1,1]\n", &c), 0);
-    CHECK_EQ_INT(fia_case_materialize(&c, 1, &d, &err), -1);
+    CHECK_EQ_INT(fia_case_materialize(&c, 1, &d, &err), FIA_ERR_BAD_INPUT);
     CHECK(strstr(err.msg, "case too large") != NULL);
     fia_case_data_free(&d);
     fia_case_free(&c);
@@ -800,12 +803,12 @@ static void test_limits(void)
      * oracle and fast/ then disagreed on a status no document gives). */
     CHECK_EQ_INT(fia_case_parse_string("query = fp16 [4294967296,4294967296,4]\n"
                                        "key = fp16 [1]\nvalue = fp16 [1]\n",
-                                       "t", &c, &err), -1);
+                                       "t", &c, &err), FIA_ERR_BAD_INPUT);
     CHECK_MSG(strstr(err.msg, "overflows int64") != NULL, "%s", err.msg);
     /* ... while the largest count that fits still parses (status only) */
     CHECK_EQ_INT(parse("query = fp16 [4294967296,2147483647,1]\n"
                        "key = fp16 [1]\nvalue = fp16 [1]\n", &c), 0);
-    CHECK_EQ_INT(fia_case_materialize(&c, 1, &d, &err), -1);
+    CHECK_EQ_INT(fia_case_materialize(&c, 1, &d, &err), FIA_ERR_BAD_INPUT);
     CHECK(strstr(err.msg, "too large") != NULL);
     CHECK_EQ_INT(fia_case_materialize(&c, 0, &d, &err), 0);
     fia_case_data_free(&d);
@@ -815,7 +818,7 @@ static void test_limits(void)
     CHECK_EQ_INT(parse("query = fp16 [2]\nquery.values = 1,2\n"
                        "key = fp16 [1]\nvalue = fp16 [1]\n", &c), 0);
     c.tensors[FIA_SLOT_QUERY].t[0].shape[0] = 3;
-    CHECK_EQ_INT(fia_case_materialize(&c, 1, &d, &err), -1);
+    CHECK_EQ_INT(fia_case_materialize(&c, 1, &d, &err), FIA_ERR_BAD_INPUT);
     CHECK(strstr(err.msg, "query.values") != NULL);
     fia_case_data_free(&d);
     fia_case_free(&c);
@@ -892,7 +895,7 @@ static void test_fuzz(void)
             }
         }
         fia_case c;
-        fia_case_error err;
+        fia_error err;
         int rc = fia_case_parse_string(buf, "fuzz", &c, &err);
         if (rc == 0) {
             accepted++;
@@ -909,7 +912,7 @@ static void test_fuzz(void)
             fia_case_data d;
             if (fia_case_materialize(&c, 0, &d, &err) == 0)
                 fia_case_data_free(&d);
-        } else if (rc == -1) {
+        } else if (rc == FIA_ERR_BAD_INPUT && err.code == rc) {
             rejected++;
             other += err.msg[0] == '\0';
         } else {

@@ -1,4 +1,4 @@
-/* Tests of oracle/compare: ulp distance, tolerances, non-finite values. */
+/* Tests of compare/compare: ulp distance, tolerances, non-finite values. */
 #include <math.h>
 #include <stdint.h>
 #include <string.h>

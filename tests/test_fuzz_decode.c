@@ -30,7 +30,7 @@ static int round_trips(const fia_case *c)
 {
     char *text = fia_case_to_string(c);
     fia_case back;
-    fia_case_error err;
+    fia_error err;
     int ok = text != NULL && fia_case_parse_string(text, "t", &back, &err) == 0;
     if (ok) {
         ok = fia_case_equal(c, &back);
@@ -67,7 +67,7 @@ int main(void)
      * parser refuses it): the harness calls it bad input, asks nobody */
     {
         fia_case big;
-        fia_case_error err;
+        fia_error err;
         CHECK(fia_case_parse_string(
                   "query = fp16 [2,1,4,8]\nkey = fp16 [2,1,4,8]\n"
                   "value = fp16 [2,1,4,8]\ninput_layout = BNSD\n"
@@ -141,7 +141,7 @@ int main(void)
     fuzz_text_header(text, "nothing", v, sizeof v);
     CHECK(v[0] == '\0');
     fia_case back;
-    fia_case_error err;
+    fia_error err;
     CHECK(fia_case_parse_string(text, "t", &back, &err) == 0);
     fia_case_free(&back);
     free(text);

@@ -35,7 +35,7 @@ static const char *big_case =
 int main(void)
 {
     fia_case c;
-    fia_case_error err;
+    fia_error err;
     CHECK(fia_case_parse_string(big_case, "big", &c, &err) == 0);
     /* explicit key values with one 5 in the middle */
     int64_t n = 3 * 2 * 16 * 32;

@@ -84,7 +84,7 @@ static char *mk(const char *base, const char *over)
 static int eval(const char *text, fia_profile p, fia_oracle_verdict *v)
 {
     fia_case c;
-    fia_case_error err;
+    fia_error err;
     if (fia_case_parse_string(text, "<test>", &c, &err) != 0) {
         fprintf(stderr, "parse error: line %d: %s\n--\n%s--\n", err.line,
                 err.msg, text);
@@ -644,7 +644,7 @@ static void test_robustness(void)
             char *t = mk(bases[b], overs[i]);
             fia_oracle_verdict v;
             fia_case c;
-            fia_case_error err;
+            fia_error err;
             if (fia_case_parse_string(t, "<robust>", &c, &err) == 0) {
                 CHECK(fia_oracle_evaluate(&c, FIA_PROFILE_DOC, &v) == 0);
                 CHECK(fia_oracle_evaluate(&c, FIA_PROFILE_CANN, &v) == 0);

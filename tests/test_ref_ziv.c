@@ -29,7 +29,7 @@ static double unif(void) { return (double)(next_u64() >> 11) * 0x1p-53; }
 static void both(const char *text, const char *what)
 {
     fia_case c;
-    fia_case_error err;
+    fia_error err;
     fia_case_data d;
     if (fia_case_parse_string(text, what, &c, &err) != 0) {
         CHECK_MSG(0, "%s: parse: %s\n%s", what, err.msg, text);

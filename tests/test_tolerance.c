@@ -1,4 +1,4 @@
-/* oracle/tolerance: the profiles' element verdicts (bound interval, ±0,
+/* compare/tolerance: the profiles' element verdicts (bound interval, ±0,
  * NaN / inf, vendor's tensor criteria, allclose, flash-attn) and the
  * reference's bound end to end (a permitted float32 kernel passes; a
  * perturbed one is flagged). */
@@ -139,7 +139,7 @@ static void test_end_to_end(void)
         char buf[1024];
         snprintf(buf, sizeof buf, text, ip);
         fia_case c;
-        fia_case_error err;
+        fia_error err;
         CHECK(fia_case_parse_string(buf, "e2e", &c, &err) == 0);
         for (int prof = 0; prof <= FIA_TOL_ULP; prof++) {
             fia_check_options o;

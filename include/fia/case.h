@@ -12,6 +12,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
+#include "fia/error.h"
 #include "fia/tensor.h"
 
 /* Tensor parameters, in the order of 002's GetWorkspaceSize, then the v2
@@ -139,12 +140,6 @@ typedef struct fia_case {
     uint32_t attr_given;            /* bit (1u << fia_attr): line present */
 } fia_case;
 
-/* Error from parsing or materializing: file, line (0 if none), message. */
-typedef struct fia_case_error {
-    char file[256];
-    int line;
-    char msg[256];
-} fia_case_error;
 
 const char *fia_slot_name(fia_slot s);        /* "query", "atten_mask", ... */
 int fia_slot_from_name(const char *name);     /* -1 if unknown */
@@ -155,12 +150,13 @@ const char *fia_attr_name(fia_attr a);
 
 void fia_case_init(fia_case *c);              /* empty case, defaults set */
 void fia_case_free(fia_case *c);
-int fia_case_copy(fia_case *dst, const fia_case *src); /* 0 or -1 (nomem) */
+fia_status fia_case_copy(fia_case *dst, const fia_case *src); /* OK or NOMEM */
 
-/* Parse a whole file / a string.  0 on success; -1 with *err filled. */
-int fia_case_parse_file(const char *path, fia_case *c, fia_case_error *err);
-int fia_case_parse_string(const char *text, const char *name, fia_case *c,
-                          fia_case_error *err);
+/* Parse a whole file / a string.  FIA_OK, or FIA_ERR_BAD_INPUT (malformed),
+ * FIA_ERR_IO (cannot read) or FIA_ERR_NOMEM with *err filled. */
+fia_status fia_case_parse_file(const char *path, fia_case *c, fia_error *err);
+fia_status fia_case_parse_string(const char *text, const char *name, fia_case *c,
+                          fia_error *err);
 /* Print in canonical form; parsing the output gives an equivalent case. */
 int fia_case_print(const fia_case *c, FILE *f);
 /* Same into a malloc'ed string (caller frees), NULL on nomem. */
@@ -190,10 +186,10 @@ typedef struct fia_case_data {
 /* Largest total of tensor bytes materialize will allocate (bytes). */
 #define FIA_MATERIALIZE_LIMIT ((int64_t)8 << 30)
 
-/* 0 on success; -1 with *err (too large, bad generator for dtype, wrong
- * number of explicit values, nomem).  Outputs are allocated zero-filled. */
-int fia_case_materialize(const fia_case *c, int with_data, fia_case_data *d,
-                         fia_case_error *err);
+/* FIA_OK; FIA_ERR_BAD_INPUT with *err (too large, bad generator for dtype,
+ * wrong number of explicit values) or FIA_ERR_NOMEM.  Outputs are allocated zero-filled. */
+fia_status fia_case_materialize(const fia_case *c, int with_data, fia_case_data *d,
+                         fia_error *err);
 void fia_case_data_free(fia_case_data *d);
 /* Convenience: the tensor of a slot, or NULL (first of a list). */
 const fia_tensor *fia_case_data_tensor(const fia_case_data *d, fia_slot s);

@@ -1,10 +1,10 @@
-/* oracle/compare: fast/ output against the reference.
+/* compare/compare: fast/ output against the reference.
  *
  * Tolerance profiles (docs/tolerance.md), chosen with `--tolerance`:
  *   bound      (default) the per-element error bound of the permitted
  *              algorithm that ref/ evaluates from the data (out_bound);
  *   flash-attn error against the exact value at most 2x the largest error of
- *              a plain same-dtype implementation (oracle/tolerance_plain.c);
+ *              a plain same-dtype implementation (compare/tolerance_plain.c);
  *   vendor     RELEASED-BEHAVIOUR.md's fp16/bf16 criteria;
  *   allclose   |got - exact| <= ATOL + RTOL |exact|;
  *   ulp        the first model below (kept for comparison).
@@ -99,7 +99,7 @@ int fia_compare_profile(fia_tol_profile prof, double rtol, double atol,
                         const fia_compare_ref *ref, const fia_tensor *got,
                         fia_compare_result *r);
 
-/* oracle/tolerance_plain.c: the plain same-dtype attention of the
+/* compare/tolerance_plain.c: the plain same-dtype attention of the
  * flash-attn profile (what PyTorch computes in fp16/bf16: scores rounded to
  * the dtype after a float32 Q.K^T * scale, softmax in float32, P rounded to
  * the dtype, P.V accumulated in float32, rounded to the dtype; lse in

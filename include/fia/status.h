@@ -19,6 +19,8 @@ typedef int32_t fia_status;
 #define FIA_ERR_INNER_TILING_ERROR  561002 /* ACLNN_ERR_INNER_TILING_ERROR (released code) */
 #define FIA_ERR_NOT_MODELED         990001 /* fiacheck: feature not modeled yet */
 #define FIA_ERR_NOMEM               990002 /* fiacheck: host allocation failed */
+#define FIA_ERR_BAD_INPUT           990003 /* fiacheck: malformed or too large input */
+#define FIA_ERR_IO                  990004 /* fiacheck: open/read/write failed */
 
 /* Which interception behaviour a component follows.
  *  DOC : the documented codes (161001 / 161002).

@@ -1,4 +1,4 @@
-/* oracle/tolerance: the tolerance profiles (include/fia/compare.h,
+/* compare/tolerance: the tolerance profiles (include/fia/compare.h,
  * docs/tolerance.md).  The bound profile judges each element against the
  * per-element bound ref/ evaluates from the data; the others are the usual
  * fixed criteria, kept for comparison with other test suites. */

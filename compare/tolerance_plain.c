@@ -1,4 +1,4 @@
-/* oracle/tolerance_plain: the plain same-dtype attention of the flash-attn
+/* compare/tolerance_plain: the plain same-dtype attention of the flash-attn
  * tolerance profile ("the kernel's error is at most twice that of a plain
  * implementation in the same low precision", as the FlashAttention tests
  * and the vendor's "double benchmark" do).  Plain = what PyTorch computes

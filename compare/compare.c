@@ -1,4 +1,4 @@
-/* oracle/compare: element-wise comparison of fast/'s output with ref/.
+/* compare/compare: element-wise comparison of fast/'s output with ref/.
  *
  * Distance in ulps: every value of the output dtype is mapped to an integer
  * on a line that is monotone in the value (+0 and -0 both map to 0), so the

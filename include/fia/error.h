@@ -1,0 +1,46 @@
+/* fiacheck's one error convention (every part except the store and fast/'s
+ * public API).
+ *
+ * A function that can fail returns an fia_status (FIA_OK = 0 on success) and,
+ * when it has something to say, takes an `fia_error *err` as its last
+ * argument (NULL: the caller does not want the message).  On failure it fills
+ * *err with the same code, the input the error is about (file, line; empty
+ * and 0 when none) and a message.  An allocation failure is FIA_ERR_NOMEM,
+ * never a bare -1; a malformed or too large input is FIA_ERR_BAD_INPUT; an
+ * operating-system failure (open, read, write) is FIA_ERR_IO.
+ *
+ * The two exceptions keep the conventions of what they imitate: the store
+ * (store.h) returns SQLite-style codes with fia_store_errmsg(), and fast/'s
+ * public API (fast.h) is the aclnn two-phase API: status codes with the
+ * thread's last error message (fastLastError, as aclGetRecentErrMsg). */
+#ifndef FIA_ERROR_H
+#define FIA_ERROR_H
+
+#include <stddef.h>
+#include "fia/status.h"
+
+typedef struct fia_error {
+    fia_status code; /* FIA_OK when nothing has gone wrong */
+    char file[256];  /* the input the error is about, "" when none */
+    int line;        /* its line, 0 when none */
+    char msg[512];
+} fia_error;
+
+#if defined(__GNUC__)
+#define FIA_PRINTF(f, a) __attribute__((format(printf, f, a)))
+#else
+#define FIA_PRINTF(f, a)
+#endif
+
+/* Clears *e (may be NULL) to FIA_OK. */
+void fia_error_clear(fia_error *e);
+/* Fills *e (may be NULL) with code and the formatted message; returns code. */
+fia_status fia_fail(fia_error *e, fia_status code, const char *fmt, ...)
+    FIA_PRINTF(3, 4);
+/* The same, naming the input (file, line) the error is about. */
+fia_status fia_fail_at(fia_error *e, fia_status code, const char *file,
+                       int line, const char *fmt, ...) FIA_PRINTF(5, 6);
+/* "file:line: msg", "file: msg" or "msg" into buf; returns buf. */
+const char *fia_error_text(const fia_error *e, char *buf, size_t len);
+
+#endif
