@@ -1,6 +1,6 @@
 # Runs `fiacheck run` on every case of the corpus, both profiles; fails when
 # any case is a finding (exit 1) or bad input (exit 2).
-file(GLOB cases ${CASEDIR}/*.case)
+file(GLOB_RECURSE cases ${CASEDIR}/*.case)
 list(LENGTH cases n)
 if(n EQUAL 0)
   message(FATAL_ERROR "no cases in ${CASEDIR}")

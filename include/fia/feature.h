@@ -5,40 +5,43 @@
  * (fast/check_<name>.c), the reference's reading (ref/), the fuzz generator
  * fragment (fuzz/gen_<name>.c), the corpus folder (corpus/cases/<name>/),
  * the page docs/features/<name>.md and the buckets of the findings store.
- * `git ls-files '*<name>*'` lists them.  Names are lower case with '_'
- * (file names); a new feature adds one line here.
+ * `git ls-files '*<name>*'` lists them, so no name may be part of another
+ * (hence int8_quant, int8_out, tnd rather than quant, output, layout_v2).
+ * Names are lower case with '_' (file names); a new feature adds one line
+ * here and its page docs/features/<name>.md.
  *
  * X(ID, "name", "what it covers") */
 #ifndef FIA_FEATURE_H
 #define FIA_FEATURE_H
 
 #define FIA_FEATURE_LIST(X)                                                   \
-    X(TENSORS, "tensors", "presence, dtypes and ranks of every tensor")      \
-    X(LAYOUT, "layout", "the four 002 layouts: shapes, B, S, N, D, H")       \
-    X(GQA, "gqa", "num_key_value_heads and the query-to-KV head map")        \
-    X(MASK, "mask", "atten_mask: dtypes, shapes, which keys it excludes")    \
-    X(SPARSE, "sparse", "sparse_mode 0-4, pre_tokens and next_tokens")       \
-    X(SEQLEN, "seqlen", "actual_seq_lengths and actual_seq_lengths_kv")      \
-    X(LSE, "lse", "softmax_lse_flag and the softmax_lse output")             \
-    X(PRECISE, "precise", "inner_precise: precision and row-invalid fix")    \
-    X(OUTPUT, "output", "attention_out: presence, dtype and shape")          \
-    X(SCALE, "scale", "the scale attribute")                                 \
-    X(PSE, "pse", "pse_shift, the positional bias (not modeled yet)")        \
-    X(QUANT, "quant", "int8 quantization scales (not modeled yet)")          \
-    X(ANTIQUANT, "antiquant", "key/value antiquantization (not modeled yet)")\
-    X(INT_INPUTS, "int_inputs", "int8 query, int8/int4 key/value (not "     \
-                                "modeled yet)")                              \
-    X(INT8_OUTPUT, "int8_output", "int8 attention_out (not modeled yet)")   \
-    X(PAGED, "paged", "block_table and block_size (not modeled yet)")       \
-    X(PADDING, "padding", "query/kv left padding (not modeled yet)")        \
-    X(PREFIX, "prefix", "the shared system prefix (not modeled yet)")       \
-    X(TENSOR_LIST, "tensor_list", "key/value tensor lists (not modeled "   \
-                                  "yet)")                                    \
-    X(MLA, "mla", "MLA rope inputs (not modeled yet)")                       \
-    X(QUERY_QUANT, "query_quant", "003 query quantization (not modeled "   \
-                                  "yet)")                                    \
-    X(LAYOUT_V2, "layout_v2", "the 003 layouts: TND, NTD, ... (not "        \
-                              "modeled yet)")
+    X(TENSORS, "tensors", "presence, dtypes and ranks of every tensor")       \
+    X(LAYOUT, "layout", "the four 002 layouts: shapes, B, S, N, D, H")        \
+    X(GQA, "gqa", "num_key_value_heads and the query-to-KV head map")         \
+    X(MASK, "mask", "atten_mask: dtypes, shapes, which keys it excludes")     \
+    X(SPARSE, "sparse", "sparse_mode 0-4, pre_tokens and next_tokens")        \
+    X(SEQLEN, "seqlen", "actual_seq_lengths and actual_seq_lengths_kv")       \
+    X(LSE, "lse", "softmax_lse_flag and the softmax_lse output")              \
+    X(PRECISE, "precise", "inner_precise: precision and row-invalid fix")     \
+    X(OUTPUT, "output", "attention_out: presence, dtype and shape")           \
+    X(SCALE, "scale", "the scale attribute")                                  \
+    X(PSE, "pse", "pse_shift, the positional bias (not modeled yet)")         \
+    X(INT8_QUANT, "int8_quant", "int8 quantization scales (not modeled "      \
+                                "yet)")                                       \
+    X(ANTIQUANT, "antiquant", "key/value antiquantization (not modeled yet)") \
+    X(INT_INPUTS, "int_inputs", "int8 query, int8/int4 key/value (not "       \
+                                "modeled yet)")                               \
+    X(INT8_OUT, "int8_out", "int8 attention_out (not modeled yet)")           \
+    X(PAGED, "paged", "block_table and block_size (not modeled yet)")         \
+    X(PADDING, "padding", "query/kv left padding (not modeled yet)")          \
+    X(PREFIX, "prefix", "the shared system prefix (not modeled yet)")         \
+    X(TENSOR_LIST, "tensor_list", "key/value tensor lists (not modeled "      \
+                                  "yet)")                                     \
+    X(MLA, "mla", "MLA rope inputs (not modeled yet)")                        \
+    X(QUERY_QUANT, "query_quant", "003 query quantization (not modeled "      \
+                                  "yet)")                                     \
+    X(TND, "tnd", "the 003 layouts: TND, NTD, BSH_NBSD, ... (not modeled "    \
+                  "yet)")
 
 typedef enum fia_feature {
 #define FIA_FEATURE_ENUM(id, name, what) FIA_FEATURE_##id,

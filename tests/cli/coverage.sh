@@ -3,7 +3,7 @@
 # together hit every core rule in both polarities").
 . "$(dirname "$0")/lib.sh"
 
-expect_exit 0 "$FIACHECK" rules --coverage corpus/cases/*.case
+expect_exit 0 "$FIACHECK" rules --coverage corpus/cases/*/*.case
 expect_grep "covered, 0 never broken/applied, 0 never obeyed" "$tmp/out"
 expect_exit 2 "$FIACHECK" rules --coverage
 expect_exit 0 "$FIACHECK" rules --json

@@ -118,7 +118,7 @@ SQL
   expect_exit 0 "$FIACHECK" rules --coverage --db "$db"
   expect_grep "^MASK-003 .* 5 +10" "$tmp/out"
   expect_grep "NO-SUCH-RULE" "$tmp/err"
-  expect_exit 0 "$FIACHECK" rules --coverage --db "$db" corpus/cases/*.case
+  expect_exit 0 "$FIACHECK" rules --coverage --db "$db" corpus/cases/*/*.case
   expect_grep "covered, 0 never broken/applied, 0 never obeyed" "$tmp/out"
   # merge INTO FROM: counts add up, the store stays consistent
   expect_exit 0 "$FIACHECK" db merge "$tmp/m.db" "$db" "$db"

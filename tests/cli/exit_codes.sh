@@ -5,8 +5,8 @@
 expect_exit 2 "$FIACHECK"
 expect_exit 2 "$FIACHECK" nosuchcommand
 expect_exit 2 "$FIACHECK" run
-expect_exit 2 "$FIACHECK" run --profile bogus corpus/cases/bsh_prefill_fp16.case
-expect_exit 2 "$FIACHECK" run --frobnicate corpus/cases/bsh_prefill_fp16.case
+expect_exit 2 "$FIACHECK" run --profile bogus corpus/cases/layout/bsh_prefill_fp16.case
+expect_exit 2 "$FIACHECK" run --frobnicate corpus/cases/layout/bsh_prefill_fp16.case
 expect_exit 2 "$FIACHECK" run "$tmp/does-not-exist.case"
 expect_exit 2 "$FIACHECK" fuzz
 
@@ -26,9 +26,9 @@ head -c 4096 /dev/urandom >"$tmp/garbage.case"
 expect_exit 2 "$FIACHECK" run "$tmp/garbage.case"
 
 # A passing case exits 0; a bad one among good ones still makes exit 2.
-expect_exit 0 "$FIACHECK" run corpus/cases/bsh_prefill_fp16.case
-expect_exit 2 "$FIACHECK" run corpus/cases/bsh_prefill_fp16.case "$tmp/bad.case"
+expect_exit 0 "$FIACHECK" run corpus/cases/layout/bsh_prefill_fp16.case
+expect_exit 2 "$FIACHECK" run corpus/cases/layout/bsh_prefill_fp16.case "$tmp/bad.case"
 expect_exit 0 "$FIACHECK" rules
-expect_exit 2 "$FIACHECK" ref corpus/cases/bsh_prefill_fp16.case
-expect_exit 2 "$FIACHECK" ref corpus/cases/reject_query_null.case --out "$tmp/x"
+expect_exit 2 "$FIACHECK" ref corpus/cases/layout/bsh_prefill_fp16.case
+expect_exit 2 "$FIACHECK" ref corpus/cases/tensors/reject_query_null.case --out "$tmp/x"
 finish

@@ -12,19 +12,19 @@ expect_exit 2 "$FIACHECK" minimize
 expect_exit 2 "$FIACHECK" repro "$tmp/none.case"
 
 # repro of a passing case: exit 0 and the verdict; minimize: nothing to do.
-expect_exit 0 "$FIACHECK" repro corpus/cases/gqa_bnsd_causal.case
+expect_exit 0 "$FIACHECK" repro corpus/cases/gqa/gqa_bnsd_causal.case
 expect_grep "verdict +pass" "$tmp/out"
-expect_exit 1 "$FIACHECK" minimize corpus/cases/gqa_bnsd_causal.case --out "$tmp/m.case"
+expect_exit 1 "$FIACHECK" minimize corpus/cases/gqa/gqa_bnsd_causal.case --out "$tmp/m.case"
 expect_grep "nothing to minimize" "$tmp/out"
 # a status finding's header is honoured (profile cann) and a rejected case
 # the rules expect is not a finding
-expect_exit 0 "$FIACHECK" repro corpus/cases/reject_batch_over_limit.case --profile cann --target params
+expect_exit 0 "$FIACHECK" repro corpus/cases/layout/reject_batch_over_limit.case --profile cann --target params
 expect_grep "expected +561002" "$tmp/out"
 # fast/ as the finding ran it: the recorded kernel level and threads are
 # used again; a level this machine lacks is said and the best one taken; the
 # user's FIA_FAST_ISA / FIA_FAST_THREADS win
 { printf '# fiacheck-target: numeric\n# fiacheck-fast-kernels: scalar\n'
-  printf '# fiacheck-fast-threads: 1\n'; cat corpus/cases/gqa_bnsd_causal.case; } >"$tmp/k.case"
+  printf '# fiacheck-fast-threads: 1\n'; cat corpus/cases/gqa/gqa_bnsd_causal.case; } >"$tmp/k.case"
 expect_exit 0 env -u FIA_FAST_ISA -u FIA_FAST_THREADS "$FIACHECK" repro "$tmp/k.case"
 expect_grep "fast/ scalar kernels, 1 threads" "$tmp/out"
 expect_exit 0 env FIA_FAST_ISA=scalar FIA_FAST_THREADS=3 "$FIACHECK" repro "$tmp/k.case"

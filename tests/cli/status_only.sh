@@ -19,13 +19,13 @@ expect_grep "verdict +pass" "$tmp/out"
 if [ $(( (end - start) / 1000000 )) -lt 5000 ]; then ok; else bad "status-only took $(( (end - start) / 1000000 )) ms"; fi
 
 # B = 65537 is rejected from the shapes alone, in both profiles.
-expect_exit 0 "$FIACHECK" run --status-only corpus/cases/reject_batch_over_limit.case
+expect_exit 0 "$FIACHECK" run --status-only corpus/cases/layout/reject_batch_over_limit.case
 expect_grep "expected +161002" "$tmp/out"
-expect_exit 0 "$FIACHECK" run --status-only --profile cann corpus/cases/reject_batch_over_limit.case
+expect_exit 0 "$FIACHECK" run --status-only --profile cann corpus/cases/layout/reject_batch_over_limit.case
 expect_grep "expected +561002" "$tmp/out"
 # Computing it would need gigabytes: without --status-only a rejected case
 # is not computed either, so it is cheap too.
-expect_exit 0 "$FIACHECK" run corpus/cases/reject_batch_over_limit.case
+expect_exit 0 "$FIACHECK" run corpus/cases/layout/reject_batch_over_limit.case
 # An accepted case too large for the reference is refused quickly with a
 # clear message (exit 2), not computed for hours.
 cat >"$tmp/huge.case" <<'CASE'
