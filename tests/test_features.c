@@ -1,0 +1,198 @@
+/* The one list of features (include/fia/feature.h) and what hangs off it:
+ * a page docs/features/<name>.md per feature that names every file carrying
+ * the feature (and only files that exist), a corpus folder per feature, and
+ * names chosen so that `git ls-files '*<name>*'` finds one feature only.
+ * Runs from the source root (ctest's working directory). */
+#define _XOPEN_SOURCE 700
+#include <dirent.h>
+#include <ftw.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include "check.h"
+#include "fia/feature.h"
+
+/* The folders whose files a page must list when their name has the word. */
+static const char *const part_dirs[] = {"core", "ref", "oracle", "compare",
+                                        "fast", "harness", "fuzz", "cli",
+                                        "bench", "tests", "include"};
+
+static char *slurp(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    if (f == NULL)
+        return NULL;
+    char *buf = NULL;
+    size_t len = 0, cap = 0;
+    for (;;) {
+        if (len + 4096 + 1 > cap) {
+            cap = cap ? cap * 2 : 8192;
+            char *nb = realloc(buf, cap);
+            if (nb == NULL) {
+                free(buf);
+                fclose(f);
+                return NULL;
+            }
+            buf = nb;
+        }
+        size_t got = fread(buf + len, 1, 4096, f);
+        len += got;
+        if (got == 0)
+            break;
+    }
+    fclose(f);
+    buf[len] = '\0';
+    return buf;
+}
+
+static int exists(const char *path)
+{
+    struct stat st;
+    return stat(path, &st) == 0;
+}
+
+/* ---- every `path` a page names exists --------------------------------- */
+static int check_paths(const char *page, const char *text)
+{
+    int named = 0;
+    for (const char *p = strchr(text, '`'); p != NULL;) {
+        const char *e = strchr(p + 1, '`');
+        if (e == NULL)
+            break;
+        size_t n = (size_t)(e - p - 1);
+        char tok[512];
+        if (n > 0 && n < sizeof tok) {
+            memcpy(tok, p + 1, n);
+            tok[n] = '\0';
+            /* a path: no spaces, a slash, not a glob or a command */
+            if (strchr(tok, '/') && !strpbrk(tok, " *<>$") &&
+                strncmp(tok, "../", 3) != 0) {
+                named++;
+                CHECK_MSG(exists(tok), "%s names `%s`, which does not exist",
+                          page, tok);
+            }
+        }
+        p = strchr(e + 1, '`');
+    }
+    return named;
+}
+
+/* ---- every file with the feature's word is on its page ----------------- */
+static const char *walk_word;
+static const char *walk_text;
+static const char *walk_page;
+static int walk_found;
+
+static int visit(const char *path, const struct stat *st, int type,
+                 struct FTW *ftw)
+{
+    (void)st;
+    if (type != FTW_F)
+        return 0;
+    const char *base = path + ftw->base;
+    if (strstr(base, walk_word) == NULL)
+        return 0;
+    const char *rel = strncmp(path, "./", 2) == 0 ? path + 2 : path;
+    char quoted[600];
+    snprintf(quoted, sizeof quoted, "`%s`", rel);
+    walk_found++;
+    CHECK_MSG(strstr(walk_text, quoted) != NULL,
+              "%s does not name %s (a file carrying the feature)", walk_page,
+              rel);
+    return 0;
+}
+
+static void check_page(fia_feature f)
+{
+    const char *name = fia_feature_name(f);
+    char page[256];
+    snprintf(page, sizeof page, "docs/features/%s.md", name);
+    char *text = slurp(page);
+    CHECK_MSG(text != NULL, "no page %s", page);
+    if (text == NULL)
+        return;
+    char title[128];
+    snprintf(title, sizeof title, "# %s ", name);
+    CHECK_MSG(strncmp(text, title, strlen(title)) == 0,
+              "%s does not start with '%s'", page, title);
+    CHECK_MSG(strstr(text, "## Where it lives") != NULL,
+              "%s has no 'Where it lives' section", page);
+    int named = check_paths(page, text);
+    CHECK_MSG(named > 0, "%s names no file", page);
+
+    walk_word = name;
+    walk_text = text;
+    walk_page = page;
+    walk_found = 0;
+    for (size_t i = 0; i < sizeof part_dirs / sizeof part_dirs[0]; i++) {
+        char dir[64];
+        snprintf(dir, sizeof dir, "./%s", part_dirs[i]);
+        if (exists(dir))
+            nftw(dir, visit, 16, FTW_PHYS);
+    }
+
+    char corpus[256];
+    snprintf(corpus, sizeof corpus, "corpus/cases/%s", name);
+    CHECK_MSG(exists(corpus), "no corpus folder %s", corpus);
+    char quoted[300];
+    snprintf(quoted, sizeof quoted, "`%s/`", corpus);
+    CHECK_MSG(strstr(text, quoted) != NULL, "%s does not name %s", page,
+              quoted);
+    free(text);
+}
+
+/* ---- folders named by features ---------------------------------------- */
+static void check_folder_names(const char *dir, const char *suffix)
+{
+    DIR *d = opendir(dir);
+    CHECK_MSG(d != NULL, "cannot open %s", dir);
+    if (d == NULL)
+        return;
+    int n = 0;
+    for (struct dirent *e; (e = readdir(d)) != NULL;) {
+        if (e->d_name[0] == '.')
+            continue;
+        char name[256];
+        snprintf(name, sizeof name, "%s", e->d_name);
+        size_t ls = strlen(suffix), ln = strlen(name);
+        if (ls > 0) {
+            if (ln <= ls || strcmp(name + ln - ls, suffix) != 0)
+                continue;
+            name[ln - ls] = '\0';
+        }
+        n++;
+        CHECK_MSG(fia_feature_from_name(name) >= 0,
+                  "%s/%s is named after no feature of include/fia/feature.h",
+                  dir, e->d_name);
+    }
+    closedir(d);
+    CHECK_EQ_INT(n, FIA_FEATURE_COUNT);
+}
+
+int main(void)
+{
+    /* The list itself: names round-trip, none is part of another. */
+    for (int i = 0; i < FIA_FEATURE_COUNT; i++) {
+        const char *a = fia_feature_name((fia_feature)i);
+        CHECK(a != NULL && fia_feature_summary((fia_feature)i) != NULL);
+        CHECK_EQ_INT(fia_feature_from_name(a), i);
+        CHECK_MSG(strspn(a, "abcdefghijklmnopqrstuvwxyz0123456789_") ==
+                      strlen(a),
+                  "feature name '%s' is not a lower-case file name", a);
+        for (int j = 0; j < FIA_FEATURE_COUNT; j++)
+            CHECK_MSG(i == j ||
+                          strstr(fia_feature_name((fia_feature)j), a) == NULL,
+                      "feature '%s' is part of '%s': '*%s*' would find both",
+                      a, fia_feature_name((fia_feature)j), a);
+    }
+    CHECK(fia_feature_name(FIA_FEATURE_COUNT) == NULL);
+    CHECK(fia_feature_from_name("no such feature") == -1);
+    CHECK(fia_feature_from_name(NULL) == -1);
+
+    for (int i = 0; i < FIA_FEATURE_COUNT; i++)
+        check_page((fia_feature)i);
+    check_folder_names("docs/features", ".md");
+    check_folder_names("corpus/cases", "");
+    return check_summary();
+}
