@@ -58,8 +58,9 @@ fia_status fastFusedInferAttentionScoreV2GetWorkspaceSize(
     uint64_t *workspaceSize, fast_executor **executor)
 {
     /* blockSize and the antiquant modes only matter with page attention /
-     * antiquantization, which are refused as not modeled (layer 3); the
-     * documents give them no interception of their own ("执行异常"). */
+     * antiquantization, which are refused as not modeled (layer 3,
+     * check_paged.c, check_antiquant.c); the documents give them no
+     * interception of their own ("执行异常"). */
     (void)blockSize;
     (void)antiquantMode;
     (void)keyAntiquantMode;
