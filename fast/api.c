@@ -1,45 +1,33 @@
-/* The public entry of phase one and the thread-local status: the nullptr
- * layer (002 返回值: query, key, value, attentionOut; RELEASED adds
- * softmax_lse with the lse flag), then validate.c's layers, then the plan
- * and the executor.  See validate.c for the layer order. */
-#include <stdarg.h>
+/* The public entry of both phases and the thread-local status: phase one
+ * is the nullptr layer (002 返回值: query, key, value, attentionOut;
+ * RELEASED adds softmax_lse with the lse flag), then the table of checks
+ * (validate.c, which documents the layer order), the plan and the
+ * executor; phase two checks the run (executor.c) and computes.  The
+ * layers below return their status and message (fia_error); only this
+ * file records it as the thread's last error (fastLastError). */
 #include <stdio.h>
 #include <stdlib.h>
-#include "fast_internal.h"
+#include "validate.h"
 
 /* ---- thread-local status ------------------------------------------------ */
 static _Thread_local fia_profile tl_profile = FIA_PROFILE_DOC;
-static _Thread_local char tl_error[512];
+static _Thread_local char tl_error[sizeof ((fia_error *)0)->msg];
 
 void fastSetStatusProfile(fia_profile p) { tl_profile = p; }
 fia_profile fastGetStatusProfile(void) { return tl_profile; }
 const char *fastLastError(void) { return tl_error; }
-void fast_clear_error(void) { tl_error[0] = '\0'; }
 
-fia_status fast_semantic_code(void)
+/* Records a lower layer's failure as the thread's last error; returns st. */
+static fia_status record(fia_status st, const fia_error *err)
 {
-    return tl_profile == FIA_PROFILE_CANN ? FIA_ERR_INNER_TILING_ERROR
-                                          : FIA_ERR_PARAM_INVALID;
-}
-
-fia_status fast_fail(fia_status st, const char *check, const char *fmt, ...)
-{
-    int n = snprintf(tl_error, sizeof tl_error, "%s: ", check);
-    if (n < 0 || (size_t)n >= sizeof tl_error)
-        return st;
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(tl_error + n, sizeof tl_error - (size_t)n, fmt, ap);
-    va_end(ap);
+    snprintf(tl_error, sizeof tl_error, "%s", err->msg);
     return st;
 }
 
-#define NULLPTR(id, ...) return fast_fail(FIA_ERR_PARAM_NULLPTR, id, __VA_ARGS__)
-
-static int64_t clamp_i32(int64_t x)
-{
-    return x > INT32_MAX ? INT32_MAX : x < INT32_MIN ? INT32_MIN : x;
-}
+/* The nullptr layer's failures: recorded here, where they are found. */
+#define NULLPTR(id, ...)                                                     \
+    return record(fast_fail(&err, FIA_ERR_PARAM_NULLPTR, id, __VA_ARGS__),  \
+                  &err)
 
 fia_status fastFusedInferAttentionScoreV2GetWorkspaceSize(
     const fia_tensor *query, const fia_tensor_list *key,
@@ -70,13 +58,16 @@ fia_status fastFusedInferAttentionScoreV2GetWorkspaceSize(
     uint64_t *workspaceSize, fast_executor **executor)
 {
     /* blockSize and the antiquant modes only matter with page attention /
-     * antiquantization, which are refused as not modeled (layer 3); the
-     * documents give them no interception of their own ("执行异常"). */
+     * antiquantization, which are refused as not modeled (layer 3,
+     * check_paged.c, check_antiquant.c); the documents give them no
+     * interception of their own ("执行异常"). */
     (void)blockSize;
     (void)antiquantMode;
     (void)keyAntiquantMode;
     (void)valueAntiquantMode;
-    fast_clear_error();
+    fia_error err;
+    fia_error_clear(&err);
+    tl_error[0] = '\0';
     if (workspaceSize)
         *workspaceSize = 0;
     if (executor)
@@ -98,9 +89,10 @@ fia_status fastFusedInferAttentionScoreV2GetWorkspaceSize(
     const fia_tensor_list *lists[2] = {key, value};
     for (int l = 0; l < 2; l++) {
         if (lists[l]->count > FIA_MAX_TENSOR_LIST)
-            return fast_fail(fast_semantic_code(), "S_KV_LIST",
-                             "%s list has %d tensors", l ? "value" : "key",
-                             (int)lists[l]->count);
+            return record(fast_fail(&err, fast_semantic_code(tl_profile),
+                                    "S_KV_LIST", "%s list has %d tensors",
+                                    l ? "value" : "key",
+                                    (int)lists[l]->count), &err);
         if (lists[l]->count > 0 && lists[l]->tensors == NULL)
             NULLPTR(l ? "N_VALUE" : "N_KEY", "%s list has no tensors",
                     l ? "value" : "key");
@@ -111,24 +103,27 @@ fia_status fastFusedInferAttentionScoreV2GetWorkspaceSize(
     }
 
     fast_args a = {
-        .query = query, .key = key, .value = value, .pse = pseShiftOptional,
-        .mask = attenMaskOptional, .asl = actualSeqLengthsOptional,
-        .aslkv = actualSeqLengthsKvOptional,
-        .opt = {deqScale1Optional, quantScale1Optional, deqScale2Optional,
-                quantScale2Optional, quantOffset2Optional,
-                antiquantScaleOptional, antiquantOffsetOptional,
-                blockTableOptional, queryPaddingSizeOptional,
-                kvPaddingSizeOptional, keyAntiquantScaleOptional,
-                keyAntiquantOffsetOptional, valueAntiquantScaleOptional,
-                valueAntiquantOffsetOptional, keySharedPrefixOptional,
-                valueSharedPrefixOptional},
-        .opt_name = {"dequant_scale1", "quant_scale1", "dequant_scale2",
-                     "quant_scale2", "quant_offset2", "antiquant_scale",
-                     "antiquant_offset", "block_table", "query_padding_size",
-                     "kv_padding_size", "key_antiquant_scale",
-                     "key_antiquant_offset", "value_antiquant_scale",
-                     "value_antiquant_offset", "key_shared_prefix",
-                     "value_shared_prefix"},
+        .profile = tl_profile, .query = query, .key = key, .value = value,
+        .pse = pseShiftOptional, .mask = attenMaskOptional,
+        .asl = actualSeqLengthsOptional, .aslkv = actualSeqLengthsKvOptional,
+        .opt = {
+            [FAST_OPT_DEQUANT_SCALE1] = deqScale1Optional,
+            [FAST_OPT_QUANT_SCALE1] = quantScale1Optional,
+            [FAST_OPT_DEQUANT_SCALE2] = deqScale2Optional,
+            [FAST_OPT_QUANT_SCALE2] = quantScale2Optional,
+            [FAST_OPT_QUANT_OFFSET2] = quantOffset2Optional,
+            [FAST_OPT_ANTIQUANT_SCALE] = antiquantScaleOptional,
+            [FAST_OPT_ANTIQUANT_OFFSET] = antiquantOffsetOptional,
+            [FAST_OPT_BLOCK_TABLE] = blockTableOptional,
+            [FAST_OPT_QUERY_PADDING_SIZE] = queryPaddingSizeOptional,
+            [FAST_OPT_KV_PADDING_SIZE] = kvPaddingSizeOptional,
+            [FAST_OPT_KEY_ANTIQUANT_SCALE] = keyAntiquantScaleOptional,
+            [FAST_OPT_KEY_ANTIQUANT_OFFSET] = keyAntiquantOffsetOptional,
+            [FAST_OPT_VALUE_ANTIQUANT_SCALE] = valueAntiquantScaleOptional,
+            [FAST_OPT_VALUE_ANTIQUANT_OFFSET] = valueAntiquantOffsetOptional,
+            [FAST_OPT_KEY_SHARED_PREFIX] = keySharedPrefixOptional,
+            [FAST_OPT_VALUE_SHARED_PREFIX] = valueSharedPrefixOptional,
+        },
         .prefix_len = actualSharedPrefixLenOptional, .num_heads = numHeads,
         .scale = scaleValue, .pre = preTokens, .next = nextTokens,
         .layout = inputLayout, .num_kv_heads = numKeyValueHeads,
@@ -138,31 +133,43 @@ fia_status fastFusedInferAttentionScoreV2GetWorkspaceSize(
 
     fast_plan p;
     memset(&p, 0, sizeof p);
-    fia_status st = fast_validate(&a, &p); /* layers 2-4 */
+    fia_status st = fast_validate(&a, &p, &err); /* layers 2-4 */
     if (st != FIA_OK)
-        return st;
-
-    if (!p.empty) {
-        /* RELEASED: scale is never validated; applied in float32. */
-        p.scale = (float)scaleValue;
-        p.row_invalid = (p.inner_precise & 2) != 0;
-        /* 002 innerPrecise: bf16 has no high-precision mode; RELEASED: P is
-         * rounded to the input dtype before P.V. */
-        p.round_p = p.dt == FIA_DT_BF16 || (p.inner_precise & 1) != 0;
-        p.pre = p.Q_S > 1 ? clamp_i32(preTokens) : INT32_MAX;
-        p.next = p.Q_S > 1 ? clamp_i32(nextTokens) : INT32_MAX;
-        p.q = query->data;
-        p.k = key->tensors[0]->data;
-        p.v = value->tensors[0]->data;
-        p.out = attentionOut->data;
-        fast_plan_finish(&p);
-    }
+        return record(st, &err);
+    if (!p.empty)
+        fast_plan_finish(&p); /* strides, schedule, workspace size */
     fast_executor *ex = NULL;
     st = fast_executor_create(&p, p.Q_S > 1 ? actualSeqLengthsOptional : NULL,
-                              actualSeqLengthsKvOptional, &ex);
+                              actualSeqLengthsKvOptional, &ex, &err);
     if (st != FIA_OK)
-        return st;
+        return record(st, &err);
     *workspaceSize = p.workspace_size;
     *executor = ex;
     return FIA_OK;
+}
+
+/* Phase two.  The executor is consumed on every path (also on errors), as
+ * aclnn does: the caller never frees it after this call. */
+fia_status fastFusedInferAttentionScoreV2(void *workspace,
+                                          uint64_t workspaceSize,
+                                          fast_executor *executor,
+                                          void *stream)
+{
+    (void)stream;
+    tl_error[0] = '\0';
+    fia_error err;
+    fia_error_clear(&err);
+    fia_status st = fast_executor_check_run(executor, workspace,
+                                            workspaceSize, &err);
+    if (executor == NULL)
+        return record(st, &err);
+    const fast_plan *p = &executor->plan;
+    if (st != FIA_OK)
+        record(st, &err);
+    else if (!p->empty) {
+        uintptr_t w = ((uintptr_t)workspace + 63u) & ~(uintptr_t)63u;
+        fast_attention_run(p, (void *)w);
+    }
+    fastExecutorDestroy(executor);
+    return st;
 }

@@ -280,135 +280,192 @@ static void key_loop(const fast_plan *p, const fast_kernels *kern,
     }
 }
 
+/* One task: which batch, KV head, query heads and rows, and which keys. */
+typedef struct task {
+    int64_t b, kvh, split;
+    int64_t n0, i0;          /* first query head and row */
+    int nq, mr;              /* rows per head; M = heads x rows */
+    int64_t q_len, kv_len;   /* the batch's effective lengths */
+    int64_t k0, k1;          /* the keys of the split: [k0, k1) */
+    bool correct;            /* a row without a key is 0, lse +inf */
+    bool dot;                /* few rows: the dot-form Q.K^T */
+} task;
+
+/* Task index t < fast_task_count(p) to its coordinates; the query blocks
+ * of a (head run) are taken in reverse: long rows (causal) first. */
+static void task_locate(const fast_plan *p, int64_t t, task *k)
+{
+    k->split = t % p->nsplit;
+    t /= p->nsplit;
+    const int64_t qblk = p->n_qblk - 1 - t % p->n_qblk; /* long rows first */
+    t /= p->n_qblk;
+    const int64_t hs = t % p->n_hsub;
+    t /= p->n_hsub;
+    k->kvh = t % p->KV_N, k->b = t / p->KV_N;
+    k->n0 = k->kvh * p->group + hs * p->hpt;
+    const int64_t nh = p->group - hs * p->hpt < p->hpt
+                           ? p->group - hs * p->hpt : p->hpt;
+    k->i0 = qblk * p->qb;
+    k->nq = (int)(p->Q_S - k->i0 < p->qb ? p->Q_S - k->i0 : p->qb);
+    k->mr = (int)nh * k->nq; /* row r: head n0 + r / nq, i0 + r % nq */
+    k->q_len = p->q_len[k->b], k->kv_len = p->kv_len[k->b];
+    k->k0 = k->split * p->kv_chunk, k->k1 = k->k0 + p->kv_chunk;
+    k->k1 = k->k1 > k->kv_len ? k->kv_len : k->k1;
+    /* 002 innerPrecise: the operator corrects invalid rows by itself in
+     * sparse mode 3 with q_len > kv_len. */
+    k->correct = p->row_invalid ||
+                 (p->sparse_mode == 3 && k->q_len > k->kv_len);
+    k->dot = k->mr <= FAST_DOT_MAX;
+}
+
+/* The keys of every row of the task within its split, [alo, ahi] (empty
+ * for padding rows), the running max and sum reset; returns the union
+ * [*jmin, *jmax] (*jmax < 0 when no row uses a key). */
+static void task_bands(const fast_plan *p, const task *k, scratch *w,
+                       int64_t *jmin_out, int64_t *jmax_out)
+{
+    int64_t jmin = INT64_MAX, jmax = -1;
+    for (int64_t r = 0; r < p->L; r++) {
+        int64_t i = k->i0 + r % k->nq;
+        w->alo[r] = 0, w->ahi[r] = -1;
+        if (r < k->mr && i < k->q_len && k->kv_len > 0) {
+            row_band(p, i, k->q_len, k->kv_len, &w->alo[r], &w->ahi[r]);
+            w->alo[r] = w->alo[r] < k->k0 ? k->k0 : w->alo[r];
+            w->ahi[r] = w->ahi[r] > k->k1 - 1 ? k->k1 - 1 : w->ahi[r];
+        }
+        if (w->alo[r] <= w->ahi[r]) {
+            jmin = w->alo[r] < jmin ? w->alo[r] : jmin;
+            jmax = w->ahi[r] > jmax ? w->ahi[r] : jmax;
+        }
+        w->m[r] = -INFINITY;
+        w->l[r] = 0.0f;
+    }
+    *jmin_out = jmin;
+    *jmax_out = jmax;
+}
+
+/* Q^T [d][r] for the register-tiled Q.K^T (widened and transposed 16 rows
+ * at a time: every column up to L is written), or Q rows [r][d] for the
+ * dot form; rows that use no key are zero. */
+static void task_load_q(const fast_plan *p, const fast_kernels *kern,
+                        const task *k, scratch *w)
+{
+    const int64_t L = p->L, Dp = p->Dp, D = p->D;
+    const int mr = k->mr, nq = k->nq;
+    if (k->dot)
+        memset(w->q, 0, (size_t)(Dp * L) * sizeof(float));
+    for (int r0 = 0; r0 < mr; r0 += 16) {
+        const int rn = mr - r0 < 16 ? mr - r0 : 16;
+        const uint16_t *rows[16];
+        for (int r = r0; r < r0 + rn; r++)
+            rows[r - r0] = w->alo[r] > w->ahi[r]
+                ? NULL /* uses no key: zero */
+                : (const uint16_t *)p->q + k->b * p->q_sb +
+                      (k->n0 + r / nq) * p->q_sn + (k->i0 + r % nq) * p->q_ss;
+        if (!k->dot) {
+            kern->widen_t(p->dt, rows, rn, D, w->q + r0, L);
+            continue;
+        }
+        for (int r = 0; r < rn; r++)
+            if (rows[r] != NULL)
+                kern->widen(p->dt, rows[r], w->q + (r0 + r) * Dp, D);
+    }
+}
+
+/* The keys [jmin, jmax] of the task: the fused decode kernel when every
+ * row uses every key of the range (no mask), else (or when its result is
+ * not finite) the blocked loop; leaves m, l and acc. */
+static void task_keys(const fast_plan *p, const fast_kernels *kern,
+                      const char *ws, const task *k, scratch *w,
+                      int64_t jmin, int64_t jmax)
+{
+    const int64_t Dp = p->Dp, D = p->D;
+    const int mr = k->mr;
+    memset(w->acc, 0, (size_t)(mr * Dp) * sizeof(float));
+    const int64_t kv0 = k->b * p->k_sb + k->kvh * p->k_sn; /* GQA: shared */
+    const float *kf = NULL, *vf = NULL;
+    const uint8_t *vbad = NULL;
+    if (p->kv_pre) {
+        const uint64_t row0 = (uint64_t)(k->b * p->KV_N + k->kvh) *
+                              (uint64_t)p->KV_S;
+        kf = (const float *)(const void *)(ws + p->kv_offset) + row0 * Dp;
+        vf = (const float *)(const void *)(ws + p->kv_offset +
+                                           p->kv_bytes) + row0 * Dp;
+        vbad = (const uint8_t *)ws + p->vbad_offset + row0;
+    }
+    const uint16_t *kb = (const uint16_t *)p->k + kv0;
+    const uint16_t *vb = (const uint16_t *)p->v + kv0;
+    /* Decode: the fused kernel when every row uses every key of the
+     * range (no mask); a non-finite result is recomputed below. */
+    bool uniform = k->dot && kern->decode != NULL && p->mask == NULL &&
+                   D % 16 == 0;
+    for (int r = 0; uniform && r < mr; r++)
+        uniform = w->alo[r] == jmin && w->ahi[r] == jmax;
+    bool done = false;
+    if (uniform) {
+        const int round = !p->round_p ? 0
+                          : p->dt == FIA_DT_FP16 ? 1 : 2;
+        done = kern->decode(w->q, Dp, mr, kb + jmin * p->k_ss,
+                            vb + jmin * p->k_ss, p->k_ss,
+                            jmax + 1 - jmin, D, p->dt, p->scale, round,
+                            w->m, w->l, w->acc, Dp);
+        if (!done) {
+            for (int r = 0; r < mr; r++)
+                w->m[r] = -INFINITY, w->l[r] = 0.0f;
+            memset(w->acc, 0, (size_t)(mr * Dp) * sizeof(float));
+        }
+    }
+    if (!done)
+        key_loop(p, kern, w, mr, k->dot, k->b, k->i0, k->nq, jmin, jmax, kb,
+                 vb, kf, vf, vbad);
+}
+
+/* The rows of the task: a decode split's partial (m, l, acc) for the
+ * merge, or the output row and lse. */
+static void task_store(const fast_plan *p, const fast_kernels *kern,
+                       const task *k, scratch *w, float *partials)
+{
+    const int64_t Dp = p->Dp, D = p->D;
+    for (int r = 0; r < k->mr; r++) {
+        int64_t n = k->n0 + r / k->nq, i = k->i0 + r % k->nq;
+        if (p->nsplit > 1) {
+            float *rec = partial_rec(p, partials, k->b, n, k->split);
+            rec[0] = w->m[r];
+            rec[1] = w->l[r];
+            if (w->l[r] != 0.0f)
+                memcpy(rec + 16, w->acc + r * Dp, (size_t)D * sizeof(float));
+        } else if (i >= k->q_len || k->kv_len == 0) {
+            /* padding rows (unspecified) and empty key sequences (002
+             * 入参为空的处理; RELEASED): zeros, lse +inf. */
+            store_zero(p, k->b, n, i);
+        } else if (w->l[r] == 0.0f) {
+            if (k->correct) /* row-invalid correction: 0, lse +inf */
+                store_zero(p, k->b, n, i);
+            else
+                degenerate_mean(p, k->b, n, i, k->kv_len, w->tmp);
+        } else {
+            kern->store(p->dt, w->acc + r * Dp, (double)w->l[r],
+                        out_row(p, k->b, n, i), D);
+            store_lse(p, k->b, n, i, (double)w->m[r] + log((double)w->l[r]));
+        }
+    }
+}
+
 void fast_run_task(const fast_plan *p, const char *ws, void *scr,
                    float *partials, int64_t t)
 {
     const fast_kernels *kern = fast_kernels_select();
     scratch w;
     layout(p, scr, &w);
-    const int64_t L = p->L, Dp = p->Dp, D = p->D;
-    const int64_t split = t % p->nsplit;
-    t /= p->nsplit;
-    const int64_t qblk = p->n_qblk - 1 - t % p->n_qblk; /* long rows first */
-    t /= p->n_qblk;
-    const int64_t hs = t % p->n_hsub;
-    t /= p->n_hsub;
-    const int64_t kvh = t % p->KV_N, b = t / p->KV_N;
-    const int64_t n0 = kvh * p->group + hs * p->hpt;
-    const int64_t nh = p->group - hs * p->hpt < p->hpt
-                           ? p->group - hs * p->hpt : p->hpt;
-    const int64_t i0 = qblk * p->qb;
-    const int nq = (int)(p->Q_S - i0 < p->qb ? p->Q_S - i0 : p->qb);
-    const int mr = (int)nh * nq; /* row r: head n0 + r / nq, i0 + r % nq */
-    const int64_t q_len = p->q_len[b], kv_len = p->kv_len[b];
-    int64_t k0 = split * p->kv_chunk, k1 = k0 + p->kv_chunk;
-    k1 = k1 > kv_len ? kv_len : k1;
-    /* 002 innerPrecise: the operator corrects invalid rows by itself in
-     * sparse mode 3 with q_len > kv_len. */
-    const bool correct = p->row_invalid ||
-                         (p->sparse_mode == 3 && q_len > kv_len);
-    const bool dot = mr <= FAST_DOT_MAX;
-
-    int64_t jmin = INT64_MAX, jmax = -1;
-    for (int64_t r = 0; r < L; r++) {
-        int64_t i = i0 + r % nq;
-        w.alo[r] = 0, w.ahi[r] = -1;
-        if (r < mr && i < q_len && kv_len > 0) {
-            row_band(p, i, q_len, kv_len, &w.alo[r], &w.ahi[r]);
-            w.alo[r] = w.alo[r] < k0 ? k0 : w.alo[r];
-            w.ahi[r] = w.ahi[r] > k1 - 1 ? k1 - 1 : w.ahi[r];
-        }
-        if (w.alo[r] <= w.ahi[r]) {
-            jmin = w.alo[r] < jmin ? w.alo[r] : jmin;
-            jmax = w.ahi[r] > jmax ? w.ahi[r] : jmax;
-        }
-        w.m[r] = -INFINITY;
-        w.l[r] = 0.0f;
-    }
+    task k;
+    task_locate(p, t, &k);
+    int64_t jmin, jmax;
+    task_bands(p, &k, &w, &jmin, &jmax);
     if (jmax >= 0) {
-        /* Q^T [d][r] for the register-tiled Q.K^T (widened and transposed
-         * 16 rows at a time: every column up to L is written), or Q rows
-         * [r][d] for the dot form */
-        if (dot)
-            memset(w.q, 0, (size_t)(Dp * L) * sizeof(float));
-        for (int r0 = 0; r0 < mr; r0 += 16) {
-            const int rn = mr - r0 < 16 ? mr - r0 : 16;
-            const uint16_t *rows[16];
-            for (int r = r0; r < r0 + rn; r++)
-                rows[r - r0] = w.alo[r] > w.ahi[r]
-                    ? NULL /* uses no key: zero */
-                    : (const uint16_t *)p->q + b * p->q_sb +
-                          (n0 + r / nq) * p->q_sn + (i0 + r % nq) * p->q_ss;
-            if (!dot) {
-                kern->widen_t(p->dt, rows, rn, D, w.q + r0, L);
-                continue;
-            }
-            for (int r = 0; r < rn; r++)
-                if (rows[r] != NULL)
-                    kern->widen(p->dt, rows[r], w.q + (r0 + r) * Dp, D);
-        }
-        memset(w.acc, 0, (size_t)(mr * Dp) * sizeof(float));
-        const int64_t kv0 = b * p->k_sb + kvh * p->k_sn; /* GQA: shared */
-        const float *kf = NULL, *vf = NULL;
-        const uint8_t *vbad = NULL;
-        if (p->kv_pre) {
-            const uint64_t row0 = (uint64_t)(b * p->KV_N + kvh) *
-                                  (uint64_t)p->KV_S;
-            kf = (const float *)(const void *)(ws + p->kv_offset) + row0 * Dp;
-            vf = (const float *)(const void *)(ws + p->kv_offset +
-                                               p->kv_bytes) + row0 * Dp;
-            vbad = (const uint8_t *)ws + p->vbad_offset + row0;
-        }
-        const uint16_t *kb = (const uint16_t *)p->k + kv0;
-        const uint16_t *vb = (const uint16_t *)p->v + kv0;
-        /* Decode: the fused kernel when every row uses every key of the
-         * range (no mask); a non-finite result is recomputed below. */
-        bool uniform = dot && kern->decode != NULL && p->mask == NULL &&
-                       D % 16 == 0;
-        for (int r = 0; uniform && r < mr; r++)
-            uniform = w.alo[r] == jmin && w.ahi[r] == jmax;
-        bool done = false;
-        if (uniform) {
-            const int round = !p->round_p ? 0
-                              : p->dt == FIA_DT_FP16 ? 1 : 2;
-            done = kern->decode(w.q, Dp, mr, kb + jmin * p->k_ss,
-                                vb + jmin * p->k_ss, p->k_ss,
-                                jmax + 1 - jmin, D, p->dt, p->scale, round,
-                                w.m, w.l, w.acc, Dp);
-            if (!done) {
-                for (int r = 0; r < mr; r++)
-                    w.m[r] = -INFINITY, w.l[r] = 0.0f;
-                memset(w.acc, 0, (size_t)(mr * Dp) * sizeof(float));
-            }
-        }
-        if (!done)
-            key_loop(p, kern, &w, mr, dot, b, i0, nq, jmin, jmax, kb, vb,
-                     kf, vf, vbad);
+        task_load_q(p, kern, &k, &w);
+        task_keys(p, kern, ws, &k, &w, jmin, jmax);
     }
-
-    for (int r = 0; r < mr; r++) {
-        int64_t n = n0 + r / nq, i = i0 + r % nq;
-        if (p->nsplit > 1) {
-            float *rec = partial_rec(p, partials, b, n, split);
-            rec[0] = w.m[r];
-            rec[1] = w.l[r];
-            if (w.l[r] != 0.0f)
-                memcpy(rec + 16, w.acc + r * Dp, (size_t)D * sizeof(float));
-        } else if (i >= q_len || kv_len == 0) {
-            /* padding rows (unspecified) and empty key sequences (002
-             * 入参为空的处理; RELEASED): zeros, lse +inf. */
-            store_zero(p, b, n, i);
-        } else if (w.l[r] == 0.0f) {
-            if (correct) /* row-invalid correction: 0, lse +inf */
-                store_zero(p, b, n, i);
-            else
-                degenerate_mean(p, b, n, i, kv_len, w.tmp);
-        } else {
-            kern->store(p->dt, w.acc + r * Dp, (double)w.l[r],
-                        out_row(p, b, n, i), D);
-            store_lse(p, b, n, i, (double)w.m[r] + log((double)w.l[r]));
-        }
-    }
+    task_store(p, kern, &k, &w, partials);
 }
 
 void fast_merge_splits(const fast_plan *p, float *partials, void *scr)

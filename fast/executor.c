@@ -1,9 +1,8 @@
 /* The executor: a validated plan plus its per-batch lengths, the workspace
- * contract, and phase two (run, destroy). */
-#include <stdio.h>
+ * contract (phase two's checks; api.c is the entry that runs it), destroy,
+ * and the final rounding to fp16 / bf16. */
 #include <stdlib.h>
 #include "fast_internal.h"
-
 
 void fast_plan_finish(fast_plan *p)
 {
@@ -28,14 +27,14 @@ void fast_plan_finish(fast_plan *p)
 fia_status fast_executor_create(const fast_plan *plan,
                                 const fia_int_array *asl,
                                 const fia_int_array *aslkv,
-                                fast_executor **out)
+                                fast_executor **out, fia_error *err)
 {
     /* B <= 65536 was checked, so this is at most 1 MiB. */
     int64_t B = plan->empty ? 0 : plan->B;
     size_t bytes = sizeof(fast_executor) + (size_t)(2 * B) * sizeof(int64_t);
     fast_executor *ex = malloc(bytes);
     if (ex == NULL)
-        return fast_fail(FIA_ERR_NOMEM, "NOMEM",
+        return fast_fail(err, FIA_ERR_NOMEM, "NOMEM",
                          "cannot allocate an executor of %zu bytes", bytes);
     ex->magic = FAST_EXECUTOR_MAGIC;
     ex->plan = *plan;
@@ -61,48 +60,39 @@ void fastExecutorDestroy(fast_executor *executor)
     free(executor);
 }
 
-/* Phase two.  The executor is consumed on every path (also on errors), as
- * aclnn does: the caller never frees it after this call. */
-fia_status fastFusedInferAttentionScoreV2(void *workspace,
-                                          uint64_t workspaceSize,
-                                          fast_executor *executor,
-                                          void *stream)
+/* Phase two's checks, before anything runs (api.c's
+ * fastFusedInferAttentionScoreV2 consumes the executor on every path). */
+fia_status fast_executor_check_run(const fast_executor *ex,
+                                   const void *workspace,
+                                   uint64_t workspace_size, fia_error *err)
 {
-    (void)stream;
-    fast_clear_error();
     /* RELEASED "Return codes": null executor 161001. */
-    if (executor == NULL)
-        return fast_fail(FIA_ERR_PARAM_NULLPTR, "R_EXECUTOR",
+    if (ex == NULL)
+        return fast_fail(err, FIA_ERR_PARAM_NULLPTR, "R_EXECUTOR",
                          "executor is a nullptr");
-    const fast_plan *p = &executor->plan;
-    fia_status st = FIA_OK;
-    if (p->workspace_size > 0 && workspace == NULL) {
+    const fast_plan *p = &ex->plan;
+    if (p->workspace_size > 0 && workspace == NULL)
         /* RELEASED: workspace null with size > 0 -> 161001. */
-        st = fast_fail(FIA_ERR_PARAM_NULLPTR, "R_WORKSPACE_NULL",
-                       "workspace is NULL but %llu bytes are required",
-                       (unsigned long long)p->workspace_size);
-    } else if (workspaceSize < p->workspace_size) {
+        return fast_fail(err, FIA_ERR_PARAM_NULLPTR, "R_WORKSPACE_NULL",
+                         "workspace is NULL but %llu bytes are required",
+                         (unsigned long long)p->workspace_size);
+    if (workspace_size < p->workspace_size)
         /* RELEASED: workspace smaller than required -> 161002. */
-        st = fast_fail(FIA_ERR_PARAM_INVALID, "R_WORKSPACE_SIZE",
-                       "workspace of %llu bytes < %llu required",
-                       (unsigned long long)workspaceSize,
-                       (unsigned long long)p->workspace_size);
-    } else if (!p->empty &&
-               ((p->q == NULL && p->q_numel > 0) ||
-                (p->k == NULL && p->kv_numel > 0) ||
-                (p->v == NULL && p->kv_numel > 0) ||
-                (p->out == NULL && p->out_numel > 0) ||
-                (p->mask_given && p->mask == NULL && p->sparse_mode < 2) ||
-                (p->lse == NULL && p->lse_numel > 0))) {
+        return fast_fail(err, FIA_ERR_PARAM_INVALID, "R_WORKSPACE_SIZE",
+                         "workspace of %llu bytes < %llu required",
+                         (unsigned long long)workspace_size,
+                         (unsigned long long)p->workspace_size);
+    if (!p->empty &&
+        ((p->q == NULL && p->q_numel > 0) ||
+         (p->k == NULL && p->kv_numel > 0) ||
+         (p->v == NULL && p->kv_numel > 0) ||
+         (p->out == NULL && p->out_numel > 0) ||
+         (p->mask_given && p->mask == NULL && p->sparse_mode < 2) ||
+         (p->lse == NULL && p->lse_numel > 0)))
         /* Status-only runs carry no data; running one is a runtime error. */
-        st = fast_fail(FIA_ERR_RUNTIME_ERROR, "R_NO_DATA",
-                       "a tensor needed by phase two has no data");
-    } else if (!p->empty) {
-        uintptr_t w = ((uintptr_t)workspace + 63u) & ~(uintptr_t)63u;
-        fast_attention_run(p, (void *)w);
-    }
-    fastExecutorDestroy(executor);
-    return st;
+        return fast_fail(err, FIA_ERR_RUNTIME_ERROR, "R_NO_DATA",
+                         "a tensor needed by phase two has no data");
+    return FIA_OK;
 }
 
 /* ---- final rounding -------------------------------------------------------- */

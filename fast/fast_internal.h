@@ -1,6 +1,6 @@
-/* fast/ internals: the plan that phase one (validate.c) builds and phase two
- * (executor.c, schedule.c, attention.c) runs, the thread-local status
- * helpers, the narrow-float conversions fast/ uses in its inner loops, and
+/* fast/ internals: the plan that phase one (validate.c and its checks,
+ * validate.h) builds and phase two (executor.c, schedule.c, attention.c)
+ * runs, the narrow-float conversions fast/ uses in its inner loops, and
  * the micro-kernel tables (kernel_scalar.c, kernel_avx2.c, kernel_avx512.c)
  * chosen at run time (dispatch.c).
  *
@@ -13,6 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
+#include "fia/error.h"
 #include "fia/fast.h"
 
 /* ---- layouts ---------------------------------------------------------- */
@@ -99,49 +100,30 @@ struct fast_executor {
 };
 #define FAST_EXECUTOR_MAGIC 0xFA57E8ECu
 
-/* ---- status helpers (api.c) ---------------------------------------- */
-/* Records "check: message" as the thread's last error and returns st. */
-fia_status fast_fail(fia_status st, const char *check, const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 3, 4)))
-#endif
-    ;
-/* The code of a semantic rejection under the thread's profile. */
-fia_status fast_semantic_code(void);
-void fast_clear_error(void);
-
-/* ---- validation (validate.c) ------------------------------------------- */
-/* The GetWorkspaceSize arguments, after the nullptr layer (api.c). */
-typedef struct fast_args {
-    const fia_tensor *query;
-    const fia_tensor_list *key, *value;
-    const fia_tensor *pse, *mask;
-    const fia_int_array *asl, *aslkv;
-    const fia_tensor *opt[16]; /* quantization, paging, padding, prefix */
-    const char *opt_name[16];
-    const fia_int_array *prefix_len;
-    int64_t num_heads;
-    double scale;
-    int64_t pre, next;
-    const char *layout;
-    int64_t num_kv_heads, sparse_mode, inner_precise;
-    bool lse_flag;
-    const fia_tensor *out, *lse;
-} fast_args;
-
-/* Layers 2-4 (dtype, not modeled, semantic); fills the shape part of p. */
-fia_status fast_validate(const fast_args *a, fast_plan *p);
+/* ---- errors ------------------------------------------------------------- */
+/* A lower layer returns its status and fills an fia_error with
+ * "<check id>: message" (the check ids start fastLastError()); only the
+ * entry (api.c) records it as the thread's last error.  Fills *err (may be
+ * NULL) with st and that message; returns st.  (validate.c) */
+fia_status fast_fail(fia_error *err, fia_status st, const char *check,
+                     const char *fmt, ...) FIA_PRINTF(4, 5);
 
 /* ---- executor (executor.c) -------------------------------------------- */
 /* Fills the layout strides and the workspace size of a validated plan. */
 void fast_plan_finish(fast_plan *plan);
 /* Allocates an executor for a validated, finished plan: copies the plan and
  * expands the (validated) length arrays into q_len / kv_len per batch; asl
- * NULL means Q_S for every batch, aslkv NULL means KV_S. */
+ * NULL means Q_S for every batch, aslkv NULL means KV_S.  FIA_ERR_NOMEM
+ * ("NOMEM: ...") when the allocation fails. */
 fia_status fast_executor_create(const fast_plan *plan,
                                 const fia_int_array *asl,
                                 const fia_int_array *aslkv,
-                                fast_executor **out);
+                                fast_executor **out, fia_error *err);
+/* Phase two's checks of a run (RELEASED "Return codes"): the workspace and
+ * the data of the tensors; "<check id>: message" in *err on failure. */
+fia_status fast_executor_check_run(const fast_executor *ex,
+                                   const void *workspace,
+                                   uint64_t workspace_size, fia_error *err);
 
 /* ---- attention (attention.c, schedule.c) ------------------------------- */
 /* Fills the schedule fields of a validated plan (after the strides). */

@@ -6,7 +6,9 @@
 #include <stdlib.h>
 #include <time.h>
 #include "check.h"
+#include "fast/validate.h"
 #include "fia/fast.h"
+#include "fia/feature.h"
 
 typedef struct api {
     fia_tensor q, k, v, k2, out, lse, mask, pse, opt[16];
@@ -384,6 +386,139 @@ static void cheap_rejects(void)
     CHECK_MSG(dt < 0.05, "absurd shapes took %.3f s", dt);
 }
 
+/* The check table and the feature list cannot drift: every row names a
+ * feature of include/fia/feature.h, every feature has a row, the layers
+ * come in order, and each feature fast/ does not model has a refusal. */
+static void check_table(void)
+{
+    bool has_row[FIA_FEATURE_COUNT] = {false}, refused[FIA_FEATURE_COUNT] = {false};
+    CHECK(fast_check_count > 0);
+    for (size_t i = 0; i < fast_check_count; i++) {
+        const fast_check *c = &fast_checks[i];
+        int f = fia_feature_from_name(c->feature);
+        CHECK_MSG(f >= 0, "row %zu names an unknown feature \"%s\"", i,
+                  c->feature ? c->feature : "(null)");
+        CHECK_MSG(c->run != NULL, "row %zu (%s) has no check", i, c->feature);
+        CHECK_MSG(c->layer >= FAST_LAYER_DTYPE && c->layer <= FAST_LAYER_SEMANTIC,
+                  "row %zu (%s): layer %d", i, c->feature, (int)c->layer);
+        if (i > 0)
+            CHECK_MSG(fast_checks[i - 1].layer <= c->layer,
+                      "row %zu (%s): layer %d after layer %d", i, c->feature,
+                      (int)c->layer, (int)fast_checks[i - 1].layer);
+        if (f >= 0) {
+            has_row[f] = true;
+            if (c->layer == FAST_LAYER_NOT_MODELED)
+                refused[f] = true;
+        }
+    }
+    for (int f = 0; f < FIA_FEATURE_COUNT; f++) {
+        CHECK_MSG(has_row[f], "feature %s has no row in fast/'s check table",
+                  fia_feature_name((fia_feature)f));
+        if (strstr(fia_feature_summary((fia_feature)f), "not modeled yet"))
+            CHECK_MSG(refused[f], "feature %s is not modeled but has no "
+                      "refusal row", fia_feature_name((fia_feature)f));
+    }
+}
+
+/* A not-modeled input is refused by its own feature's row, and only by
+ * it: every layer-3 row is run on arguments that are valid but for that
+ * input. */
+typedef struct refusal {
+    const char *feature, *msg; /* the row that must refuse, its message */
+} refusal;
+
+static void expect_refusal(const fast_args *a, refusal want, int line)
+{
+    int fired = 0;
+    for (size_t i = 0; i < fast_check_count; i++) {
+        const fast_check *c = &fast_checks[i];
+        if (c->layer != FAST_LAYER_NOT_MODELED)
+            continue;
+        fast_plan p;
+        memset(&p, 0, sizeof p);
+        fia_error err;
+        fia_error_clear(&err);
+        fia_status st = c->run(a, &p, &err);
+        if (st == FIA_OK)
+            continue;
+        fired++;
+        CHECK_MSG(st == FIA_ERR_NOT_MODELED, "line %d: row %s: status %d",
+                  line, c->feature, st);
+        CHECK_MSG(strcmp(c->feature, want.feature) == 0,
+                  "line %d: refused by %s, not %s (%s)", line, c->feature,
+                  want.feature, err.msg);
+        CHECK_MSG(strncmp(err.msg, want.msg, strlen(want.msg)) == 0,
+                  "line %d: \"%s\" does not start with \"%s\"", line, err.msg,
+                  want.msg);
+    }
+    CHECK_MSG(fired == 1, "line %d: %d rows refused (want 1: %s)", line,
+              fired, want.feature);
+}
+
+static void own_refusals(void)
+{
+    fia_tensor q = t3(FIA_DT_FP16, 2, 16, 64), kv = t3(FIA_DT_FP16, 2, 32, 64);
+    fia_tensor out = q, t = t2(FIA_DT_FP32, 1, 1);
+    fia_tensor pse = t4(FIA_DT_FP16, 2, 4, 16, 32);
+    const fia_tensor *kp[2] = {&kv, &kv};
+    fia_tensor_list kl = {1, kp};
+    fia_int_array prefix = {1, vals};
+    const fast_args ok = {.profile = FIA_PROFILE_DOC, .query = &q, .key = &kl,
+                          .value = &kl, .num_heads = 4, .layout = "BSH",
+                          .inner_precise = 1, .out = &out};
+    static const char *const feature[FAST_OPT_COUNT] = {
+        [FAST_OPT_DEQUANT_SCALE1] = "quant", [FAST_OPT_QUANT_SCALE1] = "quant",
+        [FAST_OPT_DEQUANT_SCALE2] = "quant", [FAST_OPT_QUANT_SCALE2] = "quant",
+        [FAST_OPT_QUANT_OFFSET2] = "quant",
+        [FAST_OPT_ANTIQUANT_SCALE] = "antiquant",
+        [FAST_OPT_ANTIQUANT_OFFSET] = "antiquant",
+        [FAST_OPT_BLOCK_TABLE] = "paged",
+        [FAST_OPT_QUERY_PADDING_SIZE] = "padding",
+        [FAST_OPT_KV_PADDING_SIZE] = "padding",
+        [FAST_OPT_KEY_ANTIQUANT_SCALE] = "antiquant",
+        [FAST_OPT_KEY_ANTIQUANT_OFFSET] = "antiquant",
+        [FAST_OPT_VALUE_ANTIQUANT_SCALE] = "antiquant",
+        [FAST_OPT_VALUE_ANTIQUANT_OFFSET] = "antiquant",
+        [FAST_OPT_KEY_SHARED_PREFIX] = "prefix",
+        [FAST_OPT_VALUE_SHARED_PREFIX] = "prefix"};
+    for (int o = 0; o < FAST_OPT_COUNT; o++) {
+        fast_args a = ok;
+        a.opt[o] = &t;
+        char msg[64];
+        snprintf(msg, sizeof msg, "M_OPTIONAL: %s ",
+                 fast_optional_name((fast_optional)o));
+        CHECK_MSG(feature[o] != NULL, "optional input %d has no feature", o);
+        if (feature[o] != NULL)
+            expect_refusal(&a, (refusal){feature[o], msg}, __LINE__);
+    }
+    fast_args a = ok;
+    a.prefix_len = &prefix;
+    expect_refusal(&a, (refusal){"prefix", "M_OPTIONAL: actual_shared_prefix_len"},
+                   __LINE__);
+    a = ok, a.pse = &pse;
+    expect_refusal(&a, (refusal){"pse", "M_PSE"}, __LINE__);
+    fia_tensor_list two = {2, kp};
+    a = ok, a.key = a.value = &two;
+    expect_refusal(&a, (refusal){"tensor_list", "M_TENSORLIST"}, __LINE__);
+    fia_tensor q8 = q, kv4 = kv, out8 = out;
+    q8.dtype = FIA_DT_INT8, kv4.dtype = FIA_DT_INT4, out8.dtype = FIA_DT_INT8;
+    a = ok, a.query = &q8;
+    expect_refusal(&a, (refusal){"int_inputs", "M_QUANT: int8 query"}, __LINE__);
+    const fia_tensor *kp4[1] = {&kv4};
+    fia_tensor_list kl4 = {1, kp4};
+    a = ok, a.key = &kl4;
+    expect_refusal(&a, (refusal){"int_inputs", "M_QUANT: key dtype int4"},
+                   __LINE__);
+    a = ok, a.out = &out8;
+    expect_refusal(&a, (refusal){"int8_output", "M_QUANT: int8 attention_out"},
+                   __LINE__);
+    a = ok, a.layout = "TND";
+    expect_refusal(&a, (refusal){"layout_v2", "M_LAYOUT"}, __LINE__);
+    /* and through the entry: the block_table's refusal, with its id */
+    CASE("M_OPTIONAL: block_table", K_NOTMOD, a.has_opt[7] = true,
+         a.opt[7] = t2(FIA_DT_INT32, 2, 4));
+}
+
 static void *other_thread(void *arg)
 {
     (void)arg;
@@ -404,5 +539,7 @@ int main(void)
     modes();
     lengths();
     cheap_rejects();
+    check_table();
+    own_refusals();
     return check_summary();
 }

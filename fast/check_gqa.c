@@ -1,0 +1,24 @@
+/* gqa: num_key_value_heads and the query-to-KV head map (query head n
+ * reads KV head n / group). */
+#include "validate.h"
+
+/* Layer 4.  002 numKeyValueHeads.  Fills KV_N and group. */
+fia_status fast_check_gqa(const fast_args *a, fast_plan *p, fia_error *err)
+{
+    if (a->num_kv_heads < 0)
+        FAST_REJECT("S_KV_HEADS", "num_key_value_heads %lld is negative",
+                    (long long)a->num_kv_heads);
+    /* RELEASED: 0 means num_heads. */
+    p->KV_N = a->num_kv_heads == 0 ? p->N : a->num_kv_heads;
+    if (p->KV_N > p->N || p->N % p->KV_N != 0)
+        FAST_REJECT("S_KV_HEADS", "num_heads %lld not a multiple of "
+                    "num_key_value_heads %lld", (long long)p->N,
+                    (long long)p->KV_N);
+    p->group = p->N / p->KV_N;
+    /* 002: ratio <= 64.  RELEASED: accepted on the fp16/bf16 non-quantized
+     * path (the only path fast/ models), so only the DOC profile rejects. */
+    if (p->group > 64 && a->profile == FIA_PROFILE_DOC)
+        FAST_REJECT("S_GQA_RATIO", "num_heads / num_key_value_heads = %lld "
+                    "> 64", (long long)p->group);
+    return FIA_OK;
+}

@@ -1,0 +1,153 @@
+/* layout: the four 002 layouts (BSH, BSND, BNSD, BNSD_BSND), the shapes
+ * of query, key and value under them, B, S, N, D, H and their limits. */
+#include "validate.h"
+
+/* Layer 4.  002 inputLayout; the ranks of query, key and value under it
+ * and key and value of one shape.  Fills layout, B, Q_S and the data. */
+fia_status fast_check_layout_shapes(const fast_args *a, fast_plan *p,
+                                    fia_error *err)
+{
+    const fia_tensor *q = a->query;
+    const fia_tensor *k = a->key->tensors[0], *v = a->value->tensors[0];
+    int64_t qn, kn, vn;
+    if (a->layout == NULL)
+        FAST_REJECT("S_LAYOUT", "input_layout is a nullptr");
+    if (strcmp(a->layout, "BSH") == 0) p->layout = FAST_LAYOUT_BSH;
+    else if (strcmp(a->layout, "BSND") == 0) p->layout = FAST_LAYOUT_BSND;
+    else if (strcmp(a->layout, "BNSD") == 0) p->layout = FAST_LAYOUT_BNSD;
+    else if (strcmp(a->layout, "BNSD_BSND") == 0) p->layout = FAST_LAYOUT_BNSD_BSND;
+    else FAST_REJECT("S_LAYOUT", "input_layout \"%.32s\" not in {BSH, BSND, "
+                     "BNSD, BNSD_BSND}", a->layout);
+    int rank = p->layout == FAST_LAYOUT_BSH ? 3 : 4;
+    if (q->ndim != rank || !fast_shape_numel(q, &qn))
+        FAST_REJECT("S_QUERY_SHAPE", "query must be a valid rank-%d tensor "
+                    "for %s", rank, a->layout);
+    p->B = q->shape[0];
+    p->Q_S = p->layout == FAST_LAYOUT_BSH || p->layout == FAST_LAYOUT_BSND
+                 ? q->shape[1] : q->shape[2];
+    if (k->ndim != rank || !fast_shape_numel(k, &kn) || v->ndim != rank ||
+        !fast_shape_numel(v, &vn))
+        FAST_REJECT("S_KV_SHAPE", "key/value must be valid rank-%d tensors "
+                    "for %s", rank, a->layout);
+    /* 002 约束说明: key and value shapes identical. */
+    if (!fast_same_shape(k, v))
+        FAST_REJECT("S_KV_SHAPE", "key and value shapes differ");
+    p->q_numel = qn;
+    p->kv_numel = kn;
+    p->q = q->data;
+    p->k = k->data;
+    p->v = v->data;
+    return FIA_OK;
+}
+
+/* Layer 4.  002 numHeads: N from the query's layout, and D. */
+fia_status fast_check_layout_heads(const fast_args *a, fast_plan *p,
+                                   fia_error *err)
+{
+    const fia_tensor *q = a->query;
+    if (a->num_heads <= 0)
+        FAST_REJECT("S_NUM_HEADS", "num_heads %lld must be positive",
+                    (long long)a->num_heads);
+    p->N = a->num_heads;
+    switch (p->layout) {
+    case FAST_LAYOUT_BSH:
+        if (q->shape[2] % p->N != 0)
+            FAST_REJECT("S_NUM_HEADS", "query H %lld not divisible by "
+                        "num_heads %lld", (long long)q->shape[2],
+                        (long long)p->N);
+        p->D = q->shape[2] / p->N;
+        break;
+    case FAST_LAYOUT_BSND:
+        if (q->shape[2] != p->N)
+            FAST_REJECT("S_NUM_HEADS", "query N %lld != num_heads %lld",
+                        (long long)q->shape[2], (long long)p->N);
+        p->D = q->shape[3];
+        break;
+    default:
+        if (q->shape[1] != p->N)
+            FAST_REJECT("S_NUM_HEADS", "query N %lld != num_heads %lld",
+                        (long long)q->shape[1], (long long)p->N);
+        p->D = q->shape[3];
+        break;
+    }
+    return FIA_OK;
+}
+
+/* Layer 4.  The key's batch, KV heads (KV_N from check_gqa.c), KV_S and
+ * head dim under the layout. */
+fia_status fast_check_layout_kv(const fast_args *a, fast_plan *p,
+                                fia_error *err)
+{
+    const fia_tensor *k = a->key->tensors[0];
+    if (k->shape[0] != p->B)
+        FAST_REJECT("S_KV_SHAPE", "key batch %lld != query batch %lld",
+                    (long long)k->shape[0], (long long)p->B);
+    int64_t kv_d;
+    switch (p->layout) {
+    case FAST_LAYOUT_BSH:
+        if (k->shape[2] % p->KV_N != 0)
+            FAST_REJECT("S_KV_HEADS", "key H %lld not divisible by "
+                        "num_key_value_heads %lld", (long long)k->shape[2],
+                        (long long)p->KV_N);
+        p->KV_S = k->shape[1];
+        kv_d = k->shape[2] / p->KV_N;
+        break;
+    case FAST_LAYOUT_BSND:
+        if (k->shape[2] != p->KV_N)
+            FAST_REJECT("S_KV_HEADS", "key N %lld != num_key_value_heads %lld",
+                        (long long)k->shape[2], (long long)p->KV_N);
+        p->KV_S = k->shape[1];
+        kv_d = k->shape[3];
+        break;
+    default:
+        if (k->shape[1] != p->KV_N)
+            FAST_REJECT("S_KV_HEADS", "key N %lld != num_key_value_heads %lld",
+                        (long long)k->shape[1], (long long)p->KV_N);
+        p->KV_S = k->shape[2];
+        kv_d = k->shape[3];
+        break;
+    }
+    if (kv_d != p->D)
+        FAST_REJECT("S_KV_D", "key/value head dim %lld != query head dim %lld",
+                    (long long)kv_d, (long long)p->D);
+    return FIA_OK;
+}
+
+/* Layer 4.  002 约束说明 (Q_S>1 and Q_S=1): B <= 65536, N <= 256,
+ * D <= 512.  (000 says B <= 65535 for Q_S > 1; 002, the C API, wins.) */
+fia_status fast_check_layout_limits(const fast_args *a, fast_plan *p,
+                                    fia_error *err)
+{
+    if (p->B > 65536)
+        FAST_REJECT("S_B_MAX", "batch %lld > 65536", (long long)p->B);
+    if (p->N > 256)
+        FAST_REJECT("S_N_MAX", "num_heads %lld > 256", (long long)p->N);
+    if (p->D > 512)
+        FAST_REJECT("S_D_MAX", "head dim %lld > 512", (long long)p->D);
+    if (p->Q_S > 1) {
+        /* 002 约束说明 Q_S>1: N*D < 65535 for BSH/BSND. */
+        if ((p->layout == FAST_LAYOUT_BSH || p->layout == FAST_LAYOUT_BSND) &&
+            p->N * p->D >= 65535)
+            FAST_REJECT("S_ND_MAX", "N*D = %lld must be < 65535 for %s",
+                        (long long)(p->N * p->D), a->layout);
+        /* 002 约束说明 Q_S>1: fp16/bf16 need D % 16 == 0 (RELEASED: Q_S = 1
+         * accepts any D).  This also makes the "B <= 128 when D is not
+         * aligned" rule unreachable. */
+        if (p->D % 16 != 0)
+            FAST_REJECT("S_D_ALIGN", "head dim %lld not 16-aligned (Q_S > 1)",
+                        (long long)p->D);
+        /* 002 约束说明 Q_S>1: S <= 20971520. */
+        if (p->Q_S > 20971520 || p->KV_S > 20971520)
+            FAST_REJECT("S_S_MAX", "Q_S %lld / KV_S %lld above 20971520",
+                        (long long)p->Q_S, (long long)p->KV_S);
+    } else if (p->layout == FAST_LAYOUT_BNSD_BSND) {
+        /* 002 inputLayout: BNSD_BSND only with Q_S > 1. */
+        FAST_REJECT("S_LAYOUT_QS1", "BNSD_BSND needs Q_S > 1");
+    } else if (p->KV_S > 262144) {
+        /* 001 and 003 (Q_S = 1 constraints): KV_S <= 262144; 002 is
+         * silent.  Found by fiacheck's corpus against the rule table. */
+        FAST_REJECT("S_KV_S_MAX_QS1", "KV_S %lld above 262144 (Q_S = 1)",
+                    (long long)p->KV_S);
+    }
+    return FIA_OK;
+}

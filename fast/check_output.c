@@ -1,0 +1,42 @@
+/* output: attention_out's presence (api.c's layer 1), dtype and shape. */
+#include "validate.h"
+
+/* Layer 2.  REG_OP: fp16, int8, bf16 (int8 refused as not modeled in
+ * check_int8_output.c). */
+fia_status fast_check_output_dtypes(const fast_args *a, fast_plan *p,
+                                    fia_error *err)
+{
+    (void)p;
+    fia_dtype od = a->out->dtype;
+    if (!fast_dtype_in(od, FAST_DTYPES(FIA_DT_FP16, FIA_DT_INT8, FIA_DT_BF16)))
+        FAST_BADTYPE("T_OUT", "attention_out dtype %s not in {fp16, int8, "
+                     "bf16}", fast_dtype_name(od));
+    return FIA_OK;
+}
+
+/* Layer 4.  002 attentionOut: the query's dtype, and the query's shape
+ * ([B, Q_S, N, D] for BNSD_BSND).  Fills out and out_numel. */
+fia_status fast_check_output(const fast_args *a, fast_plan *p, fia_error *err)
+{
+    const fia_tensor *q = a->query, *out = a->out;
+    int64_t on;
+    if (out->dtype != q->dtype)
+        FAST_REJECT("S_OUT_DTYPE", "attention_out dtype %s != query dtype %s",
+                    fast_dtype_name(out->dtype), fast_dtype_name(q->dtype));
+    bool shape_ok;
+    if (p->layout == FAST_LAYOUT_BNSD_BSND)
+        shape_ok = out->ndim == 4 && out->shape[0] == p->B &&
+                   out->shape[1] == p->Q_S && out->shape[2] == p->N &&
+                   out->shape[3] == p->D;
+    else
+        shape_ok = fast_same_shape(out, q);
+    if (!shape_ok)
+        FAST_REJECT("S_OUT_SHAPE", "attention_out shape does not match %s",
+                    p->layout == FAST_LAYOUT_BNSD_BSND ? "[B, Q_S, N, D]"
+                                                       : "the query shape");
+    if (!fast_shape_numel(out, &on))
+        FAST_REJECT("S_OUT_SHAPE", "attention_out shape is invalid");
+    p->out_numel = on;
+    p->out = out->data;
+    return FIA_OK;
+}

@@ -1,0 +1,191 @@
+/* fast/'s phase one as a list: the GetWorkspaceSize arguments (after the
+ * nullptr layer of api.c), the table of per-feature checks validate.c walks,
+ * and the helpers the checks share.
+ *
+ * A check is one function of one feature (fast/check_<feature>.c, the names
+ * of include/fia/feature.h) in one layer.  It reads the arguments and the
+ * plan the rows before it filled, fills its own part of the plan, and on a
+ * violation returns the status with "<check id>: message" in *err; api.c
+ * records that message as the thread's last error.  Checks never touch the
+ * thread-local state themselves. */
+#ifndef FIA_FAST_VALIDATE_H
+#define FIA_FAST_VALIDATE_H
+
+#include <stddef.h>
+#include "fast_internal.h"
+#include "fia/error.h"
+
+/* ---- the optional tensor inputs ---------------------------------------- */
+/* In REG_OP order (the order of the GetWorkspaceSize parameters), with the
+ * names the messages use.  A feature adding a tensor input adds one line. */
+#define FAST_OPTIONAL_LIST(X)                                                \
+    X(DEQUANT_SCALE1, "dequant_scale1")                                      \
+    X(QUANT_SCALE1, "quant_scale1")                                          \
+    X(DEQUANT_SCALE2, "dequant_scale2")                                      \
+    X(QUANT_SCALE2, "quant_scale2")                                          \
+    X(QUANT_OFFSET2, "quant_offset2")                                        \
+    X(ANTIQUANT_SCALE, "antiquant_scale")                                    \
+    X(ANTIQUANT_OFFSET, "antiquant_offset")                                  \
+    X(BLOCK_TABLE, "block_table")                                            \
+    X(QUERY_PADDING_SIZE, "query_padding_size")                              \
+    X(KV_PADDING_SIZE, "kv_padding_size")                                    \
+    X(KEY_ANTIQUANT_SCALE, "key_antiquant_scale")                            \
+    X(KEY_ANTIQUANT_OFFSET, "key_antiquant_offset")                          \
+    X(VALUE_ANTIQUANT_SCALE, "value_antiquant_scale")                        \
+    X(VALUE_ANTIQUANT_OFFSET, "value_antiquant_offset")                      \
+    X(KEY_SHARED_PREFIX, "key_shared_prefix")                                \
+    X(VALUE_SHARED_PREFIX, "value_shared_prefix")
+
+typedef enum fast_optional {
+#define FAST_OPTIONAL_ENUM(id, name) FAST_OPT_##id,
+    FAST_OPTIONAL_LIST(FAST_OPTIONAL_ENUM)
+#undef FAST_OPTIONAL_ENUM
+    FAST_OPT_COUNT
+} fast_optional;
+
+/* "dequant_scale1", ...; "?" out of range. */
+const char *fast_optional_name(fast_optional o);
+
+/* ---- the arguments ------------------------------------------------------- */
+/* The GetWorkspaceSize arguments, after the nullptr layer (api.c). */
+typedef struct fast_args {
+    fia_profile profile; /* the thread's status profile (api.c) */
+    const fia_tensor *query;
+    const fia_tensor_list *key, *value;
+    const fia_tensor *pse, *mask;
+    const fia_int_array *asl, *aslkv;
+    const fia_tensor *opt[FAST_OPT_COUNT]; /* NULL when not passed */
+    const fia_int_array *prefix_len;
+    int64_t num_heads;
+    double scale;
+    int64_t pre, next;
+    const char *layout;
+    int64_t num_kv_heads, sparse_mode, inner_precise;
+    bool lse_flag;
+    const fia_tensor *out, *lse;
+} fast_args;
+
+/* ---- the check table ----------------------------------------------------- */
+/* Layers, checked in this order; the lowest layer wins (validate.c).  Layer
+ * 1, the nullptrs, is api.c's: fast_args holds no nullptr to check. */
+typedef enum fast_layer {
+    FAST_LAYER_DTYPE = 2,       /* registered dtype lists -> 161002 */
+    FAST_LAYER_NOT_MODELED = 3, /* -> FIA_ERR_NOT_MODELED */
+    FAST_LAYER_SEMANTIC = 4     /* -> 161002 (DOC) or 561002 (CANN) */
+} fast_layer;
+
+typedef fia_status (*fast_check_fn)(const fast_args *a, fast_plan *p,
+                                    fia_error *err);
+
+typedef struct fast_check {
+    const char *feature; /* a name of include/fia/feature.h */
+    fast_layer layer;
+    fast_check_fn run;
+} fast_check;
+
+/* The table, in the order the checks run (validate.c). */
+extern const fast_check fast_checks[];
+extern const size_t fast_check_count;
+
+/* Walks the table; fills the shape part of p.  On failure *err holds
+ * "<check id>: message". */
+fia_status fast_validate(const fast_args *a, fast_plan *p, fia_error *err);
+
+/* ---- helpers for the checks (validate.c) --------------------------------- */
+/* The code of a semantic rejection under a status profile. */
+static inline fia_status fast_semantic_code(fia_profile profile)
+{
+    return profile == FIA_PROFILE_CANN ? FIA_ERR_INNER_TILING_ERROR
+                                       : FIA_ERR_PARAM_INVALID;
+}
+
+/* Inside a check (a and err in scope): return the failure of each layer. */
+#define FAST_BADTYPE(id, ...)                                                \
+    return fast_fail(err, FIA_ERR_PARAM_INVALID, id, __VA_ARGS__)
+#define FAST_NOTMOD(id, ...)                                                 \
+    return fast_fail(err, FIA_ERR_NOT_MODELED, id, __VA_ARGS__)
+#define FAST_REJECT(id, ...)                                                 \
+    return fast_fail(err, fast_semantic_code(a->profile), id, __VA_ARGS__)
+
+/* Product of the dims; false when the rank is out of range, a dim is
+ * negative or the product overflows int64. */
+bool fast_shape_numel(const fia_tensor *t, int64_t *out);
+/* Empty (numel 0) optional tensors count as absent where RELEASED says so. */
+bool fast_present(const fia_tensor *t);
+bool fast_same_shape(const fia_tensor *a, const fia_tensor *b);
+bool fast_dtype_in(fia_dtype dt, const fia_dtype *list, size_t n);
+/* "fp16", ...; "?" out of range. */
+const char *fast_dtype_name(fia_dtype dt);
+
+/* fast_dtype_in(dt, FAST_DTYPES(FIA_DT_FP16, FIA_DT_BF16)) */
+#define FAST_DTYPES(...) ((const fia_dtype[]){__VA_ARGS__}), \
+    (sizeof((const fia_dtype[]){__VA_ARGS__}) / sizeof(fia_dtype))
+
+/* An optional tensor input of a feature and its registered dtypes. */
+typedef struct fast_opt_input {
+    fast_optional input;
+    int ndtypes;
+    fia_dtype dtypes[3];
+} fast_opt_input;
+/* Layer 2 for a feature's optional inputs, in the order given: T_OPTIONAL
+ * for the first one passed with a dtype outside its list. */
+fia_status fast_check_opt_dtypes(const fast_args *a, const fast_opt_input *in,
+                                 size_t n, fia_error *err);
+/* Layer 3 for a feature fast/ does not model yet: M_OPTIONAL for the first
+ * of its optional inputs passed at all (even empty). */
+fia_status fast_refuse_opt(const fast_args *a, const fast_opt_input *in,
+                           size_t n, fia_error *err);
+
+/* ---- the rows, one file per feature (check_<feature>.c) ------------------ */
+/* tensors */
+fia_status fast_check_tensors_dtypes(const fast_args *, fast_plan *, fia_error *);
+fia_status fast_check_tensors_lists(const fast_args *, fast_plan *, fia_error *);
+fia_status fast_check_tensors_empty(const fast_args *, fast_plan *, fia_error *);
+fia_status fast_check_tensors_kv_dtype(const fast_args *, fast_plan *, fia_error *);
+/* layout */
+fia_status fast_check_layout_shapes(const fast_args *, fast_plan *, fia_error *);
+fia_status fast_check_layout_heads(const fast_args *, fast_plan *, fia_error *);
+fia_status fast_check_layout_kv(const fast_args *, fast_plan *, fia_error *);
+fia_status fast_check_layout_limits(const fast_args *, fast_plan *, fia_error *);
+/* gqa */
+fia_status fast_check_gqa(const fast_args *, fast_plan *, fia_error *);
+/* mask */
+fia_status fast_check_mask_dtypes(const fast_args *, fast_plan *, fia_error *);
+fia_status fast_check_mask(const fast_args *, fast_plan *, fia_error *);
+/* sparse */
+fia_status fast_check_sparse(const fast_args *, fast_plan *, fia_error *);
+/* seqlen */
+fia_status fast_check_seqlen(const fast_args *, fast_plan *, fia_error *);
+/* lse */
+fia_status fast_check_lse_dtypes(const fast_args *, fast_plan *, fia_error *);
+fia_status fast_check_lse(const fast_args *, fast_plan *, fia_error *);
+/* precise */
+fia_status fast_check_precise(const fast_args *, fast_plan *, fia_error *);
+/* output */
+fia_status fast_check_output_dtypes(const fast_args *, fast_plan *, fia_error *);
+fia_status fast_check_output(const fast_args *, fast_plan *, fia_error *);
+/* scale */
+fia_status fast_check_scale(const fast_args *, fast_plan *, fia_error *);
+/* not modeled yet: the registered dtypes of their inputs, their refusal */
+fia_status fast_check_pse_dtypes(const fast_args *, fast_plan *, fia_error *);
+fia_status fast_check_pse(const fast_args *, fast_plan *, fia_error *);
+fia_status fast_check_quant_dtypes(const fast_args *, fast_plan *, fia_error *);
+fia_status fast_check_quant(const fast_args *, fast_plan *, fia_error *);
+fia_status fast_check_antiquant_dtypes(const fast_args *, fast_plan *, fia_error *);
+fia_status fast_check_antiquant(const fast_args *, fast_plan *, fia_error *);
+fia_status fast_check_antiquant_kv_dtypes(const fast_args *, fast_plan *, fia_error *);
+fia_status fast_check_antiquant_kv(const fast_args *, fast_plan *, fia_error *);
+fia_status fast_check_paged_dtypes(const fast_args *, fast_plan *, fia_error *);
+fia_status fast_check_paged(const fast_args *, fast_plan *, fia_error *);
+fia_status fast_check_padding_dtypes(const fast_args *, fast_plan *, fia_error *);
+fia_status fast_check_padding(const fast_args *, fast_plan *, fia_error *);
+fia_status fast_check_prefix_dtypes(const fast_args *, fast_plan *, fia_error *);
+fia_status fast_check_prefix(const fast_args *, fast_plan *, fia_error *);
+fia_status fast_check_tensor_list(const fast_args *, fast_plan *, fia_error *);
+fia_status fast_check_int_inputs(const fast_args *, fast_plan *, fia_error *);
+fia_status fast_check_int8_output(const fast_args *, fast_plan *, fia_error *);
+fia_status fast_check_layout_v2(const fast_args *, fast_plan *, fia_error *);
+fia_status fast_check_mla(const fast_args *, fast_plan *, fia_error *);
+fia_status fast_check_query_quant(const fast_args *, fast_plan *, fia_error *);
+
+#endif
