@@ -2,7 +2,7 @@
 #include "validate.h"
 
 /* Layer 2.  REG_OP: fp16, int8, bf16 (int8 refused as not modeled in
- * check_int8_output.c). */
+ * check_int8_out.c). */
 fia_status fast_check_output_dtypes(const fast_args *a, fast_plan *p,
                                     fia_error *err)
 {

@@ -30,7 +30,7 @@ const fast_check fast_checks[] = {
     {"mask", FAST_LAYER_DTYPE, fast_check_mask_dtypes},
     {"output", FAST_LAYER_DTYPE, fast_check_output_dtypes},
     {"lse", FAST_LAYER_DTYPE, fast_check_lse_dtypes},
-    {"quant", FAST_LAYER_DTYPE, fast_check_quant_dtypes},
+    {"int8_quant", FAST_LAYER_DTYPE, fast_check_int8_quant_dtypes},
     {"antiquant", FAST_LAYER_DTYPE, fast_check_antiquant_dtypes},
     {"paged", FAST_LAYER_DTYPE, fast_check_paged_dtypes},
     {"padding", FAST_LAYER_DTYPE, fast_check_padding_dtypes},
@@ -38,7 +38,7 @@ const fast_check fast_checks[] = {
     {"prefix", FAST_LAYER_DTYPE, fast_check_prefix_dtypes},
     /* Layer 3: documented features fast/ does not model yet. */
     {"pse", FAST_LAYER_NOT_MODELED, fast_check_pse},
-    {"quant", FAST_LAYER_NOT_MODELED, fast_check_quant},
+    {"int8_quant", FAST_LAYER_NOT_MODELED, fast_check_int8_quant},
     {"antiquant", FAST_LAYER_NOT_MODELED, fast_check_antiquant},
     {"paged", FAST_LAYER_NOT_MODELED, fast_check_paged},
     {"padding", FAST_LAYER_NOT_MODELED, fast_check_padding},
@@ -46,8 +46,8 @@ const fast_check fast_checks[] = {
     {"prefix", FAST_LAYER_NOT_MODELED, fast_check_prefix},
     {"tensor_list", FAST_LAYER_NOT_MODELED, fast_check_tensor_list},
     {"int_inputs", FAST_LAYER_NOT_MODELED, fast_check_int_inputs},
-    {"int8_output", FAST_LAYER_NOT_MODELED, fast_check_int8_output},
-    {"layout_v2", FAST_LAYER_NOT_MODELED, fast_check_layout_v2},
+    {"int8_out", FAST_LAYER_NOT_MODELED, fast_check_int8_out},
+    {"tnd", FAST_LAYER_NOT_MODELED, fast_check_tnd},
     {"mla", FAST_LAYER_NOT_MODELED, fast_check_mla},
     {"query_quant", FAST_LAYER_NOT_MODELED, fast_check_query_quant},
     /* Layer 4: semantic rules.  tensors_empty ends the walk for an empty

@@ -169,8 +169,8 @@ fia_status fast_check_scale(const fast_args *, fast_plan *, fia_error *);
 /* not modeled yet: the registered dtypes of their inputs, their refusal */
 fia_status fast_check_pse_dtypes(const fast_args *, fast_plan *, fia_error *);
 fia_status fast_check_pse(const fast_args *, fast_plan *, fia_error *);
-fia_status fast_check_quant_dtypes(const fast_args *, fast_plan *, fia_error *);
-fia_status fast_check_quant(const fast_args *, fast_plan *, fia_error *);
+fia_status fast_check_int8_quant_dtypes(const fast_args *, fast_plan *, fia_error *);
+fia_status fast_check_int8_quant(const fast_args *, fast_plan *, fia_error *);
 fia_status fast_check_antiquant_dtypes(const fast_args *, fast_plan *, fia_error *);
 fia_status fast_check_antiquant(const fast_args *, fast_plan *, fia_error *);
 fia_status fast_check_antiquant_kv_dtypes(const fast_args *, fast_plan *, fia_error *);
@@ -183,8 +183,8 @@ fia_status fast_check_prefix_dtypes(const fast_args *, fast_plan *, fia_error *)
 fia_status fast_check_prefix(const fast_args *, fast_plan *, fia_error *);
 fia_status fast_check_tensor_list(const fast_args *, fast_plan *, fia_error *);
 fia_status fast_check_int_inputs(const fast_args *, fast_plan *, fia_error *);
-fia_status fast_check_int8_output(const fast_args *, fast_plan *, fia_error *);
-fia_status fast_check_layout_v2(const fast_args *, fast_plan *, fia_error *);
+fia_status fast_check_int8_out(const fast_args *, fast_plan *, fia_error *);
+fia_status fast_check_tnd(const fast_args *, fast_plan *, fia_error *);
 fia_status fast_check_mla(const fast_args *, fast_plan *, fia_error *);
 fia_status fast_check_query_quant(const fast_args *, fast_plan *, fia_error *);
 

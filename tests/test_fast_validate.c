@@ -467,9 +467,9 @@ static void own_refusals(void)
                           .value = &kl, .num_heads = 4, .layout = "BSH",
                           .inner_precise = 1, .out = &out};
     static const char *const feature[FAST_OPT_COUNT] = {
-        [FAST_OPT_DEQUANT_SCALE1] = "quant", [FAST_OPT_QUANT_SCALE1] = "quant",
-        [FAST_OPT_DEQUANT_SCALE2] = "quant", [FAST_OPT_QUANT_SCALE2] = "quant",
-        [FAST_OPT_QUANT_OFFSET2] = "quant",
+        [FAST_OPT_DEQUANT_SCALE1] = "int8_quant", [FAST_OPT_QUANT_SCALE1] = "int8_quant",
+        [FAST_OPT_DEQUANT_SCALE2] = "int8_quant", [FAST_OPT_QUANT_SCALE2] = "int8_quant",
+        [FAST_OPT_QUANT_OFFSET2] = "int8_quant",
         [FAST_OPT_ANTIQUANT_SCALE] = "antiquant",
         [FAST_OPT_ANTIQUANT_OFFSET] = "antiquant",
         [FAST_OPT_BLOCK_TABLE] = "paged",
@@ -510,10 +510,10 @@ static void own_refusals(void)
     expect_refusal(&a, (refusal){"int_inputs", "M_QUANT: key dtype int4"},
                    __LINE__);
     a = ok, a.out = &out8;
-    expect_refusal(&a, (refusal){"int8_output", "M_QUANT: int8 attention_out"},
+    expect_refusal(&a, (refusal){"int8_out", "M_QUANT: int8 attention_out"},
                    __LINE__);
     a = ok, a.layout = "TND";
-    expect_refusal(&a, (refusal){"layout_v2", "M_LAYOUT"}, __LINE__);
+    expect_refusal(&a, (refusal){"tnd", "M_LAYOUT"}, __LINE__);
     /* and through the entry: the block_table's refusal, with its id */
     CASE("M_OPTIONAL: block_table", K_NOTMOD, a.has_opt[7] = true,
          a.opt[7] = t2(FIA_DT_INT32, 2, 4));

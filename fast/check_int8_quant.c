@@ -1,4 +1,4 @@
-/* quant: the int8 quantization scales (dequant_scale1, quant_scale1,
+/* int8_quant: the int8 quantization scales (dequant_scale1, quant_scale1,
  * dequant_scale2, quant_scale2, quant_offset2).  Not modeled yet: their
  * registered dtypes, then their refusal. */
 #include "validate.h"
@@ -14,7 +14,7 @@ static const fast_opt_input inputs[] = {
 #define NINPUTS (sizeof inputs / sizeof inputs[0])
 
 /* Layer 2. */
-fia_status fast_check_quant_dtypes(const fast_args *a, fast_plan *p,
+fia_status fast_check_int8_quant_dtypes(const fast_args *a, fast_plan *p,
                                    fia_error *err)
 {
     (void)p;
@@ -22,7 +22,7 @@ fia_status fast_check_quant_dtypes(const fast_args *a, fast_plan *p,
 }
 
 /* Layer 3: any of them passed, even empty. */
-fia_status fast_check_quant(const fast_args *a, fast_plan *p, fia_error *err)
+fia_status fast_check_int8_quant(const fast_args *a, fast_plan *p, fia_error *err)
 {
     (void)p;
     return fast_refuse_opt(a, inputs, NINPUTS, err);

@@ -1,11 +1,11 @@
-/* layout_v2: the 003 layouts (TND, NTD, the *_NBSD ones ...).  Not
+/* tnd: the 003 layouts (TND, NTD, the *_NBSD ones ...).  Not
  * modeled yet: the refusal of their names, before the layout check
  * (check_layout.c) would reject them as unknown. */
 #include "validate.h"
 
 /* Layer 3. */
-fia_status fast_check_layout_v2(const fast_args *a, fast_plan *p,
-                                fia_error *err)
+fia_status fast_check_tnd(const fast_args *a, fast_plan *p,
+                          fia_error *err)
 {
     (void)p;
     static const char *const later[] = {"TND", "NTD_TND", "TND_NTD", "NTD",

@@ -1,9 +1,9 @@
-/* int8_output: an int8 attention_out (quantized with quant_scale2 /
+/* int8_out: an int8 attention_out (quantized with quant_scale2 /
  * quant_offset2).  Not modeled yet: the refusal. */
 #include "validate.h"
 
 /* Layer 3. */
-fia_status fast_check_int8_output(const fast_args *a, fast_plan *p,
+fia_status fast_check_int8_out(const fast_args *a, fast_plan *p,
                                   fia_error *err)
 {
     (void)p;
