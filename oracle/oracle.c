@@ -18,21 +18,14 @@
 #include <string.h>
 #include "oracle_internal.h"
 
+/* The catalogue: the rule files in the order of ORC_RULE_FILES. */
 static const struct {
     const fia_rule *rows;
     const size_t *count;
 } groups[] = {
-    {orc_rules_tensors, &orc_rules_tensors_count},
-    {orc_rules_layout, &orc_rules_layout_count},
-    {orc_rules_gqa, &orc_rules_gqa_count},
-    {orc_rules_mask, &orc_rules_mask_count},
-    {orc_rules_sparse, &orc_rules_sparse_count},
-    {orc_rules_seqlen, &orc_rules_seqlen_count},
-    {orc_rules_lse, &orc_rules_lse_count},
-    {orc_rules_precise, &orc_rules_precise_count},
-    {orc_rules_output, &orc_rules_output_count},
-    {orc_rules_scale, &orc_rules_scale_count},
-    {orc_rules_not_modeled, &orc_rules_not_modeled_count},
+#define ORC_GROUP(g) {orc_rules_##g, &orc_rules_##g##_count},
+    ORC_RULE_FILES(ORC_GROUP)
+#undef ORC_GROUP
 };
 #define N_GROUPS (sizeof groups / sizeof groups[0])
 

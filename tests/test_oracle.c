@@ -8,6 +8,7 @@
 #include <string.h>
 #include "check.h"
 #include "fia/case.h"
+#include "fia/feature.h"
 #include "fia/oracle.h"
 
 /* Valid bases. */
@@ -471,6 +472,10 @@ static void test_catalogue(void)
             continue;
         CHECK_MSG(r->id && *r->id, "row %zu: no id", i);
         CHECK_MSG(r->feature && *r->feature, "%s: no feature", r->id);
+        /* one list of feature names: include/fia/feature.h */
+        CHECK_MSG(r->feature && fia_feature_from_name(r->feature) >= 0,
+                  "%s: feature '%s' is not a name of include/fia/feature.h",
+                  r->id, r->feature ? r->feature : "(null)");
         CHECK_MSG(r->citation && strlen(r->citation) > 4, "%s: no citation",
                   r->id);
         CHECK_MSG(r->summary && strlen(r->summary) > 10, "%s: no summary",
