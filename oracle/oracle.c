@@ -65,54 +65,66 @@ static fia_status rule_status(const fia_rule *r, fia_profile p)
     return p == FIA_PROFILE_CANN ? r->cann_status : r->doc_status;
 }
 
-int fia_oracle_evaluate(const fia_case *c, fia_profile p,
-                        fia_oracle_verdict *v)
+/* Lists rule r in the verdict: fired, normalized or obeyed (each rule at
+ * most once in one of them, so no list outgrows the catalogue).  Returns 1
+ * when r rejects the case (REJECT or NOT_MODELED fired). */
+static int list_rule(const fia_rule *r, const fia_oracle_facts *f,
+                     fia_oracle_verdict *v)
+{
+    if (r->kind == FIA_RULE_REJECT && r->layer == FIA_LAYER_SEMANTIC &&
+        f->short_circuit) {
+        /* Not evaluated, so not fired; still obeyed where it applies. */
+        if (r->applies != NULL && r->applies(f))
+            v->obeyed[v->n_obeyed++] = r;
+        return 0;
+    }
+    int fired = r->fires(f);
+    if (r->kind == FIA_RULE_NORMALIZE) {
+        if (fired)
+            v->normalized[v->n_normalized++] = r;
+        return 0;
+    }
+    if (fired) {
+        v->fired[v->n_fired++] = r;
+        return 1;
+    }
+    if (r->kind == FIA_RULE_REJECT && (r->applies ? r->applies(f) : 1))
+        v->obeyed[v->n_obeyed++] = r;
+    return 0;
+}
+
+fia_status fia_oracle_evaluate(const fia_case *c, fia_profile p,
+                               fia_oracle_verdict *v, fia_error *err)
 {
     if (v == NULL)
-        return -1;
+        return fia_fail(err, FIA_ERR_BAD_INPUT, "oracle: no verdict to fill");
     memset(v, 0, sizeof *v);
     v->expected = FIA_OK;
     v->accept = 1;
     if (c == NULL)
-        return -1;
+        return fia_fail(err, FIA_ERR_BAD_INPUT, "oracle: no case");
+    size_t n = fia_rule_count();
+    if (n > FIA_ORACLE_MAX_RULES)
+        return fia_fail(err, FIA_ERR_BAD_INPUT,
+                        "oracle: the catalogue has %zu rules, more than a "
+                        "verdict lists (FIA_ORACLE_MAX_RULES = %d in "
+                        "include/fia/oracle.h): raise it", n,
+                        FIA_ORACLE_MAX_RULES);
 
     fia_oracle_facts f;
     orc_facts_compute(c, &f);
 
     const fia_rule *decider = NULL;  /* lowest-layer rejecting rule */
     int nm_fired = 0;
-    size_t n = fia_rule_count();
     for (size_t i = 0; i < n; i++) {
         const fia_rule *r = fia_rule_at(i);
-        if (r->kind == FIA_RULE_REJECT && r->layer == FIA_LAYER_SEMANTIC &&
-            f.short_circuit) {
-            /* Not evaluated, so not fired; still obeyed where it applies. */
-            if (r->applies != NULL && r->applies(&f) &&
-                v->n_obeyed < (int)(sizeof v->obeyed / sizeof v->obeyed[0]))
-                v->obeyed[v->n_obeyed++] = r;
+        if (!list_rule(r, &f, v))
             continue;
-        }
-        int fired = r->fires(&f);
-        if (r->kind == FIA_RULE_NORMALIZE) {
-            if (fired && v->n_normalized < FIA_ORACLE_MAX_FIRED)
-                v->normalized[v->n_normalized++] = r;
-            continue;
-        }
-        if (fired) {
-            if (v->n_fired < FIA_ORACLE_MAX_FIRED)
-                v->fired[v->n_fired++] = r;
-            if (r->kind == FIA_RULE_NOT_MODELED) {
-                nm_fired = 1;
-            } else if (rule_status(r, p) != FIA_OK) {
-                if (decider == NULL || r->layer < decider->layer)
-                    decider = r;
-            }
-        } else if (r->kind == FIA_RULE_REJECT) {
-            int obeyed = r->applies ? r->applies(&f) : 1;
-            if (obeyed && v->n_obeyed < (int)(sizeof v->obeyed /
-                                              sizeof v->obeyed[0]))
-                v->obeyed[v->n_obeyed++] = r;
-        }
+        if (r->kind == FIA_RULE_NOT_MODELED)
+            nm_fired = 1;
+        else if (rule_status(r, p) != FIA_OK &&
+                 (decider == NULL || r->layer < decider->layer))
+            decider = r;
     }
 
     if (decider != NULL && decider->layer < FIA_LAYER_SEMANTIC) {
@@ -124,7 +136,8 @@ int fia_oracle_evaluate(const fia_case *c, fia_profile p,
         v->expected = rule_status(decider, p);
     }
     v->accept = v->expected == FIA_OK;
-    return 0;
+    fia_error_clear(err);
+    return FIA_OK;
 }
 
 /* ---- printing ----------------------------------------------------------- */

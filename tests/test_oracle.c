@@ -91,7 +91,7 @@ static int eval(const char *text, fia_profile p, fia_oracle_verdict *v)
                 err.msg, text);
         return -1;
     }
-    int rc = fia_oracle_evaluate(&c, p, v);
+    int rc = fia_oracle_evaluate(&c, p, v, NULL);
     fia_case_free(&c);
     return rc;
 }
@@ -462,6 +462,10 @@ static void test_catalogue(void)
 {
     size_t n = fia_rule_count();
     CHECK(n > 50);
+    /* a verdict lists each rule at most once in one of its lists */
+    CHECK_MSG(n <= FIA_ORACLE_MAX_RULES, "the catalogue has %zu rules, more "
+              "than FIA_ORACLE_MAX_RULES (%d): raise it in "
+              "include/fia/oracle.h", n, FIA_ORACLE_MAX_RULES);
     CHECK(fia_rule_at(n) == NULL);
     CHECK(fia_rule_find("NO-SUCH-RULE") == NULL);
     CHECK(fia_rule_find(NULL) == NULL);
@@ -651,14 +655,23 @@ static void test_robustness(void)
             fia_case c;
             fia_error err;
             if (fia_case_parse_string(t, "<robust>", &c, &err) == 0) {
-                CHECK(fia_oracle_evaluate(&c, FIA_PROFILE_DOC, &v) == 0);
-                CHECK(fia_oracle_evaluate(&c, FIA_PROFILE_CANN, &v) == 0);
+                CHECK(fia_oracle_evaluate(&c, FIA_PROFILE_DOC, &v, NULL) ==
+                      FIA_OK);
+                CHECK(fia_oracle_evaluate(&c, FIA_PROFILE_CANN, &v, NULL) ==
+                      FIA_OK);
                 fia_case_free(&c);
             }
             free(t);
         }
     }
-    CHECK(fia_oracle_evaluate(NULL, FIA_PROFILE_DOC, NULL) == -1);
+    fia_error err;
+    fia_oracle_verdict v;
+    CHECK(fia_oracle_evaluate(NULL, FIA_PROFILE_DOC, NULL, NULL) ==
+          FIA_ERR_BAD_INPUT);
+    CHECK(fia_oracle_evaluate(NULL, FIA_PROFILE_DOC, &v, &err) ==
+          FIA_ERR_BAD_INPUT);
+    CHECK(err.code == FIA_ERR_BAD_INPUT && err.msg[0] != '\0');
+    CHECK(v.accept && v.n_fired == 0);
 }
 
 static void test_print(void)
