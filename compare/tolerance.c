@@ -167,9 +167,10 @@ static fia_status check_inputs(fia_tol_profile prof, const fia_compare_ref *ref,
 
 /* The verdict on element i: reference rv (bits rb, exact x), result g (bits
  * gb).  flash_lim: the flash-attn limit; rtol / atol: allclose and vendor. */
-static elem judge(fia_tol_profile prof, fia_dtype dt, const fia_compare_ref *ref,
-                  int64_t i, double rv, uint32_t rb, double x, double g,
-                  uint32_t gb, double rtol, double atol, double flash_lim)
+static elem judge(fia_tol_profile prof, fia_dtype dt,
+                  const fia_compare_ref *ref, int64_t i, double rv,
+                  uint32_t rb, double x, double g, uint32_t gb, double rtol,
+                  double atol, double flash_lim)
 {
     elem e = {0, 0, 0.0};
     if (!isfinite(rv) && !(prof == FIA_TOL_BOUND && isinf(rv) &&

@@ -109,7 +109,8 @@ static void test_atol_rtol(void)
     uint16_t a = fia_double_to_fp16(2.0), b = (uint16_t)(a + 3);
     set16(&p, FIA_DT_FP16, 1, &a, &b);
     fia_tolerance tol = {3, 0, 0};
-    CHECK(fia_compare_tensor(&p.ref, p.exact, NULL, &p.got, &tol, &(fia_compare_result){0}, NULL) == 0);
+    CHECK(fia_compare_tensor(&p.ref, p.exact, NULL, &p.got, &tol,
+                             &(fia_compare_result){0}, NULL) == FIA_OK);
     fia_compare_result rr;
     fia_compare_tensor(&p.ref, p.exact, NULL, &p.got, &tol, &rr, NULL);
     CHECK(rr.pass);
@@ -169,7 +170,8 @@ static void test_unspecified_and_counts(void)
     uint8_t unspec[4] = {0, 1, 0, 0};
     fia_tolerance tol = fia_tolerance_default(FIA_DT_BF16, 1);
     fia_compare_result r;
-    CHECK(fia_compare_tensor(&p.ref, p.exact, unspec, &p.got, &tol, &r, NULL) == 0);
+    CHECK(fia_compare_tensor(&p.ref, p.exact, unspec, &p.got, &tol, &r, NULL) ==
+          FIA_OK);
     CHECK_EQ_INT(r.n_total, 4);
     CHECK_EQ_INT(r.n_unspecified, 1);
     CHECK_EQ_INT(r.n_compared, 3);
@@ -179,12 +181,14 @@ static void test_unspecified_and_counts(void)
     CHECK(r.max_ulp == 40 && !r.pass);
     /* all unspecified -> pass, nothing compared */
     uint8_t all[4] = {1, 1, 1, 1};
-    CHECK(fia_compare_tensor(&p.ref, p.exact, all, &p.got, &tol, &r, NULL) == 0);
+    CHECK(fia_compare_tensor(&p.ref, p.exact, all, &p.got, &tol, &r, NULL) ==
+          FIA_OK);
     CHECK(r.pass && r.n_compared == 0 && r.worst_index == -1);
     /* no exact values: the rounded reference is used */
     got[3] = ref[3];
     set16(&p, FIA_DT_BF16, 4, ref, got);
-    CHECK(fia_compare_tensor(&p.ref, NULL, unspec, &p.got, &tol, &r, NULL) == 0);
+    CHECK(fia_compare_tensor(&p.ref, NULL, unspec, &p.got, &tol, &r, NULL) ==
+          FIA_OK);
     CHECK(r.pass);
 }
 
@@ -207,11 +211,13 @@ static void test_fp32_and_errors(void)
     fia_tolerance tol = fia_tolerance_default(FIA_DT_FP32, 1);
     CHECK(tol.rtol == 1e-5 && tol.atol == 1e-5);
     fia_compare_result r;
-    CHECK(fia_compare_tensor(&p.ref, p.exact, NULL, &p.got, &tol, &r, NULL) == 0);
+    CHECK(fia_compare_tensor(&p.ref, p.exact, NULL, &p.got, &tol, &r, NULL) ==
+          FIA_OK);
     CHECK_EQ_INT(r.n_fail, 1);
     CHECK_EQ_INT(r.worst_index, 3);
     p.gf[3] = 3.0f + 2e-5f; /* within rtol*3 + atol */
-    CHECK(fia_compare_tensor(&p.ref, p.exact, NULL, &p.got, &tol, &r, NULL) == 0);
+    CHECK(fia_compare_tensor(&p.ref, p.exact, NULL, &p.got, &tol, &r, NULL) ==
+          FIA_OK);
     CHECK(r.pass);
 
     /* mismatched dtype / size */

@@ -12,7 +12,9 @@ if ! command -v nm >/dev/null; then
   exit $?
 fi
 
-defined() { nm --defined-only "$dir/lib$1.a" 2>/dev/null | awk 'NF == 3 {print $3}'; }
+defined() {
+  nm --defined-only "$dir/lib$1.a" 2>/dev/null | awk 'NF == 3 {print $3}'
+}
 # check PART ALLOWED...: PART's project symbols come from itself or ALLOWED.
 check() {
   local part=$1; shift
