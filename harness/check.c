@@ -1,5 +1,4 @@
 /* One case checked end to end: oracle, fast/, reference, comparator. */
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "fia/check.h"

@@ -1,7 +1,6 @@
 /* The one place where the tool calls fast/: a case becomes the 40-odd
  * arguments of fastFusedInferAttentionScoreV2GetWorkspaceSize. */
 #include <stdlib.h>
-#include <string.h>
 #include "fia/check.h"
 #include "fia/fast.h"
 
