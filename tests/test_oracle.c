@@ -10,6 +10,7 @@
 #include "fia/case.h"
 #include "fia/feature.h"
 #include "fia/oracle.h"
+#include "oracle/oracle_internal.h"
 
 /* Valid bases. */
 #define PREFILL                                                              \
@@ -704,9 +705,37 @@ static void test_print(void)
     free(buf);
 }
 
+/* One rules file per feature: every feature of include/fia/feature.h has
+ * one (oracle/rules_<name>.c), and its rows carry its name. */
+static void test_rule_files(void)
+{
+    static const char *const files[] = {
+#define FILE_NAME(g) #g,
+        ORC_RULE_FILES(FILE_NAME)
+#undef FILE_NAME
+    };
+    const size_t nfiles = sizeof files / sizeof files[0];
+    for (int f = 0; f < FIA_FEATURE_COUNT; f++) {
+        int found = 0;
+        for (size_t i = 0; i < nfiles; i++)
+            found |= strcmp(files[i], fia_feature_name((fia_feature)f)) == 0;
+        CHECK_MSG(found, "feature %s has no oracle/rules_%s.c in "
+                  "ORC_RULE_FILES", fia_feature_name((fia_feature)f),
+                  fia_feature_name((fia_feature)f));
+    }
+#define ROWS(g)                                                              \
+    for (size_t i = 0; i < orc_rules_##g##_count; i++)                       \
+        CHECK_MSG(strcmp(orc_rules_##g[i].feature, #g) == 0,                 \
+                  "%s in rules_%s.c has feature %s", orc_rules_##g[i].id, #g, \
+                  orc_rules_##g[i].feature);
+    ORC_RULE_FILES(ROWS)
+#undef ROWS
+}
+
 int main(void)
 {
     test_catalogue();
+    test_rule_files();
     test_coverage();
     test_rule_cases();
     test_baselines();
