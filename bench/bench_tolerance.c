@@ -141,7 +141,7 @@ static void check_shared_mask(const fia_case *c, const char *text,
                 causal_bits[i * 2048 + j] = j > i;
         causal.data = causal_bits;
     }
-    if (fia_oracle_evaluate(c, FIA_PROFILE_DOC, &r->ov) != 0)
+    if (fia_oracle_evaluate(c, FIA_PROFILE_DOC, &r->ov, NULL) != 0)
         return;
     r->evaluated = 1;
     if (!r->ov.accept || r->ov.not_modeled) {
@@ -163,8 +163,7 @@ static void check_shared_mask(const fia_case *c, const char *text,
     }
     d.t[FIA_SLOT_ATTEN_MASK] = &causal;
     d.n[FIA_SLOT_ATTEN_MASK] = 1;
-    r->fast_status = fia_call_fast(c, &d, FIA_PROFILE_DOC, 1, r->fast_message,
-                                   sizeof r->fast_message);
+    r->fast_status = fia_call_fast(c, &d, FIA_PROFILE_DOC, 1, &r->fast_error);
     r->fast_called = 1;
     fia_ref_result ref;
     if (r->fast_status != r->ov.expected) {
@@ -177,14 +176,14 @@ static void check_shared_mask(const fia_case *c, const char *text,
         fia_compare_ref cr = {&ref.out, ref.out_exact, ref.out_unspecified,
                               ref.out_bound, NULL};
         fia_compare_profile(FIA_TOL_BOUND, 0, 0, &cr,
-                            d.t[FIA_SLOT_ATTENTION_OUT], &r->out_cmp);
+                            d.t[FIA_SLOT_ATTENTION_OUT], &r->out_cmp, NULL);
         int ok = r->out_cmp.pass;
         if (ref.has_lse && d.t[FIA_SLOT_SOFTMAX_LSE]) {
             fia_compare_ref lr = {&ref.lse, ref.lse_exact, ref.lse_unspecified,
                                   ref.lse_bound, NULL};
             r->has_lse = 1;
             fia_compare_profile(FIA_TOL_BOUND, 0, 0, &lr,
-                                d.t[FIA_SLOT_SOFTMAX_LSE], &r->lse_cmp);
+                                d.t[FIA_SLOT_SOFTMAX_LSE], &r->lse_cmp, NULL);
             ok = ok && r->lse_cmp.pass;
         }
         r->v = ok ? FIA_V_PASS : FIA_V_ACCURACY;
@@ -230,7 +229,7 @@ static int run_false_alarms(int64_t ncases)
             n_find++;
             if (n_find <= 5)
                 printf("FALSE ALARM (%s): %s\n%s\n", fia_verdict_name(r.v),
-                       r.message, buf);
+                       r.reason.msg, buf);
         }
         if (r.computed) {
             hist_add(&ho, r.out_cmp.max_ratio);
@@ -342,7 +341,7 @@ static int run_perturb(int64_t ncases)
             return 2;
         fia_oracle_verdict ov;
         if (strstr(buf, MASK_LINE) || /* its 4M-element mask is slow */
-            fia_oracle_evaluate(&c, FIA_PROFILE_DOC, &ov) != 0 || !ov.accept ||
+            fia_oracle_evaluate(&c, FIA_PROFILE_DOC, &ov, NULL) != 0 || !ov.accept ||
             ov.not_modeled || fia_case_materialize(&c, 1, &d, &err) != 0) {
             fia_case_free(&c);
             continue;
@@ -375,12 +374,12 @@ static int run_perturb(int64_t ncases)
             fia_compare_ref cr = {&ref.out, ref.out_exact, ref.out_unspecified,
                                   ref.out_bound, NULL};
             fia_compare_result r, rl;
-            fia_compare_profile(FIA_TOL_BOUND, 0, 0, &cr, &got, &r);
+            fia_compare_profile(FIA_TOL_BOUND, 0, 0, &cr, &got, &r, NULL);
             int bad = !r.pass;
             if (kc.lse) {
                 fia_compare_ref lr = {&ref.lse, ref.lse_exact,
                                       ref.lse_unspecified, ref.lse_bound, NULL};
-                fia_compare_profile(FIA_TOL_BOUND, 0, 0, &lr, &gl, &rl);
+                fia_compare_profile(FIA_TOL_BOUND, 0, 0, &lr, &gl, &rl, NULL);
                 bad = bad || !rl.pass;
             }
             flagged[kind] += bad;

@@ -57,7 +57,7 @@ int cmd_ref(int argc, char **argv)
         return CLI_EXIT_USAGE;
     }
     fia_oracle_verdict v;
-    if (fia_oracle_evaluate(&c, FIA_PROFILE_DOC, &v) != 0 || !v.accept) {
+    if (fia_oracle_evaluate(&c, FIA_PROFILE_DOC, &v, NULL) != 0 || !v.accept) {
         fprintf(stderr, "fiacheck ref: %s: the operator rejects this case "
                 "(expected %d %s%s%s); there is no output to compute\n",
                 case_path, v.expected, fia_status_name(v.expected),

@@ -162,8 +162,7 @@ static void show_elements(const fia_case *c, fia_profile p)
     fia_error err;
     if (fia_case_materialize(c, 1, &d, &err) != 0)
         return;
-    char msg[256];
-    if (fia_call_fast(c, &d, p, 1, msg, sizeof msg) == FIA_OK) {
+    if (fia_call_fast(c, &d, p, 1, NULL) == FIA_OK) {
         fia_ref_options ro;
         fia_ref_options_default(&ro);
         fia_ref_result ref;
@@ -279,8 +278,8 @@ int cmd_repro(int argc, char **argv)
         }
         if (r.fast_called)
             printf("  fast           %d %s%s%s\n", r.fast_status,
-                   fia_status_name(r.fast_status), r.fast_message[0] ? ": " : "",
-                   r.fast_message);
+                   fia_status_name(r.fast_status), r.fast_error.msg[0] ? ": " : "",
+                   r.fast_error.msg);
         if (r.computed) {
             printf("  attention_out  max %.3g ulp, max rel err %.3g, %lld outside "
                    "tolerance, %lld NaN/inf leaks\n", r.out_cmp.max_ulp,
@@ -294,7 +293,7 @@ int cmd_repro(int argc, char **argv)
                 show_elements(&c, p);
         }
         printf("  verdict        %s%s%s\n", fia_verdict_name(r.v),
-               r.message[0] ? ": " : "", r.message);
+               r.reason.msg[0] ? ": " : "", r.reason.msg);
         if (fia_verdict_is_finding(r.v)) {
             char now[256];
             fuzz_signature(&c, &r, p, now, sizeof now);

@@ -86,7 +86,7 @@ static int coverage(const char **cases, int ncases, fia_profile profile,
             bad = 1;
             continue;
         }
-        if (fia_oracle_evaluate(&c, profile, &v) == 0) {
+        if (fia_oracle_evaluate(&c, profile, &v, NULL) == 0) {
             for (int i = 0; i < v.n_fired; i++)
                 cnt[rule_index(v.fired[i])].broken++;
             for (int i = 0; i < v.n_normalized; i++)

@@ -35,8 +35,8 @@ static void run_one(const char *path, const run_options *o, run_result *r)
     if (fia_case_parse_file(path, &c, &err) != 0) {
         memset(&r->c, 0, sizeof r->c);
         r->c.v = FIA_V_BAD_INPUT;
-        snprintf(r->c.message, sizeof r->c.message, "%.200s:%d: %.255s",
-                 err.file, err.line, err.msg);
+        fia_fail(&r->c.reason, err.code, "%.200s:%d: %.255s", err.file,
+                 err.line, err.msg);
         return;
     }
     fia_check_case(&c, &o->check, &r->c);
@@ -85,7 +85,7 @@ static void print_text(const run_result *r, const run_options *o)
             print_cmp_text("softmax_lse", &r->c.lse_cmp);
     }
     printf("  verdict        %s%s%s\n", fia_verdict_name(r->c.v),
-           r->c.message[0] ? ": " : "", r->c.message);
+           r->c.reason.msg[0] ? ": " : "", r->c.reason.msg);
 }
 
 static void print_cmp_json(const char *prefix, const fia_compare_result *m)
@@ -120,7 +120,7 @@ static void print_json(const run_result *r, const run_options *o)
             print_cmp_json("lse_", &r->c.lse_cmp);
     }
     printf(",\"message\":");
-    cli_json_string(stdout, r->c.message);
+    cli_json_string(stdout, r->c.reason.msg);
     printf("}\n");
 }
 

@@ -100,23 +100,31 @@ static int64_t ordinal(const fia_tensor *t, int64_t i)
     }
 }
 
-int fia_compare_tensor(const fia_tensor *ref_rounded, const double *ref_exact,
-                       const uint8_t *unspecified, const fia_tensor *got,
-                       const fia_tolerance *tol, fia_compare_result *r)
+fia_status fia_compare_tensor(const fia_tensor *ref_rounded,
+                              const double *ref_exact,
+                              const uint8_t *unspecified, const fia_tensor *got,
+                              const fia_tolerance *tol, fia_compare_result *r,
+                              fia_error *err)
 {
     if (r == NULL)
-        return -1;
+        return fia_fail(err, FIA_ERR_BAD_INPUT, "compare: no result to fill");
     memset(r, 0, sizeof *r);
     r->worst_index = -1;
     r->worst_ref = r->worst_got = NAN;
     if (ref_rounded == NULL || got == NULL || tol == NULL)
-        return -1;
+        return fia_fail(err, FIA_ERR_BAD_INPUT,
+                        "compare: no reference, result or tolerance");
     int64_t n = fia_tensor_numel(ref_rounded);
     if (n < 0 || ref_rounded->dtype != got->dtype ||
         fia_tensor_numel(got) != n)
-        return -1;
+        return fia_fail(err, FIA_ERR_BAD_INPUT,
+                        "compare: %s with %lld elements against a %s "
+                        "reference with %lld", fia_dtype_name(got->dtype),
+                        (long long)fia_tensor_numel(got),
+                        fia_dtype_name(ref_rounded->dtype), (long long)n);
     if (n > 0 && (ref_rounded->data == NULL || got->data == NULL))
-        return -1;
+        return fia_fail(err, FIA_ERR_BAD_INPUT, "compare: a tensor without "
+                        "data");
     r->n_total = n;
 
     double worst = -1;
@@ -162,5 +170,6 @@ int fia_compare_tensor(const fia_tensor *ref_rounded, const double *ref_exact,
             r->n_fail++;
     }
     r->pass = r->n_fail == 0;
-    return 0;
+    fia_error_clear(err);
+    return FIA_OK;
 }

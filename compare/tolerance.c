@@ -137,33 +137,123 @@ static double plain_max_err(const fia_compare_ref *ref, int64_t n)
     return mx;
 }
 
-int fia_compare_profile(fia_tol_profile prof, double rtol, double atol,
-                        const fia_compare_ref *ref, const fia_tensor *got,
-                        fia_compare_result *r)
+/* The inputs a profile needs: got like the reference (dtype, size), data,
+ * the exact values, the bound (bound profile), the plain implementation
+ * (flash-attn). */
+static fia_status check_inputs(fia_tol_profile prof, const fia_compare_ref *ref,
+                               const fia_tensor *got, int64_t n,
+                               fia_error *err)
+{
+    const fia_tensor *rt = ref->rounded;
+    if (n < 0 || rt->dtype != got->dtype || fia_tensor_numel(got) != n)
+        return fia_fail(err, FIA_ERR_BAD_INPUT,
+                        "compare: %s with %lld elements against a %s "
+                        "reference with %lld", fia_dtype_name(got->dtype),
+                        (long long)fia_tensor_numel(got),
+                        fia_dtype_name(rt->dtype), (long long)n);
+    if (n > 0 && (rt->data == NULL || got->data == NULL || !ref->exact))
+        return fia_fail(err, FIA_ERR_BAD_INPUT,
+                        "compare: a tensor or the exact values without data");
+    if (n > 0 && prof == FIA_TOL_BOUND && ref->bound == NULL)
+        return fia_fail(err, FIA_ERR_BAD_INPUT,
+                        "compare: the bound profile without bounds");
+    if (prof == FIA_TOL_FLASH_ATTN &&
+        (ref->plain == NULL || ref->plain->dtype != rt->dtype ||
+         fia_tensor_numel(ref->plain) != n || (n > 0 && !ref->plain->data)))
+        return fia_fail(err, FIA_ERR_BAD_INPUT, "compare: the flash-attn "
+                        "profile without a plain result like the reference");
+    return FIA_OK;
+}
+
+/* The verdict on element i: reference rv (bits rb, exact x), result g (bits
+ * gb).  flash_lim: the flash-attn limit; rtol / atol: allclose and vendor. */
+static elem judge(fia_tol_profile prof, fia_dtype dt,
+                  const fia_compare_ref *ref, int64_t i, double rv,
+                  uint32_t rb, double x, double g, uint32_t gb, double rtol,
+                  double atol, double flash_lim)
+{
+    elem e = {0, 0, 0.0};
+    if (!isfinite(rv) && !(prof == FIA_TOL_BOUND && isinf(rv) &&
+                           isfinite(x))) {
+        e.ok = isnan(rv) ? isnan(g) : g == rv;
+        e.ratio = e.ok ? 0.0 : INFINITY;
+    } else if (prof == FIA_TOL_BOUND) {
+        e = judge_bound(dt, x, rb, gb, g, ref->bound[i]);
+    } else if (!isfinite(g)) {
+        e.leak = 1;
+        e.ratio = INFINITY;
+    } else {
+        double err = fabs(g - x);
+        if (prof == FIA_TOL_FLASH_ATTN) {
+            e.ok = err <= flash_lim;
+            e.ratio = flash_lim > 0 ? err / flash_lim
+                                    : (err > 0 ? INFINITY : 0.0);
+        } else if (prof == FIA_TOL_VENDOR) {
+            double den = fmax(fmax(fabs(g), fabs(x)), 0x1p-14 / 0.005);
+            e.ok = err <= atol + rtol * fabs(x);
+            e.ratio = err / den;
+        } else {
+            double lim = atol + rtol * fabs(x);
+            e.ok = err <= lim;
+            e.ratio = lim > 0 ? err / lim : (err > 0 ? INFINITY : 0.0);
+        }
+    }
+    return e;
+}
+
+/* Adds element i's verdict to the counters and the worst element. */
+static void tally(fia_compare_result *r, const elem *e, fia_dtype dt,
+                  int64_t i, double rv, uint32_t rb, double x, double g,
+                  uint32_t gb, double *worst)
+{
+    if (isfinite(rv) && isfinite(g)) {
+        int64_t a = ord_bits(dt, rb), b = ord_bits(dt, gb);
+        double ulp = (double)(a > b ? a - b : b - a);
+        double rel = x != 0 ? fabs(g - x) / fabs(x) : fabs(g);
+        r->max_ulp = ulp > r->max_ulp ? ulp : r->max_ulp;
+        r->max_rel_err = rel > r->max_rel_err ? rel : r->max_rel_err;
+        if (ulp > *worst) {
+            *worst = ulp;
+            r->worst_index = i, r->worst_ref = rv, r->worst_got = g;
+        }
+    } else if (!e->ok) {
+        r->max_ulp = INFINITY;
+        r->worst_index = i, r->worst_ref = rv, r->worst_got = g;
+        *worst = INFINITY;
+    }
+    if (e->ratio > r->max_ratio || isnan(e->ratio))
+        r->max_ratio = e->ratio;
+    if (e->ok)
+        r->n_within++;
+    else
+        r->n_fail++;
+    if (e->leak)
+        r->n_nan_leak++;
+}
+
+fia_status fia_compare_profile(fia_tol_profile prof, double rtol, double atol,
+                               const fia_compare_ref *ref,
+                               const fia_tensor *got, fia_compare_result *r,
+                               fia_error *err)
 {
     if (r == NULL)
-        return -1;
+        return fia_fail(err, FIA_ERR_BAD_INPUT, "compare: no result to fill");
     memset(r, 0, sizeof *r);
     r->worst_index = -1;
     r->worst_ref = r->worst_got = NAN;
     if (ref == NULL || ref->rounded == NULL || got == NULL)
-        return -1;
+        return fia_fail(err, FIA_ERR_BAD_INPUT,
+                        "compare: no reference or result");
     const fia_tensor *rt = ref->rounded;
     if (prof == FIA_TOL_ULP) {
         fia_tolerance t = fia_tolerance_default(rt->dtype, 1);
-        return fia_compare_tensor(rt, ref->exact, ref->unspecified, got, &t, r);
+        return fia_compare_tensor(rt, ref->exact, ref->unspecified, got, &t, r,
+                                  err);
     }
     int64_t n = fia_tensor_numel(rt);
-    if (n < 0 || rt->dtype != got->dtype || fia_tensor_numel(got) != n)
-        return -1;
-    if (n > 0 && (rt->data == NULL || got->data == NULL || !ref->exact))
-        return -1;
-    if (n > 0 && prof == FIA_TOL_BOUND && ref->bound == NULL)
-        return -1;
-    if (prof == FIA_TOL_FLASH_ATTN &&
-        (ref->plain == NULL || ref->plain->dtype != rt->dtype ||
-         fia_tensor_numel(ref->plain) != n || (n > 0 && !ref->plain->data)))
-        return -1;
+    fia_status st = check_inputs(prof, ref, got, n, err);
+    if (st != FIA_OK)
+        return st;
     const fia_dtype dt = rt->dtype;
     if (prof == FIA_TOL_VENDOR)
         vendor_tol(dt, &rtol, &atol);
@@ -185,55 +275,9 @@ int fia_compare_profile(fia_tol_profile prof, double rtol, double atol,
         double rv = fia_load_as_double(dt, rt->data, i);
         double g = fia_load_as_double(dt, got->data, i);
         double x = ref->exact[i];
-        elem e = {0, 0, 0.0};
-        if (!isfinite(rv) && !(prof == FIA_TOL_BOUND && isinf(rv) &&
-                               isfinite(x))) {
-            e.ok = isnan(rv) ? isnan(g) : g == rv;
-            e.ratio = e.ok ? 0.0 : INFINITY;
-        } else if (prof == FIA_TOL_BOUND) {
-            e = judge_bound(dt, x, rb, gb, g, ref->bound[i]);
-        } else if (!isfinite(g)) {
-            e.leak = 1;
-            e.ratio = INFINITY;
-        } else {
-            double err = fabs(g - x);
-            if (prof == FIA_TOL_FLASH_ATTN) {
-                e.ok = err <= flash_lim;
-                e.ratio = flash_lim > 0 ? err / flash_lim
-                                        : (err > 0 ? INFINITY : 0.0);
-            } else if (prof == FIA_TOL_VENDOR) {
-                double den = fmax(fmax(fabs(g), fabs(x)), 0x1p-14 / 0.005);
-                e.ok = err <= atol + rtol * fabs(x);
-                e.ratio = err / den;
-            } else {
-                double lim = atol + rtol * fabs(x);
-                e.ok = err <= lim;
-                e.ratio = lim > 0 ? err / lim : (err > 0 ? INFINITY : 0.0);
-            }
-        }
-        if (isfinite(rv) && isfinite(g)) {
-            int64_t a = ord_bits(dt, rb), b = ord_bits(dt, gb);
-            double ulp = (double)(a > b ? a - b : b - a);
-            double rel = x != 0 ? fabs(g - x) / fabs(x) : fabs(g);
-            r->max_ulp = ulp > r->max_ulp ? ulp : r->max_ulp;
-            r->max_rel_err = rel > r->max_rel_err ? rel : r->max_rel_err;
-            if (ulp > worst) {
-                worst = ulp;
-                r->worst_index = i, r->worst_ref = rv, r->worst_got = g;
-            }
-        } else if (!e.ok) {
-            r->max_ulp = INFINITY;
-            r->worst_index = i, r->worst_ref = rv, r->worst_got = g;
-            worst = INFINITY;
-        }
-        if (e.ratio > r->max_ratio || isnan(e.ratio))
-            r->max_ratio = e.ratio;
-        if (e.ok)
-            r->n_within++;
-        else
-            r->n_fail++;
-        if (e.leak)
-            r->n_nan_leak++;
+        elem e = judge(prof, dt, ref, i, rv, rb, x, g, gb, rtol, atol,
+                       flash_lim);
+        tally(r, &e, dt, i, rv, rb, x, g, gb, &worst);
     }
     if (prof == FIA_TOL_VENDOR) {
         /* tensor criteria: 99.5 % within, largest relative error < 10 */
@@ -243,5 +287,6 @@ int fia_compare_profile(fia_tol_profile prof, double rtol, double atol,
     } else {
         r->pass = r->n_fail == 0;
     }
-    return 0;
+    fia_error_clear(err);
+    return FIA_OK;
 }

@@ -9,7 +9,6 @@
  * reference's reading of the case; the arithmetic is here.  Shares nothing
  * with fast/. */
 #include <math.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "fia/compare.h"
@@ -69,22 +68,31 @@ static int plain_row(const fia_ref_row *row, void *vctx)
     return 0;
 }
 
-int fia_tolerance_plain(const fia_case *c, const fia_case_data *d,
-                        fia_tensor *out, fia_tensor *lse, char *err,
-                        size_t errlen)
+/* The rows through ref/, each into plain_row; ref/'s message in err. */
+static fia_status plain_rows(const fia_case *c, const fia_case_data *d,
+                             fia_tensor *out, fia_tensor *lse, char *err,
+                             size_t errlen)
 {
-    if (out == NULL || (out->dtype != FIA_DT_FP16 && out->dtype != FIA_DT_BF16)
-        || (lse != NULL && lse->dtype != FIA_DT_FP32)) {
-        snprintf(err, errlen, "plain implementation: fp16/bf16 output and "
-                 "fp32 lse only");
-        return -1;
-    }
-    if (errlen > 0)
-        err[0] = '\0';
     plain_ctx ctx = {.dt = out->dtype, .out = out, .lse = lse};
     fia_status st = fia_ref_visit_rows(c, d, plain_row, &ctx, err, errlen);
     free(ctx.s);
-    if (st != FIA_OK && err[0] == '\0')
-        snprintf(err, errlen, "plain implementation: status %d", (int)st);
-    return st == FIA_OK ? 0 : -1;
+    return st;
+}
+
+fia_status fia_tolerance_plain(const fia_case *c, const fia_case_data *d,
+                               fia_tensor *out, fia_tensor *lse,
+                               fia_error *err)
+{
+    if (out == NULL || (out->dtype != FIA_DT_FP16 && out->dtype != FIA_DT_BF16)
+        || (lse != NULL && lse->dtype != FIA_DT_FP32))
+        return fia_fail(err, FIA_ERR_BAD_INPUT, "plain implementation: "
+                        "fp16/bf16 output and fp32 lse only");
+    char msg[sizeof err->msg] = "";
+    fia_status st = plain_rows(c, d, out, lse, msg, sizeof msg);
+    if (st != FIA_OK && msg[0] == '\0')
+        return fia_fail(err, st, "plain implementation: status %d", (int)st);
+    if (st != FIA_OK)
+        return fia_fail(err, st, "%s", msg);
+    fia_error_clear(err);
+    return FIA_OK;
 }

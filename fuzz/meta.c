@@ -191,7 +191,9 @@ static fia_status run_form(const fia_case *c, fia_profile p, form_out *o,
         snprintf(msg, len, "%.200s", err.msg);
         return FIA_ERR_NOMEM;
     }
-    fia_status st = fia_call_fast(c, &d, p, 1, msg, len);
+    fia_error fe;
+    fia_status st = fia_call_fast(c, &d, p, 1, &fe);
+    snprintf(msg, len, "%.255s", fe.msg);
     const fia_tensor *ot = d.t[FIA_SLOT_ATTENTION_OUT];
     const fia_tensor *lt = d.t[FIA_SLOT_SOFTMAX_LSE];
     int64_t n = g->B * g->N * g->Q_S * g->D, nl = g->B * g->N * g->Q_S;
@@ -264,7 +266,7 @@ void fuzz_meta_check(const fia_case *c, const char *transform,
             fuzz_signature(forms[k], &cr[k], profile, r->signature,
                            sizeof r->signature);
             snprintf(r->message, sizeof r->message, "form %c: %.480s",
-                     k ? 'B' : 'A', cr[k].message);
+                     k ? 'B' : 'A', cr[k].reason.msg);
             fia_case_free(&c2);
             return;
         }
@@ -311,7 +313,7 @@ void fuzz_meta_check(const fia_case *c, const char *transform,
                                               (c->attrs.inner_precise & 1) == 0);
     tol.max_ulp *= 2, tol.rtol *= 2, tol.atol *= 2; /* two kernels' errors */
     fia_compare_result m;
-    int bad = fia_compare_tensor(&fa.out, fa.out_d, unspec, &fb.out, &tol, &m) != 0 ||
+    int bad = fia_compare_tensor(&fa.out, fa.out_d, unspec, &fb.out, &tol, &m, NULL) != 0 ||
               !m.pass || m.n_nan_leak > 0;
     r->max_ulp = m.max_ulp;
     if (bad) {
@@ -326,7 +328,7 @@ void fuzz_meta_check(const fia_case *c, const char *transform,
     } else if (fa.has_lse && fb.has_lse && fa.lse_d && fb.lse_d) {
         fia_tolerance lt = fia_tolerance_default(FIA_DT_FP32, 1);
         lt.max_ulp *= 2, lt.rtol *= 2, lt.atol *= 2;
-        if (fia_compare_tensor(&fa.lse, fa.lse_d, lunspec, &fb.lse, &lt, &m) != 0 ||
+        if (fia_compare_tensor(&fa.lse, fa.lse_d, lunspec, &fb.lse, &lt, &m, NULL) != 0 ||
             !m.pass || m.n_nan_leak > 0) {
             r->finding = 1;
             r->worst_index = m.worst_index;

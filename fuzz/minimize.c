@@ -373,7 +373,7 @@ int fuzz_case_signature(const fia_case *c, fuzz_target_id t, fia_profile p,
     o.status_only = t == FUZZ_PARAMS;
     fia_check_case(c, &o, &r);
     if (msg)
-        snprintf(msg, mlen, "%s", r.message);
+        snprintf(msg, mlen, "%s", r.reason.msg);
     if (!fia_verdict_is_finding(r.v))
         return r.v == FIA_V_PASS ? 0 : -1;
     fuzz_signature(c, &r, p, sig, len);

@@ -321,6 +321,6 @@ void fuzz_report_verdict(const fia_case *c, const fia_check_result *r,
             snprintf(metrics, sizeof metrics, "{\"expected\":%d,\"fast\":%d}",
                      r->ov.expected, r->fast_status);
         fuzz_report_finding(c, fia_verdict_name(r->v), sig, profile, metrics,
-                            r->message, NULL);
+                            r->reason.msg, NULL);
     }
 }

@@ -30,9 +30,9 @@ void fia_check_options_default(fia_check_options *o)
 
 /* The plain same-dtype implementation for the flash-attn profile: tensors
  * shaped as the reference's, initialized with its values. */
-static int plain_outputs(const fia_case *c, const fia_case_data *d,
-                         const fia_ref_result *ref, fia_tensor *po,
-                         fia_tensor *pl, char *msg, size_t msglen)
+static fia_status plain_outputs(const fia_case *c, const fia_case_data *d,
+                                const fia_ref_result *ref, fia_tensor *po,
+                                fia_tensor *pl, fia_error *err)
 {
     *po = ref->out;
     *pl = ref->lse;
@@ -43,16 +43,66 @@ static int plain_outputs(const fia_case *c, const fia_case_data *d,
     po->data = malloc(no ? no : 1);
     pl->data = malloc(nl ? nl : 1);
     if (!po->data || !pl->data)
-        return -1;
+        return fia_fail(err, FIA_ERR_NOMEM,
+                        "plain implementation: out of memory");
     if (no)
         memcpy(po->data, ref->out.data, no);
     if (nl)
         memcpy(pl->data, ref->lse.data, nl);
-    return fia_tolerance_plain(c, d, po, ref->has_lse ? pl : NULL, msg,
-                               msglen);
+    return fia_tolerance_plain(c, d, po, ref->has_lse ? pl : NULL, err);
 }
 
-/* Compares fast/'s outputs in d with the reference; sets r->v. */
+/* Compares fast/'s outputs in d with the reference ref under the options'
+ * tolerance profile; sets r->v (and r->reason when the comparison cannot be
+ * made). */
+static void judge_outputs(const fia_case *c, const fia_case_data *d,
+                          const fia_check_options *o,
+                          const fia_ref_result *ref, fia_check_result *r)
+{
+    fia_tensor po = {0}, pl = {0};
+    if (o->tolerance == FIA_TOL_FLASH_ATTN &&
+        plain_outputs(c, d, ref, &po, &pl, &r->reason) != FIA_OK) {
+        r->v = FIA_V_HARNESS_ERROR;
+        goto done;
+    }
+    const fia_tensor *out = d->t[FIA_SLOT_ATTENTION_OUT];
+    fia_compare_ref cr = {&ref->out, ref->out_exact, ref->out_unspecified,
+                          ref->out_bound, &po};
+    fia_status st = out == NULL ? FIA_ERR_BAD_INPUT
+                                : fia_compare_profile(o->tolerance, o->rtol,
+                                                      o->atol, &cr, out,
+                                                      &r->out_cmp, NULL);
+    if (st != FIA_OK) {
+        r->v = FIA_V_HARNESS_ERROR;
+        fia_fail(&r->reason, st, "attention_out does not match the "
+                 "reference in dtype or size");
+        goto done;
+    }
+    int ok = r->out_cmp.pass;
+    int leak = r->out_cmp.n_nan_leak > 0;
+    const fia_tensor *lse = d->t[FIA_SLOT_SOFTMAX_LSE];
+    if (ref->has_lse && lse != NULL) {
+        r->has_lse = 1;
+        fia_compare_ref lr = {&ref->lse, ref->lse_exact, ref->lse_unspecified,
+                              ref->lse_bound, &pl};
+        st = fia_compare_profile(o->tolerance, o->rtol, o->atol, &lr, lse,
+                                 &r->lse_cmp, NULL);
+        if (st != FIA_OK) {
+            r->v = FIA_V_HARNESS_ERROR;
+            fia_fail(&r->reason, st, "softmax_lse does not match the "
+                     "reference in size");
+            goto done;
+        }
+        ok = ok && r->lse_cmp.pass;
+        leak = leak || r->lse_cmp.n_nan_leak > 0;
+    }
+    r->v = leak ? FIA_V_NAN_LEAK : ok ? FIA_V_PASS : FIA_V_ACCURACY;
+done:
+    free(po.data), free(pl.data);
+}
+
+/* Computes the reference and compares fast/'s outputs in d with it; sets
+ * r->v. */
 static void compare_outputs(const fia_case *c, const fia_case_data *d,
                             const fia_check_options *o, fia_check_result *r)
 {
@@ -66,57 +116,16 @@ static void compare_outputs(const fia_case *c, const fia_case_data *d,
     fia_status st = fia_ref_compute(c, d, &ro, &ref);
     if (st != FIA_OK) {
         r->v = FIA_V_HARNESS_ERROR;
-        snprintf(r->message, sizeof r->message,
-                 "the oracle accepts the case but the reference refused it "
-                 "(%d %s): %.255s", st, fia_status_name(st), ref.error);
+        fia_fail(&r->reason, st, "the oracle accepts the case but the "
+                 "reference refused it (%d %s): %.255s", st,
+                 fia_status_name(st), ref.error);
         fia_ref_result_free(&ref);
         return;
     }
     r->computed = 1;
     r->ref_elements = ref.n_elements;
     r->ref_escalated = ref.n_escalated;
-    fia_tensor po = {0}, pl = {0};
-    if (o->tolerance == FIA_TOL_FLASH_ATTN &&
-        plain_outputs(c, d, &ref, &po, &pl, r->message,
-                      sizeof r->message) != 0) {
-        r->v = FIA_V_HARNESS_ERROR;
-        free(po.data), free(pl.data);
-        fia_ref_result_free(&ref);
-        return;
-    }
-    const fia_tensor *out = d->t[FIA_SLOT_ATTENTION_OUT];
-    fia_compare_ref cr = {&ref.out, ref.out_exact, ref.out_unspecified,
-                          ref.out_bound, &po};
-    if (out == NULL || fia_compare_profile(o->tolerance, o->rtol, o->atol, &cr,
-                                           out, &r->out_cmp) != 0) {
-        r->v = FIA_V_HARNESS_ERROR;
-        snprintf(r->message, sizeof r->message,
-                 "attention_out does not match the reference in dtype or size");
-        free(po.data), free(pl.data);
-        fia_ref_result_free(&ref);
-        return;
-    }
-    int ok = r->out_cmp.pass;
-    int leak = r->out_cmp.n_nan_leak > 0;
-    const fia_tensor *lse = d->t[FIA_SLOT_SOFTMAX_LSE];
-    if (ref.has_lse && lse != NULL) {
-        r->has_lse = 1;
-        fia_compare_ref lr = {&ref.lse, ref.lse_exact, ref.lse_unspecified,
-                              ref.lse_bound, &pl};
-        if (fia_compare_profile(o->tolerance, o->rtol, o->atol, &lr, lse,
-                                &r->lse_cmp) != 0) {
-            r->v = FIA_V_HARNESS_ERROR;
-            snprintf(r->message, sizeof r->message,
-                     "softmax_lse does not match the reference in size");
-            free(po.data), free(pl.data);
-            fia_ref_result_free(&ref);
-            return;
-        }
-        ok = ok && r->lse_cmp.pass;
-        leak = leak || r->lse_cmp.n_nan_leak > 0;
-    }
-    r->v = leak ? FIA_V_NAN_LEAK : ok ? FIA_V_PASS : FIA_V_ACCURACY;
-    free(po.data), free(pl.data);
+    judge_outputs(c, d, o, &ref, r);
     fia_ref_result_free(&ref);
 }
 
@@ -160,53 +169,99 @@ double fia_check_reference_work(const fia_case *c)
  * non-negative element count that fits int64 (the parser refuses others; a
  * case built in memory, e.g. by a fuzz decoder, is checked here).  No
  * tensor that large can exist, so no operator behaviour is asked. */
-static int bad_shape(const fia_case *c, char *msg, size_t len)
+static fia_status check_shapes(const fia_case *c, fia_error *err)
 {
     for (int s = 0; s < FIA_SLOT_COUNT; s++) {
         const fia_tensor_spec *sp = &c->tensors[s];
         for (int i = 0; sp->t != NULL && i < sp->count; i++)
-            if (fia_tensor_numel(&sp->t[i]) < 0) {
-                snprintf(msg, len, "bad shape: %s%s element count is "
-                         "negative or overflows int64", fia_slot_name((fia_slot)s),
-                         sp->count > 1 ? " (a list entry)" : "");
-                return 1;
-            }
+            if (fia_tensor_numel(&sp->t[i]) < 0)
+                return fia_fail(err, FIA_ERR_BAD_INPUT, "bad shape: %s%s "
+                                "element count is negative or overflows "
+                                "int64", fia_slot_name((fia_slot)s),
+                                sp->count > 1 ? " (a list entry)" : "");
     }
-    return 0;
+    return FIA_OK;
+}
+
+/* The oracle's verdict, and whether the case can be computed within the
+ * work limit: FIA_OK, or the reason it cannot be checked (r->reason). */
+static fia_status evaluate(const fia_case *c, const fia_check_options *o,
+                           fia_check_result *r, int *compute)
+{
+    fia_error err;
+    if (check_shapes(c, &r->reason) != FIA_OK)
+        return r->reason.code;
+    if (fia_oracle_evaluate(c, o->profile, &r->ov, &err) != FIA_OK)
+        return fia_fail(&r->reason, err.code, "the oracle cannot evaluate "
+                        "this case: %s", err.msg);
+    r->evaluated = 1;
+    *compute = !o->status_only && r->ov.accept;
+    double work = *compute ? fia_check_reference_work(c) : 0.0;
+    double max_work = o->max_ref_work > 0 ? o->max_ref_work
+                                          : FIA_CHECK_MAX_REF_WORK;
+    if (work > max_work)
+        return fia_fail(&r->reason, FIA_ERR_BAD_INPUT, "too large to compute "
+                        "with the reference: about %.3g multiply-adds (limit "
+                        "%.3g); check its status with --status-only or raise "
+                        "--max-work", work, max_work);
+    return FIA_OK;
+}
+
+/* The verdict once fast/ has answered: not modeled, a status mismatch, or
+ * (accepted as expected) the comparison of its outputs. */
+static void judge_call(const fia_case *c, const fia_case_data *d,
+                       const fia_check_options *o, int compute,
+                       fia_check_result *r)
+{
+    if (r->ov.not_modeled) {
+        const fia_rule *nm = NULL;
+        for (int i = 0; i < r->ov.n_fired && nm == NULL; i++)
+            if (r->ov.fired[i]->kind == FIA_RULE_NOT_MODELED)
+                nm = r->ov.fired[i];
+        r->v = FIA_V_NOT_MODELED;
+        fia_fail(&r->reason, FIA_ERR_NOT_MODELED, "not modeled yet: %s %s",
+                 nm ? nm->id : "?", nm ? nm->summary : "");
+    } else if (r->fast_status != r->ov.expected) {
+        r->v = FIA_V_STATUS_MISMATCH;
+        fia_fail(&r->reason,
+                 r->fast_status != FIA_OK ? r->fast_status : r->ov.expected,
+                 "expected %d %s, fast returned %d %s%s%s", r->ov.expected,
+                 fia_status_name(r->ov.expected), r->fast_status,
+                 fia_status_name(r->fast_status),
+                 r->fast_error.msg[0] ? ": " : "", r->fast_error.msg);
+    } else if (compute) {
+        compare_outputs(c, d, o, r);
+    } else {
+        r->v = FIA_V_PASS;
+    }
+}
+
+/* Clears *r but the oracle verdict's lists, valid up to their counts (they
+ * are sized for the whole catalogue: most of the result's bytes). */
+static void clear_result(fia_check_result *r)
+{
+    char *p = (char *)r, *ov = (char *)&r->ov, *end = p + sizeof *r;
+    memset(p, 0, (size_t)(ov - p));
+    memset(ov + sizeof r->ov, 0, (size_t)(end - (ov + sizeof r->ov)));
+    r->ov.accept = r->ov.not_modeled = 0;
+    r->ov.expected = FIA_OK;
+    r->ov.n_fired = r->ov.n_normalized = r->ov.n_obeyed = 0;
 }
 
 void fia_check_case(const fia_case *c, const fia_check_options *o,
                     fia_check_result *r)
 {
     fia_error err;
-    memset(r, 0, sizeof *r);
-    if (bad_shape(c, r->message, sizeof r->message)) {
+    int compute = 0;
+    clear_result(r);
+    if (evaluate(c, o, r, &compute) != FIA_OK) {
         r->v = FIA_V_BAD_INPUT;
-        return;
-    }
-    if (fia_oracle_evaluate(c, o->profile, &r->ov) != 0) {
-        r->v = FIA_V_BAD_INPUT;
-        snprintf(r->message, sizeof r->message, "the oracle cannot evaluate "
-                 "this case (out of memory)");
-        return;
-    }
-    r->evaluated = 1;
-    int compute = !o->status_only && r->ov.accept;
-    double work = compute ? fia_check_reference_work(c) : 0.0;
-    double max_work = o->max_ref_work > 0 ? o->max_ref_work
-                                          : FIA_CHECK_MAX_REF_WORK;
-    if (work > max_work) {
-        r->v = FIA_V_BAD_INPUT;
-        snprintf(r->message, sizeof r->message, "too large to compute with "
-                 "the reference: about %.3g multiply-adds (limit %.3g); check "
-                 "its status with --status-only or raise --max-work",
-                 work, max_work);
         return;
     }
     fia_case_data d;
     if (fia_case_materialize(c, compute, &d, &err) != 0) {
         r->v = FIA_V_BAD_INPUT;
-        snprintf(r->message, sizeof r->message, "%.255s%s", err.msg,
+        fia_fail(&r->reason, err.code, "%.255s%s", err.msg,
                  compute ? " (use --status-only to check its status alone)"
                          : "");
         return;
@@ -214,32 +269,14 @@ void fia_check_case(const fia_case *c, const fia_check_options *o,
     const char *gap = v2_api_gap(c);
     if (gap != NULL) {
         r->v = FIA_V_NOT_MODELED;
-        snprintf(r->message, sizeof r->message, "not modeled yet: fast/ "
-                 "implements the V2 API, which has no %s (003 parameter)", gap);
+        fia_fail(&r->reason, FIA_ERR_NOT_MODELED, "not modeled yet: fast/ "
+                 "implements the V2 API, which has no %s (003 parameter)",
+                 gap);
         fia_case_data_free(&d);
         return;
     }
-    r->fast_status = fia_call_fast(c, &d, o->profile, compute, r->fast_message,
-                                   sizeof r->fast_message);
+    r->fast_status = fia_call_fast(c, &d, o->profile, compute, &r->fast_error);
     r->fast_called = 1;
-    if (r->ov.not_modeled) {
-        const fia_rule *nm = NULL;
-        for (int i = 0; i < r->ov.n_fired && nm == NULL; i++)
-            if (r->ov.fired[i]->kind == FIA_RULE_NOT_MODELED)
-                nm = r->ov.fired[i];
-        r->v = FIA_V_NOT_MODELED;
-        snprintf(r->message, sizeof r->message, "not modeled yet: %s %s",
-                 nm ? nm->id : "?", nm ? nm->summary : "");
-    } else if (r->fast_status != r->ov.expected) {
-        r->v = FIA_V_STATUS_MISMATCH;
-        snprintf(r->message, sizeof r->message, "expected %d %s, fast returned "
-                 "%d %s%s%s", r->ov.expected, fia_status_name(r->ov.expected),
-                 r->fast_status, fia_status_name(r->fast_status),
-                 r->fast_message[0] ? ": " : "", r->fast_message);
-    } else if (compute) {
-        compare_outputs(c, &d, o, r);
-    } else {
-        r->v = FIA_V_PASS;
-    }
+    judge_call(c, &d, o, compute, r);
     fia_case_data_free(&d);
 }

@@ -1,7 +1,6 @@
 /* The one place where the tool calls fast/: a case becomes the 40-odd
  * arguments of fastFusedInferAttentionScoreV2GetWorkspaceSize. */
 #include <stdlib.h>
-#include <string.h>
 #include "fia/check.h"
 #include "fia/fast.h"
 
@@ -16,13 +15,12 @@ static const fia_int_array *array(const fia_case_data *d, fia_array a)
 }
 
 fia_status fia_call_fast(const fia_case *c, const fia_case_data *d,
-                         fia_profile profile, int compute, char *msg,
-                         size_t msglen)
+                         fia_profile profile, int compute, fia_error *err)
 {
     const fia_attrs *a = &c->attrs;
     uint64_t ws_size = 0;
     fast_executor *ex = NULL;
-    msg[0] = '\0';
+    fia_error_clear(err);
     fastSetStatusProfile(profile);
     fia_status st = fastFusedInferAttentionScoreV2GetWorkspaceSize(
         slot(d, FIA_SLOT_QUERY), d->t[FIA_SLOT_KEY] ? &d->key_list : NULL,
@@ -47,10 +45,8 @@ fia_status fia_call_fast(const fia_case *c, const fia_case_data *d,
         a->softmax_lse_flag, a->key_antiquant_mode, a->value_antiquant_mode,
         slot(d, FIA_SLOT_ATTENTION_OUT), slot(d, FIA_SLOT_SOFTMAX_LSE),
         &ws_size, &ex);
-    if (st != FIA_OK) {
-        snprintf(msg, msglen, "%s", fastLastError());
-        return st;
-    }
+    if (st != FIA_OK)
+        return fia_fail(err, st, "%s", fastLastError());
     if (!compute) {
         fastExecutorDestroy(ex);
         return FIA_OK;
@@ -60,14 +56,13 @@ fia_status fia_call_fast(const fia_case *c, const fia_case_data *d,
         ws = malloc(ws_size);
         if (ws == NULL) {
             fastExecutorDestroy(ex);
-            snprintf(msg, msglen, "cannot allocate a workspace of %llu bytes",
-                     (unsigned long long)ws_size);
-            return FIA_ERR_NOMEM;
+            return fia_fail(err, FIA_ERR_NOMEM, "cannot allocate a workspace "
+                            "of %llu bytes", (unsigned long long)ws_size);
         }
     }
     st = fastFusedInferAttentionScoreV2(ws, ws_size, ex, NULL);
-    if (st != FIA_OK)
-        snprintf(msg, msglen, "phase two: %s", fastLastError());
     free(ws);
-    return st;
+    if (st != FIA_OK)
+        return fia_fail(err, st, "phase two: %s", fastLastError());
+    return FIA_OK;
 }

@@ -18,21 +18,14 @@
 #include <string.h>
 #include "oracle_internal.h"
 
+/* The catalogue: the rule files in the order of ORC_RULE_FILES. */
 static const struct {
     const fia_rule *rows;
     const size_t *count;
 } groups[] = {
-    {orc_rules_tensors, &orc_rules_tensors_count},
-    {orc_rules_layout, &orc_rules_layout_count},
-    {orc_rules_gqa, &orc_rules_gqa_count},
-    {orc_rules_mask, &orc_rules_mask_count},
-    {orc_rules_sparse, &orc_rules_sparse_count},
-    {orc_rules_seqlen, &orc_rules_seqlen_count},
-    {orc_rules_lse, &orc_rules_lse_count},
-    {orc_rules_precise, &orc_rules_precise_count},
-    {orc_rules_output, &orc_rules_output_count},
-    {orc_rules_scale, &orc_rules_scale_count},
-    {orc_rules_not_modeled, &orc_rules_not_modeled_count},
+#define ORC_GROUP(g) {orc_rules_##g, &orc_rules_##g##_count},
+    ORC_RULE_FILES(ORC_GROUP)
+#undef ORC_GROUP
 };
 #define N_GROUPS (sizeof groups / sizeof groups[0])
 
@@ -72,54 +65,69 @@ static fia_status rule_status(const fia_rule *r, fia_profile p)
     return p == FIA_PROFILE_CANN ? r->cann_status : r->doc_status;
 }
 
-int fia_oracle_evaluate(const fia_case *c, fia_profile p,
-                        fia_oracle_verdict *v)
+/* Lists rule r in the verdict: fired, normalized or obeyed (each rule at
+ * most once in one of them, so no list outgrows the catalogue).  Returns 1
+ * when r rejects the case (REJECT or NOT_MODELED fired). */
+static int list_rule(const fia_rule *r, const fia_oracle_facts *f,
+                     fia_oracle_verdict *v)
+{
+    if (r->kind == FIA_RULE_REJECT && r->layer == FIA_LAYER_SEMANTIC &&
+        f->short_circuit) {
+        /* Not evaluated, so not fired; still obeyed where it applies. */
+        if (r->applies != NULL && r->applies(f))
+            v->obeyed[v->n_obeyed++] = r;
+        return 0;
+    }
+    int fired = r->fires(f);
+    if (r->kind == FIA_RULE_NORMALIZE) {
+        if (fired)
+            v->normalized[v->n_normalized++] = r;
+        return 0;
+    }
+    if (fired) {
+        v->fired[v->n_fired++] = r;
+        return 1;
+    }
+    if (r->kind == FIA_RULE_REJECT && (r->applies ? r->applies(f) : 1))
+        v->obeyed[v->n_obeyed++] = r;
+    return 0;
+}
+
+fia_status fia_oracle_evaluate(const fia_case *c, fia_profile p,
+                               fia_oracle_verdict *v, fia_error *err)
 {
     if (v == NULL)
-        return -1;
-    memset(v, 0, sizeof *v);
-    v->expected = FIA_OK;
+        return fia_fail(err, FIA_ERR_BAD_INPUT, "oracle: no verdict to fill");
+    /* The lists are valid up to their counts: not cleared (they are sized
+     * for the whole catalogue, and this runs once per fuzz input). */
     v->accept = 1;
+    v->not_modeled = 0;
+    v->expected = FIA_OK;
+    v->n_fired = v->n_normalized = v->n_obeyed = 0;
     if (c == NULL)
-        return -1;
+        return fia_fail(err, FIA_ERR_BAD_INPUT, "oracle: no case");
+    size_t n = fia_rule_count();
+    if (n > FIA_ORACLE_MAX_RULES)
+        return fia_fail(err, FIA_ERR_BAD_INPUT,
+                        "oracle: the catalogue has %zu rules, more than a "
+                        "verdict lists (FIA_ORACLE_MAX_RULES = %d in "
+                        "include/fia/oracle.h): raise it", n,
+                        FIA_ORACLE_MAX_RULES);
 
     fia_oracle_facts f;
     orc_facts_compute(c, &f);
 
     const fia_rule *decider = NULL;  /* lowest-layer rejecting rule */
     int nm_fired = 0;
-    size_t n = fia_rule_count();
     for (size_t i = 0; i < n; i++) {
         const fia_rule *r = fia_rule_at(i);
-        if (r->kind == FIA_RULE_REJECT && r->layer == FIA_LAYER_SEMANTIC &&
-            f.short_circuit) {
-            /* Not evaluated, so not fired; still obeyed where it applies. */
-            if (r->applies != NULL && r->applies(&f) &&
-                v->n_obeyed < (int)(sizeof v->obeyed / sizeof v->obeyed[0]))
-                v->obeyed[v->n_obeyed++] = r;
+        if (!list_rule(r, &f, v))
             continue;
-        }
-        int fired = r->fires(&f);
-        if (r->kind == FIA_RULE_NORMALIZE) {
-            if (fired && v->n_normalized < FIA_ORACLE_MAX_FIRED)
-                v->normalized[v->n_normalized++] = r;
-            continue;
-        }
-        if (fired) {
-            if (v->n_fired < FIA_ORACLE_MAX_FIRED)
-                v->fired[v->n_fired++] = r;
-            if (r->kind == FIA_RULE_NOT_MODELED) {
-                nm_fired = 1;
-            } else if (rule_status(r, p) != FIA_OK) {
-                if (decider == NULL || r->layer < decider->layer)
-                    decider = r;
-            }
-        } else if (r->kind == FIA_RULE_REJECT) {
-            int obeyed = r->applies ? r->applies(&f) : 1;
-            if (obeyed && v->n_obeyed < (int)(sizeof v->obeyed /
-                                              sizeof v->obeyed[0]))
-                v->obeyed[v->n_obeyed++] = r;
-        }
+        if (r->kind == FIA_RULE_NOT_MODELED)
+            nm_fired = 1;
+        else if (rule_status(r, p) != FIA_OK &&
+                 (decider == NULL || r->layer < decider->layer))
+            decider = r;
     }
 
     if (decider != NULL && decider->layer < FIA_LAYER_SEMANTIC) {
@@ -131,7 +139,8 @@ int fia_oracle_evaluate(const fia_case *c, fia_profile p,
         v->expected = rule_status(decider, p);
     }
     v->accept = v->expected == FIA_OK;
-    return 0;
+    fia_error_clear(err);
+    return FIA_OK;
 }
 
 /* ---- printing ----------------------------------------------------------- */

@@ -33,18 +33,36 @@ typedef enum orc_path {
 struct fia_oracle_facts {
     const fia_case *c;
 
-    /* Tensors as passed.  given[s]: a tensor (list) is passed; for the
-     * outputs this is the effective output of fia_case_output().  t[s]: the
-     * first tensor of the slot (NULL when not given).  numel[s]: of t[s], -1
-     * when not given or not computable. */
+    /* facts_tensors.c.  Tensors as passed.  given[s]: a tensor (list) is
+     * passed; for the outputs this is the effective output of
+     * fia_case_output() (facts_output.c, facts_lse.c).  t[s]: the first
+     * tensor of the slot (NULL when not given).  numel[s]: of t[s], -1 when
+     * not given or not computable.  Dtype classes: q_float, query fp16 /
+     * bf16; kv_float, every key/value tensor fp16 / bf16. */
     int given[FIA_SLOT_COUNT];
     const fia_tensor *t[FIA_SLOT_COUNT];
     int32_t count[FIA_SLOT_COUNT];
     int64_t numel[FIA_SLOT_COUNT];
-    fia_tensor out, lse;              /* copies of the effective outputs */
-    fia_presence out_presence, lse_presence;
+    int q_float;
+    int kv_float;
 
-    /* Layout and the dims read through it. */
+    /* facts_output.c: the effective attention_out, and the empty query
+     * (002 约束说明, 入参为空的处理): short_circuit when the query and
+     * attention_out are both empty. */
+    fia_tensor out;
+    fia_presence out_presence;
+    int query_empty, out_empty;
+    int short_circuit;
+
+    /* facts_lse.c: the effective softmax_lse. */
+    fia_tensor lse;
+    fia_presence lse_presence;
+
+    /* facts_gqa.c: the head counts. */
+    int64_t N;                        /* num_heads attribute */
+    int64_t KV_N;                     /* effective: 0 means N */
+
+    /* facts_layout.c: the layout and the dims read through it. */
     orc_layout layout;
     int layout_modeled;               /* one of the four 002 layouts */
     int q_rank_want;                  /* 3 or 4 (0: layout not modeled) */
@@ -58,23 +76,13 @@ struct fia_oracle_facts {
     int k_rank_ok, k_d_ok;
     int64_t KB, KV_S, KN, KD, KH;
     int v_rank_ok;
-
-    int64_t N;                        /* num_heads attribute */
-    int64_t KV_N;                     /* effective: 0 means N */
     orc_path path;
 
-    /* Empty query handling (002 约束说明, 入参为空的处理). */
-    int query_empty, out_empty;
-    int short_circuit;                /* query empty and attention_out empty */
-
-    /* atten_mask passed with at least one element (an empty one is absent). */
+    /* facts_mask.c: atten_mask passed with at least one element (an empty
+     * one is absent). */
     int mask_effective;
 
-    /* Dtype classes. */
-    int q_float;                      /* query fp16 / bf16 */
-    int kv_float;                     /* every key/value tensor fp16 / bf16 */
-
-    /* Host int arrays. */
+    /* facts_seqlen.c: the host int arrays. */
     int seq_given, kv_seq_given;
     int64_t seq_count, kv_seq_count;
     const int64_t *seq, *kv_seq;
@@ -129,39 +137,60 @@ struct fia_oracle_facts {
     }
 #define ORC_FN(name) name##_fires, name##_applies
 
-/* Rule groups, one per rules_*.c. */
+/* The rule files, one per feature of include/fia/feature.h, in catalogue
+ * order: oracle/rules_<name>.c defines orc_rules_<name>[] and
+ * orc_rules_<name>_count, and every row's feature is "<name>".  A new
+ * feature adds its rules file (and, when it derives facts of its own, a
+ * facts_<name>.c) and one line here. */
+#define ORC_RULE_FILES(X)                                                    \
+    X(tensors) X(layout) X(gqa) X(mask) X(sparse) X(seqlen) X(lse)           \
+    X(precise) X(output) X(scale) X(pse) X(int8_quant) X(antiquant)               \
+    X(int_inputs) X(int8_out) X(paged) X(padding) X(prefix)               \
+    X(tensor_list) X(mla) X(query_quant) X(tnd)
+
 #define ORC_GROUP(g)                                                         \
     extern const fia_rule orc_rules_##g[];                                   \
     extern const size_t orc_rules_##g##_count;
-ORC_GROUP(tensors)
-ORC_GROUP(layout)
-ORC_GROUP(gqa)
-ORC_GROUP(mask)
-ORC_GROUP(sparse)
-ORC_GROUP(seqlen)
-ORC_GROUP(lse)
-ORC_GROUP(precise)
-ORC_GROUP(output)
-ORC_GROUP(scale)
-ORC_GROUP(not_modeled)
+ORC_RULE_FILES(ORC_GROUP)
 #undef ORC_GROUP
 
-/* facts.c */
-void orc_facts_compute(const fia_case *c, fia_oracle_facts *f);
+/* A documented feature fiacheck does not model yet (docs/semantics.md "Not
+ * modeled yet"): its row refuses the feature with FIA_ERR_NOT_MODELED; the
+ * evaluator lets the nullptr and dtype layers decide first. */
+#define ORC_NM_ROW(id, feat, fn, cite, text, dis)                            \
+    {id, feat, FIA_RULE_NOT_MODELED, ORC_NM, cite, text, dis, ORC_FN(fn)}
 
-/* Helpers for predicates (facts.c). */
+/* Facts (facts.c, the driver): computed once per case, in steps, one per
+ * feature that derives facts of its own (facts_<feature>.c).  A step may read
+ * what the steps before it derived; the driver's order is the one below. */
+void orc_facts_compute(const fia_case *c, fia_oracle_facts *f);
+void orc_facts_tensors(const fia_case *c, fia_oracle_facts *f);
+void orc_facts_output(const fia_case *c, fia_oracle_facts *f);
+void orc_facts_lse(const fia_case *c, fia_oracle_facts *f);
+void orc_facts_gqa(const fia_case *c, fia_oracle_facts *f);
+void orc_facts_layout(const fia_case *c, fia_oracle_facts *f);
+void orc_facts_mask(const fia_case *c, fia_oracle_facts *f);
+void orc_facts_seqlen(const fia_case *c, fia_oracle_facts *f);
+
+/* Helpers for predicates. */
+/* facts_tensors.c */
 int orc_dtype_in(fia_dtype dt, const fia_dtype *list, size_t n);
 /* 1 when every tensor of slot s (given) has a dtype in the list. */
 int orc_slot_dtypes_in(const fia_oracle_facts *f, fia_slot s,
                        const fia_dtype *list, size_t n);
-/* Effective lengths of batch b (0 <= b < B): from the array (broadcast of a
- * length-1 array, else element b) or the S dim.  Only meaningful when the
- * array's count is valid (1 or >= B). */
+/* 1 when any of the n slots is given. */
+int orc_any_given(const fia_oracle_facts *f, const fia_slot *s, size_t n);
+#define ORC_ANY_GIVEN(f, list)                                               \
+    orc_any_given(f, list, sizeof(list) / sizeof((list)[0]))
+/* facts_seqlen.c.  Effective lengths of batch b (0 <= b < B): from the array
+ * (broadcast of a length-1 array, else element b) or the S dim.  Only
+ * meaningful when the array's count is valid (1 or >= B). */
 int64_t orc_q_len(const fia_oracle_facts *f, int64_t b);
 int64_t orc_kv_len(const fia_oracle_facts *f, int64_t b);
 /* Number of array entries the operator reads: 1 for a length-1 array, B when
  * count >= B, 0 when the count is not valid. */
 int64_t orc_used_count(int64_t count, int64_t B);
+/* facts_layout.c */
 int orc_is_prefill(const fia_oracle_facts *f);
 int orc_is_decode(const fia_oracle_facts *f);
 

@@ -38,7 +38,7 @@ static fia_compare_result cmp16(fia_dtype dt, int hp, uint16_t ref,
     set16(&p, dt, 1, &ref, &got);
     fia_tolerance tol = fia_tolerance_default(dt, hp);
     fia_compare_result r;
-    int rc = fia_compare_tensor(&p.ref, p.exact, NULL, &p.got, &tol, &r);
+    int rc = fia_compare_tensor(&p.ref, p.exact, NULL, &p.got, &tol, &r, NULL);
     CHECK(rc == 0);
     return r;
 }
@@ -109,24 +109,25 @@ static void test_atol_rtol(void)
     uint16_t a = fia_double_to_fp16(2.0), b = (uint16_t)(a + 3);
     set16(&p, FIA_DT_FP16, 1, &a, &b);
     fia_tolerance tol = {3, 0, 0};
-    CHECK(fia_compare_tensor(&p.ref, p.exact, NULL, &p.got, &tol, &(fia_compare_result){0}) == 0);
+    CHECK(fia_compare_tensor(&p.ref, p.exact, NULL, &p.got, &tol,
+                             &(fia_compare_result){0}, NULL) == FIA_OK);
     fia_compare_result rr;
-    fia_compare_tensor(&p.ref, p.exact, NULL, &p.got, &tol, &rr);
+    fia_compare_tensor(&p.ref, p.exact, NULL, &p.got, &tol, &rr, NULL);
     CHECK(rr.pass);
     tol.max_ulp = 2;
-    fia_compare_tensor(&p.ref, p.exact, NULL, &p.got, &tol, &rr);
+    fia_compare_tensor(&p.ref, p.exact, NULL, &p.got, &tol, &rr, NULL);
     CHECK(!rr.pass);
     tol.rtol = 0.01; /* 3 ulps at 2.0 = 0.0059 <= 0.02 */
-    fia_compare_tensor(&p.ref, p.exact, NULL, &p.got, &tol, &rr);
+    fia_compare_tensor(&p.ref, p.exact, NULL, &p.got, &tol, &rr, NULL);
     CHECK(rr.pass);
     /* rtol is against the exact value, not the rounded one */
     p.exact[0] = 2.0 + 0x1p-12;
     tol.rtol = 0;
     tol.atol = fabs(fia_fp16_to_double(b) - p.exact[0]);
-    fia_compare_tensor(&p.ref, p.exact, NULL, &p.got, &tol, &rr);
+    fia_compare_tensor(&p.ref, p.exact, NULL, &p.got, &tol, &rr, NULL);
     CHECK(rr.pass);
     tol.atol *= 0.99;
-    fia_compare_tensor(&p.ref, p.exact, NULL, &p.got, &tol, &rr);
+    fia_compare_tensor(&p.ref, p.exact, NULL, &p.got, &tol, &rr, NULL);
     CHECK(!rr.pass);
 }
 
@@ -169,7 +170,8 @@ static void test_unspecified_and_counts(void)
     uint8_t unspec[4] = {0, 1, 0, 0};
     fia_tolerance tol = fia_tolerance_default(FIA_DT_BF16, 1);
     fia_compare_result r;
-    CHECK(fia_compare_tensor(&p.ref, p.exact, unspec, &p.got, &tol, &r) == 0);
+    CHECK(fia_compare_tensor(&p.ref, p.exact, unspec, &p.got, &tol, &r, NULL) ==
+          FIA_OK);
     CHECK_EQ_INT(r.n_total, 4);
     CHECK_EQ_INT(r.n_unspecified, 1);
     CHECK_EQ_INT(r.n_compared, 3);
@@ -179,12 +181,14 @@ static void test_unspecified_and_counts(void)
     CHECK(r.max_ulp == 40 && !r.pass);
     /* all unspecified -> pass, nothing compared */
     uint8_t all[4] = {1, 1, 1, 1};
-    CHECK(fia_compare_tensor(&p.ref, p.exact, all, &p.got, &tol, &r) == 0);
+    CHECK(fia_compare_tensor(&p.ref, p.exact, all, &p.got, &tol, &r, NULL) ==
+          FIA_OK);
     CHECK(r.pass && r.n_compared == 0 && r.worst_index == -1);
     /* no exact values: the rounded reference is used */
     got[3] = ref[3];
     set16(&p, FIA_DT_BF16, 4, ref, got);
-    CHECK(fia_compare_tensor(&p.ref, NULL, unspec, &p.got, &tol, &r) == 0);
+    CHECK(fia_compare_tensor(&p.ref, NULL, unspec, &p.got, &tol, &r, NULL) ==
+          FIA_OK);
     CHECK(r.pass);
 }
 
@@ -207,25 +211,37 @@ static void test_fp32_and_errors(void)
     fia_tolerance tol = fia_tolerance_default(FIA_DT_FP32, 1);
     CHECK(tol.rtol == 1e-5 && tol.atol == 1e-5);
     fia_compare_result r;
-    CHECK(fia_compare_tensor(&p.ref, p.exact, NULL, &p.got, &tol, &r) == 0);
+    CHECK(fia_compare_tensor(&p.ref, p.exact, NULL, &p.got, &tol, &r, NULL) ==
+          FIA_OK);
     CHECK_EQ_INT(r.n_fail, 1);
     CHECK_EQ_INT(r.worst_index, 3);
     p.gf[3] = 3.0f + 2e-5f; /* within rtol*3 + atol */
-    CHECK(fia_compare_tensor(&p.ref, p.exact, NULL, &p.got, &tol, &r) == 0);
+    CHECK(fia_compare_tensor(&p.ref, p.exact, NULL, &p.got, &tol, &r, NULL) ==
+          FIA_OK);
     CHECK(r.pass);
 
     /* mismatched dtype / size */
     fia_tensor other = p.got;
     other.dtype = FIA_DT_FP16;
-    CHECK(fia_compare_tensor(&p.ref, p.exact, NULL, &other, &tol, &r) == -1);
+    fia_error err;
+    CHECK(fia_compare_tensor(&p.ref, p.exact, NULL, &other, &tol, &r, &err) ==
+          FIA_ERR_BAD_INPUT);
+    CHECK_MSG(err.code == FIA_ERR_BAD_INPUT && strstr(err.msg, "fp16") &&
+                  strstr(err.msg, "fp32"), "%s", err.msg);
     other = p.got;
     other.shape[1] = 3;
-    CHECK(fia_compare_tensor(&p.ref, p.exact, NULL, &other, &tol, &r) == -1);
-    CHECK(fia_compare_tensor(NULL, NULL, NULL, &p.got, &tol, &r) == -1);
+    CHECK(fia_compare_tensor(&p.ref, p.exact, NULL, &other, &tol, &r, NULL) ==
+          FIA_ERR_BAD_INPUT);
+    CHECK(fia_compare_tensor(NULL, NULL, NULL, &p.got, &tol, &r, &err) ==
+          FIA_ERR_BAD_INPUT);
+    CHECK(err.msg[0] != '\0');
+    CHECK(fia_compare_tensor(&p.ref, p.exact, NULL, &p.got, &tol, &r, &err) ==
+          FIA_OK);
+    CHECK(err.code == FIA_OK);
 
     /* empty tensors compare equal */
     fia_tensor e1 = {FIA_DT_FP16, 2, {0, 4}, NULL};
-    CHECK(fia_compare_tensor(&e1, NULL, NULL, &e1, &tol, &r) == 0);
+    CHECK(fia_compare_tensor(&e1, NULL, NULL, &e1, &tol, &r, NULL) == 0);
     CHECK(r.pass && r.n_total == 0);
 }
 

@@ -50,7 +50,7 @@ int main(void)
         fia_case c;
         fuzz_decode_params(buf, len, &c);
         fia_oracle_verdict v;
-        CHECK(fia_oracle_evaluate(&c, FIA_PROFILE_DOC, &v) == 0);
+        CHECK(fia_oracle_evaluate(&c, FIA_PROFILE_DOC, &v, NULL) == 0);
         accepted += v.accept;
         unfit += !shapes_fit(&c);
         if (k % 8 == 0 && !round_trips(&c))
@@ -82,9 +82,9 @@ int main(void)
         fia_check_case(&big, &o, &cr);
         CHECK_EQ_INT(cr.v, FIA_V_BAD_INPUT);
         CHECK(!cr.evaluated);
-        CHECK_MSG(strstr(cr.message, "atten_mask") != NULL &&
-                      strstr(cr.message, "overflows int64") != NULL,
-                  "%s", cr.message);
+        CHECK_MSG(strstr(cr.reason.msg, "atten_mask") != NULL &&
+                      strstr(cr.reason.msg, "overflows int64") != NULL,
+                  "%s", cr.reason.msg);
         m->shape[1] = m->shape[2] = 4; /* and back: judged again */
         fia_check_case(&big, &o, &cr);
         CHECK(cr.evaluated);
@@ -102,7 +102,7 @@ int main(void)
         size_t len = random_input(&r, buf, sizeof buf);
         fuzz_decode_numeric(buf, len, &c);
         fia_oracle_verdict v;
-        fia_oracle_evaluate(&c, FIA_PROFILE_DOC, &v);
+        fia_oracle_evaluate(&c, FIA_PROFILE_DOC, &v, NULL);
         num_ok += v.accept;
         if (k % 10 == 0)
             CHECK(round_trips(&c));
@@ -119,7 +119,7 @@ int main(void)
         fia_case c2;
         if (fuzz_meta_transform(&c, t, &c2) == 0) {
             fia_oracle_verdict v;
-            fia_oracle_evaluate(&c2, FIA_PROFILE_DOC, &v);
+            fia_oracle_evaluate(&c2, FIA_PROFILE_DOC, &v, NULL);
             CHECK_MSG(v.accept, "transform %s gives a rejected form", t);
             applied++;
             fia_case_free(&c2);

@@ -8,7 +8,9 @@
 #include <string.h>
 #include "check.h"
 #include "fia/case.h"
+#include "fia/feature.h"
 #include "fia/oracle.h"
+#include "oracle/oracle_internal.h"
 
 /* Valid bases. */
 #define PREFILL                                                              \
@@ -90,7 +92,7 @@ static int eval(const char *text, fia_profile p, fia_oracle_verdict *v)
                 err.msg, text);
         return -1;
     }
-    int rc = fia_oracle_evaluate(&c, p, v);
+    int rc = fia_oracle_evaluate(&c, p, v, NULL);
     fia_case_free(&c);
     return rc;
 }
@@ -461,6 +463,10 @@ static void test_catalogue(void)
 {
     size_t n = fia_rule_count();
     CHECK(n > 50);
+    /* a verdict lists each rule at most once in one of its lists */
+    CHECK_MSG(n <= FIA_ORACLE_MAX_RULES, "the catalogue has %zu rules, more "
+              "than FIA_ORACLE_MAX_RULES (%d): raise it in "
+              "include/fia/oracle.h", n, FIA_ORACLE_MAX_RULES);
     CHECK(fia_rule_at(n) == NULL);
     CHECK(fia_rule_find("NO-SUCH-RULE") == NULL);
     CHECK(fia_rule_find(NULL) == NULL);
@@ -471,6 +477,10 @@ static void test_catalogue(void)
             continue;
         CHECK_MSG(r->id && *r->id, "row %zu: no id", i);
         CHECK_MSG(r->feature && *r->feature, "%s: no feature", r->id);
+        /* one list of feature names: include/fia/feature.h */
+        CHECK_MSG(r->feature && fia_feature_from_name(r->feature) >= 0,
+                  "%s: feature '%s' is not a name of include/fia/feature.h",
+                  r->id, r->feature ? r->feature : "(null)");
         CHECK_MSG(r->citation && strlen(r->citation) > 4, "%s: no citation",
                   r->id);
         CHECK_MSG(r->summary && strlen(r->summary) > 10, "%s: no summary",
@@ -646,14 +656,23 @@ static void test_robustness(void)
             fia_case c;
             fia_error err;
             if (fia_case_parse_string(t, "<robust>", &c, &err) == 0) {
-                CHECK(fia_oracle_evaluate(&c, FIA_PROFILE_DOC, &v) == 0);
-                CHECK(fia_oracle_evaluate(&c, FIA_PROFILE_CANN, &v) == 0);
+                CHECK(fia_oracle_evaluate(&c, FIA_PROFILE_DOC, &v, NULL) ==
+                      FIA_OK);
+                CHECK(fia_oracle_evaluate(&c, FIA_PROFILE_CANN, &v, NULL) ==
+                      FIA_OK);
                 fia_case_free(&c);
             }
             free(t);
         }
     }
-    CHECK(fia_oracle_evaluate(NULL, FIA_PROFILE_DOC, NULL) == -1);
+    fia_error err;
+    fia_oracle_verdict v;
+    CHECK(fia_oracle_evaluate(NULL, FIA_PROFILE_DOC, NULL, NULL) ==
+          FIA_ERR_BAD_INPUT);
+    CHECK(fia_oracle_evaluate(NULL, FIA_PROFILE_DOC, &v, &err) ==
+          FIA_ERR_BAD_INPUT);
+    CHECK(err.code == FIA_ERR_BAD_INPUT && err.msg[0] != '\0');
+    CHECK(v.accept && v.n_fired == 0);
 }
 
 static void test_print(void)
@@ -686,9 +705,37 @@ static void test_print(void)
     free(buf);
 }
 
+/* One rules file per feature: every feature of include/fia/feature.h has
+ * one (oracle/rules_<name>.c), and its rows carry its name. */
+static void test_rule_files(void)
+{
+    static const char *const files[] = {
+#define FILE_NAME(g) #g,
+        ORC_RULE_FILES(FILE_NAME)
+#undef FILE_NAME
+    };
+    const size_t nfiles = sizeof files / sizeof files[0];
+    for (int f = 0; f < FIA_FEATURE_COUNT; f++) {
+        int found = 0;
+        for (size_t i = 0; i < nfiles; i++)
+            found |= strcmp(files[i], fia_feature_name((fia_feature)f)) == 0;
+        CHECK_MSG(found, "feature %s has no oracle/rules_%s.c in "
+                  "ORC_RULE_FILES", fia_feature_name((fia_feature)f),
+                  fia_feature_name((fia_feature)f));
+    }
+#define ROWS(g)                                                              \
+    for (size_t i = 0; i < orc_rules_##g##_count; i++)                       \
+        CHECK_MSG(strcmp(orc_rules_##g[i].feature, #g) == 0,                 \
+                  "%s in rules_%s.c has feature %s", orc_rules_##g[i].id, #g, \
+                  orc_rules_##g[i].feature);
+    ORC_RULE_FILES(ROWS)
+#undef ROWS
+}
+
 int main(void)
 {
     test_catalogue();
+    test_rule_files();
     test_coverage();
     test_rule_cases();
     test_baselines();

@@ -46,7 +46,8 @@ static fia_compare_result one(fia_tol_profile prof, double x, double b,
     t.pb[0] = t.rb[0];
     fia_compare_ref cr = {&t.ref, t.exact, t.unspec, t.bound, &t.plain};
     fia_compare_result r;
-    CHECK(fia_compare_profile(prof, 0.01, 0.0, &cr, &t.got, &r) == 0);
+    CHECK(fia_compare_profile(prof, 0.01, 0.0, &cr, &t.got, &r, NULL) ==
+          FIA_OK);
     return r;
 }
 
@@ -97,26 +98,34 @@ static void test_vendor_and_flash(void)
     fia_compare_result r;
     /* vendor: one of 8 elements 2 % off (outside rtol 0.005): 87.5 % < 99.5 */
     t.gb[3] = fia_double_to_fp16(1.02);
-    CHECK(fia_compare_profile(FIA_TOL_VENDOR, 0, 0, &cr, &t.got, &r) == 0);
+    CHECK(fia_compare_profile(FIA_TOL_VENDOR, 0, 0, &cr, &t.got, &r, NULL) ==
+          FIA_OK);
     CHECK(!r.pass && r.n_fail == 1);
     t.gb[3] = fia_double_to_fp16(1.004);
-    CHECK(fia_compare_profile(FIA_TOL_VENDOR, 0, 0, &cr, &t.got, &r) == 0);
+    CHECK(fia_compare_profile(FIA_TOL_VENDOR, 0, 0, &cr, &t.got, &r, NULL) ==
+          FIA_OK);
     CHECK(r.pass);
     /* flash-attn: plain off by 2 ulp somewhere: fast may be off by 4 */
     t.pb[5] = (uint16_t)(t.rb[5] + 2);
     t.gb[3] = (uint16_t)(t.rb[3] + 4);
-    CHECK(fia_compare_profile(FIA_TOL_FLASH_ATTN, 0, 0, &cr, &t.got, &r) == 0);
+    CHECK(fia_compare_profile(FIA_TOL_FLASH_ATTN, 0, 0, &cr, &t.got, &r,
+                              NULL) == FIA_OK);
     CHECK(r.pass);
     t.gb[3] = (uint16_t)(t.rb[3] + 5);
-    CHECK(fia_compare_profile(FIA_TOL_FLASH_ATTN, 0, 0, &cr, &t.got, &r) == 0);
+    CHECK(fia_compare_profile(FIA_TOL_FLASH_ATTN, 0, 0, &cr, &t.got, &r,
+                              NULL) == FIA_OK);
     CHECK(!r.pass);
     /* unspecified elements are skipped by every profile */
     t.unspec[3] = 1;
-    CHECK(fia_compare_profile(FIA_TOL_FLASH_ATTN, 0, 0, &cr, &t.got, &r) == 0);
+    CHECK(fia_compare_profile(FIA_TOL_FLASH_ATTN, 0, 0, &cr, &t.got, &r,
+                              NULL) == FIA_OK);
     CHECK(r.pass && r.n_unspecified == 1);
     /* size mismatch */
     t.got.shape[0] = 3;
-    CHECK(fia_compare_profile(FIA_TOL_BOUND, 0, 0, &cr, &t.got, &r) == -1);
+    fia_error err;
+    CHECK(fia_compare_profile(FIA_TOL_BOUND, 0, 0, &cr, &t.got, &r, &err) ==
+          FIA_ERR_BAD_INPUT);
+    CHECK(err.code == FIA_ERR_BAD_INPUT && err.msg[0] != '\0');
     fia_tol_profile p;
     CHECK(fia_tol_profile_parse("flash-attn", &p) == 0 &&
           p == FIA_TOL_FLASH_ATTN);
@@ -149,6 +158,7 @@ static void test_end_to_end(void)
             o.atol = 1e-3;
             fia_check_result r;
             fia_check_case(&c, &o, &r);
+            CHECK(r.v != FIA_V_PASS || r.reason.code == FIA_OK);
             /* vendor's fixed rtol/atol is stricter than fp16 with P rounded
              * (inner_precise 1) on small outputs: not asserted there */
             if (prof == FIA_TOL_VENDOR && ip == 1)
@@ -156,7 +166,7 @@ static void test_end_to_end(void)
             else
             CHECK_MSG(r.v == FIA_V_PASS, "profile %s ip %d: %s %s",
                       fia_tol_profile_name(o.tolerance), ip,
-                      fia_verdict_name(r.v), r.message);
+                      fia_verdict_name(r.v), r.reason.msg);
         }
         fia_case_data d;
         CHECK(fia_case_materialize(&c, 1, &d, &err) == 0);
@@ -168,8 +178,12 @@ static void test_end_to_end(void)
         fia_tensor po = ref.out;
         po.data = malloc((size_t)ref.out_numel * 2);
         memcpy(po.data, ref.out.data, (size_t)ref.out_numel * 2);
-        char msg[256];
-        CHECK(fia_tolerance_plain(&c, &d, &po, NULL, msg, sizeof msg) == 0);
+        CHECK(fia_tolerance_plain(&c, &d, &po, NULL, &err) == FIA_OK);
+        fia_tensor f32 = po;
+        f32.dtype = FIA_DT_FP32; /* fp16/bf16 outputs only */
+        CHECK(fia_tolerance_plain(&c, &d, &f32, NULL, &err) ==
+              FIA_ERR_BAD_INPUT);
+        CHECK(err.code == FIA_ERR_BAD_INPUT && strstr(err.msg, "fp16/bf16"));
         double mx = 0;
         for (int64_t i = 0; i < ref.out_numel; i++)
             mx = fmax(mx, fabs(fia_load_as_double(FIA_DT_FP16, po.data, i) -

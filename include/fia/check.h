@@ -10,6 +10,7 @@
 
 #include "fia/case.h"
 #include "fia/compare.h"
+#include "fia/error.h"
 #include "fia/oracle.h"
 #include "fia/status.h"
 
@@ -47,12 +48,19 @@ void fia_check_options_default(fia_check_options *o);
 
 typedef struct fia_check_result {
     fia_verdict v;
-    char message[1024];
+    /* Why the verdict is what it is, when there is something to say; code
+     * FIA_OK and msg "" otherwise (a pass; accuracy and nan-leak, whose
+     * numbers are out_cmp / lse_cmp).  code: FIA_ERR_BAD_INPUT (or the case
+     * model's FIA_ERR_NOMEM) for bad-input, FIA_ERR_NOT_MODELED for
+     * not-modeled, the failing part's status for harness-error, and for a
+     * status-mismatch the status fast returned, or the expected one when
+     * fast accepted. */
+    fia_error reason;
     int evaluated;               /* the oracle ran: ov is valid */
     fia_oracle_verdict ov;
     int fast_called;
     fia_status fast_status;
-    char fast_message[256];
+    fia_error fast_error;        /* fast's message when fast_status != OK */
     int computed;                /* outputs were compared */
     fia_compare_result out_cmp;
     int has_lse;
@@ -66,9 +74,9 @@ void fia_check_case(const fia_case *c, const fia_check_options *o,
 
 /* Calls fast/'s two-phase API with the case's parameters and tensors.
  * Phase two runs only when `compute` is set and phase one succeeded.
- * Returns the first non-OK status; `msg` receives fastLastError(). */
+ * Returns the first non-OK status (fast's, or FIA_ERR_NOMEM for the
+ * workspace), with fastLastError() in err. */
 fia_status fia_call_fast(const fia_case *c, const fia_case_data *d,
-                         fia_profile profile, int compute, char *msg,
-                         size_t msglen);
+                         fia_profile profile, int compute, fia_error *err);
 
 #endif

@@ -19,7 +19,9 @@
 #define FIA_COMPARE_H
 
 #include <stdint.h>
+#include "fia/error.h"
 #include "fia/ref.h"
+#include "fia/status.h"
 #include "fia/tensor.h"
 
 typedef struct fia_tolerance {
@@ -51,10 +53,13 @@ typedef struct fia_compare_result {
 } fia_compare_result;
 
 /* Compares `got` (same dtype and numel as the reference) element by element.
- * Returns 0, or -1 when the tensors do not match in dtype or size. */
-int fia_compare_tensor(const fia_tensor *ref_rounded, const double *ref_exact,
-                       const uint8_t *unspecified, const fia_tensor *got,
-                       const fia_tolerance *tol, fia_compare_result *r);
+ * FIA_OK, or FIA_ERR_BAD_INPUT (message in err) when an argument is missing
+ * or the tensors do not match in dtype or size. */
+fia_status fia_compare_tensor(const fia_tensor *ref_rounded,
+                              const double *ref_exact,
+                              const uint8_t *unspecified, const fia_tensor *got,
+                              const fia_tolerance *tol, fia_compare_result *r,
+                              fia_error *err);
 
 typedef enum fia_tol_profile {
     FIA_TOL_BOUND = 0,
@@ -94,10 +99,14 @@ typedef struct fia_compare_ref {
  *   least 99.5 % of the compared elements are within and the largest
  *   relative error |a-b| / max(|a|, |b|, 2^-14 / 0.005) is below 10.
  * allclose: per element, rtol / atol as given.
- * flash-attn: per element |got - exact| <= 2 max_k |plain_k - exact_k|. */
-int fia_compare_profile(fia_tol_profile prof, double rtol, double atol,
-                        const fia_compare_ref *ref, const fia_tensor *got,
-                        fia_compare_result *r);
+ * flash-attn: per element |got - exact| <= 2 max_k |plain_k - exact_k|.
+ *
+ * FIA_OK, or FIA_ERR_BAD_INPUT (message in err) when the tensors do not
+ * match in dtype or size or the profile's inputs are missing. */
+fia_status fia_compare_profile(fia_tol_profile prof, double rtol, double atol,
+                               const fia_compare_ref *ref,
+                               const fia_tensor *got, fia_compare_result *r,
+                               fia_error *err);
 
 /* compare/tolerance_plain.c: the plain same-dtype attention of the
  * flash-attn profile (what PyTorch computes in fp16/bf16: scores rounded to
@@ -105,10 +114,12 @@ int fia_compare_profile(fia_tol_profile prof, double rtol, double atol,
  * the dtype, P.V accumulated in float32, rounded to the dtype; lse in
  * float32).  out / lse (fp32, may be NULL) must have the reference's dtype
  * and size and be initialized (e.g. with the reference's values: rows the
- * plain implementation does not compute keep them).  Returns 0, -1 (nomem
- * or the case is not one the reference reads, message in err). */
-int fia_tolerance_plain(const fia_case *c, const fia_case_data *d,
-                        fia_tensor *out, fia_tensor *lse, char *err,
-                        size_t errlen);
+ * plain implementation does not compute keep them).  FIA_OK, or the status
+ * of the failure with its message in err: FIA_ERR_BAD_INPUT for other
+ * dtypes, else ref/'s (FIA_ERR_NOMEM, or a case the reference does not
+ * read). */
+fia_status fia_tolerance_plain(const fia_case *c, const fia_case_data *d,
+                               fia_tensor *out, fia_tensor *lse,
+                               fia_error *err);
 
 #endif

@@ -10,7 +10,9 @@
 #define FIA_ORACLE_H
 
 #include <stddef.h>
+#include <stdio.h>
 #include "fia/case.h"
+#include "fia/error.h"
 #include "fia/status.h"
 
 typedef enum fia_rule_kind {
@@ -51,24 +53,30 @@ size_t fia_rule_count(void);
 const fia_rule *fia_rule_at(size_t i);
 const fia_rule *fia_rule_find(const char *id);
 
-#define FIA_ORACLE_MAX_FIRED 64
+/* The most rules the catalogue may hold.  A verdict lists each rule at most
+ * once, in one of fired / normalized / obeyed, so none of them overflows
+ * while fia_rule_count() <= FIA_ORACLE_MAX_RULES; fia_oracle_evaluate()
+ * refuses to run otherwise (and tests/test_oracle.c checks it), never
+ * truncating a list. */
+#define FIA_ORACLE_MAX_RULES 512
 
 typedef struct fia_oracle_verdict {
     int accept;                  /* 1: the call is expected to succeed */
     int not_modeled;             /* 1: a NOT_MODELED rule fired */
     fia_status expected;         /* FIA_OK, a reject code, or NOT_MODELED */
-    int n_fired;
-    const fia_rule *fired[FIA_ORACLE_MAX_FIRED]; /* REJECT / NOT_MODELED */
-    int n_normalized;
-    const fia_rule *normalized[FIA_ORACLE_MAX_FIRED];
+    int n_fired;                 /* REJECT / NOT_MODELED rules that fired */
+    const fia_rule *fired[FIA_ORACLE_MAX_RULES];
+    int n_normalized;            /* NORMALIZE rules that apply */
+    const fia_rule *normalized[FIA_ORACLE_MAX_RULES];
     int n_obeyed;                /* applicable REJECT rules not fired */
-    const fia_rule *obeyed[256];
+    const fia_rule *obeyed[FIA_ORACLE_MAX_RULES];
 } fia_oracle_verdict;
 
-/* Evaluate every rule on the case.  Returns 0, or -1 when the case cannot be
- * evaluated at all (message in verdict->... none: only on nomem). */
-int fia_oracle_evaluate(const fia_case *c, fia_profile p,
-                        fia_oracle_verdict *v);
+/* Evaluates every rule on the case (in catalogue order: the order of the
+ * lists).  FIA_OK, or FIA_ERR_BAD_INPUT when there is no case or verdict or
+ * the catalogue has outgrown FIA_ORACLE_MAX_RULES (message in err). */
+fia_status fia_oracle_evaluate(const fia_case *c, fia_profile p,
+                               fia_oracle_verdict *v, fia_error *err);
 
 /* Print the catalogue as a table (or JSON lines when json != 0). */
 void fia_rules_print(FILE *f, int json);

@@ -1,0 +1,116 @@
+/* oracle/facts_layout: the layout, and the dims of query and key read
+ * through it (BSH: [B, S, H] with H = N * D; BSND: [B, S, N, D]; BNSD and
+ * BNSD_BSND: [B, N, S, D]).  A layout only 003 documents is recognized (for
+ * its not-modeled rule, rules_tnd.c) but not read. */
+#include <string.h>
+#include "oracle_internal.h"
+
+static const struct {
+    const char *name;
+    orc_layout layout;
+} layout_names[] = {
+    {"BSH", ORC_LAYOUT_BSH},
+    {"BSND", ORC_LAYOUT_BSND},
+    {"BNSD", ORC_LAYOUT_BNSD},
+    {"BNSD_BSND", ORC_LAYOUT_BNSD_BSND},
+    /* 003 §参数说明 > input_layout; NTD as listed by docs/semantics.md. */
+    {"TND", ORC_LAYOUT_V2},
+    {"TND_NTD", ORC_LAYOUT_V2},
+    {"NTD_TND", ORC_LAYOUT_V2},
+    {"NTD", ORC_LAYOUT_V2},
+    {"BSH_NBSD", ORC_LAYOUT_V2},
+    {"BSND_NBSD", ORC_LAYOUT_V2},
+    {"BNSD_NBSD", ORC_LAYOUT_V2},
+};
+
+int orc_is_prefill(const fia_oracle_facts *f)
+{
+    return f->path == ORC_PATH_PREFILL;
+}
+
+int orc_is_decode(const fia_oracle_facts *f)
+{
+    return f->path == ORC_PATH_DECODE;
+}
+
+/* B, Q_S, N axis, D and H of the query; the path from Q_S. */
+static void query_dims(const fia_tensor *q, fia_oracle_facts *f)
+{
+    f->q_rank_ok = 1;
+    f->B = q->shape[0];
+    switch (f->layout) {
+    case ORC_LAYOUT_BSH:
+        f->Q_S = q->shape[1];
+        f->H = q->shape[2];
+        if (f->N > 0 && f->H % f->N == 0) {
+            f->D = f->H / f->N;
+            f->q_d_ok = 1;
+        }
+        break;
+    case ORC_LAYOUT_BSND:
+        f->Q_S = q->shape[1];
+        f->QN = q->shape[2];
+        f->D = q->shape[3];
+        f->q_d_ok = 1;
+        break;
+    default: /* BNSD, BNSD_BSND */
+        f->QN = q->shape[1];
+        f->Q_S = q->shape[2];
+        f->D = q->shape[3];
+        f->q_d_ok = 1;
+        break;
+    }
+    f->path = f->Q_S == 1 ? ORC_PATH_DECODE : ORC_PATH_PREFILL;
+}
+
+/* The same of the key (first tensor of the list), through KV_N. */
+static void key_dims(const fia_tensor *k, fia_oracle_facts *f)
+{
+    f->k_rank_ok = 1;
+    f->KB = k->shape[0];
+    switch (f->layout) {
+    case ORC_LAYOUT_BSH:
+        f->KV_S = k->shape[1];
+        f->KH = k->shape[2];
+        if (f->KV_N > 0 && f->KH % f->KV_N == 0) {
+            f->KD = f->KH / f->KV_N;
+            f->k_d_ok = 1;
+        }
+        break;
+    case ORC_LAYOUT_BSND:
+        f->KV_S = k->shape[1];
+        f->KN = k->shape[2];
+        f->KD = k->shape[3];
+        f->k_d_ok = 1;
+        break;
+    default:
+        f->KN = k->shape[1];
+        f->KV_S = k->shape[2];
+        f->KD = k->shape[3];
+        f->k_d_ok = 1;
+        break;
+    }
+}
+
+void orc_facts_layout(const fia_case *c, fia_oracle_facts *f)
+{
+    f->layout = ORC_LAYOUT_INVALID;
+    for (size_t i = 0; i < sizeof layout_names / sizeof layout_names[0]; i++)
+        if (strcmp(c->attrs.input_layout, layout_names[i].name) == 0)
+            f->layout = layout_names[i].layout;
+    f->layout_modeled = f->layout <= ORC_LAYOUT_BNSD_BSND;
+    f->q_rank_want = !f->layout_modeled ? 0
+                     : f->layout == ORC_LAYOUT_BSH ? 3 : 4;
+
+    f->B = f->Q_S = f->QN = f->D = f->H = -1;
+    f->KB = f->KV_S = f->KN = f->KD = f->KH = -1;
+
+    const fia_tensor *q = f->t[FIA_SLOT_QUERY];
+    if (q && f->q_rank_want && q->ndim == f->q_rank_want)
+        query_dims(q, f);
+    const fia_tensor *k = f->t[FIA_SLOT_KEY];
+    if (k && f->q_rank_want && k->ndim == f->q_rank_want)
+        key_dims(k, f);
+    const fia_tensor *v = f->t[FIA_SLOT_VALUE];
+    f->v_rank_ok = v && f->q_rank_want && v->ndim == f->q_rank_want;
+}

@@ -1,0 +1,53 @@
+/* oracle/facts_seqlen: actual_seq_lengths and actual_seq_lengths_kv, and the
+ * effective length of each batch they give. */
+#include "oracle_internal.h"
+
+int64_t orc_used_count(int64_t count, int64_t B)
+{
+    if (count == 1)
+        return 1;
+    if (B >= 0 && count >= B && count > 0)
+        return B;
+    return 0;
+}
+
+static int64_t eff_len(int given, int64_t count, const int64_t *v, int64_t b,
+                       int64_t B, int64_t dflt)
+{
+    if (!given || v == NULL)
+        return dflt;
+    if (count == 1)
+        return v[0];
+    if (count >= B && b >= 0 && b < count)
+        return v[b];
+    return dflt;
+}
+
+int64_t orc_q_len(const fia_oracle_facts *f, int64_t b)
+{
+    if (f->path == ORC_PATH_DECODE)
+        return 1; /* ignored on the decode path */
+    return eff_len(f->seq_given, f->seq_count, f->seq, b, f->B, f->Q_S);
+}
+
+int64_t orc_kv_len(const fia_oracle_facts *f, int64_t b)
+{
+    return eff_len(f->kv_seq_given, f->kv_seq_count, f->kv_seq, b, f->B,
+                   f->KV_S);
+}
+
+void orc_facts_seqlen(const fia_case *c, fia_oracle_facts *f)
+{
+    const fia_int_array_spec *a = &c->arrays[FIA_ARR_ACTUAL_SEQ_LENGTHS];
+    f->seq_given = a->presence == FIA_PRESENT;
+    f->seq_count = f->seq_given ? a->count : 0;
+    f->seq = f->seq_given ? a->values : NULL;
+    if (f->seq == NULL)
+        f->seq_count = 0;
+    a = &c->arrays[FIA_ARR_ACTUAL_SEQ_LENGTHS_KV];
+    f->kv_seq_given = a->presence == FIA_PRESENT;
+    f->kv_seq_count = f->kv_seq_given ? a->count : 0;
+    f->kv_seq = f->kv_seq_given ? a->values : NULL;
+    if (f->kv_seq == NULL)
+        f->kv_seq_count = 0;
+}

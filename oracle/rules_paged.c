@@ -1,0 +1,21 @@
+/* Rules: page attention: block_table and block_size.
+ *
+ * Not modeled yet: NM-006 refuses the feature (ORC_NM_ROW). */
+#include "oracle_internal.h"
+
+ORC_PRED(nm_paged, 1,
+         f->given[FIA_SLOT_BLOCK_TABLE] || f->c->attrs.block_size != 0)
+
+const fia_rule orc_rules_paged[] = {
+    ORC_NM_ROW("NM-006", "paged", nm_paged,
+               C002_GT1 " (page attention场景); " C002_EQ1,
+               "page attention (block_table given, or block_size != 0) is not "
+               "modeled yet",
+               "002 (Q_S > 1) requires block_size in 128..512, multiple of "
+               "128; 002 (Q_S = 1), 000 and 001 require only a nonzero value "
+               "aligned to 16 (fp16/bf16) or 32 (int8), at most 512; 000 calls "
+               "block_table and block_size invalid when Q_S > 1, while 002 and "
+               "003 document page attention on Q_S > 1"),
+};
+const size_t orc_rules_paged_count =
+    sizeof orc_rules_paged / sizeof orc_rules_paged[0];
