@@ -82,7 +82,11 @@ int fia_tolerance_plain(const fia_case *c, const fia_case_data *d,
     if (errlen > 0)
         err[0] = '\0';
     plain_ctx ctx = {.dt = out->dtype, .out = out, .lse = lse};
-    fia_status st = fia_ref_visit_rows(c, d, plain_row, &ctx, err, errlen);
+    fia_error verr;
+    fia_error_clear(&verr);
+    fia_status st = fia_ref_visit_rows(c, d, plain_row, &ctx, &verr);
+    if (verr.code != FIA_OK)
+        snprintf(err, errlen, "%s", verr.msg);
     free(ctx.s);
     if (st != FIA_OK && err[0] == '\0')
         snprintf(err, errlen, "plain implementation: status %d", (int)st);
