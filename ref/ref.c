@@ -140,18 +140,24 @@ static fia_status compute_row(const ref_row_view *row, void *vctx,
     return FIA_OK;
 }
 
+/* The scores are exact at a precision set by the values the rows may read:
+ * all of query and key. */
+static mpfr_prec_t score_precision(void *vp)
+{
+    const ref_problem *p = vp;
+    ref_value_range qr = {0}, kr = {0};
+    ref_tensor_range(p->q, &qr);
+    ref_tensor_range(p->k, &kr);
+    return ref_score_precision(&qr, &kr, p->D);
+}
+
 static fia_status compute_rows(const ref_problem *p, long prec, int pure_mpfr,
                                fia_ref_result *r, fia_error *err)
 {
     ref_fmt fmt = p->out_dtype == FIA_DT_BF16 ? REF_FMT_BF16 : REF_FMT_FP16;
-    /* the scores are exact at a precision set by the values the rows read */
-    ref_value_range qr = {0}, kr = {0};
-    ref_tensor_range(p->q, &qr);
-    ref_tensor_range(p->k, &kr);
     compute_ctx x = {.p = p, .r = r};
     fia_status st = ref_core_new(&x.core, p->D, p->KV_S, fmt, prec,
-                                 ref_score_precision(&qr, &kr, p->D),
-                                 pure_mpfr, err);
+                                 score_precision, (void *)p, pure_mpfr, err);
     if (st != FIA_OK)
         return st;
     if (ref_row_out_init(&x.ro, p->D) != 0) {

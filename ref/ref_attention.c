@@ -38,7 +38,9 @@
 
 struct ref_core {
     ref_fmt out_fmt;
-    mpfr_prec_t ps;     /* exact score precision */
+    mpfr_prec_t ps;     /* exact score precision (once MPFR is set up) */
+    ref_score_prec_fn score_prec;
+    void *score_prec_ctx;
     long prec0;         /* first MPFR precision of every row */
     long prec;          /* current working precision */
     int64_t D, KV_S;    /* columns, most keys of a row */
@@ -142,8 +144,8 @@ void ref_core_free(ref_ws *w)
 /* Buffers of the binary64 pass; the MPFR part is set up by ws_mpfr() on the
  * first row that needs it. */
 fia_status ref_core_new(ref_ws **out, int64_t D, int64_t max_keys,
-                        ref_fmt fmt, long prec, mpfr_prec_t ps,
-                        int pure_mpfr, fia_error *err)
+                        ref_fmt fmt, long prec, ref_score_prec_fn score_prec,
+                        void *score_prec_ctx, int pure_mpfr, fia_error *err)
 {
     ref_ws *w = calloc(1, sizeof *w);
     *out = NULL;
@@ -152,7 +154,8 @@ fia_status ref_core_new(ref_ws **out, int64_t D, int64_t max_keys,
                         "out of memory (reference workspace)");
     w->out_fmt = fmt;
     w->prec0 = w->prec = prec;
-    w->ps = ps;
+    w->score_prec = score_prec;
+    w->score_prec_ctx = score_prec_ctx;
     w->D = D;
     w->KV_S = max_keys;
     w->pure_mpfr = pure_mpfr;
@@ -172,6 +175,7 @@ static int ws_mpfr(ref_ws *w)
     if (w->inited)
         return 0;
     const long prec = w->prec;
+    w->ps = w->score_prec(w->score_prec_ctx);
     size_t D = (size_t)w->D, S = (size_t)w->KV_S;
     w->qm = malloc((D ? D : 1) * sizeof(mpfr_t));
     w->dterm = malloc((D ? D : 1) * sizeof(mpfr_t));

@@ -329,12 +329,19 @@ mpfr_prec_t ref_score_precision(const ref_value_range *q,
 
 typedef struct ref_core ref_core;
 
+/* The precision holding every score of every row exactly (e.g.
+ * ref_score_precision over all the values the rows may read).  Asked once,
+ * on the first row the binary64 pass leaves to MPFR: it may cost a pass
+ * over the inputs, which most cases never need. */
+typedef mpfr_prec_t (*ref_score_prec_fn)(void *ctx);
+
 /* A workspace for rows of D columns and at most max_keys keys, output
- * format fmt, first MPFR precision prec, exact scores at ps bits.
- * pure_mpfr: every element by MPFR (the binary64 pass only gives bounds). */
+ * format fmt, first MPFR precision prec, exact scores at score_prec(ctx)
+ * bits.  pure_mpfr: every element by MPFR (the binary64 pass only gives
+ * bounds). */
 fia_status ref_core_new(ref_core **w, int64_t D, int64_t max_keys,
-                        ref_fmt fmt, long prec, mpfr_prec_t ps,
-                        int pure_mpfr, fia_error *err);
+                        ref_fmt fmt, long prec, ref_score_prec_fn score_prec,
+                        void *score_prec_ctx, int pure_mpfr, fia_error *err);
 void ref_core_free(ref_core *w);
 
 int ref_row_out_init(row_out *ro, int64_t D);
