@@ -160,7 +160,7 @@ static fia_status compute_rows(const ref_problem *p, long prec, int pure_mpfr,
                                  score_precision, (void *)p, pure_mpfr, err);
     if (st != FIA_OK)
         return st;
-    if (ref_row_out_init(&x.ro, p->D) != 0) {
+    if (ref_row_out_init(&x.ro, p->D) != FIA_OK) {
         ref_row_out_free(&x.ro);
         ref_core_free(x.core);
         return fia_fail(err, FIA_ERR_NOMEM, "out of memory (reference rows)");

@@ -161,7 +161,7 @@ fia_status ref_core_new(ref_ws **out, int64_t D, int64_t max_keys,
     w->pure_mpfr = pure_mpfr;
     size_t S = (size_t)max_keys;
     w->vcol = malloc((S ? S : 1) * sizeof(double));
-    if (ref_dbl_init(&w->dbl, max_keys) != 0 || !w->vcol) {
+    if (ref_dbl_init(&w->dbl, max_keys) != FIA_OK || !w->vcol) {
         ref_core_free(w);
         return fia_fail(err, FIA_ERR_NOMEM,
                         "out of memory (reference workspace)");
@@ -170,10 +170,10 @@ fia_status ref_core_new(ref_ws **out, int64_t D, int64_t max_keys,
     return FIA_OK;
 }
 
-static int ws_mpfr(ref_ws *w)
+static fia_status ws_mpfr(ref_ws *w)
 {
     if (w->inited)
-        return 0;
+        return FIA_OK;
     const long prec = w->prec;
     w->ps = w->score_prec(w->score_prec_ctx);
     size_t D = (size_t)w->D, S = (size_t)w->KV_S;
@@ -187,7 +187,7 @@ static int ws_mpfr(ref_ws *w)
     w->nptr = malloc((S ? S : 1) * sizeof(mpfr_ptr));
     if (!w->qm || !w->dterm || !w->dptr || !w->score || !w->e || !w->eptr ||
         !w->nterm || !w->nptr)
-        return -1;
+        return FIA_ERR_NOMEM;
     for (size_t d = 0; d < D; d++) {
         mpfr_init2(w->qm[d], 53);
         mpfr_init2(w->dterm[d], 106);
@@ -206,7 +206,7 @@ static int ws_mpfr(ref_ws *w)
     mpfr_inits2(ref_fmt_prec(w->out_fmt), w->rlo, w->rhi, w->r16, (mpfr_ptr)0);
     mpfr_init2(w->r32, ref_fmt_prec(REF_FMT_FP32));
     w->inited = 1;
-    return 0;
+    return FIA_OK;
 }
 
 static void ws_set_prec(ref_ws *w, long prec)
@@ -348,31 +348,33 @@ static int64_t compute_row(ref_ws *w, const ref_row_in *in, row_out *ro)
 }
 
 /* Undecided outputs that are exactly a rational mean: decide them now. */
-static int settle_rational(ref_ws *w, const ref_row_in *in, row_out *ro)
+static fia_status settle_rational(ref_ws *w, const ref_row_in *in,
+                                  row_out *ro)
 {
     for (int64_t d = 0; d < w->D; d++) {
         if (ro->done[d])
             continue;
         for (int64_t t = 0; t < in->nk; t++)
             w->vcol[t] = in->vbuf[in->keys[t] * w->D + d];
-        int rc = ref_rational_mean(w->score, w->vcol, in->nk, w->out_fmt,
-                                   w->prec, &ro->bits[d], &ro->exact[d]);
-        if (rc < 0)
-            return -1;
-        if (rc == 1)
+        int decided;
+        if (ref_rational_mean(w->score, w->vcol, in->nk, w->out_fmt, w->prec,
+                              &decided, &ro->bits[d], &ro->exact[d]) != FIA_OK)
+            return FIA_ERR_NOMEM;
+        if (decided)
             ro->done[d] = 1;
     }
-    return 0;
+    return FIA_OK;
 }
 
-int ref_row_out_init(row_out *ro, int64_t D)
+fia_status ref_row_out_init(row_out *ro, int64_t D)
 {
     size_t n = (size_t)(D ? D : 1);
     ro->bits = malloc(n * sizeof *ro->bits);
     ro->exact = malloc(n * sizeof *ro->exact);
     ro->done = malloc(n);
     ro->bound = malloc(n * sizeof *ro->bound);
-    return ro->bits && ro->exact && ro->done && ro->bound ? 0 : -1;
+    return ro->bits && ro->exact && ro->done && ro->bound ? FIA_OK
+                                                          : FIA_ERR_NOMEM;
 }
 
 void ref_row_out_free(row_out *ro)
@@ -404,7 +406,7 @@ fia_status ref_core_row(ref_ws *w, const ref_row_in *in, row_out *ro,
     if (und == 0)
         return FIA_OK;
     long prec = w->prec0;
-    if (ws_mpfr(w) != 0)
+    if (ws_mpfr(w) != FIA_OK)
         return fia_fail(err, FIA_ERR_NOMEM, "out of memory (reference rows)");
     if (w->prec != prec)
         ws_set_prec(w, prec);
@@ -412,7 +414,7 @@ fia_status ref_core_row(ref_ws *w, const ref_row_in *in, row_out *ro,
         mpfr_set_d(w->qm[d], in->q[d], MPFR_RNDN);
     int first = 1;
     while (compute_row(w, in, ro) > 0) {
-        if (first && settle_rational(w, in, ro) != 0)
+        if (first && settle_rational(w, in, ro) != FIA_OK)
             return fia_fail(err, FIA_ERR_NOMEM,
                             "out of memory (reference rows)");
         first = 0;

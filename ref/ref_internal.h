@@ -264,11 +264,13 @@ uint32_t ref_round_double_fmt(double x, ref_fmt f);
 /* ---- ref_exact.c -------------------------------------------------------- */
 
 /* The keys of a row (exact scores, v column d).  When every class of equal
- * scores has the same mean of v, the output is exactly that mean: returns 1
- * and its correctly rounded bits and binary64 value.  Returns 0 when the
- * output is irrational (never on a rounding boundary), -1 on nomem. */
-int ref_rational_mean(mpfr_t *scores, const double *v, int64_t nk, ref_fmt f,
-                      long prec0, uint32_t *bits, double *exact);
+ * scores has the same mean of v, the output is exactly that mean: sets
+ * *decided to 1 with its correctly rounded bits and binary64 value.
+ * *decided 0: the output is irrational (never on a rounding boundary).
+ * FIA_OK or FIA_ERR_NOMEM. */
+fia_status ref_rational_mean(mpfr_t *scores, const double *v, int64_t nk,
+                             ref_fmt f, long prec0, int *decided,
+                             uint32_t *bits, double *exact);
 
 /* ---- ref_double.c: first pass in binary64, and the tolerance bound ----- */
 
@@ -301,7 +303,8 @@ typedef struct ref_dbl {
     double *s, *a, *w, *td, *tm;  /* [max keys] */
 } ref_dbl;
 
-int ref_dbl_init(ref_dbl *x, int64_t kv_s);
+/* FIA_OK or FIA_ERR_NOMEM. */
+fia_status ref_dbl_init(ref_dbl *x, int64_t kv_s);
 void ref_dbl_free(ref_dbl *x);
 
 /* Evaluates the row in binary64 with a rigorous error bound: the elements
@@ -344,7 +347,8 @@ fia_status ref_core_new(ref_core **w, int64_t D, int64_t max_keys,
                         void *score_prec_ctx, int pure_mpfr, fia_error *err);
 void ref_core_free(ref_core *w);
 
-int ref_row_out_init(row_out *ro, int64_t D);
+/* FIA_OK or FIA_ERR_NOMEM. */
+fia_status ref_row_out_init(row_out *ro, int64_t D);
 void ref_row_out_free(row_out *ro);
 
 /* Evaluates one row (in->nk >= 1) into *ro: every element decided, correctly

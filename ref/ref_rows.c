@@ -29,14 +29,17 @@ static void rb_free(rows_buf *rb)
     free(rb->k), free(rb->v), free(rb->q), free(rb->keys);
 }
 
-static int rb_alloc(rows_buf *rb, int64_t D, int64_t KV_S)
+static fia_status rb_alloc(rows_buf *rb, int64_t D, int64_t KV_S,
+                           fia_error *err)
 {
     size_t d = (size_t)(D > 0 ? D : 1), kv = (size_t)(KV_S > 0 ? KV_S : 1);
     rb->k = malloc(kv * d * sizeof(double));
     rb->v = malloc(kv * d * sizeof(double));
     rb->q = malloc(d * sizeof(double));
     rb->keys = malloc(kv * sizeof(int64_t));
-    return rb->k && rb->v && rb->q && rb->keys ? 0 : -1;
+    if (!rb->k || !rb->v || !rb->q || !rb->keys)
+        return fia_fail(err, FIA_ERR_NOMEM, "out of memory (reference rows)");
+    return FIA_OK;
 }
 
 /* What the documents say of row (b, .) with no key taking part. */
@@ -60,13 +63,13 @@ fia_status ref_rows_walk(const ref_problem *p, ref_row_fn fn, void *ctx,
                          fia_error *err)
 {
     rows_buf rb = {0};
-    if (rb_alloc(&rb, p->D, p->KV_S) != 0) {
+    fia_status st = rb_alloc(&rb, p->D, p->KV_S, err);
+    if (st != FIA_OK) {
         rb_free(&rb);
-        return fia_fail(err, FIA_ERR_NOMEM, "out of memory (reference rows)");
+        return st;
     }
     ref_row_view row = {.q = rb.q, .kbuf = rb.k, .vbuf = rb.v,
                         .keys = rb.keys};
-    fia_status st = FIA_OK;
     for (int64_t b = 0; b < p->B && st == FIA_OK; b++) {
         for (int64_t kn = 0; kn < p->KV_N && st == FIA_OK; kn++) {
             ref_load_kv_rows(p, b, kn, p->kv_len[b], rb.k, rb.v);
