@@ -60,8 +60,9 @@ static double timed(const fia_case *c, const fia_case_data *d, int pure,
     double t0 = now(), t;
     do {
         fia_ref_result_free(r);
-        if (fia_ref_compute(c, d, &o, r) != FIA_OK) {
-            fprintf(stderr, "reference failed: %s\n", r->error);
+        fia_error err;
+        if (fia_ref_compute(c, d, &o, r, &err) != FIA_OK) {
+            fprintf(stderr, "reference failed: %s\n", err.msg);
             exit(2);
         }
         n++;

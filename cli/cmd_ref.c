@@ -85,11 +85,12 @@ int cmd_ref(int argc, char **argv)
         ro.precision_bits = precision;
     fia_ref_result r;
     memset(&r, 0, sizeof r);
-    fia_status st = fia_ref_compute(&c, &d, &ro, &r);
+    fia_error rerr;
+    fia_status st = fia_ref_compute(&c, &d, &ro, &r, &rerr);
     int rc = CLI_EXIT_OK;
     if (st != FIA_OK) {
         fprintf(stderr, "fiacheck ref: %s: %d %s: %s\n", case_path, st,
-                fia_status_name(st), r.error);
+                fia_status_name(st), rerr.msg);
         rc = CLI_EXIT_USAGE;
     } else {
         FILE *f = fopen(out_path, "w");

@@ -167,7 +167,7 @@ static void show_elements(const fia_case *c, fia_profile p)
         fia_ref_options_default(&ro);
         fia_ref_result ref;
         memset(&ref, 0, sizeof ref);
-        if (fia_ref_compute(c, &d, &ro, &ref) == FIA_OK) {
+        if (fia_ref_compute(c, &d, &ro, &ref, NULL) == FIA_OK) {
             const fia_tensor *o = d.t[FIA_SLOT_ATTENTION_OUT];
             if (o && fia_tensor_numel(o) == ref.out_numel)
                 worst_elements("attention_out", &ref.out, ref.out_exact,

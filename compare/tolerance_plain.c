@@ -68,17 +68,6 @@ static int plain_row(const fia_ref_row *row, void *vctx)
     return 0;
 }
 
-/* The rows through ref/, each into plain_row; ref/'s message in err. */
-static fia_status plain_rows(const fia_case *c, const fia_case_data *d,
-                             fia_tensor *out, fia_tensor *lse, char *err,
-                             size_t errlen)
-{
-    plain_ctx ctx = {.dt = out->dtype, .out = out, .lse = lse};
-    fia_status st = fia_ref_visit_rows(c, d, plain_row, &ctx, err, errlen);
-    free(ctx.s);
-    return st;
-}
-
 fia_status fia_tolerance_plain(const fia_case *c, const fia_case_data *d,
                                fia_tensor *out, fia_tensor *lse,
                                fia_error *err)
@@ -87,12 +76,16 @@ fia_status fia_tolerance_plain(const fia_case *c, const fia_case_data *d,
         || (lse != NULL && lse->dtype != FIA_DT_FP32))
         return fia_fail(err, FIA_ERR_BAD_INPUT, "plain implementation: "
                         "fp16/bf16 output and fp32 lse only");
-    char msg[sizeof err->msg] = "";
-    fia_status st = plain_rows(c, d, out, lse, msg, sizeof msg);
-    if (st != FIA_OK && msg[0] == '\0')
+    /* the rows through ref/, each into plain_row */
+    plain_ctx ctx = {.dt = out->dtype, .out = out, .lse = lse};
+    fia_error verr;
+    fia_error_clear(&verr);
+    fia_status st = fia_ref_visit_rows(c, d, plain_row, &ctx, &verr);
+    free(ctx.s);
+    if (st != FIA_OK && verr.code == FIA_OK)
         return fia_fail(err, st, "plain implementation: status %d", (int)st);
     if (st != FIA_OK)
-        return fia_fail(err, st, "%s", msg);
+        return fia_fail(err, st, "%s", verr.msg);
     fia_error_clear(err);
     return FIA_OK;
 }

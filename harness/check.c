@@ -113,12 +113,13 @@ static void compare_outputs(const fia_case *c, const fia_case_data *d,
     ro.pure_mpfr = o->pure_mpfr;
     fia_ref_result ref;
     memset(&ref, 0, sizeof ref);
-    fia_status st = fia_ref_compute(c, d, &ro, &ref);
+    fia_error rerr;
+    fia_status st = fia_ref_compute(c, d, &ro, &ref, &rerr);
     if (st != FIA_OK) {
         r->v = FIA_V_HARNESS_ERROR;
         fia_fail(&r->reason, st, "the oracle accepts the case but the "
-                 "reference refused it (%d %s): %.255s", st,
-                 fia_status_name(st), ref.error);
+                 "reference refused it (%d %s): %s", st,
+                 fia_status_name(st), rerr.msg);
         fia_ref_result_free(&ref);
         return;
     }

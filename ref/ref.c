@@ -1,5 +1,10 @@
-/* ref/: public entry points (include/fia/ref.h). */
-#include <stdio.h>
+/* ref/: public entry points (include/fia/ref.h).
+ *
+ * fia_ref_compute reads the case (ref_problem.c), walks its rows
+ * (ref_rows.c) and has the math core evaluate each computed row
+ * (ref_attention.c); this file only places each row's results at its
+ * elements of attention_out and softmax_lse. */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include "ref_internal.h"
@@ -32,7 +37,8 @@ void fia_ref_result_free(fia_ref_result *r)
 
 /* Output buffers; unspecified starts at 1 so that nothing is compared that
  * the computation did not write. */
-static int alloc_result(const ref_problem *p, fia_ref_result *r)
+static fia_status alloc_result(const ref_problem *p, fia_ref_result *r,
+                               fia_error *err)
 {
     r->out = *p->out_t;
     r->out.data = NULL;
@@ -45,11 +51,11 @@ static int alloc_result(const ref_problem *p, fia_ref_result *r)
         r->out_bound = calloc(n, sizeof(double));
         if (!r->out.data || !r->out_exact || !r->out_unspecified ||
             !r->out_bound)
-            return -1;
+            return fia_fail(err, FIA_ERR_NOMEM, "out of memory (result)");
         memset(r->out_unspecified, 1, n);
     }
     if (!p->has_lse)
-        return 0;
+        return FIA_OK;
     r->has_lse = 1;
     memset(&r->lse, 0, sizeof r->lse);
     r->lse.dtype = FIA_DT_FP32;
@@ -64,18 +70,118 @@ static int alloc_result(const ref_problem *p, fia_ref_result *r)
         r->lse_bound = calloc(m, sizeof(double));
         if (!r->lse.data || !r->lse_exact || !r->lse_unspecified ||
             !r->lse_bound)
-            return -1;
+            return fia_fail(err, FIA_ERR_NOMEM, "out of memory (result)");
         memset(r->lse_unspecified, 1, m);
     }
-    return 0;
+    return FIA_OK;
+}
+
+static void store_out(fia_ref_result *r, int64_t idx, uint32_t bits,
+                      double exact, int unspec, double bound)
+{
+    ((uint16_t *)r->out.data)[idx] = (uint16_t)bits;
+    r->out_exact[idx] = exact;
+    r->out_unspecified[idx] = (uint8_t)unspec;
+    r->out_bound[idx] = bound;
+}
+
+static void store_lse(fia_ref_result *r, int64_t idx, uint32_t bits,
+                      double exact, int unspec, double bound)
+{
+    ((uint32_t *)r->lse.data)[idx] = bits;
+    r->lse_exact[idx] = exact;
+    r->lse_unspecified[idx] = (uint8_t)unspec;
+    r->lse_bound[idx] = bound;
+}
+
+typedef struct compute_ctx {
+    const ref_problem *p;
+    fia_ref_result *r;
+    ref_core *core;
+    ref_row_in in;      /* the constant part of every row */
+    row_out ro;
+} compute_ctx;
+
+/* One row: a degenerate row gets the documented values, exact (bound 0:
+ * the comparator then checks them bit for bit, sign included): output +0,
+ * lse +inf or unspecified.  A computed row is evaluated by the core. */
+static fia_status compute_row(const ref_row_view *row, void *vctx,
+                              fia_error *err)
+{
+    compute_ctx *x = vctx;
+    const ref_problem *p = x->p;
+    fia_ref_result *r = x->r;
+    int64_t b = row->b, n = row->n, i = row->i;
+    if (!row->computed) {
+        for (int64_t d = 0; d < p->D; d++)
+            store_out(r, ref_out_index(p, b, n, i, d), 0, 0.0,
+                      row->out_unspec, 0.0);
+        if (p->has_lse)
+            store_lse(r, ref_lse_index(p, b, n, i),
+                      row->lse_inf ? 0x7F800000u : 0,
+                      row->lse_inf ? INFINITY : 0.0, !row->lse_inf, 0.0);
+        return FIA_OK;
+    }
+    x->in.q = row->q;
+    x->in.kbuf = row->kbuf;
+    x->in.vbuf = row->vbuf;
+    x->in.keys = row->keys;
+    x->in.nk = row->nk;
+    fia_status st = ref_core_row(x->core, &x->in, &x->ro, &r->n_elements,
+                                 &r->n_escalated, err);
+    if (st != FIA_OK)
+        return st;
+    for (int64_t d = 0; d < p->D; d++)
+        store_out(r, ref_out_index(p, b, n, i, d), x->ro.bits[d],
+                  x->ro.exact[d], 0, x->ro.bound[d]);
+    if (p->has_lse)
+        store_lse(r, ref_lse_index(p, b, n, i), x->ro.lse_bits,
+                  x->ro.lse_exact, 0, x->ro.lse_bound);
+    return FIA_OK;
+}
+
+/* The scores are exact at a precision set by the values the rows may read:
+ * all of query and key. */
+static mpfr_prec_t score_precision(void *vp)
+{
+    const ref_problem *p = vp;
+    ref_value_range qr = {0}, kr = {0};
+    ref_tensor_range(p->q, &qr);
+    ref_tensor_range(p->k, &kr);
+    return ref_score_precision(&qr, &kr, p->D);
+}
+
+static fia_status compute_rows(const ref_problem *p, long prec, int pure_mpfr,
+                               fia_ref_result *r, fia_error *err)
+{
+    ref_fmt fmt = p->out_dtype == FIA_DT_BF16 ? REF_FMT_BF16 : REF_FMT_FP16;
+    compute_ctx x = {.p = p, .r = r};
+    fia_status st = ref_core_new(&x.core, p->D, p->KV_S, fmt, prec,
+                                 score_precision, (void *)p, pure_mpfr, err);
+    if (st != FIA_OK)
+        return st;
+    if (ref_row_out_init(&x.ro, p->D) != FIA_OK) {
+        ref_row_out_free(&x.ro);
+        ref_core_free(x.core);
+        return fia_fail(err, FIA_ERR_NOMEM, "out of memory (reference rows)");
+    }
+    x.in = (ref_row_in){.D = p->D, .scale = p->scale, .fmt = fmt,
+                        .want_lse = p->has_lse, .round_p = p->round_p,
+                        .in_dtype = p->in_dtype};
+    st = ref_rows_walk(p, compute_row, &x, err);
+    ref_row_out_free(&x.ro);
+    ref_core_free(x.core);
+    return st;
 }
 
 fia_status fia_ref_compute(const fia_case *c, const fia_case_data *d,
-                           const fia_ref_options *opt, fia_ref_result *r)
+                           const fia_ref_options *opt, fia_ref_result *r,
+                           fia_error *err)
 {
     if (!r)
-        return FIA_ERR_PARAM_INVALID;
+        return fia_fail(err, FIA_ERR_PARAM_INVALID, "no result");
     memset(r, 0, sizeof *r);
+    fia_error_clear(err);
     fia_ref_options def;
     if (!opt) {
         fia_ref_options_default(&def);
@@ -85,22 +191,14 @@ fia_status fia_ref_compute(const fia_case *c, const fia_case_data *d,
     if (prec > 4096)
         prec = 4096;
     ref_problem p;
-    fia_status st = ref_problem_init(&p, c, d, r->error, sizeof r->error);
+    fia_status st = ref_problem_init(&p, c, d, err);
     if (st != FIA_OK)
         return st;
-    if (alloc_result(&p, r) != 0) {
-        st = FIA_ERR_NOMEM;
-        snprintf(r->error, sizeof r->error, "out of memory (result)");
-    } else if (!p.empty_query) {
-        st = ref_attention_run(&p, prec, opt->pure_mpfr, r, r->error,
-                               sizeof r->error);
-    }
+    st = alloc_result(&p, r, err);
+    if (st == FIA_OK && !p.empty_query)
+        st = compute_rows(&p, prec, opt->pure_mpfr, r, err);
     ref_problem_free(&p);
-    if (st != FIA_OK) {
-        char msg[sizeof r->error];
-        memcpy(msg, r->error, sizeof msg);
+    if (st != FIA_OK)
         fia_ref_result_free(r);
-        memcpy(r->error, msg, sizeof msg);
-    }
     return st;
 }

@@ -1,7 +1,10 @@
-/* ref/: the attention rows in MPFR, correctly rounded.
+/* ref/ math core: one attention row in MPFR, correctly rounded.
  *
- * Per (b, n, i) row over the keys that take part:
- *   s_j = scale * sum_d q[d] k[j][d]         exact (see score_precision)
+ * A row is a query vector q[D], its keys (k[j], v[j] for j in the key set,
+ * at least one) and the scale; nothing here knows where they came from
+ * (layouts, heads, masks, sparse modes, lengths: the reading, ref_rows.c).
+ * Over the row's keys:
+ *   s_j = scale * sum_d q[d] k[j][d]         exact (ref_score_precision)
  *   m = max s_j, e_j = exp(s_j - m)          s_j - m exact, exp rounded at p
  *   S = sum e_j, out[d] = sum_j e_j v[j][d] / S, lse = m + log S   at p
  * Error bounds (|eps| <= 2^-p per rounding, e_j > 0):
@@ -20,26 +23,28 @@
  * round to one value (and the rows binary64 cannot handle: non-finite
  * values, exp underflow) go through the MPFR loop above, which starts at
  * the same precision as the pure-MPFR path and so decides them identically.
+ *
+ * Cost per row of nk keys: O(nk D) binary64 operations; for a row left to
+ * MPFR, O(nk D) exact products at 106 bits and sums at ps bits for the
+ * scores, then O(nk D) operations at p bits per refinement, p doubling
+ * from precision_bits (almost always one evaluation).
  */
 #include <math.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "ref_internal.h"
 
 #define REF_MAX_PREC (1L << 16)
 
-typedef struct ref_ws {
-    const ref_problem *p;
+struct ref_core {
     ref_fmt out_fmt;
-    mpfr_prec_t ps;     /* exact score precision */
+    mpfr_prec_t ps;     /* exact score precision (once MPFR is set up) */
+    ref_score_prec_fn score_prec;
+    void *score_prec_ctx;
+    long prec0;         /* first MPFR precision of every row */
     long prec;          /* current working precision */
-    int64_t D, KV_S;
-    double *kbuf, *vbuf; /* [KV_S][D] for the current (b, kv head) */
-    double *qrow;        /* [D] */
+    int64_t D, KV_S;    /* columns, most keys of a row */
     double *vcol;        /* [KV_S]: one v column over the row's keys */
-    int64_t *keys;       /* keys taking part in the current row */
-    int64_t nk;
     mpfr_t *qm;          /* [D], 53 bits */
     mpfr_t *dterm;       /* [D], 106 bits: exact products q k */
     mpfr_ptr *dptr;
@@ -52,7 +57,10 @@ typedef struct ref_ws {
     int inited;
     ref_dbl dbl;         /* the binary64 first pass */
     int pure_mpfr;       /* 1: every element by MPFR (bounds still computed) */
-} ref_ws;
+};
+typedef struct ref_core ref_ws;
+
+/* ---- the exact score precision ----------------------------------------- */
 
 /* Exponent (x = f 2^e, 0.5 <= f < 1) and position of the lowest set bit of
  * a finite nonzero double. */
@@ -70,45 +78,42 @@ static void exp_lsb(double x, long *e, long *lsb)
     *lsb = (long)ex - 53 + tz;
 }
 
-static void tensor_range(const fia_tensor *t, long *emax, long *lmin,
-                         int *any)
+void ref_value_range_add(ref_value_range *r, double x)
 {
-    int64_t n = fia_tensor_numel(t);
-    for (int64_t i = 0; i < n; i++) {
-        double x = fia_load_as_double(t->dtype, t->data, i);
-        if (x == 0.0 || !isfinite(x))
-            continue;
-        long e, l;
-        exp_lsb(x, &e, &l);
-        if (!*any || e > *emax)
-            *emax = e;
-        if (!*any || l < *lmin)
-            *lmin = l;
-        *any = 1;
-    }
+    if (x == 0.0 || !isfinite(x))
+        return;
+    long e, l;
+    exp_lsb(x, &e, &l);
+    if (!r->any || e > r->emax)
+        r->emax = e;
+    if (!r->any || l < r->lmin)
+        r->lmin = l;
+    r->any = 1;
 }
 
 /* Precision that holds every score and every difference of two scores
  * exactly: products q k lie in [2^(Lq+Lk), 2^(Eq+Ek)), a dot of D of them
  * needs Eq+Ek+ceil(log2 D) - (Lq+Lk) bits, times scale 53 more, a difference
  * one more. */
-static mpfr_prec_t score_precision(const ref_problem *p)
+mpfr_prec_t ref_score_precision(const ref_value_range *q,
+                                const ref_value_range *k, int64_t D)
 {
-    long eq = 0, lq = 0, ek = 0, lk = 0;
-    int aq = 0, ak = 0;
-    tensor_range(p->q, &eq, &lq, &aq);
-    if (p->k->data)
-        tensor_range(p->k, &ek, &lk, &ak);
     long lg = 0;
-    while (((int64_t)1 << lg) < p->D)
+    while (((int64_t)1 << lg) < D)
         lg++;
-    long bits = (aq && ak) ? (eq + ek) - (lq + lk) + lg + 2 : 2;
+    long bits = (q->any && k->any)
+                    ? (q->emax + k->emax) - (q->lmin + k->lmin) + lg + 2
+                    : 2;
     bits += 53 + 2;
     return bits < 64 ? 64 : (mpfr_prec_t)bits;
 }
 
-static void ws_free(ref_ws *w)
+/* ---- the workspace ----------------------------------------------------- */
+
+void ref_core_free(ref_ws *w)
 {
+    if (!w)
+        return;
     if (w->inited) {
         for (int64_t d = 0; d < w->D; d++) {
             mpfr_clear(w->qm[d]);
@@ -124,11 +129,7 @@ static void ws_free(ref_ws *w)
                     (mpfr_ptr)0);
     }
     ref_dbl_free(&w->dbl);
-    free(w->kbuf);
-    free(w->vbuf);
-    free(w->qrow);
     free(w->vcol);
-    free(w->keys);
     free(w->qm);
     free(w->dterm);
     free(w->dptr);
@@ -137,42 +138,45 @@ static void ws_free(ref_ws *w)
     free(w->eptr);
     free(w->nterm);
     free(w->nptr);
-    memset(w, 0, sizeof *w);
+    free(w);
 }
 
 /* Buffers of the binary64 pass; the MPFR part is set up by ws_mpfr() on the
  * first row that needs it. */
-static int ws_init(ref_ws *w, const ref_problem *p, long prec)
+fia_status ref_core_new(ref_ws **out, int64_t D, int64_t max_keys,
+                        ref_fmt fmt, long prec, ref_score_prec_fn score_prec,
+                        void *score_prec_ctx, int pure_mpfr, fia_error *err)
 {
-    memset(w, 0, sizeof *w);
-    w->p = p;
-    w->out_fmt = p->out_dtype == FIA_DT_BF16 ? REF_FMT_BF16 : REF_FMT_FP16;
-    w->prec = prec;
-    w->D = p->D;
-    w->KV_S = p->KV_S;
-    size_t D = (size_t)p->D, S = (size_t)p->KV_S;
-    size_t kv = S * D;
-    w->kbuf = malloc((kv ? kv : 1) * sizeof(double));
-    w->vbuf = malloc((kv ? kv : 1) * sizeof(double));
-    w->qrow = malloc((D ? D : 1) * sizeof(double));
-    w->keys = malloc((S ? S : 1) * sizeof(int64_t));
+    ref_ws *w = calloc(1, sizeof *w);
+    *out = NULL;
+    if (!w)
+        return fia_fail(err, FIA_ERR_NOMEM,
+                        "out of memory (reference workspace)");
+    w->out_fmt = fmt;
+    w->prec0 = w->prec = prec;
+    w->score_prec = score_prec;
+    w->score_prec_ctx = score_prec_ctx;
+    w->D = D;
+    w->KV_S = max_keys;
+    w->pure_mpfr = pure_mpfr;
+    size_t S = (size_t)max_keys;
     w->vcol = malloc((S ? S : 1) * sizeof(double));
-    if (ref_dbl_init(&w->dbl, p->KV_S) != 0 || !w->kbuf || !w->vbuf ||
-        !w->qrow || !w->keys || !w->vcol) {
-        ws_free(w);
-        return -1;
+    if (ref_dbl_init(&w->dbl, max_keys) != FIA_OK || !w->vcol) {
+        ref_core_free(w);
+        return fia_fail(err, FIA_ERR_NOMEM,
+                        "out of memory (reference workspace)");
     }
-    return 0;
+    *out = w;
+    return FIA_OK;
 }
 
-static int ws_mpfr(ref_ws *w)
+static fia_status ws_mpfr(ref_ws *w)
 {
     if (w->inited)
-        return 0;
-    const ref_problem *p = w->p;
+        return FIA_OK;
     const long prec = w->prec;
-    w->ps = score_precision(p);
-    size_t D = (size_t)p->D, S = (size_t)p->KV_S;
+    w->ps = w->score_prec(w->score_prec_ctx);
+    size_t D = (size_t)w->D, S = (size_t)w->KV_S;
     w->qm = malloc((D ? D : 1) * sizeof(mpfr_t));
     w->dterm = malloc((D ? D : 1) * sizeof(mpfr_t));
     w->dptr = malloc((D ? D : 1) * sizeof(mpfr_ptr));
@@ -183,7 +187,7 @@ static int ws_mpfr(ref_ws *w)
     w->nptr = malloc((S ? S : 1) * sizeof(mpfr_ptr));
     if (!w->qm || !w->dterm || !w->dptr || !w->score || !w->e || !w->eptr ||
         !w->nterm || !w->nptr)
-        return -1;
+        return FIA_ERR_NOMEM;
     for (size_t d = 0; d < D; d++) {
         mpfr_init2(w->qm[d], 53);
         mpfr_init2(w->dterm[d], 106);
@@ -202,7 +206,7 @@ static int ws_mpfr(ref_ws *w)
     mpfr_inits2(ref_fmt_prec(w->out_fmt), w->rlo, w->rhi, w->r16, (mpfr_ptr)0);
     mpfr_init2(w->r32, ref_fmt_prec(REF_FMT_FP32));
     w->inited = 1;
-    return 0;
+    return FIA_OK;
 }
 
 static void ws_set_prec(ref_ws *w, long prec)
@@ -220,6 +224,8 @@ static void ws_set_prec(ref_ws *w, long prec)
     mpfr_set_prec(w->lo, prec + 8);
     mpfr_set_prec(w->hi, prec + 8);
 }
+
+/* ---- one row ----------------------------------------------------------- */
 
 /* Rounds val to format f into y.  Returns 1 when the result is certain: val
  * is exact, not finite, or every value within 2^err_exp of it rounds the same
@@ -242,18 +248,19 @@ static int round_decided(ref_ws *w, mpfr_t y, mpfr_t rlo, mpfr_t rhi,
 
 /* One row at the current precision; fills the elements not yet done.
  * Returns the number still undecided. */
-static int64_t compute_row(ref_ws *w, row_out *ro, int want_lse)
+static int64_t compute_row(ref_ws *w, const ref_row_in *in, row_out *ro)
 {
-    const int64_t D = w->D, nk = w->nk;
+    const int64_t D = w->D, nk = in->nk;
+    const int want_lse = in->want_lse;
     const long prec = w->prec;
     /* scores (exact) and their max */
     int any_nan = 0;
     for (int64_t t = 0; t < nk; t++) {
-        const double *krow = w->kbuf + w->keys[t] * D;
+        const double *krow = in->kbuf + in->keys[t] * D;
         for (int64_t d = 0; d < D; d++)
             mpfr_mul_d(w->dterm[d], w->qm[d], krow[d], MPFR_RNDN);
         mpfr_sum(w->dot, w->dptr, (unsigned long)D, MPFR_RNDN);
-        mpfr_mul_d(w->score[t], w->dot, w->p->scale, MPFR_RNDN);
+        mpfr_mul_d(w->score[t], w->dot, in->scale, MPFR_RNDN);
         if (mpfr_nan_p(w->score[t]))
             any_nan = 1;
         else if (t == 0 || mpfr_greater_p(w->score[t], w->m))
@@ -307,7 +314,7 @@ static int64_t compute_row(ref_ws *w, row_out *ro, int want_lse)
             continue;
         double vmax = 0.0;
         for (int64_t t = 0; t < nk; t++) {
-            double v = w->vbuf[w->keys[t] * D + d];
+            double v = in->vbuf[in->keys[t] * D + d];
             mpfr_mul_d(w->nterm[t], w->e[t], v, MPFR_RNDN); /* exact */
             w->nptr[t] = w->nterm[t];
             if (fabs(v) > vmax || isnan(v))
@@ -341,202 +348,78 @@ static int64_t compute_row(ref_ws *w, row_out *ro, int want_lse)
 }
 
 /* Undecided outputs that are exactly a rational mean: decide them now. */
-static int settle_rational(ref_ws *w, row_out *ro)
+static fia_status settle_rational(ref_ws *w, const ref_row_in *in,
+                                  row_out *ro)
 {
     for (int64_t d = 0; d < w->D; d++) {
         if (ro->done[d])
             continue;
-        for (int64_t t = 0; t < w->nk; t++)
-            w->vcol[t] = w->vbuf[w->keys[t] * w->D + d];
-        int rc = ref_rational_mean(w->score, w->vcol, w->nk, w->out_fmt,
-                                   w->prec, &ro->bits[d], &ro->exact[d]);
-        if (rc < 0)
-            return -1;
-        if (rc == 1)
+        for (int64_t t = 0; t < in->nk; t++)
+            w->vcol[t] = in->vbuf[in->keys[t] * w->D + d];
+        int decided;
+        if (ref_rational_mean(w->score, w->vcol, in->nk, w->out_fmt, w->prec,
+                              &decided, &ro->bits[d], &ro->exact[d]) != FIA_OK)
+            return FIA_ERR_NOMEM;
+        if (decided)
             ro->done[d] = 1;
     }
-    return 0;
-}
-
-static void store_out(fia_ref_result *r, int64_t idx, uint32_t bits,
-                      double exact, int unspec, double bound)
-{
-    ((uint16_t *)r->out.data)[idx] = (uint16_t)bits;
-    r->out_exact[idx] = exact;
-    r->out_unspecified[idx] = (uint8_t)unspec;
-    r->out_bound[idx] = bound;
-}
-
-static void store_lse(fia_ref_result *r, int64_t idx, uint32_t bits,
-                      double exact, int unspec, double bound)
-{
-    ((uint32_t *)r->lse.data)[idx] = bits;
-    r->lse_exact[idx] = exact;
-    r->lse_unspecified[idx] = (uint8_t)unspec;
-    r->lse_bound[idx] = bound;
-}
-
-/* A row without a computed value: zero output (unspec 0 or 1) and lse
- * +inf (lse_mode 1), unspecified (0).  The documented values are exact:
- * bound 0 (the comparator then checks them bit for bit, sign included). */
-static void store_degenerate(const ref_problem *p, fia_ref_result *r,
-                             int64_t b, int64_t n, int64_t i, int out_unspec,
-                             int lse_inf)
-{
-    for (int64_t d = 0; d < p->D; d++)
-        store_out(r, ref_out_index(p, b, n, i, d), 0, 0.0, out_unspec, 0.0);
-    if (p->has_lse)
-        store_lse(r, ref_lse_index(p, b, n, i), lse_inf ? 0x7F800000u : 0,
-                  lse_inf ? INFINITY : 0.0, !lse_inf, 0.0);
-}
-
-/* Exact widening of an fp16 / bf16 element (the decoding of dtype.h, done
- * here by bits: this is the reference's inner loop). */
-static inline double load_half(fia_dtype dt, const void *data, int64_t i)
-{
-    uint16_t h = ((const uint16_t *)data)[i];
-    if (dt == FIA_DT_BF16) {
-        uint32_t u = (uint32_t)h << 16;
-        float f;
-        memcpy(&f, &u, sizeof f);
-        return (double)f;
-    }
-    uint64_t sign = (uint64_t)(h >> 15) << 63;
-    unsigned e = (h >> 10) & 0x1fu, m = h & 0x3ffu;
-    double v;
-    if (e == 0x1f) {
-        v = m ? NAN : INFINITY;
-    } else if (e == 0) {
-        v = (double)m * 0x1p-24;
-    } else {
-        uint64_t u = ((uint64_t)(e - 15 + 1023) << 52) | ((uint64_t)m << 42);
-        memcpy(&v, &u, sizeof v);
-    }
-    uint64_t u;
-    memcpy(&u, &v, sizeof u);
-    u |= sign;
-    memcpy(&v, &u, sizeof v);
-    return v;
-}
-
-static void load_kv(ref_ws *w, int64_t b, int64_t kn, int64_t kvl)
-{
-    const ref_problem *p = w->p;
-    for (int64_t j = 0; j < kvl; j++)
-        for (int64_t d = 0; d < p->D; d++) {
-            int64_t idx = ref_kv_index(p, b, kn, j, d);
-            w->kbuf[j * p->D + d] = load_half(p->k->dtype, p->k->data, idx);
-            w->vbuf[j * p->D + d] = load_half(p->v->dtype, p->v->data, idx);
-        }
-}
-
-static fia_status run_rows(ref_ws *w, fia_ref_result *r, long prec0)
-{
-    const ref_problem *p = w->p;
-    const int64_t D = p->D;
-    row_out ro;
-    ro.bits = malloc((size_t)(D ? D : 1) * sizeof *ro.bits);
-    ro.exact = malloc((size_t)(D ? D : 1) * sizeof *ro.exact);
-    ro.done = malloc((size_t)(D ? D : 1));
-    ro.bound = malloc((size_t)(D ? D : 1) * sizeof *ro.bound);
-    if (!ro.bits || !ro.exact || !ro.done || !ro.bound) {
-        free(ro.bits), free(ro.exact), free(ro.done), free(ro.bound);
-        return FIA_ERR_NOMEM;
-    }
-    ref_row_in in = {.q = w->qrow, .kbuf = w->kbuf, .vbuf = w->vbuf,
-                     .keys = w->keys, .D = D, .scale = p->scale,
-                     .fmt = w->out_fmt, .want_lse = p->has_lse,
-                     .round_p = p->round_p, .in_dtype = p->in_dtype};
-    for (int64_t b = 0; b < p->B; b++) {
-        for (int64_t kn = 0; kn < p->KV_N; kn++) {
-            load_kv(w, b, kn, p->kv_len[b]);
-            for (int64_t n = kn * p->group; n < (kn + 1) * p->group; n++) {
-                for (int64_t i = 0; i < p->Q_S; i++) {
-                    if (i >= p->q_len[b]) { /* padding row */
-                        store_degenerate(p, r, b, n, i, 1, 0);
-                        continue;
-                    }
-                    w->nk = 0;
-                    for (int64_t j = 0; j < p->kv_len[b]; j++)
-                        if (ref_key_takes_part(p, b, i, j))
-                            w->keys[w->nk++] = j;
-                    if (w->nk == 0) {
-                        int corr = ref_row_corrected(p, b);
-                        if (p->kv_len[b] == 0)
-                            store_degenerate(p, r, b, n, i, 0,
-                                             p->KV_S == 0 || corr);
-                        else if (corr)
-                            store_degenerate(p, r, b, n, i, 0, 1);
-                        else
-                            store_degenerate(p, r, b, n, i, 1, 0);
-                        continue;
-                    }
-                    for (int64_t d = 0; d < D; d++)
-                        w->qrow[d] = load_half(p->q->dtype, p->q->data,
-                                               ref_q_index(p, b, n, i, d));
-                    memset(ro.done, 0, (size_t)D);
-                    ro.lse_done = 0;
-                    ro.lse_bits = 0;
-                    ro.lse_exact = 0.0;
-                    in.nk = w->nk;
-                    int64_t und = ref_dbl_row(&w->dbl, &in, &ro);
-                    if (w->pure_mpfr) {
-                        memset(ro.done, 0, (size_t)D);
-                        ro.lse_done = 0;
-                        und = D + (p->has_lse ? 1 : 0);
-                    }
-                    r->n_elements += D + (p->has_lse ? 1 : 0);
-                    r->n_escalated += und;
-                    long prec = prec0;
-                    if (und > 0 && ws_mpfr(w) != 0) {
-                        free(ro.bits), free(ro.exact), free(ro.done);
-                        free(ro.bound);
-                        return FIA_ERR_NOMEM;
-                    }
-                    if (und > 0 && w->prec != prec)
-                        ws_set_prec(w, prec);
-                    for (int64_t d = 0; und > 0 && d < D; d++)
-                        mpfr_set_d(w->qm[d], w->qrow[d], MPFR_RNDN);
-                    int first = 1;
-                    while (und > 0 && compute_row(w, &ro, p->has_lse) > 0) {
-                        if (first && settle_rational(w, &ro) != 0) {
-                            free(ro.bits), free(ro.exact), free(ro.done);
-                            free(ro.bound);
-                            return FIA_ERR_NOMEM;
-                        }
-                        first = 0;
-                        prec *= 2;
-                        ws_set_prec(w, prec);
-                    }
-                    for (int64_t d = 0; d < D; d++)
-                        store_out(r, ref_out_index(p, b, n, i, d), ro.bits[d],
-                                  ro.exact[d], 0, ro.bound[d]);
-                    if (p->has_lse)
-                        store_lse(r, ref_lse_index(p, b, n, i), ro.lse_bits,
-                                  ro.lse_exact, 0, ro.lse_bound);
-                }
-            }
-        }
-    }
-    free(ro.bits);
-    free(ro.exact);
-    free(ro.done);
-    free(ro.bound);
     return FIA_OK;
 }
 
-fia_status ref_attention_run(const ref_problem *p, long prec, int pure_mpfr,
-                             fia_ref_result *r, char *err, size_t errlen)
+fia_status ref_row_out_init(row_out *ro, int64_t D)
 {
-    ref_ws w;
-    if (ws_init(&w, p, prec) != 0) {
-        snprintf(err, errlen, "out of memory (reference workspace)");
-        return FIA_ERR_NOMEM;
+    size_t n = (size_t)(D ? D : 1);
+    ro->bits = malloc(n * sizeof *ro->bits);
+    ro->exact = malloc(n * sizeof *ro->exact);
+    ro->done = malloc(n);
+    ro->bound = malloc(n * sizeof *ro->bound);
+    return ro->bits && ro->exact && ro->done && ro->bound ? FIA_OK
+                                                          : FIA_ERR_NOMEM;
+}
+
+void ref_row_out_free(row_out *ro)
+{
+    free(ro->bits), free(ro->exact), free(ro->done), free(ro->bound);
+    ro->bits = NULL, ro->exact = NULL, ro->done = NULL, ro->bound = NULL;
+}
+
+/* The binary64 pass decides what it can; the rest goes through the MPFR
+ * loop from the first precision, doubling until decided (after the first
+ * MPFR evaluation the rational outputs are settled exactly, once). */
+fia_status ref_core_row(ref_ws *w, const ref_row_in *in, row_out *ro,
+                        int64_t *n_elements, int64_t *n_escalated,
+                        fia_error *err)
+{
+    const int64_t D = w->D;
+    memset(ro->done, 0, (size_t)D);
+    ro->lse_done = 0;
+    ro->lse_bits = 0;
+    ro->lse_exact = 0.0;
+    int64_t und = ref_dbl_row(&w->dbl, in, ro);
+    if (w->pure_mpfr) {
+        memset(ro->done, 0, (size_t)D);
+        ro->lse_done = 0;
+        und = D + (in->want_lse ? 1 : 0);
     }
-    w.pure_mpfr = pure_mpfr;
-    fia_status st = run_rows(&w, r, prec);
-    if (st == FIA_ERR_NOMEM)
-        snprintf(err, errlen, "out of memory (reference rows)");
-    ws_free(&w);
-    return st;
+    *n_elements += D + (in->want_lse ? 1 : 0);
+    *n_escalated += und;
+    if (und == 0)
+        return FIA_OK;
+    long prec = w->prec0;
+    if (ws_mpfr(w) != FIA_OK)
+        return fia_fail(err, FIA_ERR_NOMEM, "out of memory (reference rows)");
+    if (w->prec != prec)
+        ws_set_prec(w, prec);
+    for (int64_t d = 0; d < D; d++)
+        mpfr_set_d(w->qm[d], in->q[d], MPFR_RNDN);
+    int first = 1;
+    while (compute_row(w, in, ro) > 0) {
+        if (first && settle_rational(w, in, ro) != FIA_OK)
+            return fia_fail(err, FIA_ERR_NOMEM,
+                            "out of memory (reference rows)");
+        first = 0;
+        prec *= 2;
+        ws_set_prec(w, prec);
+    }
+    return FIA_OK;
 }

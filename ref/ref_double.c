@@ -27,7 +27,7 @@
 #define EXP24 0x1p-22   /* expf / logf in the kernel: 2 ulp */
 #define SAFE (1.0 + 0x1p-20)
 
-int ref_dbl_init(ref_dbl *x, int64_t kv_s)
+fia_status ref_dbl_init(ref_dbl *x, int64_t kv_s)
 {
     size_t n = (size_t)(kv_s > 0 ? kv_s : 1);
     x->s = malloc(n * sizeof(double));
@@ -37,9 +37,9 @@ int ref_dbl_init(ref_dbl *x, int64_t kv_s)
     x->tm = malloc(n * sizeof(double));
     if (!x->s || !x->a || !x->w || !x->td || !x->tm) {
         ref_dbl_free(x);
-        return -1;
+        return FIA_ERR_NOMEM;
     }
-    return 0;
+    return FIA_OK;
 }
 
 void ref_dbl_free(ref_dbl *x)

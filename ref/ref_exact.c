@@ -31,20 +31,22 @@ static int cmp_key(const void *a, const void *b)
     return mpfr_cmp(x->s, y->s);
 }
 
-int ref_rational_mean(mpfr_t *scores, const double *v, int64_t nk, ref_fmt f,
-                      long prec0, uint32_t *bits, double *exact)
+fia_status ref_rational_mean(mpfr_t *scores, const double *v, int64_t nk,
+                             ref_fmt f, long prec0, int *decided,
+                             uint32_t *bits, double *exact)
 {
+    *decided = 0;
     if (nk <= 0)
-        return 0;
+        return FIA_OK;
     for (int64_t t = 0; t < nk; t++)
         if (!mpfr_number_p(scores[t]) || !isfinite(v[t]))
-            return 0;
+            return FIA_OK;
     keyref *kr = malloc((size_t)nk * sizeof *kr);
     mpfr_ptr *ptr = malloc((size_t)nk * sizeof *ptr);
     mpfr_t *tv = malloc((size_t)nk * sizeof *tv);
     if (!kr || !ptr || !tv) {
         free(kr), free(ptr), free(tv);
-        return -1;
+        return FIA_ERR_NOMEM;
     }
     for (int64_t t = 0; t < nk; t++) {
         kr[t].s = scores[t];
@@ -110,5 +112,6 @@ int ref_rational_mean(mpfr_t *scores, const double *v, int64_t nk, ref_fmt f,
     for (int64_t t = 0; t < nk; t++)
         mpfr_clear(tv[t]);
     free(kr), free(ptr), free(tv);
-    return rational;
+    *decided = rational;
+    return FIA_OK;
 }

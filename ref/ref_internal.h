@@ -1,5 +1,23 @@
-/* ref/ internals: the interpreted problem, correct rounding, the MPFR
- * computation.  Shared only between the files of ref/. */
+/* ref/ internals, shared only between the files of ref/.
+ *
+ * ref/ is two halves that meet at one row:
+ *
+ *   the READING (ref_problem.c and one file per feature of fia/feature.h:
+ *   read_tensors.c, read_not_modeled.c, read_layout.c, read_gqa.c,
+ *   read_output.c, read_scale.c, read_precise.c, read_lse.c, read_seqlen.c,
+ *   keys_mask.c, keys_sparse.c; the walk over the rows, ref_rows.c) turns a
+ *   case into rows: where each element lives, which keys take part in each
+ *   row, what the documents say of a row with none;
+ *
+ *   the MATH CORE (ref_attention.c, ref_double.c, ref_exact.c, ref_round.c)
+ *   sees only "a row": its query vector, its key set and their value rows,
+ *   the scale, the output format.  It evaluates scores, softmax, output and
+ *   lse, refines with Ziv's strategy and rounds correctly; it knows nothing
+ *   of layouts, masks, sparse modes or lengths.
+ *
+ * A new feature is a new reading file and one line in a list of
+ * ref_problem.c (the reading steps, the key rules, the correction rules);
+ * the math core does not change. */
 #ifndef FIA_REF_INTERNAL_H
 #define FIA_REF_INTERNAL_H
 
@@ -7,8 +25,213 @@
 #include <stdint.h>
 #include <mpfr.h>
 #include "fia/case.h"
+#include "fia/error.h"
 #include "fia/ref.h"
 #include "fia/status.h"
+
+/* ======================================================================
+ * The reading: the case as the reference reads it (docs/semantics.md)
+ * ====================================================================== */
+
+typedef enum ref_layout {
+    REF_LAYOUT_BSH = 0,
+    REF_LAYOUT_BSND,
+    REF_LAYOUT_BNSD,
+    REF_LAYOUT_BNSD_BSND
+} ref_layout;
+
+typedef struct ref_problem {
+    /* tensors (read_tensors.c) */
+    const fia_tensor *q, *k, *v;
+    fia_dtype in_dtype;           /* query dtype */
+    int empty_query;              /* query numel 0: nothing to compute */
+    /* layout (read_layout.c) */
+    ref_layout layout;
+    int64_t B, Q_S, KV_S, D;
+    int decode;                   /* Q_S == 1 */
+    /* gqa (read_gqa.c) */
+    int64_t N, KV_N, group;       /* group = N / KV_N */
+    /* output (read_output.c) */
+    const fia_tensor *out_t;      /* the case's attention_out descriptor */
+    fia_dtype out_dtype;
+    /* scale (read_scale.c) */
+    double scale;
+    /* sparse (keys_sparse.c) */
+    int64_t sparse_mode;          /* as given; ignored when decode */
+    int64_t pre, next;            /* clamped to +-2^40 */
+    /* precise (read_precise.c) */
+    int row_invalid;              /* inner_precise bit 1 */
+    int round_p;                  /* the permitted algorithm rounds P to the
+                                     input dtype before P.V: bf16 always,
+                                     fp16 when inner_precise bit 0 is set */
+    /* lse (read_lse.c) */
+    int has_lse;
+    int32_t lse_ndim;
+    int64_t lse_shape[FIA_MAX_RANK];
+    /* seqlen (read_seqlen.c) */
+    int64_t *q_len, *kv_len;      /* per batch, owned */
+    /* mask (keys_mask.c; NULL when absent, empty or not read): element
+     * (b, i, j) at b * mask_bstride + i * mask_cols + j */
+    const fia_tensor *mask;
+    int64_t mask_bstride, mask_cols;
+} ref_problem;
+
+/* Every dim below 2^40 keeps all index arithmetic far from int64 overflow;
+ * pre/next are clamped to the same magnitude. */
+#define REF_DIM_LIMIT ((int64_t)1 << 40)
+
+/* ---- ref_problem.c: the lists ------------------------------------------ */
+
+/* Reads the case by running the reading steps in order (the first that
+ * fails names the error).  FIA_OK, FIA_ERR_NOT_MODELED,
+ * FIA_ERR_PARAM_INVALID or FIA_ERR_NOMEM, with the message in *err. */
+fia_status ref_problem_init(ref_problem *p, const fia_case *c,
+                            const fia_case_data *d, fia_error *err);
+void ref_problem_free(ref_problem *p);
+
+/* 1 when key j takes part in row i of batch b (i < q_len[b]): every key
+ * rule admits it. */
+int ref_key_takes_part(const ref_problem *p, int64_t b, int64_t i, int64_t j);
+/* 1 when a fully masked row of batch b gets row-invalid correction (output
+ * 0, lse +inf): some correction rule applies. */
+int ref_row_corrected(const ref_problem *p, int64_t b);
+
+/* One reading step: fills its fields of *p.  A step that finds nothing left
+ * to read (an empty query) sets p->empty_query: the steps after it are not
+ * run. */
+typedef fia_status (*ref_read_step)(ref_problem *p, const fia_case *c,
+                                    const fia_case_data *d, fia_error *err);
+/* One key rule: 1 when it lets key j take part in row i of batch b. */
+typedef int (*ref_key_rule)(const ref_problem *p, int64_t b, int64_t i,
+                            int64_t j);
+
+/* ---- read_tensors.c ---------------------------------------------------- */
+
+/* The slot's tensor when the call passes one; an empty (numel 0) mask or
+ * pse counts as absent (RELEASED "Silent normalisations"). */
+int ref_slot_given(const fia_case_data *d, fia_slot s);
+fia_status ref_read_tensors_required(ref_problem *p, const fia_case *c,
+                                     const fia_case_data *d, fia_error *err);
+fia_status ref_read_tensors_empty(ref_problem *p, const fia_case *c,
+                                  const fia_case_data *d, fia_error *err);
+fia_status ref_read_tensors_dtypes(ref_problem *p, const fia_case *c,
+                                   const fia_case_data *d, fia_error *err);
+fia_status ref_read_tensors_data(ref_problem *p, const fia_case *c,
+                                 const fia_case_data *d, fia_error *err);
+typedef struct ref_value_range ref_value_range;
+/* Adds the values of t (when materialized) to the range *r. */
+void ref_tensor_range(const fia_tensor *t, ref_value_range *r);
+
+/* ---- read_not_modeled.c ------------------------------------------------ */
+
+fia_status ref_read_not_modeled(ref_problem *p, const fia_case *c,
+                                const fia_case_data *d, fia_error *err);
+
+/* ---- read_layout.c: where element (b, n, s, d) lives -------------------- */
+
+fia_status ref_read_layout_name(ref_problem *p, const fia_case *c,
+                                const fia_case_data *d, fia_error *err);
+fia_status ref_read_layout_dims(ref_problem *p, const fia_case *c,
+                                const fia_case_data *d, fia_error *err);
+/* 1 when t has rank nd and those dims. */
+int ref_shape_is(const fia_tensor *t, int nd, const int64_t *dims);
+/* Flat element indices. */
+int64_t ref_q_index(const ref_problem *p, int64_t b, int64_t n, int64_t i,
+                    int64_t dd);
+int64_t ref_kv_index(const ref_problem *p, int64_t b, int64_t kn, int64_t j,
+                     int64_t dd);
+int64_t ref_out_index(const ref_problem *p, int64_t b, int64_t n, int64_t i,
+                      int64_t dd);
+/* The exact values of query row (b, n, i) into q[D]. */
+void ref_load_q_row(const ref_problem *p, int64_t b, int64_t n, int64_t i,
+                    double *q);
+/* The exact key and value rows j < nkeys of KV head kn of batch b into
+ * k[j][D], v[j][D]. */
+void ref_load_kv_rows(const ref_problem *p, int64_t b, int64_t kn,
+                      int64_t nkeys, double *k, double *v);
+
+/* ---- read_gqa.c -------------------------------------------------------- */
+
+fia_status ref_read_gqa(ref_problem *p, const fia_case *c,
+                        const fia_case_data *d, fia_error *err);
+/* The KV head query head n reads. */
+int64_t ref_kv_head(const ref_problem *p, int64_t n);
+
+/* ---- read_output.c ----------------------------------------------------- */
+
+fia_status ref_read_output_dtype(ref_problem *p, const fia_case *c,
+                                 const fia_case_data *d, fia_error *err);
+fia_status ref_read_output_shape(ref_problem *p, const fia_case *c,
+                                 const fia_case_data *d, fia_error *err);
+
+/* ---- read_scale.c ------------------------------------------------------ */
+
+fia_status ref_read_scale(ref_problem *p, const fia_case *c,
+                          const fia_case_data *d, fia_error *err);
+
+/* ---- keys_sparse.c ----------------------------------------------------- */
+
+fia_status ref_read_sparse(ref_problem *p, const fia_case *c,
+                           const fia_case_data *d, fia_error *err);
+int ref_sparse_admits(const ref_problem *p, int64_t b, int64_t i, int64_t j);
+/* Sparse mode 3 with q_len > kv_len: the operator corrects by itself. */
+int ref_sparse_corrects(const ref_problem *p, int64_t b);
+
+/* ---- read_precise.c ---------------------------------------------------- */
+
+fia_status ref_read_precise(ref_problem *p, const fia_case *c,
+                            const fia_case_data *d, fia_error *err);
+/* inner_precise bit 1: row-invalid correction asked for. */
+int ref_precise_corrects(const ref_problem *p, int64_t b);
+
+/* ---- read_lse.c -------------------------------------------------------- */
+
+fia_status ref_read_lse(ref_problem *p, const fia_case *c,
+                        const fia_case_data *d, fia_error *err);
+int64_t ref_lse_index(const ref_problem *p, int64_t b, int64_t n, int64_t i);
+
+/* ---- read_seqlen.c ----------------------------------------------------- */
+
+fia_status ref_read_seqlen(ref_problem *p, const fia_case *c,
+                           const fia_case_data *d, fia_error *err);
+/* Key j lies within batch b's effective key length. */
+int ref_seqlen_admits(const ref_problem *p, int64_t b, int64_t i, int64_t j);
+
+/* ---- keys_mask.c ------------------------------------------------------- */
+
+fia_status ref_read_mask(ref_problem *p, const fia_case *c,
+                         const fia_case_data *d, fia_error *err);
+/* The mask (when read) does not exclude key j from row i of batch b. */
+int ref_mask_admits(const ref_problem *p, int64_t b, int64_t i, int64_t j);
+
+/* ---- ref_rows.c: the walk over the rows -------------------------------- */
+
+/* One row (b, n, i) as the reading hands it over.  A computed row has at
+ * least one key: keys[0..nk) ascending index kbuf / vbuf ([kv_len][D], the
+ * key and value rows of the row's KV head).  A row with no value to compute
+ * (padding row, no key taking part) has computed 0 and what the documents
+ * say of it: output zero, out_unspec 1 when unspecified; lse +inf when
+ * lse_inf, unspecified otherwise. */
+typedef struct ref_row_view {
+    int64_t b, n, i;
+    int computed;
+    int out_unspec, lse_inf;
+    const double *q;             /* [D] */
+    const double *kbuf, *vbuf;
+    const int64_t *keys;
+    int64_t nk;
+} ref_row_view;
+typedef fia_status (*ref_row_fn)(const ref_row_view *row, void *ctx,
+                                 fia_error *err);
+
+/* Every row of p (not empty_query) in order b, n, i; stops at fn's first
+ * nonzero status and returns it.  FIA_ERR_NOMEM with a message. */
+fia_status ref_rows_walk(const ref_problem *p, ref_row_fn fn, void *ctx,
+                         fia_error *err);
+
+/* ======================================================================
+ * The math core: one row (no layouts, masks, sparse modes, lengths)
+ * ====================================================================== */
 
 /* ---- ref_round.c: correctly rounded narrowing and bit encoding ---------- */
 
@@ -38,70 +261,16 @@ uint32_t ref_round_double_bits(double x, ref_fmt f);
  * (no MPFR): used by the double-precision first pass (ref_double.c). */
 uint32_t ref_round_double_fmt(double x, ref_fmt f);
 
-/* ---- ref_problem.c: the case as the reference reads it ------------------ */
-
-typedef enum ref_layout {
-    REF_LAYOUT_BSH = 0,
-    REF_LAYOUT_BSND,
-    REF_LAYOUT_BNSD,
-    REF_LAYOUT_BNSD_BSND
-} ref_layout;
-
-typedef struct ref_problem {
-    ref_layout layout;
-    int64_t B, N, KV_N, Q_S, KV_S, D, group; /* group = N / KV_N */
-    double scale;
-    int64_t sparse_mode;          /* as given; ignored when decode */
-    int64_t pre, next;            /* clamped to +-2^40 */
-    int row_invalid;              /* inner_precise bit 1 */
-    int round_p;                  /* the permitted algorithm rounds P to the
-                                     input dtype before P.V: bf16 always,
-                                     fp16 when inner_precise bit 0 is set */
-    fia_dtype in_dtype;           /* query dtype */
-    int decode;                   /* Q_S == 1 */
-    int64_t *q_len, *kv_len;      /* per batch, owned */
-    const fia_tensor *q, *k, *v;
-    /* mask (NULL when absent or empty): element (b, i, j) at
-     * b * mask_bstride + i * mask_cols + j */
-    const fia_tensor *mask;
-    int64_t mask_bstride, mask_cols;
-    /* outputs */
-    const fia_tensor *out_t;      /* the case's attention_out descriptor */
-    fia_dtype out_dtype;
-    int has_lse;
-    int32_t lse_ndim;
-    int64_t lse_shape[FIA_MAX_RANK];
-    int empty_query;              /* query numel 0: nothing to compute */
-} ref_problem;
-
-/* Reads the case.  FIA_OK, FIA_ERR_NOT_MODELED, FIA_ERR_PARAM_INVALID or
- * FIA_ERR_NOMEM, with a message in err. */
-fia_status ref_problem_init(ref_problem *p, const fia_case *c,
-                           const fia_case_data *d, char *err, size_t errlen);
-void ref_problem_free(ref_problem *p);
-
-/* Flat element indices. */
-int64_t ref_q_index(const ref_problem *p, int64_t b, int64_t n, int64_t i,
-                    int64_t dd);
-int64_t ref_kv_index(const ref_problem *p, int64_t b, int64_t kn, int64_t j,
-                     int64_t dd);
-int64_t ref_out_index(const ref_problem *p, int64_t b, int64_t n, int64_t i,
-                      int64_t dd);
-int64_t ref_lse_index(const ref_problem *p, int64_t b, int64_t n, int64_t i);
-
-/* 1 when key j takes part in row i of batch b (assumes i < q_len[b]). */
-int ref_key_takes_part(const ref_problem *p, int64_t b, int64_t i, int64_t j);
-/* 1 when a fully masked row of batch b gets row-invalid correction. */
-int ref_row_corrected(const ref_problem *p, int64_t b);
-
 /* ---- ref_exact.c -------------------------------------------------------- */
 
 /* The keys of a row (exact scores, v column d).  When every class of equal
- * scores has the same mean of v, the output is exactly that mean: returns 1
- * and its correctly rounded bits and binary64 value.  Returns 0 when the
- * output is irrational (never on a rounding boundary), -1 on nomem. */
-int ref_rational_mean(mpfr_t *scores, const double *v, int64_t nk, ref_fmt f,
-                      long prec0, uint32_t *bits, double *exact);
+ * scores has the same mean of v, the output is exactly that mean: sets
+ * *decided to 1 with its correctly rounded bits and binary64 value.
+ * *decided 0: the output is irrational (never on a rounding boundary).
+ * FIA_OK or FIA_ERR_NOMEM. */
+fia_status ref_rational_mean(mpfr_t *scores, const double *v, int64_t nk,
+                             ref_fmt f, long prec0, int *decided,
+                             uint32_t *bits, double *exact);
 
 /* ---- ref_double.c: first pass in binary64, and the tolerance bound ----- */
 
@@ -117,11 +286,11 @@ typedef struct row_out {
     double lse_bound;
 } row_out;
 
-/* One row as the double pass reads it. */
+/* One row: everything the math sees. */
 typedef struct ref_row_in {
     const double *q;             /* [D] */
-    const double *kbuf, *vbuf;   /* [KV_S][D] */
-    const int64_t *keys;         /* ascending */
+    const double *kbuf, *vbuf;   /* [>= max keys][D] */
+    const int64_t *keys;         /* [nk], ascending rows of kbuf / vbuf */
     int64_t nk, D;
     double scale;
     ref_fmt fmt;                 /* output format */
@@ -131,10 +300,11 @@ typedef struct ref_row_in {
 } ref_row_in;
 
 typedef struct ref_dbl {
-    double *s, *a, *w, *td, *tm;  /* [KV_S] */
+    double *s, *a, *w, *td, *tm;  /* [max keys] */
 } ref_dbl;
 
-int ref_dbl_init(ref_dbl *x, int64_t kv_s);
+/* FIA_OK or FIA_ERR_NOMEM. */
+fia_status ref_dbl_init(ref_dbl *x, int64_t kv_s);
 void ref_dbl_free(ref_dbl *x);
 
 /* Evaluates the row in binary64 with a rigorous error bound: the elements
@@ -145,9 +315,47 @@ void ref_dbl_free(ref_dbl *x);
  * elements (incl. lse) left undecided. */
 int64_t ref_dbl_row(ref_dbl *x, const ref_row_in *in, row_out *ro);
 
-/* ---- ref_attention.c ---------------------------------------------------- */
+/* ---- ref_attention.c: one row, correctly rounded ------------------------ */
 
-fia_status ref_attention_run(const ref_problem *p, long prec, int pure_mpfr,
-                             fia_ref_result *r, char *err, size_t errlen);
+/* The binary exponent range of a set of values: every finite nonzero x is
+ * a multiple of 2^lmin below 2^emax in magnitude (any 0: no such x). */
+struct ref_value_range {
+    long emax, lmin;
+    int any;
+};
+
+void ref_value_range_add(ref_value_range *r, double x);
+/* Precision holding every score scale * q.k and every difference of two
+ * scores exactly, for query values in q, key values in k, dot length D. */
+mpfr_prec_t ref_score_precision(const ref_value_range *q,
+                                const ref_value_range *k, int64_t D);
+
+typedef struct ref_core ref_core;
+
+/* The precision holding every score of every row exactly (e.g.
+ * ref_score_precision over all the values the rows may read).  Asked once,
+ * on the first row the binary64 pass leaves to MPFR: it may cost a pass
+ * over the inputs, which most cases never need. */
+typedef mpfr_prec_t (*ref_score_prec_fn)(void *ctx);
+
+/* A workspace for rows of D columns and at most max_keys keys, output
+ * format fmt, first MPFR precision prec, exact scores at score_prec(ctx)
+ * bits.  pure_mpfr: every element by MPFR (the binary64 pass only gives
+ * bounds). */
+fia_status ref_core_new(ref_core **w, int64_t D, int64_t max_keys,
+                        ref_fmt fmt, long prec, ref_score_prec_fn score_prec,
+                        void *score_prec_ctx, int pure_mpfr, fia_error *err);
+void ref_core_free(ref_core *w);
+
+/* FIA_OK or FIA_ERR_NOMEM. */
+fia_status ref_row_out_init(row_out *ro, int64_t D);
+void ref_row_out_free(row_out *ro);
+
+/* Evaluates one row (in->nk >= 1) into *ro: every element decided, correctly
+ * rounded, with its bound.  Adds the row's elements and those left to MPFR
+ * to *n_elements, *n_escalated.  FIA_OK or FIA_ERR_NOMEM. */
+fia_status ref_core_row(ref_core *w, const ref_row_in *in, row_out *ro,
+                        int64_t *n_elements, int64_t *n_escalated,
+                        fia_error *err);
 
 #endif

@@ -1,81 +1,67 @@
 /* ref/: the rows of a case as the reference reads them, for other parts of
- * the reference side (oracle/'s plain same-dtype implementation).  Only the
- * interpretation of ref_problem.c; no arithmetic. */
-#include <stdio.h>
+ * the reference side (compare/'s plain same-dtype implementation).  Only
+ * the reading (ref_problem.c, ref_rows.c); no arithmetic.  Each computed
+ * row's keys are handed over packed: k[t], v[t] for its t-th key. */
 #include <stdlib.h>
+#include <string.h>
 #include "ref_internal.h"
 
-typedef struct visit_buf {
-    double *q, *k, *v;
-    int64_t *idx;
-} visit_buf;
+typedef struct visit_ctx {
+    const ref_problem *p;
+    fia_ref_row_fn fn;
+    void *fn_ctx;
+    fia_ref_row row;
+    double *k, *v;    /* [KV_S][D], packed */
+    int64_t *idx;     /* [D] */
+} visit_ctx;
 
-static void vb_free(visit_buf *b)
+static fia_status visit_row(const ref_row_view *rv, void *vctx,
+                            fia_error *err)
 {
-    free(b->q), free(b->k), free(b->v), free(b->idx);
-}
-
-static int vb_alloc(visit_buf *b, int64_t D, int64_t KV_S)
-{
-    size_t d = (size_t)(D > 0 ? D : 1), kv = (size_t)(KV_S > 0 ? KV_S : 1);
-    b->q = malloc(d * sizeof(double));
-    b->k = malloc(kv * d * sizeof(double));
-    b->v = malloc(kv * d * sizeof(double));
-    b->idx = malloc(d * sizeof(int64_t));
-    return b->q && b->k && b->v && b->idx ? 0 : -1;
+    (void)err;
+    visit_ctx *x = vctx;
+    const ref_problem *p = x->p;
+    if (!rv->computed)
+        return FIA_OK;
+    size_t rowbytes = (size_t)p->D * sizeof(double);
+    for (int64_t t = 0; t < rv->nk; t++) {
+        memcpy(x->k + t * p->D, rv->kbuf + rv->keys[t] * p->D, rowbytes);
+        memcpy(x->v + t * p->D, rv->vbuf + rv->keys[t] * p->D, rowbytes);
+    }
+    for (int64_t dd = 0; dd < p->D; dd++)
+        x->idx[dd] = ref_out_index(p, rv->b, rv->n, rv->i, dd);
+    x->row.q = rv->q;
+    x->row.nk = rv->nk;
+    x->row.lse_index = p->has_lse ? ref_lse_index(p, rv->b, rv->n, rv->i)
+                                  : -1;
+    return (fia_status)x->fn(&x->row, x->fn_ctx);
 }
 
 fia_status fia_ref_visit_rows(const fia_case *c, const fia_case_data *d,
-                              fia_ref_row_fn fn, void *ctx, char *err,
-                              size_t errlen)
+                              fia_ref_row_fn fn, void *ctx, fia_error *err)
 {
     ref_problem p;
-    fia_status st = ref_problem_init(&p, c, d, err, errlen);
+    fia_status st = ref_problem_init(&p, c, d, err);
     if (st != FIA_OK)
         return st;
     if (p.empty_query) {
         ref_problem_free(&p);
         return FIA_OK;
     }
-    visit_buf vb = {0};
-    if (vb_alloc(&vb, p.D, p.KV_S) != 0) {
-        vb_free(&vb);
-        ref_problem_free(&p);
-        snprintf(err, errlen, "out of memory (visit rows)");
-        return FIA_ERR_NOMEM;
+    size_t dn = (size_t)(p.D > 0 ? p.D : 1);
+    size_t kv = (size_t)(p.KV_S > 0 ? p.KV_S : 1);
+    visit_ctx x = {.p = &p, .fn = fn, .fn_ctx = ctx};
+    x.k = malloc(kv * dn * sizeof(double));
+    x.v = malloc(kv * dn * sizeof(double));
+    x.idx = malloc(dn * sizeof(int64_t));
+    if (!x.k || !x.v || !x.idx) {
+        st = fia_fail(err, FIA_ERR_NOMEM, "out of memory (visit rows)");
+    } else {
+        x.row = (fia_ref_row){.D = p.D, .scale = p.scale, .k = x.k,
+                              .v = x.v, .out_index = x.idx};
+        st = ref_rows_walk(&p, visit_row, &x, err);
     }
-    fia_ref_row row = {.D = p.D, .scale = p.scale, .q = vb.q, .k = vb.k,
-                       .v = vb.v, .out_index = vb.idx};
-    for (int64_t b = 0; b < p.B && st == FIA_OK; b++)
-        for (int64_t n = 0; n < p.N && st == FIA_OK; n++) {
-            int64_t kn = n / p.group;
-            for (int64_t i = 0; i < p.q_len[b] && st == FIA_OK; i++) {
-                int64_t nk = 0;
-                for (int64_t j = 0; j < p.kv_len[b]; j++) {
-                    if (!ref_key_takes_part(&p, b, i, j))
-                        continue;
-                    for (int64_t dd = 0; dd < p.D; dd++) {
-                        int64_t x = ref_kv_index(&p, b, kn, j, dd);
-                        vb.k[nk * p.D + dd] =
-                            fia_load_as_double(p.k->dtype, p.k->data, x);
-                        vb.v[nk * p.D + dd] =
-                            fia_load_as_double(p.v->dtype, p.v->data, x);
-                    }
-                    nk++;
-                }
-                if (nk == 0)
-                    continue;
-                for (int64_t dd = 0; dd < p.D; dd++) {
-                    vb.q[dd] = fia_load_as_double(p.q->dtype, p.q->data,
-                                                  ref_q_index(&p, b, n, i, dd));
-                    vb.idx[dd] = ref_out_index(&p, b, n, i, dd);
-                }
-                row.nk = nk;
-                row.lse_index = p.has_lse ? ref_lse_index(&p, b, n, i) : -1;
-                st = fn(&row, ctx);
-            }
-        }
-    vb_free(&vb);
+    free(x.k), free(x.v), free(x.idx);
     ref_problem_free(&p);
     return st;
 }

@@ -135,6 +135,7 @@ typedef struct run {
     fia_case c;
     fia_case_data d;
     fia_ref_result r;
+    fia_error err;          /* why the reference refused */
     fia_status st;
     int ok;                 /* parse + materialize worked */
 } run;
@@ -159,7 +160,7 @@ static inline void run_text(run *x, const char *text, long prec)
     fia_ref_options_default(&o);
     if (prec > 0)
         o.precision_bits = prec;
-    x->st = fia_ref_compute(&x->c, &x->d, &o, &x->r);
+    x->st = fia_ref_compute(&x->c, &x->d, &o, &x->r, &x->err);
 }
 
 static inline void run_free(run *x)

@@ -277,8 +277,8 @@ static void test_refusals(void)
         run x;
         run_text(&x, text, 0);
         CHECK_MSG(x.st == cases[i].want, "case %zu: %d", i, (int)x.st);
-        CHECK_MSG(strstr(x.r.error, cases[i].needle) != NULL,
-                  "case %zu: '%s'", i, x.r.error);
+        CHECK_MSG(strstr(x.err.msg, cases[i].needle) != NULL,
+                  "case %zu: '%s'", i, x.err.msg);
         CHECK(x.r.out.data == NULL && x.r.out_exact == NULL);
         run_free(&x);
     }
@@ -318,7 +318,7 @@ static void test_refusals(void)
         run_text(&x, broken[i], 0);
         CHECK_MSG(x.st == FIA_ERR_PARAM_INVALID, "broken %zu: %d", i,
                   (int)x.st);
-        CHECK(x.r.error[0] != '\0');
+        CHECK(x.err.msg[0] != '\0');
         run_free(&x);
     }
 }
@@ -425,7 +425,7 @@ static void test_random(void)
         if (x.st != FIA_OK) {
             fails++;
             fprintf(stderr, "random %d: status %d (%s)\n", it, (int)x.st,
-                    x.r.error);
+                    x.err.msg);
         } else {
             ran++;
             check_vs_ld(&x, &t, 0.375, allow_rgeo, &g, "random");

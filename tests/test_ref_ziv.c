@@ -43,9 +43,9 @@ static void both(const char *text, const char *what)
     fia_ref_options o;
     fia_ref_options_default(&o);
     fia_ref_result a, b;
-    fia_status sa = fia_ref_compute(&c, &d, &o, &a);
+    fia_status sa = fia_ref_compute(&c, &d, &o, &a, NULL);
     o.pure_mpfr = 1;
-    fia_status sb = fia_ref_compute(&c, &d, &o, &b);
+    fia_status sb = fia_ref_compute(&c, &d, &o, &b, NULL);
     CHECK_MSG(sa == sb, "%s: status %d vs %d", what, sa, sb);
     if (sa == FIA_OK && sb == FIA_OK) {
         int same = a.out_numel == b.out_numel &&

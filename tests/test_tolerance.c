@@ -171,7 +171,7 @@ static void test_end_to_end(void)
         fia_case_data d;
         CHECK(fia_case_materialize(&c, 1, &d, &err) == 0);
         fia_ref_result ref;
-        CHECK(fia_ref_compute(&c, &d, NULL, &ref) == FIA_OK);
+        CHECK(fia_ref_compute(&c, &d, NULL, &ref, NULL) == FIA_OK);
         for (int64_t i = 0; i < ref.out_numel; i++)
             width[ip] += ref.out_bound[i];
         /* the plain implementation is close to the reference but not exact */

@@ -12,6 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "fia/case.h"
+#include "fia/error.h"
 #include "fia/status.h"
 
 typedef struct fia_ref_options {
@@ -49,13 +50,14 @@ typedef struct fia_ref_result {
     /* Ziv's strategy: elements (outputs and lse) evaluated, and those the
      * binary64 pass left to MPFR. */
     int64_t n_elements, n_escalated;
-    char error[256];
 } fia_ref_result;
 
 /* FIA_OK, FIA_ERR_NOT_MODELED, FIA_ERR_NOMEM, or FIA_ERR_PARAM_INVALID when
- * the case is not one the operator accepts (error[] says why). */
+ * the case is not one the operator accepts; *err (may be NULL) says why.
+ * On failure *r holds nothing (freeing it is harmless). */
 fia_status fia_ref_compute(const fia_case *c, const fia_case_data *d,
-                           const fia_ref_options *opt, fia_ref_result *r);
+                           const fia_ref_options *opt, fia_ref_result *r,
+                           fia_error *err);
 void fia_ref_result_free(fia_ref_result *r);
 
 /* The rows of a case as the reference reads them (layouts, GQA, lengths,
@@ -75,10 +77,9 @@ typedef struct fia_ref_row {
 } fia_ref_row;
 typedef int (*fia_ref_row_fn)(const fia_ref_row *row, void *ctx);
 
-/* FIA_OK, an error status as fia_ref_compute (FIA_ERR_NOMEM...), or fn's
- * nonzero result. */
+/* FIA_OK, an error status as fia_ref_compute (FIA_ERR_NOMEM..., with *err
+ * filled), or fn's nonzero result (*err untouched). */
 fia_status fia_ref_visit_rows(const fia_case *c, const fia_case_data *d,
-                              fia_ref_row_fn fn, void *ctx, char *err,
-                              size_t errlen);
+                              fia_ref_row_fn fn, void *ctx, fia_error *err);
 
 #endif

@@ -1,0 +1,203 @@
+/* ref/ reading, feature "layout": the four 002 layouts, the dims they give
+ * and where element (b, n, s, d) of query, key / value and attention_out
+ * lives.
+ *
+ *   BSH        query [B, Q_S, N*D], key/value [B, KV_S, KV_N*D],
+ *              out like query
+ *   BSND       query [B, Q_S, N, D], key/value [B, KV_S, KV_N, D],
+ *              out like query
+ *   BNSD       query [B, N, Q_S, D], key/value [B, KV_N, KV_S, D],
+ *              out like query
+ *   BNSD_BSND  query and key/value as BNSD, out [B, Q_S, N, D]
+ *
+ * So in BSH / BSND element (b, n, s, d) is at ((b S + s) N + n) D + d, in
+ * BNSD at ((b N + n) S + s) D + d (S, N of the tensor: Q_S, N for query and
+ * out, KV_S, KV_N for key and value).  Every dim is checked below 2^40 and
+ * the tensors are materialized, so these products stay far from int64
+ * overflow.  The loads widen fp16 / bf16 exactly to binary64 (the tensors
+ * feature accepts nothing else). */
+#include <math.h>
+#include <string.h>
+#include "ref_internal.h"
+
+fia_status ref_read_layout_name(ref_problem *p, const fia_case *c,
+                                const fia_case_data *d, fia_error *err)
+{
+    (void)d;
+    static const struct {
+        const char *name;
+        ref_layout l;
+    } tab[] = {{"BSH", REF_LAYOUT_BSH},
+               {"BSND", REF_LAYOUT_BSND},
+               {"BNSD", REF_LAYOUT_BNSD},
+               {"BNSD_BSND", REF_LAYOUT_BNSD_BSND}};
+    for (size_t i = 0; i < sizeof tab / sizeof tab[0]; i++)
+        if (strcmp(c->attrs.input_layout, tab[i].name) == 0) {
+            p->layout = tab[i].l;
+            return FIA_OK;
+        }
+    return fia_fail(err, FIA_ERR_PARAM_INVALID, "unknown input_layout '%s'",
+                    c->attrs.input_layout);
+}
+
+int ref_shape_is(const fia_tensor *t, int nd, const int64_t *dims)
+{
+    if (t->ndim != nd)
+        return 0;
+    for (int i = 0; i < nd; i++)
+        if (t->shape[i] != dims[i])
+            return 0;
+    return 1;
+}
+
+/* Q_S, KV_S, D and the key head dim of the layout; needs N, KV_N (gqa). */
+static fia_status layout_dims(ref_problem *p, int64_t *kd, fia_error *err)
+{
+    const fia_tensor *q = p->q, *k = p->k;
+    switch (p->layout) {
+    case REF_LAYOUT_BSH:
+        p->Q_S = q->shape[1];
+        p->KV_S = k->shape[1];
+        if (q->shape[2] % p->N != 0 || k->shape[2] % p->KV_N != 0)
+            return fia_fail(err, FIA_ERR_PARAM_INVALID,
+                            "BSH: H %lld / H_kv %lld not divisible by N %lld "
+                            "/ KV_N %lld", (long long)q->shape[2],
+                            (long long)k->shape[2], (long long)p->N,
+                            (long long)p->KV_N);
+        p->D = q->shape[2] / p->N;
+        *kd = k->shape[2] / p->KV_N;
+        return FIA_OK;
+    case REF_LAYOUT_BSND:
+        p->Q_S = q->shape[1];
+        p->KV_S = k->shape[1];
+        if (q->shape[2] != p->N || k->shape[2] != p->KV_N)
+            return fia_fail(err, FIA_ERR_PARAM_INVALID,
+                            "BSND: head dims %lld / %lld != N %lld / KV_N "
+                            "%lld", (long long)q->shape[2],
+                            (long long)k->shape[2], (long long)p->N,
+                            (long long)p->KV_N);
+        p->D = q->shape[3];
+        *kd = k->shape[3];
+        return FIA_OK;
+    default: /* BNSD, BNSD_BSND */
+        p->Q_S = q->shape[2];
+        p->KV_S = k->shape[2];
+        if (q->shape[1] != p->N || k->shape[1] != p->KV_N)
+            return fia_fail(err, FIA_ERR_PARAM_INVALID,
+                            "BNSD: head dims %lld / %lld != N %lld / KV_N "
+                            "%lld", (long long)q->shape[1],
+                            (long long)k->shape[1], (long long)p->N,
+                            (long long)p->KV_N);
+        p->D = q->shape[3];
+        *kd = k->shape[3];
+        return FIA_OK;
+    }
+}
+
+fia_status ref_read_layout_dims(ref_problem *p, const fia_case *c,
+                                const fia_case_data *d, fia_error *err)
+{
+    (void)c, (void)d;
+    const fia_tensor *q = p->q, *k = p->k;
+    int want = p->layout == REF_LAYOUT_BSH ? 3 : 4;
+    if (q->ndim != want || k->ndim != want)
+        return fia_fail(err, FIA_ERR_PARAM_INVALID,
+                        "layout needs rank-%d query and key (got %d and %d)",
+                        want, (int)q->ndim, (int)k->ndim);
+    if (fia_tensor_numel(q) < 0 || fia_tensor_numel(k) < 0)
+        return fia_fail(err, FIA_ERR_PARAM_INVALID,
+                        "negative dim or element count overflow");
+    for (int i = 0; i < want; i++)
+        if (q->shape[i] >= REF_DIM_LIMIT || k->shape[i] >= REF_DIM_LIMIT)
+            return fia_fail(err, FIA_ERR_PARAM_INVALID, "dim beyond 2^40");
+    if (!ref_shape_is(p->v, k->ndim, k->shape))
+        return fia_fail(err, FIA_ERR_PARAM_INVALID,
+                        "value shape differs from key shape");
+    p->B = q->shape[0];
+    if (k->shape[0] != p->B)
+        return fia_fail(err, FIA_ERR_PARAM_INVALID,
+                        "key batch %lld != query batch %lld",
+                        (long long)k->shape[0], (long long)p->B);
+    int64_t kd = 0;
+    fia_status st = layout_dims(p, &kd, err);
+    if (st != FIA_OK)
+        return st;
+    if (fia_tensor_numel(q) > 0 && kd != p->D)
+        return fia_fail(err, FIA_ERR_PARAM_INVALID,
+                        "key head dim %lld != query head dim %lld",
+                        (long long)kd, (long long)p->D);
+    p->decode = p->Q_S == 1;
+    return FIA_OK;
+}
+
+int64_t ref_q_index(const ref_problem *p, int64_t b, int64_t n, int64_t i,
+                    int64_t dd)
+{
+    if (p->layout == REF_LAYOUT_BSH || p->layout == REF_LAYOUT_BSND)
+        return ((b * p->Q_S + i) * p->N + n) * p->D + dd;
+    return ((b * p->N + n) * p->Q_S + i) * p->D + dd;
+}
+
+int64_t ref_kv_index(const ref_problem *p, int64_t b, int64_t kn, int64_t j,
+                     int64_t dd)
+{
+    if (p->layout == REF_LAYOUT_BSH || p->layout == REF_LAYOUT_BSND)
+        return ((b * p->KV_S + j) * p->KV_N + kn) * p->D + dd;
+    return ((b * p->KV_N + kn) * p->KV_S + j) * p->D + dd;
+}
+
+int64_t ref_out_index(const ref_problem *p, int64_t b, int64_t n, int64_t i,
+                      int64_t dd)
+{
+    if (p->layout == REF_LAYOUT_BNSD)
+        return ((b * p->N + n) * p->Q_S + i) * p->D + dd;
+    return ((b * p->Q_S + i) * p->N + n) * p->D + dd;
+}
+
+/* Exact widening of an fp16 / bf16 element, by bits (the same values as
+ * dtype.h's decoding, NaN sign included; this is the reference's inner
+ * loop). */
+static inline double load_half(fia_dtype dt, const void *data, int64_t i)
+{
+    uint16_t h = ((const uint16_t *)data)[i];
+    if (dt == FIA_DT_BF16) {
+        uint32_t u = (uint32_t)h << 16;
+        float f;
+        memcpy(&f, &u, sizeof f);
+        return (double)f;
+    }
+    uint64_t sign = (uint64_t)(h >> 15) << 63;
+    unsigned e = (h >> 10) & 0x1fu, m = h & 0x3ffu;
+    double v;
+    if (e == 0x1f) {
+        v = m ? NAN : INFINITY;
+    } else if (e == 0) {
+        v = (double)m * 0x1p-24;
+    } else {
+        uint64_t u = ((uint64_t)(e - 15 + 1023) << 52) | ((uint64_t)m << 42);
+        memcpy(&v, &u, sizeof v);
+    }
+    uint64_t u;
+    memcpy(&u, &v, sizeof u);
+    u |= sign;
+    memcpy(&v, &u, sizeof v);
+    return v;
+}
+
+void ref_load_q_row(const ref_problem *p, int64_t b, int64_t n, int64_t i,
+                    double *q)
+{
+    for (int64_t d = 0; d < p->D; d++)
+        q[d] = load_half(p->q->dtype, p->q->data, ref_q_index(p, b, n, i, d));
+}
+
+void ref_load_kv_rows(const ref_problem *p, int64_t b, int64_t kn,
+                      int64_t nkeys, double *k, double *v)
+{
+    for (int64_t j = 0; j < nkeys; j++)
+        for (int64_t d = 0; d < p->D; d++) {
+            int64_t idx = ref_kv_index(p, b, kn, j, d);
+            k[j * p->D + d] = load_half(p->k->dtype, p->k->data, idx);
+            v[j * p->D + d] = load_half(p->v->dtype, p->v->data, idx);
+        }
+}

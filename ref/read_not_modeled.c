@@ -1,0 +1,100 @@
+/* ref/ reading: what the reference does not model yet (docs/semantics.md
+ * "Not modeled yet"), refused with FIA_ERR_NOT_MODELED.
+ *
+ * One line per refused input, with the feature it belongs to
+ * (fia/feature.h).  Modeling a feature removes its lines here and adds its
+ * reading file and step (ref_problem.c). */
+#include <string.h>
+#include "fia/feature.h"
+#include "ref_internal.h"
+
+static const struct {
+    fia_feature feature;
+    fia_slot s;
+    const char *what;
+} refused_slots[] = {
+    {FIA_FEATURE_PSE, FIA_SLOT_PSE_SHIFT, "pse_shift"},
+    {FIA_FEATURE_INT8_QUANT, FIA_SLOT_DEQUANT_SCALE1,
+     "dequant_scale1 (quantization)"},
+    {FIA_FEATURE_INT8_QUANT, FIA_SLOT_QUANT_SCALE1, "quant_scale1 (quantization)"},
+    {FIA_FEATURE_INT8_QUANT, FIA_SLOT_DEQUANT_SCALE2,
+     "dequant_scale2 (quantization)"},
+    {FIA_FEATURE_INT8_QUANT, FIA_SLOT_QUANT_SCALE2, "quant_scale2 (quantization)"},
+    {FIA_FEATURE_INT8_QUANT, FIA_SLOT_QUANT_OFFSET2,
+     "quant_offset2 (quantization)"},
+    {FIA_FEATURE_ANTIQUANT, FIA_SLOT_ANTIQUANT_SCALE,
+     "antiquant_scale (antiquant)"},
+    {FIA_FEATURE_ANTIQUANT, FIA_SLOT_ANTIQUANT_OFFSET,
+     "antiquant_offset (antiquant)"},
+    {FIA_FEATURE_PAGED, FIA_SLOT_BLOCK_TABLE, "block_table (paged attention)"},
+    {FIA_FEATURE_PADDING, FIA_SLOT_QUERY_PADDING_SIZE, "query_padding_size"},
+    {FIA_FEATURE_PADDING, FIA_SLOT_KV_PADDING_SIZE, "kv_padding_size"},
+    {FIA_FEATURE_ANTIQUANT, FIA_SLOT_KEY_ANTIQUANT_SCALE,
+     "key_antiquant_scale (antiquant)"},
+    {FIA_FEATURE_ANTIQUANT, FIA_SLOT_KEY_ANTIQUANT_OFFSET,
+     "key_antiquant_offset (antiquant)"},
+    {FIA_FEATURE_ANTIQUANT, FIA_SLOT_VALUE_ANTIQUANT_SCALE,
+     "value_antiquant_scale (antiquant)"},
+    {FIA_FEATURE_ANTIQUANT, FIA_SLOT_VALUE_ANTIQUANT_OFFSET,
+     "value_antiquant_offset (antiquant)"},
+    {FIA_FEATURE_PREFIX, FIA_SLOT_KEY_SHARED_PREFIX,
+     "key_shared_prefix (shared prefix)"},
+    {FIA_FEATURE_PREFIX, FIA_SLOT_VALUE_SHARED_PREFIX,
+     "value_shared_prefix (shared prefix)"},
+    {FIA_FEATURE_MLA, FIA_SLOT_QUERY_ROPE, "query_rope (MLA)"},
+    {FIA_FEATURE_MLA, FIA_SLOT_KEY_ROPE, "key_rope (MLA)"},
+    {FIA_FEATURE_QUERY_QUANT, FIA_SLOT_DEQUANT_SCALE_QUERY,
+     "dequant_scale_query (quantization)"},
+};
+
+/* feature layout_v2: the 003 layouts */
+static const char *const refused_layouts[] = {
+    "TND", "NTD_TND", "TND_NTD", "NTD", "BSH_NBSD", "BSND_NBSD", "BNSD_NBSD"};
+
+/* feature int_inputs: int8 / int4 / uint8 query, key or value */
+static int is_quant_dtype(fia_dtype dt)
+{
+    return dt == FIA_DT_INT8 || dt == FIA_DT_INT4 || dt == FIA_DT_UINT8;
+}
+
+fia_status ref_read_not_modeled(ref_problem *p, const fia_case *c,
+                                const fia_case_data *d, fia_error *err)
+{
+    (void)p;
+    for (size_t i = 0; i < sizeof refused_slots / sizeof refused_slots[0];
+         i++)
+        if (ref_slot_given(d, refused_slots[i].s))
+            return fia_fail(err, FIA_ERR_NOT_MODELED, "not modeled yet: %s",
+                            refused_slots[i].what);
+    /* feature prefix */
+    if (d->arr_present[FIA_ARR_ACTUAL_SHARED_PREFIX_LEN])
+        return fia_fail(err, FIA_ERR_NOT_MODELED,
+                        "not modeled yet: actual_shared_prefix_len (shared "
+                        "prefix)");
+    /* feature query_quant */
+    if (c->attrs.query_quant_mode != 0)
+        return fia_fail(err, FIA_ERR_NOT_MODELED,
+                        "not modeled yet: query_quant_mode %lld",
+                        (long long)c->attrs.query_quant_mode);
+    /* feature tensor_list */
+    if (d->n[FIA_SLOT_KEY] > 1 || d->n[FIA_SLOT_VALUE] > 1)
+        return fia_fail(err, FIA_ERR_NOT_MODELED,
+                        "not modeled yet: key/value tensor lists with more "
+                        "than one tensor (%d / %d)", (int)d->n[FIA_SLOT_KEY],
+                        (int)d->n[FIA_SLOT_VALUE]);
+    static const fia_slot qkv[] = {FIA_SLOT_QUERY, FIA_SLOT_KEY,
+                                   FIA_SLOT_VALUE};
+    for (size_t i = 0; i < 3; i++) {
+        const fia_tensor *t = fia_case_data_tensor(d, qkv[i]);
+        if (t && is_quant_dtype(t->dtype))
+            return fia_fail(err, FIA_ERR_NOT_MODELED,
+                            "not modeled yet: %s %s (quantization)",
+                            fia_dtype_name(t->dtype), fia_slot_name(qkv[i]));
+    }
+    for (size_t i = 0;
+         i < sizeof refused_layouts / sizeof refused_layouts[0]; i++)
+        if (strcmp(c->attrs.input_layout, refused_layouts[i]) == 0)
+            return fia_fail(err, FIA_ERR_NOT_MODELED,
+                            "not modeled yet: layout %s", refused_layouts[i]);
+    return FIA_OK;
+}

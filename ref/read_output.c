@@ -1,0 +1,45 @@
+/* ref/ reading, feature "output": attention_out's dtype (fp16 / bf16 are
+ * modeled; others are refused as not modeled) and its shape, the query's
+ * for the layout: BSH [B, Q_S, H], BNSD [B, N, Q_S, D], BSND and BNSD_BSND
+ * [B, Q_S, N, D].  Where its elements live: ref_out_index (read_layout.c). */
+#include "ref_internal.h"
+
+static int is_half(fia_dtype dt)
+{
+    return dt == FIA_DT_FP16 || dt == FIA_DT_BF16;
+}
+
+fia_status ref_read_output_dtype(ref_problem *p, const fia_case *c,
+                                 const fia_case_data *d, fia_error *err)
+{
+    (void)c, (void)d;
+    if (!is_half(p->out_t->dtype))
+        return fia_fail(err, FIA_ERR_NOT_MODELED,
+                        "not modeled yet: attention_out dtype %s (only "
+                        "fp16/bf16)", fia_dtype_name(p->out_t->dtype));
+    p->out_dtype = p->out_t->dtype;
+    return FIA_OK;
+}
+
+fia_status ref_read_output_shape(ref_problem *p, const fia_case *c,
+                                 const fia_case_data *d, fia_error *err)
+{
+    (void)c, (void)d;
+    int64_t dims[4];
+    int nd;
+    if (p->layout == REF_LAYOUT_BSH) {
+        nd = 3;
+        dims[0] = p->B, dims[1] = p->Q_S, dims[2] = p->q->shape[2];
+    } else if (p->layout == REF_LAYOUT_BNSD) {
+        nd = 4;
+        dims[0] = p->B, dims[1] = p->N, dims[2] = p->Q_S, dims[3] = p->D;
+    } else { /* BSND, BNSD_BSND */
+        nd = 4;
+        dims[0] = p->B, dims[1] = p->Q_S, dims[2] = p->N, dims[3] = p->D;
+    }
+    if (!ref_shape_is(p->out_t, nd, dims))
+        return fia_fail(err, FIA_ERR_PARAM_INVALID,
+                        "attention_out shape does not match the query's for "
+                        "the layout");
+    return FIA_OK;
+}

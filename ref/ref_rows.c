@@ -1,0 +1,105 @@
+/* ref/ reading: the walk over the rows of a case, the one place where the
+ * reading meets the math.  For each row (b, n, i), in that order:
+ *
+ *   - the key and value rows of its KV head (gqa: ref_kv_head) for the keys
+ *     j < kv_len[b] (seqlen), loaded once per (b, KV head) and shared by the
+ *     group's query heads;
+ *   - a padding row i >= q_len[b] (seqlen) has no value: output and lse
+ *     unspecified;
+ *   - otherwise its keys, those every key rule admits (ref_key_takes_part),
+ *     ascending, and its query row;
+ *   - a row with no key is degenerate (docs/semantics.md "Degenerate rows"):
+ *       kv_len[b] = 0 (empty key sequence): output 0 exactly; lse +inf when
+ *         KV_S = 0 or the row is corrected, unspecified otherwise;
+ *       fully masked and corrected (ref_row_corrected): output 0, lse +inf;
+ *       fully masked otherwise: output and lse unspecified.
+ *
+ * Cost: O(B KV_N kv_len D) loads, O(B N Q_S kv_len) key-rule evaluations;
+ * the arithmetic on the rows is the caller's. */
+#include <stdlib.h>
+#include "ref_internal.h"
+
+typedef struct rows_buf {
+    double *k, *v, *q; /* [KV_S][D], [KV_S][D], [D] */
+    int64_t *keys;     /* [KV_S] */
+} rows_buf;
+
+static void rb_free(rows_buf *rb)
+{
+    free(rb->k), free(rb->v), free(rb->q), free(rb->keys);
+}
+
+static fia_status rb_alloc(rows_buf *rb, int64_t D, int64_t KV_S,
+                           fia_error *err)
+{
+    size_t d = (size_t)(D > 0 ? D : 1), kv = (size_t)(KV_S > 0 ? KV_S : 1);
+    rb->k = malloc(kv * d * sizeof(double));
+    rb->v = malloc(kv * d * sizeof(double));
+    rb->q = malloc(d * sizeof(double));
+    rb->keys = malloc(kv * sizeof(int64_t));
+    if (!rb->k || !rb->v || !rb->q || !rb->keys)
+        return fia_fail(err, FIA_ERR_NOMEM, "out of memory (reference rows)");
+    return FIA_OK;
+}
+
+/* What the documents say of row (b, .) with no key taking part. */
+static void degenerate(const ref_problem *p, int64_t b, ref_row_view *row)
+{
+    int corr = ref_row_corrected(p, b);
+    row->computed = 0;
+    if (p->kv_len[b] == 0) {
+        row->out_unspec = 0;
+        row->lse_inf = p->KV_S == 0 || corr;
+    } else if (corr) {
+        row->out_unspec = 0;
+        row->lse_inf = 1;
+    } else {
+        row->out_unspec = 1;
+        row->lse_inf = 0;
+    }
+}
+
+fia_status ref_rows_walk(const ref_problem *p, ref_row_fn fn, void *ctx,
+                         fia_error *err)
+{
+    rows_buf rb = {0};
+    fia_status st = rb_alloc(&rb, p->D, p->KV_S, err);
+    if (st != FIA_OK) {
+        rb_free(&rb);
+        return st;
+    }
+    ref_row_view row = {.q = rb.q, .kbuf = rb.k, .vbuf = rb.v,
+                        .keys = rb.keys};
+    for (int64_t b = 0; b < p->B && st == FIA_OK; b++) {
+        for (int64_t kn = 0; kn < p->KV_N && st == FIA_OK; kn++) {
+            ref_load_kv_rows(p, b, kn, p->kv_len[b], rb.k, rb.v);
+            for (int64_t n = 0; n < p->N && st == FIA_OK; n++) {
+                if (ref_kv_head(p, n) != kn)
+                    continue;
+                for (int64_t i = 0; i < p->Q_S && st == FIA_OK; i++) {
+                    row.b = b, row.n = n, row.i = i;
+                    row.nk = 0;
+                    if (i >= p->q_len[b]) { /* padding row */
+                        row.computed = 0;
+                        row.out_unspec = 1;
+                        row.lse_inf = 0;
+                        st = fn(&row, ctx, err);
+                        continue;
+                    }
+                    for (int64_t j = 0; j < p->kv_len[b]; j++)
+                        if (ref_key_takes_part(p, b, i, j))
+                            rb.keys[row.nk++] = j;
+                    if (row.nk == 0) {
+                        degenerate(p, b, &row);
+                    } else {
+                        row.computed = 1;
+                        ref_load_q_row(p, b, n, i, rb.q);
+                    }
+                    st = fn(&row, ctx, err);
+                }
+            }
+        }
+    }
+    rb_free(&rb);
+    return st;
+}
