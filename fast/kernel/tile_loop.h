@@ -39,9 +39,12 @@
 #define FAST_TILE_CASES(rmax, cmax, X) FAST_TILE_CASES_(rmax, cmax, X)
 #define FAST_TILE_CASES_(rmax, cmax, X) FAST_TILE_R##rmax(X, cmax)
 
-/* The extent of the tile at i of a range of n, in units of u elements (n
- * and i multiples of u), at most tmax units. */
-#define FAST_TILE_EXTENT(n, i, u, tmax) \
-    ((n) - (i) >= (int64_t)(u) * (tmax) ? (tmax) : (int)(((n) - (i)) / (u)))
+/* The extent of the tile at i < n of a range of n, in units of u elements
+ * (n and i multiples of u), at most tmax units (a constant: with tmax 1 the
+ * switch has a single case). */
+#define FAST_TILE_EXTENT(n, i, u, tmax)                                     \
+    ((tmax) == 1 ? 1                                                       \
+     : (n) - (i) >= (int64_t)(u) * (tmax) ? (tmax)                         \
+                                          : (int)(((n) - (i)) / (u)))
 
 #endif
