@@ -15,6 +15,8 @@
 #include "../fast_internal.h"
 #include "tile_loop.h"
 
+/* ---- sums --------------------------------------------------------------- */
+/* The sum of the 8 lanes of v. */
 INLINE float hsum8(__m256 v)
 {
     __m128 s = _mm_add_ps(_mm256_castps256_ps128(v),
