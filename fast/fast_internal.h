@@ -1,8 +1,8 @@
 /* fast/ internals: the plan that phase one (validate.c and its checks,
  * validate.h) builds and phase two (executor.c, schedule.c, attention.c)
  * runs, the narrow-float conversions fast/ uses in its inner loops, and
- * the micro-kernel tables (kernel_scalar.c, kernel_avx2.c, kernel_avx512.c)
- * chosen at run time (dispatch.c).
+ * the micro-kernel tables (kernel/: one file per operation and level)
+ * chosen at run time (kernel/dispatch.c).
  *
  * Nothing here is shared with oracle/ or ref/. */
 #ifndef FIA_FAST_INTERNAL_H
@@ -145,110 +145,10 @@ void fast_merge_splits(const fast_plan *p, float *partials, void *scratch);
 int64_t fast_kvpre_chunks(const fast_plan *p);
 void fast_kvpre_chunk(const fast_plan *p, char *ws, int64_t c);
 
-/* ---- micro-kernels (kernel_*.c) ---------------------------------------- */
-/* Scores are kept transposed, S^T[c][r] (key c, query row r), so the
- * softmax runs across 16 (or 8) rows per vector.  Row arrays (m, l, alpha,
- * lo, hi) and row strides (ldq of qt, lds) hold at least round_up(mr, 16)
- * entries; a SIMD kernel may compute rows up to there (padding rows of qt
- * are zero, of lo/hi empty).  D for pv/qk_dot/store-free buffers is padded
- * to a multiple of 16 with zero columns. */
-typedef struct fast_kernels {
-    const char *name;
-    /* st[c*lds + r] = sum_{d<D} k[c*ldk + d] * qt[d*ldq + r], c < nk. */
-    void (*qk_t)(const float *qt, int64_t ldq, int mr, const float *k,
-                 int64_t ldk, int nk, int64_t D, float *st, int64_t lds);
-    /* st[c*lds + r] = sum_{d<D} q[r*ldq + d] * k[c*ldk + d], r < mr, c < nk
-     * (D a multiple of 16). */
-    void (*qk_dot)(const float *q, int64_t ldq, int mr, const float *k,
-                   int64_t ldk, int nk, int64_t D, float *st, int64_t lds);
-    /* Optional (NULL when a table has none): qk_t with the first pass of
-     * the softmax fused in, for a block where every key c < nk takes part
-     * in every row r < round_up(mr, 16) without a mask:
-     * st[c*lds + r] = fl(sum * scale) (the product rounded on its own)
-     * and bmax[r] = the largest of them over c (NaN skipped, -inf if none). */
-    void (*qk_t_max)(const float *qt, int64_t ldq, int mr, const float *k,
-                     int64_t ldk, int nk, int64_t D, float scale, float *st,
-                     int64_t lds, float *bmax);
-    /* Optional, with qk_t_max: the softmax step below on its output (every
-     * key in every row r < round_up(mr, 16), s already scaled, block max
-     * bmax[r]); the same m, l, alpha and P as softmax. */
-    void (*softmax_full)(float *s, int64_t lds, int mr, int nk,
-                         const float *bmax, int round, float *m, float *l,
-                         float *alpha);
-    /* One online-softmax step over keys c < nk: key c takes part in row r
-     * iff lo[r] <= c <= hi[r] and not (excl && excl[c*lds + r]).  Scores
-     * are multiplied by scale; for rows with a key taking part, mnew =
-     * max(m, block max), alpha = exp(m - mnew) (1 if unchanged), s becomes
-     * p = exp(s - mnew) (0 where excluded) rounded to fp16 (round 1) or
-     * bf16 (round 2), l = l * alpha + sum of the unrounded p.  Rows with
-     * no key: p = 0, alpha = 1, m and l unchanged. */
-    void (*softmax)(float *s, int64_t lds, int mr, int nk, float scale,
-                    const int32_t *lo, const int32_t *hi,
-                    const uint8_t *excl, int round, float *m, float *l,
-                    float *alpha);
-    /* acc[r*ldacc + d] = acc[..] * alpha[r] + sum_{c<nk} pt[c*ldp + r] *
-     * v[c*ldv + d], r < mr, d < D (D a multiple of 16). */
-    void (*pv)(const float *pt, int64_t ldp, int mr, const float *v,
-               int64_t ldv, int nk, int64_t D, const float *alpha,
-               float *acc, int64_t ldacc);
-    /* dst[i] = widen(src[i]) for n fp16 or bf16 elements; returns whether
-     * all are finite (pv multiplies p = 0 by V; the caller takes the scalar
-     * pv, which skips p = 0, for a V block with inf or NaN). */
-    bool (*widen)(fia_dtype dt, const uint16_t *src, float *dst, int64_t n);
-    /* Widen and transpose 16 query rows into columns of Q^T:
-     * dst[d*ldd + r] = widen(rows[r][d]) for r < 16, d < n, with zeros for
-     * r >= nrows and for rows[r] == NULL (rows that use no key). */
-    void (*widen_t)(fia_dtype dt, const uint16_t *const *rows, int nrows,
-                    int64_t n, float *dst, int64_t ldd);
-    /* dst[i] = acc[i] / l in double, rounded once (nearest-even) to dt. */
-    void (*store)(fia_dtype dt, const float *acc, double l, uint16_t *dst,
-                  int64_t n);
-    /* Decode, fused (NULL when a table has none): mr <= FAST_DOT_MAX rows
-     * q[r*ldq + d] that all use every key c < nk (no mask), K and V read
-     * as fp16/bf16 rows k[c*ldkv + d], v[c*ldkv + d], d < D (D a multiple
-     * of 16), in blocks of keys; per block the same steps as qk_dot,
-     * softmax (lo = 0, hi = nb - 1) and pv, with m, l (mr entries) and
-     * acc[r*ldacc + d] carried from block to block.  Returns false when
-     * m, l or acc came out non-finite (inf or NaN in Q, K or V; the
-     * caller then recomputes with the kernels above, which keep p = 0
-     * times a non-finite V out). */
-    bool (*decode)(const float *q, int64_t ldq, int mr, const uint16_t *k,
-                   const uint16_t *v, int64_t ldkv, int64_t nk, int64_t D,
-                   fia_dtype dt, float scale, int round, float *m, float *l,
-                   float *acc, int64_t ldacc);
-} fast_kernels;
-
-/* Instruction-set levels, lowest first. */
-typedef enum fast_isa {
-    FAST_ISA_SCALAR = 0,
-    FAST_ISA_AVX2,   /* AVX2 + FMA + F16C */
-    FAST_ISA_AVX512, /* AVX-512 F/BW/VL/DQ + FMA + F16C */
-    FAST_ISA_COUNT
-} fast_isa;
-
-extern const fast_kernels fast_kernels_scalar;
-#if defined(__x86_64__)
-extern const fast_kernels fast_kernels_avx2;
-extern const fast_kernels fast_kernels_avx512;
-#endif
-/* The table of a level, NULL when not built in or not supported here. */
-const fast_kernels *fast_kernels_for(fast_isa isa);
-/* The table in use: the level forced by fast_force_isa() or by the
- * environment FIA_FAST_ISA=scalar|avx2|avx512 (an unsupported level falls
- * back to the best supported one below it), else the best one. */
-const fast_kernels *fast_kernels_select(void);
-/* Forces a level for the whole process; returns false (and changes
- * nothing) when the level is not supported.  FAST_ISA_COUNT = automatic. */
-bool fast_force_isa(fast_isa isa);
-const char *fast_isa_name(fast_isa isa);
-
-/* Portable helpers the SIMD tables use for tails. */
-bool fast_widen_scalar(fia_dtype dt, const uint16_t *src, float *dst,
-                       int64_t n);
-void fast_store_scalar(fia_dtype dt, const float *acc, double l,
-                       uint16_t *dst, int64_t n);
-void fast_widen_t_scalar(fia_dtype dt, const uint16_t *const *rows,
-                         int nrows, int64_t n, float *dst, int64_t ldd);
+/* ---- micro-kernels (kernel/) ------------------------------------------ */
+/* The table contract, the instruction-set levels and the portable helpers
+ * the SIMD tables use for tails. */
+#include "kernel/kernels.h"
 
 /* ---- narrow floats ------------------------------------------------------ */
 static inline float fast_bits_to_float(uint32_t u)

@@ -425,6 +425,18 @@ static void decode(const fast_kernels *k, const char *isa)
               runs);
 }
 
+/* A table (one file per kernel, assembled in fast/kernel/table_<isa>.c)
+ * fills every mandatory field, and qk_t_max with softmax_full or neither. */
+static void table_complete(const fast_kernels *k, const char *isa)
+{
+    CHECK_MSG(k->name != NULL && k->qk_t != NULL && k->qk_dot != NULL &&
+                  k->softmax != NULL && k->pv != NULL && k->widen != NULL &&
+                  k->widen_t != NULL && k->store != NULL,
+              "%s: a mandatory kernel missing from the table", isa);
+    CHECK_MSG((k->qk_t_max == NULL) == (k->softmax_full == NULL),
+              "%s: qk_t_max and softmax_full come together", isa);
+}
+
 static void dispatch(void)
 {
     CHECK(fast_kernels_for(FAST_ISA_SCALAR) == &fast_kernels_scalar);
@@ -450,6 +462,7 @@ int main(void)
             printf("%s: not supported on this CPU, skipped\n", isa);
             continue;
         }
+        table_complete(k, isa);
         qk(k, isa);
         softmax(k, isa);
         qk_max(k, isa);

@@ -7,7 +7,7 @@
 #endif
 #include <stdlib.h>
 #include <string.h>
-#include "fast_internal.h"
+#include "../fast_internal.h"
 
 static const char *const isa_names[FAST_ISA_COUNT] = {"scalar", "avx2",
                                                       "avx512"};

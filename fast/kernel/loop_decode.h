@@ -1,0 +1,118 @@
+/* The loops of the fused decode kernels, for every level.  Included by
+ * decode_<isa>.c after it has defined, for its vector width:
+ *   DEC_KB  keys per block, DEC_PFV / DEC_PFK prefetch distances in keys
+ *   DEC_RT  rows per tile (both steps), DEC_KT keys per Q.K^T tile,
+ *   DEC_DV  units of 16 columns per P.V tile
+ *   dec_qk_tile(q, ldq, rt, k, ldk, kt, D, s, bf, pv): the rt x kt dot
+ *           products s[r*DEC_KB + c] of fp16 (bf 0) or bf16 (bf 1) K rows,
+ *           prefetching the V rows at pv (NULL: none) during the loop over D
+ *   dec_softmax(s, mr, nb, scale, round, m, l, alpha): the online-softmax
+ *           step of one block, every key taking part
+ *   dec_pv_tile(p, rt, v, ldv, nb, dv, alpha, acc, ldacc, bf, pk): rt rows
+ *           x dv units of 16 columns of acc, prefetching the K rows at pk
+ *           (NULL: none; a tile gets it when it starts a 64-byte line).
+ * Per block of DEC_KB keys: Q.K^T with the V rows DEC_PFV keys ahead
+ * prefetched, the online-softmax step, P.V with the K rows DEC_PFK keys
+ * ahead prefetched (decode streams K/V from memory; the distances are in
+ * keys, not blocks: farther ones measured slower here).  The loops are the
+ * framework; the three steps are the micro-kernels. */
+#ifndef FIA_FAST_LOOP_DECODE_H
+#define FIA_FAST_LOOP_DECODE_H
+
+/* s[r*DEC_KB + c] = q_r . k_c, r < mr, c < nb */
+INLINE void dec_qk(const float *q, int64_t ldq, int mr, const uint16_t *k,
+                   int64_t ldk, int nb, int64_t D, float *s, const int bf,
+                   const uint16_t *pv)
+{
+    for (int r0 = 0; r0 < mr; r0 += DEC_RT) {
+        const int rt = FAST_TILE_EXTENT(mr, r0, 1, DEC_RT);
+        for (int c0 = 0; c0 < nb; c0 += DEC_KT) {
+            const int kt = FAST_TILE_EXTENT(nb, c0, 1, DEC_KT);
+            const float *qq = q + r0 * ldq;
+            const uint16_t *kk = k + c0 * ldk;
+            float *ss = s + r0 * DEC_KB + c0;
+            const uint16_t *pp = r0 == 0 && pv != NULL ? pv + c0 * ldk : NULL;
+#define DQK_CASE(R, K)                                                     \
+    case FAST_TILE(R, K):                                                  \
+        dec_qk_tile(qq, ldq, R, kk, ldk, K, D, ss, bf, pp);                \
+        break;
+            switch (FAST_TILE(rt, kt)) {
+            FAST_TILE_CASES(DEC_RT, DEC_KT, DQK_CASE)
+            default: break;
+            }
+#undef DQK_CASE
+        }
+    }
+}
+
+/* acc[r][d] = acc * alpha[r] + sum_c p[r][c] v[c][d], r < mr, d < D (a
+ * multiple of 16, the decode contract) */
+INLINE void dec_pv(const float *p, int mr, const uint16_t *v, int64_t ldv,
+                   int nb, int64_t D, const float *alpha, float *acc,
+                   int64_t ldacc, const int bf, const uint16_t *pk)
+{
+    for (int r0 = 0; r0 < mr; r0 += DEC_RT) {
+        const int rt = FAST_TILE_EXTENT(mr, r0, 1, DEC_RT);
+        for (int64_t d0 = 0; d0 < D; d0 += 16 * DEC_DV) {
+            const int dv = FAST_TILE_EXTENT(D, d0, 16, DEC_DV);
+            const float *pp_ = p + r0 * DEC_KB, *al = alpha + r0;
+            const uint16_t *vv = v + d0;
+            float *ac = acc + r0 * ldacc + d0;
+            /* one prefetch per 64-byte line (32 elements) of the K rows */
+            const uint16_t *pp = r0 == 0 && pk != NULL && d0 % 32 == 0
+                                     ? pk + d0 : NULL;
+#define DPV_CASE(R, V)                                                     \
+    case FAST_TILE(R, V):                                                  \
+        dec_pv_tile(pp_, R, vv, ldv, nb, V, al, ac, ldacc, bf, pp);        \
+        break;
+            switch (FAST_TILE(rt, dv)) {
+            FAST_TILE_CASES(DEC_RT, DEC_DV, DPV_CASE)
+            default: break;
+            }
+#undef DPV_CASE
+        }
+    }
+}
+
+INLINE void dec_run(const float *q, int64_t ldq, int mr, const uint16_t *k,
+                    const uint16_t *v, int64_t ldkv, int64_t nk, int64_t D,
+                    float scale, int round, float *m, float *l, float *acc,
+                    int64_t ldacc, const int bf)
+{
+    /* zeroed: the softmax loads whole vectors (lanes past nb are masked) */
+    float s[FAST_DOT_MAX * DEC_KB] __attribute__((aligned(64))) = {0};
+    float alpha[16];
+    for (int64_t j0 = 0; j0 < nk; j0 += DEC_KB) {
+        const int nb = nk - j0 < DEC_KB ? (int)(nk - j0) : DEC_KB;
+        const uint16_t *kb = k + j0 * ldkv, *vb = v + j0 * ldkv;
+        const bool pfv = j0 + nb + DEC_PFV <= nk;
+        const bool pfk = j0 + nb + DEC_PFK <= nk;
+        dec_qk(q, ldq, mr, kb, ldkv, nb, D, s, bf,
+               pfv ? vb + DEC_PFV * ldkv : NULL);
+        if (round == 1)
+            dec_softmax(s, mr, nb, scale, 1, m, l, alpha);
+        else if (round == 2)
+            dec_softmax(s, mr, nb, scale, 2, m, l, alpha);
+        else
+            dec_softmax(s, mr, nb, scale, 0, m, l, alpha);
+        dec_pv(s, mr, vb, ldkv, nb, D, alpha, acc, ldacc, bf,
+               pfk ? kb + DEC_PFK * ldkv : NULL);
+    }
+}
+
+/* The whole range for fp16 (bf = 0) or bf16 (bf = 1) K/V. */
+INLINE void dec_run_dt(const float *q, int64_t ldq, int mr,
+                       const uint16_t *k, const uint16_t *v, int64_t ldkv,
+                       int64_t nk, int64_t D, fia_dtype dt, float scale,
+                       int round, float *m, float *l, float *acc,
+                       int64_t ldacc)
+{
+    if (dt == FIA_DT_BF16)
+        dec_run(q, ldq, mr, k, v, ldkv, nk, D, scale, round, m, l, acc,
+                ldacc, 1);
+    else
+        dec_run(q, ldq, mr, k, v, ldkv, nk, D, scale, round, m, l, acc,
+                ldacc, 0);
+}
+
+#endif

@@ -1,0 +1,13 @@
+/* qk_t_max (contract: kernels.h), AVX2: Q.K^T, transposed, with the first
+ * pass of the softmax (scale, block max per row) on the registers. */
+#include "qk_t_tile_avx2.h"
+#ifdef FAST_HAVE_AVX2
+
+void fast_qk_t_max_avx2(const float *qt, int64_t ldq, int mr, const float *k,
+                        int64_t ldk, int nk, int64_t D, float scale,
+                        float *st, int64_t lds, float *bmax)
+{
+    qk_t_loop(qt, ldq, mr, k, ldk, nk, D, st, lds, 1, scale, bmax);
+}
+
+#endif

@@ -1,0 +1,110 @@
+/* The AVX2 level's shared helpers (AVX2 + FMA + F16C; 8 lanes, 16
+ * registers): exp, the rounding of P, the row state of a softmax step, the
+ * P.V accumulators and the horizontal sum.  Included only by the *_avx2.c
+ * files, the only ones compiled with those flags (CMakeLists.txt);
+ * dispatch.c uses the table only after checking the CPU.  Caller memory
+ * (fp16/bf16 rows) is read and written 8 elements at a time with scalar
+ * tails. */
+#ifndef FIA_FAST_SIMD_AVX2_H
+#define FIA_FAST_SIMD_AVX2_H
+
+#if defined(__x86_64__) && defined(__AVX2__) && defined(__FMA__) && \
+    defined(__F16C__)
+#define FAST_HAVE_AVX2 1
+#include <immintrin.h>
+#include "../fast_internal.h"
+#include "tile_loop.h"
+
+/* ---- sums --------------------------------------------------------------- */
+/* The sum of the 8 lanes of v. */
+INLINE float hsum8(__m256 v)
+{
+    __m128 s = _mm_add_ps(_mm256_castps256_ps128(v),
+                          _mm256_extractf128_ps(v, 1));
+    s = _mm_add_ps(s, _mm_movehl_ps(s, s));
+    s = _mm_add_ss(s, _mm_movehdup_ps(s));
+    return _mm_cvtss_f32(s);
+}
+
+/* ---- softmax ------------------------------------------------------------ */
+/* exp(x) for x <= 0 (Cephes polynomial, ~1 ulp); NaN stays NaN, x below
+ * ln(FLT_MIN) gives 0. */
+INLINE __m256 exp8(__m256 x)
+{
+    const __m256 lo = _mm256_set1_ps(-87.33654f);
+    __m256 keep = _mm256_cmp_ps(x, lo, _CMP_NLT_UQ);
+    x = _mm256_max_ps(lo, x); /* NaN-preserving operand order */
+    x = _mm256_min_ps(_mm256_set1_ps(88.37626f), x);
+    __m256 fx = _mm256_round_ps(
+        _mm256_mul_ps(x, _mm256_set1_ps(1.44269504088896341f)),
+        _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+    __m256 r = _mm256_fnmadd_ps(fx, _mm256_set1_ps(0.693359375f), x);
+    r = _mm256_fnmadd_ps(fx, _mm256_set1_ps(-2.12194440e-4f), r);
+    __m256 y = _mm256_set1_ps(1.9875691500e-4f);
+    y = _mm256_fmadd_ps(y, r, _mm256_set1_ps(1.3981999507e-3f));
+    y = _mm256_fmadd_ps(y, r, _mm256_set1_ps(8.3334519073e-3f));
+    y = _mm256_fmadd_ps(y, r, _mm256_set1_ps(4.1665795894e-2f));
+    y = _mm256_fmadd_ps(y, r, _mm256_set1_ps(1.6666665459e-1f));
+    y = _mm256_fmadd_ps(y, r, _mm256_set1_ps(5.0000001201e-1f));
+    y = _mm256_fmadd_ps(y, _mm256_mul_ps(r, r),
+                        _mm256_add_ps(r, _mm256_set1_ps(1.0f)));
+    __m256i e = _mm256_slli_epi32(
+        _mm256_add_epi32(_mm256_cvtps_epi32(fx), _mm256_set1_epi32(127)), 23);
+    return _mm256_and_ps(keep, _mm256_mul_ps(y, _mm256_castsi256_ps(e)));
+}
+
+INLINE __m256 round_bf16(__m256 p)
+{
+    __m256i u = _mm256_castps_si256(p);
+    __m256i r = _mm256_add_epi32(
+        u, _mm256_add_epi32(_mm256_set1_epi32(0x7fff),
+                            _mm256_and_si256(_mm256_srli_epi32(u, 16),
+                                             _mm256_set1_epi32(1))));
+    r = _mm256_and_si256(r, _mm256_set1_epi32((int)0xffff0000u));
+    return _mm256_blendv_ps(_mm256_castsi256_ps(r), p,
+                            _mm256_cmp_ps(p, p, _CMP_UNORD_Q));
+}
+
+/* P rounded as asked: to fp16 (round 1), bf16 (round 2) or not (0). */
+INLINE __m256 round_p8(__m256 p, const int round)
+{
+    if (round == 1)
+        return _mm256_cvtph_ps(_mm256_cvtps_ph(
+            p, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));
+    return round == 2 ? round_bf16(p) : p;
+}
+
+/* The row state of 8 rows after a block: m, l = l * alpha + sum, alpha. */
+INLINE void store_rows8(float *m, float *l, float *alpha, __m256 mnew,
+                        __m256 a, __m256 sum)
+{
+    _mm256_storeu_ps(m, mnew);
+    _mm256_storeu_ps(l, _mm256_add_ps(_mm256_mul_ps(_mm256_loadu_ps(l), a),
+                                      sum));
+    _mm256_storeu_ps(alpha, a);
+}
+
+/* ---- P.V ---------------------------------------------------------------- */
+/* A tile's accumulators (16 columns): acc * alpha[r].  Once the running
+ * maxima settle, alpha is 1 in most blocks: then acc is only loaded
+ * (x * 1 = x, so the result is the same). */
+INLINE void acc_load(__m256 a[][2], const int rt, const float *alpha,
+                     const float *acc, int64_t ldacc)
+{
+    bool ones = true;
+    UNROLL for (int r = 0; r < rt; r++)
+        ones &= alpha[r] == 1.0f;
+    UNROLL for (int r = 0; r < rt; r++) {
+        const __m256 al = _mm256_set1_ps(alpha[r]);
+        UNROLL for (int j = 0; j < 2; j++) {
+            a[r][j] = _mm256_loadu_ps(acc + r * ldacc + 8 * j);
+            if (!ones)
+                a[r][j] = _mm256_mul_ps(a[r][j], al);
+        }
+    }
+}
+
+#else
+typedef int fast_no_avx2; /* not an x86-64 build with the flags */
+#endif
+#endif

@@ -1,0 +1,186 @@
+/* The AVX-512 level's shared helpers (F/BW/VL/DQ, FMA, F16C): exp, the
+ * rounding of P, the scaled scores, the second pass of the softmax, the
+ * P.V accumulators and the 4-sum reduction.  Included only by the *_avx512.c
+ * files, the only ones compiled with those flags (CMakeLists.txt);
+ * dispatch.c uses the table only after checking the CPU.  Loads and stores
+ * of caller memory are masked. */
+#ifndef FIA_FAST_SIMD_AVX512_H
+#define FIA_FAST_SIMD_AVX512_H
+
+#if defined(__x86_64__) && defined(__AVX512F__) && defined(__AVX512BW__) && \
+    defined(__AVX512VL__) && defined(__AVX512DQ__) && defined(__FMA__) &&  \
+    defined(__F16C__)
+#define FAST_HAVE_AVX512 1
+#include <immintrin.h>
+#include "../fast_internal.h"
+#include "tile_loop.h"
+
+/* ---- softmax ------------------------------------------------------------ */
+/* exp(x) for x <= 0 (Cephes polynomial, ~1 ulp); NaN stays NaN, x below
+ * ln(FLT_MIN) gives 0.  Lanes with x > 0 (only ones the callers mask
+ * off) give garbage: no clamp from above. */
+INLINE __m512 exp16(__m512 x)
+{
+    const __m512 lo = _mm512_set1_ps(-87.33654f);
+    __mmask16 keep = _mm512_cmp_ps_mask(x, lo, _CMP_NLT_UQ);
+    x = _mm512_max_ps(lo, x); /* NaN-preserving operand order */
+    __m512 fx = _mm512_roundscale_ps(
+        _mm512_mul_ps(x, _mm512_set1_ps(1.44269504088896341f)),
+        _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+    __m512 r = _mm512_fnmadd_ps(fx, _mm512_set1_ps(0.693359375f), x);
+    r = _mm512_fnmadd_ps(fx, _mm512_set1_ps(-2.12194440e-4f), r);
+    /* the polynomial in Estrin's form: a shorter dependency chain than
+     * Horner's (the softmax loop is bound by the latency of the chain, not
+     * by the FMA throughput); max error 1.26 ulp over [-87.34, 0] in an
+     * exhaustive check against exp in double, as the Horner form */
+    __m512 r2 = _mm512_mul_ps(r, r);
+    __m512 ya = _mm512_fmadd_ps(_mm512_set1_ps(1.9875691500e-4f), r,
+                                _mm512_set1_ps(1.3981999507e-3f));
+    __m512 yb = _mm512_fmadd_ps(_mm512_set1_ps(8.3334519073e-3f), r,
+                                _mm512_set1_ps(4.1665795894e-2f));
+    __m512 yc = _mm512_fmadd_ps(_mm512_set1_ps(1.6666665459e-1f), r,
+                                _mm512_set1_ps(5.0000001201e-1f));
+    __m512 y = _mm512_fmadd_ps(_mm512_fmadd_ps(ya, r2, yb), r2, yc);
+    y = _mm512_fmadd_ps(y, r2, _mm512_add_ps(r, _mm512_set1_ps(1.0f)));
+    /* y * 2^fx in one rounding (fx >= -126: 2^fx is a normal float), the
+     * same value as the multiplication by the exponent built in integers */
+    return _mm512_maskz_mov_ps(keep, _mm512_scalef_ps(y, fx));
+}
+
+INLINE __m512 round_bf16(__m512 p)
+{
+    __m512i u = _mm512_castps_si512(p);
+    __m512i r = _mm512_add_epi32(
+        u, _mm512_add_epi32(_mm512_set1_epi32(0x7fff),
+                            _mm512_and_si512(_mm512_srli_epi32(u, 16),
+                                             _mm512_set1_epi32(1))));
+    r = _mm512_and_si512(r, _mm512_set1_epi32((int)0xffff0000u));
+    __mmask16 nan = _mm512_cmp_ps_mask(p, p, _CMP_UNORD_Q);
+    return _mm512_mask_mov_ps(_mm512_castsi512_ps(r), nan, p);
+}
+
+INLINE __m512 round_fp16(__m512 p)
+{
+    return _mm512_cvtph_ps(_mm512_cvtps_ph(p, _MM_FROUND_TO_NEAREST_INT |
+                                                  _MM_FROUND_NO_EXC));
+}
+
+/* s * scale, rounded on its own: the embedded-rounding form is an opaque
+ * builtin, so the compiler cannot contract it with the subtraction of the
+ * max into one FMA (GCC contracts plain vector * and - across inlining). */
+INLINE __m512 scaled(const float *x, __m512 vs)
+{
+    return _mm512_mul_round_ps(_mm512_loadu_ps(x), vs,
+                               _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+}
+
+/* The second pass of 16 rows: p = exp(s - mnew) where valid, the row sums,
+ * P rounded as asked; s holds the scaled scores the first pass stored. */
+#define SM_U 8
+INLINE __m512 softmax_p16(float *s, int64_t lds, int nk, __m512 mnew,
+                          const __mmask16 *valid, const int round)
+{
+    __m512 sum = _mm512_setzero_ps();
+    int c = 0;
+    /* SM_U keys at a time, their exp chains side by side in program order
+     * (the loop is latency bound); the sum still adds them in key order */
+    for (; c + SM_U <= nk; c += SM_U) {
+        __m512 p[SM_U];
+        UNROLL for (int u = 0; u < SM_U; u++)
+            p[u] = exp16(_mm512_sub_ps(_mm512_loadu_ps(s + (c + u) * lds),
+                                       mnew));
+        UNROLL for (int u = 0; u < SM_U; u++) {
+            if (valid)
+                p[u] = _mm512_maskz_mov_ps(valid[c + u], p[u]);
+            sum = _mm512_add_ps(sum, p[u]);
+            if (round == 1)
+                p[u] = round_fp16(p[u]);
+            else if (round == 2)
+                p[u] = round_bf16(p[u]);
+            _mm512_storeu_ps(s + (c + u) * lds, p[u]);
+        }
+    }
+    for (; c < nk; c++) {
+        float *x = s + c * lds;
+        __m512 p = exp16(_mm512_sub_ps(_mm512_loadu_ps(x), mnew));
+        p = valid ? _mm512_maskz_mov_ps(valid[c], p) : p;
+        sum = _mm512_add_ps(sum, p);
+        if (round == 1)
+            p = round_fp16(p);
+        else if (round == 2)
+            p = round_bf16(p);
+        _mm512_storeu_ps(x, p);
+    }
+    return sum;
+}
+
+/* The end of a softmax step for 16 rows, after its first pass stored the
+ * scaled scores and found bmax (each row's block max) and any (the rows
+ * with a key taking part): mnew, alpha, P and the row sums, the row state.
+ * full: every key takes part in all 16 rows (valid unused). */
+INLINE void softmax_finish16(float *s, int64_t lds, int nk, __m512 bmax,
+                             __mmask16 any, const bool full,
+                             const __mmask16 *valid, int round, float *m,
+                             float *l, float *alpha)
+{
+    const __m512 one = _mm512_set1_ps(1.0f);
+    __m512 mold = _mm512_loadu_ps(m);
+    __m512 mnew = _mm512_max_ps(bmax, mold);
+    __mmask16 ch = any & _mm512_cmp_ps_mask(mnew, mold, _CMP_NEQ_OQ);
+    __m512 a = _mm512_mask_mov_ps(one, ch, exp16(_mm512_sub_ps(mold, mnew)));
+    /* a NULL literal for the full case: no mask test in its loop */
+    __m512 sum;
+    if (full)
+        sum = round == 1   ? softmax_p16(s, lds, nk, mnew, NULL, 1)
+              : round == 2 ? softmax_p16(s, lds, nk, mnew, NULL, 2)
+                           : softmax_p16(s, lds, nk, mnew, NULL, 0);
+    else
+        sum = round == 1   ? softmax_p16(s, lds, nk, mnew, valid, 1)
+              : round == 2 ? softmax_p16(s, lds, nk, mnew, valid, 2)
+                           : softmax_p16(s, lds, nk, mnew, valid, 0);
+    _mm512_storeu_ps(m, mnew);
+    _mm512_storeu_ps(l, _mm512_add_ps(_mm512_mul_ps(_mm512_loadu_ps(l), a),
+                                      sum));
+    _mm512_storeu_ps(alpha, a);
+}
+
+/* ---- P.V ---------------------------------------------------------------- */
+/* A tile's accumulators: acc * alpha[r].  Once the running maxima settle,
+ * alpha is 1 in most blocks: then acc is only loaded (x * 1 = x, so the
+ * result is the same). */
+INLINE void acc_load(__m512 a[][4], const int rt, const int dv,
+                     const float *alpha, const float *acc, int64_t ldacc)
+{
+    bool ones = true;
+    UNROLL for (int r = 0; r < rt; r++)
+        ones &= alpha[r] == 1.0f;
+    UNROLL for (int r = 0; r < rt; r++) {
+        const __m512 al = _mm512_set1_ps(alpha[r]);
+        UNROLL for (int j = 0; j < dv; j++) {
+            a[r][j] = _mm512_loadu_ps(acc + r * ldacc + 16 * j);
+            if (!ones)
+                a[r][j] = _mm512_mul_ps(a[r][j], al);
+        }
+    }
+}
+
+/* ---- dot products ------------------------------------------------------- */
+/* The 4 sums of 4 vectors in one tree (lane order of the result: a[0..3]). */
+INLINE __m128 hsum4x16(const __m512 a[4])
+{
+    __m512 t0 = _mm512_add_ps(_mm512_unpacklo_ps(a[0], a[1]),
+                              _mm512_unpackhi_ps(a[0], a[1]));
+    __m512 t1 = _mm512_add_ps(_mm512_unpacklo_ps(a[2], a[3]),
+                              _mm512_unpackhi_ps(a[2], a[3]));
+    __m512d u0 = _mm512_castps_pd(t0), u1 = _mm512_castps_pd(t1);
+    __m512 u = _mm512_add_ps(_mm512_castpd_ps(_mm512_unpacklo_pd(u0, u1)),
+                             _mm512_castpd_ps(_mm512_unpackhi_pd(u0, u1)));
+    __m256 h = _mm256_add_ps(_mm512_castps512_ps256(u),
+                             _mm512_extractf32x8_ps(u, 1));
+    return _mm_add_ps(_mm256_castps256_ps128(h), _mm256_extractf128_ps(h, 1));
+}
+
+#else
+typedef int fast_no_avx512; /* not an x86-64 build with the flags */
+#endif
+#endif

@@ -1,0 +1,14 @@
+/* The portable table: no optional kernel (qk_t_max, softmax_full and
+ * decode stay NULL; attention.c composes the others). */
+#include "../fast_internal.h"
+
+const fast_kernels fast_kernels_scalar = {
+    .name = "scalar",
+    .qk_t = fast_qk_t_scalar,
+    .qk_dot = fast_qk_dot_scalar,
+    .softmax = fast_softmax_scalar,
+    .pv = fast_pv_scalar,
+    .widen = fast_widen_scalar,
+    .widen_t = fast_widen_t_scalar,
+    .store = fast_store_scalar,
+};

@@ -1,0 +1,50 @@
+/* The loop framework of the SIMD micro-kernels, shared by every level.
+ *
+ * A kernel is a loop over its range in register tiles (loop_<op>.h,
+ * written once) around a tile body (per level: <op>_<isa>.c or a
+ * <op>_tile_<isa>.h).  The loop hands each tile to the instance of the body
+ * compiled for its exact shape, r x c with both constants: the compiler
+ * then unrolls the body and keeps its accumulators in registers, and the
+ * tails (last rows, keys or columns) are smaller instances of the same
+ * body.  FAST_TILE_CASES(RMAX, CMAX, X) expands X(r, c) for r = 1..RMAX,
+ * c = 1..CMAX (at most 8 each), each X writing `case FAST_TILE(r, c):`. */
+#ifndef FIA_FAST_TILE_LOOP_H
+#define FIA_FAST_TILE_LOOP_H
+
+#define INLINE static inline __attribute__((always_inline))
+#define UNROLL _Pragma("GCC unroll 16")
+
+#define FAST_TILE(r, c) ((r) * 16 + (c))
+
+#define FAST_TILE_C1(X, r) X(r, 1)
+#define FAST_TILE_C2(X, r) FAST_TILE_C1(X, r) X(r, 2)
+#define FAST_TILE_C3(X, r) FAST_TILE_C2(X, r) X(r, 3)
+#define FAST_TILE_C4(X, r) FAST_TILE_C3(X, r) X(r, 4)
+#define FAST_TILE_C5(X, r) FAST_TILE_C4(X, r) X(r, 5)
+#define FAST_TILE_C6(X, r) FAST_TILE_C5(X, r) X(r, 6)
+#define FAST_TILE_C7(X, r) FAST_TILE_C6(X, r) X(r, 7)
+#define FAST_TILE_C8(X, r) FAST_TILE_C7(X, r) X(r, 8)
+#define FAST_TILE_C(n, X, r) FAST_TILE_C_(n, X, r)
+#define FAST_TILE_C_(n, X, r) FAST_TILE_C##n(X, r)
+
+#define FAST_TILE_R1(X, n) FAST_TILE_C(n, X, 1)
+#define FAST_TILE_R2(X, n) FAST_TILE_R1(X, n) FAST_TILE_C(n, X, 2)
+#define FAST_TILE_R3(X, n) FAST_TILE_R2(X, n) FAST_TILE_C(n, X, 3)
+#define FAST_TILE_R4(X, n) FAST_TILE_R3(X, n) FAST_TILE_C(n, X, 4)
+#define FAST_TILE_R5(X, n) FAST_TILE_R4(X, n) FAST_TILE_C(n, X, 5)
+#define FAST_TILE_R6(X, n) FAST_TILE_R5(X, n) FAST_TILE_C(n, X, 6)
+#define FAST_TILE_R7(X, n) FAST_TILE_R6(X, n) FAST_TILE_C(n, X, 7)
+#define FAST_TILE_R8(X, n) FAST_TILE_R7(X, n) FAST_TILE_C(n, X, 8)
+
+#define FAST_TILE_CASES(rmax, cmax, X) FAST_TILE_CASES_(rmax, cmax, X)
+#define FAST_TILE_CASES_(rmax, cmax, X) FAST_TILE_R##rmax(X, cmax)
+
+/* The extent of the tile at i < n of a range of n, in units of u elements
+ * (n and i multiples of u), at most tmax units (a constant: with tmax 1 the
+ * switch has a single case). */
+#define FAST_TILE_EXTENT(n, i, u, tmax)                                     \
+    ((tmax) == 1 ? 1                                                       \
+     : (n) - (i) >= (int64_t)(u) * (tmax) ? (tmax)                         \
+                                          : (int)(((n) - (i)) / (u)))
+
+#endif
