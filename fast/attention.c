@@ -6,7 +6,7 @@
  * start; else per block), S^T = K.Q^T (or the dot form for decode's few
  * rows), one online-softmax step, acc = acc * alpha + P.V.  The arithmetic
  * on blocks is in the micro-kernels (kernel_*.c); this file decides which
- * keys take part (docs/semantics.md "Scores and which keys take part") and
+ * keys take part (docs/features/mask.md, sparse.md, seqlen.md) and
  * writes the outputs.  A decode task covers one KV split and leaves its
  * partial (m, l, acc) for fast_merge_splits (flash-decoding).  When all the
  * few rows of a task use the same keys without a mask (decode), the fused

@@ -19,7 +19,7 @@ fia_status fast_check_mask_dtypes(const fast_args *a, fast_plan *p,
 /* Mask shape rules (002 attenMaskOptional, 约束说明 sparseMode).  The
  * documents allow the last two dims to be aligned up ("可以向上取到对齐的S");
  * we accept any rows >= Q_S and cols >= KV_S rather than only the 16/32
- * alignments (decision: the reading of docs/semantics.md).  The batch dim
+ * alignments (decision: the reading of docs/features/mask.md).  The batch dim
  * may be B or 1 for Q_S > 1 (the listed shapes); for Q_S = 1 the listed
  * shapes all start with B, so only B is accepted (1 when B = 1). */
 static fia_status check_shape(const fast_args *a, fast_plan *p, fia_error *err)

@@ -41,7 +41,7 @@ fia_status fast_executor_create(const fast_plan *plan,
     ex->plan.q_len = ex->lens;
     ex->plan.kv_len = ex->lens + B;
     for (int64_t b = 0; b < B; b++) {
-        /* semantics.md "Effective lengths": length 1 broadcasts, a longer
+        /* docs/features/seqlen.md: length 1 broadcasts, a longer
          * array gives its first B values. */
         ex->plan.q_len[b] = asl ? asl->values[asl->count == 1 ? 0 : b]
                                 : plan->Q_S;

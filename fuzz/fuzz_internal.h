@@ -47,7 +47,7 @@ int64_t fz_index(fz_layout l, int64_t B, int64_t N, int64_t S, int64_t D,
 /* Output layout of an input layout (BNSD_BSND -> BSND). */
 fz_layout fz_out_layout(fz_layout l);
 
-/* Per-batch effective lengths as docs/semantics.md defines them. */
+/* Per-batch effective lengths as docs/features/seqlen.md defines them. */
 int64_t fz_q_len(const fia_case *c, const fz_geom *g, int64_t b);
 int64_t fz_kv_len(const fia_case *c, const fz_geom *g, int64_t b);
 

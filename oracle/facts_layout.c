@@ -13,7 +13,7 @@ static const struct {
     {"BSND", ORC_LAYOUT_BSND},
     {"BNSD", ORC_LAYOUT_BNSD},
     {"BNSD_BSND", ORC_LAYOUT_BNSD_BSND},
-    /* 003 §参数说明 > input_layout; NTD as listed by docs/semantics.md. */
+    /* 003 §参数说明 > input_layout; NTD as listed by docs/features/tnd.md. */
     {"TND", ORC_LAYOUT_V2},
     {"TND_NTD", ORC_LAYOUT_V2},
     {"NTD_TND", ORC_LAYOUT_V2},

@@ -154,8 +154,8 @@ struct fia_oracle_facts {
 ORC_RULE_FILES(ORC_GROUP)
 #undef ORC_GROUP
 
-/* A documented feature fiacheck does not model yet (docs/semantics.md "Not
- * modeled yet"): its row refuses the feature with FIA_ERR_NOT_MODELED; the
+/* A documented feature fiacheck does not model yet (its page
+ * docs/features/<feature>.md says so): its row refuses the feature with FIA_ERR_NOT_MODELED; the
  * evaluator lets the nullptr and dtype layers decide first. */
 #define ORC_NM_ROW(id, feat, fn, cite, text, dis)                            \
     {id, feat, FIA_RULE_NOT_MODELED, ORC_NM, cite, text, dis, ORC_FN(fn)}

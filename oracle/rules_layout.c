@@ -107,7 +107,7 @@ const fia_rule orc_rules_layout[] = {
      "(002) or one of the 003 layouts (those are refused as not modeled, "
      "NM-012)",
      "002 and 000 know only the four layouts; 003 adds TND, TND_NTD, NTD_TND "
-     "and the *_NBSD outputs; docs/semantics.md also names NTD, which 003 "
+     "and the *_NBSD outputs; docs/features/tnd.md also names NTD, which 003 "
      "uses only inside NTD_TND/TND_NTD",
      ORC_FN(layout_known)},
     {"LAYOUT-002", "layout", FIA_RULE_REJECT, ORC_SEM,

@@ -152,7 +152,7 @@ const fia_rule orc_rules_mask[] = {
      "Q_S > 1, sparse_mode 0/1: the mask's last two dims must be at least "
      "(Q_S, KV_S) (they may be rounded up for alignment)",
      "the documents allow rounding S up to 16/32 alignment; we accept any "
-     "larger size (docs/semantics.md)",
+     "larger size (docs/features/mask.md)",
      ORC_FN(pf_tail)},
     {"MASK-006", "mask", FIA_RULE_REJECT, ORC_SEM,
      C002_P("attenMaskOptional"),

@@ -1,5 +1,5 @@
 /* ref/ reading, feature "mask": atten_mask's geometry and which keys it
- * excludes (docs/semantics.md "Mask indexing").  A nonzero element excludes
+ * excludes (docs/features/mask.md).  A nonzero element excludes
  * the key.
  *
  * Prefill (Q_S > 1): the last two dims are (rows >= Q_S, cols >= KV_S);

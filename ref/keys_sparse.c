@@ -1,5 +1,5 @@
 /* ref/ reading, feature "sparse": sparse_mode 0-4 with pre_tokens and
- * next_tokens, which keys of a row they let take part (docs/semantics.md).
+ * next_tokens, which keys of a row they let take part (docs/features/sparse.md).
  *
  * With off = kv_len[b] - q_len[b], key j takes part in row i when
  *   mode 0: all keys without a mask; with a mask, i - pre <= j <= i + next

@@ -1,5 +1,5 @@
-/* ref/ reading: what the reference does not model yet (docs/semantics.md
- * "Not modeled yet"), refused with FIA_ERR_NOT_MODELED.
+/* ref/ reading: what the reference does not model yet (each feature's page
+ * docs/features/<feature>.md says so), refused with FIA_ERR_NOT_MODELED.
  *
  * One line per refused input, with the feature it belongs to
  * (fia/feature.h).  Modeling a feature removes its lines here and adds its

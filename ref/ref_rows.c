@@ -8,7 +8,7 @@
  *     unspecified;
  *   - otherwise its keys, those every key rule admits (ref_key_takes_part),
  *     ascending, and its query row;
- *   - a row with no key is degenerate (docs/semantics.md "Degenerate rows"):
+ *   - a row with no key is degenerate (docs/features/precise.md, seqlen.md):
  *       kv_len[b] = 0 (empty key sequence): output 0 exactly; lse +inf when
  *         KV_S = 0 or the row is corrected, unspecified otherwise;
  *       fully masked and corrected (ref_row_corrected): output 0, lse +inf;
