@@ -11,8 +11,8 @@ static void spec_clear(fia_tensor_spec *sp)
     memset(sp, 0, sizeof *sp);
 }
 
-int fb_tensor_list(fia_case *c, fia_slot s, int count, fia_dtype dt, int ndim,
-                   const int64_t *shape)
+fia_status fb_tensor_list(fia_case *c, fia_slot s, int count, fia_dtype dt,
+                          int ndim, const int64_t *shape)
 {
     fia_tensor_spec *sp = &c->tensors[s];
     spec_clear(sp);
@@ -20,7 +20,7 @@ int fb_tensor_list(fia_case *c, fia_slot s, int count, fia_dtype dt, int ndim,
         count = 1;
     sp->t = calloc((size_t)count, sizeof *sp->t);
     if (sp->t == NULL)
-        return -1;
+        return FIA_ERR_NOMEM;
     sp->presence = FIA_PRESENT;
     sp->count = count;
     if (ndim < 0)
@@ -33,11 +33,11 @@ int fb_tensor_list(fia_case *c, fia_slot s, int count, fia_dtype dt, int ndim,
         for (int k = 0; k < ndim; k++) /* the case format has no dim < 0 */
             sp->t[i].shape[k] = shape[k] < 0 ? 0 : shape[k];
     }
-    return 0;
+    return FIA_OK;
 }
 
-int fb_tensor(fia_case *c, fia_slot s, fia_dtype dt, int ndim,
-              const int64_t *shape)
+fia_status fb_tensor(fia_case *c, fia_slot s, fia_dtype dt, int ndim,
+                     const int64_t *shape)
 {
     return fb_tensor_list(c, s, 1, dt, ndim, shape);
 }
@@ -70,7 +70,8 @@ void fb_gen(fia_case *c, fia_slot s, fia_gen_kind k, double a, double b)
     g->b = b;
 }
 
-int fb_array(fia_case *c, fia_array a, int64_t count, const int64_t *v)
+fia_status fb_array(fia_case *c, fia_array a, int64_t count,
+                    const int64_t *v)
 {
     fia_int_array_spec *sp = &c->arrays[a];
     free(sp->values);
@@ -80,12 +81,12 @@ int fb_array(fia_case *c, fia_array a, int64_t count, const int64_t *v)
         sp->values = malloc((size_t)count * sizeof *v);
         if (sp->values == NULL) {
             sp->presence = FIA_ABSENT;
-            return -1;
+            return FIA_ERR_NOMEM;
         }
         memcpy(sp->values, v, (size_t)count * sizeof *v);
     }
     sp->count = count;
-    return 0;
+    return FIA_OK;
 }
 
 void fb_array_null(fia_case *c, fia_array a)

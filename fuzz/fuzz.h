@@ -24,18 +24,21 @@ typedef enum fuzz_target_id {
 const char *fuzz_target_name(fuzz_target_id t);     /* "fuzz_params", ... */
 int fuzz_target_from_name(const char *name);       /* also "params"; -1 */
 
-/* ---- decoders (bytes -> case); never fail on any input ---------------- */
+/* ---- decoders (bytes -> case) -------------------------------------------
+ * Any input decodes to a case (fuzz/gen.h: the fragments they are made
+ * of).  FIA_OK, or FIA_ERR_NOMEM when a tensor could not be built: the case
+ * is then incomplete (valid to free, not to judge). */
 
 /* Any combination of parameters, biased to validator edges; shapes may be
  * huge (status only). */
-void fuzz_decode_params(const uint8_t *data, size_t size, fia_case *c);
+fia_status fuzz_decode_params(const uint8_t *data, size_t size, fia_case *c);
 /* A case the rules accept, small shapes, data from kernel-breaking
  * distributions (explicit .values where the distribution needs them). */
-void fuzz_decode_numeric(const uint8_t *data, size_t size, fia_case *c);
+fia_status fuzz_decode_numeric(const uint8_t *data, size_t size, fia_case *c);
 /* A base case for the metamorphic target and the transform to apply to it
- * (a string like "layout=BSH", see meta.c). */
-void fuzz_decode_metamorphic(const uint8_t *data, size_t size, fia_case *c,
-                             char *transform, size_t tlen);
+ * (a string like "layout=BSH", see meta.c; "none" when none applies). */
+fia_status fuzz_decode_metamorphic(const uint8_t *data, size_t size,
+                                   fia_case *c, char *transform, size_t tlen);
 
 /* ---- the metamorphic relation ------------------------------------------ */
 
