@@ -13,6 +13,9 @@
 #include <stdint.h>
 #include "fia/case.h"
 #include "fia/check.h"
+#ifdef FIA_HAVE_STORE
+#include "fia/store.h"
+#endif
 
 typedef enum fuzz_target_id {
     FUZZ_PARAMS = 0,
@@ -78,15 +81,78 @@ void fuzz_signature(const fia_case *c, const fia_check_result *r,
 /* One input of a target (what LLVMFuzzerTestOneInput calls). */
 int fuzz_run_one(fuzz_target_id t, const uint8_t *data, size_t size);
 
+/* ---- findings (finding.c): what the workers, `fiacheck fuzz` and
+ * `fiacheck minimize` record, built in one place ------------------------- */
+
+/* The signature buffers' size: signatures are cut to it, the same way
+ * wherever they are made. */
+#define FUZZ_SIGNATURE_LEN 256
+
+typedef struct fuzz_finding {
+    fuzz_target_id target;
+    char profile[32];       /* "doc", "cann", "doc+cann" */
+    char kind[32];          /* a verdict name, "metamorphic", "crash", ... */
+    char signature[320];
+    char metrics[256];      /* JSON; "" none */
+    char message[1024];
+    char transform[64];     /* the metamorphic transform; "" none */
+    char artifact[1024];    /* the libFuzzer artifact it came from; "" none */
+    uint64_t seed;
+    char *text;             /* the case text (fuzz_finding_attach_text) */
+} fuzz_finding;
+
+/* A finding of fia_check_case's verdict r (a finding verdict): signature
+ * fuzz_signature, metrics the comparison's or the two statuses. */
+void fuzz_finding_of_check(fuzz_finding *f, const fia_case *c,
+                           const fia_check_result *r, fuzz_target_id t,
+                           fia_profile p);
+/* A finding of the metamorphic relation (m->finding set). */
+void fuzz_finding_of_meta(fuzz_finding *f, const fia_case *c,
+                          const fuzz_meta_result *m, fia_profile p,
+                          const char *transform);
+/* A finding of a libFuzzer artifact (kind "crash" or "timeout") whose
+ * input decodes to c: signature kind|target|bucket. */
+void fuzz_finding_of_artifact(fuzz_finding *f, const fia_case *c,
+                              const char *kind, fuzz_target_id t,
+                              const char *profile, const char *transform,
+                              const char *path, const char *message);
+/* Builds f->text from c: the finding's header then the case (with the
+ * artifact's line in front when it has one). */
+fia_status fuzz_finding_attach_text(fuzz_finding *f, const fia_case *c);
+void fuzz_finding_free(fuzz_finding *f);
+#ifdef FIA_HAVE_STORE
+/* The store's record of f (pointing into f; text attached). */
+void fuzz_finding_record(const fuzz_finding *f, int64_t campaign,
+                         const char *revision, fia_finding_record *out);
+#endif
+
 /* The case text a finding stores: a header of "# fiacheck-..." comment
  * lines (target, profile, kind, signature, fast-kernels, fast-threads,
- * transform) then the case. */
+ * transform) then the case; NULL out of memory. */
 char *fuzz_finding_text(const fia_case *c, fuzz_target_id t,
                         const char *profile, const char *kind,
                         const char *signature, const char *transform);
 /* Reads "# fiacheck-KEY: VALUE" from such a text into val ("" if none). */
 void fuzz_text_header(const char *text, const char *key, char *val,
                       size_t len);
+
+/* ---- a set of strings (strset.c) ------------------------------------------ */
+
+typedef struct fuzz_strset {
+    char **items;           /* in insertion order */
+    size_t n, cap;
+    size_t *slots;          /* the index: item + 1, 0 empty */
+    size_t nslots;
+} fuzz_strset;
+
+void fuzz_strset_init(fuzz_strset *s);
+void fuzz_strset_free(fuzz_strset *s);
+/* The index of str, -1 when not in the set. */
+ptrdiff_t fuzz_strset_find(const fuzz_strset *s, const char *str);
+/* Adds a copy of str when new; *index (may be NULL) its index, *added
+ * (may be NULL) 1 when it was new.  FIA_OK or FIA_ERR_NOMEM. */
+fia_status fuzz_strset_add(fuzz_strset *s, const char *str, size_t *index,
+                           int *added);
 
 /* ---- reporting (report.c) ------------------------------------------------ */
 
@@ -103,11 +169,9 @@ int fuzz_report_profiles(fia_profile *out);   /* count: 1 or 2 */
  * finding when the verdict is one. */
 void fuzz_report_verdict(const fia_case *c, const fia_check_result *r,
                          fia_profile profile);
-/* Records a finding (deduplicated by signature in this process). */
-void fuzz_report_finding(const fia_case *c, const char *kind,
-                         const char *signature, fia_profile profile,
-                         const char *metrics_json, const char *message,
-                         const char *transform);
+/* Records finding f of case c (deduplicated by signature in this
+ * process); frees what f holds. */
+void fuzz_report_finding(const fia_case *c, fuzz_finding *f);
 void fuzz_report_exec(void);                 /* one input done */
 void fuzz_report_skip(void);                 /* an input not judged */
 void fuzz_report_flush(void);                /* to the store + stats file */
