@@ -13,9 +13,14 @@
 #include <stdint.h>
 #include "fia/case.h"
 #include "fia/check.h"
+#include "fia/error.h"
 #ifdef FIA_HAVE_STORE
 #include "fia/store.h"
 #endif
+
+/* The signature buffers' size: signatures are cut to it, the same way
+ * wherever they are made. */
+#define FUZZ_SIGNATURE_LEN 256
 
 typedef enum fuzz_target_id {
     FUZZ_PARAMS = 0,
@@ -45,10 +50,11 @@ fia_status fuzz_decode_metamorphic(const uint8_t *data, size_t size,
 
 /* ---- the metamorphic relation ------------------------------------------ */
 
-/* The second form of c under transform; 0, or -1 when the transform does
- * not apply to c (or c's data cannot be made). */
-int fuzz_meta_transform(const fia_case *c, const char *transform,
-                        fia_case *out);
+/* The second form of c under transform into *out (freed on failure):
+ * FIA_OK; FIA_ERR_BAD_INPUT when the transform does not apply to c or c's
+ * data cannot be made; FIA_ERR_NOMEM. */
+fia_status fuzz_meta_transform(const fia_case *c, const char *transform,
+                               fia_case *out, fia_error *err);
 
 typedef struct fuzz_meta_result {
     int applicable;        /* 0: transform not applicable, or a form rejected */
@@ -83,10 +89,6 @@ int fuzz_run_one(fuzz_target_id t, const uint8_t *data, size_t size);
 
 /* ---- findings (finding.c): what the workers, `fiacheck fuzz` and
  * `fiacheck minimize` record, built in one place ------------------------- */
-
-/* The signature buffers' size: signatures are cut to it, the same way
- * wherever they are made. */
-#define FUZZ_SIGNATURE_LEN 256
 
 typedef struct fuzz_finding {
     fuzz_target_id target;
@@ -189,18 +191,23 @@ int fuzz_minimize(fia_case *c, fuzz_pred pred, void *ctx, int max_attempts);
 /* A size measure (smaller is simpler). */
 double fuzz_case_size(const fia_case *c);
 
-/* Judges c as target t would and writes the finding's signature; returns 1
- * when it is a finding, 0 when it passes (sig = ""), -1 not judged. */
+/* How target t judges a case. */
+typedef struct fuzz_case_verdict {
+    int finding;                        /* 1 finding, 0 passes, -1 not judged */
+    char signature[FUZZ_SIGNATURE_LEN]; /* a finding's; "" otherwise */
+    char message[1024];                 /* the verdict's */
+} fuzz_case_verdict;
+
+/* Judges c as target t would into *v; returns v->finding. */
 int fuzz_case_signature(const fia_case *c, fuzz_target_id t, fia_profile p,
-                        const char *transform, char *sig, size_t len,
-                        char *msg, size_t mlen);
+                        const char *transform, fuzz_case_verdict *v);
 
 /* Predicate "same signature": ctx is a fuzz_sig_pred. */
 typedef struct fuzz_sig_pred {
     fuzz_target_id target;
     fia_profile profile;
     char transform[64];
-    char signature[256];
+    char signature[FUZZ_SIGNATURE_LEN];
 } fuzz_sig_pred;
 int fuzz_same_signature(const fia_case *c, void *ctx);
 

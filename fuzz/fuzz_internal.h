@@ -3,6 +3,7 @@
 #ifndef FIA_FUZZ_INTERNAL_H
 #define FIA_FUZZ_INTERNAL_H
 
+#include "fia/error.h"
 #include "fuzz/fuzz.h"
 
 /* Case building.  Each setter replaces what the slot held; the fallible
@@ -53,8 +54,10 @@ fz_layout fz_out_layout(fz_layout l);
 int64_t fz_q_len(const fia_case *c, const fz_geom *g, int64_t b);
 int64_t fz_kv_len(const fia_case *c, const fz_geom *g, int64_t b);
 
-/* The data of a slot as doubles (materialized from the case's generators),
- * or NULL (absent, nomem, too large).  *n receives the count. */
-double *fz_slot_data(const fia_case *c, fia_slot s, int64_t *n);
+/* The data of a slot as doubles (materialized from the case's generators)
+ * into *out (the caller frees it), *n its count.  FIA_ERR_BAD_INPUT when
+ * the slot is absent or its data cannot be made (too large), NOMEM. */
+fia_status fz_slot_data(const fia_case *c, fia_slot s, double **out,
+                        int64_t *n, fia_error *err);
 
 #endif
