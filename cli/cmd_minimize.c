@@ -60,8 +60,11 @@ int cmd_minimize(int argc, char **argv)
     }
     char *text;
     int64_t id;
-    if (cli_load_finding(arg, db, 0, &text, &id) != 0)
+    fia_error lerr;
+    if (cli_load_finding(arg, db, 0, &text, &id, &lerr) != FIA_OK) {
+        fprintf(stderr, "fiacheck: %s\n", lerr.msg);
         return CLI_EXIT_USAGE;
+    }
     fuzz_sig_pred pred;
     memset(&pred, 0, sizeof pred);
     cli_finding_context(text, &pred.target, &pred.profile, pred.transform,
