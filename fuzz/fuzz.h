@@ -1,11 +1,13 @@
 /* fuzz/: the fuzz targets of fiacheck and what they share with the CLI
  * (fiacheck fuzz, repro, minimize) and the tests.
  *
- * A target turns the fuzzer's bytes into one or two cases (decode_*.c),
+ * A target turns the fuzzer's bytes into one or two cases (decode_*.c, each
+ * a list of per-feature generator fragments gen_<feature>.c, see gen.h),
  * judges them with fia_check_case() (harness/check.c) or, for the
  * metamorphic target, compares fast/'s outputs of two forms of one problem
- * (meta.c), and reports findings, rule coverage and accuracy to the store
- * (report.c).  Nothing here decides validity or computes attention. */
+ * (meta.c), and reports findings (built by finding.c), rule coverage and
+ * accuracy to the store (report.c).  Nothing here decides validity or
+ * computes attention. */
 #ifndef FIA_FUZZ_H
 #define FIA_FUZZ_H
 
