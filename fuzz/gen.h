@@ -19,11 +19,13 @@
  * The order of the list is the order the bytes are consumed in, so it is
  * part of the corpus format: moving, adding or removing a fragment that
  * consumes bytes re-maps every stored seed (corpus/fuzz_*) to another case.
- * A new feature appends its fragment at the end of a list (an input that
- * ends earlier reads zeros there: the feature stays off), or in the middle
- * with the corpus re-checked.  Some features have several fragments, where
- * their bytes were interleaved with others' (the layout's dims around the
- * GQA heads, the mask's shape and dtype around the sparse window). */
+ * A new feature appends its fragment at the end of a list, where a stored
+ * seed has mostly run out of bytes: reading a zero as "off" (fz_odd,
+ * fdp_rare; not fdp_chance, which reads a zero as "yes") keeps such seeds
+ * what they were; tests/test_fuzz_corpus_decode.c tells.  Some features have
+ * several fragments, where their bytes were interleaved with others' (the
+ * layout's dims around the GQA heads, the mask's shape and dtype around the
+ * sparse window). */
 #ifndef FIA_FUZZ_GEN_H
 #define FIA_FUZZ_GEN_H
 
