@@ -4,6 +4,7 @@
 
 #include <stdio.h>
 #include "fia/case.h"
+#include "fia/error.h"
 #include "fia/status.h"
 #include "fuzz/fuzz.h"
 
@@ -23,15 +24,17 @@ int cmd_minimize(int argc, char **argv);
 
 /* Shared by fuzz, repro and minimize (cmd_fuzz.c, cmd_repro.c). */
 void cli_git_revision(char *out, size_t len);
-/* The text of finding `arg`: a store id (digits) or a case file; 0 or -1. */
-int cli_load_finding(const char *arg, const char *db, int minimized,
-                     char **text, int64_t *id);
+/* The text of finding `arg` (the caller frees it): a store id (digits),
+ * *id set, or a case file.  FIA_OK, FIA_ERR_IO (cannot read it, no store),
+ * FIA_ERR_BAD_INPUT (no such finding), FIA_ERR_NOMEM. */
+fia_status cli_load_finding(const char *arg, const char *db, int minimized,
+                            char **text, int64_t *id, fia_error *err);
 /* Target, profile and transform from a finding's "# fiacheck-" header
  * (numeric, doc and "" when absent); also sets fast/ to the kernel level and
  * threads the finding recorded, unless FIA_FAST_ISA / FIA_FAST_THREADS are
  * set (a level this machine lacks: said on stderr, the best one is used). */
-int cli_finding_context(const char *text, fuzz_target_id *t, fia_profile *p,
-                        char *transform, size_t tlen);
+void cli_finding_context(const char *text, fuzz_target_id *t, fia_profile *p,
+                         char *transform, size_t tlen);
 
 /* JSON string literal of s (quotes included) to f. */
 void cli_json_string(FILE *f, const char *s);

@@ -42,21 +42,9 @@ typedef struct target_run {
     fuzz_counters cnt;   /* summed over the workers' stats files */
     int nsigs;
     int new_findings, artifacts;
+    int nomem_said;
     char last_summary[256];
 } target_run;
-
-static int mkdirs(const char *path)
-{
-    char buf[PATH_MAX];
-    snprintf(buf, sizeof buf, "%s", path);
-    for (char *p = buf + 1; *p; p++)
-        if (*p == '/') {
-            *p = '\0';
-            mkdir(buf, 0777);
-            *p = '/';
-        }
-    return mkdir(buf, 0777) == 0 || errno == EEXIST ? 0 : -1;
-}
 
 static void exe_dir(char *out, size_t len)
 {
@@ -87,6 +75,102 @@ void cli_git_revision(char *out, size_t len)
     pclose(p);
 }
 
+static int usage(void)
+{
+    fprintf(stderr, "usage: fiacheck fuzz [--target params|numeric|metamorphic|all] "
+            "[--time SECONDS] [--jobs N] [--db PATH] [--profile doc|cann] "
+            "[--seed N]\n");
+    return CLI_EXIT_USAGE;
+}
+
+/* The options of a campaign. */
+typedef struct fuzz_opts {
+    int want[FUZZ_TARGET_COUNT];
+    int seconds, jobs;
+    long seed;              /* -1: libFuzzer's own */
+    const char *db;
+    const char *profile;    /* NULL: both */
+} fuzz_opts;
+
+/* CLI_EXIT_OK, or the exit code after the usage was said. */
+static int parse_args(int argc, char **argv, fuzz_opts *o)
+{
+    for (int t = 0; t < FUZZ_TARGET_COUNT; t++)
+        o->want[t] = 1;
+    o->seconds = 60, o->jobs = 1, o->seed = -1;
+    o->db = "results/findings.db", o->profile = NULL;
+    for (int i = 0; i < argc; i += 2) {
+        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+        if (strcmp(a, "--target") == 0 && v) {
+            if (strcmp(v, "all") != 0) {
+                int t = fuzz_target_from_name(v);
+                if (t < 0) {
+                    fprintf(stderr, "fiacheck fuzz: unknown target '%s'\n", v);
+                    return usage();
+                }
+                memset(o->want, 0, sizeof o->want);
+                o->want[t] = 1;
+            }
+        } else if (strcmp(a, "--time") == 0 && v && atoi(v) > 0) {
+            o->seconds = atoi(v);
+        } else if (strcmp(a, "--jobs") == 0 && v && atoi(v) > 0) {
+            o->jobs = atoi(v);
+        } else if (strcmp(a, "--db") == 0 && v) {
+            o->db = v;
+        } else if (strcmp(a, "--profile") == 0 && v) {
+            fia_profile p;
+            if (fia_profile_parse(v, &p) != 0)
+                return usage();
+            o->profile = v;
+        } else if (strcmp(a, "--seed") == 0 && v) {
+            o->seed = atol(v);
+        } else {
+            return usage();
+        }
+    }
+    return CLI_EXIT_OK;
+}
+
+/* The paths of the wanted targets' binaries beside this executable; the
+ * number of targets, or -1 (said) when one is not built. */
+static int find_binaries(const fuzz_opts *o, char bins[][PATH_MAX + 32])
+{
+    char dir[PATH_MAX];
+    exe_dir(dir, sizeof dir);
+    int ntargets = 0;
+    for (int t = 0; t < FUZZ_TARGET_COUNT; t++) {
+        if (!o->want[t])
+            continue;
+        ntargets++;
+        snprintf(bins[t], PATH_MAX + 32, "%s/%s", dir, fuzz_target_name(t));
+        if (access(bins[t], X_OK) != 0) {
+            fprintf(stderr, "fiacheck fuzz: the libFuzzer binary %s is not built.\n"
+                    "  Build the fuzzers with clang (libFuzzer) beside fiacheck:\n"
+                    "    CC=clang CFLAGS='-O1 -g -fsanitize=address,undefined,"
+                    "fuzzer-no-link' LIB_FUZZING_ENGINE=-fsanitize=fuzzer "
+                    "OUT=build/fuzz bash fuzz/build.sh\n"
+                    "  then run build/fuzz/fiacheck fuzz (scripts/main.sh does "
+                    "both).\n", bins[t]);
+            return -1;
+        }
+    }
+    return ntargets;
+}
+
+#ifdef FIA_HAVE_STORE
+static int mkdirs(const char *path)
+{
+    char buf[PATH_MAX];
+    snprintf(buf, sizeof buf, "%s", path);
+    for (char *p = buf + 1; *p; p++)
+        if (*p == '/') {
+            *p = '\0';
+            mkdir(buf, 0777);
+            *p = '/';
+        }
+    return mkdir(buf, 0777) == 0 || errno == EEXIST ? 0 : -1;
+}
+
 /* Removes the files left in dir: the stats directory is named by the
  * campaign id, and a store made afresh (the old one deleted) gives out the
  * same ids again, whose old counts would otherwise be summed in. */
@@ -114,8 +198,9 @@ static void read_stats(const char *dir, target_run *tr)
     if (d == NULL)
         return;
     const char *tn = fuzz_target_name(tr->id);
-    static char *sigs[4096];
-    int nsigs = 0;
+    fuzz_strset sigs;   /* distinct over the workers */
+    fuzz_strset_init(&sigs);
+    int nomem = 0;
     struct dirent *e;
     while ((e = readdir(d)) != NULL) {
         if (strncmp(e->d_name, tn, strlen(tn)) != 0 || e->d_name[strlen(tn)] != '.' ||
@@ -130,11 +215,7 @@ static void read_stats(const char *dir, target_run *tr)
             long long v;
             line[strcspn(line, "\n")] = '\0';
             if (strncmp(line, "sig ", 4) == 0) {
-                int dup = 0;
-                for (int i = 0; i < nsigs && !dup; i++)
-                    dup = strcmp(sigs[i], line + 4) == 0;
-                if (!dup && nsigs < 4096 && (sigs[nsigs] = strdup(line + 4)))
-                    nsigs++;
+                nomem |= fuzz_strset_add(&sigs, line + 4, NULL, NULL) != FIA_OK;
             } else if (sscanf(line, "execs %lld", &v) == 1) tr->cnt.execs += v;
             else if (sscanf(line, "evaluated %lld", &v) == 1) tr->cnt.evaluated += v;
             else if (sscanf(line, "accepted %lld", &v) == 1) tr->cnt.accepted += v;
@@ -145,9 +226,12 @@ static void read_stats(const char *dir, target_run *tr)
         fclose(f);
     }
     closedir(d);
-    for (int i = 0; i < nsigs; i++)
-        free(sigs[i]);
-    tr->nsigs = nsigs;
+    tr->nsigs = (int)sigs.n;
+    fuzz_strset_free(&sigs);
+    if (nomem && !tr->nomem_said)
+        fprintf(stderr, "fiacheck fuzz: out of memory counting the distinct "
+                "findings of %s: the count is short\n", tn);
+    tr->nomem_said |= nomem;
 }
 
 /* "#1234: cov: 10 ft: 20 corp: 3 exec/s: 100 oom/timeout/crash: 0/0/1 time: 5s" */
@@ -177,7 +261,54 @@ static void progress(const target_run *tr, double left, int tty)
     fflush(stderr);
 }
 
-#ifdef FIA_HAVE_STORE
+/* The kind of finding a libFuzzer artifact file is, NULL for other files. */
+static const char *artifact_kind(const char *name)
+{
+    if (strncmp(name, "crash-", 6) == 0 || strncmp(name, "leak-", 5) == 0 ||
+        strncmp(name, "oom-", 4) == 0)
+        return "crash";
+    return strncmp(name, "timeout-", 8) == 0 ? "timeout" : NULL;
+}
+
+/* Records one artifact as a finding, once per signature (seen). */
+static void record_artifact(fia_store *st, const char *path, const char *name,
+                            const char *kind, const target_run *tr,
+                            const char *profile, const char *revision,
+                            fuzz_strset *seen)
+{
+    uint8_t buf[4096];
+    size_t n = 0;
+    FILE *f = fopen(path, "rb");
+    if (f != NULL) {
+        n = fread(buf, 1, sizeof buf, f);
+        fclose(f);
+    }
+    /* an incomplete case (out of memory) still names the crash */
+    fia_case c;
+    char transform[64] = "";
+    if (tr->id == FUZZ_PARAMS)
+        (void)fuzz_decode_params(buf, n, &c);
+    else if (tr->id == FUZZ_NUMERIC)
+        (void)fuzz_decode_numeric(buf, n, &c);
+    else
+        (void)fuzz_decode_metamorphic(buf, n, &c, transform, sizeof transform);
+    fuzz_finding fd;
+    fuzz_finding_of_artifact(&fd, &c, kind, tr->id, profile, transform, path,
+                             tr->last_summary[0] ? tr->last_summary : name);
+    int added = 1;
+    if (fuzz_strset_add(seen, fd.signature, NULL, &added) != FIA_OK)
+        added = 1;   /* out of memory: recorded again, the store counts it */
+    if (added && fuzz_finding_attach_text(&fd, &c) == FIA_OK) {
+        fia_finding_record r;
+        fuzz_finding_record(&fd, tr->campaign, revision, &r);
+        if (fia_store_add_finding(st, &r, NULL) != FIA_STORE_OK)
+            fprintf(stderr, "fiacheck fuzz: cannot record %s: %s\n", path,
+                    fia_store_errmsg(st));
+    }
+    fuzz_finding_free(&fd);
+    fia_case_free(&c);
+}
+
 /* Crash/timeout/oom artifacts of this campaign become findings. */
 static void collect_artifacts(fia_store *st, const char *dir, target_run *tr,
                               time_t since, const char *profile,
@@ -186,71 +317,22 @@ static void collect_artifacts(fia_store *st, const char *dir, target_run *tr,
     DIR *d = opendir(dir);
     if (d == NULL)
         return;
-    static char *seen[256];
-    int nseen = 0;
+    fuzz_strset seen;
+    fuzz_strset_init(&seen);
     struct dirent *e;
     while ((e = readdir(d)) != NULL) {
-        const char *kind = strncmp(e->d_name, "crash-", 6) == 0 ? "crash"
-                         : strncmp(e->d_name, "leak-", 5) == 0 ? "crash"
-                         : strncmp(e->d_name, "oom-", 4) == 0 ? "crash"
-                         : strncmp(e->d_name, "timeout-", 8) == 0 ? "timeout" : NULL;
+        const char *kind = artifact_kind(e->d_name);
         char path[PATH_MAX + 300];
         struct stat sb;
         snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
         if (kind == NULL || stat(path, &sb) != 0 || sb.st_mtime < since)
             continue;
         tr->artifacts++;
-        uint8_t buf[4096];
-        size_t n = 0;
-        FILE *f = fopen(path, "rb");
-        if (f != NULL) {
-            n = fread(buf, 1, sizeof buf, f);
-            fclose(f);
-        }
-        fia_case c;
-        char transform[64] = "", bucket[200], sig[300];
-        if (tr->id == FUZZ_PARAMS)
-            fuzz_decode_params(buf, n, &c);
-        else if (tr->id == FUZZ_NUMERIC)
-            fuzz_decode_numeric(buf, n, &c);
-        else
-            fuzz_decode_metamorphic(buf, n, &c, transform, sizeof transform);
-        fuzz_bucket(&c, bucket, sizeof bucket);
-        snprintf(sig, sizeof sig, "%s|%s|%s", kind, fuzz_target_name(tr->id), bucket);
-        int dup = 0;
-        for (int i = 0; i < nseen && !dup; i++)
-            dup = strcmp(seen[i], sig) == 0;
-        if (!dup && nseen < 256)
-            seen[nseen++] = strdup(sig);
-        char *text = fuzz_finding_text(&c, tr->id, profile, kind, sig,
-                                       transform[0] ? transform : NULL);
-        size_t tl = (text ? strlen(text) : 0) + strlen(path) + 64;
-        char *full = malloc(tl);
-        if (full != NULL && text != NULL) {
-            snprintf(full, tl, "# fiacheck-artifact: %s\n%s", path, text);
-            fia_finding_record r;
-            memset(&r, 0, sizeof r);
-            r.campaign_id = tr->campaign;
-            r.signature = sig;
-            r.kind = kind;
-            r.target = fuzz_target_name(tr->id);
-            r.profile = profile;
-            r.revision = revision;
-            r.case_text = full;
-            r.seed = c.seed;
-            r.message = tr->last_summary[0] ? tr->last_summary : e->d_name;
-            if (!dup && fia_store_add_finding(st, &r, NULL) != FIA_STORE_OK)
-                fprintf(stderr, "fiacheck fuzz: cannot record %s: %s\n", path,
-                        fia_store_errmsg(st));
-        }
-        free(full);
-        free(text);
-        fia_case_free(&c);
+        record_artifact(st, path, e->d_name, kind, tr, profile, revision, &seen);
     }
     closedir(d);
-    for (int i = 0; i < nseen; i++)
-        free(seen[i]);
-    tr->nsigs += nseen;
+    tr->nsigs += (int)seen.n;
+    fuzz_strset_free(&seen);
 }
 
 static int count_new(const fia_store_finding *f, void *ctx)
@@ -260,90 +342,100 @@ static int count_new(const fia_store_finding *f, void *ctx)
         tr->new_findings++;
     return 0;
 }
-#endif
 
-static int usage(void)
-{
-    fprintf(stderr, "usage: fiacheck fuzz [--target params|numeric|metamorphic|all] "
-            "[--time SECONDS] [--jobs N] [--db PATH] [--profile doc|cann] "
-            "[--seed N]\n");
-    return CLI_EXIT_USAGE;
-}
-
-/* Runs one target; returns 0, or -1 when it could not start. */
-static int run_target(const char *bin, target_run *tr, int seconds, int jobs,
-                      const char *db, const char *profile_env, long seed,
-                      const char *revision, const char *statsdir)
-{
-    const char *tn = fuzz_target_name(tr->id);
+/* The libFuzzer command line of one target, and the strings it points to. */
+typedef struct fuzzer_cmd {
+    const char *argv[32];
     char corpus[PATH_MAX], seeds[PATH_MAX], dict[PATH_MAX], arts[PATH_MAX],
-         logp[PATH_MAX];
-    snprintf(corpus, sizeof corpus, "results/corpus/%s", tn);
-    snprintf(seeds, sizeof seeds, "%s/corpus/%s", FIA_SOURCE_DIR, tn);
-    snprintf(dict, sizeof dict, "%s/corpus/%s/%s.dict", FIA_SOURCE_DIR, tn, tn);
-    snprintf(arts, sizeof arts, "results/artifacts/%s/", tn);
-    snprintf(logp, sizeof logp, "results/logs/%s.log", tn);
-    mkdirs(corpus);
-    mkdirs(arts);
-    mkdirs("results/logs");
+         log[PATH_MAX];
     char a_fork[32], a_time[48], a_seed[48], a_dict[PATH_MAX + 8],
          a_art[PATH_MAX + 20];
-    snprintf(a_fork, sizeof a_fork, "-fork=%d", jobs);
-    snprintf(a_time, sizeof a_time, "-max_total_time=%d", seconds);
-    snprintf(a_seed, sizeof a_seed, "-seed=%ld", seed);
-    snprintf(a_dict, sizeof a_dict, "-dict=%s", dict);
-    snprintf(a_art, sizeof a_art, "-artifact_prefix=%s", arts);
-    const char *argv[32];
+} fuzzer_cmd;
+
+/* Fork mode, the time budget, the seed corpus and dictionary from corpus/,
+ * results/ for the working corpus, the artifacts and the log. */
+static void fuzzer_command(const char *bin, fuzz_target_id id, int seconds,
+                           int jobs, long seed, fuzzer_cmd *fc)
+{
+    const char *tn = fuzz_target_name(id);
+    snprintf(fc->corpus, sizeof fc->corpus, "results/corpus/%s", tn);
+    snprintf(fc->seeds, sizeof fc->seeds, "%s/corpus/%s", FIA_SOURCE_DIR, tn);
+    snprintf(fc->dict, sizeof fc->dict, "%s/corpus/%s/%s.dict", FIA_SOURCE_DIR,
+             tn, tn);
+    snprintf(fc->arts, sizeof fc->arts, "results/artifacts/%s/", tn);
+    snprintf(fc->log, sizeof fc->log, "results/logs/%s.log", tn);
+    mkdirs(fc->corpus);
+    mkdirs(fc->arts);
+    mkdirs("results/logs");
+    snprintf(fc->a_fork, sizeof fc->a_fork, "-fork=%d", jobs);
+    snprintf(fc->a_time, sizeof fc->a_time, "-max_total_time=%d", seconds);
+    snprintf(fc->a_seed, sizeof fc->a_seed, "-seed=%ld", seed);
+    snprintf(fc->a_dict, sizeof fc->a_dict, "-dict=%s", fc->dict);
+    snprintf(fc->a_art, sizeof fc->a_art, "-artifact_prefix=%s", fc->arts);
+    const char **argv = fc->argv;
     int k = 0;
     argv[k++] = bin;
-    argv[k++] = a_fork;
-    argv[k++] = a_time;
+    argv[k++] = fc->a_fork;
+    argv[k++] = fc->a_time;
     if (seed >= 0)
-        argv[k++] = a_seed;
-    if (access(dict, R_OK) == 0)
-        argv[k++] = a_dict;
-    argv[k++] = a_art;
+        argv[k++] = fc->a_seed;
+    if (access(fc->dict, R_OK) == 0)
+        argv[k++] = fc->a_dict;
+    argv[k++] = fc->a_art;
     argv[k++] = "-ignore_crashes=1";
     argv[k++] = "-ignore_timeouts=1";
     argv[k++] = "-ignore_ooms=1";
     argv[k++] = "-timeout=30";
     argv[k++] = "-rss_limit_mb=4096";
-    argv[k++] = tr->id == FUZZ_PARAMS ? "-max_len=256" : "-max_len=512";
+    argv[k++] = id == FUZZ_PARAMS ? "-max_len=256" : "-max_len=512";
     argv[k++] = "-print_final_stats=1";
-    argv[k++] = corpus;
-    if (access(seeds, R_OK) == 0)
-        argv[k++] = seeds;
+    argv[k++] = fc->corpus;
+    if (access(fc->seeds, R_OK) == 0)
+        argv[k++] = fc->seeds;
     argv[k] = NULL;
+}
 
-    int fds[2];
-    if (pipe(fds) != 0)
-        return -1;
+/* What the workers are told through their environment. */
+typedef struct worker_env {
+    const char *db, *profile, *revision, *statsdir;
+    int64_t campaign;
+} worker_env;
+
+/* Starts the fuzzer in its own process group, its stdout and stderr into
+ * the pipe's write end out; its pid, or -1. */
+static pid_t spawn_fuzzer(const fuzzer_cmd *fc, const worker_env *we, int fds[2])
+{
     char camp[32];
-    snprintf(camp, sizeof camp, "%lld", (long long)tr->campaign);
+    snprintf(camp, sizeof camp, "%lld", (long long)we->campaign);
     pid_t pid = fork();
-    if (pid < 0)
-        return -1;
-    if (pid == 0) {
-        dup2(fds[1], 2);
-        dup2(fds[1], 1);
-        close(fds[0]);
-        close(fds[1]);
-        setpgid(0, 0);
-        if (db)
-            setenv("FIACHECK_DB", db, 1);
-        setenv("FIACHECK_CAMPAIGN", camp, 1);
-        setenv("FIACHECK_REVISION", revision, 1);
-        setenv("FIACHECK_STATS", statsdir, 1);
-        if (profile_env)
-            setenv("FIACHECK_PROFILE", profile_env, 1);
-        else
-            unsetenv("FIACHECK_PROFILE");
-        execv(bin, (char *const *)argv);
-        fprintf(stderr, "cannot run %s: %s\n", bin, strerror(errno));
-        _exit(127);
-    }
+    if (pid != 0)
+        return pid;
+    dup2(fds[1], 2);
+    dup2(fds[1], 1);
+    close(fds[0]);
     close(fds[1]);
-    FILE *log = fopen(logp, "w");
+    setpgid(0, 0);
+    if (we->db)
+        setenv("FIACHECK_DB", we->db, 1);
+    setenv("FIACHECK_CAMPAIGN", camp, 1);
+    setenv("FIACHECK_REVISION", we->revision, 1);
+    setenv("FIACHECK_STATS", we->statsdir, 1);
+    if (we->profile)
+        setenv("FIACHECK_PROFILE", we->profile, 1);
+    else
+        unsetenv("FIACHECK_PROFILE");
+    execv(fc->argv[0], (char *const *)fc->argv);
+    fprintf(stderr, "cannot run %s: %s\n", fc->argv[0], strerror(errno));
+    _exit(127);
+}
+
+/* Reads the fuzzer's output (to the log, its lines to tr) and shows the
+ * progress until it exits; stops it when it overruns its budget by a
+ * minute.  Its wait status. */
+static int follow_fuzzer(pid_t pid, int fd, const char *logpath, int seconds,
+                         const char *statsdir, target_run *tr)
+{
+    FILE *log = fopen(logpath, "w");
     int tty = isatty(2);
     struct timespec t0, now;
     clock_gettime(CLOCK_MONOTONIC, &t0);
@@ -352,10 +444,10 @@ static int run_target(const char *bin, target_run *tr, int seconds, int jobs,
     double last_print = -100;
     int open_pipe = 1, status = 0, killed = 0;
     for (;;) {
-        struct pollfd pf = {fds[0], POLLIN, 0};
+        struct pollfd pf = {fd, POLLIN, 0};
         int pr = open_pipe ? poll(&pf, 1, 1000) : (nanosleep(&(struct timespec){0, 200000000}, NULL), 0);
         if (pr > 0) {
-            ssize_t n = read(fds[0], buf, sizeof buf);
+            ssize_t n = read(fd, buf, sizeof buf);
             if (n <= 0) {
                 open_pipe = 0;
             } else {
@@ -388,148 +480,108 @@ static int run_target(const char *bin, target_run *tr, int seconds, int jobs,
         if (!open_pipe && waitpid(pid, &status, WNOHANG) == pid)
             break;
     }
-    close(fds[0]);
     if (log)
         fclose(log);
     read_stats(statsdir, tr);
     progress(tr, 0, tty);
     if (tty)
         fputc('\n', stderr);
+    return status;
+}
+
+/* Runs one target; returns 0, or -1 when it could not start. */
+static int run_target(const char *bin, target_run *tr, int seconds, int jobs,
+                      long seed, const worker_env *we)
+{
+    static fuzzer_cmd fc;
+    fuzzer_command(bin, tr->id, seconds, jobs, seed, &fc);
+    int fds[2];
+    if (pipe(fds) != 0)
+        return -1;
+    pid_t pid = spawn_fuzzer(&fc, we, fds);
+    if (pid < 0)
+        return -1;
+    close(fds[1]);
+    int status = follow_fuzzer(pid, fds[0], fc.log, seconds, we->statsdir, tr);
+    close(fds[0]);
     if (WIFEXITED(status) && WEXITSTATUS(status) == 127)
         return -1;
     return 0;
 }
 
-int cmd_fuzz(int argc, char **argv)
+/* Opens (creating) the store at db, its folder too; *abs its absolute path
+ * for the workers.  0, or -1 said. */
+static int open_store(const char *db, fia_store **st, char *abs, size_t len)
 {
-    int want[FUZZ_TARGET_COUNT] = {1, 1, 1};
-    int seconds = 60, jobs = 1;
-    long seed = -1;
-    const char *db = "results/findings.db", *profile = NULL;
-    for (int i = 0; i < argc; i += 2) {
-        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-        if (strcmp(a, "--target") == 0 && v) {
-            if (strcmp(v, "all") != 0) {
-                int t = fuzz_target_from_name(v);
-                if (t < 0) {
-                    fprintf(stderr, "fiacheck fuzz: unknown target '%s'\n", v);
-                    return usage();
-                }
-                memset(want, 0, sizeof want);
-                want[t] = 1;
-            }
-        } else if (strcmp(a, "--time") == 0 && v && atoi(v) > 0) {
-            seconds = atoi(v);
-        } else if (strcmp(a, "--jobs") == 0 && v && atoi(v) > 0) {
-            jobs = atoi(v);
-        } else if (strcmp(a, "--db") == 0 && v) {
-            db = v;
-        } else if (strcmp(a, "--profile") == 0 && v) {
-            fia_profile p;
-            if (fia_profile_parse(v, &p) != 0)
-                return usage();
-            profile = v;
-        } else if (strcmp(a, "--seed") == 0 && v) {
-            seed = atol(v);
-        } else {
-            return usage();
-        }
-    }
-    char dir[PATH_MAX], bins[FUZZ_TARGET_COUNT][PATH_MAX + 32];
-    exe_dir(dir, sizeof dir);
-    int ntargets = 0;
-    for (int t = 0; t < FUZZ_TARGET_COUNT; t++) {
-        if (!want[t])
-            continue;
-        ntargets++;
-        snprintf(bins[t], sizeof bins[t], "%s/%s", dir, fuzz_target_name(t));
-        if (access(bins[t], X_OK) != 0) {
-            fprintf(stderr, "fiacheck fuzz: the libFuzzer binary %s is not built.\n"
-                    "  Build the fuzzers with clang (libFuzzer) beside fiacheck:\n"
-                    "    CC=clang CFLAGS='-O1 -g -fsanitize=address,undefined,"
-                    "fuzzer-no-link' LIB_FUZZING_ENGINE=-fsanitize=fuzzer "
-                    "OUT=build/fuzz bash fuzz/build.sh\n"
-                    "  then run build/fuzz/fiacheck fuzz (scripts/main.sh does "
-                    "both).\n", bins[t]);
-            return CLI_EXIT_USAGE;
-        }
-    }
-#ifndef FIA_HAVE_STORE
-    (void)db, (void)run_target, (void)jobs, (void)seed, (void)profile;
-    fprintf(stderr, "fiacheck fuzz: this fiacheck was built without the SQLite "
-            "store (libsqlite3-dev missing)\n");
-    return CLI_EXIT_USAGE;
-#else
-    char dbdir[PATH_MAX], absdb[PATH_MAX];
+    char dbdir[PATH_MAX];
     snprintf(dbdir, sizeof dbdir, "%s", db);
     char *sl = strrchr(dbdir, '/');
     if (sl != NULL) {
         *sl = '\0';
         mkdirs(dbdir);
     }
-    fia_store *st = NULL;
     char err[512];
-    if (fia_store_open(db, 1, &st, err, sizeof err) != FIA_STORE_OK) {
+    if (fia_store_open(db, 1, st, err, sizeof err) != FIA_STORE_OK) {
         fprintf(stderr, "fiacheck fuzz: %s\n", err);
-        return CLI_EXIT_USAGE;
+        return -1;
     }
-    if (db[0] == '/' || realpath(db, absdb) == NULL)
-        snprintf(absdb, sizeof absdb, "%s", db);
-    /* the command as run, with what fast/ computes with in front (the
-     * workers inherit the environment): reproducible from the store */
-    char revision[128], command[1024];
-    snprintf(command, sizeof command,
-             "FIA_FAST_ISA=%s FIA_FAST_THREADS=%d fiacheck fuzz",
-             fastKernelLevel(), fastThreadCount());
-    cli_git_revision(revision, sizeof revision);
-    for (int i = 0; i < argc; i++) {
-        size_t l = strlen(command);
-        snprintf(command + l, sizeof command - l, " %s", argv[i]);
+    if (db[0] == '/' || realpath(db, abs) == NULL)
+        snprintf(abs, len, "%s", db);
+    return 0;
+}
+
+/* The campaign of one target in the store (tr->campaign); 0, or -1
+ * said. */
+static int begin_campaign(fia_store *st, const fuzz_opts *o, const char *command,
+                          const char *revision, target_run *tr)
+{
+    fia_campaign_info ci = {revision, fuzz_target_name(tr->id),
+                            o->profile ? o->profile : "doc+cann", "default",
+                            o->seed >= 0 ? (uint64_t)o->seed : 0, command};
+    if (fia_store_campaign_begin(st, &ci, &tr->campaign) != FIA_STORE_OK) {
+        fprintf(stderr, "fiacheck fuzz: %s\n", fia_store_errmsg(st));
+        return -1;
     }
-    const char *pname = profile ? profile : "doc+cann";
-    int per = seconds / ntargets > 0 ? seconds / ntargets : 1;
-    target_run runs[FUZZ_TARGET_COUNT];
-    memset(runs, 0, sizeof runs);
+    return 0;
+}
+
+/* One target's begun campaign: run, its artifacts collected, ended.
+ * CLI_EXIT_OK or CLI_EXIT_USAGE (said). */
+static int run_campaign(fia_store *st, const fuzz_opts *o, const char *bin,
+                        int per, const char *absdb, const char *revision,
+                        time_t started, target_run *tr)
+{
+    const char *pname = o->profile ? o->profile : "doc+cann";
     int rc = CLI_EXIT_OK;
-    time_t started = time(NULL);
-    fprintf(stderr, "fiacheck fuzz: revision %.12s, %d target(s), %d s each, "
-            "%d job(s), store %s\n", revision, ntargets, per, jobs, db);
-    for (int t = 0; t < FUZZ_TARGET_COUNT; t++) {
-        if (!want[t])
-            continue;
-        target_run *tr = &runs[t];
-        tr->id = t;
-        fia_campaign_info ci = {revision, fuzz_target_name(t), pname, "default",
-                                seed >= 0 ? (uint64_t)seed : 0, command};
-        if (fia_store_campaign_begin(st, &ci, &tr->campaign) != FIA_STORE_OK) {
-            fprintf(stderr, "fiacheck fuzz: %s\n", fia_store_errmsg(st));
-            rc = CLI_EXIT_USAGE;
-            break;
-        }
-        char statsdir[PATH_MAX];
-        snprintf(statsdir, sizeof statsdir, "results/stats/%lld",
-                 (long long)tr->campaign);
-        mkdirs(statsdir);
-        clear_files(statsdir);
-        if (run_target(bins[t], tr, per, jobs, absdb, profile, seed, revision,
-                       statsdir) != 0) {
-            fprintf(stderr, "fiacheck fuzz: cannot run %s\n", bins[t]);
-            rc = CLI_EXIT_USAGE;
-        }
-        char arts[PATH_MAX];
-        snprintf(arts, sizeof arts, "results/artifacts/%s", fuzz_target_name(t));
-        collect_artifacts(st, arts, tr, started, pname, revision);
-        fia_store_campaign_update(st, tr->campaign, tr->cnt.execs, tr->cov,
-                                  tr->seconds, 1);
-        fia_store_list_findings(st, NULL, count_new, tr);
+    char statsdir[PATH_MAX];
+    snprintf(statsdir, sizeof statsdir, "results/stats/%lld",
+             (long long)tr->campaign);
+    mkdirs(statsdir);
+    clear_files(statsdir);
+    worker_env we = {absdb, o->profile, revision, statsdir, tr->campaign};
+    if (run_target(bin, tr, per, o->jobs, o->seed, &we) != 0) {
+        fprintf(stderr, "fiacheck fuzz: cannot run %s\n", bin);
+        rc = CLI_EXIT_USAGE;
     }
+    char arts[PATH_MAX];
+    snprintf(arts, sizeof arts, "results/artifacts/%s", fuzz_target_name(tr->id));
+    collect_artifacts(st, arts, tr, started, pname, revision);
+    fia_store_campaign_update(st, tr->campaign, tr->cnt.execs, tr->cov,
+                              tr->seconds, 1);
+    fia_store_list_findings(st, NULL, count_new, tr);
+    return rc;
+}
+
+/* The table of the targets run; the number of findings and artifacts. */
+static int64_t print_summary(const fuzz_opts *o, const target_run *runs)
+{
     printf("\n%-17s %10s %9s %7s %9s %6s %9s %9s\n", "target", "execs", "execs/s",
            "cov", "findings", "new", "distinct", "artifacts");
     int64_t total = 0;
     for (int t = 0; t < FUZZ_TARGET_COUNT; t++) {
-        if (!want[t])
+        if (!o->want[t])
             continue;
-        target_run *tr = &runs[t];
+        const target_run *tr = &runs[t];
         printf("%-17s %10lld %9.0f %7ld %9lld %6d %9d %9d\n", fuzz_target_name(t),
                (long long)tr->cnt.execs,
                tr->seconds > 0 ? (double)tr->cnt.execs / tr->seconds : 0.0,
@@ -547,8 +599,61 @@ int cmd_fuzz(int argc, char **argv)
                    "target's domain): %.1f %%\n",
                    100.0 * (double)tr->cnt.skipped / (double)tr->cnt.execs);
     }
+    return total;
+}
+#endif
+
+int cmd_fuzz(int argc, char **argv)
+{
+    fuzz_opts o;
+    int rc = parse_args(argc, argv, &o);
+    if (rc != CLI_EXIT_OK)
+        return rc;
+    char bins[FUZZ_TARGET_COUNT][PATH_MAX + 32];
+    int ntargets = find_binaries(&o, bins);
+    if (ntargets < 0)
+        return CLI_EXIT_USAGE;
+#ifndef FIA_HAVE_STORE
+    fprintf(stderr, "fiacheck fuzz: this fiacheck was built without the SQLite "
+            "store (libsqlite3-dev missing)\n");
+    return CLI_EXIT_USAGE;
+#else
+    fia_store *st = NULL;
+    char absdb[PATH_MAX];
+    if (open_store(o.db, &st, absdb, sizeof absdb) != 0)
+        return CLI_EXIT_USAGE;
+    /* the command as run, with what fast/ computes with in front (the
+     * workers inherit the environment): reproducible from the store */
+    char revision[128], command[1024];
+    snprintf(command, sizeof command,
+             "FIA_FAST_ISA=%s FIA_FAST_THREADS=%d fiacheck fuzz",
+             fastKernelLevel(), fastThreadCount());
+    cli_git_revision(revision, sizeof revision);
+    for (int i = 0; i < argc; i++) {
+        size_t l = strlen(command);
+        snprintf(command + l, sizeof command - l, " %s", argv[i]);
+    }
+    int per = o.seconds / ntargets > 0 ? o.seconds / ntargets : 1;
+    target_run runs[FUZZ_TARGET_COUNT];
+    memset(runs, 0, sizeof runs);
+    time_t started = time(NULL);
+    fprintf(stderr, "fiacheck fuzz: revision %.12s, %d target(s), %d s each, "
+            "%d job(s), store %s\n", revision, ntargets, per, o.jobs, o.db);
+    for (int t = 0; t < FUZZ_TARGET_COUNT; t++) {
+        if (!o.want[t])
+            continue;
+        runs[t].id = t;
+        if (begin_campaign(st, &o, command, revision, &runs[t]) != 0) {
+            rc = CLI_EXIT_USAGE;
+            break;
+        }
+        if (run_campaign(st, &o, bins[t], per, absdb, revision, started,
+                         &runs[t]) != CLI_EXIT_OK)
+            rc = CLI_EXIT_USAGE;
+    }
+    int64_t total = print_summary(&o, runs);
     printf("store %s (revision %.12s); details: fiacheck db findings --db %s\n",
-           db, revision, db);
+           o.db, revision, o.db);
     fia_store_close(st);
     if (rc == CLI_EXIT_OK && total > 0)
         rc = CLI_EXIT_FINDING;

@@ -60,8 +60,11 @@ int cmd_minimize(int argc, char **argv)
     }
     char *text;
     int64_t id;
-    if (cli_load_finding(arg, db, 0, &text, &id) != 0)
+    fia_error lerr;
+    if (cli_load_finding(arg, db, 0, &text, &id, &lerr) != FIA_OK) {
+        fprintf(stderr, "fiacheck: %s\n", lerr.msg);
         return CLI_EXIT_USAGE;
+    }
     fuzz_sig_pred pred;
     memset(&pred, 0, sizeof pred);
     cli_finding_context(text, &pred.target, &pred.profile, pred.transform,
@@ -70,7 +73,7 @@ int cmd_minimize(int argc, char **argv)
         return free(text), CLI_EXIT_USAGE;
     if (tgt && fuzz_target_from_name(tgt) >= 0)
         pred.target = (fuzz_target_id)fuzz_target_from_name(tgt);
-    char recorded[256], kind[64], msg[512];
+    char recorded[256], kind[64];
     fuzz_text_header(text, "signature", recorded, sizeof recorded);
     fia_case c;
     fia_error err;
@@ -80,14 +83,15 @@ int cmd_minimize(int argc, char **argv)
         return CLI_EXIT_USAGE;
     }
     free(text);
+    static fuzz_case_verdict v;
     if (fuzz_case_signature(&c, pred.target, pred.profile, pred.transform,
-                            pred.signature, sizeof pred.signature, msg,
-                            sizeof msg) != 1) {
+                            &v) != 1) {
         printf("%s does not fail (%s): nothing to minimize\n", arg,
-               msg[0] ? msg : "passes");
+               v.message[0] ? v.message : "passes");
         fia_case_free(&c);
         return CLI_EXIT_FINDING;
     }
+    snprintf(pred.signature, sizeof pred.signature, "%s", v.signature);
     if (recorded[0] && strcmp(recorded, pred.signature) != 0)
         printf("note: it now fails as %s (recorded %s); keeping the new one\n",
                pred.signature, recorded);

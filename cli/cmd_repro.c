@@ -19,11 +19,13 @@
 #include "fia/store.h"
 #endif
 
-static char *read_text(const char *path)
+/* The whole file at path into *out (the caller frees it). */
+static fia_status read_text(const char *path, char **out, fia_error *err)
 {
+    *out = NULL;
     FILE *f = fopen(path, "rb");
     if (f == NULL)
-        return NULL;
+        return fia_fail(err, FIA_ERR_IO, "cannot read %s", path);
     size_t cap = 1 << 16, n = 0, got;
     char *s = malloc(cap);
     while (s != NULL && (got = fread(s + n, 1, cap - n - 1, f)) > 0) {
@@ -36,51 +38,48 @@ static char *read_text(const char *path)
         }
     }
     fclose(f);
-    if (s != NULL)
-        s[n] = '\0';
-    return s;
+    if (s == NULL)
+        return fia_fail(err, FIA_ERR_NOMEM, "no memory to read %s", path);
+    s[n] = '\0';
+    *out = s;
+    return FIA_OK;
 }
 
-int cli_load_finding(const char *arg, const char *db, int minimized,
-                     char **text, int64_t *id)
+fia_status cli_load_finding(const char *arg, const char *db, int minimized,
+                            char **text, int64_t *id, fia_error *err)
 {
     *text = NULL;
     *id = 0;
     int digits = arg[0] != '\0';
     for (const char *p = arg; *p; p++)
         digits = digits && isdigit((unsigned char)*p);
-    if (!digits) {
-        *text = read_text(arg);
-        if (*text == NULL)
-            fprintf(stderr, "fiacheck: cannot read %s\n", arg);
-        return *text ? 0 : -1;
-    }
+    if (!digits)
+        return read_text(arg, text, err);
 #ifdef FIA_HAVE_STORE
     fia_store *st = NULL;
-    char err[512];
-    if (fia_store_open(db, 0, &st, err, sizeof err) != FIA_STORE_OK) {
-        fprintf(stderr, "fiacheck: %s\n", err);
-        return -1;
-    }
+    char msg[512];
+    if (fia_store_open(db, 0, &st, msg, sizeof msg) != FIA_STORE_OK)
+        return fia_fail(err, FIA_ERR_IO, "%s", msg);
     fia_store_finding f;
     memset(&f, 0, sizeof f);
     *id = atoll(arg);
-    int rc = fia_store_get_finding(st, *id, &f);
-    if (rc != FIA_STORE_OK) {
-        fprintf(stderr, "fiacheck: no finding %s in %s: %s\n", arg, db,
-                fia_store_errmsg(st));
+    if (fia_store_get_finding(st, *id, &f) != FIA_STORE_OK) {
+        fia_fail(err, FIA_ERR_BAD_INPUT, "no finding %s in %s: %s", arg, db,
+                 fia_store_errmsg(st));
         fia_store_close(st);
-        return -1;
+        return FIA_ERR_BAD_INPUT;
     }
     const char *t = minimized && f.minimized_text ? f.minimized_text : f.case_text;
     *text = strdup(t ? t : "");
     fia_store_finding_free(&f);
     fia_store_close(st);
-    return *text ? 0 : -1;
+    if (*text == NULL)
+        return fia_fail(err, FIA_ERR_NOMEM, "no memory for finding %s", arg);
+    return FIA_OK;
 #else
     (void)db, (void)minimized;
-    fprintf(stderr, "fiacheck: built without the store; give a case file\n");
-    return -1;
+    return fia_fail(err, FIA_ERR_BAD_INPUT, "built without the store; give a "
+                    "case file");
 #endif
 }
 
@@ -182,8 +181,8 @@ static void show_elements(const fia_case *c, fia_profile p)
     fia_case_data_free(&d);
 }
 
-int cli_finding_context(const char *text, fuzz_target_id *t, fia_profile *p,
-                        char *transform, size_t tlen)
+void cli_finding_context(const char *text, fuzz_target_id *t, fia_profile *p,
+                         char *transform, size_t tlen)
 {
     char v[64];
     fuzz_text_header(text, "target", v, sizeof v);
@@ -206,7 +205,68 @@ int cli_finding_context(const char *text, fuzz_target_id *t, fia_profile *p,
         fprintf(stderr, "fiacheck: the finding ran fast/ with the %s "
                 "kernels, which this machine lacks; running with %s\n", lv,
                 fastKernelLevel());
-    return 0;
+}
+
+/* A metamorphic finding: both forms again.  The exit code. */
+static int repro_metamorphic(const fia_case *c, const char *transform,
+                             fia_profile p)
+{
+    fuzz_meta_result m;
+    fuzz_meta_check(c, transform, p, &m);
+    printf("  transform      %s\n", transform);
+    printf("  verdict        %s%s%s\n", !m.applicable ? "not applicable"
+           : m.finding ? m.kind : "pass", m.message[0] ? ": " : "", m.message);
+    if (m.finding)
+        printf("  signature      %s\n", m.signature);
+    return m.finding ? CLI_EXIT_FINDING : m.applicable ? CLI_EXIT_OK : CLI_EXIT_USAGE;
+}
+
+/* A finding of fia_check_case: the statuses and the rules that decide
+ * them, the comparison and the worst elements.  The exit code. */
+static int repro_check(const fia_case *c, fuzz_target_id t, fia_profile p,
+                       const char *recorded)
+{
+    static fia_check_result r;
+    fia_check_options o;
+    fia_check_options_default(&o);
+    o.profile = p;
+    o.status_only = t == FUZZ_PARAMS;
+    fia_check_case(c, &o, &r);
+    if (r.evaluated) {
+        printf("  expected       %d %s; rules fired:", r.ov.expected,
+               fia_status_name(r.ov.expected));
+        for (int i = 0; i < r.ov.n_fired; i++)
+            printf(" %s", r.ov.fired[i]->id);
+        printf("%s\n", r.ov.n_fired ? "" : " -");
+        for (int i = 0; i < r.ov.n_fired; i++)
+            printf("    %-11s %s\n", r.ov.fired[i]->id, r.ov.fired[i]->summary);
+    }
+    if (r.fast_called)
+        printf("  fast           %d %s%s%s\n", r.fast_status,
+               fia_status_name(r.fast_status), r.fast_error.msg[0] ? ": " : "",
+               r.fast_error.msg);
+    if (r.computed) {
+        printf("  attention_out  max %.3g ulp, max rel err %.3g, %lld outside "
+               "tolerance, %lld NaN/inf leaks\n", r.out_cmp.max_ulp,
+               r.out_cmp.max_rel_err, (long long)r.out_cmp.n_fail,
+               (long long)r.out_cmp.n_nan_leak);
+        if (r.has_lse)
+            printf("  softmax_lse    max %.3g ulp, %lld outside tolerance, "
+                   "%lld leaks\n", r.lse_cmp.max_ulp,
+                   (long long)r.lse_cmp.n_fail, (long long)r.lse_cmp.n_nan_leak);
+        if (r.v != FIA_V_PASS)
+            show_elements(c, p);
+    }
+    printf("  verdict        %s%s%s\n", fia_verdict_name(r.v),
+           r.reason.msg[0] ? ": " : "", r.reason.msg);
+    if (fia_verdict_is_finding(r.v)) {
+        char now[FUZZ_SIGNATURE_LEN];
+        fuzz_signature(c, &r, p, now, sizeof now);
+        printf("  signature      %s%s\n", now, recorded[0] && strcmp(recorded, now)
+               ? " (differs from the recorded one)" : "");
+    }
+    return fia_verdict_is_finding(r.v) ? CLI_EXIT_FINDING
+         : r.v == FIA_V_BAD_INPUT ? CLI_EXIT_USAGE : CLI_EXIT_OK;
 }
 
 int cmd_repro(int argc, char **argv)
@@ -226,8 +286,11 @@ int cmd_repro(int argc, char **argv)
     }
     char *text;
     int64_t id;
-    if (cli_load_finding(arg, db, 0, &text, &id) != 0)
+    fia_error err;
+    if (cli_load_finding(arg, db, 0, &text, &id, &err) != FIA_OK) {
+        fprintf(stderr, "fiacheck: %s\n", err.msg);
         return CLI_EXIT_USAGE;
+    }
     fuzz_target_id t;
     fia_profile p;
     char transform[64], sig[256];
@@ -238,7 +301,6 @@ int cmd_repro(int argc, char **argv)
     if (tgt && fuzz_target_from_name(tgt) >= 0)
         t = (fuzz_target_id)fuzz_target_from_name(tgt);
     fia_case c;
-    fia_error err;
     if (fia_case_parse_string(text, arg, &c, &err) != 0) {
         fprintf(stderr, "fiacheck repro: %s:%d: %s\n", arg, err.line, err.msg);
         free(text);
@@ -250,59 +312,9 @@ int cmd_repro(int argc, char **argv)
            fastThreadCount());
     if (sig[0])
         printf("  recorded       %s\n", sig);
-    int rc;
-    if (t == FUZZ_METAMORPHIC && transform[0]) {
-        fuzz_meta_result m;
-        fuzz_meta_check(&c, transform, p, &m);
-        printf("  transform      %s\n", transform);
-        printf("  verdict        %s%s%s\n", !m.applicable ? "not applicable"
-               : m.finding ? m.kind : "pass", m.message[0] ? ": " : "", m.message);
-        if (m.finding)
-            printf("  signature      %s\n", m.signature);
-        rc = m.finding ? CLI_EXIT_FINDING : m.applicable ? CLI_EXIT_OK : CLI_EXIT_USAGE;
-    } else {
-        static fia_check_result r;
-        fia_check_options o;
-        fia_check_options_default(&o);
-        o.profile = p;
-        o.status_only = t == FUZZ_PARAMS;
-        fia_check_case(&c, &o, &r);
-        if (r.evaluated) {
-            printf("  expected       %d %s; rules fired:", r.ov.expected,
-                   fia_status_name(r.ov.expected));
-            for (int i = 0; i < r.ov.n_fired; i++)
-                printf(" %s", r.ov.fired[i]->id);
-            printf("%s\n", r.ov.n_fired ? "" : " -");
-            for (int i = 0; i < r.ov.n_fired; i++)
-                printf("    %-11s %s\n", r.ov.fired[i]->id, r.ov.fired[i]->summary);
-        }
-        if (r.fast_called)
-            printf("  fast           %d %s%s%s\n", r.fast_status,
-                   fia_status_name(r.fast_status), r.fast_error.msg[0] ? ": " : "",
-                   r.fast_error.msg);
-        if (r.computed) {
-            printf("  attention_out  max %.3g ulp, max rel err %.3g, %lld outside "
-                   "tolerance, %lld NaN/inf leaks\n", r.out_cmp.max_ulp,
-                   r.out_cmp.max_rel_err, (long long)r.out_cmp.n_fail,
-                   (long long)r.out_cmp.n_nan_leak);
-            if (r.has_lse)
-                printf("  softmax_lse    max %.3g ulp, %lld outside tolerance, "
-                       "%lld leaks\n", r.lse_cmp.max_ulp,
-                       (long long)r.lse_cmp.n_fail, (long long)r.lse_cmp.n_nan_leak);
-            if (r.v != FIA_V_PASS)
-                show_elements(&c, p);
-        }
-        printf("  verdict        %s%s%s\n", fia_verdict_name(r.v),
-               r.reason.msg[0] ? ": " : "", r.reason.msg);
-        if (fia_verdict_is_finding(r.v)) {
-            char now[256];
-            fuzz_signature(&c, &r, p, now, sizeof now);
-            printf("  signature      %s%s\n", now, sig[0] && strcmp(sig, now)
-                   ? " (differs from the recorded one)" : "");
-        }
-        rc = fia_verdict_is_finding(r.v) ? CLI_EXIT_FINDING
-           : r.v == FIA_V_BAD_INPUT ? CLI_EXIT_USAGE : CLI_EXIT_OK;
-    }
+    int rc = t == FUZZ_METAMORPHIC && transform[0]
+           ? repro_metamorphic(&c, transform, p)
+           : repro_check(&c, t, p, sig);
     fia_case_free(&c);
     return rc;
 }

@@ -16,6 +16,7 @@ src=$(cd "$(dirname "$0")/.." && pwd)
 : "${CC:?set CC (e.g. clang)}" "${OUT:?set OUT}"
 : "${LIB_FUZZING_ENGINE:?set LIB_FUZZING_ENGINE (e.g. -fsanitize=fuzzer)}"
 CFLAGS=${CFLAGS:-}
+OUT=$(mkdir -p "$OUT" && cd "$OUT" && pwd) # the seed zips are made from elsewhere
 work=${WORK:-$OUT/.build}/fiacheck-fuzz
 mkdir -p "$OUT" "$work"
 # shellcheck disable=SC2086

@@ -11,8 +11,8 @@ static void spec_clear(fia_tensor_spec *sp)
     memset(sp, 0, sizeof *sp);
 }
 
-int fb_tensor_list(fia_case *c, fia_slot s, int count, fia_dtype dt, int ndim,
-                   const int64_t *shape)
+fia_status fb_tensor_list(fia_case *c, fia_slot s, int count, fia_dtype dt,
+                          int ndim, const int64_t *shape)
 {
     fia_tensor_spec *sp = &c->tensors[s];
     spec_clear(sp);
@@ -20,7 +20,7 @@ int fb_tensor_list(fia_case *c, fia_slot s, int count, fia_dtype dt, int ndim,
         count = 1;
     sp->t = calloc((size_t)count, sizeof *sp->t);
     if (sp->t == NULL)
-        return -1;
+        return FIA_ERR_NOMEM;
     sp->presence = FIA_PRESENT;
     sp->count = count;
     if (ndim < 0)
@@ -33,11 +33,11 @@ int fb_tensor_list(fia_case *c, fia_slot s, int count, fia_dtype dt, int ndim,
         for (int k = 0; k < ndim; k++) /* the case format has no dim < 0 */
             sp->t[i].shape[k] = shape[k] < 0 ? 0 : shape[k];
     }
-    return 0;
+    return FIA_OK;
 }
 
-int fb_tensor(fia_case *c, fia_slot s, fia_dtype dt, int ndim,
-              const int64_t *shape)
+fia_status fb_tensor(fia_case *c, fia_slot s, fia_dtype dt, int ndim,
+                     const int64_t *shape)
 {
     return fb_tensor_list(c, s, 1, dt, ndim, shape);
 }
@@ -70,7 +70,8 @@ void fb_gen(fia_case *c, fia_slot s, fia_gen_kind k, double a, double b)
     g->b = b;
 }
 
-int fb_array(fia_case *c, fia_array a, int64_t count, const int64_t *v)
+fia_status fb_array(fia_case *c, fia_array a, int64_t count,
+                    const int64_t *v)
 {
     fia_int_array_spec *sp = &c->arrays[a];
     free(sp->values);
@@ -80,12 +81,12 @@ int fb_array(fia_case *c, fia_array a, int64_t count, const int64_t *v)
         sp->values = malloc((size_t)count * sizeof *v);
         if (sp->values == NULL) {
             sp->presence = FIA_ABSENT;
-            return -1;
+            return FIA_ERR_NOMEM;
         }
         memcpy(sp->values, v, (size_t)count * sizeof *v);
     }
     sp->count = count;
-    return 0;
+    return FIA_OK;
 }
 
 void fb_array_null(fia_case *c, fia_array a)
@@ -247,13 +248,15 @@ int64_t fz_kv_len(const fia_case *c, const fz_geom *g, int64_t b)
     return eff_len(&c->arrays[FIA_ARR_ACTUAL_SEQ_LENGTHS_KV], b, g->KV_S);
 }
 
-double *fz_slot_data(const fia_case *c, fia_slot s, int64_t *n)
+fia_status fz_slot_data(const fia_case *c, fia_slot s, double **out,
+                        int64_t *n, fia_error *err)
 {
     fia_case_data d;
-    fia_error err;
+    *out = NULL;
     *n = 0;
     if (c->tensors[s].presence != FIA_PRESENT)
-        return NULL;
+        return fia_fail(err, FIA_ERR_BAD_INPUT, "%s is not present",
+                        fia_slot_name(s));
     /* A view of c with only slot s: its data depends on the seed, the slot,
      * its generator and shape only, so the others need not be made. */
     fia_case view = *c;
@@ -263,22 +266,26 @@ double *fz_slot_data(const fia_case *c, fia_slot s, int64_t *n)
                 k == FIA_SLOT_ATTENTION_OUT || k == FIA_SLOT_SOFTMAX_LSE ||
                 k == FIA_SLOT_QUERY || k == FIA_SLOT_KEY || k == FIA_SLOT_VALUE
                     ? FIA_NULL : FIA_ABSENT;
-    if (fia_case_materialize(&view, 1, &d, &err) != 0)
-        return NULL;
-    double *out = NULL;
+    fia_status st = fia_case_materialize(&view, 1, &d, err);
+    if (st != FIA_OK)
+        return st;
     int64_t total = 0;
     for (int i = 0; i < d.n[s]; i++)
         total += fia_tensor_numel(&d.t[s][i]);
-    out = malloc((size_t)(total > 0 ? total : 1) * sizeof *out);
-    if (out != NULL) {
-        int64_t k = 0;
-        for (int i = 0; i < d.n[s]; i++) {
-            int64_t m = fia_tensor_numel(&d.t[s][i]);
-            for (int64_t j = 0; j < m; j++)
-                out[k++] = fia_load_as_double(d.t[s][i].dtype, d.t[s][i].data, j);
-        }
-        *n = total;
+    double *v = malloc((size_t)(total > 0 ? total : 1) * sizeof *v);
+    if (v == NULL) {
+        fia_case_data_free(&d);
+        return fia_fail(err, FIA_ERR_NOMEM, "no memory for the data of %s",
+                        fia_slot_name(s));
+    }
+    int64_t k = 0;
+    for (int i = 0; i < d.n[s]; i++) {
+        int64_t m = fia_tensor_numel(&d.t[s][i]);
+        for (int64_t j = 0; j < m; j++)
+            v[k++] = fia_load_as_double(d.t[s][i].dtype, d.t[s][i].data, j);
     }
     fia_case_data_free(&d);
-    return out;
+    *out = v;
+    *n = total;
+    return FIA_OK;
 }

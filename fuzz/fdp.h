@@ -41,9 +41,12 @@ static inline uint32_t fdp_u32(fdp *f)
     return v;
 }
 
+/* The high half first (as gcc and clang ordered the two reads when they
+ * were the operands of one `|`). */
 static inline uint64_t fdp_u64(fdp *f)
 {
-    return ((uint64_t)fdp_u32(f) << 32) | fdp_u32(f);
+    uint64_t hi = fdp_u32(f);
+    return (hi << 32) | fdp_u32(f);
 }
 
 /* Uniform-ish in [lo, hi] (inclusive), using as few bytes as the range

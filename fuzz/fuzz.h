@@ -1,11 +1,13 @@
 /* fuzz/: the fuzz targets of fiacheck and what they share with the CLI
  * (fiacheck fuzz, repro, minimize) and the tests.
  *
- * A target turns the fuzzer's bytes into one or two cases (decode_*.c),
+ * A target turns the fuzzer's bytes into one or two cases (decode_*.c, each
+ * a list of per-feature generator fragments gen_<feature>.c, see gen.h),
  * judges them with fia_check_case() (harness/check.c) or, for the
  * metamorphic target, compares fast/'s outputs of two forms of one problem
- * (meta.c), and reports findings, rule coverage and accuracy to the store
- * (report.c).  Nothing here decides validity or computes attention. */
+ * (meta.c), and reports findings (built by finding.c), rule coverage and
+ * accuracy to the store (report.c).  Nothing here decides validity or
+ * computes attention. */
 #ifndef FIA_FUZZ_H
 #define FIA_FUZZ_H
 
@@ -13,6 +15,14 @@
 #include <stdint.h>
 #include "fia/case.h"
 #include "fia/check.h"
+#include "fia/error.h"
+#ifdef FIA_HAVE_STORE
+#include "fia/store.h"
+#endif
+
+/* The signature buffers' size: signatures are cut to it, the same way
+ * wherever they are made. */
+#define FUZZ_SIGNATURE_LEN 256
 
 typedef enum fuzz_target_id {
     FUZZ_PARAMS = 0,
@@ -24,25 +34,29 @@ typedef enum fuzz_target_id {
 const char *fuzz_target_name(fuzz_target_id t);     /* "fuzz_params", ... */
 int fuzz_target_from_name(const char *name);       /* also "params"; -1 */
 
-/* ---- decoders (bytes -> case); never fail on any input ---------------- */
+/* ---- decoders (bytes -> case) -------------------------------------------
+ * Any input decodes to a case (fuzz/gen.h: the fragments they are made
+ * of).  FIA_OK, or FIA_ERR_NOMEM when a tensor could not be built: the case
+ * is then incomplete (valid to free, not to judge). */
 
 /* Any combination of parameters, biased to validator edges; shapes may be
  * huge (status only). */
-void fuzz_decode_params(const uint8_t *data, size_t size, fia_case *c);
+fia_status fuzz_decode_params(const uint8_t *data, size_t size, fia_case *c);
 /* A case the rules accept, small shapes, data from kernel-breaking
  * distributions (explicit .values where the distribution needs them). */
-void fuzz_decode_numeric(const uint8_t *data, size_t size, fia_case *c);
+fia_status fuzz_decode_numeric(const uint8_t *data, size_t size, fia_case *c);
 /* A base case for the metamorphic target and the transform to apply to it
- * (a string like "layout=BSH", see meta.c). */
-void fuzz_decode_metamorphic(const uint8_t *data, size_t size, fia_case *c,
-                             char *transform, size_t tlen);
+ * (a string like "layout=BSH", see meta.c; "none" when none applies). */
+fia_status fuzz_decode_metamorphic(const uint8_t *data, size_t size,
+                                   fia_case *c, char *transform, size_t tlen);
 
 /* ---- the metamorphic relation ------------------------------------------ */
 
-/* The second form of c under transform; 0, or -1 when the transform does
- * not apply to c (or c's data cannot be made). */
-int fuzz_meta_transform(const fia_case *c, const char *transform,
-                        fia_case *out);
+/* The second form of c under transform into *out (freed on failure):
+ * FIA_OK; FIA_ERR_BAD_INPUT when the transform does not apply to c or c's
+ * data cannot be made; FIA_ERR_NOMEM. */
+fia_status fuzz_meta_transform(const fia_case *c, const char *transform,
+                               fia_case *out, fia_error *err);
 
 typedef struct fuzz_meta_result {
     int applicable;        /* 0: transform not applicable, or a form rejected */
@@ -75,15 +89,74 @@ void fuzz_signature(const fia_case *c, const fia_check_result *r,
 /* One input of a target (what LLVMFuzzerTestOneInput calls). */
 int fuzz_run_one(fuzz_target_id t, const uint8_t *data, size_t size);
 
+/* ---- findings (finding.c): what the workers, `fiacheck fuzz` and
+ * `fiacheck minimize` record, built in one place ------------------------- */
+
+typedef struct fuzz_finding {
+    fuzz_target_id target;
+    char profile[32];       /* "doc", "cann", "doc+cann" */
+    char kind[32];          /* a verdict name, "metamorphic", "crash", ... */
+    char signature[320];
+    char metrics[256];      /* JSON; "" none */
+    char message[1024];
+    char transform[64];     /* the metamorphic transform; "" none */
+    char artifact[1024];    /* the libFuzzer artifact it came from; "" none */
+    uint64_t seed;
+    char *text;             /* the case text (fuzz_finding_attach_text) */
+} fuzz_finding;
+
+/* A finding of fia_check_case's verdict r (a finding verdict): signature
+ * fuzz_signature, metrics the comparison's or the two statuses. */
+void fuzz_finding_of_check(fuzz_finding *f, const fia_case *c,
+                           const fia_check_result *r, fuzz_target_id t,
+                           fia_profile p);
+/* A finding of the metamorphic relation (m->finding set). */
+void fuzz_finding_of_meta(fuzz_finding *f, const fia_case *c,
+                          const fuzz_meta_result *m, fia_profile p,
+                          const char *transform);
+/* A finding of a libFuzzer artifact (kind "crash" or "timeout") whose
+ * input decodes to c: signature kind|target|bucket. */
+void fuzz_finding_of_artifact(fuzz_finding *f, const fia_case *c,
+                              const char *kind, fuzz_target_id t,
+                              const char *profile, const char *transform,
+                              const char *path, const char *message);
+/* Builds f->text from c: the finding's header then the case (with the
+ * artifact's line in front when it has one). */
+fia_status fuzz_finding_attach_text(fuzz_finding *f, const fia_case *c);
+void fuzz_finding_free(fuzz_finding *f);
+#ifdef FIA_HAVE_STORE
+/* The store's record of f (pointing into f; text attached). */
+void fuzz_finding_record(const fuzz_finding *f, int64_t campaign,
+                         const char *revision, fia_finding_record *out);
+#endif
+
 /* The case text a finding stores: a header of "# fiacheck-..." comment
  * lines (target, profile, kind, signature, fast-kernels, fast-threads,
- * transform) then the case. */
+ * transform) then the case; NULL out of memory. */
 char *fuzz_finding_text(const fia_case *c, fuzz_target_id t,
                         const char *profile, const char *kind,
                         const char *signature, const char *transform);
 /* Reads "# fiacheck-KEY: VALUE" from such a text into val ("" if none). */
 void fuzz_text_header(const char *text, const char *key, char *val,
                       size_t len);
+
+/* ---- a set of strings (strset.c) ------------------------------------------ */
+
+typedef struct fuzz_strset {
+    char **items;           /* in insertion order */
+    size_t n, cap;
+    size_t *slots;          /* the index: item + 1, 0 empty */
+    size_t nslots;
+} fuzz_strset;
+
+void fuzz_strset_init(fuzz_strset *s);
+void fuzz_strset_free(fuzz_strset *s);
+/* The index of str, -1 when not in the set. */
+ptrdiff_t fuzz_strset_find(const fuzz_strset *s, const char *str);
+/* Adds a copy of str when new; *index (may be NULL) its index, *added
+ * (may be NULL) 1 when it was new.  FIA_OK or FIA_ERR_NOMEM. */
+fia_status fuzz_strset_add(fuzz_strset *s, const char *str, size_t *index,
+                           int *added);
 
 /* ---- reporting (report.c) ------------------------------------------------ */
 
@@ -100,11 +173,9 @@ int fuzz_report_profiles(fia_profile *out);   /* count: 1 or 2 */
  * finding when the verdict is one. */
 void fuzz_report_verdict(const fia_case *c, const fia_check_result *r,
                          fia_profile profile);
-/* Records a finding (deduplicated by signature in this process). */
-void fuzz_report_finding(const fia_case *c, const char *kind,
-                         const char *signature, fia_profile profile,
-                         const char *metrics_json, const char *message,
-                         const char *transform);
+/* Records finding f of case c (deduplicated by signature in this
+ * process); frees what f holds. */
+void fuzz_report_finding(const fia_case *c, fuzz_finding *f);
 void fuzz_report_exec(void);                 /* one input done */
 void fuzz_report_skip(void);                 /* an input not judged */
 void fuzz_report_flush(void);                /* to the store + stats file */
@@ -122,18 +193,23 @@ int fuzz_minimize(fia_case *c, fuzz_pred pred, void *ctx, int max_attempts);
 /* A size measure (smaller is simpler). */
 double fuzz_case_size(const fia_case *c);
 
-/* Judges c as target t would and writes the finding's signature; returns 1
- * when it is a finding, 0 when it passes (sig = ""), -1 not judged. */
+/* How target t judges a case. */
+typedef struct fuzz_case_verdict {
+    int finding;                        /* 1 finding, 0 passes, -1 not judged */
+    char signature[FUZZ_SIGNATURE_LEN]; /* a finding's; "" otherwise */
+    char message[1024];                 /* the verdict's */
+} fuzz_case_verdict;
+
+/* Judges c as target t would into *v; returns v->finding. */
 int fuzz_case_signature(const fia_case *c, fuzz_target_id t, fia_profile p,
-                        const char *transform, char *sig, size_t len,
-                        char *msg, size_t mlen);
+                        const char *transform, fuzz_case_verdict *v);
 
 /* Predicate "same signature": ctx is a fuzz_sig_pred. */
 typedef struct fuzz_sig_pred {
     fuzz_target_id target;
     fia_profile profile;
     char transform[64];
-    char signature[256];
+    char signature[FUZZ_SIGNATURE_LEN];
 } fuzz_sig_pred;
 int fuzz_same_signature(const fia_case *c, void *ctx);
 

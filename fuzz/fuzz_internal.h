@@ -3,20 +3,23 @@
 #ifndef FIA_FUZZ_INTERNAL_H
 #define FIA_FUZZ_INTERNAL_H
 
+#include "fia/error.h"
 #include "fuzz/fuzz.h"
 
-/* Case building.  Each setter replaces what the slot held; all return 0 or
- * -1 on nomem (the case stays valid to free). */
-int fb_tensor(fia_case *c, fia_slot s, fia_dtype dt, int ndim,
-              const int64_t *shape);
-int fb_tensor_list(fia_case *c, fia_slot s, int count, fia_dtype dt, int ndim,
-                   const int64_t *shape);
+/* Case building.  Each setter replaces what the slot held; the fallible
+ * ones return FIA_OK or FIA_ERR_NOMEM (the slot is then left absent and the
+ * case valid to free). */
+fia_status fb_tensor(fia_case *c, fia_slot s, fia_dtype dt, int ndim,
+                     const int64_t *shape);
+fia_status fb_tensor_list(fia_case *c, fia_slot s, int count, fia_dtype dt,
+                          int ndim, const int64_t *shape);
 void fb_null(fia_case *c, fia_slot s);
 void fb_absent(fia_case *c, fia_slot s);
 /* Takes ownership of values (n elements). */
 void fb_values(fia_case *c, fia_slot s, double *values, int64_t n);
 void fb_gen(fia_case *c, fia_slot s, fia_gen_kind k, double a, double b);
-int fb_array(fia_case *c, fia_array a, int64_t count, const int64_t *v);
+fia_status fb_array(fia_case *c, fia_array a, int64_t count,
+                    const int64_t *v);
 void fb_array_null(fia_case *c, fia_array a);
 void fb_array_absent(fia_case *c, fia_array a);
 void fb_attr(fia_case *c, fia_attr a, int64_t v);   /* integer attributes */
@@ -51,8 +54,10 @@ fz_layout fz_out_layout(fz_layout l);
 int64_t fz_q_len(const fia_case *c, const fz_geom *g, int64_t b);
 int64_t fz_kv_len(const fia_case *c, const fz_geom *g, int64_t b);
 
-/* The data of a slot as doubles (materialized from the case's generators),
- * or NULL (absent, nomem, too large).  *n receives the count. */
-double *fz_slot_data(const fia_case *c, fia_slot s, int64_t *n);
+/* The data of a slot as doubles (materialized from the case's generators)
+ * into *out (the caller frees it), *n its count.  FIA_ERR_BAD_INPUT when
+ * the slot is absent or its data cannot be made (too large), NOMEM. */
+fia_status fz_slot_data(const fia_case *c, fia_slot s, double **out,
+                        int64_t *n, fia_error *err);
 
 #endif

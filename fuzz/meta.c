@@ -22,24 +22,26 @@ static void drop_attr(fia_case *c, fia_attr a, int64_t dflt)
 
 /* q/k/v data of c permuted into layout l2, with KV heads repeated rep times
  * (rep = N / KV_N for "mha", else 1). */
-static int relayout(const fia_case *c, const fz_geom *g, fz_layout l2,
-                    int mha, fia_case *out)
+static fia_status relayout(const fia_case *c, const fz_geom *g, fz_layout l2,
+                           int mha, fia_case *out, fia_error *err)
 {
     static const fia_slot slots[] = {FIA_SLOT_QUERY, FIA_SLOT_KEY, FIA_SLOT_VALUE};
     fz_layout l1 = g->layout == FZ_BNSD_BSND ? FZ_BNSD : g->layout;
     fz_layout l2in = l2 == FZ_BNSD_BSND ? FZ_BNSD : l2;
     for (int t = 0; t < 3; t++) {
         int64_t n = 0;
-        double *src = fz_slot_data(c, slots[t], &n);
-        if (src == NULL)
-            return -1;
+        double *src;
+        fia_status st = fz_slot_data(c, slots[t], &src, &n, err);
+        if (st != FIA_OK)
+            return st;
         int64_t H = t == 0 ? g->N : g->KV_N, H2 = t == 0 || !mha ? H : g->N;
         int64_t S = t == 0 ? g->Q_S : g->KV_S, grp = g->N / g->KV_N;
         int64_t total = g->B * H2 * S * g->D;
         double *dst = calloc((size_t)(total > 0 ? total : 1), sizeof *dst);
         if (dst == NULL) {
             free(src);
-            return -1;
+            return fia_fail(err, FIA_ERR_NOMEM, "no memory for the new %s",
+                            fia_slot_name(slots[t]));
         }
         for (int64_t b = 0; b < g->B; b++)
             for (int64_t h = 0; h < H2; h++)
@@ -53,16 +55,17 @@ static int relayout(const fia_case *c, const fz_geom *g, fz_layout l2,
         int64_t sh[4];
         int nd = fz_shape(l2in, g->B, H2, S, g->D, sh);
         fia_dtype dt = c->tensors[slots[t]].t[0].dtype;
-        if (fb_tensor(out, slots[t], dt, nd, sh) != 0) {
+        if (fb_tensor(out, slots[t], dt, nd, sh) != FIA_OK) {
             free(dst);
-            return -1;
+            return fia_fail(err, FIA_ERR_NOMEM, "no memory for the new %s",
+                            fia_slot_name(slots[t]));
         }
         fb_values(out, slots[t], dst, total);
     }
     fb_layout(out, fz_layout_name(l2));
     if (mha)
         fb_attr(out, FIA_ATTR_NUM_KEY_VALUE_HEADS, g->N);
-    return 0;
+    return FIA_OK;
 }
 
 static int64_t clamp32(int64_t x)
@@ -71,31 +74,39 @@ static int64_t clamp32(int64_t x)
 }
 
 /* The explicit [B, Q_S, KV_S] mask equivalent to c's sparse mode. */
-static int sparse_to_mask(const fia_case *c, const fz_geom *g, int mode2,
-                          fia_case *out)
+static fia_status sparse_to_mask(const fia_case *c, const fz_geom *g, int mode2,
+                                 fia_case *out, fia_error *err)
 {
     int64_t sm = c->attrs.sparse_mode;
     const fia_tensor_spec *ms = &c->tensors[FIA_SLOT_ATTEN_MASK];
     int have_mask = ms->presence == FIA_PRESENT;
-    if (g->Q_S == 1 || !have_mask || sm < 0 || sm > 4 || sm == 1)
-        return -1;
-    if (sm == 0 && !(c->attr_given & ((1u << FIA_ATTR_PRE_TOKENS) |
-                                      (1u << FIA_ATTR_NEXT_TOKENS))))
-        return -1;
+    if (g->Q_S == 1 || !have_mask || sm < 0 || sm > 4 || sm == 1 ||
+        (sm == 0 && !(c->attr_given & ((1u << FIA_ATTR_PRE_TOKENS) |
+                                       (1u << FIA_ATTR_NEXT_TOKENS)))))
+        return fia_fail(err, FIA_ERR_BAD_INPUT, "no sparse mode to write as "
+                        "a mask (decode, no mask, mode 1, or mode 0 without "
+                        "tokens)");
     double *old = NULL;
     int64_t on = 0, orows = 0, ocols = 0, ob = 0;
     if (sm == 0) {
-        old = fz_slot_data(c, FIA_SLOT_ATTEN_MASK, &on);
+        fia_status st = fz_slot_data(c, FIA_SLOT_ATTEN_MASK, &old, &on, err);
+        if (st != FIA_OK)
+            return st;
         const fia_tensor *mt = &ms->t[0];
-        if (old == NULL || mt->ndim < 2)
-            return free(old), -1;
+        if (mt->ndim < 2) {
+            free(old);
+            return fia_fail(err, FIA_ERR_BAD_INPUT, "a mask of rank %d",
+                            mt->ndim);
+        }
         orows = mt->shape[mt->ndim - 2], ocols = mt->shape[mt->ndim - 1];
         ob = mt->ndim >= 3 && mt->shape[0] == g->B && g->B > 1;
     }
     int64_t n = g->B * g->Q_S * g->KV_S;
     double *m = calloc((size_t)(n > 0 ? n : 1), sizeof *m);
-    if (m == NULL)
-        return free(old), -1;
+    if (m == NULL) {
+        free(old);
+        return fia_fail(err, FIA_ERR_NOMEM, "no memory for the mask");
+    }
     int64_t pre = clamp32(c->attrs.pre_tokens), next = clamp32(c->attrs.next_tokens);
     for (int64_t b = 0; b < g->B; b++) {
         int64_t off = fz_kv_len(c, g, b) - fz_q_len(c, g, b);
@@ -116,48 +127,72 @@ static int sparse_to_mask(const fia_case *c, const fz_geom *g, int mode2,
     }
     free(old);
     int64_t sh[3] = {g->B, g->Q_S, g->KV_S};
-    if (fb_tensor(out, FIA_SLOT_ATTEN_MASK, FIA_DT_BOOL, 3, sh) != 0)
-        return free(m), -1;
+    if (fb_tensor(out, FIA_SLOT_ATTEN_MASK, FIA_DT_BOOL, 3, sh) != FIA_OK) {
+        free(m);
+        return fia_fail(err, FIA_ERR_NOMEM, "no memory for the mask");
+    }
     fb_values(out, FIA_SLOT_ATTEN_MASK, m, n);
     fb_attr(out, FIA_ATTR_SPARSE_MODE, mode2);
     drop_attr(out, FIA_ATTR_PRE_TOKENS, 2147483647LL);
     drop_attr(out, FIA_ATTR_NEXT_TOKENS, 2147483647LL);
-    return 0;
+    return FIA_OK;
 }
 
-int fuzz_meta_transform(const fia_case *c, const char *transform,
-                        fia_case *out)
+/* Each length-1 sequence-length array written out per batch. */
+static fia_status seqlen_expand(const fz_geom *g, fia_case *out, fia_error *err)
+{
+    fia_status st = fia_fail(err, FIA_ERR_BAD_INPUT, "no length-1 "
+                             "sequence-length array to expand");
+    for (int a = 0; a < 2 && g->B > 1; a++) {
+        fia_int_array_spec *sp = &out->arrays[a];
+        if (sp->presence != FIA_PRESENT || sp->count != 1)
+            continue;
+        int64_t *v = malloc((size_t)g->B * sizeof *v);
+        if (v == NULL)
+            return fia_fail(err, FIA_ERR_NOMEM, "no memory for %lld lengths",
+                            (long long)g->B);
+        for (int64_t b = 0; b < g->B; b++)
+            v[b] = sp->values[0];
+        st = fb_array(out, (fia_array)a, g->B, v);
+        free(v);
+        if (st != FIA_OK)
+            return fia_fail(err, st, "no memory for %lld lengths",
+                            (long long)g->B);
+        fia_error_clear(err);
+    }
+    return st;
+}
+
+fia_status fuzz_meta_transform(const fia_case *c, const char *transform,
+                               fia_case *out, fia_error *err)
 {
     fz_geom g;
     fia_case_init(out);
-    if (fz_geom_of(c, &g) != 0 || fia_case_copy(out, c) != 0)
-        return -1;
-    int rc = -1;
+    if (fz_geom_of(c, &g) != 0)
+        return fia_fail(err, FIA_ERR_BAD_INPUT, "the case does not follow "
+                        "one of the four layouts");
+    if (fia_case_copy(out, c) != FIA_OK)
+        return fia_fail(err, FIA_ERR_NOMEM, "no memory to copy the case");
+    fia_status st = fia_fail(err, FIA_ERR_BAD_INPUT, "transform '%s' does "
+                             "not apply to the case", transform);
     if (strncmp(transform, "layout=", 7) == 0) {
         fz_layout l2 = fz_layout_of(transform + 7);
         if (l2 != FZ_OTHER && l2 != g.layout &&
             !(l2 == FZ_BNSD_BSND && g.Q_S == 1))
-            rc = relayout(c, &g, l2, 0, out);
+            st = relayout(c, &g, l2, 0, out, err);
     } else if (strcmp(transform, "mha") == 0) {
         if (g.KV_N != g.N)
-            rc = relayout(c, &g, g.layout, 1, out);
+            st = relayout(c, &g, g.layout, 1, out, err);
     } else if (strcmp(transform, "seqlen-expand") == 0) {
-        for (int a = 0; a < 2 && g.B > 1; a++) {
-            fia_int_array_spec *sp = &out->arrays[a];
-            if (sp->presence == FIA_PRESENT && sp->count == 1) {
-                int64_t v[64];
-                for (int64_t b = 0; b < g.B && b < 64; b++)
-                    v[b] = sp->values[0];
-                fb_array(out, (fia_array)a, g.B < 64 ? g.B : 64, v);
-                rc = 0;
-            }
-        }
+        st = seqlen_expand(&g, out, err);
     } else if (strncmp(transform, "sparse-to-mask=", 15) == 0) {
-        rc = sparse_to_mask(c, &g, transform[15] == '1' ? 1 : 0, out);
+        st = sparse_to_mask(c, &g, transform[15] == '1' ? 1 : 0, out, err);
     }
-    if (rc != 0)
+    if (st != FIA_OK)
         fia_case_free(out);
-    return rc;
+    else
+        fia_error_clear(err);
+    return st;
 }
 
 /* fast/'s outputs of one form, in canonical BNSD order. */
@@ -176,24 +211,23 @@ static void form_free(form_out *o)
     memset(o, 0, sizeof *o);
 }
 
+/* Runs one form through fast/ (both phases).  Its status: fast/'s, with
+ * fastLastError() as the message, or the failure to make the form's data
+ * or read its outputs. */
 static fia_status run_form(const fia_case *c, fia_profile p, form_out *o,
-                           char *msg, size_t len)
+                           fia_error *err)
 {
     fia_case_data d;
-    fia_error err;
     fz_geom geom, *g = &geom;
     memset(o, 0, sizeof *o);
-    if (fz_geom_of(c, g) != 0) {
-        snprintf(msg, len, "the form does not follow its layout");
-        return FIA_ERR_NOMEM;
-    }
-    if (fia_case_materialize(c, 1, &d, &err) != 0) {
-        snprintf(msg, len, "%.200s", err.msg);
-        return FIA_ERR_NOMEM;
-    }
-    fia_error fe;
-    fia_status st = fia_call_fast(c, &d, p, 1, &fe);
-    snprintf(msg, len, "%.255s", fe.msg);
+    fia_error_clear(err);
+    if (fz_geom_of(c, g) != 0)
+        return fia_fail(err, FIA_ERR_BAD_INPUT, "the form does not follow "
+                        "its layout");
+    fia_status st = fia_case_materialize(c, 1, &d, err);
+    if (st != FIA_OK)
+        return st;
+    st = fia_call_fast(c, &d, p, 1, err);
     const fia_tensor *ot = d.t[FIA_SLOT_ATTENTION_OUT];
     const fia_tensor *lt = d.t[FIA_SLOT_SOFTMAX_LSE];
     int64_t n = g->B * g->N * g->Q_S * g->D, nl = g->B * g->N * g->Q_S;
@@ -227,8 +261,8 @@ static fia_status run_form(const fia_case *c, fia_profile p, form_out *o,
             }
         }
     } else if (st == FIA_OK) {
-        snprintf(msg, len, "attention_out has an unexpected size");
-        st = FIA_ERR_RUNTIME_ERROR;
+        st = fia_fail(err, FIA_ERR_RUNTIME_ERROR, "attention_out has an "
+                      "unexpected size");
     }
     fia_case_data_free(&d);
     return st;
@@ -242,21 +276,16 @@ static void transform_tag(const char *t, const fz_geom *g, char *buf, size_t len
         snprintf(buf, len, "%s", t);
 }
 
-void fuzz_meta_check(const fia_case *c, const char *transform,
-                     fia_profile profile, fuzz_meta_result *r)
+/* Both forms judged status-only: 1 when both pass and their outputs can be
+ * compared; 0 when not (r->finding set when a form is a finding itself). */
+static int forms_pass(const fia_case *const forms[2], fia_profile profile,
+                      fuzz_meta_result *r)
 {
-    memset(r, 0, sizeof *r);
-    r->worst_index = -1;
-    fz_geom g;
-    fia_case c2;
-    if (fz_geom_of(c, &g) != 0 || fuzz_meta_transform(c, transform, &c2) != 0)
-        return;
     fia_check_options o;
     fia_check_options_default(&o);
     o.profile = profile;
     o.status_only = 1;
     static fia_check_result cr[2];
-    const fia_case *forms[2] = {c, &c2};
     for (int k = 0; k < 2; k++) {
         fia_check_case(forms[k], &o, &cr[k]);
         if (fia_verdict_is_finding(cr[k].v)) {
@@ -267,53 +296,54 @@ void fuzz_meta_check(const fia_case *c, const char *transform,
                            sizeof r->signature);
             snprintf(r->message, sizeof r->message, "form %c: %.480s",
                      k ? 'B' : 'A', cr[k].reason.msg);
-            fia_case_free(&c2);
-            return;
+            return 0;
         }
-        if (!cr[k].evaluated || !cr[k].ov.accept || cr[k].v != FIA_V_PASS) {
-            fia_case_free(&c2);
-            return;
-        }
+        if (!cr[k].evaluated || !cr[k].ov.accept || cr[k].v != FIA_V_PASS)
+            return 0;
     }
-    r->applicable = 1;
-    form_out fa, fb;
-    char ma[256], mb[256], tag[64], fs[128];
-    fia_status sa = run_form(c, profile, &fa, ma, sizeof ma);
-    fia_status sb = run_form(&c2, profile, &fb, mb, sizeof mb);
-    transform_tag(transform, &g, tag, sizeof tag);
-    fuzz_feature_set(c, fs, sizeof fs);
-    snprintf(r->kind, sizeof r->kind, "metamorphic");
-    snprintf(r->signature, sizeof r->signature, "metamorphic|%s|%s|%s|%s", tag,
-             fs, fia_dtype_name(c->tensors[FIA_SLOT_QUERY].t[0].dtype),
-             fz_layout_name(g.layout));
-    if (sa != FIA_OK || sb != FIA_OK || !fa.out_d || !fb.out_d) {
-        r->finding = 1;
-        snprintf(r->message, sizeof r->message, "phase two failed: A %d %.200s; "
-                 "B %d %.200s", sa, ma, sb, mb);
-        goto done;
+    return 1;
+}
+
+/* The rows the documents leave unspecified (i >= q_len), per output
+ * element (unspec) and per softmax_lse row (lunspec); 0 or NOMEM. */
+static fia_status unspecified_rows(const fia_case *c, const fz_geom *g,
+                                   uint8_t **unspec, uint8_t **lunspec)
+{
+    int64_t nrows = g->B * g->N * g->Q_S;
+    *unspec = calloc((size_t)(nrows * g->D + 1), 1);
+    *lunspec = calloc((size_t)(nrows + 1), 1);
+    if (*unspec == NULL || *lunspec == NULL) {
+        free(*unspec);
+        free(*lunspec);
+        *unspec = *lunspec = NULL;
+        return FIA_ERR_NOMEM;
     }
-    /* padding rows (i >= q_len) are unspecified */
-    int64_t nrows = g.B * g.N * g.Q_S;
-    uint8_t *unspec = calloc((size_t)(nrows * g.D + 1), 1);
-    uint8_t *lunspec = calloc((size_t)(nrows + 1), 1);
-    if (unspec == NULL || lunspec == NULL) {
-        free(unspec);
-        free(lunspec);
-        r->applicable = 0;
-        goto done;
-    }
-    for (int64_t b = 0; b < g.B; b++)
-        for (int64_t h = 0; h < g.N; h++)
-            for (int64_t i = fz_q_len(c, &g, b); i < g.Q_S; i++) {
-                int64_t row = (b * g.N + h) * g.Q_S + i;
-                lunspec[row] = 1;
-                memset(unspec + row * g.D, 1, (size_t)g.D);
+    for (int64_t b = 0; b < g->B; b++)
+        for (int64_t h = 0; h < g->N; h++)
+            for (int64_t i = fz_q_len(c, g, b); i < g->Q_S; i++) {
+                int64_t row = (b * g->N + h) * g->Q_S + i;
+                (*lunspec)[row] = 1;
+                memset(*unspec + row * g->D, 1, (size_t)g->D);
             }
-    fia_tolerance tol = fia_tolerance_default(fa.out.dtype,
+    return FIA_OK;
+}
+
+/* The outputs of the two forms compared element by element, with twice
+ * one kernel's tolerance (both forms carry an error). */
+static void compare_forms(const fia_case *c, const fz_geom *g,
+                          const char *transform, const form_out *fa,
+                          const form_out *fb, fuzz_meta_result *r)
+{
+    uint8_t *unspec, *lunspec;
+    if (unspecified_rows(c, g, &unspec, &lunspec) != FIA_OK) {
+        r->applicable = 0;
+        return;
+    }
+    fia_tolerance tol = fia_tolerance_default(fa->out.dtype,
                                               (c->attrs.inner_precise & 1) == 0);
     tol.max_ulp *= 2, tol.rtol *= 2, tol.atol *= 2; /* two kernels' errors */
     fia_compare_result m;
-    int bad = fia_compare_tensor(&fa.out, fa.out_d, unspec, &fb.out, &tol, &m, NULL) != 0 ||
+    int bad = fia_compare_tensor(&fa->out, fa->out_d, unspec, &fb->out, &tol, &m, NULL) != 0 ||
               !m.pass || m.n_nan_leak > 0;
     r->max_ulp = m.max_ulp;
     if (bad) {
@@ -325,10 +355,10 @@ void fuzz_meta_check(const fia_case *c, const char *transform,
                  "A %.9g, B %.9g)", transform, (long long)(m.n_fail + m.n_nan_leak),
                  (long long)m.n_compared, m.max_ulp, (long long)m.worst_index,
                  m.worst_ref, m.worst_got);
-    } else if (fa.has_lse && fb.has_lse && fa.lse_d && fb.lse_d) {
+    } else if (fa->has_lse && fb->has_lse && fa->lse_d && fb->lse_d) {
         fia_tolerance lt = fia_tolerance_default(FIA_DT_FP32, 1);
         lt.max_ulp *= 2, lt.rtol *= 2, lt.atol *= 2;
-        if (fia_compare_tensor(&fa.lse, fa.lse_d, lunspec, &fb.lse, &lt, &m, NULL) != 0 ||
+        if (fia_compare_tensor(&fa->lse, fa->lse_d, lunspec, &fb->lse, &lt, &m, NULL) != 0 ||
             !m.pass || m.n_nan_leak > 0) {
             r->finding = 1;
             r->worst_index = m.worst_index;
@@ -342,7 +372,41 @@ void fuzz_meta_check(const fia_case *c, const char *transform,
     }
     free(unspec);
     free(lunspec);
-done:
+}
+
+void fuzz_meta_check(const fia_case *c, const char *transform,
+                     fia_profile profile, fuzz_meta_result *r)
+{
+    memset(r, 0, sizeof *r);
+    r->worst_index = -1;
+    fz_geom g;
+    fia_case c2;
+    if (fz_geom_of(c, &g) != 0 || fuzz_meta_transform(c, transform, &c2, NULL) != FIA_OK)
+        return;
+    const fia_case *forms[2] = {c, &c2};
+    if (!forms_pass(forms, profile, r)) {
+        fia_case_free(&c2);
+        return;
+    }
+    r->applicable = 1;
+    form_out fa, fb;
+    fia_error ea, eb;
+    char tag[64], fs[128];
+    fia_status sa = run_form(c, profile, &fa, &ea);
+    fia_status sb = run_form(&c2, profile, &fb, &eb);
+    transform_tag(transform, &g, tag, sizeof tag);
+    fuzz_feature_set(c, fs, sizeof fs);
+    snprintf(r->kind, sizeof r->kind, "metamorphic");
+    snprintf(r->signature, sizeof r->signature, "metamorphic|%s|%s|%s|%s", tag,
+             fs, fia_dtype_name(c->tensors[FIA_SLOT_QUERY].t[0].dtype),
+             fz_layout_name(g.layout));
+    if (sa != FIA_OK || sb != FIA_OK || !fa.out_d || !fb.out_d) {
+        r->finding = 1;
+        snprintf(r->message, sizeof r->message, "phase two failed: A %d %.200s; "
+                 "B %d %.200s", sa, ea.msg, sb, eb.msg);
+    } else {
+        compare_forms(c, &g, transform, &fa, &fb, r);
+    }
     form_free(&fa);
     form_free(&fb);
     fia_case_free(&c2);

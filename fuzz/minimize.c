@@ -66,7 +66,7 @@ double fuzz_case_size(const fia_case *c)
     return s + (c->seed != 0);
 }
 
-static int copy(fia_case *dst, const fia_case *src)
+static fia_status copy(fia_case *dst, const fia_case *src)
 {
     fia_case_init(dst);
     return fia_case_copy(dst, src);
@@ -118,7 +118,8 @@ static void pass_drop(mctx *m, fia_case *c)
     }
 }
 
-/* Keeps the first m entries along axis `ax` of a row-major tensor. */
+/* Keeps the first `keep` entries along axis `ax` of a row-major tensor;
+ * NULL out of memory. */
 static double *slice_axis(const double *v, int nd, const int64_t *sh, int ax,
                           int64_t keep, int64_t *nout)
 {
@@ -137,39 +138,42 @@ static double *slice_axis(const double *v, int nd, const int64_t *sh, int ax,
     return o;
 }
 
-/* Slices one tensor of a case along an axis (its explicit values too). */
-static int slice_tensor(fia_case *c, fia_slot s, int ax, int64_t keep)
+/* Slices one tensor of a case along an axis (its explicit values too).
+ * FIA_ERR_BAD_INPUT when the slot has no such single tensor or axis, or
+ * keep is out of it; NOMEM.  (A failure only means: no candidate.) */
+static fia_status slice_tensor(fia_case *c, fia_slot s, int ax, int64_t keep)
 {
     fia_tensor_spec *sp = &c->tensors[s];
     if (sp->presence != FIA_PRESENT || sp->count != 1 || ax >= sp->t[0].ndim ||
         keep < 0 || keep > sp->t[0].shape[ax])
-        return -1;
+        return FIA_ERR_BAD_INPUT;
     if (sp->gen.kind == FIA_GEN_VALUES) {
         int64_t n;
         double *v = slice_axis(sp->gen.values, sp->t[0].ndim, sp->t[0].shape, ax,
                                keep, &n);
         if (v == NULL)
-            return -1;
+            return FIA_ERR_NOMEM;
         fb_values(c, s, v, n);
     }
     sp->t[0].shape[ax] = keep;
-    return 0;
+    return FIA_OK;
 }
 
 enum { DIM_B, DIM_KVN, DIM_GRP, DIM_QS, DIM_KVS, DIM_D };
 
-/* c with one logical dimension reduced to v, consistently. */
-static int reduce_dim(const fia_case *c, const fz_geom *g, int which, int64_t v,
-                      fia_case *out)
+/* c with one logical dimension reduced to v, consistently, into *out;
+ * as slice_tensor (out freed on failure). */
+static fia_status reduce_dim(const fia_case *c, const fz_geom *g, int which,
+                             int64_t v, fia_case *out)
 {
-    if (copy(out, c) != 0)
-        return -1;
+    fia_status rc = copy(out, c);
+    if (rc != FIA_OK)
+        return rc;
     int bsh = g->layout == FZ_BSH, sn = g->layout == FZ_BSND || bsh;
     int ax_s = sn ? 1 : 2, ax_n = sn ? 2 : 1;
     int64_t grp = g->N / g->KV_N;
-    int rc = 0;
     static const fia_slot qkv[] = {FIA_SLOT_QUERY, FIA_SLOT_KEY, FIA_SLOT_VALUE};
-    for (int t = 0; t < 3 && rc == 0; t++) {
+    for (int t = 0; t < 3 && rc == FIA_OK; t++) {
         fia_tensor_spec *sp = &out->tensors[qkv[t]];
         int64_t H = t ? g->KV_N : g->N;
         /* view BSH as [B, S, H/D, D] while slicing */
@@ -190,8 +194,10 @@ static int reduce_dim(const fia_case *c, const fz_geom *g, int which, int64_t v,
             sp->t[0].shape[2] *= sp->t[0].shape[3];
         }
     }
-    if (rc != 0)
-        return fia_case_free(out), -1;
+    if (rc != FIA_OK) {
+        fia_case_free(out);
+        return rc;
+    }
     int64_t N2 = which == DIM_KVN ? v * grp : which == DIM_GRP ? g->KV_N * v : g->N;
     int64_t KV2 = which == DIM_KVN ? v : g->KV_N;
     fb_attr(out, FIA_ATTR_NUM_HEADS, N2);
@@ -221,7 +227,7 @@ static int reduce_dim(const fia_case *c, const fz_geom *g, int which, int64_t v,
             if (ar->values[i] > lim)
                 ar->values[i] = lim;
     }
-    return 0;
+    return FIA_OK;
 }
 
 static void pass_dims(mctx *m, fia_case *c)
@@ -238,7 +244,7 @@ static void pass_dims(mctx *m, fia_case *c)
                 tries[0] = 16, tries[1] = x / 2 / 16 * 16;
             int64_t v = tries[step];
             fia_case cand;
-            if (v < lo || v >= x || reduce_dim(c, &g, which, v, &cand) != 0)
+            if (v < lo || v >= x || reduce_dim(c, &g, which, v, &cand) != FIA_OK)
                 continue;
             if (try_cand(m, c, &cand))
                 step = -1; /* again from the smallest */
@@ -258,9 +264,9 @@ static void pass_tensor_dims(mctx *m, fia_case *c)
             int64_t tries[] = {1, x / 2, x - 1};
             for (int k = 0; k < 3; k++) {
                 fia_case cand;
-                if (tries[k] < 1 || tries[k] >= x || copy(&cand, c) != 0)
+                if (tries[k] < 1 || tries[k] >= x || copy(&cand, c) != FIA_OK)
                     continue;
-                if (slice_tensor(&cand, (fia_slot)s, ax, tries[k]) != 0) {
+                if (slice_tensor(&cand, (fia_slot)s, ax, tries[k]) != FIA_OK) {
                     fia_case_free(&cand);
                     continue;
                 }
@@ -287,8 +293,8 @@ static void pass_data(mctx *m, fia_case *c)
                 continue;
             /* the generated data, rounded to small integers */
             int64_t n = 0;
-            double *v = fz_slot_data(c, s, &n);
-            if (v == NULL || n > 65536) {
+            double *v;
+            if (fz_slot_data(c, s, &v, &n, NULL) != FIA_OK || n > 65536) {
                 free(v);
                 fia_case_free(&cand);
                 continue;
@@ -348,23 +354,19 @@ int fuzz_minimize(fia_case *c, fuzz_pred pred, void *ctx, int max_attempts)
 /* ---- the standard predicate ---------------------------------------------- */
 
 int fuzz_case_signature(const fia_case *c, fuzz_target_id t, fia_profile p,
-                        const char *transform, char *sig, size_t len,
-                        char *msg, size_t mlen)
+                        const char *transform, fuzz_case_verdict *v)
 {
-    sig[0] = '\0';
-    if (msg && mlen)
-        msg[0] = '\0';
+    memset(v, 0, sizeof *v);
     if (t == FUZZ_METAMORPHIC && transform != NULL && transform[0]) {
         fuzz_meta_result r;
         fuzz_meta_check(c, transform, p, &r);
         if (!r.applicable)
-            return -1;
+            return v->finding = -1;
         if (r.finding) {
-            snprintf(sig, len, "%s", r.signature);
-            if (msg)
-                snprintf(msg, mlen, "%s", r.message);
+            snprintf(v->signature, sizeof v->signature, "%s", r.signature);
+            snprintf(v->message, sizeof v->message, "%s", r.message);
         }
-        return r.finding;
+        return v->finding = r.finding;
     }
     static fia_check_result r;
     fia_check_options o;
@@ -372,19 +374,17 @@ int fuzz_case_signature(const fia_case *c, fuzz_target_id t, fia_profile p,
     o.profile = p;
     o.status_only = t == FUZZ_PARAMS;
     fia_check_case(c, &o, &r);
-    if (msg)
-        snprintf(msg, mlen, "%s", r.reason.msg);
+    snprintf(v->message, sizeof v->message, "%s", r.reason.msg);
     if (!fia_verdict_is_finding(r.v))
-        return r.v == FIA_V_PASS ? 0 : -1;
-    fuzz_signature(c, &r, p, sig, len);
-    return 1;
+        return v->finding = r.v == FIA_V_PASS ? 0 : -1;
+    fuzz_signature(c, &r, p, v->signature, sizeof v->signature);
+    return v->finding = 1;
 }
 
 int fuzz_same_signature(const fia_case *c, void *ctx)
 {
     const fuzz_sig_pred *p = ctx;
-    char sig[256];
-    return fuzz_case_signature(c, p->target, p->profile, p->transform, sig,
-                               sizeof sig, NULL, 0) == 1 &&
-           strcmp(sig, p->signature) == 0;
+    static fuzz_case_verdict v;
+    return fuzz_case_signature(c, p->target, p->profile, p->transform, &v) == 1 &&
+           strcmp(v.signature, p->signature) == 0;
 }

@@ -15,16 +15,14 @@
 #include "fia/store.h"
 #endif
 
-#define MAX_SIGS 1024
-#define MAX_RULES 512
-#define MAX_BUCKETS 128
-#define MAX_SAMPLES 4096
+/* Accuracy samples wait here for the store while it fails (locked by
+ * another worker, ...); past this many the oldest are dropped, and said. */
+#define MAX_PENDING_SAMPLES (1 << 20)
 
-typedef struct bucket_acc {
-    char name[160];
-    int64_t n;
-    double max_ulp, max_rel;
-} bucket_acc;
+typedef struct sample {
+    size_t bucket;   /* in R.buckets */
+    double ulp, rel;
+} sample;
 
 static struct {
     int init, quiet;
@@ -38,20 +36,29 @@ static struct {
     int store_failed;
 #endif
     fuzz_counters cnt;
-    char *sigs[MAX_SIGS];
-    int nsigs;
-    /* rule coverage since the last flush: fia_rule_at index */
+    fuzz_strset sigs;          /* the signatures recorded */
+    int nomem_said;
+    /* rule coverage since the last flush, one entry per rule of the
+     * catalogue, sorted by address; rule_idx: its fia_rule_at index */
     int nrules;
-    const fia_rule *rule_ptr[MAX_RULES];   /* sorted by address */
-    int rule_idx[MAX_RULES];
-    int64_t broken[MAX_RULES], obeyed[MAX_RULES];
-    /* accuracy samples since the last flush */
-    int nsamples;
-    struct { int bucket; double ulp, rel; } samples[MAX_SAMPLES];
-    int nbuckets;
-    bucket_acc buckets[MAX_BUCKETS];
+    const fia_rule **rule_ptr;
+    int *rule_idx;
+    int64_t *broken, *obeyed;
+    /* accuracy samples since the last flush, and their buckets' names */
+    sample *samples;
+    size_t nsamples, cap_samples;
+    int64_t dropped_samples;
+    fuzz_strset buckets;
     time_t last_flush;
 } R;
+
+/* Out of memory in the bookkeeping: said once, the input still judged. */
+static void say_nomem(const char *what)
+{
+    if (!R.nomem_said)
+        fprintf(stderr, "fuzz: out of memory for %s; some of it is lost\n", what);
+    R.nomem_said = 1;
+}
 
 static int ptr_cmp(const void *a, const void *b)
 {
@@ -82,7 +89,13 @@ void fuzz_report_init(fuzz_target_id t)
         R.nprof = 2, R.prof[0] = FIA_PROFILE_DOC, R.prof[1] = FIA_PROFILE_CANN;
     }
     size_t n = fia_rule_count();
-    R.nrules = n < MAX_RULES ? (int)n : MAX_RULES;
+    R.rule_ptr = calloc(n + 1, sizeof *R.rule_ptr);
+    R.rule_idx = calloc(n + 1, sizeof *R.rule_idx);
+    R.broken = calloc(n + 1, sizeof *R.broken);
+    R.obeyed = calloc(n + 1, sizeof *R.obeyed);
+    if (!R.rule_ptr || !R.rule_idx || !R.broken || !R.obeyed)
+        say_nomem("the rule coverage"), n = 0;
+    R.nrules = (int)n;
     for (int i = 0; i < R.nrules; i++)
         R.rule_ptr[i] = fia_rule_at((size_t)i);
     qsort(R.rule_ptr, (size_t)R.nrules, sizeof R.rule_ptr[0], ptr_cmp);
@@ -125,17 +138,34 @@ static int rule_slot(const fia_rule *r)
     return -1;
 }
 
-static int bucket_slot(const char *name)
+/* Keeps one accuracy sample for the next flush. */
+static void add_sample(const char *bucket, double ulp, double rel)
 {
-    for (int i = 0; i < R.nbuckets; i++)
-        if (strcmp(R.buckets[i].name, name) == 0)
-            return i;
-    if (R.nbuckets == MAX_BUCKETS)
-        return -1;
-    bucket_acc *b = &R.buckets[R.nbuckets];
-    memset(b, 0, sizeof *b);
-    snprintf(b->name, sizeof b->name, "%s", name);
-    return R.nbuckets++;
+    size_t k;
+    if (fuzz_strset_add(&R.buckets, bucket, &k, NULL) != FIA_OK) {
+        say_nomem("the accuracy samples");
+        return;
+    }
+    if (R.nsamples == MAX_PENDING_SAMPLES) {
+        /* the store has failed for a long while: keep the newest half */
+        size_t half = R.nsamples / 2;
+        memmove(R.samples, R.samples + half, (R.nsamples - half) * sizeof *R.samples);
+        R.nsamples -= half;
+        R.dropped_samples += (int64_t)half;
+        fprintf(stderr, "fuzz: the store takes no accuracy samples; %lld "
+                "dropped so far\n", (long long)R.dropped_samples);
+    }
+    if (R.nsamples == R.cap_samples) {
+        size_t cap = R.cap_samples ? R.cap_samples * 2 : 1024;
+        sample *ns = realloc(R.samples, cap * sizeof *ns);
+        if (ns == NULL) {
+            say_nomem("the accuracy samples");
+            return;
+        }
+        R.samples = ns;
+        R.cap_samples = cap;
+    }
+    R.samples[R.nsamples++] = (sample){k, ulp, rel};
 }
 
 #ifdef FIA_HAVE_STORE
@@ -168,8 +198,8 @@ static void write_stats(void)
             (long long)R.cnt.evaluated, (long long)R.cnt.accepted,
             (long long)R.cnt.not_modeled, (long long)R.cnt.findings,
             (long long)R.cnt.skipped);
-    for (int i = 0; i < R.nsigs; i++)
-        fprintf(f, "sig %s\n", R.sigs[i]);
+    for (size_t i = 0; i < R.sigs.n; i++)
+        fprintf(f, "sig %s\n", R.sigs.items[i]);
     fclose(f);
     rename(tmp, path);
 }
@@ -189,19 +219,21 @@ void fuzz_report_flush(void)
                                                 R.obeyed[i]) == FIA_STORE_OK)
                     R.broken[i] = R.obeyed[i] = 0;
             }
-        int k = 0;
+        size_t k = 0;
         for (; k < R.nsamples; k++)
             if (fia_store_add_accuracy(s, R.campaign,
-                                       R.buckets[R.samples[k].bucket].name,
+                                       R.buckets.items[R.samples[k].bucket],
                                        R.samples[k].ulp,
                                        R.samples[k].rel) != FIA_STORE_OK)
                 break;
-        memmove(R.samples, R.samples + k, (size_t)(R.nsamples - k) * sizeof R.samples[0]);
+        memmove(R.samples, R.samples + k, (R.nsamples - k) * sizeof R.samples[0]);
         R.nsamples -= k;
+    } else {
+        R.nsamples = 0; /* no store to take them: nothing waits for them */
     }
+#else
+    R.nsamples = 0;
 #endif
-    if (R.nsamples == MAX_SAMPLES)
-        R.nsamples = 0; /* no store: do not grow */
     write_stats();
 }
 
@@ -219,51 +251,37 @@ void fuzz_report_exec(void)
 
 void fuzz_report_skip(void) { R.cnt.skipped++; }
 
+/* 1 when sig was recorded before (else it is now). */
 static int seen(const char *sig)
 {
-    for (int i = 0; i < R.nsigs; i++)
-        if (strcmp(R.sigs[i], sig) == 0)
-            return 1;
-    if (R.nsigs < MAX_SIGS && (R.sigs[R.nsigs] = strdup(sig)) != NULL)
-        R.nsigs++;
-    return 0;
+    int added;
+    if (fuzz_strset_add(&R.sigs, sig, NULL, &added) != FIA_OK) {
+        say_nomem("the signature set"); /* recorded again: the store counts it */
+        return 0;
+    }
+    return !added;
 }
 
-void fuzz_report_finding(const fia_case *c, const char *kind,
-                         const char *signature, fia_profile profile,
-                         const char *metrics_json, const char *message,
-                         const char *transform)
+void fuzz_report_finding(const fia_case *c, fuzz_finding *f)
 {
     R.cnt.findings++;
-    if (seen(signature))
+    if (seen(f->signature))
         return;
-    const char *pn = fia_profile_name(profile);
     if (!R.quiet)
-        fprintf(stderr, "fuzz: finding %s: %s\n", signature, message ? message : "");
-    char *text = fuzz_finding_text(c, R.target, pn, kind, signature, transform);
+        fprintf(stderr, "fuzz: finding %s: %s\n", f->signature, f->message);
+    if (fuzz_finding_attach_text(f, c) != FIA_OK)
+        say_nomem("a finding's text");
 #ifdef FIA_HAVE_STORE
     fia_store *s = store();
-    if (s != NULL && text != NULL) {
-        fia_finding_record f;
-        memset(&f, 0, sizeof f);
-        f.campaign_id = R.campaign;
-        f.signature = signature;
-        f.kind = kind;
-        f.target = fuzz_target_name(R.target);
-        f.profile = pn;
-        f.revision = R.revision;
-        f.case_text = text;
-        f.seed = c->seed;
-        f.metrics_json = metrics_json;
-        f.message = message;
-        if (fia_store_add_finding(s, &f, NULL) != FIA_STORE_OK)
+    if (s != NULL && f->text != NULL) {
+        fia_finding_record rec;
+        fuzz_finding_record(f, R.campaign, R.revision, &rec);
+        if (fia_store_add_finding(s, &rec, NULL) != FIA_STORE_OK)
             fprintf(stderr, "fuzz: cannot record a finding: %s\n",
                     fia_store_errmsg(s));
     }
-#else
-    (void)metrics_json;
 #endif
-    free(text);
+    fuzz_finding_free(f);
     write_stats();
 }
 
@@ -292,35 +310,14 @@ void fuzz_report_verdict(const fia_case *c, const fia_check_result *r,
                 R.broken[k]++;
         }
     }
-    if (r->computed && R.nsamples < MAX_SAMPLES) {
+    if (r->computed) {
         char b[160];
         fuzz_bucket(c, b, sizeof b);
-        int k = bucket_slot(b);
-        if (k >= 0) {
-            double ulp = r->out_cmp.max_ulp, rel = r->out_cmp.max_rel_err;
-            R.samples[R.nsamples].bucket = k;
-            R.samples[R.nsamples].ulp = ulp;
-            R.samples[R.nsamples].rel = rel;
-            R.nsamples++;
-            bucket_acc *ba = &R.buckets[k];
-            ba->n++;
-            if (ulp > ba->max_ulp) ba->max_ulp = ulp;
-            if (rel > ba->max_rel) ba->max_rel = rel;
-        }
+        add_sample(b, r->out_cmp.max_ulp, r->out_cmp.max_rel_err);
     }
     if (fia_verdict_is_finding(r->v)) {
-        char sig[256], metrics[256];
-        fuzz_signature(c, r, profile, sig, sizeof sig);
-        metrics[0] = '\0';
-        if (r->computed)
-            snprintf(metrics, sizeof metrics, "{\"max_ulp\":%.17g,\"max_rel_err\":"
-                     "%.17g,\"failed\":%lld,\"nan_leaks\":%lld}",
-                     r->out_cmp.max_ulp, r->out_cmp.max_rel_err,
-                     (long long)r->out_cmp.n_fail, (long long)r->out_cmp.n_nan_leak);
-        else
-            snprintf(metrics, sizeof metrics, "{\"expected\":%d,\"fast\":%d}",
-                     r->ov.expected, r->fast_status);
-        fuzz_report_finding(c, fia_verdict_name(r->v), sig, profile, metrics,
-                            r->reason.msg, NULL);
+        fuzz_finding f;
+        fuzz_finding_of_check(&f, c, r, R.target, profile);
+        fuzz_report_finding(c, &f);
     }
 }

@@ -19,12 +19,13 @@
 
 static long n_inputs;
 
-static int run_file(const char *path)
+/* Runs one input file; FIA_ERR_IO (said) or NOMEM. */
+static fia_status run_file(const char *path)
 {
     FILE *f = fopen(path, "rb");
     if (f == NULL) {
         fprintf(stderr, "cannot open %s\n", path);
-        return -1;
+        return FIA_ERR_IO;
     }
     size_t cap = 4096, n = 0;
     uint8_t *buf = malloc(cap);
@@ -42,12 +43,14 @@ static int run_file(const char *path)
         }
     }
     fclose(f);
-    if (buf == NULL)
-        return -1;
+    if (buf == NULL) {
+        fprintf(stderr, "no memory to read %s\n", path);
+        return FIA_ERR_NOMEM;
+    }
     fuzz_run_one((fuzz_target_id)FUZZ_TARGET_ID, buf, n);
     n_inputs++;
     free(buf);
-    return 0;
+    return FIA_OK;
 }
 
 static int cmp_str(const void *a, const void *b)
@@ -55,41 +58,53 @@ static int cmp_str(const void *a, const void *b)
     return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-static int run_path(const char *path)
+/* Runs a file, or every file of a directory (recursively, in name
+ * order); the first failure (said), the others still run. */
+static fia_status run_path(const char *path)
 {
     struct stat st;
     if (stat(path, &st) != 0) {
         fprintf(stderr, "no such file or directory: %s\n", path);
-        return -1;
+        return FIA_ERR_IO;
     }
     if (!S_ISDIR(st.st_mode))
         return run_file(path);
     DIR *d = opendir(path);
-    if (d == NULL)
-        return -1;
+    if (d == NULL) {
+        fprintf(stderr, "cannot open the directory %s\n", path);
+        return FIA_ERR_IO;
+    }
     char **names = NULL;
     size_t n = 0, cap = 0;
+    fia_status rc = FIA_OK;
     struct dirent *e;
     while ((e = readdir(d)) != NULL) {
         if (e->d_name[0] == '.' || strstr(e->d_name, ".dict") != NULL)
             continue;
         if (n == cap) {
             char **nn = realloc(names, (cap = cap ? cap * 2 : 64) * sizeof *names);
-            if (nn == NULL)
+            if (nn == NULL) {
+                rc = FIA_ERR_NOMEM;
+                fprintf(stderr, "no memory to list %s\n", path);
                 break;
+            }
             names = nn;
         }
         size_t len = strlen(path) + strlen(e->d_name) + 2;
-        if ((names[n] = malloc(len)) != NULL)
+        if ((names[n] = malloc(len)) != NULL) {
             snprintf(names[n++], len, "%s/%s", path, e->d_name);
+        } else if (rc == FIA_OK) {
+            rc = FIA_ERR_NOMEM;
+            fprintf(stderr, "no memory to list %s\n", path);
+        }
     }
     closedir(d);
     if (n > 0)
         qsort(names, n, sizeof *names, cmp_str);
-    int rc = 0;
     for (size_t i = 0; i < n; i++) {
-        if (run_path(names[i]) != 0)
-            rc = -1;
+        fia_status st1 = run_path(names[i]);
+        if (rc == FIA_OK)
+            rc = st1;
         free(names[i]);
     }
     free(names);
@@ -116,7 +131,7 @@ int main(int argc, char **argv)
             fprintf(stderr, "usage: %s [--fail-on-finding] [--random N "
                     "[--seed S]] PATH...\n", argv[0]);
             return 2;
-        } else if (run_path(argv[i]) != 0) {
+        } else if (run_path(argv[i]) != FIA_OK) {
             rc = 2;
         }
     }

@@ -1,8 +1,7 @@
-/* The three fuzz targets, their signatures and the text of a finding. */
+/* The three fuzz targets and their signatures. */
 #include <stdlib.h>
 #include <string.h>
 #include "fuzz/fuzz_internal.h"
-#include "fia/fast.h"
 
 static const char *const target_names[] = {"fuzz_params", "fuzz_numeric",
                                            "fuzz_metamorphic"};
@@ -111,64 +110,17 @@ void fuzz_signature(const fia_case *c, const fia_check_result *r,
     snprintf(buf, len, "%s|%s|%s|%s", fia_verdict_name(r->v), fs, qdtype(c), lw);
 }
 
-/* ---- finding text -------------------------------------------------------- */
-
-char *fuzz_finding_text(const fia_case *c, fuzz_target_id t,
-                        const char *profile, const char *kind,
-                        const char *signature, const char *transform)
-{
-    char *body = fia_case_to_string(c);
-    if (body == NULL)
-        return NULL;
-    size_t n = strlen(body) + 1024;
-    char *out = malloc(n);
-    if (out != NULL) {
-        /* with what fast/ computed it: its numbers depend on both */
-        int k = snprintf(out, n, "# fiacheck-target: %s\n# fiacheck-profile: %s\n"
-                         "# fiacheck-kind: %s\n# fiacheck-signature: %s\n"
-                         "# fiacheck-fast-kernels: %s\n"
-                         "# fiacheck-fast-threads: %d\n",
-                         fuzz_target_name(t), profile, kind, signature,
-                         fastKernelLevel(), fastThreadCount());
-        if (transform != NULL && k > 0)
-            k += snprintf(out + k, n - (size_t)k, "# fiacheck-transform: %s\n",
-                          transform);
-        if (k > 0)
-            snprintf(out + k, n - (size_t)k, "%s", body);
-    }
-    free(body);
-    return out;
-}
-
-void fuzz_text_header(const char *text, const char *key, char *val, size_t len)
-{
-    char pat[64];
-    snprintf(pat, sizeof pat, "# fiacheck-%s: ", key);
-    val[0] = '\0';
-    for (const char *p = text; p != NULL && *p; ) {
-        if (strncmp(p, pat, strlen(pat)) == 0) {
-            p += strlen(pat);
-            size_t k = 0;
-            while (p[k] && p[k] != '\n' && k + 1 < len) {
-                val[k] = p[k];
-                k++;
-            }
-            val[k] = '\0';
-            return;
-        }
-        p = strchr(p, '\n');
-        if (p)
-            p++;
-    }
-}
-
 /* ---- one input ----------------------------------------------------------- */
 
 static int run_params(const uint8_t *data, size_t size)
 {
     static fia_case c;
     static fia_check_result r;
-    fuzz_decode_params(data, size, &c);
+    if (fuzz_decode_params(data, size, &c) != FIA_OK) {
+        fuzz_report_skip(); /* out of memory: an incomplete case */
+        fia_case_free(&c);
+        return 0;
+    }
     fia_profile prof[2];
     int np = fuzz_report_profiles(prof);
     fia_check_options o;
@@ -187,7 +139,11 @@ static int run_numeric(const uint8_t *data, size_t size)
 {
     static fia_case c;
     static fia_check_result r;
-    fuzz_decode_numeric(data, size, &c);
+    if (fuzz_decode_numeric(data, size, &c) != FIA_OK) {
+        fuzz_report_skip();
+        fia_case_free(&c);
+        return 0;
+    }
     fia_profile prof[2];
     fuzz_report_profiles(prof);
     fia_check_options o;
@@ -205,7 +161,12 @@ static int run_metamorphic(const uint8_t *data, size_t size)
 {
     static fia_case c;
     char transform[64];
-    fuzz_decode_metamorphic(data, size, &c, transform, sizeof transform);
+    if (fuzz_decode_metamorphic(data, size, &c, transform, sizeof transform) !=
+        FIA_OK) {
+        fuzz_report_skip();
+        fia_case_free(&c);
+        return 0;
+    }
     fia_profile prof[2];
     fuzz_report_profiles(prof);
     fuzz_meta_result m;
@@ -214,10 +175,9 @@ static int run_metamorphic(const uint8_t *data, size_t size)
         fuzz_report_skip();
     } else {
         if (m.finding) {
-            char metrics[128];
-            snprintf(metrics, sizeof metrics, "{\"max_ulp\":%.17g}", m.max_ulp);
-            fuzz_report_finding(&c, m.kind, m.signature, prof[0], metrics,
-                                m.message, transform);
+            fuzz_finding f;
+            fuzz_finding_of_meta(&f, &c, &m, prof[0], transform);
+            fuzz_report_finding(&c, &f);
         }
     }
     fia_case_free(&c);

@@ -117,7 +117,7 @@ int main(void)
         size_t len = random_input(&r, buf, sizeof buf);
         fuzz_decode_metamorphic(buf, len, &c, t, sizeof t);
         fia_case c2;
-        if (fuzz_meta_transform(&c, t, &c2) == 0) {
+        if (fuzz_meta_transform(&c, t, &c2, NULL) == FIA_OK) {
             fia_oracle_verdict v;
             fia_oracle_evaluate(&c2, FIA_PROFILE_DOC, &v, NULL);
             CHECK_MSG(v.accept, "transform %s gives a rejected form", t);

@@ -73,10 +73,8 @@ int main(void)
     memset(&pred, 0, sizeof pred);
     pred.target = FUZZ_PARAMS;
     pred.profile = FIA_PROFILE_DOC;
-    char msg[256];
-    int f = fuzz_case_signature(&c, FUZZ_PARAMS, FIA_PROFILE_DOC, NULL,
-                                pred.signature, sizeof pred.signature, msg,
-                                sizeof msg);
+    static fuzz_case_verdict verdict;
+    int f = fuzz_case_signature(&c, FUZZ_PARAMS, FIA_PROFILE_DOC, NULL, &verdict);
     CHECK_EQ_INT(f, 0); /* a correct rejection is not a finding */
     fia_case_free(&c);
     return check_summary();

@@ -1,0 +1,165 @@
+/* fuzz/: the generator fragments the decoders are composed of.
+ *
+ * A decoder (decode_params.c, decode_numeric.c) is a list of fragments
+ * applied in order to one fz_gen.  A fragment owns one feature's part of the
+ * case (the file gen_<feature>.c, with the feature's name from
+ * include/fia/feature.h) and has one contract:
+ *
+ *   given the path and the geometry chosen so far (the fields of g set by
+ *   the fragments before it), consume the bytes it needs from g->f and set
+ *   its feature's attributes, arrays and tensors in g->c, and the fields of
+ *   g it is documented to set for the fragments after it.
+ *
+ * A fragment never fails on any input: the bytes decide, an exhausted input
+ * reads as zeros and gives the plainest choice.  A case builder that runs
+ * out of memory leaves its slot as it was (the case stays valid to free);
+ * the fragment records that in g->status (fz_note), which the decoder
+ * returns.
+ *
+ * The order of the list is the order the bytes are consumed in, so it is
+ * part of the corpus format: moving, adding or removing a fragment that
+ * consumes bytes re-maps every stored seed (corpus/fuzz_*) to another case.
+ * A new feature appends its fragment at the end of a list, where a stored
+ * seed has mostly run out of bytes: reading a zero as "off" (fz_odd,
+ * fdp_rare; not fdp_chance, which reads a zero as "yes") keeps such seeds
+ * what they were; tests/test_fuzz_corpus_decode.c tells.  Some features have
+ * several fragments, where their bytes were interleaved with others' (the
+ * layout's dims around the GQA heads, the mask's shape and dtype around the
+ * sparse window). */
+#ifndef FIA_FUZZ_GEN_H
+#define FIA_FUZZ_GEN_H
+
+#include "fia/feature.h"
+#include "fuzz/fdp.h"
+#include "fuzz/fuzz_internal.h"
+
+#define FZ_ARRLEN(a) ((int)(sizeof(a) / sizeof((a)[0])))
+
+/* fuzz_numeric's geometry ranges: its mask-pattern bookkeeping is sized by
+ * them. */
+#define FZ_NUM_MAX_B 3
+#define FZ_NUM_MAX_KV_S 20
+
+typedef struct fz_gen {
+    fdp *f;             /* the fuzzer's bytes, consumed front to back */
+    fia_case *c;        /* the case being built */
+    fia_status status;  /* FIA_OK, or the first builder failure (NOMEM) */
+
+    /* the path, set by the decoder before the first fragment */
+    int strict;         /* params: no deliberate break (decode_params.c) */
+    int meta;           /* numeric: the metamorphic target's base case */
+    int qs1;            /* the decode path: Q_S = 1 */
+
+    /* geometry: layout, tensors, gqa */
+    fz_layout L;        /* the layout the shapes follow (BSH.. for odd names) */
+    fia_dtype qdt, kvdt;
+    int64_t B, N, KV_N, Q_S, KV_S, D;
+
+    /* params: query/key/value shapes (tensors), key/value list length
+     * (tensor_list), before the tensors are made */
+    int qnd, knd, vnd, kv_count;
+    int64_t qsh[FIA_MAX_RANK], ksh[FIA_MAX_RANK], vsh[FIA_MAX_RANK];
+
+    int64_t sparse;     /* sparse_mode as set (0 when not given) */
+
+    /* numeric: the mask's shape (mnd 0: no mask), whether it has a batch
+     * axis, its rows and columns; the keys masked in every row of a batch */
+    int mnd, mask_b;
+    int64_t mrows, mcols, msh[4];
+    uint8_t masked_col[FZ_NUM_MAX_B][FZ_NUM_MAX_KV_S];
+
+    /* numeric: the bulk data's generator and the scale its distribution
+     * asks for */
+    fuzz_rng rng;
+    double scale;
+} fz_gen;
+
+typedef void (*fz_fragment_fn)(fz_gen *g);
+
+typedef struct fz_fragment {
+    fia_feature feature;   /* the feature whose part this is */
+    fz_fragment_fn apply;
+} fz_fragment;
+
+/* Applies the fragments in order. */
+static inline void fz_gen_apply(fz_gen *g, const fz_fragment *list, int n)
+{
+    for (int i = 0; i < n; i++)
+        list[i].apply(g);
+}
+
+/* Records a builder's status (the first failure is kept). */
+static inline void fz_note(fz_gen *g, fia_status st)
+{
+    if (g->status == FIA_OK)
+        g->status = st;
+}
+
+/* params: a deliberate break with probability pct %, never when strict
+ * (the byte is consumed either way, so one input decodes stably). */
+static inline int fz_odd(fz_gen *g, int pct)
+{
+    int r = fdp_rare(g->f, pct);
+    return g->strict ? 0 : r;
+}
+
+/* params: a weighted choice whose first n_valid options are the valid ones
+ * (a strict input folds the others onto them). */
+static inline int fz_wpick(fz_gen *g, const int *w, int n, int n_valid)
+{
+    int r = fdp_weighted(g->f, w, n);
+    return g->strict && r >= n_valid ? r % n_valid : r;
+}
+
+/* params: a sequence-length array a (present with probability pct %): a
+ * length around B, values around S. */
+void fzp_seq_array(fz_gen *g, fia_array a, int pct, int64_t S);
+
+/* ---- fuzz_params' fragments (bytes -> any call, biased to edges) -------- */
+void fzp_layout(fz_gen *g);           /* layout name; L */
+void fzp_tensors_dtype(fz_gen *g);    /* qdt, kvdt */
+void fzp_layout_dims(fz_gen *g);      /* B, N, D */
+void fzp_gqa_heads(fz_gen *g);        /* KV_N (and N at the edges) */
+void fzp_layout_seq(fz_gen *g);       /* Q_S, KV_S */
+void fzp_tensors_shapes(fz_gen *g);   /* qsh, ksh, vsh, off by one now and then */
+void fzp_tensor_list(fz_gen *g);      /* kv_count */
+void fzp_tensors_qkv(fz_gen *g);      /* query, key, value */
+void fzp_layout_heads(fz_gen *g);     /* num_heads */
+void fzp_gqa_attr(fz_gen *g);         /* num_key_value_heads */
+void fzp_sparse_mode(fz_gen *g);      /* sparse_mode; sparse */
+void fzp_sparse_tokens(fz_gen *g);    /* pre_tokens, next_tokens */
+void fzp_precise(fz_gen *g);          /* inner_precise */
+void fzp_scale(fz_gen *g);            /* scale */
+void fzp_paged(fz_gen *g);            /* block_size */
+void fzp_antiquant(fz_gen *g);        /* (key_/value_)antiquant_mode */
+void fzp_query_quant(fz_gen *g);      /* query_quant_mode */
+void fzp_mask(fz_gen *g);             /* atten_mask */
+void fzp_seqlen(fz_gen *g);           /* actual_seq_lengths(_kv) */
+void fzp_prefix(fz_gen *g);           /* actual_shared_prefix_len */
+void fzp_lse(fz_gen *g);              /* softmax_lse_flag, softmax_lse */
+void fzp_output(fz_gen *g);           /* attention_out */
+void fzp_tensors_optional(fz_gen *g); /* one not-modeled optional tensor */
+
+/* ---- fuzz_numeric's fragments (a small case the rules accept) ----------- */
+void fzn_layout(fz_gen *g);           /* layout; L */
+void fzn_tensors_dtype(fz_gen *g);    /* qdt = kvdt */
+void fzn_layout_batch(fz_gen *g);     /* B */
+void fzn_gqa_heads(fz_gen *g);        /* KV_N, N */
+void fzn_layout_dims(fz_gen *g);      /* D, Q_S, KV_S */
+void fzn_tensors_qkv(fz_gen *g);      /* query, key, value (shapes only) */
+void fzn_layout_heads(fz_gen *g);     /* num_heads */
+void fzn_gqa_attr(fz_gen *g);         /* num_key_value_heads */
+void fzn_scale_default(fz_gen *g);    /* scale = 1/sqrt(D) */
+void fzn_sparse_mode(fz_gen *g);      /* sparse_mode; sparse */
+void fzn_precise(fz_gen *g);          /* inner_precise */
+void fzn_lse(fz_gen *g);              /* softmax_lse_flag */
+void fzn_seqlen(fz_gen *g);           /* actual_seq_lengths(_kv) */
+void fzn_mask_shape(fz_gen *g);       /* mnd, msh, mask_b, mrows, mcols */
+void fzn_sparse_tokens(fz_gen *g);    /* pre_tokens, next_tokens */
+void fzn_mask_dtype(fz_gen *g);       /* atten_mask */
+void fzn_tensors_data_seed(fz_gen *g);/* rng */
+void fzn_mask_values(fz_gen *g);      /* atten_mask data; masked_col */
+void fzn_tensors_data(fz_gen *g);     /* query, key, value data; scale */
+void fzn_scale(fz_gen *g);            /* scale, as the data asks, or odd */
+
+#endif
