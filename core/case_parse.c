@@ -392,7 +392,7 @@ static int parse_attr(parser *p, fia_attr a, char *v)
         break;
     }
     }
-    p->c->attr_given |= 1u << a;
+    p->c->attr_given[a] = true;
     return 0;
 }
 

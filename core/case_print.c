@@ -146,7 +146,7 @@ static void build(const fia_case *c, sbuf *b)
     sb_printf(b, "seed = %llu\n", (unsigned long long)c->seed);
 
     for (int a = 0; a < FIA_ATTR_COUNT; a++) {
-        if (!(c->attr_given & (1u << a)) &&
+        if (!c->attr_given[a] &&
             !fia__attr_differs_from_default(&c->attrs, (fia_attr)a))
             continue;
         const char *an = fia_attr_name((fia_attr)a);

@@ -120,20 +120,20 @@ void fb_attr(fia_case *c, fia_attr a, int64_t v)
     case FIA_ATTR_SOFTMAX_LSE_FLAG: at->softmax_lse_flag = v != 0; break;
     default: return;
     }
-    c->attr_given |= 1u << a;
+    c->attr_given[a] = true;
 }
 
 void fb_scale(fia_case *c, double scale)
 {
     c->attrs.scale = scale;
-    c->attr_given |= 1u << FIA_ATTR_SCALE;
+    c->attr_given[FIA_ATTR_SCALE] = true;
 }
 
 void fb_layout(fia_case *c, const char *layout)
 {
     snprintf(c->attrs.input_layout, sizeof c->attrs.input_layout, "%s",
              layout);
-    c->attr_given |= 1u << FIA_ATTR_INPUT_LAYOUT;
+    c->attr_given[FIA_ATTR_INPUT_LAYOUT] = true;
 }
 
 void fb_lse_flag(fia_case *c, int on) { fb_attr(c, FIA_ATTR_SOFTMAX_LSE_FLAG, on); }

@@ -79,7 +79,7 @@ static int applicable_transforms(const fia_case *c, const fz_geom *g, int to,
         }
     int64_t sm = c->attrs.sparse_mode;
     if (g->Q_S > 1 && c->tensors[FIA_SLOT_ATTEN_MASK].presence == FIA_PRESENT &&
-        (sm >= 2 || (sm == 0 && (c->attr_given & (1u << FIA_ATTR_PRE_TOKENS)))))
+        (sm >= 2 || (sm == 0 && c->attr_given[FIA_ATTR_PRE_TOKENS])))
         snprintf(opts[n++], 32, "sparse-to-mask=%d", to & 1);
     return n;
 }

@@ -17,7 +17,7 @@ static void drop_attr(fia_case *c, fia_attr a, int64_t dflt)
         c->attrs.pre_tokens = dflt;
     else if (a == FIA_ATTR_NEXT_TOKENS)
         c->attrs.next_tokens = dflt;
-    c->attr_given &= ~(1u << a);
+    c->attr_given[a] = false;
 }
 
 /* q/k/v data of c permuted into layout l2, with KV heads repeated rep times
@@ -81,8 +81,8 @@ static fia_status sparse_to_mask(const fia_case *c, const fz_geom *g, int mode2,
     const fia_tensor_spec *ms = &c->tensors[FIA_SLOT_ATTEN_MASK];
     int have_mask = ms->presence == FIA_PRESENT;
     if (g->Q_S == 1 || !have_mask || sm < 0 || sm > 4 || sm == 1 ||
-        (sm == 0 && !(c->attr_given & ((1u << FIA_ATTR_PRE_TOKENS) |
-                                       (1u << FIA_ATTR_NEXT_TOKENS)))))
+        (sm == 0 && !c->attr_given[FIA_ATTR_PRE_TOKENS] &&
+                     !c->attr_given[FIA_ATTR_NEXT_TOKENS]))
         return fia_fail(err, FIA_ERR_BAD_INPUT, "no sparse mode to write as "
                         "a mask (decode, no mask, mode 1, or mode 0 without "
                         "tokens)");

@@ -61,7 +61,7 @@ double fuzz_case_size(const fia_case *c)
         if (c->arrays[a].presence != FIA_ABSENT)
             s += 100 + (double)c->arrays[a].count;
     for (int a = 0; a < FIA_ATTR_COUNT; a++)
-        if (c->attr_given & (1u << a))
+        if (c->attr_given[a])
             s += 10;
     return s + (c->seed != 0);
 }
@@ -91,7 +91,7 @@ static void pass_drop(mctx *m, fia_case *c)
     fia_case_init(&dflt);
     for (int a = 0; a < FIA_ATTR_COUNT; a++) {
         if (a == FIA_ATTR_INPUT_LAYOUT || a == FIA_ATTR_NUM_HEADS ||
-            !(c->attr_given & (1u << a)) || copy(&cand, c) != 0)
+            !c->attr_given[a] || copy(&cand, c) != 0)
             continue;
         fia_attrs def = dflt.attrs;
         switch (a) {
@@ -109,7 +109,7 @@ static void pass_drop(mctx *m, fia_case *c)
         case FIA_ATTR_QUERY_QUANT_MODE: cand.attrs.query_quant_mode = 0; break;
         default: break;
         }
-        cand.attr_given &= ~(1u << a);
+        cand.attr_given[a] = false;
         try_cand(m, c, &cand);
     }
     if (c->seed != 0 && copy(&cand, c) == 0) {

@@ -7,7 +7,7 @@ ORC_PRED(ratio_64, f->N > 0 && f->KV_N > 0 && f->N % f->KV_N == 0,
          f->N / f->KV_N > 64)
 ORC_PRED(kvn_zero, 1, f->c->attrs.num_key_value_heads == 0)
 ORC_PRED(kvn_default, 1,
-         !(f->c->attr_given & (1u << FIA_ATTR_NUM_KEY_VALUE_HEADS)))
+         !f->c->attr_given[FIA_ATTR_NUM_KEY_VALUE_HEADS])
 
 const fia_rule orc_rules_gqa[] = {
     {"GQA-001", "gqa", FIA_RULE_REJECT, ORC_SEM, C002_P("numKeyValueHeads"),

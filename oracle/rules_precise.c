@@ -36,7 +36,7 @@ ORC_PRED(ip_auto_rowinv,
          orc_is_prefill(f) && f->c->attrs.sparse_mode == 3 &&
              !(ip(f) & 2),
          some_q_longer(f))
-ORC_PRED(ip_default, 1, !(f->c->attr_given & (1u << FIA_ATTR_INNER_PRECISE)))
+ORC_PRED(ip_default, 1, !f->c->attr_given[FIA_ATTR_INNER_PRECISE])
 
 const fia_rule orc_rules_precise[] = {
     {"PREC-001", "precise", FIA_RULE_REJECT, ORC_SEM,

@@ -66,12 +66,12 @@ static void test_example(void)
     CHECK_EQ_INT(c.attrs.next_tokens, 2147483647);
     CHECK_EQ_INT(c.attrs.block_size, 0);
     CHECK_EQ_INT(c.seed, 42);
-    uint32_t given = (1u << FIA_ATTR_INPUT_LAYOUT) | (1u << FIA_ATTR_NUM_HEADS) |
-                     (1u << FIA_ATTR_NUM_KEY_VALUE_HEADS) |
-                     (1u << FIA_ATTR_SCALE) | (1u << FIA_ATTR_SPARSE_MODE) |
-                     (1u << FIA_ATTR_INNER_PRECISE) |
-                     (1u << FIA_ATTR_SOFTMAX_LSE_FLAG);
-    CHECK_EQ_INT(c.attr_given, given);
+    bool given[FIA_ATTR_COUNT] = {
+        [FIA_ATTR_INPUT_LAYOUT] = true, [FIA_ATTR_NUM_HEADS] = true,
+        [FIA_ATTR_NUM_KEY_VALUE_HEADS] = true, [FIA_ATTR_SCALE] = true,
+        [FIA_ATTR_SPARSE_MODE] = true, [FIA_ATTR_INNER_PRECISE] = true,
+        [FIA_ATTR_SOFTMAX_LSE_FLAG] = true};
+    CHECK(memcmp(c.attr_given, given, sizeof given) == 0);
     const fia_tensor_spec *q = &c.tensors[FIA_SLOT_QUERY];
     CHECK_EQ_INT(q->presence, FIA_PRESENT);
     CHECK_EQ_INT(q->count, 1);
@@ -130,7 +130,8 @@ static void test_defaults(void)
     fia_case_free(&c);
 
     CHECK_EQ_INT(parse(minimal, &c), 0);
-    CHECK_EQ_INT(c.attr_given, 0);
+    for (int a = 0; a < FIA_ATTR_COUNT; a++)
+        CHECK(!c.attr_given[a]);
     CHECK_EQ_INT(c.seed, 0);
     CHECK_EQ_INT(c.attrs.num_heads, 1);
     CHECK(strcmp(c.attrs.input_layout, "BSH") == 0);
@@ -197,7 +198,7 @@ static void test_syntax_variants(void)
     CHECK_EQ_INT(c.arrays[FIA_ARR_ACTUAL_SEQ_LENGTHS].count, 0);
     CHECK_EQ_INT(c.arrays[FIA_ARR_ACTUAL_SEQ_LENGTHS_KV].presence, FIA_NULL);
     CHECK(!c.attrs.softmax_lse_flag);
-    CHECK(c.attr_given & (1u << FIA_ATTR_SOFTMAX_LSE_FLAG));
+    CHECK(c.attr_given[FIA_ATTR_SOFTMAX_LSE_FLAG]);
     CHECK_EQ_INT(c.tensors[FIA_SLOT_ATTEN_MASK].gen.kind, FIA_GEN_CAUSAL);
     fia_case_free(&c);
 

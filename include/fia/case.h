@@ -137,7 +137,7 @@ typedef struct fia_case {
     fia_tensor_spec tensors[FIA_SLOT_COUNT];
     fia_int_array_spec arrays[FIA_ARR_COUNT];
     fia_attrs attrs;
-    uint32_t attr_given;            /* bit (1u << fia_attr): line present */
+    bool attr_given[FIA_ATTR_COUNT]; /* the attribute's line is present */
 } fia_case;
 
 
