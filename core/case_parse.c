@@ -24,8 +24,10 @@ typedef struct parser {
     int line_array[FIA_ARR_COUNT];
 } parser;
 
+/* Records a malformed-input error at the current line; its status. */
 #define FAIL(p, ...)                                                         \
-    (fia__set_err((p)->err, (p)->file, (p)->line, __VA_ARGS__), -1)
+    fia_fail_at((p)->err, FIA_ERR_BAD_INPUT, (p)->file, (p)->line,          \
+                __VA_ARGS__)
 
 static int is_space(char ch)
 {
@@ -100,7 +102,7 @@ static int parse_double(const char *s, double *v)
     return 0;
 }
 
-static int int_error(parser *p, const char *key, const char *s, int rc)
+static fia_status int_error(parser *p, const char *key, const char *s, int rc)
 {
     if (rc == -2)
         return FAIL(p, "%s: integer out of range '%.60s'", key, s);
@@ -131,8 +133,9 @@ static char *next_field(char **cur)
 }
 
 /* "[a,b,...]" or "[]" -> fresh array of int64 (NULL when count 0). */
-static int parse_int_list(parser *p, const char *key, char *s, int64_t **out,
-                          int64_t *count, int nonneg, int max_count)
+static fia_status parse_int_list(parser *p, const char *key, char *s,
+                                 int64_t **out, int64_t *count, int nonneg,
+                                 int max_count)
 {
     *out = NULL;
     *count = 0;
@@ -142,7 +145,7 @@ static int parse_int_list(parser *p, const char *key, char *s, int64_t **out,
     s[len - 1] = '\0';
     char *body = trim(s + 1);
     if (*body == '\0')
-        return 0;
+        return FIA_OK;
     size_t n = count_fields(body);
     if (max_count >= 0 && n > (size_t)max_count)
         return FAIL(p, "%s: bad shape: more than %d dims", key, max_count);
@@ -166,11 +169,11 @@ static int parse_int_list(parser *p, const char *key, char *s, int64_t **out,
     }
     *out = v;
     *count = (int64_t)n;
-    return 0;
+    return FIA_OK;
 }
 
 /* "fp16 [2,8,16,64]" */
-static int parse_tensor(parser *p, const char *key, char *s, fia_tensor *t)
+static fia_status parse_tensor(parser *p, const char *key, char *s, fia_tensor *t)
 {
     memset(t, 0, sizeof *t);
     char *w = s;
@@ -194,7 +197,7 @@ static int parse_tensor(parser *p, const char *key, char *s, fia_tensor *t)
         return FAIL(p, "%s: bad shape '%.60s' (expected '[d0,d1,...]')", key,
                     shape);
     if (parse_int_list(p, key, shape, &dims, &nd, 1, FIA_MAX_RANK) != 0)
-        return -1;
+        return p->err->code;
     t->dtype = dt;
     t->ndim = (int32_t)nd;
     for (int64_t i = 0; i < nd; i++)
@@ -202,16 +205,16 @@ static int parse_tensor(parser *p, const char *key, char *s, fia_tensor *t)
     free(dims);
     if (fia_tensor_numel(t) < 0) /* no such tensor can exist */
         return FAIL(p, "%s: bad shape: element count overflows int64", key);
-    return 0;
+    return FIA_OK;
 }
 
-static int parse_tensor_line(parser *p, fia_slot s, char *v)
+static fia_status parse_tensor_line(parser *p, fia_slot s, char *v)
 {
     const char *key = fia_slot_name(s);
     fia_tensor_spec *sp = &p->c->tensors[s];
     if (strcmp(v, "null") == 0) {
         sp->presence = FIA_NULL;
-        return 0;
+        return FIA_OK;
     }
     size_t n = 1;
     for (const char *q = v; *q; q++)
@@ -239,16 +242,16 @@ static int parse_tensor_line(parser *p, fia_slot s, char *v)
         }
         if (parse_tensor(p, key, item, &t[i]) != 0) {
             free(t);
-            return -1;
+            return p->err->code;
         }
     }
     sp->presence = FIA_PRESENT;
     sp->count = (int32_t)n;
     sp->t = t;
-    return 0;
+    return FIA_OK;
 }
 
-static int parse_gen(parser *p, fia_slot s, const char *key, char *v)
+static fia_status parse_gen(parser *p, fia_slot s, const char *key, char *v)
 {
     fia_gen *g = &p->c->tensors[s].gen;
     char *w = v;
@@ -317,10 +320,10 @@ static int parse_gen(parser *p, fia_slot s, const char *key, char *v)
     g->kind = (fia_gen_kind)kind;
     g->a = args[0];
     g->b = args[1];
-    return 0;
+    return FIA_OK;
 }
 
-static int parse_values(parser *p, fia_slot s, const char *key, char *v)
+static fia_status parse_values(parser *p, fia_slot s, const char *key, char *v)
 {
     fia_gen *g = &p->c->tensors[s].gen;
     g->kind = FIA_GEN_VALUES;
@@ -328,7 +331,7 @@ static int parse_values(parser *p, fia_slot s, const char *key, char *v)
     g->n_values = 0;
     g->values = NULL;
     if (*v == '\0')
-        return 0;
+        return FIA_OK;
     size_t n = count_fields(v);
     double *vals = malloc(n * sizeof *vals);
     if (!vals)
@@ -344,19 +347,19 @@ static int parse_values(parser *p, fia_slot s, const char *key, char *v)
     }
     g->values = vals;
     g->n_values = (int64_t)n;
-    return 0;
+    return FIA_OK;
 }
 
-static int dup_check(parser *p, int *slot_line, const char *key)
+static fia_status dup_check(parser *p, int *slot_line, const char *key)
 {
     if (*slot_line)
         return FAIL(p, "duplicate key '%s' (first on line %d)", key,
                     *slot_line);
     *slot_line = p->line;
-    return 0;
+    return FIA_OK;
 }
 
-static int parse_attr(parser *p, fia_attr a, char *v)
+static fia_status parse_attr(parser *p, fia_attr a, char *v)
 {
     const char *key = fia_attr_name(a);
     fia_attrs *at = &p->c->attrs;
@@ -393,17 +396,17 @@ static int parse_attr(parser *p, fia_attr a, char *v)
     }
     }
     p->c->attr_given[a] = true;
-    return 0;
+    return FIA_OK;
 }
 
-static int parse_line(parser *p, char *line)
+static fia_status parse_line(parser *p, char *line)
 {
     char *hash = strchr(line, '#');
     if (hash)
         *hash = '\0';
     line = trim(line);
     if (*line == '\0')
-        return 0;
+        return FIA_OK;
     char *eq = strchr(line, '=');
     if (!eq)
         return FAIL(p, "missing '=' in '%.60s' (expected key = value)", line);
@@ -441,45 +444,45 @@ static int parse_line(parser *p, char *line)
         return FAIL(p, "%.60s: missing value", key);
     if (strcmp(key, "seed") == 0) {
         if (dup_check(p, &p->line_seed, key) != 0)
-            return -1;
+            return p->err->code;
         int rc = parse_u64(v, &p->c->seed);
         if (rc == -2)
             return FAIL(p, "seed: integer out of range '%.60s'", v);
         if (rc != 0)
             return FAIL(p, "seed: bad integer '%.60s' (expected 0..2^64-1)", v);
-        return 0;
+        return FIA_OK;
     }
     int a = fia_attr_from_name(key);
     if (a >= 0) {
         if (dup_check(p, &p->line_attr[a], key) != 0)
-            return -1;
+            return p->err->code;
         return parse_attr(p, (fia_attr)a, v);
     }
     int s = fia_slot_from_name(key);
     if (s >= 0) {
         if (dup_check(p, &p->line_tensor[s], key) != 0)
-            return -1;
+            return p->err->code;
         return parse_tensor_line(p, (fia_slot)s, v);
     }
     int r = fia_array_from_name(key);
     if (r >= 0) {
         if (dup_check(p, &p->line_array[r], key) != 0)
-            return -1;
+            return p->err->code;
         fia_int_array_spec *arr = &p->c->arrays[r];
         if (strcmp(v, "null") == 0) {
             arr->presence = FIA_NULL;
-            return 0;
+            return FIA_OK;
         }
         if (parse_int_list(p, key, v, &arr->values, &arr->count, 0, -1) != 0)
-            return -1;
+            return p->err->code;
         arr->presence = FIA_PRESENT;
-        return 0;
+        return FIA_OK;
     }
     return FAIL(p, "unknown key '%.60s'", key);
 }
 
 /* Whole-file checks, once every line is read (lines come in any order). */
-static int check_case(parser *p)
+static fia_status check_case(parser *p)
 {
     static const fia_slot required[] = {FIA_SLOT_QUERY, FIA_SLOT_KEY,
                                         FIA_SLOT_VALUE};
@@ -511,7 +514,7 @@ static int check_case(parser *p)
                             (long long)sp->gen.n_values, (long long)n);
         }
     }
-    return 0;
+    return FIA_OK;
 }
 
 /* The status of a failed parse: the code recorded with the message (a

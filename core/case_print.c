@@ -217,15 +217,15 @@ char *fia_case_to_string(const fia_case *c)
     return b.p;
 }
 
-int fia_case_print(const fia_case *c, FILE *f)
+fia_status fia_case_print(const fia_case *c, FILE *f)
 {
     if (!c || !f)
-        return -1;
+        return FIA_ERR_BAD_INPUT;
     char *s = fia_case_to_string(c);
     if (!s)
-        return -1;
+        return FIA_ERR_NOMEM;
     size_t n = strlen(s);
-    int rc = fwrite(s, 1, n, f) == n ? 0 : -1;
+    fia_status rc = fwrite(s, 1, n, f) == n ? FIA_OK : FIA_ERR_IO;
     free(s);
     return rc;
 }

@@ -158,7 +158,7 @@ fia_status fia_case_parse_file(const char *path, fia_case *c, fia_error *err);
 fia_status fia_case_parse_string(const char *text, const char *name, fia_case *c,
                           fia_error *err);
 /* Print in canonical form; parsing the output gives an equivalent case. */
-int fia_case_print(const fia_case *c, FILE *f);
+fia_status fia_case_print(const fia_case *c, FILE *f); /* OK, NOMEM, IO */
 /* Same into a malloc'ed string (caller frees), NULL on nomem. */
 char *fia_case_to_string(const fia_case *c);
 /* 1 when the two cases describe the same call and data. */
