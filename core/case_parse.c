@@ -173,7 +173,8 @@ static fia_status parse_int_list(parser *p, const char *key, char *s,
 }
 
 /* "fp16 [2,8,16,64]" */
-static fia_status parse_tensor(parser *p, const char *key, char *s, fia_tensor *t)
+static fia_status parse_tensor(parser *p, const char *key, char *s,
+                               fia_tensor *t)
 {
     memset(t, 0, sizeof *t);
     char *w = s;
@@ -323,7 +324,8 @@ static fia_status parse_gen(parser *p, fia_slot s, const char *key, char *v)
     return FIA_OK;
 }
 
-static fia_status parse_values(parser *p, fia_slot s, const char *key, char *v)
+static fia_status parse_values(parser *p, fia_slot s, const char *key,
+                               char *v)
 {
     fia_gen *g = &p->c->tensors[s].gen;
     g->kind = FIA_GEN_VALUES;
