@@ -5,9 +5,10 @@
  * widened to float once (kv_pre: once per run for all tasks, before they
  * start; else per block), S^T = K.Q^T (or the dot form for decode's few
  * rows), one online-softmax step, acc = acc * alpha + P.V.  The arithmetic
- * on blocks is in the micro-kernels (kernel_*.c); this file decides which
- * keys take part (docs/features/mask.md, sparse.md, seqlen.md) and
- * writes the outputs.  A decode task covers one KV split and leaves its
+ * on blocks is in the micro-kernels (kernel/); which keys a row may use is
+ * each feature's reading (run_sparse.c: the band of the sparse mode,
+ * run_mask.c: the mask bits, the lengths of the plan), what a row without
+ * a key gives is run_precise.c's, and where outputs go run_output.c's.  A decode task covers one KV split and leaves its
  * partial (m, l, acc) for fast_merge_splits (flash-decoding).  When all the
  * few rows of a task use the same keys without a mask (decode), the fused
  * decode kernel (kernel->decode) runs the whole range instead, reading the
@@ -25,10 +26,6 @@
 #include "fast_internal.h"
 
 #define ALIGN64(x) (((x) + 63u) & ~(uint64_t)63u)
-
-/* RELEASED "Degenerate shapes": without row-invalid correction a fully
- * masked row sees every score as this fill, so it is the mean of V. */
-#define FAST_MASK_FILL (-1e12)
 
 /* Keys ahead whose K/V rows are prefetched (one block). */
 #define FAST_PREFETCH 64
@@ -80,72 +77,6 @@ static uint64_t layout(const fast_plan *p, char *base, scratch *s)
 uint64_t fast_scratch_bytes(const fast_plan *p)
 {
     return layout(p, NULL, NULL);
-}
-
-/* The keys row i of batch b may use, as [*lo, *hi] within [0, kv_len); the
- * mask bits (modes 0/1 and Q_S = 1) are applied on top.  pre/next are
- * clamped to int32 and i, off are bounded by 2^25, so no overflow. */
-static void row_band(const fast_plan *p, int64_t i, int64_t q_len,
-                     int64_t kv_len, int64_t *lo, int64_t *hi)
-{
-    int64_t off = kv_len - q_len, l = 0, h = kv_len - 1;
-    switch (p->sparse_mode) {
-    case 0:
-        if (p->mask != NULL) { /* mode 0 without a mask ignores pre/next */
-            l = i - p->pre;
-            h = i + p->next;
-        }
-        break;
-    case 2: h = i; break;
-    case 3: h = i + off; break;
-    case 4:
-        l = i + off - p->pre;
-        h = i + off + p->next;
-        break;
-    default: break; /* 1: the mask alone */
-    }
-    *lo = l < 0 ? 0 : l;
-    *hi = h > kv_len - 1 ? kv_len - 1 : h;
-}
-
-static uint16_t *out_row(const fast_plan *p, int64_t b, int64_t n, int64_t i)
-{
-    return (uint16_t *)p->out + b * p->o_sb + n * p->o_sn + i * p->o_ss;
-}
-
-static void store_lse(const fast_plan *p, int64_t b, int64_t n, int64_t i,
-                      double x)
-{
-    if (p->lse != NULL)
-        p->lse[(b * p->N + n) * p->Q_S + i] = (float)x;
-}
-
-/* Output 0 exactly, lse +inf. */
-static void store_zero(const fast_plan *p, int64_t b, int64_t n, int64_t i)
-{
-    memset(out_row(p, b, n, i), 0, (size_t)p->D * sizeof(uint16_t));
-    store_lse(p, b, n, i, INFINITY);
-}
-
-/* A row where no key takes part and no row-invalid correction applies:
- * every score is the fill value, so the row is the plain mean of V over
- * [0, kv_len) and lse = fill + log(kv_len) (RELEASED "Degenerate shapes"). */
-static void degenerate_mean(const fast_plan *p, int64_t b, int64_t n,
-                            int64_t i, int64_t kv_len, float *tmp)
-{
-    const int64_t kvh = n / p->group;
-    const uint16_t *v = (const uint16_t *)p->v + b * p->k_sb + kvh * p->k_sn;
-    for (int64_t d = 0; d < p->D; d++) {
-        double sum = 0.0;
-        for (int64_t j = 0; j < kv_len; j++) {
-            uint16_t h = v[j * p->k_ss + d];
-            sum += p->dt == FIA_DT_FP16 ? fast_fp16_to_float(h)
-                                        : fast_bf16_to_float(h);
-        }
-        tmp[d] = (float)sum;
-    }
-    fast_store_scalar(p->dt, tmp, (double)kv_len, out_row(p, b, n, i), p->D);
-    store_lse(p, b, n, i, FAST_MASK_FILL + log((double)kv_len));
 }
 
 int64_t fast_task_count(const fast_plan *p)
@@ -206,8 +137,7 @@ static void key_loop(const fast_plan *p, const fast_kernels *kern,
                      const uint8_t *vbad)
 {
     const int64_t L = p->L, Dp = p->Dp, D = p->D;
-    const uint8_t *mask = p->mask ? p->mask + b * p->mask_sb : NULL;
-    const bool q1 = p->Q_S == 1; /* decode: mask row 0 */
+    const uint8_t *mask = p->mask;
     const int round = !p->round_p ? 0 : p->dt == FIA_DT_FP16 ? 1 : 2;
     for (int64_t j0 = jmin; j0 <= jmax; j0 += FAST_KBLOCK) {
         int nk = jmax + 1 - j0 < FAST_KBLOCK ? (int)(jmax + 1 - j0)
@@ -260,16 +190,9 @@ static void key_loop(const fast_plan *p, const fast_kernels *kern,
         } else {
             kern->qk_t(w->q, L, mr, kblk, Dp, nk, D, w->s, L);
         }
-        if (mask) {
-            for (int r = 0; r < mr; r++) {
-                int64_t i = i0 + r % nq;
-                const uint8_t *mrow = mask + (q1 ? 0 : i * p->mask_ss) + j0;
-                if (w->lo[r] > w->hi[r])
-                    continue; /* no key of this block: bits unused */
-                for (int c = 0; c < nk; c++)
-                    w->excl[c * L + r] = mrow[c];
-            }
-        }
+        if (mask)
+            fast_mask_block(p, b, i0, nq, mr, j0, nk, w->lo, w->hi, w->excl,
+                            L);
         if (!full)
             kern->softmax(w->s, L, mr, nk, p->scale, w->lo, w->hi,
                           mask ? w->excl : NULL, round, w->m, w->l, w->alpha);
@@ -311,10 +234,7 @@ static void task_locate(const fast_plan *p, int64_t t, task *k)
     k->q_len = p->q_len[k->b], k->kv_len = p->kv_len[k->b];
     k->k0 = k->split * p->kv_chunk, k->k1 = k->k0 + p->kv_chunk;
     k->k1 = k->k1 > k->kv_len ? k->kv_len : k->k1;
-    /* 002 innerPrecise: the operator corrects invalid rows by itself in
-     * sparse mode 3 with q_len > kv_len. */
-    k->correct = p->row_invalid ||
-                 (p->sparse_mode == 3 && k->q_len > k->kv_len);
+    k->correct = fast_row_corrected(p, k->q_len, k->kv_len);
     k->dot = k->mr <= FAST_DOT_MAX;
 }
 
@@ -329,7 +249,7 @@ static void task_bands(const fast_plan *p, const task *k, scratch *w,
         int64_t i = k->i0 + r % k->nq;
         w->alo[r] = 0, w->ahi[r] = -1;
         if (r < k->mr && i < k->q_len && k->kv_len > 0) {
-            row_band(p, i, k->q_len, k->kv_len, &w->alo[r], &w->ahi[r]);
+            fast_row_band(p, i, k->q_len, k->kv_len, &w->alo[r], &w->ahi[r]);
             w->alo[r] = w->alo[r] < k->k0 ? k->k0 : w->alo[r];
             w->ahi[r] = w->ahi[r] > k->k1 - 1 ? k->k1 - 1 : w->ahi[r];
         }
@@ -437,16 +357,16 @@ static void task_store(const fast_plan *p, const fast_kernels *kern,
         } else if (i >= k->q_len || k->kv_len == 0) {
             /* padding rows (unspecified) and empty key sequences (002
              * 入参为空的处理; RELEASED): zeros, lse +inf. */
-            store_zero(p, k->b, n, i);
+            fast_store_zero(p, k->b, n, i);
         } else if (w->l[r] == 0.0f) {
             if (k->correct) /* row-invalid correction: 0, lse +inf */
-                store_zero(p, k->b, n, i);
+                fast_store_zero(p, k->b, n, i);
             else
-                degenerate_mean(p, k->b, n, i, k->kv_len, w->tmp);
+                fast_degenerate_mean(p, k->b, n, i, k->kv_len, w->tmp);
         } else {
             kern->store(p->dt, w->acc + r * Dp, (double)w->l[r],
-                        out_row(p, k->b, n, i), D);
-            store_lse(p, k->b, n, i, (double)w->m[r] + log((double)w->l[r]));
+                        fast_out_row(p, k->b, n, i), D);
+            fast_store_lse(p, k->b, n, i, (double)w->m[r] + log((double)w->l[r]));
         }
     }
 }
@@ -477,7 +397,7 @@ void fast_merge_splits(const fast_plan *p, float *partials, void *scr)
         const int64_t kv_len = p->kv_len[b];
         for (int64_t n = 0; n < p->N; n++) {
             if (kv_len == 0) {
-                store_zero(p, b, n, 0);
+                fast_store_zero(p, b, n, 0);
                 continue;
             }
             float mx = -INFINITY;
@@ -499,14 +419,14 @@ void fast_merge_splits(const fast_plan *p, float *partials, void *scr)
                 first = false;
             }
             if (first) { /* no key at all */
-                if (p->row_invalid || (p->sparse_mode == 3 && 1 > kv_len))
-                    store_zero(p, b, n, 0);
+                if (fast_row_corrected(p, 1, kv_len))
+                    fast_store_zero(p, b, n, 0);
                 else
-                    degenerate_mean(p, b, n, 0, kv_len, w.tmp);
+                    fast_degenerate_mean(p, b, n, 0, kv_len, w.tmp);
                 continue;
             }
-            kern->store(p->dt, w.tmp, l, out_row(p, b, n, 0), p->D);
-            store_lse(p, b, n, 0, (double)mx + log(l));
+            kern->store(p->dt, w.tmp, l, fast_out_row(p, b, n, 0), p->D);
+            fast_store_lse(p, b, n, 0, (double)mx + log(l));
         }
     }
 }

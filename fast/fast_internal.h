@@ -145,6 +145,25 @@ void fast_merge_splits(const fast_plan *p, float *partials, void *scratch);
 int64_t fast_kvpre_chunks(const fast_plan *p);
 void fast_kvpre_chunk(const fast_plan *p, char *ws, int64_t c);
 
+/* ---- the run's reading of each feature (run_<feature>.c) --------------- */
+/* run_sparse.c: keys [*lo, *hi] of row i (empty when *lo > *hi). */
+void fast_row_band(const fast_plan *p, int64_t i, int64_t q_len,
+                   int64_t kv_len, int64_t *lo, int64_t *hi);
+/* run_mask.c: the mask bits of keys j0 .. j0 + nk - 1 into excl. */
+void fast_mask_block(const fast_plan *p, int64_t b, int64_t i0, int nq,
+                     int mr, int64_t j0, int nk, const int32_t *lo,
+                     const int32_t *hi, uint8_t *excl, int64_t ld);
+/* run_precise.c: whether a row without a key is corrected (0, lse +inf),
+ * and the uncorrected one (the mean of V). */
+bool fast_row_corrected(const fast_plan *p, int64_t q_len, int64_t kv_len);
+void fast_degenerate_mean(const fast_plan *p, int64_t b, int64_t n,
+                          int64_t i, int64_t kv_len, float *tmp);
+/* run_output.c: where row (b, n, i)'s output and lse go. */
+uint16_t *fast_out_row(const fast_plan *p, int64_t b, int64_t n, int64_t i);
+void fast_store_lse(const fast_plan *p, int64_t b, int64_t n, int64_t i,
+                    double x);
+void fast_store_zero(const fast_plan *p, int64_t b, int64_t n, int64_t i);
+
 /* ---- micro-kernels (kernel/) ------------------------------------------ */
 /* The table contract, the instruction-set levels and the portable helpers
  * the SIMD tables use for tails. */

@@ -1,0 +1,23 @@
+/* output (and lse): where the results of row (b, n, i) go
+ * (docs/features/output.md, lse.md).  attention_out's strides come from the
+ * layout (executor.c); softmax_lse is [B, N, Q_S, 1] float32. */
+#include "fast_internal.h"
+
+uint16_t *fast_out_row(const fast_plan *p, int64_t b, int64_t n, int64_t i)
+{
+    return (uint16_t *)p->out + b * p->o_sb + n * p->o_sn + i * p->o_ss;
+}
+
+void fast_store_lse(const fast_plan *p, int64_t b, int64_t n, int64_t i,
+                    double x)
+{
+    if (p->lse != NULL)
+        p->lse[(b * p->N + n) * p->Q_S + i] = (float)x;
+}
+
+/* Output 0 exactly, lse +inf. */
+void fast_store_zero(const fast_plan *p, int64_t b, int64_t n, int64_t i)
+{
+    memset(fast_out_row(p, b, n, i), 0, (size_t)p->D * sizeof(uint16_t));
+    fast_store_lse(p, b, n, i, INFINITY);
+}
