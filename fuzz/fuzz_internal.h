@@ -60,4 +60,24 @@ int64_t fz_kv_len(const fia_case *c, const fz_geom *g, int64_t b);
 fia_status fz_slot_data(const fia_case *c, fia_slot s, double **out,
                         int64_t *n, fia_error *err);
 
+/* ---- metamorphic transforms (meta_<feature>.c, listed in meta.c) -------- */
+/* Rewrites the copy *out of c (geometry g) into the equivalent form; arg is
+ * the text after the transform's name.  FIA_ERR_BAD_INPUT (err may stay
+ * empty) when the transform does not apply to c, NOMEM. */
+typedef fia_status (*fz_meta_fn)(const fia_case *c, const fz_geom *g,
+                                 const char *arg, fia_case *out,
+                                 fia_error *err);
+fia_status fz_meta_layout(const fia_case *, const fz_geom *, const char *,
+                          fia_case *, fia_error *);
+fia_status fz_meta_mha(const fia_case *, const fz_geom *, const char *,
+                       fia_case *, fia_error *);
+fia_status fz_meta_seqlen_expand(const fia_case *, const fz_geom *,
+                                 const char *, fia_case *, fia_error *);
+fia_status fz_meta_sparse_to_mask(const fia_case *, const fz_geom *,
+                                  const char *, fia_case *, fia_error *);
+/* q/k/v of c permuted into layout l2, K/V heads repeated when mha. */
+fia_status fz_meta_relayout(const fia_case *c, const fz_geom *g,
+                            fz_layout l2, int mha, fia_case *out,
+                            fia_error *err);
+
 #endif

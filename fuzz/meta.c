@@ -11,157 +11,18 @@
 #include "fia/fast.h"
 #include "fuzz/fuzz_internal.h"
 
-static void drop_attr(fia_case *c, fia_attr a, int64_t dflt)
-{
-    if (a == FIA_ATTR_PRE_TOKENS)
-        c->attrs.pre_tokens = dflt;
-    else if (a == FIA_ATTR_NEXT_TOKENS)
-        c->attrs.next_tokens = dflt;
-    c->attr_given[a] = false;
-}
-
-/* q/k/v data of c permuted into layout l2, with KV heads repeated rep times
- * (rep = N / KV_N for "mha", else 1). */
-static fia_status relayout(const fia_case *c, const fz_geom *g, fz_layout l2,
-                           int mha, fia_case *out, fia_error *err)
-{
-    static const fia_slot slots[] = {FIA_SLOT_QUERY, FIA_SLOT_KEY, FIA_SLOT_VALUE};
-    fz_layout l1 = g->layout == FZ_BNSD_BSND ? FZ_BNSD : g->layout;
-    fz_layout l2in = l2 == FZ_BNSD_BSND ? FZ_BNSD : l2;
-    for (int t = 0; t < 3; t++) {
-        int64_t n = 0;
-        double *src;
-        fia_status st = fz_slot_data(c, slots[t], &src, &n, err);
-        if (st != FIA_OK)
-            return st;
-        int64_t H = t == 0 ? g->N : g->KV_N, H2 = t == 0 || !mha ? H : g->N;
-        int64_t S = t == 0 ? g->Q_S : g->KV_S, grp = g->N / g->KV_N;
-        int64_t total = g->B * H2 * S * g->D;
-        double *dst = calloc((size_t)(total > 0 ? total : 1), sizeof *dst);
-        if (dst == NULL) {
-            free(src);
-            return fia_fail(err, FIA_ERR_NOMEM, "no memory for the new %s",
-                            fia_slot_name(slots[t]));
-        }
-        for (int64_t b = 0; b < g->B; b++)
-            for (int64_t h = 0; h < H2; h++)
-                for (int64_t s = 0; s < S; s++)
-                    for (int64_t d = 0; d < g->D; d++) {
-                        int64_t hs = H2 != H ? h / grp : h;
-                        dst[fz_index(l2in, g->B, H2, S, g->D, b, h, s, d)] =
-                            src[fz_index(l1, g->B, H, S, g->D, b, hs, s, d)];
-                    }
-        free(src);
-        int64_t sh[4];
-        int nd = fz_shape(l2in, g->B, H2, S, g->D, sh);
-        fia_dtype dt = c->tensors[slots[t]].t[0].dtype;
-        if (fb_tensor(out, slots[t], dt, nd, sh) != FIA_OK) {
-            free(dst);
-            return fia_fail(err, FIA_ERR_NOMEM, "no memory for the new %s",
-                            fia_slot_name(slots[t]));
-        }
-        fb_values(out, slots[t], dst, total);
-    }
-    fb_layout(out, fz_layout_name(l2));
-    if (mha)
-        fb_attr(out, FIA_ATTR_NUM_KEY_VALUE_HEADS, g->N);
-    return FIA_OK;
-}
-
-static int64_t clamp32(int64_t x)
-{
-    return x > 2147483647LL ? 2147483647LL : x < -2147483648LL ? -2147483648LL : x;
-}
-
-/* The explicit [B, Q_S, KV_S] mask equivalent to c's sparse mode. */
-static fia_status sparse_to_mask(const fia_case *c, const fz_geom *g, int mode2,
-                                 fia_case *out, fia_error *err)
-{
-    int64_t sm = c->attrs.sparse_mode;
-    const fia_tensor_spec *ms = &c->tensors[FIA_SLOT_ATTEN_MASK];
-    int have_mask = ms->presence == FIA_PRESENT;
-    if (g->Q_S == 1 || !have_mask || sm < 0 || sm > 4 || sm == 1 ||
-        (sm == 0 && !c->attr_given[FIA_ATTR_PRE_TOKENS] &&
-                     !c->attr_given[FIA_ATTR_NEXT_TOKENS]))
-        return fia_fail(err, FIA_ERR_BAD_INPUT, "no sparse mode to write as "
-                        "a mask (decode, no mask, mode 1, or mode 0 without "
-                        "tokens)");
-    double *old = NULL;
-    int64_t on = 0, orows = 0, ocols = 0, ob = 0;
-    if (sm == 0) {
-        fia_status st = fz_slot_data(c, FIA_SLOT_ATTEN_MASK, &old, &on, err);
-        if (st != FIA_OK)
-            return st;
-        const fia_tensor *mt = &ms->t[0];
-        if (mt->ndim < 2) {
-            free(old);
-            return fia_fail(err, FIA_ERR_BAD_INPUT, "a mask of rank %d",
-                            mt->ndim);
-        }
-        orows = mt->shape[mt->ndim - 2], ocols = mt->shape[mt->ndim - 1];
-        ob = mt->ndim >= 3 && mt->shape[0] == g->B && g->B > 1;
-    }
-    int64_t n = g->B * g->Q_S * g->KV_S;
-    double *m = calloc((size_t)(n > 0 ? n : 1), sizeof *m);
-    if (m == NULL) {
-        free(old);
-        return fia_fail(err, FIA_ERR_NOMEM, "no memory for the mask");
-    }
-    int64_t pre = clamp32(c->attrs.pre_tokens), next = clamp32(c->attrs.next_tokens);
-    for (int64_t b = 0; b < g->B; b++) {
-        int64_t off = fz_kv_len(c, g, b) - fz_q_len(c, g, b);
-        for (int64_t i = 0; i < g->Q_S; i++)
-            for (int64_t j = 0; j < g->KV_S; j++) {
-                int in;
-                switch (sm) {
-                case 0:
-                    in = old[((ob ? b : 0) * orows + i) * ocols + j] == 0 &&
-                         j >= i - pre && j <= i + next;
-                    break;
-                case 2: in = j <= i; break;
-                case 3: in = j <= i + off; break;
-                default: in = j >= i + off - pre && j <= i + off + next; break;
-                }
-                m[(b * g->Q_S + i) * g->KV_S + j] = !in;
-            }
-    }
-    free(old);
-    int64_t sh[3] = {g->B, g->Q_S, g->KV_S};
-    if (fb_tensor(out, FIA_SLOT_ATTEN_MASK, FIA_DT_BOOL, 3, sh) != FIA_OK) {
-        free(m);
-        return fia_fail(err, FIA_ERR_NOMEM, "no memory for the mask");
-    }
-    fb_values(out, FIA_SLOT_ATTEN_MASK, m, n);
-    fb_attr(out, FIA_ATTR_SPARSE_MODE, mode2);
-    drop_attr(out, FIA_ATTR_PRE_TOKENS, 2147483647LL);
-    drop_attr(out, FIA_ATTR_NEXT_TOKENS, 2147483647LL);
-    return FIA_OK;
-}
-
-/* Each length-1 sequence-length array written out per batch. */
-static fia_status seqlen_expand(const fz_geom *g, fia_case *out, fia_error *err)
-{
-    fia_status st = fia_fail(err, FIA_ERR_BAD_INPUT, "no length-1 "
-                             "sequence-length array to expand");
-    for (int a = 0; a < 2 && g->B > 1; a++) {
-        fia_int_array_spec *sp = &out->arrays[a];
-        if (sp->presence != FIA_PRESENT || sp->count != 1)
-            continue;
-        int64_t *v = malloc((size_t)g->B * sizeof *v);
-        if (v == NULL)
-            return fia_fail(err, FIA_ERR_NOMEM, "no memory for %lld lengths",
-                            (long long)g->B);
-        for (int64_t b = 0; b < g->B; b++)
-            v[b] = sp->values[0];
-        st = fb_array(out, (fia_array)a, g->B, v);
-        free(v);
-        if (st != FIA_OK)
-            return fia_fail(err, st, "no memory for %lld lengths",
-                            (long long)g->B);
-        fia_error_clear(err);
-    }
-    return st;
-}
+/* The transforms, one per feature (meta_<feature>.c): the name, or its
+ * prefix when it ends in '='; the rest of the string is the argument.  A
+ * transform that does not apply returns FIA_ERR_BAD_INPUT. */
+static const struct {
+    const char *name;
+    fz_meta_fn apply;
+} transforms[] = {
+    {"layout=", fz_meta_layout},
+    {"mha", fz_meta_mha},
+    {"seqlen-expand", fz_meta_seqlen_expand},
+    {"sparse-to-mask=", fz_meta_sparse_to_mask},
+};
 
 fia_status fuzz_meta_transform(const fia_case *c, const char *transform,
                                fia_case *out, fia_error *err)
@@ -173,25 +34,27 @@ fia_status fuzz_meta_transform(const fia_case *c, const char *transform,
                         "one of the four layouts");
     if (fia_case_copy(out, c) != FIA_OK)
         return fia_fail(err, FIA_ERR_NOMEM, "no memory to copy the case");
-    fia_status st = fia_fail(err, FIA_ERR_BAD_INPUT, "transform '%s' does "
-                             "not apply to the case", transform);
-    if (strncmp(transform, "layout=", 7) == 0) {
-        fz_layout l2 = fz_layout_of(transform + 7);
-        if (l2 != FZ_OTHER && l2 != g.layout &&
-            !(l2 == FZ_BNSD_BSND && g.Q_S == 1))
-            st = relayout(c, &g, l2, 0, out, err);
-    } else if (strcmp(transform, "mha") == 0) {
-        if (g.KV_N != g.N)
-            st = relayout(c, &g, g.layout, 1, out, err);
-    } else if (strcmp(transform, "seqlen-expand") == 0) {
-        st = seqlen_expand(&g, out, err);
-    } else if (strncmp(transform, "sparse-to-mask=", 15) == 0) {
-        st = sparse_to_mask(c, &g, transform[15] == '1' ? 1 : 0, out, err);
+    fia_error_clear(err);
+    fia_status st = FIA_ERR_BAD_INPUT;
+    for (size_t k = 0; k < sizeof transforms / sizeof transforms[0]; k++) {
+        const char *name = transforms[k].name;
+        size_t n = strlen(name);
+        int prefix = name[n - 1] == '=';
+        if (prefix ? strncmp(transform, name, n) == 0
+                   : strcmp(transform, name) == 0) {
+            st = transforms[k].apply(c, &g, transform + (prefix ? n : 0),
+                                     out, err);
+            break;
+        }
     }
-    if (st != FIA_OK)
-        fia_case_free(out);
-    else
+    if (st == FIA_OK) {
         fia_error_clear(err);
+        return FIA_OK;
+    }
+    fia_case_free(out);
+    if (err == NULL || err->code == FIA_OK)
+        fia_fail(err, st, "transform '%s' does not apply to the case",
+                 transform);
     return st;
 }
 
