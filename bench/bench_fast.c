@@ -1,5 +1,5 @@
 /* fiacheck-bench-fast (`fiacheck bench --fast [--quick]`): fast/'s speed
- * against baselines measured in the same run, on the shapes of issue 5:
+ * against baselines measured in the same run, on these shapes:
  *   prefill B=1 N=32 KV_N=8 S=2048 D=128 fp16 BNSD, no mask and causal
  *     (sparse_mode 3 with the compressed 2048x2048 mask): GFLOP/s over the
  *     scores that take part (4*D flops per score);
