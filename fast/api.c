@@ -57,14 +57,10 @@ fia_status fastFusedInferAttentionScoreV2GetWorkspaceSize(
     const fia_tensor *attentionOut, const fia_tensor *softmaxLse,
     uint64_t *workspaceSize, fast_executor **executor)
 {
-    /* blockSize and the antiquant modes only matter with page attention /
-     * antiquantization, which are refused as not modeled (layer 3,
-     * check_paged.c, check_antiquant.c); the documents give them no
-     * interception of their own ("执行异常"). */
+    /* blockSize only matters with a block_table, which alone enables page
+     * attention (002 约束说明); that is refused as not modeled
+     * (check_paged.c).  The antiquant modes: check_antiquant.c. */
     (void)blockSize;
-    (void)antiquantMode;
-    (void)keyAntiquantMode;
-    (void)valueAntiquantMode;
     fia_error err;
     fia_error_clear(&err);
     tl_error[0] = '\0';
@@ -128,6 +124,9 @@ fia_status fastFusedInferAttentionScoreV2GetWorkspaceSize(
         .scale = scaleValue, .pre = preTokens, .next = nextTokens,
         .layout = inputLayout, .num_kv_heads = numKeyValueHeads,
         .sparse_mode = sparseMode, .inner_precise = innerPrecise,
+        .antiquant_mode = antiquantMode,
+        .key_antiquant_mode = keyAntiquantMode,
+        .value_antiquant_mode = valueAntiquantMode,
         .lse_flag = softmaxLseFlag, .out = attentionOut, .lse = softmaxLse,
     };
 

@@ -3,9 +3,9 @@
  * antiquant_scale/offset (antiquantMode), and the separate
  * key_/value_antiquant_scale/offset (keyAntiquantMode, valueAntiquantMode),
  * which come after block_table and the paddings in REG_OP order.  Not
- * modeled yet: their registered dtypes, then their refusal.  The modes
- * only matter with these inputs; 002 gives them no interception of their
- * own ("执行异常"), so fast/ does not look at them. */
+ * modeled yet: their registered dtypes, then their refusal.  A mode other
+ * than 0 uses the feature too, with or without the tensors (002 gives each
+ * mode its own list of values, others "执行异常"): refused with them. */
 #include "validate.h"
 
 /* REG_OP order and registered dtypes. */
@@ -36,17 +36,28 @@ fia_status fast_check_antiquant_kv_dtypes(const fast_args *a, fast_plan *p,
     return fast_check_opt_dtypes(a, per_kv, COUNT(per_kv), err);
 }
 
-/* Layer 3: any of them passed, even empty. */
+/* Layer 3: any of them passed (even empty), or its mode not 0. */
 fia_status fast_check_antiquant(const fast_args *a, fast_plan *p,
                                 fia_error *err)
 {
     (void)p;
-    return fast_refuse_opt(a, shared, COUNT(shared), err);
+    fia_status st = fast_refuse_opt(a, shared, COUNT(shared), err);
+    if (st == FIA_OK && a->antiquant_mode != 0)
+        FAST_NOTMOD("M_ANTIQUANT_MODE", "antiquant_mode %lld (antiquant) "
+                    "is not modeled yet", (long long)a->antiquant_mode);
+    return st;
 }
 
 fia_status fast_check_antiquant_kv(const fast_args *a, fast_plan *p,
                                    fia_error *err)
 {
     (void)p;
-    return fast_refuse_opt(a, per_kv, COUNT(per_kv), err);
+    fia_status st = fast_refuse_opt(a, per_kv, COUNT(per_kv), err);
+    if (st == FIA_OK &&
+        (a->key_antiquant_mode != 0 || a->value_antiquant_mode != 0))
+        FAST_NOTMOD("M_ANTIQUANT_MODE", "key_antiquant_mode %lld / "
+                    "value_antiquant_mode %lld (antiquant) are not modeled "
+                    "yet", (long long)a->key_antiquant_mode,
+                    (long long)a->value_antiquant_mode);
+    return st;
 }

@@ -1,7 +1,8 @@
 /* paged: page attention, block_table and block_size.  Not modeled yet: the
  * registered dtype of block_table, then its refusal.  block_size only
- * matters with a block_table; 002 gives it no interception of its own
- * ("执行异常"), so fast/ does not look at it. */
+ * matters with a block_table, which alone enables page attention (002 约束
+ * 说明: "page attention的使能必要条件是blockTable存在且有效"), so fast/ does
+ * not look at it. */
 #include "validate.h"
 
 static const fast_opt_input inputs[] = {

@@ -61,6 +61,7 @@ typedef struct fast_args {
     int64_t pre, next;
     const char *layout;
     int64_t num_kv_heads, sparse_mode, inner_precise;
+    int64_t antiquant_mode, key_antiquant_mode, value_antiquant_mode;
     bool lse_flag;
     const fia_tensor *out, *lse;
 } fast_args;

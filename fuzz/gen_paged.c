@@ -1,6 +1,7 @@
 /* Paged KV in a generated case (not modeled yet): fuzz_params gives a
- * block_size now and then, which the rules reject until the feature is
- * modeled.  (A block_table tensor comes from fzp_tensors_optional.)
+ * block_size now and then, ignored without a block_table (PAGED-N01) and
+ * refused as not modeled with one (NM-006).  (A block_table tensor comes
+ * from fzp_tensors_optional.)
  * Fragment contract: fuzz/gen.h. */
 #include "fuzz/gen.h"
 

@@ -208,13 +208,16 @@ static fia_status evaluate(const fia_case *c, const fia_check_options *o,
     return FIA_OK;
 }
 
-/* The verdict once fast/ has answered: not modeled, a status mismatch, or
- * (accepted as expected) the comparison of its outputs. */
+/* The verdict once fast/ has answered: not modeled (both refuse the call
+ * as not modeled), a status mismatch, or (accepted as expected) the
+ * comparison of its outputs. */
 static void judge_call(const fia_case *c, const fia_case_data *d,
                        const fia_check_options *o, int compute,
                        fia_check_result *r)
 {
-    if (r->ov.not_modeled) {
+    /* A not-modeled verdict is a status too: fast/ must refuse the same
+     * call as not modeled, or the disagreement would hide behind it. */
+    if (r->ov.not_modeled && r->fast_status == FIA_ERR_NOT_MODELED) {
         const fia_rule *nm = NULL;
         for (int i = 0; i < r->ov.n_fired && nm == NULL; i++)
             if (r->ov.fired[i]->kind == FIA_RULE_NOT_MODELED)

@@ -18,6 +18,7 @@ typedef struct api {
     fia_int_array asl, aslkv, prefix;
     bool has_asl, has_aslkv;
     int64_t N, KVN, pre, next, sparse, inner;
+    int64_t block_size, aq_mode, k_aq_mode, v_aq_mode;
     const char *layout;
     bool lse_flag;
 } api;
@@ -91,8 +92,9 @@ static fia_status call(api *a)
         a->has_asl ? &a->asl : NULL, a->has_aslkv ? &a->aslkv : NULL, o[0],
         o[1], o[2], o[3], o[4], o[5], o[6], o[7], o[8], o[9], o[10], o[11],
         o[12], o[13], o[14], o[15], a->has_prefix ? &a->prefix : NULL, a->N,
-        0.125, a->pre, a->next, a->layout, a->KVN, a->sparse, a->inner, 0, 0,
-        a->lse_flag, 0, 0, a->no_out ? NULL : &a->out,
+        0.125, a->pre, a->next, a->layout, a->KVN, a->sparse, a->inner,
+        a->block_size, a->aq_mode, a->lse_flag, a->k_aq_mode, a->v_aq_mode,
+        a->no_out ? NULL : &a->out,
         a->has_lse ? &a->lse : NULL, a->no_ws ? NULL : &ws, &ex);
     if (st == FIA_OK) {
         CHECK(ex != NULL);
@@ -195,6 +197,13 @@ static void not_modeled(void)
          a.pse = t4(FIA_DT_FP16, 2, 4, 16, 32));
     CASE("", K_OK, a.has_pse = true, a.pse = t4(FIA_DT_FP16, 0, 4, 16, 32));
     CASE("M_TENSORLIST", K_NOTMOD, a.key_count = 2);
+    /* An antiquant mode other than 0 uses the feature even without its
+     * tensors (002 gives the modes their own value lists); block_size
+     * alone does not enable page attention (a block_table does). */
+    CASE("M_ANTIQUANT_MODE", K_NOTMOD, a.aq_mode = 1);
+    CASE("M_ANTIQUANT_MODE", K_NOTMOD, a.k_aq_mode = 2);
+    CASE("M_ANTIQUANT_MODE", K_NOTMOD, a.v_aq_mode = -1);
+    CASE("", K_OK, a.block_size = 128);
     CASE("M_QUANT", K_NOTMOD, a.q.dtype = a.k.dtype = a.v.dtype = FIA_DT_INT8);
     CASE("M_QUANT", K_NOTMOD, a.k.dtype = a.v.dtype = FIA_DT_INT8);
     CASE("M_QUANT", K_NOTMOD, a.k.dtype = a.v.dtype = FIA_DT_INT4);
