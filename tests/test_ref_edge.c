@@ -245,6 +245,138 @@ static void test_special_values(void)
     }
 }
 
+/* Element idx of attention_out is compared exactly as value want (NaN: any
+ * NaN): specified, with a finite bound (the bound profile compares it). */
+static void check_out_exact(const run *x, int64_t idx, double want,
+                            const char *what)
+{
+    double got = out_val(x, idx);
+    CHECK_MSG(!x->r.out_unspecified[idx] && x->r.out_bound[idx] < INFINITY,
+              "%s: element %lld not compared (bound %g)", what,
+              (long long)idx, x->r.out_bound[idx]);
+    CHECK_MSG(isnan(want) ? isnan(got) : got == want,
+              "%s: element %lld is %g, wanted %g", what, (long long)idx, got,
+              want);
+}
+
+static void check_lse_exact(const run *x, int64_t idx, double want,
+                            const char *what)
+{
+    double got = lse_val(x, idx);
+    CHECK_MSG(!x->r.lse_unspecified[idx] && x->r.lse_bound[idx] < INFINITY,
+              "%s: lse %lld not compared (bound %g)", what, (long long)idx,
+              x->r.lse_bound[idx]);
+    CHECK_MSG(isnan(want) ? isnan(got) : got == want,
+              "%s: lse %lld is %g, wanted %g", what, (long long)idx, got,
+              want);
+}
+
+/* Non-finite inputs in positions that take part (docs/semantics.md
+ * "Non-finite inputs"): IEEE propagation through the documented algorithm,
+ * and every such element is compared (a finite bound), not left
+ * unspecified. */
+static void test_nonfinite_inputs(void)
+{
+    run x;
+    /* NaN in query row 0: every score of the row is NaN, so its outputs
+     * and lse are NaN; row 1 is unaffected. */
+    double q[4] = {NAN, 1, 1, 0}, k[4] = {1, 0, 0, 1}, v[4] = {1, 2, 3, 4};
+    tcase t = {"BNSD", "fp16", 1, 1, 1, 2, 2, 2, q, k, v,
+               "softmax_lse_flag = true"};
+    run_case(&x, &t);
+    CHECK_EQ_INT(x.st, FIA_OK);
+    if (x.st == FIA_OK) {
+        check_out_exact(&x, 0, NAN, "NaN query");
+        check_out_exact(&x, 1, NAN, "NaN query");
+        check_lse_exact(&x, 0, NAN, "NaN query");
+        for (int i = 2; i < 4; i++)
+            CHECK(isfinite(out_val(&x, i)) && x.r.out_bound[i] < INFINITY &&
+                  !x.r.out_unspecified[i]);
+        CHECK(isfinite(lse_val(&x, 1)) && x.r.lse_bound[1] < INFINITY);
+    }
+    run_free(&x);
+    /* +inf in key 0: row 0 (q = 1, 1) scores +inf, inf - inf is NaN, the row
+     * is NaN; row 1 (q = -1, 1) scores -inf: weight exactly 0, key 0 drops
+     * out and the row is key 1's value, lse its score 0.5. */
+    double q2[4] = {1, 1, -1, 1}, k2[4] = {INFINITY, 0, 0.5, 1};
+    double v2[4] = {1, 2, 3, 4};
+    tcase t2 = {"BNSD", "fp16", 1, 1, 1, 2, 2, 2, q2, k2, v2,
+                "softmax_lse_flag = true"};
+    run_case(&x, &t2);
+    CHECK_EQ_INT(x.st, FIA_OK);
+    if (x.st == FIA_OK) {
+        check_out_exact(&x, 0, NAN, "+inf score");
+        check_out_exact(&x, 1, NAN, "+inf score");
+        check_lse_exact(&x, 0, NAN, "+inf score");
+        check_out_exact(&x, 2, 3, "-inf score");
+        check_out_exact(&x, 3, 4, "-inf score");
+        check_lse_exact(&x, 1, 0.5, "-inf score");
+    }
+    run_free(&x);
+    /* infinite values of keys that take part: column 0 holds +inf (key 0)
+     * and a finite value: +inf; column 1 +inf and -inf: NaN. lse finite. */
+    double q3[2] = {1, 0}, k3[4] = {1, 0, 0, 1};
+    double v3[4] = {INFINITY, INFINITY, 1, -INFINITY};
+    tcase t3 = {"BNSD", "fp16", 1, 1, 1, 1, 2, 2, q3, k3, v3,
+                "softmax_lse_flag = true"};
+    run_case(&x, &t3);
+    CHECK_EQ_INT(x.st, FIA_OK);
+    if (x.st == FIA_OK) {
+        check_out_exact(&x, 0, INFINITY, "inf value");
+        check_out_exact(&x, 1, NAN, "inf - inf value");
+        CHECK(isfinite(lse_val(&x, 0)) && x.r.lse_bound[0] < INFINITY);
+    }
+    run_free(&x);
+    /* a key whose score is -inf still multiplies its value: 0 * inf is NaN
+     * in that column, the other column is key 1's value. */
+    double q4[2] = {-1, 1}, k4[4] = {INFINITY, 0, 0.5, 1};
+    double v4[4] = {INFINITY, 2, 3, 4};
+    tcase t4 = {"BNSD", "fp16", 1, 1, 1, 1, 2, 2, q4, k4, v4, NULL};
+    run_case(&x, &t4);
+    CHECK_EQ_INT(x.st, FIA_OK);
+    if (x.st == FIA_OK) {
+        check_out_exact(&x, 0, NAN, "0 * inf");
+        check_out_exact(&x, 1, 4, "0 * inf");
+    }
+    run_free(&x);
+    /* every score -inf: the max is -inf, -inf - (-inf) is NaN. */
+    double k5[4] = {INFINITY, 0, INFINITY, 0};
+    tcase t5 = {"BNSD", "fp16", 1, 1, 1, 1, 2, 2, q4, k5, v2,
+                "softmax_lse_flag = true"};
+    run_case(&x, &t5);
+    CHECK_EQ_INT(x.st, FIA_OK);
+    if (x.st == FIA_OK) {
+        check_out_exact(&x, 0, NAN, "all -inf");
+        check_out_exact(&x, 1, NAN, "all -inf");
+        check_lse_exact(&x, 0, NAN, "all -inf");
+    }
+    run_free(&x);
+    /* scale inf: every row NaN (a positive or zero dot gives +inf or
+     * inf * 0, a row of negative dots only -inf scores). */
+    tcase t6 = {"BNSD", "fp16", 1, 1, 1, 2, 2, 2, q2, k, v,
+                "scale = inf\nsoftmax_lse_flag = true"};
+    run_case(&x, &t6);
+    CHECK_EQ_INT(x.st, FIA_OK);
+    if (x.st == FIA_OK)
+        for (int i = 0; i < 4; i++)
+            check_out_exact(&x, i, NAN, "scale inf");
+    run_free(&x);
+    /* +inf value under a weight the float32 pipeline may flush to 0 (score
+     * 200 below the max): exactly +inf, but 0 * inf = NaN is a possible
+     * result of the permitted algorithm: outside the model (bound inf). */
+    double q7[2] = {100, 0}, k7[4] = {1, 0, -1, 0};
+    double v7[4] = {1, 1, INFINITY, 1};
+    tcase t7 = {"BNSD", "fp16", 1, 1, 1, 1, 2, 2, q7, k7, v7, NULL};
+    run_case(&x, &t7);
+    CHECK_EQ_INT(x.st, FIA_OK);
+    if (x.st == FIA_OK) {
+        CHECK(out_val(&x, 0) == INFINITY);
+        CHECK(!(x.r.out_bound[0] < INFINITY));
+        check_out_exact(&x, 1, 1, "flushed weight, finite column");
+    }
+    run_free(&x);
+}
+
 static void test_refusals(void)
 {
     static const struct {
@@ -497,6 +629,7 @@ int main(void)
     test_precision_independent();
     test_decode();
     test_special_values();
+    test_nonfinite_inputs();
     test_refusals();
     test_random();
     test_speed();
