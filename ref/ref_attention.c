@@ -279,7 +279,7 @@ static int64_t compute_row(ref_ws *w, const ref_row_in *in, row_out *ro)
     int ts = mpfr_sum(w->S, w->eptr, (unsigned long)nk, MPFR_RNDN);
     int s_exact = e_exact && ts == 0;
     int64_t undecided = 0;
-    if (want_lse && !ro->lse_done && nk == 1) {
+    if (want_lse && !ro->lse_done && nk == 1 && mpfr_number_p(w->m)) {
         ref_round_fmt(w->r32, w->m, REF_FMT_FP32); /* lse = m, exact */
         ro->lse_bits = ref_encode_fmt(w->r32, REF_FMT_FP32);
         ro->lse_exact = mpfr_get_d(w->m, MPFR_RNDN);

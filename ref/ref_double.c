@@ -35,7 +35,8 @@ fia_status ref_dbl_init(ref_dbl *x, int64_t kv_s)
     x->w = malloc(n * sizeof(double));
     x->td = malloc(n * sizeof(double));
     x->tm = malloc(n * sizeof(double));
-    if (!x->s || !x->a || !x->w || !x->td || !x->tm) {
+    x->fk = malloc(n * sizeof(int64_t));
+    if (!x->s || !x->a || !x->w || !x->td || !x->tm || !x->fk) {
         ref_dbl_free(x);
         return FIA_ERR_NOMEM;
     }
@@ -45,7 +46,9 @@ fia_status ref_dbl_init(ref_dbl *x, int64_t kv_s)
 void ref_dbl_free(ref_dbl *x)
 {
     free(x->s), free(x->a), free(x->w), free(x->td), free(x->tm);
+    free(x->fk);
     x->s = x->a = x->w = x->td = x->tm = NULL;
+    x->fk = NULL;
 }
 
 /* gamma_n = n u / (1 - n u) */
@@ -94,7 +97,117 @@ static void no_model(const ref_row_in *in, row_out *ro)
     ro->lse_bound = INFINITY;
 }
 
+/* ---- non-finite inputs (docs/semantics.md "Non-finite inputs") -------- */
+
+/* Element d decided as the IEEE value y, compared exactly (bound 0) when
+ * `exact`, else outside the model. */
+static void set_ieee(const ref_row_in *in, row_out *ro, int64_t d, double y,
+                     int exact)
+{
+    ro->bits[d] = ref_round_double_fmt(y, in->fmt);
+    ro->exact[d] = y;
+    ro->done[d] = 1;
+    ro->bound[d] = exact ? 0.0 : INFINITY;
+}
+
+/* The largest span of scores (max - min, with their errors) over which
+ * every weight e^(s - m) and every rescale factor of the float32 pipeline
+ * is a normal number of the format it is kept in, so that none can be
+ * flushed to 0 (which would turn inf * p into NaN): float32 (and bf16 P)
+ * normals reach 2^-126 = e^-87.3, fp16 P normals 2^-14 = e^-9.7. */
+static double unflushed_span(const ref_row_in *in)
+{
+    return in->round_p && in->in_dtype != FIA_DT_BF16 ? 9.0 : 80.0;
+}
+
+/* Column d of a row whose keys (all of finite score) hold a non-finite
+ * v: every weight is positive, so IEEE gives NaN when a v is NaN or both
+ * infinities occur, else that infinity.  The float32 pipeline gives the
+ * same unless a weight or rescale factor underflows (inf * 0 = NaN):
+ * compared exactly only when `safe` says it cannot. */
+static void nonfinite_column(const ref_row_in *in, row_out *ro, int64_t d,
+                             int safe)
+{
+    int pos = 0, neg = 0, nan = 0;
+    for (int64_t t = 0; t < in->nk; t++) {
+        double v = in->vbuf[in->keys[t] * in->D + d];
+        nan |= isnan(v);
+        pos |= v == INFINITY;
+        neg |= v == -INFINITY;
+    }
+    double y = nan || (pos && neg) ? NAN : pos ? INFINITY : -INFINITY;
+    set_ieee(in, ro, d, y, safe);
+}
+
+/* The IEEE class of key t's score s = (q . k) * scale: 0 finite, -1 for
+ * -inf, 1 for NaN or +inf.  fp16 / bf16 products and their sums are finite
+ * in binary64, so the binary64 dot is non-finite exactly when the exact one
+ * is, and then with the same class (NaN, or the infinity). */
+static int score_class(const ref_row_in *in, int64_t t)
+{
+    const double *k = in->kbuf + in->keys[t] * in->D;
+    double dot = 0.0;
+    for (int64_t d = 0; d < in->D; d++)
+        dot += in->q[d] * k[d];
+    if (isfinite(dot) && isfinite(in->scale))
+        return 0;
+    double s = dot * in->scale;
+    return s == -INFINITY ? -1 : 1;
+}
+
+static int64_t dbl_row_finite(ref_dbl *x, const ref_row_in *in, row_out *ro);
+
+/* Keys with a NaN or +inf score make the row NaN (s - max is NaN for them,
+ * or for all keys when the max is NaN / +inf), as does a row of -inf
+ * scores only (-inf - (-inf)); a -inf score is a weight of exactly 0: the
+ * key leaves the row, but 0 * v is NaN in a column where its v is not
+ * finite.  The rest is the finite row of the other keys. */
 int64_t ref_dbl_row(ref_dbl *x, const ref_row_in *in, row_out *ro)
+{
+    const int64_t D = in->D;
+    int64_t nf = 0, ndrop = 0;
+    int row_nan = 0;
+    for (int64_t t = 0; t < in->nk && !row_nan; t++) {
+        int c = score_class(in, t);
+        if (c == 0)
+            x->fk[nf++] = in->keys[t];
+        else if (c < 0)
+            ndrop++;
+        else
+            row_nan = 1;
+    }
+    if (in->nk > 0 && (row_nan || nf == 0)) {
+        for (int64_t d = 0; d < D; d++)
+            set_ieee(in, ro, d, NAN, 1);
+        if (in->want_lse) {
+            ro->lse_bits = ref_round_double_fmt(NAN, REF_FMT_FP32);
+            ro->lse_exact = NAN;
+            ro->lse_done = 1;
+            ro->lse_bound = 0.0;
+        }
+        return 0;
+    }
+    if (ndrop == 0)
+        return dbl_row_finite(x, in, ro);
+    ref_row_in fin = *in;
+    fin.keys = x->fk;
+    fin.nk = nf;
+    int64_t undecided = dbl_row_finite(x, &fin, ro);
+    for (int64_t t = 0; t < in->nk; t++) {
+        if (score_class(in, t) >= 0)
+            continue;
+        for (int64_t d = 0; d < D; d++)
+            if (!isfinite(in->vbuf[in->keys[t] * D + d])) {
+                undecided -= !ro->done[d];
+                set_ieee(in, ro, d, NAN, 1);
+            }
+    }
+    return undecided;
+}
+
+/* ---- a row of finite scores ------------------------------------------- */
+
+static int64_t dbl_row_finite(ref_dbl *x, const ref_row_in *in, row_out *ro)
 {
     const int64_t D = in->D, nk = in->nk;
     const double as = fabs(in->scale);
@@ -182,7 +295,11 @@ int64_t ref_dbl_row(ref_dbl *x, const ref_row_in *in, row_out *ro)
                 small += fabs(v);
         }
         double o = num / S;
-        if (!isfinite(vmax) || !isfinite(o)) {
+        if (!isfinite(vmax)) {
+            nonfinite_column(in, ro, d, model && span <= unflushed_span(in));
+            continue;
+        }
+        if (!isfinite(o)) {
             ro->bound[d] = INFINITY;
             undecided++;
             continue;

@@ -38,9 +38,20 @@ fia_status ref_rational_mean(mpfr_t *scores, const double *v, int64_t nk,
     *decided = 0;
     if (nk <= 0)
         return FIA_OK;
-    for (int64_t t = 0; t < nk; t++)
-        if (!mpfr_number_p(scores[t]) || !isfinite(v[t]))
+    /* A key whose score is -inf has weight exactly 0 and leaves the mean
+     * (a non-finite v makes the column NaN: decided elsewhere). */
+    int64_t nw = 0;
+    for (int64_t t = 0; t < nk; t++) {
+        if (!isfinite(v[t]))
             return FIA_OK;
+        if (mpfr_inf_p(scores[t]) && mpfr_sgn(scores[t]) < 0)
+            continue;
+        if (!mpfr_number_p(scores[t]))
+            return FIA_OK;
+        nw++;
+    }
+    if (nw == 0)
+        return FIA_OK;
     keyref *kr = malloc((size_t)nk * sizeof *kr);
     mpfr_ptr *ptr = malloc((size_t)nk * sizeof *ptr);
     mpfr_t *tv = malloc((size_t)nk * sizeof *tv);
@@ -48,11 +59,16 @@ fia_status ref_rational_mean(mpfr_t *scores, const double *v, int64_t nk,
         free(kr), free(ptr), free(tv);
         return FIA_ERR_NOMEM;
     }
-    for (int64_t t = 0; t < nk; t++) {
-        kr[t].s = scores[t];
-        kr[t].v = v[t];
+    for (int64_t t = 0, w = 0; t < nk; t++) {
         mpfr_init2(tv[t], 53);
+        if (mpfr_inf_p(scores[t]))
+            continue;
+        kr[w].s = scores[t];
+        kr[w].v = v[t];
+        w++;
     }
+    const int64_t nall = nk;
+    nk = nw;
     qsort(kr, (size_t)nk, sizeof *kr, cmp_key);
     for (int64_t t = 0; t < nk; t++)
         mpfr_set_d(tv[t], kr[t].v, MPFR_RNDN);
@@ -109,7 +125,7 @@ fia_status ref_rational_mean(mpfr_t *scores, const double *v, int64_t nk,
         mpfr_clears(r, lo, hi, y, ylo, yhi, (mpfr_ptr)0);
     }
     mpfr_clears(sum0, sum, a, b, (mpfr_ptr)0);
-    for (int64_t t = 0; t < nk; t++)
+    for (int64_t t = 0; t < nall; t++)
         mpfr_clear(tv[t]);
     free(kr), free(ptr), free(tv);
     *decided = rational;

@@ -301,6 +301,8 @@ typedef struct ref_row_in {
 
 typedef struct ref_dbl {
     double *s, *a, *w, *td, *tm;  /* [max keys] */
+    int64_t *fk;                  /* [max keys]: the keys with a finite
+                                     score (non-finite inputs) */
 } ref_dbl;
 
 /* FIA_OK or FIA_ERR_NOMEM. */
@@ -311,8 +313,11 @@ void ref_dbl_free(ref_dbl *x);
  * (and lse) whose error interval rounds to one value of the format are
  * marked done with their bits (ro->done must be zeroed by the caller).
  * Always fills ro->bound and ro->lse_bound (the tolerance model, see
- * docs/tolerance.md; INFINITY outside the model).  Returns the number of
- * elements (incl. lse) left undecided. */
+ * docs/tolerance.md; INFINITY outside the model).  Non-finite inputs
+ * (docs/semantics.md "Non-finite inputs"): the NaN / infinite elements
+ * their IEEE propagation gives are decided here with bound 0 (compared
+ * exactly), INFINITY where the float32 pipeline may give another one.
+ * Returns the number of elements (incl. lse) left undecided. */
 int64_t ref_dbl_row(ref_dbl *x, const ref_row_in *in, row_out *ro);
 
 /* ---- ref_attention.c: one row, correctly rounded ------------------------ */
