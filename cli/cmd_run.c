@@ -217,7 +217,7 @@ int cmd_run(int argc, char **argv)
         free(cases);
         return usage();
     }
-    int n_pass = 0, n_find = 0, n_bad = 0, n_skip = 0;
+    int n_pass = 0, n_find = 0, n_bad = 0, n_skip = 0, n_vacuous = 0;
     run_result r;
     for (int i = 0; i < ncases; i++) {
         run_one(cases[i], &o, &r);
@@ -232,12 +232,15 @@ int cmd_run(int argc, char **argv)
             n_find++;
         else if (r.c.v == FIA_V_NOT_MODELED)
             n_skip++;
+        else if (r.c.v == FIA_V_VACUOUS)
+            n_vacuous++;
         else
             n_pass++;
     }
     if (!o.json)
-        printf("%d cases: %d passed, %d findings, %d not modeled, "
-               "%d bad input\n", ncases, n_pass, n_find, n_skip, n_bad);
+        printf("%d cases: %d passed, %d vacuous, %d findings, %d not "
+               "modeled, %d bad input\n", ncases, n_pass, n_vacuous, n_find,
+               n_skip, n_bad);
     free(cases);
     if (n_bad)
         return CLI_EXIT_USAGE;

@@ -6,12 +6,12 @@
 
 static const char *const verdict_names[] = {
     "pass", "not-modeled", "status-mismatch", "accuracy", "nan-leak",
-    "harness-error", "bad-input",
+    "harness-error", "bad-input", "vacuous",
 };
 
 const char *fia_verdict_name(fia_verdict v)
 {
-    if ((int)v < 0 || v > FIA_V_BAD_INPUT)
+    if ((int)v < 0 || (size_t)v >= sizeof verdict_names / sizeof *verdict_names)
         return "unknown";
     return verdict_names[v];
 }
@@ -97,6 +97,18 @@ static void judge_outputs(const fia_case *c, const fia_case_data *d,
         leak = leak || r->lse_cmp.n_nan_leak > 0;
     }
     r->v = leak ? FIA_V_NAN_LEAK : ok ? FIA_V_PASS : FIA_V_ACCURACY;
+    /* Elements there were, and none compared: a pass would claim a check
+     * that was not made.  (An empty output has nothing to compare: its
+     * status was the check.) */
+    int64_t total = r->out_cmp.n_total + (r->has_lse ? r->lse_cmp.n_total : 0);
+    int64_t compared = r->out_cmp.n_compared +
+                       (r->has_lse ? r->lse_cmp.n_compared : 0);
+    if (r->v == FIA_V_PASS && total > 0 && compared == 0) {
+        r->v = FIA_V_VACUOUS;
+        fia_fail(&r->reason, FIA_OK, "nothing compared: all %lld output "
+                 "elements are unspecified or outside the tolerance model",
+                 (long long)total);
+    }
 done:
     free(po.data), free(pl.data);
 }

@@ -21,10 +21,14 @@ typedef enum fia_verdict {
     FIA_V_ACCURACY,        /* finding */
     FIA_V_NAN_LEAK,        /* finding */
     FIA_V_HARNESS_ERROR,   /* finding: ref refused a case the oracle accepted */
-    FIA_V_BAD_INPUT        /* the case is malformed or too large to compute */
+    FIA_V_BAD_INPUT,       /* the case is malformed or too large to compute */
+    FIA_V_VACUOUS          /* not a finding, not a pass: fast/ answered as
+                              expected but no output element could be
+                              compared (every one unspecified or outside
+                              the tolerance model) */
 } fia_verdict;
 
-const char *fia_verdict_name(fia_verdict v); /* "pass", "status-mismatch"... */
+const char *fia_verdict_name(fia_verdict v); /* "pass", "vacuous", ... */
 int fia_verdict_is_finding(fia_verdict v);
 
 typedef struct fia_check_options {
@@ -50,7 +54,8 @@ typedef struct fia_check_result {
     fia_verdict v;
     /* Why the verdict is what it is, when there is something to say; code
      * FIA_OK and msg "" otherwise (a pass; accuracy and nan-leak, whose
-     * numbers are out_cmp / lse_cmp).  code: FIA_ERR_BAD_INPUT (or the case
+     * numbers are out_cmp / lse_cmp; vacuous: FIA_OK with what was not
+     * compared).  code: FIA_ERR_BAD_INPUT (or the case
      * model's FIA_ERR_NOMEM) for bad-input, FIA_ERR_NOT_MODELED for
      * not-modeled, the failing part's status for harness-error, and for a
      * status-mismatch the status fast returned, or the expected one when
