@@ -222,6 +222,7 @@ static void read_stats(const char *dir, target_run *tr)
             else if (sscanf(line, "not_modeled %lld", &v) == 1) tr->cnt.not_modeled += v;
             else if (sscanf(line, "findings %lld", &v) == 1) tr->cnt.findings += v;
             else if (sscanf(line, "skipped %lld", &v) == 1) tr->cnt.skipped += v;
+            else if (sscanf(line, "vacuous %lld", &v) == 1) tr->cnt.vacuous += v;
         }
         fclose(f);
     }
@@ -598,6 +599,9 @@ static int64_t print_summary(const fuzz_opts *o, const target_run *runs)
             printf("  inputs not judged (generator gave a case outside the "
                    "target's domain): %.1f %%\n",
                    100.0 * (double)tr->cnt.skipped / (double)tr->cnt.execs);
+        if (tr->cnt.vacuous > 0)
+            printf("  vacuous (accepted, but no output element compared): "
+                   "%lld\n", (long long)tr->cnt.vacuous);
     }
     return total;
 }

@@ -194,10 +194,11 @@ static void write_stats(void)
     if (f == NULL)
         return;
     fprintf(f, "execs %lld\nevaluated %lld\naccepted %lld\nnot_modeled %lld\n"
-            "findings %lld\nskipped %lld\n", (long long)R.cnt.execs,
+            "findings %lld\nskipped %lld\nvacuous %lld\n",
+            (long long)R.cnt.execs,
             (long long)R.cnt.evaluated, (long long)R.cnt.accepted,
             (long long)R.cnt.not_modeled, (long long)R.cnt.findings,
-            (long long)R.cnt.skipped);
+            (long long)R.cnt.skipped, (long long)R.cnt.vacuous);
     for (size_t i = 0; i < R.sigs.n; i++)
         fprintf(f, "sig %s\n", R.sigs.items[i]);
     fclose(f);
@@ -292,6 +293,7 @@ void fuzz_report_verdict(const fia_case *c, const fia_check_result *r,
         R.cnt.evaluated++;
         R.cnt.accepted += r->ov.accept;
         R.cnt.not_modeled += r->ov.not_modeled;
+        R.cnt.vacuous += r->v == FIA_V_VACUOUS;
         for (int i = 0; i < r->ov.n_fired; i++) {
             int k = rule_slot(r->ov.fired[i]);
             if (k >= 0)
