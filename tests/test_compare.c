@@ -158,6 +158,30 @@ static void test_nonfinite(void)
     CHECK(!r.pass);
 }
 
+/* The bound profile on the reference's non-finite elements (non-finite
+ * inputs, docs/semantics.md): bound 0 compares them exactly, NaN with any
+ * NaN, an infinity with the same one; an infinite bound is not compared. */
+static void test_nonfinite_bound(void)
+{
+    const uint16_t pinf = 0x7c00, ninf = 0xfc00, qnan = 0x7e00;
+    const uint16_t one = fia_double_to_fp16(1.0);
+    const uint16_t ref[6] = {qnan, qnan, pinf, pinf, qnan, pinf};
+    const uint16_t got[6] = {0xfe01, one, pinf, ninf, one, one};
+    const double bound[6] = {0, 0, 0, 0, INFINITY, INFINITY};
+    pair p;
+    set16(&p, FIA_DT_FP16, 6, ref, got);
+    fia_compare_ref cr = {&p.ref, p.exact, NULL, bound, NULL};
+    fia_compare_result r;
+    CHECK(fia_compare_profile(FIA_TOL_BOUND, 0, 0, &cr, &p.got, &r, NULL) ==
+          FIA_OK);
+    CHECK_EQ_INT(r.n_compared, 4);
+    CHECK_EQ_INT(r.n_unspecified, 2);
+    CHECK_EQ_INT(r.n_within, 2);  /* NaN by NaN, +inf by +inf */
+    CHECK_EQ_INT(r.n_fail, 2);    /* 1 for NaN, -inf for +inf */
+    CHECK_EQ_INT(r.n_nan_leak, 0);
+    CHECK(!r.pass);
+}
+
 static void test_unspecified_and_counts(void)
 {
     pair p;
@@ -261,6 +285,7 @@ int main(void)
     test_ulp_fp16();
     test_atol_rtol();
     test_nonfinite();
+    test_nonfinite_bound();
     test_unspecified_and_counts();
     test_fp32_and_errors();
     test_defaults();
