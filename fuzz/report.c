@@ -164,7 +164,7 @@ static int new_worst(size_t k, double ratio)
 
 /* Keeps one accuracy sample for the next flush. */
 static void add_sample(const char *bucket, double ulp, double rel,
-                       double ratio, const fia_case *c)
+                       double ratio, const fia_case *c, fia_profile profile)
 {
     size_t k;
     if (fuzz_strset_add(&R.buckets, bucket, &k, NULL) != FIA_OK) {
@@ -196,8 +196,8 @@ static void add_sample(const char *bucket, double ulp, double rel,
         ratio = 0; /* no measure (NaN): not a ratio the store can rank */
     char *text = NULL;
     if (new_worst(k, ratio))
-        text = fuzz_finding_text(c, R.target, "", "accuracy-worst", bucket,
-                                 NULL);
+        text = fuzz_finding_text(c, R.target, fia_profile_name(profile),
+                                 "accuracy-worst", bucket, NULL);
     R.samples[R.nsamples++] = (sample){k, ulp, rel, ratio, text};
 }
 
@@ -356,7 +356,7 @@ void fuzz_report_verdict(const fia_case *c, const fia_check_result *r,
         char b[160];
         fuzz_bucket(c, b, sizeof b);
         add_sample(b, r->out_cmp.max_ulp, r->out_cmp.max_rel_err,
-                   r->out_cmp.max_ratio, c);
+                   r->out_cmp.max_ratio, c, profile);
     }
     if (fia_verdict_is_finding(r->v)) {
         fuzz_finding f;
