@@ -15,12 +15,16 @@ static const char db_usage[] =
     "  db findings [--state S] [--kind K] [--target T] [--revision R]\n"
     "  db show ID                      one finding with its case text\n"
     "  db stats                        campaigns, findings, accuracy\n"
-    "  db regressions --base REV --head REV [--margin-rel X] "
-    "[--margin-abs ULP]\n"
-    "      new signatures at HEAD, fixed ones seen again, buckets whose max\n"
-    "      or mean ULP at HEAD > BASE * (1 + X) + ULP (default X 0.05, "
-    "ULP 0.5)\n"
+    "  db regressions --base REV --head REV [--alpha A] [--min-cases N]\n"
+    "                 [--min-effect E]\n"
+    "      new signatures at HEAD, fixed ones seen again, and buckets whose\n"
+    "      error-to-bound ratios are larger at HEAD: one-sided Mann-Whitney\n"
+    "      U, Bonferroni over the buckets compared (A 0.01), effect\n"
+    "      P(head > base) >= E (0.56), N cases per side at least (30)\n"
     "      exit 1 when anything regressed (for CI gates)\n"
+    "  db worst --revision REV --bucket B   the worst case of a bucket\n"
+    "                                  (a case file: > w.case; fiacheck "
+    "repro w.case)\n"
     "  db mark ID fixed|open           triage a finding\n"
     "  db merge INTO.db FROM.db...     add FROM into INTO (created if "
     "missing);\n"
@@ -32,8 +36,8 @@ typedef struct db_opts {
     const char *db;
     int json;
     fia_store_filter filter;
-    const char *base, *head;
-    double margin_rel, margin_abs;
+    const char *base, *head, *bucket;
+    fia_store_regress_options reg;
     const char *pos[64];
     int npos;
     int db_given;
@@ -47,12 +51,63 @@ static int usage_error(const char *why)
     return CLI_EXIT_USAGE;
 }
 
+/* --alpha in (0, 1), --min-cases >= 2, --min-effect in [0.5, 1]. */
+static int parse_number(const char *opt, const char *v,
+                        fia_store_regress_options *r)
+{
+    char *end = NULL;
+    double d = v ? strtod(v, &end) : 0;
+    int good = v != NULL && *v != '\0' && *end == '\0';
+    if (strcmp(opt, "--alpha") == 0 && good && d > 0 && d < 1) {
+        r->alpha = d;
+    } else if (strcmp(opt, "--min-effect") == 0 && good && d >= 0.5 &&
+               d <= 1) {
+        r->min_effect = d;
+    } else if (strcmp(opt, "--min-cases") == 0 && good && d >= 2 &&
+               d <= 1e12 && d == (double)(int64_t)d) {
+        r->min_cases = (int64_t)d;
+    } else {
+        fprintf(stderr, "fiacheck db: %s wants %s\n", opt,
+                opt[2] == 'a'   ? "a number in (0, 1)"
+                : opt[6] == 'c' ? "a whole number >= 2"
+                                : "a number in [0.5, 1]");
+        return -1;
+    }
+    return 0;
+}
+
+/* A filter value that matches nothing is a typo: said, not an empty list. */
+static int check_filter(const fia_store_filter *f)
+{
+    static const char *const states[] = {"open", "fixed", "regressed", NULL};
+    static const char *const kinds[] = {
+        "status-mismatch", "accuracy", "nan-leak", "harness-error",
+        "metamorphic",     "crash",    "timeout",  NULL};
+    const char *const *lists[2] = {states, kinds};
+    const char *vals[2] = {f->state, f->kind}, *names[2] = {"state", "kind"};
+    for (int k = 0; k < 2; k++) {
+        if (vals[k] == NULL)
+            continue;
+        const char *const *l = lists[k];
+        while (*l && strcmp(*l, vals[k]) != 0)
+            l++;
+        if (*l == NULL) {
+            fprintf(stderr, "fiacheck db: unknown %s '%s'; one of:", names[k],
+                    vals[k]);
+            for (l = lists[k]; *l; l++)
+                fprintf(stderr, " %s", *l);
+            fputc('\n', stderr);
+            return -1;
+        }
+    }
+    return 0;
+}
+
 static int parse_opts(int argc, char **argv, db_opts *o)
 {
     memset(o, 0, sizeof *o);
     o->db = DB_DEFAULT;
-    o->margin_rel = FIA_STORE_ULP_MARGIN_REL;
-    o->margin_abs = FIA_STORE_ULP_MARGIN_ABS;
+    fia_store_regress_options_default(&o->reg);
     for (int i = 0; i < argc; i++) {
         const char *a = argv[i];
         const char *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -76,15 +131,13 @@ static int parse_opts(int argc, char **argv, db_opts *o)
             slot = &o->base;
         } else if (strcmp(a, "--head") == 0) {
             slot = &o->head;
-        } else if (strcmp(a, "--margin-rel") == 0 ||
-                   strcmp(a, "--margin-abs") == 0) {
-            char *end;
-            double d = v ? strtod(v, &end) : -1;
-            if (v == NULL || *end != '\0' || !(d >= 0)) {
-                fprintf(stderr, "fiacheck db: %s wants a number >= 0\n", a);
+        } else if (strcmp(a, "--bucket") == 0) {
+            slot = &o->bucket;
+        } else if (strcmp(a, "--alpha") == 0 ||
+                   strcmp(a, "--min-cases") == 0 ||
+                   strcmp(a, "--min-effect") == 0) {
+            if (parse_number(a, v, &o->reg) != 0)
                 return -1;
-            }
-            *(a[9] == 'r' ? &o->margin_rel : &o->margin_abs) = d;
             i++;
             continue;
         } else if (a[0] == '-' && a[1] != '\0') {
@@ -105,7 +158,7 @@ static int parse_opts(int argc, char **argv, db_opts *o)
         *slot = v;
         i++;
     }
-    return 0;
+    return check_filter(&o->filter);
 }
 
 static fia_store *open_store(const char *path, int create)
@@ -364,45 +417,91 @@ static int do_stats(fia_store *s, const db_opts *o)
 }
 
 typedef struct reg_out {
-    int json;
-    const char *base, *head;
+    const db_opts *o;
+    int64_t compared;
 } reg_out;
 
-static const char *const reg_names[] = {"", "new", "regressed", "accuracy"};
+static const char *const reg_names[] = {"",     "new",     "regressed",
+                                        "accuracy", "same", "too-few",
+                                        "only-base", "only-head"};
+
+static void ratio_json(const char *key, const fia_store_ratio_stats *r)
+{
+    printf(",\"%s\":{\"revision\":", key);
+    cli_json_string(stdout, r->revision);
+    printf(",\"cases\":%lld", (long long)r->cases);
+    json_num("p50", r->p50);
+    json_num("p90", r->p90);
+    json_num("p99", r->p99);
+    json_num("max", r->max);
+    json_num("above_half", r->above_half);
+    json_num("above_one", r->above_one);
+    putchar('}');
+}
+
+static void bucket_json(const fia_store_bucket_cmp *c)
+{
+    printf("\"bucket\":");
+    cli_json_string(stdout, c->bucket);
+    ratio_json("base", &c->base);
+    ratio_json("head", &c->head);
+    printf(",\"compared\":%s", c->compared ? "true" : "false");
+    if (c->compared) {
+        json_num("effect", c->effect);
+        json_num("p_value", c->p_value);
+        json_num("alpha", c->alpha);
+    }
+}
+
+/* "p50 0.25 -> 0.31, ..." for a compared bucket */
+static void bucket_text(const fia_store_bucket_cmp *c)
+{
+    const fia_store_ratio_stats *b = &c->base, *h = &c->head;
+    printf(": ratio p50 %.3g -> %.3g, p90 %.3g -> %.3g, p99 %.3g -> %.3g, "
+           "max %.3g -> %.3g; cases > 0.5 %.1f%% -> %.1f%%, > 1 %.1f%% -> "
+           "%.1f%%; A %.3f, p %.2g (alpha %.2g); %lld -> %lld cases\n",
+           b->p50, h->p50, b->p90, h->p90, b->p99, h->p99, b->max, h->max,
+           100 * b->above_half, 100 * h->above_half, 100 * b->above_one,
+           100 * h->above_one, c->effect, c->p_value, c->alpha,
+           (long long)b->cases, (long long)h->cases);
+}
 
 static int regression_cb(const fia_store_regression *r, void *ctx)
 {
-    const reg_out *o = ctx;
+    reg_out *ro = ctx;
+    const db_opts *o = ro->o;
     const char *what = reg_names[r->kind];
+    const fia_store_bucket_cmp *c = r->bucket;
+    if (c && c->compared)
+        ro->compared = c->buckets_compared;
     if (o->json) {
         printf("{\"regression\":\"%s\",", what);
-        if (r->finding) {
+        if (r->finding)
             finding_json(r->finding, 0);
-        } else {
-            printf("\"bucket\":");
-            cli_json_string(stdout, r->head->bucket);
-            const fia_store_accuracy *a[2] = {r->base, r->head};
-            for (int k = 0; k < 2; k++) {
-                printf(",\"%s\":{\"revision\":", k ? "head" : "base");
-                cli_json_string(stdout, a[k]->revision);
-                printf(",\"cases\":%lld", (long long)a[k]->cases);
-                json_num("max_ulp", a[k]->max_ulp);
-                json_num("mean_ulp", a[k]->mean_ulp);
-                json_num("max_rel_err", a[k]->max_rel_err);
-                putchar('}');
-            }
-        }
+        else
+            bucket_json(c);
         puts("}");
     } else if (r->finding) {
         printf("%-9s finding %lld: %s (%s, count %lld)\n", what,
                (long long)r->finding->id, r->finding->signature,
                r->finding->kind, (long long)r->finding->count);
+    } else if (c->compared) {
+        printf("%-9s bucket %s", what, c->bucket);
+        bucket_text(c);
+        if (r->kind == FIA_STORE_REG_ACCURACY)
+            printf("          worst case: fiacheck db worst --revision %s "
+                   "--bucket %s%s%s > worst.case\n", c->head.revision,
+                   c->bucket, o->db_given ? " --db " : "",
+                   o->db_given ? o->db : "");
+    } else if (r->kind == FIA_STORE_REG_TOO_FEW) {
+        printf("%-9s bucket %s: %lld -> %lld cases, fewer than %lld: not "
+               "compared\n", what, c->bucket, (long long)c->base.cases,
+               (long long)c->head.cases, (long long)o->reg.min_cases);
     } else {
-        printf("%-9s bucket %s: max ulp %.4g -> %.4g, mean ulp %.4g -> %.4g "
-               "(%lld -> %lld cases)\n", what, r->head->bucket,
-               r->base->max_ulp, r->head->max_ulp, r->base->mean_ulp,
-               r->head->mean_ulp, (long long)r->base->cases,
-               (long long)r->head->cases);
+        const fia_store_ratio_stats *at =
+            r->kind == FIA_STORE_REG_ONLY_BASE ? &c->base : &c->head;
+        printf("%-9s bucket %s: %lld cases at %s only (max ratio %.3g)\n",
+               what, c->bucket, (long long)at->cases, at->revision, at->max);
     }
     return 0;
 }
@@ -413,16 +512,40 @@ static int do_regressions(fia_store *s, const db_opts *o)
         fia_store_close(s);
         return usage_error("regressions wants --base REV --head REV");
     }
-    reg_out ro = {o->json, o->base, o->head};
+    reg_out ro = {o, 0};
     int64_t n = 0;
-    if (fia_store_regressions(s, o->base, o->head, o->margin_rel,
-                              o->margin_abs, regression_cb, &ro,
-                              &n) != FIA_STORE_OK)
+    if (fia_store_regressions(s, o->base, o->head, &o->reg, regression_cb,
+                              &ro, &n) != FIA_STORE_OK)
         return store_error(s);
     if (!o->json)
-        printf("%lld regression%s from %s to %s\n", (long long)n,
-               n == 1 ? "" : "s", o->base, o->head);
+        printf("%lld regression%s from %s to %s (accuracy: error-to-bound "
+               "ratio per case, one-sided Mann-Whitney U per bucket, "
+               "Bonferroni over %lld bucket%s compared at family alpha %g, "
+               "effect A >= %g, >= %lld cases per side)\n",
+               (long long)n, n == 1 ? "" : "s", o->base, o->head,
+               (long long)ro.compared, ro.compared == 1 ? "" : "s",
+               o->reg.alpha, o->reg.min_effect, (long long)o->reg.min_cases);
     return n > 0 ? CLI_EXIT_FINDING : CLI_EXIT_OK;
+}
+
+static int do_worst(fia_store *s, const db_opts *o)
+{
+    if (o->filter.revision == NULL || o->bucket == NULL || o->npos != 1) {
+        fia_store_close(s);
+        return usage_error("worst wants --revision REV --bucket BUCKET");
+    }
+    char *text = NULL;
+    double ratio = 0;
+    int64_t campaign = 0;
+    if (fia_store_worst_case(s, o->filter.revision, o->bucket, &text, &ratio,
+                             &campaign) != FIA_STORE_OK)
+        return store_error(s);
+    fputs(text, stdout); /* the case file as it was judged */
+    fprintf(stderr, "fiacheck db: worst case of %s at %s: ratio %.4g "
+            "(campaign %lld)\n", o->bucket, o->filter.revision, ratio,
+            (long long)campaign);
+    free(text);
+    return CLI_EXIT_OK;
 }
 
 static int do_mark(fia_store *s, const db_opts *o)
@@ -486,7 +609,7 @@ int cmd_db(int argc, char **argv)
         return do_merge(&o);
     static const char *const known[] = {"init",        "findings", "show",
                                         "stats",       "regressions",
-                                        "mark",        "export"};
+                                        "mark",        "export",   "worst"};
     size_t k = 0;
     while (k < sizeof known / sizeof known[0] && strcmp(cmd, known[k]) != 0)
         k++;
@@ -519,6 +642,9 @@ int cmd_db(int argc, char **argv)
         break;
     case 5:
         rc = do_mark(s, &o);
+        break;
+    case 7:
+        rc = do_worst(s, &o);
         break;
     default:
         rc = do_export(s, &o);

@@ -22,6 +22,8 @@
 typedef struct sample {
     size_t bucket;   /* in R.buckets */
     double ulp, rel;
+    double ratio;    /* error-to-bound (fia_compare_result.max_ratio) */
+    char *text;      /* the case when it is its bucket's worst so far */
 } sample;
 
 static struct {
@@ -49,6 +51,8 @@ static struct {
     size_t nsamples, cap_samples;
     int64_t dropped_samples;
     fuzz_strset buckets;
+    double *worst;             /* per bucket: the largest ratio kept */
+    size_t nworst;
     time_t last_flush;
 } R;
 
@@ -138,8 +142,29 @@ static int rule_slot(const fia_rule *r)
     return -1;
 }
 
+/* Is ratio the largest of bucket k so far?  Then the sample carries the
+ * case text, so each bucket's worst case can be reproduced (db worst). */
+static int new_worst(size_t k, double ratio)
+{
+    if (k >= R.nworst) {
+        size_t n = k + 16;
+        double *nw = realloc(R.worst, n * sizeof *nw);
+        if (nw == NULL)
+            return 0;
+        for (size_t i = R.nworst; i < n; i++)
+            nw[i] = -1;
+        R.worst = nw;
+        R.nworst = n;
+    }
+    if (!(ratio > R.worst[k]))
+        return 0;
+    R.worst[k] = ratio;
+    return 1;
+}
+
 /* Keeps one accuracy sample for the next flush. */
-static void add_sample(const char *bucket, double ulp, double rel)
+static void add_sample(const char *bucket, double ulp, double rel,
+                       double ratio, const fia_case *c, fia_profile profile)
 {
     size_t k;
     if (fuzz_strset_add(&R.buckets, bucket, &k, NULL) != FIA_OK) {
@@ -149,6 +174,8 @@ static void add_sample(const char *bucket, double ulp, double rel)
     if (R.nsamples == MAX_PENDING_SAMPLES) {
         /* the store has failed for a long while: keep the newest half */
         size_t half = R.nsamples / 2;
+        for (size_t i = 0; i < half; i++)
+            free(R.samples[i].text);
         memmove(R.samples, R.samples + half, (R.nsamples - half) * sizeof *R.samples);
         R.nsamples -= half;
         R.dropped_samples += (int64_t)half;
@@ -165,7 +192,13 @@ static void add_sample(const char *bucket, double ulp, double rel)
         R.samples = ns;
         R.cap_samples = cap;
     }
-    R.samples[R.nsamples++] = (sample){k, ulp, rel};
+    if (!(ratio >= 0))
+        ratio = 0; /* no measure (NaN): not a ratio the store can rank */
+    char *text = NULL;
+    if (new_worst(k, ratio))
+        text = fuzz_finding_text(c, R.target, fia_profile_name(profile),
+                                 "accuracy-worst", bucket, NULL);
+    R.samples[R.nsamples++] = (sample){k, ulp, rel, ratio, text};
 }
 
 #ifdef FIA_HAVE_STORE
@@ -205,6 +238,13 @@ static void write_stats(void)
     rename(tmp, path);
 }
 
+static void drop_samples(void)
+{
+    for (size_t i = 0; i < R.nsamples; i++)
+        free(R.samples[i].text);
+    R.nsamples = 0;
+}
+
 void fuzz_report_flush(void)
 {
     if (!R.init)
@@ -221,19 +261,21 @@ void fuzz_report_flush(void)
                     R.broken[i] = R.obeyed[i] = 0;
             }
         size_t k = 0;
-        for (; k < R.nsamples; k++)
-            if (fia_store_add_accuracy(s, R.campaign,
-                                       R.buckets.items[R.samples[k].bucket],
-                                       R.samples[k].ulp,
-                                       R.samples[k].rel) != FIA_STORE_OK)
+        for (; k < R.nsamples; k++) {
+            const sample *p = &R.samples[k];
+            if (fia_store_add_accuracy_sample(
+                    s, R.campaign, R.buckets.items[p->bucket], p->ulp, p->rel,
+                    p->ratio, p->text) != FIA_STORE_OK)
                 break;
+            free(p->text);
+        }
         memmove(R.samples, R.samples + k, (R.nsamples - k) * sizeof R.samples[0]);
         R.nsamples -= k;
     } else {
-        R.nsamples = 0; /* no store to take them: nothing waits for them */
+        drop_samples(); /* no store to take them: nothing waits for them */
     }
 #else
-    R.nsamples = 0;
+    drop_samples();
 #endif
     write_stats();
 }
@@ -315,7 +357,8 @@ void fuzz_report_verdict(const fia_case *c, const fia_check_result *r,
     if (r->computed) {
         char b[160];
         fuzz_bucket(c, b, sizeof b);
-        add_sample(b, r->out_cmp.max_ulp, r->out_cmp.max_rel_err);
+        add_sample(b, r->out_cmp.max_ulp, r->out_cmp.max_rel_err,
+                   r->out_cmp.max_ratio, c, profile);
     }
     if (fia_verdict_is_finding(r->v)) {
         fuzz_finding f;

@@ -197,6 +197,21 @@ static int merge_all(fia_store *s)
     if (rc != FIA_STORE_OK)
         return rc;
     snprintf(sql, sizeof sql,
+             "INSERT INTO main.accuracy_samples SELECT " MAPPED ", bucket,"
+             " ratio FROM src.accuracy_samples", (long long)offset);
+    rc = store_exec(s, sql);
+    if (rc != FIA_STORE_OK)
+        return rc;
+    snprintf(sql, sizeof sql,
+             "INSERT INTO main.accuracy_worst SELECT " MAPPED ", bucket,"
+             " ratio, case_text FROM src.accuracy_worst WHERE true"
+             " ON CONFLICT (campaign_id, bucket) DO UPDATE SET"
+             " ratio = excluded.ratio, case_text = excluded.case_text"
+             " WHERE excluded.ratio > ratio", (long long)offset);
+    rc = store_exec(s, sql);
+    if (rc != FIA_STORE_OK)
+        return rc;
+    snprintf(sql, sizeof sql,
              "INSERT INTO main.rule_coverage SELECT " MAPPED ", rule_id,"
              " broken, obeyed FROM src.rule_coverage WHERE true"
              " ON CONFLICT (campaign_id, rule_id) DO UPDATE SET"
@@ -326,9 +341,12 @@ int fia_store_export_json(fia_store *s, FILE *out)
     static const char *const tables[][2] = {
         {"campaigns", "campaign"},   {"findings", "finding"},
         {"sightings", "sighting"},   {"accuracy", "accuracy"},
-        {"rule_coverage", "rule_coverage"}};
+        {"rule_coverage", "rule_coverage"},
+        {"accuracy_samples", "accuracy_sample"},
+        {"accuracy_worst", "accuracy_worst"}};
     int rc = store_read_begin(s); /* one snapshot */
-    for (size_t i = 0; rc == FIA_STORE_OK && i < 5; i++)
+    for (size_t i = 0;
+         rc == FIA_STORE_OK && i < sizeof tables / sizeof tables[0]; i++)
         rc = export_table(s, out, tables[i][0], tables[i][1]);
     store_read_end(s);
     return rc;

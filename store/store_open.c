@@ -8,6 +8,9 @@
  *      sightings (finding x campaign x revision counts, filled from the v1
  *      rows) so that regressions can ask "seen at revision R?";
  *      rule_coverage per campaign x rule.
+ *   3  accuracy_samples: one error-to-bound ratio per compared case (the
+ *      regression query compares their distributions); accuracy_worst: the
+ *      case text of the largest ratio per campaign x bucket.
  * A new file is created by running every migration from 0, so the upgrade
  * path of old files is the code path of every new file. */
 #include <errno.h>
@@ -68,8 +71,20 @@ static const char *const schema_v2[] = {
     " PRIMARY KEY (campaign_id, rule_id)) WITHOUT ROWID",
     NULL};
 
+static const char *const schema_v3[] = {
+    "CREATE TABLE accuracy_samples("
+    " campaign_id INTEGER NOT NULL, bucket TEXT NOT NULL,"
+    " ratio REAL NOT NULL)",
+    "CREATE INDEX accuracy_samples_bucket"
+    " ON accuracy_samples(campaign_id, bucket)",
+    "CREATE TABLE accuracy_worst("
+    " campaign_id INTEGER NOT NULL, bucket TEXT NOT NULL,"
+    " ratio REAL NOT NULL, case_text TEXT NOT NULL,"
+    " PRIMARY KEY (campaign_id, bucket)) WITHOUT ROWID",
+    NULL};
+
 static const char *const *const migrations[STORE_SCHEMA_VERSION] = {
-    schema_v1, schema_v2};
+    schema_v1, schema_v2, schema_v3};
 
 int store_migrate(fia_store *s, int from)
 {

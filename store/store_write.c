@@ -274,12 +274,11 @@ int fia_store_add_finding(fia_store *s, const fia_finding_record *f,
     return fia_store_add_finding_ex(s, f, finding_id, NULL);
 }
 
-int fia_store_add_accuracy(fia_store *s, int64_t campaign_id,
+/* The aggregate row of one case, inside the caller's transaction. */
+static int upsert_accuracy(fia_store *s, int64_t campaign_id,
                            const char *bucket, double max_ulp,
                            double max_rel_err)
 {
-    if (s == NULL)
-        return FIA_STORE_ERR_MISUSE;
     if (bucket == NULL || bucket[0] == '\0' || campaign_id < 0 ||
         isnan(max_ulp) || isnan(max_rel_err) || max_ulp < 0 ||
         max_rel_err < 0)
@@ -300,10 +299,67 @@ int fia_store_add_accuracy(fia_store *s, int64_t campaign_id,
     store_bind_text(st, 2, bucket);
     sqlite3_bind_double(st, 3, max_ulp);
     sqlite3_bind_double(st, 4, max_rel_err);
+    return run(s, st, "adding accuracy");
+}
+
+int fia_store_add_accuracy(fia_store *s, int64_t campaign_id,
+                           const char *bucket, double max_ulp,
+                           double max_rel_err)
+{
+    if (s == NULL)
+        return FIA_STORE_ERR_MISUSE;
     int rc = store_begin(s);
     if (rc != FIA_STORE_OK)
         return rc;
-    return finish(s, run(s, st, "adding accuracy"));
+    return finish(s, upsert_accuracy(s, campaign_id, bucket, max_ulp,
+                                     max_rel_err));
+}
+
+/* The aggregate row (db stats), the ratio (db regressions) and, when given
+ * and larger than the kept one, the worst case of the bucket: one
+ * transaction, so the three never disagree on which cases they counted. */
+int fia_store_add_accuracy_sample(fia_store *s, int64_t campaign_id,
+                                  const char *bucket, double max_ulp,
+                                  double max_rel_err, double ratio,
+                                  const char *case_text)
+{
+    if (s == NULL)
+        return FIA_STORE_ERR_MISUSE;
+    if (isnan(ratio) || ratio < 0)
+        return store_fail(s, FIA_STORE_ERR_MISUSE,
+                          "an accuracy sample needs a ratio >= 0");
+    int rc = store_begin(s);
+    if (rc != FIA_STORE_OK)
+        return rc;
+    rc = upsert_accuracy(s, campaign_id, bucket, max_ulp, max_rel_err);
+    if (rc == FIA_STORE_OK) {
+        sqlite3_stmt *st = store_cached(
+            s, ST_INS_RATIO,
+            "INSERT INTO accuracy_samples(campaign_id, bucket, ratio)"
+            " VALUES (?1, ?2, ?3)");
+        if (st != NULL) {
+            sqlite3_bind_int64(st, 1, campaign_id);
+            store_bind_text(st, 2, bucket);
+            sqlite3_bind_double(st, 3, ratio);
+        }
+        rc = run(s, st, "adding an accuracy sample");
+    }
+    if (rc == FIA_STORE_OK && case_text != NULL) {
+        sqlite3_stmt *st = store_cached(
+            s, ST_UPSERT_WORST,
+            "INSERT INTO accuracy_worst(campaign_id, bucket, ratio, case_text)"
+            " VALUES (?1, ?2, ?3, ?4) ON CONFLICT (campaign_id, bucket)"
+            " DO UPDATE SET ratio = excluded.ratio,"
+            " case_text = excluded.case_text WHERE excluded.ratio > ratio");
+        if (st != NULL) {
+            sqlite3_bind_int64(st, 1, campaign_id);
+            store_bind_text(st, 2, bucket);
+            sqlite3_bind_double(st, 3, ratio);
+            store_bind_text(st, 4, case_text);
+        }
+        rc = run(s, st, "keeping the worst case");
+    }
+    return finish(s, rc);
 }
 
 int fia_store_add_rule_coverage(fia_store *s, int64_t campaign_id,

@@ -189,28 +189,86 @@ int fia_store_list_rule_coverage(fia_store *s, const char *revision,
                                            int64_t obeyed, void *ctx),
                                  void *ctx);
 
-/* "What got worse" from revision base to head:
+/* One compared case for the regression query: its aggregate row (as
+ * fia_store_add_accuracy), its error-to-bound ratio (fia_compare_result
+ * .max_ratio: 1 = at the bound) and, when case_text is not NULL and the
+ * ratio is the largest of the bucket in this campaign so far, its case text
+ * as the bucket's worst case (a caller passes the text only when the ratio
+ * beats what it already sent).  ratio must be >= 0 (may be +inf). */
+int fia_store_add_accuracy_sample(fia_store *s, int64_t campaign_id,
+                                  const char *bucket, double max_ulp,
+                                  double max_rel_err, double ratio,
+                                  const char *case_text);
+
+/* The worst case kept for (revision, bucket) over the campaigns of that
+ * revision: *case_text is malloc'ed (caller frees); ratio and campaign_id
+ * may be NULL.  FIA_STORE_ERR_NOTFOUND when none was kept. */
+int fia_store_worst_case(fia_store *s, const char *revision,
+                         const char *bucket, char **case_text, double *ratio,
+                         int64_t *campaign_id);
+
+/* "What got worse" from revision base to head (store/store_regress.c,
+ * method in docs/tolerance.md "Accuracy regressions"):
  *  NEW        a signature sighted at head and never at base;
  *  REGRESSED  a signature in state regressed (marked fixed, seen again)
  *             sighted at head (reported as REGRESSED only, even when new);
- *  ACCURACY   a bucket with cases at both revisions whose max ULP or mean
- *             ULP at head exceeds base * (1 + rel) + abs.
+ *  ACCURACY   a bucket (feature set x dtype x layout) whose per-case
+ *             error-to-bound ratios at head are larger than at base: a
+ *             one-sided Mann-Whitney U test (normal approximation with tie
+ *             and continuity corrections) rejects "not larger" at level
+ *             alpha / m (Bonferroni over the m buckets compared), AND the
+ *             effect size A = P(head > base) + P(tie)/2 (Vargha-Delaney)
+ *             is at least min_effect.
+ * Not regressions, reported to the callback for the record:
+ *  SAME       a bucket compared and not found worse;
+ *  TOO_FEW    fewer than min_cases cases at base or head: not compared;
+ *  ONLY_BASE, ONLY_HEAD  a bucket with cases at one revision only.
  * Revisions are matched exactly.  FIA_STORE_ERR_NOTFOUND when no campaign
- * and no sighting carries base (or head). *count receives the number of
- * regressions (may be NULL). */
+ * and no sighting carries base (or head).  *count receives the number of
+ * regressions, NEW + REGRESSED + ACCURACY (may be NULL). */
 #define FIA_STORE_REG_NEW 1
 #define FIA_STORE_REG_REGRESSED 2
 #define FIA_STORE_REG_ACCURACY 3
-#define FIA_STORE_ULP_MARGIN_REL 0.05 /* default: 5 % ... */
-#define FIA_STORE_ULP_MARGIN_ABS 0.5  /* ... plus half an ULP */
+#define FIA_STORE_REG_SAME 4
+#define FIA_STORE_REG_TOO_FEW 5
+#define FIA_STORE_REG_ONLY_BASE 6
+#define FIA_STORE_REG_ONLY_HEAD 7
+
+typedef struct fia_store_regress_options {
+    double alpha;       /* family-wise false alarm rate, (0, 1); 0.01 */
+    int64_t min_cases;  /* per bucket and revision, >= 2; 30 */
+    double min_effect;  /* A in [0.5, 1]; 0.56 ("small", Vargha-Delaney) */
+} fia_store_regress_options;
+void fia_store_regress_options_default(fia_store_regress_options *o);
+
+/* The distribution of one bucket's ratios at one revision.  above_half and
+ * above_one: share of the cases whose ratio exceeds 0.5 and 1 (a case's
+ * ratio is its largest element's; the store keeps no per-element counts). */
+typedef struct fia_store_ratio_stats {
+    const char *revision;
+    int64_t cases;
+    double p50, p90, p99, max;  /* nearest-rank quantiles; 0 without cases */
+    double above_half, above_one;
+} fia_store_ratio_stats;
+
+typedef struct fia_store_bucket_cmp {
+    const char *bucket;
+    fia_store_ratio_stats base, head;
+    int compared;       /* both have min_cases: the test below was run */
+    double effect;      /* A = P(head > base) + P(tie)/2 */
+    double p_value;     /* one-sided, head larger */
+    double alpha;       /* threshold the p-value met or missed: alpha / m */
+    int64_t buckets_compared; /* m */
+} fia_store_bucket_cmp;
+
 typedef struct fia_store_regression {
     int kind;
     const fia_store_finding *finding;   /* NEW, REGRESSED */
-    const fia_store_accuracy *base;     /* ACCURACY */
-    const fia_store_accuracy *head;     /* ACCURACY */
+    const fia_store_bucket_cmp *bucket; /* the other kinds */
 } fia_store_regression;
+/* opt NULL: the defaults. */
 int fia_store_regressions(fia_store *s, const char *base, const char *head,
-                          double margin_rel, double margin_abs,
+                          const fia_store_regress_options *opt,
                           int (*cb)(const fia_store_regression *r, void *ctx),
                           void *ctx, int64_t *count);
 
@@ -233,7 +291,8 @@ int fia_store_batch_end(fia_store *s, int commit);
 
 /* Every row of every table as JSON lines: {"table":"campaign",...},
  * {"table":"finding",...} (with case_text), {"table":"sighting",...},
- * {"table":"accuracy",...}, {"table":"rule_coverage",...}. */
+ * {"table":"accuracy",...}, {"table":"rule_coverage",...},
+ * {"table":"accuracy_sample",...}, {"table":"accuracy_worst",...}. */
 int fia_store_export_json(fia_store *s, FILE *out);
 
 #endif
