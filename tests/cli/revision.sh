@@ -14,6 +14,10 @@ rev=$(awk '{print $2}' "$tmp/out")
 hdr=$(dirname "$FIACHECK")/generated/fia_build_revision.h
 expect_grep "FIA_BUILD_REVISION \"$rev\"" "$hdr"
 
+# repro says which fiacheck reproduced
+expect_exit 0 "$FIACHECK" repro corpus/cases/gqa/gqa_bnsd_causal.case
+expect_grep "^  fiacheck +$rev" "$tmp/out"
+
 # a campaign stores the build's revision: a stand-in fuzzer beside a copy of
 # fiacheck (fuzz looks for fuzz_<target> beside its own executable) writes
 # what it was told and exits
