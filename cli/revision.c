@@ -152,10 +152,13 @@ fia_status cli_resolve_revision(struct fia_store *s, const char *name,
         char msg[sizeof err->msg];
         size_t at = (size_t)snprintf(msg, sizeof msg, "revision '%.60s' is "
                                      "ambiguous, it begins:", name);
-        for (size_t i = 0; i < l.n && at + 44 < sizeof msg; i++)
+        size_t shown = 0;
+        for (size_t i = 0; i < l.n && at + 64 < sizeof msg; i++)
             if (strncmp(l.v[i], name, len) == 0)
                 at += (size_t)snprintf(msg + at, sizeof msg - at, " %s",
-                                       l.v[i]);
+                                       l.v[i]), shown++;
+        if (shown < nhit)
+            snprintf(msg + at, sizeof msg - at, " and %zu more", nhit - shown);
         rev_list_free(&l);
         return fia_fail(err, FIA_ERR_BAD_INPUT, "%s", msg);
     }
