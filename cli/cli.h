@@ -22,8 +22,19 @@ int cmd_fuzz(int argc, char **argv);
 int cmd_repro(int argc, char **argv);
 int cmd_minimize(int argc, char **argv);
 
-/* Shared by fuzz, repro and minimize (cmd_fuzz.c, cmd_repro.c). */
-void cli_git_revision(char *out, size_t len);
+/* The git revision this fiacheck was built from (40 hex digits, or
+ * "unknown" when built without git) and whether the tree differed from it
+ * (revision.c; fixed at build time, not read from the tree at run time). */
+const char *cli_build_revision(void);
+int cli_build_dirty(void);
+/* The store's revision that name means (revision.c): itself, the one
+ * revision it is a prefix of (>= 4 characters), or the commit git resolves
+ * it to in the working directory (HEAD, a branch).  *full to free.
+ * FIA_ERR_BAD_INPUT when unknown (the known ones listed) or ambiguous (the
+ * matches listed), FIA_ERR_IO (store), FIA_ERR_NOMEM. */
+struct fia_store;
+fia_status cli_resolve_revision(struct fia_store *s, const char *name,
+                                char **full, fia_error *err);
 /* The text of finding `arg` (the caller frees it): a store id (digits),
  * *id set, or a case file.  FIA_OK, FIA_ERR_IO (cannot read it, no store),
  * FIA_ERR_BAD_INPUT (no such finding), FIA_ERR_NOMEM. */

@@ -591,6 +591,28 @@ static int do_merge(const db_opts *o)
     return CLI_EXIT_OK;
 }
 
+/* --revision, --base and --head as the store spells them: a unique prefix
+ * (listings show 12 characters) or a git name is replaced by the full
+ * revision (full[] owns the strings).  0, or -1 said (the store closed). */
+static int resolve_revisions(fia_store *s, db_opts *o, char *full[3])
+{
+    const char **slot[3] = {&o->filter.revision, &o->base, &o->head};
+    for (int i = 0; i < 3; i++) {
+        fia_error err;
+        if (*slot[i] == NULL)
+            continue;
+        if (cli_resolve_revision(s, *slot[i], &full[i], &err) != FIA_OK) {
+            fprintf(stderr, "fiacheck db: %s\n", err.msg);
+            for (int j = 0; j < i; j++)
+                free(full[j]);
+            fia_store_close(s);
+            return -1;
+        }
+        *slot[i] = full[i];
+    }
+    return 0;
+}
+
 int cmd_db(int argc, char **argv)
 {
     db_opts o;
@@ -622,6 +644,9 @@ int cmd_db(int argc, char **argv)
     fia_store *s = open_store(o.db, k == 0);
     if (s == NULL)
         return CLI_EXIT_USAGE;
+    char *full[3] = {NULL, NULL, NULL};
+    if (resolve_revisions(s, &o, full) != 0)
+        return CLI_EXIT_USAGE;
     int rc = CLI_EXIT_OK;
     switch (k) {
     case 0:
@@ -652,5 +677,7 @@ int cmd_db(int argc, char **argv)
     /* the do_* close the store themselves on their error paths */
     if (rc == CLI_EXIT_OK || rc == CLI_EXIT_FINDING)
         fia_store_close(s);
+    for (int i = 0; i < 3; i++)
+        free(full[i]);
     return rc;
 }

@@ -59,27 +59,11 @@ static void exe_dir(char *out, size_t len)
         *slash = '\0';
 }
 
-void cli_git_revision(char *out, size_t len)
-{
-    snprintf(out, len, "unknown");
-    char cmd[PATH_MAX + 64];
-    snprintf(cmd, sizeof cmd, "git -C '%s' rev-parse HEAD 2>/dev/null", FIA_SOURCE_DIR);
-    FILE *p = popen(cmd, "r");
-    if (p == NULL)
-        return;
-    char buf[128];
-    if (fgets(buf, sizeof buf, p) != NULL && strlen(buf) >= 40) {
-        buf[strcspn(buf, "\n")] = '\0';
-        snprintf(out, len, "%s", buf);
-    }
-    pclose(p);
-}
-
 static int usage(void)
 {
     fprintf(stderr, "usage: fiacheck fuzz [--target params|numeric|metamorphic|all] "
             "[--time SECONDS] [--jobs N] [--db PATH] [--profile doc|cann] "
-            "[--seed N]\n");
+            "[--seed N] [--revision NAME]\n");
     return CLI_EXIT_USAGE;
 }
 
@@ -90,6 +74,7 @@ typedef struct fuzz_opts {
     long seed;              /* -1: libFuzzer's own */
     const char *db;
     const char *profile;    /* NULL: both */
+    const char *revision;   /* NULL: the one fiacheck was built from */
 } fuzz_opts;
 
 /* CLI_EXIT_OK, or the exit code after the usage was said. */
@@ -122,6 +107,8 @@ static int parse_args(int argc, char **argv, fuzz_opts *o)
             if (fia_profile_parse(v, &p) != 0)
                 return usage();
             o->profile = v;
+        } else if (strcmp(a, "--revision") == 0 && v && *v) {
+            o->revision = v;
         } else if (strcmp(a, "--seed") == 0 && v) {
             o->seed = atol(v);
         } else {
@@ -628,11 +615,11 @@ int cmd_fuzz(int argc, char **argv)
         return CLI_EXIT_USAGE;
     /* the command as run, with what fast/ computes with in front (the
      * workers inherit the environment): reproducible from the store */
-    char revision[128], command[1024];
+    char command[1024];
     snprintf(command, sizeof command,
              "FIA_FAST_ISA=%s FIA_FAST_THREADS=%d fiacheck fuzz",
              fastKernelLevel(), fastThreadCount());
-    cli_git_revision(revision, sizeof revision);
+    const char *revision = o.revision ? o.revision : cli_build_revision();
     for (int i = 0; i < argc; i++) {
         size_t l = strlen(command);
         snprintf(command + l, sizeof command - l, " %s", argv[i]);
@@ -641,8 +628,9 @@ int cmd_fuzz(int argc, char **argv)
     target_run runs[FUZZ_TARGET_COUNT];
     memset(runs, 0, sizeof runs);
     time_t started = time(NULL);
-    fprintf(stderr, "fiacheck fuzz: revision %.12s, %d target(s), %d s each, "
-            "%d job(s), store %s\n", revision, ntargets, per, o.jobs, o.db);
+    fprintf(stderr, "fiacheck fuzz: revision %.12s%s, %d target(s), %d s each, "
+            "%d job(s), store %s\n", revision, !o.revision && cli_build_dirty()
+            ? " (a dirty build)" : "", ntargets, per, o.jobs, o.db);
     for (int t = 0; t < FUZZ_TARGET_COUNT; t++) {
         if (!o.want[t])
             continue;

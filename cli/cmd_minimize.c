@@ -118,7 +118,8 @@ int cmd_minimize(int argc, char **argv)
         fia_case_free(&c);
         return CLI_EXIT_USAGE;
     }
-    fprintf(f, "# minimized by fiacheck minimize from %s\n%s", arg, mtext);
+    fprintf(f, "# minimized by fiacheck minimize (built from %s%s) from %s\n%s",
+            cli_build_revision(), cli_build_dirty() ? ", dirty" : "", arg, mtext);
     fclose(f);
 #ifdef FIA_HAVE_STORE
     if (id > 0) {

@@ -310,6 +310,8 @@ int cmd_repro(int argc, char **argv)
     printf("%s (target %s, profile %s, fast/ %s kernels, %d threads)\n",
            arg, fuzz_target_name(t), fia_profile_name(p), fastKernelLevel(),
            fastThreadCount());
+    printf("  fiacheck       %s%s\n", cli_build_revision(),
+           cli_build_dirty() ? " (dirty)" : "");
     if (sig[0])
         printf("  recorded       %s\n", sig);
     int rc = t == FUZZ_METAMORPHIC && transform[0]

@@ -15,6 +15,7 @@
 #include <string.h>
 #include "cli.h"
 #include "fia/check.h"
+#include "fia/fast.h"
 
 typedef struct run_options {
     fia_check_options check;
@@ -102,6 +103,8 @@ static void print_json(const run_result *r, const run_options *o)
     printf("{\"case\":");
     cli_json_string(stdout, r->path);
     printf(",\"profile\":\"%s\"", fia_profile_name(o->check.profile));
+    printf(",\"fast_kernels\":\"%s\",\"fast_threads\":%d", fastKernelLevel(),
+           fastThreadCount());
     if (r->c.evaluated) {
         printf(",\"expected_status\":%d,\"rules\":[", r->c.ov.expected);
         for (int i = 0; i < r->c.ov.n_fired; i++)
@@ -241,6 +244,9 @@ int cmd_run(int argc, char **argv)
         printf("%d cases: %d passed, %d vacuous, %d findings, %d not "
                "modeled, %d bad input\n", ncases, n_pass, n_vacuous, n_find,
                n_skip, n_bad);
+    if (!o.json) /* what fast/'s numbers depend on besides the cases */
+        printf("fast/ kernels %s, %d threads\n", fastKernelLevel(),
+               fastThreadCount());
     free(cases);
     if (n_bad)
         return CLI_EXIT_USAGE;

@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 #include "cli.h"
+#include "fia/fast.h"
 
 
 typedef struct command {
@@ -33,6 +34,22 @@ static const command commands[] = {
  * answer instead of "unknown command". */
 static const char *const planned[] = {"report"};
 
+/* The commands that run fast/.  Its numbers depend on FIA_FAST_ISA and
+ * FIA_FAST_THREADS, so a setting that names nothing stops them before they
+ * do anything (fast/ alone would fall back in silence): 1 when refused. */
+static int fast_settings_refused(const char *cmd)
+{
+    static const char *const runs_fast[] = {"run", "repro", "minimize",
+                                            "fuzz", "bench"};
+    const char *why = fastConfigError();
+    for (size_t i = 0; why && i < sizeof runs_fast / sizeof runs_fast[0]; i++)
+        if (strcmp(cmd, runs_fast[i]) == 0) {
+            fprintf(stderr, "fiacheck %s: %s\n", cmd, why);
+            return 1;
+        }
+    return 0;
+}
+
 static void usage(FILE *f)
 {
     fprintf(f, "usage: fiacheck COMMAND [ARGS]\n\ncommands:\n");
@@ -52,9 +69,16 @@ int main(int argc, char **argv)
         usage(stdout);
         return CLI_EXIT_OK;
     }
+    if (strcmp(argv[1], "--version") == 0) {
+        printf("fiacheck %s%s\n", cli_build_revision(),
+               cli_build_dirty() ? " (dirty)" : "");
+        return CLI_EXIT_OK;
+    }
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
         if (strcmp(argv[1], commands[i].name) == 0)
-            return commands[i].run(argc - 2, argv + 2);
+            return fast_settings_refused(argv[1])
+                       ? CLI_EXIT_USAGE
+                       : commands[i].run(argc - 2, argv + 2);
     for (size_t i = 0; i < sizeof planned / sizeof planned[0]; i++)
         if (strcmp(argv[1], planned[i]) == 0) {
             fprintf(stderr, "fiacheck %s: not available yet in this "

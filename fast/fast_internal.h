@@ -128,8 +128,17 @@ fia_status fast_executor_check_run(const fast_executor *ex,
 /* ---- attention (attention.c, schedule.c) ------------------------------- */
 /* Fills the schedule fields of a validated plan (after the strides). */
 void fast_plan_schedule(fast_plan *p);
-/* FIA_FAST_THREADS (1..FAST_MAX_THREADS), default 2. */
+/* FIA_FAST_THREADS (1..FAST_MAX_THREADS), default 2 (also when invalid:
+ * fastConfigError says so). */
 int fast_thread_count(void);
+
+/* ---- settings from the environment (settings.c) ------------------------ */
+/* The level FIA_FAST_ISA names (any case): a fast_isa; FAST_ISA_COUNT when
+ * unset, empty or "auto"; -1 when it names no level. */
+int fast_isa_setting(void);
+/* FIA_FAST_THREADS: 1..FAST_MAX_THREADS; 0 when unset or empty; -1 when it
+ * is not a whole number in that range. */
+int fast_threads_setting(void);
 /* Bytes of scratch one worker needs for this plan (multiple of 64). */
 uint64_t fast_scratch_bytes(const fast_plan *p);
 /* Runs the whole operator; ws is the 64-byte aligned workspace. */

@@ -19,13 +19,8 @@
 
 int fast_thread_count(void)
 {
-    const char *env = getenv("FIA_FAST_THREADS");
-    if (env != NULL && *env != '\0') {
-        long n = strtol(env, NULL, 10);
-        if (n >= 1)
-            return n > FAST_MAX_THREADS ? FAST_MAX_THREADS : (int)n;
-    }
-    return 2;
+    int n = fast_threads_setting();
+    return n > 0 ? n : 2;
 }
 
 void fast_plan_schedule(fast_plan *p)

@@ -1,6 +1,7 @@
 /* Run-time choice of the micro-kernel table: the best level the CPU
  * supports (cpuid through __builtin_cpu_supports), or a level forced by
- * FIA_FAST_ISA=scalar|avx2|avx512 or by fast_force_isa() (tests). */
+ * FIA_FAST_ISA=scalar|avx2|avx512 (settings.c) or by fast_force_isa()
+ * (tests). */
 #include <stdatomic.h>
 #if defined(__x86_64__)
 #include <cpuid.h>
@@ -81,13 +82,10 @@ const fast_kernels *fast_kernels_select(void)
     const fast_kernels *k = atomic_load(&chosen);
     if (k != NULL)
         return k;
-    int top = FAST_ISA_COUNT - 1;
-    const char *env = getenv("FIA_FAST_ISA");
-    if (env != NULL && *env != '\0')
-        for (int i = 0; i < FAST_ISA_COUNT; i++)
-            if (strcmp(env, isa_names[i]) == 0)
-                top = i;
-    k = best_up_to(top);
+    /* FIA_FAST_ISA caps the level (invalid: automatic, and
+     * fastConfigError says so) */
+    int top = fast_isa_setting();
+    k = best_up_to(top >= 0 && top < FAST_ISA_COUNT ? top : FAST_ISA_COUNT - 1);
     const fast_kernels *expected = NULL;
     if (!atomic_compare_exchange_strong(&chosen, &expected, k))
         k = expected; /* another thread chose first: same answer */

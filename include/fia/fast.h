@@ -36,6 +36,12 @@ int fastForceKernelLevel(const char *name);
 /* The threads a run uses (FIA_FAST_THREADS, 1..16, default 2): decode
  * splits the keys by thread, so the result depends on it. */
 int fastThreadCount(void);
+/* NULL when FIA_FAST_ISA and FIA_FAST_THREADS are unset or valid (a level
+ * name in any case or "auto"; a whole number in 1..16); otherwise what is
+ * wrong, naming the variable and its valid values.  fast/ then runs with
+ * the automatic level / 2 threads; a caller that promises the user's
+ * settings stops instead. */
+const char *fastConfigError(void);
 
 fia_status fastFusedInferAttentionScoreV2GetWorkspaceSize(
     const fia_tensor *query, const fia_tensor_list *key,

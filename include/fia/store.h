@@ -295,4 +295,12 @@ int fia_store_batch_end(fia_store *s, int commit);
  * {"table":"accuracy_sample",...}, {"table":"accuracy_worst",...}. */
 int fia_store_export_json(fia_store *s, FILE *out);
 
+/* Every revision the store knows (of a campaign or a sighting), once
+ * each, the most recently seen first: cb(revision, last_seen, ctx) until
+ * it returns non-zero (the string lives until cb returns). */
+typedef int (*fia_store_revision_cb)(const char *revision, int64_t last_seen,
+                                     void *ctx);
+int fia_store_list_revisions(fia_store *s, fia_store_revision_cb cb,
+                             void *ctx);
+
 #endif
