@@ -161,14 +161,16 @@ static int parse_opts(int argc, char **argv, db_opts *o)
     return check_filter(&o->filter);
 }
 
-static fia_store *open_store(const char *path, int create)
+/* mode: FIA_STORE_OPEN_READONLY for the commands that only read (they
+ * work on a store we may not write, and never touch the file). */
+static fia_store *open_store(const char *path, int mode)
 {
     fia_store *s = NULL;
     char err[600];
-    int rc = fia_store_open(path, create, &s, err, sizeof err);
+    int rc = fia_store_open(path, mode, &s, err, sizeof err);
     if (rc != FIA_STORE_OK) {
         fprintf(stderr, "fiacheck db: %s\n", err);
-        if (rc == FIA_STORE_ERR_IO && !create)
+        if (rc == FIA_STORE_ERR_IO && mode != FIA_STORE_OPEN_CREATE)
             fprintf(stderr, "fiacheck db: (a store is created by fiacheck "
                             "fuzz or fiacheck db init)\n");
         return NULL;
@@ -579,14 +581,15 @@ static int do_merge(const db_opts *o)
     const char *into = o->db_given ? o->db : o->npos > 1 ? o->pos[1] : NULL;
     if (into == NULL || o->npos <= first)
         return usage_error("merge wants INTO.db and at least one FROM.db");
-    fia_store *s = open_store(into, 1);
+    fia_store *s = open_store(into, FIA_STORE_OPEN_CREATE);
     if (s == NULL)
         return CLI_EXIT_USAGE;
-    for (int i = first; i < o->npos; i++) {
-        if (fia_store_merge(s, o->pos[i]) != FIA_STORE_OK)
-            return store_error(s);
+    /* all the files or none: one transaction */
+    if (fia_store_merge_files(s, o->pos + first, o->npos - first) !=
+        FIA_STORE_OK)
+        return store_error(s);
+    for (int i = first; i < o->npos; i++)
         printf("merged %s into %s\n", o->pos[i], into);
-    }
     fia_store_close(s);
     return CLI_EXIT_OK;
 }
@@ -641,7 +644,10 @@ int cmd_db(int argc, char **argv)
     }
     if ((k == 0 || k == 1 || k == 3) && o.npos != 1)
         return usage_error("unexpected argument");
-    fia_store *s = open_store(o.db, k == 0);
+    /* init creates, mark writes; the others only read */
+    fia_store *s = open_store(o.db, k == 0   ? FIA_STORE_OPEN_CREATE
+                                    : k == 5 ? FIA_STORE_OPEN_EXISTING
+                                             : FIA_STORE_OPEN_READONLY);
     if (s == NULL)
         return CLI_EXIT_USAGE;
     char *full[3] = {NULL, NULL, NULL};

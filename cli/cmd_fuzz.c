@@ -525,7 +525,7 @@ static int begin_campaign(fia_store *st, const fuzz_opts *o, const char *command
 {
     fia_campaign_info ci = {revision, fuzz_target_name(tr->id),
                             o->profile ? o->profile : "doc+cann", "default",
-                            o->seed >= 0 ? (uint64_t)o->seed : 0, command};
+                            o->seed >= 0 ? (uint64_t)o->seed : 0, command, ""};
     if (fia_store_campaign_begin(st, &ci, &tr->campaign) != FIA_STORE_OK) {
         fprintf(stderr, "fiacheck fuzz: %s\n", fia_store_errmsg(st));
         return -1;

@@ -53,7 +53,7 @@ static int add_store(const char *db, rule_count *cnt)
 {
     fia_store *s = NULL;
     char err[600];
-    if (fia_store_open(db, 0, &s, err, sizeof err) != FIA_STORE_OK) {
+    if (fia_store_open(db, FIA_STORE_OPEN_READONLY, &s, err, sizeof err) != FIA_STORE_OK) {
         fprintf(stderr, "fiacheck rules: %s\n", err);
         return -1;
     }

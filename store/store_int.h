@@ -7,7 +7,7 @@
 
 /* Marks our files: "FIAC".  PRAGMA application_id. */
 #define STORE_APPLICATION_ID 0x46494143
-#define STORE_SCHEMA_VERSION 3
+#define STORE_SCHEMA_VERSION 4
 /* How long a writer waits for the lock before FIA_STORE_ERR_BUSY: the
  * SQLite busy handler, then our own retry loop around the same deadline. */
 #define STORE_BUSY_MS 10000
@@ -33,6 +33,7 @@ struct fia_store {
     char msg[512];
     sqlite3_stmt *cache[ST_N];
     int batch; /* inside fia_store_batch_begin: calls are savepoints */
+    int readonly; /* FIA_STORE_OPEN_READONLY: store_begin refuses */
 };
 
 /* Sets the message (prefixed with the file name) and returns code. */
@@ -76,6 +77,13 @@ const char *store_col_text(sqlite3_stmt *st, int i);
 /* Fills f from the current row; with copy the strings are strdup'ed
  * (returns -1 on out of memory), otherwise they point into the row. */
 int store_row_finding(sqlite3_stmt *st, fia_store_finding *f, int copy);
+
+/* A random version-4 UUID (RFC 9562) from /dev/urandom into out[37]. */
+int store_uuid_v4(fia_store *s, char out[37]);
+/* Registers fia_row_uuid(...) on the connection: a UUID (version 8, "custom")
+ * hashed from its arguments, so that migrating copies of one old store gives
+ * their campaigns the same identities. */
+int store_add_functions(sqlite3 *db);
 
 /* The schema migrations, from user_version `from` to the current version,
  * inside the caller's transaction. */

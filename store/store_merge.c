@@ -1,10 +1,47 @@
-/* store/: merging one store into another, and exporting a store as JSON
- * lines. */
-#include <math.h>
+/* store/: merging stores into one, all or nothing, idempotently.
+ *
+ * Each source is opened read-only on its own connection and its rows are
+ * copied by identity (see fia_store_merge_files in include/fia/store.h):
+ * campaigns by UUID, findings by signature, sightings by finding x campaign
+ * x revision, accuracy by campaign x bucket, coverage by campaign x rule.
+ * Rows of one campaign in two files are two snapshots of one growing
+ * history: the larger is kept, never the sum, so merging a file again (or
+ * a copy of it) changes nothing.  No ATTACH: it is refused inside a
+ * transaction, and the whole command must be one transaction. */
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include "store_int.h"
+
+/* Campaign ids of the source -> ids in s, sorted by source id. */
+typedef struct campaign_map {
+    int64_t (*pair)[2];
+    size_t n, cap;
+} campaign_map;
+
+static int64_t map_campaign(const campaign_map *m, int64_t id)
+{
+    size_t lo = 0, hi = m->n;
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        if (m->pair[mid][0] < id)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    /* 0 (no campaign) and ids of campaigns the source does not have */
+    return lo < m->n && m->pair[lo][0] == id ? m->pair[lo][1] : 0;
+}
+
+/* Steps a write statement of s to its end; the message names what. */
+static int step_done(fia_store *s, sqlite3_stmt *st, const char *what)
+{
+    int r = store_step(s, st);
+    if (r != SQLITE_DONE && r != SQLITE_ROW)
+        return store_sqlfail(s, r, what);
+    sqlite3_reset(st);
+    return FIA_STORE_OK;
+}
 
 /* The state after merging two histories of one signature.  A fixed mark
  * wins over sightings older than it; a sighting newer than the mark means
@@ -37,12 +74,16 @@ static const char *merged_state(const char *a, int64_t a_changed,
     return "open";
 }
 
-/* Merges one finding row of src (current row of `from`) into main. */
-static int merge_finding(fia_store *s, sqlite3_stmt *from, int64_t offset)
+/* Inserts or updates the finding of the current row of `from` (its
+ * columns STORE_FINDING_COLS, then the sum of its sightings in the source);
+ * *id receives its id in s.  The count is settled with the sightings. */
+static int merge_finding(fia_store *s, sqlite3_stmt *from,
+                         const campaign_map *map, int64_t *id)
 {
     fia_store_finding b;
     store_row_finding(from, &b, 0);
-    int64_t campaign = b.campaign_id > 0 ? b.campaign_id + offset : 0;
+    int64_t b_sighted = sqlite3_column_int64(from, 18);
+    int64_t campaign = map_campaign(map, b.campaign_id);
     sqlite3_stmt *st = store_prepare(
         s, "SELECT " STORE_FINDING_COLS " FROM main.findings f"
            " WHERE f.signature = ?");
@@ -52,6 +93,7 @@ static int merge_finding(fia_store *s, sqlite3_stmt *from, int64_t offset)
     int rc = store_step(s, st);
     sqlite3_stmt *w = NULL;
     if (rc == SQLITE_DONE) {
+        *id = 0;
         w = store_prepare(
             s, "INSERT INTO main.findings(signature, kind, state, target,"
                " profile, revision, last_revision, campaign_id, first_seen,"
@@ -67,7 +109,9 @@ static int merge_finding(fia_store *s, sqlite3_stmt *from, int64_t offset)
             sqlite3_bind_int64(w, 8, campaign);
             sqlite3_bind_int64(w, 9, b.first_seen);
             sqlite3_bind_int64(w, 10, b.last_seen);
-            sqlite3_bind_int64(w, 11, b.count);
+            /* the part of the count its sightings do not carry; they are
+             * added after */
+            sqlite3_bind_int64(w, 11, b.count - b_sighted);
             sqlite3_bind_int64(w, 12, b.state_changed);
             sqlite3_bind_int64(w, 13, (int64_t)b.seed);
             store_bind_text(w, 14, b.case_text);
@@ -78,10 +122,13 @@ static int merge_finding(fia_store *s, sqlite3_stmt *from, int64_t offset)
     } else if (rc == SQLITE_ROW) {
         fia_store_finding a;
         store_row_finding(st, &a, 0);
+        *id = a.id;
         int64_t changed;
         const char *state =
             merged_state(a.state, a.state_changed, a.last_seen, b.state,
                          b.state_changed, b.last_seen, &changed);
+        /* strict comparisons: on a tie s keeps its own, so a second merge
+         * of the same file changes nothing */
         int b_first = b.first_seen < a.first_seen;
         int b_last = b.last_seen > a.last_seen;
         int b_case = strlen(b.case_text) < strlen(a.case_text);
@@ -91,14 +138,13 @@ static int merge_finding(fia_store *s, sqlite3_stmt *from, int64_t offset)
             mini = b.minimized_text;
         const fia_store_finding *c = b_case ? &b : &a;
         w = store_prepare(
-            s, "UPDATE main.findings SET count = count + ?1,"
+            s, "UPDATE main.findings SET"
                " first_seen = ?2, last_seen = ?3, revision = ?4,"
                " campaign_id = ?5, last_revision = ?6, state = ?7,"
                " state_changed = ?8, minimized_text = ?9, case_text = ?10,"
                " seed = ?11, metrics_json = ?12, message = ?13, target = ?14,"
                " profile = ?15 WHERE id = ?16");
         if (w != NULL) {
-            sqlite3_bind_int64(w, 1, b.count);
             sqlite3_bind_int64(w, 2, b_first ? b.first_seen : a.first_seen);
             sqlite3_bind_int64(w, 3, b_last ? b.last_seen : a.last_seen);
             store_bind_text(w, 4, b_first ? b.revision : a.revision);
@@ -122,232 +168,321 @@ static int merge_finding(fia_store *s, sqlite3_stmt *from, int64_t offset)
     /* w is stepped while st still holds the row a's strings point into */
     rc = FIA_STORE_ERR_IO;
     if (w != NULL) {
-        int r = store_step(s, w);
-        rc = r == SQLITE_DONE ? FIA_STORE_OK
-                              : store_sqlfail(s, r, "merging a finding");
+        rc = step_done(s, w, "merging a finding");
+        if (rc == FIA_STORE_OK && *id == 0)
+            *id = sqlite3_last_insert_rowid(s->db);
     }
     sqlite3_finalize(w);
     sqlite3_finalize(st);
     return rc;
 }
 
-static int merge_all(fia_store *s)
+static int64_t sighted(fia_store *s, int64_t id)
 {
-    int64_t offset = 0;
-    sqlite3_stmt *st =
-        store_prepare(s, "SELECT COALESCE(max(id), 0) FROM main.campaigns");
+    sqlite3_stmt *st = store_prepare(
+        s, "SELECT COALESCE(sum(count), 0) FROM main.sightings"
+           " WHERE finding_id = ?");
+    int64_t n = -1;
     if (st == NULL)
-        return FIA_STORE_ERR_IO;
-    int rc = store_step(s, st);
-    if (rc == SQLITE_ROW)
-        offset = sqlite3_column_int64(st, 0);
+        return -1;
+    sqlite3_bind_int64(st, 1, id);
+    if (store_step(s, st) == SQLITE_ROW)
+        n = sqlite3_column_int64(st, 0);
+    else
+        store_sqlfail(s, sqlite3_errcode(s->db), "counting sightings");
     sqlite3_finalize(st);
-    if (rc != SQLITE_ROW)
-        return store_sqlfail(s, rc, "merging");
+    return n;
+}
 
-    char sql[1024];
-#define MAPPED "CASE WHEN campaign_id > 0 THEN campaign_id + %lld ELSE 0 END"
-    snprintf(sql, sizeof sql,
-             "INSERT INTO main.campaigns SELECT id + %lld, revision, target,"
-             " profile, tolerance, seed, command, started, updated, execs,"
-             " coverage, seconds, finished FROM src.campaigns",
-             (long long)offset);
-    rc = store_exec(s, sql);
-    if (rc != FIA_STORE_OK)
-        return rc;
-
-    st = store_prepare(s, "SELECT " STORE_FINDING_COLS
-                          " FROM src.findings f ORDER BY f.id");
-    if (st == NULL)
+/* The sightings of source finding src_id into finding id of s, keeping the
+ * larger of two snapshots of one key; the finding's count grows by what
+ * its sightings grew. */
+static int merge_sightings(fia_store *s, fia_store *src, int64_t src_id,
+                           int64_t id, const campaign_map *map)
+{
+    int64_t before = sighted(s, id);
+    if (before < 0)
         return FIA_STORE_ERR_IO;
-    int r;
-    while ((r = store_step(s, st)) == SQLITE_ROW)
-        if ((rc = merge_finding(s, st, offset)) != FIA_STORE_OK)
+    sqlite3_stmt *r = store_prepare(
+        src, "SELECT campaign_id, revision, count, first_seen, last_seen"
+             " FROM sightings WHERE finding_id = ?");
+    if (r == NULL)
+        return store_fail(s, FIA_STORE_ERR_IO, "%s", fia_store_errmsg(src));
+    sqlite3_stmt *w = store_prepare(
+        s, "INSERT INTO main.sightings(finding_id, campaign_id, revision,"
+           " count, first_seen, last_seen) VALUES (?1, ?2, ?3, ?4, ?5, ?6)"
+           " ON CONFLICT (finding_id, campaign_id, revision) DO UPDATE SET"
+           " count = max(count, excluded.count),"
+           " first_seen = min(first_seen, excluded.first_seen),"
+           " last_seen = max(last_seen, excluded.last_seen)");
+    int rc = w == NULL ? FIA_STORE_ERR_IO : FIA_STORE_OK, k = SQLITE_DONE;
+    sqlite3_bind_int64(r, 1, src_id);
+    while (rc == FIA_STORE_OK && (k = store_step(src, r)) == SQLITE_ROW) {
+        sqlite3_bind_int64(w, 1, id);
+        sqlite3_bind_int64(w, 2,
+                           map_campaign(map, sqlite3_column_int64(r, 0)));
+        store_bind_text(w, 3, store_col_text(r, 1));
+        for (int i = 2; i < 5; i++)
+            sqlite3_bind_int64(w, i + 2, sqlite3_column_int64(r, i));
+        rc = step_done(s, w, "merging sightings");
+    }
+    if (rc == FIA_STORE_OK && k != SQLITE_DONE) {
+        store_sqlfail(src, k, "reading sightings");
+        rc = store_fail(s, store_code_of(k), "%s", fia_store_errmsg(src));
+    }
+    sqlite3_finalize(w);
+    sqlite3_finalize(r);
+    int64_t after = rc == FIA_STORE_OK ? sighted(s, id) : -1;
+    if (after < 0)
+        return rc != FIA_STORE_OK ? rc : FIA_STORE_ERR_IO;
+    if (after == before)
+        return FIA_STORE_OK;
+    w = store_prepare(s, "UPDATE main.findings SET count = count + ?"
+                         " WHERE id = ?");
+    if (w == NULL)
+        return FIA_STORE_ERR_IO;
+    sqlite3_bind_int64(w, 1, after - before);
+    sqlite3_bind_int64(w, 2, id);
+    rc = step_done(s, w, "merging a finding's count");
+    sqlite3_finalize(w);
+    return rc;
+}
+
+/* Copies rows of one source query into s by a write statement: column i of
+ * the query is bound to parameter i + 1, column 0 being a campaign id that
+ * is mapped first. */
+static int copy_rows(fia_store *s, fia_store *src, const char *query,
+                     const char *write, const campaign_map *map,
+                     const char *what)
+{
+    sqlite3_stmt *r = store_prepare(src, query);
+    if (r == NULL)
+        return store_fail(s, FIA_STORE_ERR_IO, "%s", fia_store_errmsg(src));
+    sqlite3_stmt *w = store_prepare(s, write);
+    int rc = w == NULL ? FIA_STORE_ERR_IO : FIA_STORE_OK, k = SQLITE_DONE;
+    while (rc == FIA_STORE_OK && (k = store_step(src, r)) == SQLITE_ROW) {
+        for (int i = 0; i < sqlite3_column_count(r); i++) {
+            if (i == 0 && map != NULL)
+                sqlite3_bind_int64(
+                    w, 1, map_campaign(map, sqlite3_column_int64(r, 0)));
+            else
+                sqlite3_bind_value(w, i + 1, sqlite3_column_value(r, i));
+        }
+        rc = step_done(s, w, what);
+    }
+    if (rc == FIA_STORE_OK && k != SQLITE_DONE) {
+        store_sqlfail(src, k, what);
+        rc = store_fail(s, store_code_of(k), "%s", fia_store_errmsg(src));
+    }
+    sqlite3_finalize(w);
+    sqlite3_finalize(r);
+    return rc;
+}
+
+/* Campaigns by UUID: a new one is added, a known one takes the progress of
+ * the later snapshot.  Fills map (source id -> id in s). */
+static int merge_campaigns(fia_store *s, fia_store *src, campaign_map *map)
+{
+    sqlite3_stmt *r = store_prepare(
+        src, "SELECT id, COALESCE(uuid, fia_row_uuid(id, revision, target,"
+             " profile, tolerance, seed, command, started)), revision, target, profile, tolerance, seed,"
+             " command, started, updated, execs, coverage, seconds, finished"
+             " FROM campaigns ORDER BY id");
+    if (r == NULL)
+        return store_fail(s, FIA_STORE_ERR_IO, "%s", fia_store_errmsg(src));
+    sqlite3_stmt *w = store_prepare(
+        s, "INSERT INTO main.campaigns(uuid, revision, target, profile,"
+           " tolerance, seed, command, started, updated, execs, coverage,"
+           " seconds, finished) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9,"
+           " ?10, ?11, ?12, ?13) ON CONFLICT (uuid) DO UPDATE SET"
+           " execs = iif(excluded.updated > updated, excluded.execs, execs),"
+           " coverage = iif(excluded.updated > updated, excluded.coverage,"
+           "  coverage),"
+           " seconds = iif(excluded.updated > updated, excluded.seconds,"
+           "  seconds),"
+           " finished = max(finished, excluded.finished),"
+           " updated = max(updated, excluded.updated)"
+           " RETURNING id");
+    int rc = w == NULL ? FIA_STORE_ERR_IO : FIA_STORE_OK, k = SQLITE_DONE;
+    while (rc == FIA_STORE_OK && (k = store_step(src, r)) == SQLITE_ROW) {
+        for (int i = 1; i < 14; i++)
+            sqlite3_bind_value(w, i, sqlite3_column_value(r, i));
+        int step = store_step(s, w);
+        if (step != SQLITE_ROW) {
+            rc = store_sqlfail(s, step, "merging a campaign");
             break;
-    sqlite3_finalize(st);
-    if (rc != FIA_STORE_OK)
-        return rc;
-    if (r != SQLITE_DONE)
-        return store_sqlfail(s, r, "merging findings");
+        }
+        if (map->n == map->cap) {
+            size_t cap = map->cap ? 2 * map->cap : 64;
+            void *p = realloc(map->pair, cap * sizeof *map->pair);
+            if (p == NULL) {
+                rc = store_fail(s, FIA_STORE_ERR_IO, "out of memory");
+                break;
+            }
+            map->pair = p;
+            map->cap = cap;
+        }
+        map->pair[map->n][0] = sqlite3_column_int64(r, 0);
+        map->pair[map->n][1] = sqlite3_column_int64(w, 0);
+        map->n++;
+        rc = step_done(s, w, "merging a campaign");
+    }
+    if (rc == FIA_STORE_OK && k != SQLITE_DONE) {
+        store_sqlfail(src, k, "reading campaigns");
+        rc = store_fail(s, store_code_of(k), "%s", fia_store_errmsg(src));
+    }
+    sqlite3_finalize(w);
+    sqlite3_finalize(r);
+    return rc;
+}
 
-    snprintf(sql, sizeof sql,
-             "INSERT INTO main.sightings SELECT m.id, "
-             "CASE WHEN g.campaign_id > 0 THEN g.campaign_id + %lld ELSE 0 END,"
-             " g.revision, g.count, g.first_seen, g.last_seen"
-             " FROM src.sightings g JOIN src.findings f ON f.id = g.finding_id"
-             " JOIN main.findings m ON m.signature = f.signature WHERE true"
-             " ON CONFLICT (finding_id, campaign_id, revision) DO UPDATE SET"
-             " count = count + excluded.count,"
-             " first_seen = min(first_seen, excluded.first_seen),"
-             " last_seen = max(last_seen, excluded.last_seen)",
-             (long long)offset);
-    rc = store_exec(s, sql);
-    if (rc != FIA_STORE_OK)
-        return rc;
-    snprintf(sql, sizeof sql,
-             "INSERT INTO main.accuracy SELECT " MAPPED ", bucket, cases,"
-             " max_ulp, sum_ulp, max_rel_err FROM src.accuracy WHERE true"
-             " ON CONFLICT (campaign_id, bucket) DO UPDATE SET"
-             " cases = cases + excluded.cases,"
-             " max_ulp = max(max_ulp, excluded.max_ulp),"
-             " sum_ulp = sum_ulp + excluded.sum_ulp,"
-             " max_rel_err = max(max_rel_err, excluded.max_rel_err)",
-             (long long)offset);
-    rc = store_exec(s, sql);
-    if (rc != FIA_STORE_OK)
-        return rc;
-    snprintf(sql, sizeof sql,
-             "INSERT INTO main.accuracy_samples SELECT " MAPPED ", bucket,"
-             " ratio FROM src.accuracy_samples", (long long)offset);
-    rc = store_exec(s, sql);
-    if (rc != FIA_STORE_OK)
-        return rc;
-    snprintf(sql, sizeof sql,
-             "INSERT INTO main.accuracy_worst SELECT " MAPPED ", bucket,"
-             " ratio, case_text FROM src.accuracy_worst WHERE true"
-             " ON CONFLICT (campaign_id, bucket) DO UPDATE SET"
-             " ratio = excluded.ratio, case_text = excluded.case_text"
-             " WHERE excluded.ratio > ratio", (long long)offset);
-    rc = store_exec(s, sql);
-    if (rc != FIA_STORE_OK)
-        return rc;
-    snprintf(sql, sizeof sql,
-             "INSERT INTO main.rule_coverage SELECT " MAPPED ", rule_id,"
-             " broken, obeyed FROM src.rule_coverage WHERE true"
-             " ON CONFLICT (campaign_id, rule_id) DO UPDATE SET"
-             " broken = broken + excluded.broken,"
-             " obeyed = obeyed + excluded.obeyed",
-             (long long)offset);
-#undef MAPPED
-    return store_exec(s, sql);
+static int merge_findings(fia_store *s, fia_store *src,
+                          const campaign_map *map)
+{
+    sqlite3_stmt *r = store_prepare(
+        src, "SELECT " STORE_FINDING_COLS ", (SELECT COALESCE(sum(g.count),"
+             " 0) FROM sightings g WHERE g.finding_id = f.id)"
+             " FROM findings f ORDER BY f.id");
+    if (r == NULL)
+        return store_fail(s, FIA_STORE_ERR_IO, "%s", fia_store_errmsg(src));
+    int rc = FIA_STORE_OK, k = SQLITE_DONE;
+    while (rc == FIA_STORE_OK && (k = store_step(src, r)) == SQLITE_ROW) {
+        int64_t id = 0;
+        rc = merge_finding(s, r, map, &id);
+        if (rc == FIA_STORE_OK)
+            rc = merge_sightings(s, src, sqlite3_column_int64(r, 0), id, map);
+    }
+    if (rc == FIA_STORE_OK && k != SQLITE_DONE) {
+        store_sqlfail(src, k, "reading findings");
+        rc = store_fail(s, store_code_of(k), "%s", fia_store_errmsg(src));
+    }
+    sqlite3_finalize(r);
+    return rc;
+}
+
+/* The accuracy samples of one source: per (campaign, bucket) the larger of
+ * the two snapshots replaces the other (samples have no identity of their
+ * own, so merging what is already there must not add them twice). */
+static int merge_accuracy_samples(fia_store *s, fia_store *src,
+                                  const campaign_map *map)
+{
+    int rc = store_exec(s, "CREATE TEMP TABLE IF NOT EXISTS merge_samples("
+                           "campaign_id INTEGER, bucket TEXT, ratio REAL);"
+                           "DELETE FROM temp.merge_samples");
+    if (rc == FIA_STORE_OK)
+        rc = copy_rows(s, src,
+                       "SELECT campaign_id, bucket, ratio FROM accuracy_samples",
+                       "INSERT INTO temp.merge_samples VALUES (?1, ?2, ?3)",
+                       map, "merging accuracy samples");
+    if (rc == FIA_STORE_OK)
+        rc = store_exec(
+            s,
+            "CREATE TEMP TABLE merge_keys AS SELECT campaign_id, bucket"
+            " FROM temp.merge_samples t GROUP BY campaign_id, bucket"
+            " HAVING count(*) > (SELECT count(*) FROM main.accuracy_samples m"
+            "  WHERE m.campaign_id = t.campaign_id AND m.bucket = t.bucket);"
+            "DELETE FROM main.accuracy_samples WHERE (campaign_id, bucket)"
+            " IN (SELECT campaign_id, bucket FROM temp.merge_keys);"
+            "INSERT INTO main.accuracy_samples SELECT t.campaign_id,"
+            " t.bucket, t.ratio FROM temp.merge_samples t"
+            " JOIN temp.merge_keys k USING (campaign_id, bucket);"
+            "DROP TABLE temp.merge_keys; DELETE FROM temp.merge_samples");
+    return rc;
+}
+
+static int merge_one(fia_store *s, fia_store *src)
+{
+    campaign_map map = {NULL, 0, 0};
+    int rc = merge_campaigns(s, src, &map);
+    if (rc == FIA_STORE_OK)
+        rc = merge_findings(s, src, &map);
+    if (rc == FIA_STORE_OK)
+        rc = copy_rows(
+            s, src,
+            "SELECT campaign_id, bucket, cases, max_ulp, sum_ulp, max_rel_err"
+            " FROM accuracy",
+            "INSERT INTO main.accuracy VALUES (?1, ?2, ?3, ?4, ?5, ?6)"
+            " ON CONFLICT (campaign_id, bucket) DO UPDATE SET"
+            " max_ulp = iif(excluded.cases > cases, excluded.max_ulp,"
+            "  max_ulp),"
+            " sum_ulp = iif(excluded.cases > cases, excluded.sum_ulp,"
+            "  sum_ulp),"
+            " max_rel_err = iif(excluded.cases > cases, excluded.max_rel_err,"
+            "  max_rel_err),"
+            " cases = max(cases, excluded.cases)",
+            &map, "merging accuracy");
+    if (rc == FIA_STORE_OK)
+        rc = copy_rows(
+            s, src,
+            "SELECT campaign_id, rule_id, broken, obeyed FROM rule_coverage",
+            "INSERT INTO main.rule_coverage VALUES (?1, ?2, ?3, ?4)"
+            " ON CONFLICT (campaign_id, rule_id) DO UPDATE SET"
+            " broken = iif(excluded.broken + excluded.obeyed > broken + obeyed,"
+            "  excluded.broken, broken),"
+            " obeyed = iif(excluded.broken + excluded.obeyed > broken + obeyed,"
+            "  excluded.obeyed, obeyed)",
+            &map, "merging rule coverage");
+    if (rc == FIA_STORE_OK)
+        rc = merge_accuracy_samples(s, src, &map);
+    if (rc == FIA_STORE_OK)
+        rc = copy_rows(
+            s, src,
+            "SELECT campaign_id, bucket, ratio, case_text FROM accuracy_worst",
+            "INSERT INTO main.accuracy_worst VALUES (?1, ?2, ?3, ?4)"
+            " ON CONFLICT (campaign_id, bucket) DO UPDATE SET"
+            " ratio = excluded.ratio, case_text = excluded.case_text"
+            " WHERE excluded.ratio > ratio",
+            &map, "merging the worst cases");
+    free(map.pair);
+    return rc;
+}
+
+static int same_file(const char *a, const char *b)
+{
+    struct stat sa, sb;
+    return stat(a, &sa) == 0 && stat(b, &sb) == 0 && sa.st_dev == sb.st_dev &&
+           sa.st_ino == sb.st_ino;
+}
+
+int fia_store_merge_files(fia_store *s, const char *const *paths, int n)
+{
+    if (s == NULL)
+        return FIA_STORE_ERR_MISUSE;
+    if (paths == NULL || n < 1)
+        return store_fail(s, FIA_STORE_ERR_MISUSE, "nothing to merge");
+    if (s->batch)
+        return store_fail(s, FIA_STORE_ERR_MISUSE, "cannot merge in a batch");
+    for (int i = 0; i < n; i++) {
+        if (paths[i] == NULL)
+            return store_fail(s, FIA_STORE_ERR_MISUSE, "nothing to merge");
+        if (same_file(s->path, paths[i]))
+            return store_fail(s, FIA_STORE_ERR_MISUSE,
+                              "cannot merge a store into itself (%s)",
+                              paths[i]);
+    }
+    int rc = store_begin(s);
+    for (int i = 0; rc == FIA_STORE_OK && i < n; i++) {
+        fia_store *src = NULL;
+        char err[sizeof s->msg];
+        rc = fia_store_open(paths[i], FIA_STORE_OPEN_READONLY, &src, err,
+                            sizeof err);
+        if (rc != FIA_STORE_OK) {
+            store_fail(s, rc, "merging: %s", err);
+            break;
+        }
+        rc = merge_one(s, src);
+        fia_store_close(src);
+    }
+    if (rc == FIA_STORE_OK)
+        return store_commit(s);
+    char keep[sizeof s->msg];
+    memcpy(keep, s->msg, sizeof keep);
+    store_rollback(s);
+    memcpy(s->msg, keep, sizeof keep);
+    return rc;
 }
 
 int fia_store_merge(fia_store *s, const char *from_path)
 {
-    if (s == NULL)
-        return FIA_STORE_ERR_MISUSE;
-    if (from_path == NULL)
-        return store_fail(s, FIA_STORE_ERR_MISUSE, "nothing to merge");
-    if (s->batch)
-        return store_fail(s, FIA_STORE_ERR_MISUSE, "cannot merge in a batch");
-    struct stat a, b;
-    if (stat(s->path, &a) == 0 && stat(from_path, &b) == 0 &&
-        a.st_dev == b.st_dev && a.st_ino == b.st_ino)
-        return store_fail(s, FIA_STORE_ERR_MISUSE,
-                          "cannot merge a store into itself");
-    /* validate (and upgrade) the source through the ordinary open */
-    fia_store *src = NULL;
-    char err[512];
-    int rc = fia_store_open(from_path, 0, &src, err, sizeof err);
-    if (rc != FIA_STORE_OK)
-        return store_fail(s, rc, "merging: %s", err);
-    fia_store_close(src);
-
-    sqlite3_stmt *st = store_prepare(s, "ATTACH DATABASE ? AS src");
-    if (st == NULL)
-        return FIA_STORE_ERR_IO;
-    store_bind_text(st, 1, from_path);
-    int r = store_step(s, st);
-    sqlite3_finalize(st);
-    if (r != SQLITE_DONE)
-        return store_sqlfail(s, r, "attaching the source");
-    rc = store_begin(s);
-    if (rc == FIA_STORE_OK) {
-        rc = merge_all(s);
-        if (rc == FIA_STORE_OK) {
-            rc = store_commit(s);
-        } else {
-            char keep[sizeof s->msg];
-            memcpy(keep, s->msg, sizeof keep);
-            store_rollback(s);
-            memcpy(s->msg, keep, sizeof keep);
-        }
-    }
-    sqlite3_exec(s->db, "DETACH DATABASE src", NULL, NULL, NULL);
-    return rc;
-}
-
-/* ---- export ----------------------------------------------------------- */
-
-static void json_string(FILE *f, const char *v)
-{
-    fputc('"', f);
-    for (const unsigned char *p = (const unsigned char *)v; *p; p++) {
-        if (*p == '"' || *p == '\\')
-            fprintf(f, "\\%c", *p);
-        else if (*p == '\n')
-            fputs("\\n", f);
-        else if (*p == '\t')
-            fputs("\\t", f);
-        else if (*p < 0x20)
-            fprintf(f, "\\u%04x", *p);
-        else
-            fputc(*p, f);
-    }
-    fputc('"', f);
-}
-
-static int export_table(fia_store *s, FILE *out, const char *table,
-                        const char *name)
-{
-    char sql[128];
-    snprintf(sql, sizeof sql, "SELECT * FROM %s ORDER BY 1, 2", table);
-    sqlite3_stmt *st = store_prepare(s, sql);
-    if (st == NULL)
-        return FIA_STORE_ERR_IO;
-    int n = sqlite3_column_count(st), rc;
-    while ((rc = store_step(s, st)) == SQLITE_ROW) {
-        fprintf(out, "{\"table\":\"%s\"", name);
-        for (int i = 0; i < n; i++) {
-            const char *col = sqlite3_column_name(st, i);
-            fprintf(out, ",\"%s\":", col);
-            switch (sqlite3_column_type(st, i)) {
-            case SQLITE_INTEGER:
-                if (strcmp(col, "seed") == 0)
-                    fprintf(out, "%llu",
-                            (unsigned long long)sqlite3_column_int64(st, i));
-                else
-                    fprintf(out, "%lld",
-                            (long long)sqlite3_column_int64(st, i));
-                break;
-            case SQLITE_FLOAT: {
-                double d = sqlite3_column_double(st, i);
-                if (isfinite(d))
-                    fprintf(out, "%.17g", d);
-                else
-                    fputs("null", out);
-                break;
-            }
-            case SQLITE_NULL:
-                fputs("null", out);
-                break;
-            default:
-                json_string(out, store_col_text(st, i));
-            }
-        }
-        fputs("}\n", out);
-    }
-    sqlite3_finalize(st);
-    if (rc != SQLITE_DONE)
-        return store_sqlfail(s, rc, "exporting");
-    return ferror(out) ? store_fail(s, FIA_STORE_ERR_IO, "write error")
-                       : FIA_STORE_OK;
-}
-
-int fia_store_export_json(fia_store *s, FILE *out)
-{
-    if (s == NULL || out == NULL)
-        return FIA_STORE_ERR_MISUSE;
-    static const char *const tables[][2] = {
-        {"campaigns", "campaign"},   {"findings", "finding"},
-        {"sightings", "sighting"},   {"accuracy", "accuracy"},
-        {"rule_coverage", "rule_coverage"},
-        {"accuracy_samples", "accuracy_sample"},
-        {"accuracy_worst", "accuracy_worst"}};
-    int rc = store_read_begin(s); /* one snapshot */
-    for (size_t i = 0;
-         rc == FIA_STORE_OK && i < sizeof tables / sizeof tables[0]; i++)
-        rc = export_table(s, out, tables[i][0], tables[i][1]);
-    store_read_end(s);
-    return rc;
+    return fia_store_merge_files(s, &from_path, 1);
 }

@@ -8,7 +8,9 @@
  *      sightings (finding x campaign x revision counts, filled from the v1
  *      rows) so that regressions can ask "seen at revision R?";
  *      rule_coverage per campaign x rule.
- *   3  accuracy_samples: one error-to-bound ratio per compared case (the
+ *   3  campaigns gain uuid (UNIQUE): the identity a merge matches them by;
+ *      existing campaigns get one hashed from their row (fia_row_uuid).
+ *   4  accuracy_samples: one error-to-bound ratio per compared case (the
  *      regression query compares their distributions); accuracy_worst: the
  *      case text of the largest ratio per campaign x bucket.
  * A new file is created by running every migration from 0, so the upgrade
@@ -72,6 +74,22 @@ static const char *const schema_v2[] = {
     NULL};
 
 static const char *const schema_v3[] = {
+    "ALTER TABLE campaigns ADD COLUMN uuid TEXT",
+    "UPDATE campaigns SET uuid = fia_row_uuid(id, revision, target, profile,"
+    " tolerance, seed, command, started)",
+    "CREATE UNIQUE INDEX campaigns_uuid ON campaigns(uuid)",
+    /* a row inserted without one (another tool, the sqlite3 shell) still
+     * gets an identity: random version 4, in plain SQL */
+    "CREATE TRIGGER campaigns_uuid AFTER INSERT ON campaigns"
+    " WHEN NEW.uuid IS NULL BEGIN UPDATE campaigns SET uuid = lower("
+    " hex(randomblob(4)) || '-' || hex(randomblob(2)) || '-4' ||"
+    " substr(hex(randomblob(2)), 2) || '-' ||"
+    " substr('89ab', 1 + (abs(random()) % 4), 1) ||"
+    " substr(hex(randomblob(2)), 2) || '-' || hex(randomblob(6)))"
+    " WHERE id = NEW.id; END",
+    NULL};
+
+static const char *const schema_v4[] = {
     "CREATE TABLE accuracy_samples("
     " campaign_id INTEGER NOT NULL, bucket TEXT NOT NULL,"
     " ratio REAL NOT NULL)",
@@ -84,7 +102,7 @@ static const char *const schema_v3[] = {
     NULL};
 
 static const char *const *const migrations[STORE_SCHEMA_VERSION] = {
-    schema_v1, schema_v2, schema_v3};
+    schema_v1, schema_v2, schema_v3, schema_v4};
 
 int store_migrate(fia_store *s, int from)
 {
@@ -203,51 +221,145 @@ static int upgrade(fia_store *s, int create)
     return rc;
 }
 
-/* mkdir -p of the directory part of path (results/ for the default). */
-static void make_parent(const char *path)
+/* A new file needs its directory: a typo in --db must not silently make
+ * a tree of directories (nor a store where nobody looks for it). */
+static int check_parent(fia_store *s, const char *path)
 {
-    char *d = strdup(path);
-    if (d == NULL)
-        return;
-    char *slash = strrchr(d, '/');
-    if (slash != NULL && slash != d) {
-        *slash = '\0';
-        for (char *p = d + 1; *p; p++)
-            if (*p == '/') {
-                *p = '\0';
-                mkdir(d, 0777);
-                *p = '/';
-            }
-        mkdir(d, 0777);
-    }
-    free(d);
+    const char *slash = strrchr(path, '/');
+    if (slash == NULL || slash == path)
+        return FIA_STORE_OK;
+    size_t n = (size_t)(slash - path);
+    char dir[4096];
+    if (n >= sizeof dir)
+        return store_fail(s, FIA_STORE_ERR_IO, "path too long");
+    memcpy(dir, path, n);
+    dir[n] = '\0';
+    struct stat sb;
+    if (stat(dir, &sb) != 0)
+        return store_fail(s, FIA_STORE_ERR_IO,
+                          "directory %s does not exist (%s)", dir,
+                          strerror(errno));
+    if (!S_ISDIR(sb.st_mode))
+        return store_fail(s, FIA_STORE_ERR_IO, "%s is not a directory", dir);
+    return FIA_STORE_OK;
 }
 
-static int open_db(fia_store *s, const char *path, int create)
+/* "file:" URI of path with immutable=1 (percent-encoding what a URI
+ * reserves). */
+static char *immutable_uri(const char *path)
 {
+    size_t n = strlen(path);
+    char *u = malloc(3 * n + 32);
+    if (u == NULL)
+        return NULL;
+    char *q = u + sprintf(u, "file:");
+    for (const unsigned char *p = (const unsigned char *)path; *p; p++)
+        q += (*p == '%' || *p == '?' || *p == '#')
+                 ? sprintf(q, "%%%02X", *p)
+                 : sprintf(q, "%c", *p);
+    strcpy(q, "?immutable=1");
+    return u;
+}
+
+/* Read-only, and SQLite cannot open the WAL index (no -shm and -wal, and a
+ * directory we may not write to make them: CANTOPEN or READONLY_CANTINIT).  No -wal file means no
+ * writer has uncommitted-to-file pages, so the file alone is the store;
+ * read it as immutable (no locks, no side files). */
+static int reopen_immutable(fia_store *s, const char *path, int rc)
+{
+    char wal[4200];
+    struct stat sb;
+    snprintf(wal, sizeof wal, "%s-wal", path);
+    if (((rc & 0xff) != SQLITE_CANTOPEN && (rc & 0xff) != SQLITE_READONLY) ||
+        stat(wal, &sb) == 0)
+        return rc;
+    char *uri = immutable_uri(path);
+    if (uri == NULL)
+        return rc;
+    sqlite3_close_v2(s->db);
+    s->db = NULL;
+    int r = sqlite3_open_v2(uri, &s->db,
+                            SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, NULL);
+    free(uri);
+    return r;
+}
+
+/* Read-only and an older schema: the migrations run on a private copy in
+ * memory, so the reading commands see the current schema and the file is
+ * not touched. */
+static int migrate_in_memory(fia_store *s)
+{
+    sqlite3 *mem = NULL;
+    int rc = sqlite3_open_v2(":memory:", &mem, SQLITE_OPEN_READWRITE, NULL);
+    sqlite3_backup *b =
+        rc == SQLITE_OK ? sqlite3_backup_init(mem, "main", s->db, "main")
+                        : NULL;
+    if (b != NULL) {
+        rc = sqlite3_backup_step(b, -1);
+        sqlite3_backup_finish(b);
+        rc = rc == SQLITE_DONE ? SQLITE_OK : rc;
+    } else if (rc == SQLITE_OK) {
+        rc = sqlite3_errcode(mem);
+    }
+    if (rc != SQLITE_OK) {
+        sqlite3_close_v2(mem);
+        return store_sqlfail(s, rc, "copying an older store to upgrade it");
+    }
+    sqlite3_close_v2(s->db);
+    s->db = mem;
+    store_add_functions(s->db);
+    return FIA_STORE_OK;
+}
+
+static int open_db(fia_store *s, const char *path, int mode)
+{
+    int create = mode == FIA_STORE_OPEN_CREATE;
+    int readonly = mode == FIA_STORE_OPEN_READONLY;
     struct stat sb;
     if (stat(path, &sb) != 0) {
         if (errno != ENOENT || !create)
             return store_fail(s, FIA_STORE_ERR_IO, "%s", strerror(errno));
-        make_parent(path);
+        int rc = check_parent(s, path);
+        if (rc != FIA_STORE_OK)
+            return rc;
     } else if (S_ISDIR(sb.st_mode)) {
         return store_fail(s, FIA_STORE_ERR_IO, "is a directory");
     }
-    int flags = SQLITE_OPEN_READWRITE | (create ? SQLITE_OPEN_CREATE : 0);
+    int flags = readonly ? SQLITE_OPEN_READONLY
+                         : SQLITE_OPEN_READWRITE |
+                               (create ? SQLITE_OPEN_CREATE : 0);
     int rc = sqlite3_open_v2(path, &s->db, flags, NULL);
     if (rc != SQLITE_OK)
         return store_sqlfail(s, rc, "cannot open");
     sqlite3_extended_result_codes(s->db, 1);
     sqlite3_busy_timeout(s->db, STORE_BUSY_MS);
+    store_add_functions(s->db);
 
     probe p;
     rc = read_probe(s, &p);
+    if (rc != FIA_STORE_OK && readonly) {
+        int r = reopen_immutable(s, path, sqlite3_errcode(s->db));
+        if (r == SQLITE_OK) {
+            sqlite3_extended_result_codes(s->db, 1);
+            store_add_functions(s->db);
+            rc = read_probe(s, &p);
+        }
+    }
     if (rc == FIA_STORE_OK)
         rc = classify(s, &p, create);
     if (rc == FIA_STORE_OK && p.objects > 0)
         rc = check_integrity(s);
     if (rc != FIA_STORE_OK)
         return rc;
+    if (readonly) {
+        if (p.version < STORE_SCHEMA_VERSION) {
+            rc = migrate_in_memory(s);
+            if (rc == FIA_STORE_OK)
+                rc = upgrade(s, 0);
+        }
+        s->readonly = 1;
+        return rc;
+    }
     /* Ours (or empty and wanted): now we may write.  WAL lets readers and
      * one writer work at once; NORMAL sync keeps every commit across a
      * killed process (not across power loss, which is not our threat). */
@@ -261,7 +373,7 @@ static int open_db(fia_store *s, const char *path, int create)
     return rc;
 }
 
-int fia_store_open(const char *path, int create, fia_store **out,
+int fia_store_open(const char *path, int mode, fia_store **out,
                    char *errbuf, int errlen)
 {
     if (out == NULL)
@@ -279,7 +391,10 @@ int fia_store_open(const char *path, int create, fia_store **out,
     } else if ((s->path = strdup(path)) == NULL) {
         rc = store_fail(s, FIA_STORE_ERR_IO, "out of memory");
     } else {
-        rc = open_db(s, path, create);
+        rc = mode < FIA_STORE_OPEN_EXISTING || mode > FIA_STORE_OPEN_READONLY
+                 ? store_fail(s, FIA_STORE_ERR_MISUSE, "bad open mode %d",
+                              mode)
+                 : open_db(s, path, mode);
     }
     if (rc != FIA_STORE_OK) {
         if (errbuf && errlen > 0)

@@ -103,6 +103,8 @@ int store_exec(fia_store *s, const char *sql)
 
 int store_begin(fia_store *s)
 {
+    if (s->readonly)
+        return store_fail(s, FIA_STORE_ERR_MISUSE, "opened read-only");
     return store_exec(s, s->batch ? "SAVEPOINT fia_op" : "BEGIN IMMEDIATE");
 }
 
@@ -140,6 +142,8 @@ int fia_store_batch_begin(fia_store *s)
         return FIA_STORE_ERR_MISUSE;
     if (s->batch)
         return store_fail(s, FIA_STORE_ERR_MISUSE, "already in a batch");
+    if (s->readonly)
+        return store_fail(s, FIA_STORE_ERR_MISUSE, "opened read-only");
     int rc = store_exec(s, "BEGIN IMMEDIATE");
     if (rc == FIA_STORE_OK)
         s->batch = 1;

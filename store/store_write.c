@@ -41,9 +41,17 @@ int fia_store_campaign_begin(fia_store *s, const fia_campaign_info *info,
 {
     if (s == NULL || info == NULL)
         return FIA_STORE_ERR_MISUSE;
+    char uuid[sizeof info->uuid];
+    if (memchr(info->uuid, '\0', sizeof info->uuid) == NULL)
+        return store_fail(s, FIA_STORE_ERR_MISUSE, "campaign UUID too long");
+    if (info->uuid[0] != '\0')
+        memcpy(uuid, info->uuid, sizeof uuid);
+    else if (store_uuid_v4(s, uuid) != FIA_STORE_OK)
+        return FIA_STORE_ERR_IO;
     sqlite3_stmt *st = store_prepare(
         s, "INSERT INTO campaigns(revision, target, profile, tolerance, seed,"
-           " command, started, updated) VALUES (?, ?, ?, ?, ?, ?, ?, ?)");
+           " command, started, updated, uuid)"
+           " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)");
     if (st == NULL)
         return FIA_STORE_ERR_IO;
     int64_t now = store_now();
@@ -55,6 +63,7 @@ int fia_store_campaign_begin(fia_store *s, const fia_campaign_info *info,
     store_bind_text(st, 6, nz(info->command));
     sqlite3_bind_int64(st, 7, now);
     sqlite3_bind_int64(st, 8, now);
+    store_bind_text(st, 9, uuid);
     int rc = store_begin(s);
     if (rc == FIA_STORE_OK) {
         rc = run(s, st, "adding a campaign");

@@ -30,6 +30,20 @@ static int raw_exec(const char *path, const char *sql)
     return rc;
 }
 
+/* FNV-1a of the file's bytes (-1 when unreadable). */
+static uint64_t file_sum(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    if (f == NULL)
+        return (uint64_t)-1;
+    uint64_t h = 0xcbf29ce484222325ULL;
+    int c;
+    while ((c = fgetc(f)) != EOF)
+        h = (h ^ (uint64_t)c) * 0x100000001b3ULL;
+    fclose(f);
+    return h;
+}
+
 static int open_code(const char *path, int create, char *err, int errlen)
 {
     fia_store *s = NULL;
@@ -45,18 +59,26 @@ static void test_open(void)
     const char *p = scratch("sub/dir/a.db");
     CHECK_EQ_INT(open_code(p, 0, err, sizeof err), FIA_STORE_ERR_IO);
     CHECK(strstr(err, "a.db") != NULL);
-    fia_store *s = open_ok(p, 1); /* creates the directories too */
+    /* a missing directory is an error naming it, and is not made */
+    CHECK_EQ_INT(open_code(p, 1, err, sizeof err), FIA_STORE_ERR_IO);
+    CHECK_MSG(strstr(err, "sub/dir does not exist") != NULL, "%s", err);
+    CHECK(access(scratch("sub"), F_OK) != 0);
+    p = scratch("a.db");
+    CHECK_EQ_INT(open_code(p, FIA_STORE_OPEN_READONLY, err, sizeof err),
+                 FIA_STORE_ERR_IO); /* read-only never creates */
+    fia_store *s = open_ok(p, 1);
     CHECK(s != NULL);
     fia_store_close(s);
     CHECK_EQ_INT(pragma_int(p, "PRAGMA user_version"),
                  fia_store_schema_version());
-    CHECK_EQ_INT(fia_store_schema_version(), 3);
+    CHECK_EQ_INT(fia_store_schema_version(), 4);
     CHECK_EQ_INT(pragma_int(p, "PRAGMA application_id"), 0x46494143);
     CHECK_EQ_INT(open_code(p, 0, err, sizeof err), FIA_STORE_OK);
     CHECK_EQ_INT(open_code(p, 1, err, sizeof err), FIA_STORE_OK);
     CHECK_EQ_INT(open_code(scratch_dir, 1, err, sizeof err),
                  FIA_STORE_ERR_IO);
     CHECK_EQ_INT(open_code("", 1, err, sizeof err), FIA_STORE_ERR_MISUSE);
+    CHECK_EQ_INT(open_code(p, 3, err, sizeof err), FIA_STORE_ERR_MISUSE);
 }
 
 static const char v1_schema[] =
@@ -98,7 +120,22 @@ static void test_migration(void)
     const char *p = scratch("v1.db");
     CHECK_EQ_INT(raw_exec(p, v1_schema), SQLITE_OK);
     CHECK_EQ_INT(pragma_int(p, "PRAGMA user_version"), 1);
-    fia_store *s = open_ok(p, 0);
+    /* read-only: the upgrade happens in memory, the file stays v1 */
+    uint64_t sum = file_sum(p);
+    fia_store *s = open_ok(p, FIA_STORE_OPEN_READONLY);
+    CHECK(s != NULL);
+    if (s != NULL) {
+        fia_store_finding f0;
+        CHECK_EQ_INT(fia_store_get_finding(s, 1, &f0), FIA_STORE_OK);
+        fia_store_finding_free(&f0);
+        CHECK_EQ_INT(fia_store_set_state(s, 1, "fixed"), FIA_STORE_ERR_MISUSE);
+        CHECK(strstr(fia_store_errmsg(s), "read-only") != NULL);
+        CHECK_EQ_INT(fia_store_batch_begin(s), FIA_STORE_ERR_MISUSE);
+        fia_store_close(s);
+    }
+    CHECK(file_sum(p) == sum);
+    CHECK_EQ_INT(pragma_int(p, "PRAGMA user_version"), 1);
+    s = open_ok(p, 0);
     CHECK(s != NULL);
     if (s == NULL)
         return;
@@ -121,8 +158,11 @@ static void test_migration(void)
                  FIA_STORE_OK);
     CHECK_EQ_INT(n, 1);
     fia_store_close(s);
-    CHECK_EQ_INT(pragma_int(p, "PRAGMA user_version"), 3);
+    CHECK_EQ_INT(pragma_int(p, "PRAGMA user_version"), 4);
     CHECK_EQ_INT(pragma_int(p, "SELECT count(*) FROM sightings"), 2);
+    /* v3: the old campaign got a UUID derived from its row */
+    CHECK_EQ_INT(pragma_int(p, "SELECT count(*) FROM campaigns WHERE"
+                               " length(uuid) = 36"), 1);
     CHECK_EQ_INT(pragma_int(p, "SELECT count(*) FROM sightings WHERE"
                                " revision = 'rev1' AND finding_id = 1"
                                " AND count = 3"), 1);
@@ -184,7 +224,7 @@ static void test_bad_files(void)
     const char *t = scratch("trunc.db");
     fia_store *s = open_ok(t, 1);
     int64_t cid = 0;
-    fia_campaign_info info = {"r", "fuzz_params", "doc", "default", 1, "c"};
+    fia_campaign_info info = {"r", "fuzz_params", "doc", "default", 1, "c", ""};
     CHECK_EQ_INT(fia_store_campaign_begin(s, &info, &cid), FIA_STORE_OK);
     char sig[64], text[600];
     memset(text, 'x', sizeof text - 1);
@@ -234,7 +274,7 @@ static void test_upsert(void)
     if (s == NULL)
         return;
     fia_campaign_info info = {"r1", "fuzz_params", "doc", "default", 3,
-                              "fiacheck fuzz"};
+                              "fiacheck fuzz", ""};
     int64_t cid = 0, id1 = 0, id2 = 0, id3 = 0;
     CHECK_EQ_INT(fia_store_campaign_begin(s, &info, &cid), FIA_STORE_OK);
     CHECK(cid > 0);
@@ -376,7 +416,7 @@ static int reg_cb(const fia_store_regression *r, void *ctx)
 
 static int64_t campaign(fia_store *s, const char *rev)
 {
-    fia_campaign_info info = {rev, "fuzz_numeric", "doc", "default", 1, ""};
+    fia_campaign_info info = {rev, "fuzz_numeric", "doc", "default", 1, "", ""};
     int64_t id = 0;
     CHECK_EQ_INT(fia_store_campaign_begin(s, &info, &id), FIA_STORE_OK);
     return id;
@@ -475,6 +515,99 @@ static void test_merge(void)
                                 " WHERE c.revision = 'r2'"), 2);
 }
 
+static int64_t summary_key(fia_store *s)
+{
+    fia_store_summary u;
+    if (fia_store_get_summary(s, &u) != FIA_STORE_OK)
+        return -1;
+    return ((u.campaigns * 1000 + u.findings) * 1000 + u.sightings) * 1000 +
+           u.accuracy_cases;
+}
+
+/* Merging what is already there changes nothing; a merge of several files
+ * is all or nothing; a store cannot be merged into itself. */
+static void test_merge_idempotent(void)
+{
+    const char *pa = scratch("ia.db"), *pb = scratch("ib.db");
+    const char *pc = scratch("ic.db"), *pj = scratch("ijunk.db");
+    fia_store *b = open_ok(pb, 1), *c = open_ok(pc, 1);
+    if (b == NULL || c == NULL)
+        return;
+    fia_campaign_info given = {"r9", "fuzz_params", "doc", "default", 1, "",
+                               "0a1b2c3d-0000-4000-8000-000000000001"};
+    int64_t cb = 0;
+    CHECK_EQ_INT(fia_store_campaign_begin(b, &given, &cb), FIA_STORE_OK);
+    CHECK_EQ_INT(fia_store_campaign_begin(b, &given, NULL),
+                 FIA_STORE_ERR_MISUSE); /* UUIDs are unique */
+    add(b, cb, "x");
+    add(b, cb, "x");
+    add(b, 0, "y");
+    fia_store_add_accuracy(b, cb, "fp16", 2, 0.1);
+    fia_store_add_rule_coverage(b, cb, "R-1", 1, 2);
+    int64_t cc = campaign(c, "r9");
+    add(c, cc, "x");
+    fia_store_add_accuracy(c, cc, "fp16", 1, 0.1);
+    fia_store_close(c);
+    write_bytes(pj, "garbage, not a database at all.", 31);
+
+    fia_store *a = open_ok(pa, 1);
+    if (a == NULL)
+        return;
+    const char *both[] = {pb, pc};
+    CHECK_EQ_INT(fia_store_merge_files(a, both, 2), FIA_STORE_OK);
+    int64_t key = summary_key(a);
+    CHECK_EQ_INT(key, ((2LL * 1000 + 2) * 1000 + 4) * 1000 + 2);
+    CHECK_EQ_INT(fia_store_merge_files(a, both, 2), FIA_STORE_OK);
+    CHECK_EQ_INT(fia_store_merge(a, pb), FIA_STORE_OK);
+    CHECK_EQ_INT(summary_key(a), key);
+    /* the campaign kept its UUID */
+    CHECK_EQ_INT(pragma_int(pa, "SELECT count(*) FROM campaigns WHERE uuid ="
+                                " '0a1b2c3d-0000-4000-8000-000000000001'"), 1);
+    /* b grows; merged again, s takes the growth only */
+    add(b, cb, "x");
+    fia_store_add_accuracy(b, cb, "fp16", 3, 0.1);
+    CHECK_EQ_INT(fia_store_merge(a, pb), FIA_STORE_OK);
+    CHECK_EQ_INT(summary_key(a), key + 1000 + 1);
+    fia_store_finding f;
+    CHECK_EQ_INT(fia_store_get_finding(a, 1, &f), FIA_STORE_OK);
+    CHECK_EQ_INT(f.count, 4); /* 3 in b, 1 in c */
+    fia_store_finding_free(&f);
+    /* all or nothing */
+    key = summary_key(a);
+    add(b, cb, "z");
+    fia_store_close(b);
+    uint64_t sum = file_sum(pb);
+    const char *bad[] = {pb, pc, pj};
+    CHECK_EQ_INT(fia_store_merge_files(a, bad, 3), FIA_STORE_ERR_CORRUPT);
+    CHECK(strstr(fia_store_errmsg(a), "ijunk.db") != NULL);
+    CHECK_EQ_INT(summary_key(a), key);
+    CHECK(file_sum(pb) == sum); /* sources are only read */
+    const char *self[] = {pb, pa};
+    CHECK_EQ_INT(fia_store_merge_files(a, self, 2), FIA_STORE_ERR_MISUSE);
+    CHECK(strstr(fia_store_errmsg(a), "into itself") != NULL);
+    CHECK_EQ_INT(summary_key(a), key);
+    fia_store_close(a);
+}
+
+/* An older source is read (and upgraded in memory) without being written,
+ * and merging it twice gives its campaigns the same identity each time. */
+static void test_merge_old_source(void)
+{
+    const char *pv = scratch("old1.db"), *pa = scratch("from_old.db");
+    CHECK_EQ_INT(raw_exec(pv, v1_schema), SQLITE_OK);
+    uint64_t sum = file_sum(pv);
+    fia_store *a = open_ok(pa, 1);
+    if (a == NULL)
+        return;
+    CHECK_EQ_INT(fia_store_merge(a, pv), FIA_STORE_OK);
+    int64_t key = summary_key(a);
+    CHECK_EQ_INT(fia_store_merge(a, pv), FIA_STORE_OK);
+    CHECK_EQ_INT(summary_key(a), key);
+    CHECK(file_sum(pv) == sum);
+    CHECK_EQ_INT(pragma_int(pv, "PRAGMA user_version"), 1);
+    fia_store_close(a);
+}
+
 static void test_export(void)
 {
     fia_store *s = open_ok(scratch("reg.db"), 0);
@@ -505,6 +638,8 @@ int main(void)
     test_upsert();
     test_regressions();
     test_merge();
+    test_merge_idempotent();
+    test_merge_old_source();
     test_export();
     scratch_cleanup();
     return check_summary();

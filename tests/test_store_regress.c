@@ -34,7 +34,7 @@ static double draw_ratio(uint64_t *x, double extra_ulp, double hit)
 
 static int64_t campaign(fia_store *s, const char *rev)
 {
-    fia_campaign_info info = {rev, "fuzz_numeric", "doc", "bound", 1, ""};
+    fia_campaign_info info = {rev, "fuzz_numeric", "doc", "bound", 1, "", ""};
     int64_t id = 0;
     CHECK_EQ_INT(fia_store_campaign_begin(s, &info, &id), FIA_STORE_OK);
     return id;
@@ -221,6 +221,11 @@ static void test_merge_keeps_samples(void)
     seen v = {.watch = "fp16/BNSD"};
     CHECK_EQ_INT(query(a, "base", "head", NULL, &v), 1);
     CHECK(v.last.base.cases == 100 && v.last.head.cases == 100);
+    /* merging what is already there adds no sample twice */
+    CHECK_EQ_INT(fia_store_merge(a, pb), FIA_STORE_OK);
+    seen v2 = {.watch = "fp16/BNSD"};
+    CHECK_EQ_INT(query(a, "base", "head", NULL, &v2), 1);
+    CHECK(v2.last.base.cases == 100 && v2.last.head.cases == 100);
     char *text = NULL;
     CHECK_EQ_INT(fia_store_worst_case(a, "head", "fp16/BNSD", &text, NULL,
                                       NULL), FIA_STORE_OK);

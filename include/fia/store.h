@@ -23,10 +23,23 @@ typedef struct fia_store fia_store;
 #define FIA_STORE_ERR_NOTFOUND 6
 #define FIA_STORE_ERR_MISUSE 7    /* bad arguments */
 
-/* Opens (creating when `create` is set) and migrates to the current schema.
+/* Opens and migrates to the current schema.  mode:
+ *   FIA_STORE_OPEN_EXISTING  read-write, the file must exist;
+ *   FIA_STORE_OPEN_CREATE    read-write, an empty store is made when the
+ *                            file does not exist (its directory must: a
+ *                            missing directory is FIA_STORE_ERR_IO naming
+ *                            it, never made);
+ *   FIA_STORE_OPEN_READONLY  for commands that only read: the file is never
+ *                            written (SQLITE_OPEN_READONLY; works in a
+ *                            directory without write permission); an older
+ *                            schema is migrated in a private in-memory copy;
+ *                            every write call fails with FIA_STORE_ERR_MISUSE.
  * On failure *out is NULL and errbuf says why (e.g. "results/x.db: file is
  * not a database"). */
-int fia_store_open(const char *path, int create, fia_store **out,
+#define FIA_STORE_OPEN_EXISTING 0
+#define FIA_STORE_OPEN_CREATE 1
+#define FIA_STORE_OPEN_READONLY 2
+int fia_store_open(const char *path, int mode, fia_store **out,
                    char *errbuf, int errlen);
 void fia_store_close(fia_store *s);
 const char *fia_store_errmsg(const fia_store *s);
@@ -39,8 +52,13 @@ typedef struct fia_campaign_info {
     const char *tolerance;  /* tolerance profile name */
     uint64_t seed;
     const char *command;    /* the command line, for reproduction */
+    char uuid[40]; /* campaign UUID (36 chars); empty: the store makes one */
 } fia_campaign_info;
 
+/* A campaign is known everywhere by its UUID (a merge matches campaigns by
+ * it): info->uuid when set, else a random version-4 UUID from /dev/urandom.
+ * Campaigns of stores older than schema 3 were given one derived from their
+ * row, so copies of one old store agree on it. */
 int fia_store_campaign_begin(fia_store *s, const fia_campaign_info *info,
                              int64_t *campaign_id);
 int fia_store_campaign_update(fia_store *s, int64_t campaign_id,
@@ -272,12 +290,23 @@ int fia_store_regressions(fia_store *s, const char *base, const char *head,
                           int (*cb)(const fia_store_regression *r, void *ctx),
                           void *ctx, int64_t *count);
 
-/* Merges the store at from_path into s: campaigns are copied (new ids),
- * findings matched by signature (counts summed, earliest first_seen, latest
- * last_seen, smaller case kept, a fixed finding sighted in `from` after it
- * was marked fixed becomes regressed), sightings, accuracy and coverage
- * added.  One transaction.  from_path is migrated if older; merging the
- * same file twice counts it twice. */
+/* Merges the stores at paths[0..n) into s, all or nothing: one
+ * transaction over all the files; when any file fails (missing, damaged,
+ * foreign, s itself) nothing is merged and the message names the file.
+ * The sources are opened read-only and never written (an older schema is
+ * migrated in memory).  Idempotent: merging what s already holds changes
+ * nothing.  Identities: a campaign is its UUID (a campaign present in both
+ * keeps one row, with the later progress); a finding is its signature
+ * (earliest first_seen, latest last_seen, smaller case kept, a fixed
+ * finding sighted after it was marked fixed becomes regressed); a sighting
+ * is finding x campaign x revision, an accuracy row campaign x bucket, a
+ * coverage row campaign x rule.  Rows of one campaign are snapshots of one
+ * growing history, so a row present in both keeps the larger one (more
+ * sightings / cases / rule checks) instead of adding them; a finding's count
+ * grows by what its sightings grew.  Rows outside any campaign (id 0) have
+ * no identity beyond their key and are treated the same way. */
+int fia_store_merge_files(fia_store *s, const char *const *paths, int n);
+/* fia_store_merge_files of one file. */
 int fia_store_merge(fia_store *s, const char *from_path);
 
 /* Optional batching: between batch_begin and batch_end every call above

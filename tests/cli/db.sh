@@ -34,7 +34,7 @@ expect_grep "regressions --base REV --head REV" "$tmp/out"
 
 # an empty store
 expect_exit 0 "$FIACHECK" db init --db "$db"
-expect_grep "schema version 3" "$tmp/out"
+expect_grep "schema version 4" "$tmp/out"
 expect_exit 0 "$FIACHECK" db findings --db "$db"
 expect_grep "^0 findings" "$tmp/out"
 expect_exit 0 "$FIACHECK" db findings --json --db "$db"
@@ -116,14 +116,33 @@ SQL
   expect_grep "NO-SUCH-RULE" "$tmp/err"
   expect_exit 0 "$FIACHECK" rules --coverage --db "$db" corpus/cases/*/*.case
   expect_grep "covered, 0 never broken/applied, 0 never obeyed" "$tmp/out"
-  # merge INTO FROM: counts add up, the store stays consistent
+  # merge INTO FROM: the store stays consistent; merging what is already
+  # there changes nothing (campaigns by UUID, findings by signature)
   expect_exit 0 "$FIACHECK" db merge "$tmp/m.db" "$db" "$db"
   expect_exit 0 "$FIACHECK" db stats --json --db "$tmp/m.db"
-  expect_grep '"campaigns":4,.*"findings":2,.*"sightings":6' "$tmp/out"
+  expect_grep '"campaigns":2,.*"findings":2,.*"sightings":3,"accuracy_cases":26' "$tmp/out"
+  head -1 "$tmp/out" >"$tmp/sum1"
   expect_exit 0 "$FIACHECK" db merge --db "$tmp/m.db" "$db"
+  expect_exit 0 "$FIACHECK" db stats --json --db "$tmp/m.db"
+  head -1 "$tmp/out" | cmp -s - "$tmp/sum1" && ok || bad "merging twice changed the counts"
+  expect_exit 0 "$FIACHECK" db findings --db "$tmp/m.db"
+  expect_grep "^ +1 +fixed +2 " "$tmp/out"
   expect_exit 2 "$FIACHECK" db merge "$tmp/m.db"
+  # all or nothing: a bad file last leaves the store as it was
+  "$FIACHECK" db export --json --db "$tmp/m.db" >"$tmp/exp1"
+  "$FIACHECK" db init --db "$tmp/other.db" >/dev/null
+  sqlite3 "$tmp/other.db" "INSERT INTO campaigns(revision, target, profile,
+    started, updated, execs) VALUES ('x', 't', 'doc', 1, 2, 77);"
+  head -c 8192 /dev/urandom >"$tmp/junk2.db"
+  expect_exit 2 "$FIACHECK" db merge "$tmp/m.db" "$tmp/other.db" "$db" "$tmp/junk2.db"
+  expect_grep "junk2.db" "$tmp/err"
+  expect_exit 0 "$FIACHECK" db export --json --db "$tmp/m.db"
+  cmp -s "$tmp/out" "$tmp/exp1" && ok || bad "a failed merge changed the store"
+  # into itself: refused, nothing changes
   expect_exit 2 "$FIACHECK" db merge "$tmp/m.db" "$tmp/m.db"
   expect_grep "into itself" "$tmp/err"
+  expect_exit 0 "$FIACHECK" db export --json --db "$tmp/m.db"
+  cmp -s "$tmp/out" "$tmp/exp1" && ok || bad "a merge into itself changed the store"
   expect_exit 0 "$FIACHECK" db export --json --db "$tmp/m.db"
   json_lines "$tmp/out"
   expect_grep '"table":"sighting"' "$tmp/out"
@@ -141,6 +160,87 @@ SQL
   expect_exit 0 "$FIACHECK" db show 1 --json --db "$db"
   expect_grep '"state":"regressed".*"count":3' "$tmp/out"
 fi
+
+# reading never writes: the file (and an older schema) stays as it was,
+# and a store in a directory we may not write to can be read
+if command -v sqlite3 >/dev/null; then
+  mkdir "$tmp/ro"
+  sqlite3 "$tmp/ro/v1.db" <<'SQL'
+CREATE TABLE campaigns(id INTEGER PRIMARY KEY, revision TEXT NOT NULL,
+ target TEXT NOT NULL, profile TEXT NOT NULL, tolerance TEXT NOT NULL
+ DEFAULT '', seed INTEGER NOT NULL DEFAULT 0, command TEXT NOT NULL
+ DEFAULT '', started INTEGER NOT NULL, updated INTEGER NOT NULL,
+ execs INTEGER NOT NULL DEFAULT 0, coverage INTEGER NOT NULL DEFAULT 0,
+ seconds REAL NOT NULL DEFAULT 0, finished INTEGER NOT NULL DEFAULT 0);
+CREATE TABLE findings(id INTEGER PRIMARY KEY, signature TEXT NOT NULL
+ UNIQUE, kind TEXT NOT NULL, target TEXT NOT NULL DEFAULT '', profile
+ TEXT NOT NULL DEFAULT '', revision TEXT NOT NULL DEFAULT '',
+ campaign_id INTEGER NOT NULL DEFAULT 0, seed INTEGER NOT NULL DEFAULT
+ 0, case_text TEXT NOT NULL, metrics_json TEXT, message TEXT,
+ first_seen INTEGER NOT NULL, last_seen INTEGER NOT NULL, count INTEGER
+ NOT NULL DEFAULT 1, state TEXT NOT NULL DEFAULT 'open' CHECK (state IN
+ ('open', 'fixed', 'regressed')));
+CREATE TABLE accuracy(campaign_id INTEGER NOT NULL, bucket TEXT NOT
+ NULL, cases INTEGER NOT NULL, max_ulp REAL NOT NULL, sum_ulp REAL NOT
+ NULL, max_rel_err REAL NOT NULL, PRIMARY KEY (campaign_id, bucket));
+PRAGMA application_id = 1179205955; PRAGMA user_version = 1;
+INSERT INTO campaigns VALUES (1, 'rev1', 'fuzz_params', 'doc', 'default',
+ 5, 'fiacheck fuzz', 1000, 1100, 5000, 77, 100.0, 1);
+INSERT INTO findings VALUES (1, 'sig-a', 'status-mismatch', 'fuzz_params',
+ 'doc', '', 1, 9, 'num_heads = 1', NULL, 'm', 1000, 1050, 3, 'open');
+SQL
+  cp "$db" "$tmp/ro/cur.db"
+  for f in v1 cur; do
+    sum0=$(cksum <"$tmp/ro/$f.db"); mt0=$(stat -c %Y "$tmp/ro/$f.db")
+    touch -d @1000000000 "$tmp/ro/$f.db"
+    expect_exit 0 "$FIACHECK" db findings --db "$tmp/ro/$f.db"
+    expect_exit 0 "$FIACHECK" db show 1 --db "$tmp/ro/$f.db"
+    expect_exit 0 "$FIACHECK" db stats --db "$tmp/ro/$f.db"
+    expect_exit 0 "$FIACHECK" db export --json --db "$tmp/ro/$f.db"
+    expect_exit 0 "$FIACHECK" rules --coverage --db "$tmp/ro/$f.db"
+    [ "$(cksum <"$tmp/ro/$f.db")" = "$sum0" ] && ok || bad "reading $f.db changed it"
+    [ "$(stat -c %Y "$tmp/ro/$f.db")" = 1000000000 ] && ok || bad "reading $f.db touched it"
+    # (SQLite's WAL readers may leave an empty -wal beside it; never data)
+    [ ! -s "$tmp/ro/$f.db-wal" ] && ok || bad "reading $f.db wrote a journal"
+  done
+  expect_exit 0 "$FIACHECK" db findings --db "$tmp/ro/v1.db"
+  expect_grep "sig-a" "$tmp/out"
+  # a directory and files without write permission, read by a user that
+  # the permissions bind (root ignores them: run as nobody when we can)
+  rm -f "$tmp/ro/"*-wal "$tmp/ro/"*-shm
+  chmod 444 "$tmp/ro/"*.db; chmod 555 "$tmp/ro"; chmod 711 "$tmp"
+  as_user=()
+  if [ "$(id -u)" -eq 0 ]; then
+    if command -v setpriv >/dev/null &&
+       setpriv --reuid=65534 --regid=65534 --clear-groups \
+         test -x "$FIACHECK" -a -r "$tmp/ro/cur.db" 2>/dev/null; then
+      as_user=(setpriv --reuid=65534 --regid=65534 --clear-groups)
+    else
+      echo "skip: read-only store test (root, and cannot run as nobody)" >&2
+      as_user=(skip)
+    fi
+  fi
+  if [ "${as_user[0]:-}" != skip ]; then
+    for f in v1 cur; do
+      for c in findings "show 1" stats "export --json"; do
+        # shellcheck disable=SC2086
+        expect_exit 0 "${as_user[@]}" "$FIACHECK" db $c --db "$tmp/ro/$f.db"
+      done
+      expect_exit 0 "${as_user[@]}" "$FIACHECK" rules --coverage --db "$tmp/ro/$f.db"
+    done
+    expect_exit 2 "${as_user[@]}" "$FIACHECK" db mark 1 fixed --db "$tmp/ro/cur.db"
+  fi
+  chmod 755 "$tmp/ro"; chmod 644 "$tmp/ro/"*.db
+fi
+
+# a store in a directory that does not exist: an error naming the
+# directory, and no directory made
+expect_exit 2 "$FIACHECK" db init --db "$tmp/nodir/sub/x.db"
+expect_grep "$tmp/nodir/sub" "$tmp/err"
+[ ! -e "$tmp/nodir" ] && ok || bad "db init made a directory"
+expect_exit 2 "$FIACHECK" db merge "$tmp/nodir/m.db" "$db"
+expect_grep "$tmp/nodir" "$tmp/err"
+[ ! -e "$tmp/nodir" ] && ok || bad "db merge made a directory"
 
 # corrupt, truncated and foreign files: exit 2 with a message
 head -c 8192 /dev/urandom >"$tmp/junk.db"
