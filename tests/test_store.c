@@ -184,7 +184,7 @@ static void test_bad_files(void)
     const char *t = scratch("trunc.db");
     fia_store *s = open_ok(t, 1);
     int64_t cid = 0;
-    fia_campaign_info info = {"r", "fuzz_params", "doc", "default", 1, "c"};
+    fia_campaign_info info = {"r", "fuzz_params", "doc", "default", 1, "c", ""};
     CHECK_EQ_INT(fia_store_campaign_begin(s, &info, &cid), FIA_STORE_OK);
     char sig[64], text[600];
     memset(text, 'x', sizeof text - 1);
@@ -234,7 +234,7 @@ static void test_upsert(void)
     if (s == NULL)
         return;
     fia_campaign_info info = {"r1", "fuzz_params", "doc", "default", 3,
-                              "fiacheck fuzz"};
+                              "fiacheck fuzz", ""};
     int64_t cid = 0, id1 = 0, id2 = 0, id3 = 0;
     CHECK_EQ_INT(fia_store_campaign_begin(s, &info, &cid), FIA_STORE_OK);
     CHECK(cid > 0);
@@ -374,7 +374,7 @@ static int reg_cb(const fia_store_regression *r, void *ctx)
 
 static int64_t campaign(fia_store *s, const char *rev)
 {
-    fia_campaign_info info = {rev, "fuzz_numeric", "doc", "default", 1, ""};
+    fia_campaign_info info = {rev, "fuzz_numeric", "doc", "default", 1, "", ""};
     int64_t id = 0;
     CHECK_EQ_INT(fia_store_campaign_begin(s, &info, &id), FIA_STORE_OK);
     return id;

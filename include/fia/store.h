@@ -39,6 +39,7 @@ typedef struct fia_campaign_info {
     const char *tolerance;  /* tolerance profile name */
     uint64_t seed;
     const char *command;    /* the command line, for reproduction */
+    char uuid[40]; /* campaign UUID (36 chars); empty: the store makes one */
 } fia_campaign_info;
 
 int fia_store_campaign_begin(fia_store *s, const fia_campaign_info *info,

@@ -25,7 +25,7 @@ rc=$?
 exec 9>&-          # releases the lock
 wait "$lockpid"
 [ "$rc" -eq 2 ] && ok || { bad "exit $rc, wanted 2"; sed 's/^/    /' "$tmp/err" >&2; }
-expect_grep "1 finding(s)? could not be stored" "$tmp/err"
+expect_grep "1 finding\(s\) could not be stored" "$tmp/err"
 dir=$(sed -n 's/.*could not be stored.* in \(.*\)$/\1/p' "$tmp/err" | head -1)
 dir=${dir%% *}
 n=$(ls "$dir"/*.case 2>/dev/null | wc -l)
