@@ -5,7 +5,12 @@
  * semantic signature in memory, so the store is not hammered), and keeps
  * rule coverage and accuracy in memory, flushed every few seconds and at
  * exit.  FIACHECK_STATS names a directory where the worker writes its
- * counters (validity rate, findings, signatures) for `fiacheck fuzz`. */
+ * counters (validity rate, findings, signatures) for `fiacheck fuzz`.
+ *
+ * A finding the store refuses (locked past its busy timeout, or not
+ * openable) is never dropped: its case text is spooled at once to a file
+ * in FIACHECK_UNSTORED (which `fiacheck fuzz` counts and names), kept, and
+ * written again at each flush; once stored its file is removed. */
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -35,8 +40,13 @@ static struct {
     fia_profile prof[2];
 #ifdef FIA_HAVE_STORE
     fia_store *store;
-    int store_failed;
+    time_t store_retry_at;     /* the open failed: not again before this */
 #endif
+    char unstored[1024];       /* FIACHECK_UNSTORED: where refused go */
+    /* findings the store refused, each with its spooled file ("" none) */
+    fuzz_finding *pending;
+    char (*pending_file)[1200];
+    size_t npending, cap_pending;
     fuzz_counters cnt;
     fuzz_strset sigs;          /* the signatures recorded */
     int nomem_said;
@@ -70,7 +80,14 @@ static int ptr_cmp(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
-static void at_exit_flush(void) { fuzz_report_flush(); }
+static void at_exit_flush(void)
+{
+    fuzz_report_flush();
+    if (R.npending > 0)
+        fprintf(stderr, "fuzz: %zu finding(s) could not be stored; their case "
+                "files are in %s\n", R.npending,
+                R.unstored[0] ? R.unstored : "(nowhere: FIACHECK_UNSTORED unset)");
+}
 
 void fuzz_report_init(fuzz_target_id t)
 {
@@ -83,6 +100,8 @@ void fuzz_report_init(fuzz_target_id t)
         snprintf(R.db, sizeof R.db, "%s", e);
     if ((e = getenv("FIACHECK_STATS")) != NULL)
         snprintf(R.stats, sizeof R.stats, "%s", e);
+    if ((e = getenv("FIACHECK_UNSTORED")) != NULL)
+        snprintf(R.unstored, sizeof R.unstored, "%s", e);
     snprintf(R.revision, sizeof R.revision, "%s",
              (e = getenv("FIACHECK_REVISION")) != NULL ? e : "unknown");
     R.campaign = (e = getenv("FIACHECK_CAMPAIGN")) != NULL ? atoll(e) : 0;
@@ -202,16 +221,81 @@ static void add_sample(const char *bucket, double ulp, double rel,
 }
 
 #ifdef FIA_HAVE_STORE
+/* The store, opened on first use; an open that failed is tried again a
+ * few seconds later (the store may be locked for a while). */
 static fia_store *store(void)
 {
-    if (R.store == NULL && !R.store_failed && R.db[0]) {
+    if (R.store == NULL && R.db[0] && time(NULL) >= R.store_retry_at) {
         char err[512];
         if (fia_store_open(R.db, 1, &R.store, err, sizeof err) != FIA_STORE_OK) {
-            R.store_failed = 1;
+            R.store_retry_at = time(NULL) + 3;
             fprintf(stderr, "fuzz: cannot open the store: %s\n", err);
         }
     }
     return R.store;
+}
+
+/* Writes finding f; FIA_OK, or FIA_ERR_IO when the store refused it. */
+static fia_status store_finding(const fuzz_finding *f)
+{
+    fia_store *s = store();
+    if (s == NULL)
+        return FIA_ERR_IO;
+    fia_finding_record rec;
+    fuzz_finding_record(f, R.campaign, R.revision, &rec);
+    if (fia_store_add_finding(s, &rec, NULL) != FIA_STORE_OK) {
+        fprintf(stderr, "fuzz: cannot record a finding: %s\n", fia_store_errmsg(s));
+        return FIA_ERR_IO;
+    }
+    return FIA_OK;
+}
+
+/* Keeps f (taking its text) for a later write, its text spooled to a file
+ * in R.unstored first.  FIA_OK or FIA_ERR_NOMEM (f untouched). */
+static fia_status keep_pending(fuzz_finding *f)
+{
+    if (R.npending == R.cap_pending) {
+        size_t cap = R.cap_pending ? 2 * R.cap_pending : 8;
+        fuzz_finding *np = realloc(R.pending, cap * sizeof *np);
+        if (np != NULL)
+            R.pending = np;
+        char (*nf)[1200] = np ? realloc(R.pending_file, cap * sizeof *nf) : NULL;
+        if (nf == NULL)
+            return FIA_ERR_NOMEM;
+        R.pending_file = nf, R.cap_pending = cap;
+    }
+    char *file = R.pending_file[R.npending];
+    file[0] = '\0';
+    if (R.unstored[0]) {
+        static unsigned serial;
+        snprintf(file, 1200, "%s/%s.%ld.%u.case", R.unstored,
+                 fuzz_target_name(R.target), (long)getpid(), serial++);
+        FILE *o = fopen(file, "w");
+        if (o == NULL || fputs(f->text, o) < 0 || fclose(o) != 0) {
+            fprintf(stderr, "fuzz: cannot spool a finding to %s\n", file);
+            file[0] = '\0';
+        }
+    }
+    R.pending[R.npending++] = *f;
+    f->text = NULL;
+    return FIA_OK;
+}
+
+/* Writes the kept findings again, up to the first refusal (each try may
+ * wait the store's busy timeout). */
+static void retry_pending(void)
+{
+    size_t k = 0;
+    while (k < R.npending && store_finding(&R.pending[k]) == FIA_OK) {
+        if (R.pending_file[k][0])
+            unlink(R.pending_file[k]);
+        fuzz_finding_free(&R.pending[k]);
+        k++;
+    }
+    memmove(R.pending, R.pending + k, (R.npending - k) * sizeof *R.pending);
+    memmove(R.pending_file, R.pending_file + k,
+            (R.npending - k) * sizeof *R.pending_file);
+    R.npending -= k;
 }
 #endif
 
@@ -257,8 +341,9 @@ void fuzz_report_flush(void)
             if (R.broken[i] || R.obeyed[i]) {
                 const fia_rule *r = fia_rule_at((size_t)R.rule_idx[i]);
                 if (fia_store_add_rule_coverage(s, R.campaign, r->id, R.broken[i],
-                                                R.obeyed[i]) == FIA_STORE_OK)
-                    R.broken[i] = R.obeyed[i] = 0;
+                                                R.obeyed[i]) != FIA_STORE_OK)
+                    break;   /* kept for the next flush; the store waits */
+                R.broken[i] = R.obeyed[i] = 0;
             }
         size_t k = 0;
         for (; k < R.nsamples; k++) {
@@ -271,9 +356,11 @@ void fuzz_report_flush(void)
         }
         memmove(R.samples, R.samples + k, (R.nsamples - k) * sizeof R.samples[0]);
         R.nsamples -= k;
-    } else {
+    } else if (!R.db[0]) {
         drop_samples(); /* no store to take them: nothing waits for them */
     }
+    if (R.npending > 0)
+        retry_pending();
 #else
     drop_samples();
 #endif
@@ -315,14 +402,11 @@ void fuzz_report_finding(const fia_case *c, fuzz_finding *f)
     if (fuzz_finding_attach_text(f, c) != FIA_OK)
         say_nomem("a finding's text");
 #ifdef FIA_HAVE_STORE
-    fia_store *s = store();
-    if (s != NULL && f->text != NULL) {
-        fia_finding_record rec;
-        fuzz_finding_record(f, R.campaign, R.revision, &rec);
-        if (fia_store_add_finding(s, &rec, NULL) != FIA_STORE_OK)
-            fprintf(stderr, "fuzz: cannot record a finding: %s\n",
-                    fia_store_errmsg(s));
-    }
+    /* behind findings still waiting, a new one waits too (no 10 s try) */
+    if (R.db[0] && f->text != NULL &&
+        (R.npending > 0 || store_finding(f) != FIA_OK) &&
+        keep_pending(f) != FIA_OK)
+        say_nomem("a finding the store refused");
 #endif
     fuzz_finding_free(f);
     write_stats();

@@ -47,10 +47,11 @@ if [ ! -x "$(dirname "$fz")/fuzz_params" ]; then
   exit $?
 fi
 # A 10-second campaign of all targets into a fresh store, in a scratch dir;
-# stats left by an older store's campaign 1 must not be counted in.
-mkdir -p "$tmp/w/results/stats/1"
+# stats left by an older store's campaign 1 must not be counted in (the
+# work files are keyed by campaign UUID now).
+mkdir -p "$tmp/w/stats/1"
 printf 'execs 987654321\nfindings 77\nsig stale|signature\n' \
-  >"$tmp/w/results/stats/1/fuzz_params.4242"
+  >"$tmp/w/stats/1/fuzz_params.4242"
 (cd "$tmp/w" && "$fz" fuzz --time 9 --jobs 1 --db "$tmp/w/f.db" --seed 1 \
    >"$tmp/out" 2>"$tmp/err")
 rc=$?
@@ -61,5 +62,5 @@ done
 expect_grep "validity rate" "$tmp/out"
 if grep -q 987654321 "$tmp/out" "$tmp/err"; then bad "stale stats counted"; else ok; fi
 [ -s "$tmp/w/f.db" ] && ok || bad "no store written"
-[ -d "$tmp/w/results/corpus/fuzz_params" ] && ok || bad "no corpus dir"
+[ -d "$tmp/w/corpus/fuzz_params" ] && ok || bad "no corpus dir beside the store"
 finish
