@@ -75,11 +75,16 @@ void cli_git_revision(char *out, size_t len)
     pclose(p);
 }
 
-static int usage(void)
+static void print_usage(FILE *f)
 {
-    fprintf(stderr, "usage: fiacheck fuzz [--target params|numeric|metamorphic|all] "
+    fprintf(f, "usage: fiacheck fuzz [--target params|numeric|metamorphic|all] "
             "[--time SECONDS] [--jobs N] [--db PATH] [--profile doc|cann] "
             "[--seed N]\n");
+}
+
+static int usage(void)
+{
+    print_usage(stderr);
     return CLI_EXIT_USAGE;
 }
 
@@ -606,6 +611,11 @@ static int64_t print_summary(const fuzz_opts *o, const target_run *runs)
 int cmd_fuzz(int argc, char **argv)
 {
     fuzz_opts o;
+    for (int i = 0; i < argc; i++)
+        if (cli_is_help(argv[i])) {
+            print_usage(stdout);
+            return CLI_EXIT_OK;
+        }
     int rc = parse_args(argc, argv, &o);
     if (rc != CLI_EXIT_OK)
         return rc;
