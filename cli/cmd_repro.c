@@ -11,6 +11,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include "cli.h"
 #include "fia/check.h"
 #include "fia/fast.h"
@@ -27,10 +28,23 @@ static fia_status read_text(const char *path, char **out, fia_error *err)
     FILE *f = fopen(path, "rb");
     if (f == NULL)
         return fia_fail(err, FIA_ERR_IO, "cannot read %s", path);
+    struct stat sb;
+    if (fstat(fileno(f), &sb) == 0 && (long long)sb.st_size > FIA_CASE_FILE_MAX) {
+        fclose(f);
+        return fia_fail(err, FIA_ERR_BAD_INPUT, "%s: %lld bytes, over the "
+                        "64 MiB limit of a case file", path,
+                        (long long)sb.st_size);
+    }
     size_t cap = 1 << 16, n = 0, got;
     char *s = malloc(cap);
     while (s != NULL && (got = fread(s + n, 1, cap - n - 1, f)) > 0) {
         n += got;
+        if ((long long)n > FIA_CASE_FILE_MAX) {
+            fclose(f);
+            free(s);
+            return fia_fail(err, FIA_ERR_BAD_INPUT, "%s: over the 64 MiB "
+                            "limit of a case file", path);
+        }
         if (n + 1 == cap) {
             char *ns = realloc(s, cap *= 2);
             if (ns == NULL)
