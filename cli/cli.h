@@ -4,6 +4,7 @@
 
 #include <stdio.h>
 #include "fia/case.h"
+#include "fia/check.h"
 #include "fia/error.h"
 #include "fia/status.h"
 #include "fuzz/fuzz.h"
@@ -47,7 +48,56 @@ fia_status cli_load_finding(const char *arg, const char *db, int minimized,
 void cli_finding_context(const char *text, fuzz_target_id *t, fia_profile *p,
                          char *transform, size_t tlen);
 
-/* JSON string literal of s (quotes included) to f. */
+/* JSON string literal of s (quotes included) to f: always valid UTF-8
+ * (a byte that does not start a well-formed UTF-8 sequence becomes U+FFFD)
+ * with every control character escaped, whatever the input. */
 void cli_json_string(FILE *f, const char *s);
+
+/* Options (options.c).  Those returning int: 0, or -1 after saying why on
+ * stderr as "fiacheck CMD: ..." (the caller exits CLI_EXIT_USAGE). */
+int cli_is_help(const char *arg);               /* -h or --help */
+/* An option that makes no sense twice: *seen counts its uses. */
+int cli_once(const char *cmd, const char *opt, int *seen);
+/* The value after argv[*i] into *v (*i advanced). */
+int cli_value(const char *cmd, int argc, char **argv, int *i, const char **v);
+/* v as a whole number in lo..hi. */
+int cli_long(const char *cmd, const char *opt, const char *v, long lo,
+             long hi, long *out);
+/* --profile doc|cann at argv[*i] (given once). */
+int cli_profile(const char *cmd, int argc, char **argv, int *i,
+                fia_profile *p, int *seen);
+/* --tolerance NAME | allclose RTOL ATOL at argv[*i] (given once) into
+ * o->tolerance, o->rtol, o->atol. */
+int cli_tolerance(const char *cmd, int argc, char **argv, int *i,
+                  fia_check_options *o, int *seen);
+/* The tolerance as --tolerance takes it ("allclose R A", "vendor"); and
+ * back (0, or -1 when text is not one). */
+void cli_tolerance_text(const fia_check_options *o, char *out, size_t len);
+int cli_tolerance_from_text(const char *text, fia_check_options *o);
+/* The options of repro and minimize (options.c). */
+typedef struct cli_finding_opts {
+    const char *arg;            /* ID|CASE */
+    const char *db, *out;       /* out: minimize only */
+    int profile_given, tolerance_given;
+    fia_profile profile;
+    int target;                 /* fuzz_target_id; -1: the finding's */
+    fia_check_options check;    /* the tolerance given */
+    int json;
+    long max_attempts;          /* minimize only */
+} cli_finding_opts;
+/* Parses repro's (minimize 0) or minimize's options. */
+int cli_finding_args(const char *cmd, int minimize, int argc, char **argv,
+                     cli_finding_opts *o);
+
+/* The finding's target, check options (profile, tolerance from its
+ * "# fiacheck-" header unless given in fo) and transform (cmd_repro.c);
+ * 0, or -1 (said). */
+int cli_finding_options(const char *text, const cli_finding_opts *fo,
+                        fuzz_target_id *t, fia_check_options *o,
+                        char *transform, size_t tlen);
+
+/* Reports the reference's progress on stderr (options.c): a
+ * fia_ref_progress_fn, ctx the case's name. */
+void cli_ref_progress(int64_t done, int64_t total, void *ctx);
 
 #endif

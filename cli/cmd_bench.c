@@ -1,4 +1,4 @@
-/* `fiacheck bench --ref | --fast | --kernels | --fuzz [ARGS...]`: runs the benchmark
+/* `fiacheck bench --ref | --fast | --kernels | --fuzz | --tolerance [ARGS...]`: runs the benchmark
  * binary fiacheck-bench-<name> that sits beside this executable, so the
  * benchmarks' optional baselines (OpenBLAS, oneDNN) are linked into them and
  * not into fiacheck itself. */
@@ -10,10 +10,27 @@
 #include <unistd.h>
 #include "cli.h"
 
+static const char bench_usage[] =
+    "usage: fiacheck bench --ref|--fast|--kernels|--fuzz|--tolerance "
+    "[ARGS...]\n"
+    "  --fast          fast/ against the FMA peak, OpenBLAS sgemm, oneDNN "
+    "and\n"
+    "                  the memory bandwidth\n"
+    "  --kernels       each micro-kernel against the FMA peak, per ISA\n"
+    "  --ref           the escalating reference against pure MPFR\n"
+    "  --fuzz          executions per second of each fuzz target\n"
+    "  --tolerance     the tolerance profiles side by side\n"
+    "ARGS go to the benchmark binary fiacheck-bench-NAME beside fiacheck\n"
+    "(`fiacheck bench --NAME --help` for its own).\n";
+
 int cmd_bench(int argc, char **argv)
 {
+    if (argc >= 1 && cli_is_help(argv[0])) {
+        fputs(bench_usage, stdout);
+        return CLI_EXIT_OK;
+    }
     if (argc < 1 || strncmp(argv[0], "--", 2) != 0 || argv[0][2] == '\0') {
-        fprintf(stderr, "usage: fiacheck bench --ref|--fast|--kernels|--fuzz [ARGS...]\n");
+        fputs(bench_usage, stderr);
         return CLI_EXIT_USAGE;
     }
     const char *name = argv[0] + 2;

@@ -621,10 +621,15 @@ int cmd_db(int argc, char **argv)
     db_opts o;
     if (argc < 1)
         return usage_error(NULL);
-    if (strcmp(argv[0], "--help") == 0 || strcmp(argv[0], "help") == 0) {
+    if (strcmp(argv[0], "help") == 0) {
         fputs(db_usage, stdout);
         return CLI_EXIT_OK;
     }
+    for (int i = 0; i < argc; i++)
+        if (cli_is_help(argv[i])) {
+            fputs(db_usage, stdout);
+            return CLI_EXIT_OK;
+        }
     if (parse_opts(argc, argv, &o) != 0)
         return usage_error(NULL);
     if (o.npos == 0)

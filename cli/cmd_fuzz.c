@@ -91,6 +91,11 @@ static const char help_text[] =
     "Exit 0 no finding, 1 findings, 2 usage, missing binaries, an unwritable\n"
     "working directory or findings the store did not take; 130 on SIGINT.\n";
 
+static void print_usage(FILE *f)
+{
+    fputs(help_text, f);
+}
+
 static int usage(void)
 {
     fprintf(stderr, "usage: fiacheck fuzz [--target params|numeric|metamorphic|all] "
@@ -938,6 +943,11 @@ static int report_unstored(const fuzz_opts *o, const target_run *runs)
 int cmd_fuzz(int argc, char **argv)
 {
     fuzz_opts o;
+    for (int i = 0; i < argc; i++)
+        if (cli_is_help(argv[i])) {
+            print_usage(stdout);
+            return CLI_EXIT_OK;
+        }
     int rc = parse_args(argc, argv, &o);
     if (rc != CLI_EXIT_OK)
         return rc < 0 ? CLI_EXIT_OK : rc;

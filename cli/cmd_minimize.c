@@ -1,11 +1,14 @@
 /* `fiacheck minimize ID|CASE [--db PATH] [--out FILE] [--profile doc|cann]
- *                   [--target T] [--max-attempts N]`
+ *                   [--target T] [--max-attempts N] [--tolerance T] [--json]`
  *
  * Shrinks a failing case while the same signature still fails (fuzz/
  * minimize.c) and writes it, with its "# fiacheck-" header, to
  * tests/regress/<name>.case (or --out).  From the store, the minimized text
- * is saved with the finding too.  Exit 0 written, 1 not failing (nothing to
- * minimize), 2 bad usage. */
+ * is saved with the finding too.  A tolerance other than bound (given with
+ * --tolerance or read from the finding) is written as a
+ * "# fiacheck-tolerance:" line, so repro judges it the same way.  Exit 0
+ * written, or not failing (nothing to minimize: not a finding), 2 bad usage
+ * or input. */
 #include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
@@ -38,88 +41,52 @@ static void name_from_signature(const char *sig, char *out, size_t len)
     snprintf(out + k, len - k, "-%06x", h & 0xffffff);
 }
 
-int cmd_minimize(int argc, char **argv)
+static const char minimize_usage[] =
+    "usage: fiacheck minimize ID|CASE [--db PATH] [--out FILE] "
+    "[--profile doc|cann]\n"
+    "                         [--target params|numeric|metamorphic] "
+    "[--max-attempts N]\n"
+    "                         [--tolerance bound|flash-attn|vendor|ulp|"
+    "allclose RTOL ATOL] [--json]\n"
+    "  ID|CASE         a finding of the store (its id) or a case file\n"
+    "  --db PATH       the store (default results/findings.db)\n"
+    "  --out FILE      where to write (default tests/regress/<name>.case)\n"
+    "  --profile P     status codes: doc or cann (default: the finding's)\n"
+    "  --target T      judge as this fuzz target (default: the finding's)\n"
+    "  --max-attempts N  at most N trial cases (default 3000)\n"
+    "  --tolerance T   the accuracy criterion (default: the finding's, or\n"
+    "                  bound; docs/tolerance.md)\n"
+    "  --json          one JSON object (docs/cli.md)\n"
+    "exit status: 0 written, or nothing to minimize (it does not fail);\n"
+    "2 bad usage or input\n";
+
+/* Writes the minimized case c to out (and to the store when id > 0); the
+ * exit code. */
+static int write_minimized(const fia_case *c, const fuzz_sig_pred *pred,
+                           const fia_check_options *o, const char *arg,
+                           const char *db, int64_t id, const char *out)
 {
-    const char *arg = NULL, *db = "results/findings.db", *out = NULL,
-               *prof = NULL, *tgt = NULL;
-    int max_attempts = 3000;
-    for (int i = 0; i < argc; i++) {
-        if (strcmp(argv[i], "--db") == 0 && i + 1 < argc) db = argv[++i];
-        else if (strcmp(argv[i], "--out") == 0 && i + 1 < argc) out = argv[++i];
-        else if (strcmp(argv[i], "--profile") == 0 && i + 1 < argc) prof = argv[++i];
-        else if (strcmp(argv[i], "--target") == 0 && i + 1 < argc) tgt = argv[++i];
-        else if (strcmp(argv[i], "--max-attempts") == 0 && i + 1 < argc)
-            max_attempts = atoi(argv[++i]);
-        else if (argv[i][0] != '-' && arg == NULL) arg = argv[i];
-        else arg = NULL, i = argc;
-    }
-    if (arg == NULL || max_attempts <= 0) {
-        fprintf(stderr, "usage: fiacheck minimize ID|CASE [--db PATH] [--out FILE] "
-                "[--profile doc|cann] [--target T] [--max-attempts N]\n");
-        return CLI_EXIT_USAGE;
-    }
-    char *text;
-    int64_t id;
-    fia_error lerr;
-    if (cli_load_finding(arg, db, 0, &text, &id, &lerr) != FIA_OK) {
-        fprintf(stderr, "fiacheck: %s\n", lerr.msg);
-        return CLI_EXIT_USAGE;
-    }
-    fuzz_sig_pred pred;
-    memset(&pred, 0, sizeof pred);
-    cli_finding_context(text, &pred.target, &pred.profile, pred.transform,
-                        sizeof pred.transform);
-    if (prof && fia_profile_parse(prof, &pred.profile) != 0)
-        return free(text), CLI_EXIT_USAGE;
-    if (tgt && fuzz_target_from_name(tgt) >= 0)
-        pred.target = (fuzz_target_id)fuzz_target_from_name(tgt);
-    char recorded[256], kind[64];
-    fuzz_text_header(text, "signature", recorded, sizeof recorded);
-    fia_case c;
-    fia_error err;
-    if (fia_case_parse_string(text, arg, &c, &err) != 0) {
-        fprintf(stderr, "fiacheck minimize: %s:%d: %s\n", arg, err.line, err.msg);
-        free(text);
-        return CLI_EXIT_USAGE;
-    }
-    free(text);
-    static fuzz_case_verdict v;
-    if (fuzz_case_signature(&c, pred.target, pred.profile, pred.transform,
-                            &v) != 1) {
-        printf("%s does not fail (%s): nothing to minimize\n", arg,
-               v.message[0] ? v.message : "passes");
-        fia_case_free(&c);
-        return CLI_EXIT_FINDING;
-    }
-    snprintf(pred.signature, sizeof pred.signature, "%s", v.signature);
-    if (recorded[0] && strcmp(recorded, pred.signature) != 0)
-        printf("note: it now fails as %s (recorded %s); keeping the new one\n",
-               pred.signature, recorded);
-    double before = fuzz_case_size(&c);
-    int steps = fuzz_minimize(&c, fuzz_same_signature, &pred, max_attempts);
-    double after = fuzz_case_size(&c);
-    snprintf(kind, sizeof kind, "%.*s", (int)strcspn(pred.signature, "|"),
-             pred.signature);
-    char *mtext = fuzz_finding_text(&c, pred.target, fia_profile_name(pred.profile),
-                                    kind, pred.signature,
-                                    pred.transform[0] ? pred.transform : NULL);
-    char path[512], name[128];
-    if (out == NULL) {
-        name_from_signature(pred.signature, name, sizeof name);
-        mkdir("tests", 0777);
-        mkdir("tests/regress", 0777);
-        snprintf(path, sizeof path, "tests/regress/%s.case", name);
-        out = path;
-    }
+    char kind[64], tol[96];
+    snprintf(kind, sizeof kind, "%.*s", (int)strcspn(pred->signature, "|"),
+             pred->signature);
+    char *mtext = fuzz_finding_text(c, pred->target,
+                                    fia_profile_name(pred->profile), kind,
+                                    pred->signature,
+                                    pred->transform[0] ? pred->transform : NULL);
     FILE *f = mtext ? fopen(out, "w") : NULL;
     if (f == NULL) {
         fprintf(stderr, "fiacheck minimize: cannot write %s\n", out);
         free(mtext);
-        fia_case_free(&c);
         return CLI_EXIT_USAGE;
     }
-    fprintf(f, "# minimized by fiacheck minimize (built from %s%s) from %s\n%s",
-            cli_build_revision(), cli_build_dirty() ? ", dirty" : "", arg, mtext);
+    /* the tolerance it fails under, for repro (the store's text keeps the
+     * fuzz header alone: a campaign judges under the default) */
+    cli_tolerance_text(o, tol, sizeof tol);
+    fprintf(f, "# minimized by fiacheck minimize (built from %s%s) from %s\n",
+            cli_build_revision(), cli_build_dirty() ? ", dirty" : "", arg);
+    if (o->tolerance != FIA_TOL_BOUND)
+        fprintf(f, "# fiacheck-tolerance: %s\n", tol);
+    fputs(mtext, f);
     fclose(f);
 #ifdef FIA_HAVE_STORE
     if (id > 0) {
@@ -131,10 +98,100 @@ int cmd_minimize(int argc, char **argv)
             fia_store_close(st);
         }
     }
+#else
+    (void)db, (void)id;
 #endif
-    printf("%s: %s\n  size %.0f -> %.0f in %d steps; written to %s\n", arg,
-           pred.signature, before, after, steps, out);
     free(mtext);
-    fia_case_free(&c);
     return CLI_EXIT_OK;
+}
+
+int cmd_minimize(int argc, char **argv)
+{
+    for (int i = 0; i < argc; i++)
+        if (cli_is_help(argv[i])) {
+            fputs(minimize_usage, stdout);
+            return CLI_EXIT_OK;
+        }
+    cli_finding_opts fo;
+    if (cli_finding_args("minimize", 1, argc, argv, &fo) != 0) {
+        fputs(minimize_usage, stderr);
+        return CLI_EXIT_USAGE;
+    }
+    char *text;
+    int64_t id;
+    fia_error err;
+    if (cli_load_finding(fo.arg, fo.db, 0, &text, &id, &err) != FIA_OK) {
+        fprintf(stderr, "fiacheck minimize: %s\n", err.msg);
+        return CLI_EXIT_USAGE;
+    }
+    fuzz_sig_pred pred;
+    memset(&pred, 0, sizeof pred);
+    fia_check_options o;
+    if (cli_finding_options(text, &fo, &pred.target, &o, pred.transform,
+                            sizeof pred.transform) != 0) {
+        free(text);
+        return CLI_EXIT_USAGE;
+    }
+    pred.profile = o.profile;
+    pred.check = &o;
+    char recorded[256];
+    fuzz_text_header(text, "signature", recorded, sizeof recorded);
+    fia_case c;
+    if (fia_case_parse_string(text, fo.arg, &c, &err) != 0) {
+        fprintf(stderr, "fiacheck minimize: %s:%d: %s\n", fo.arg, err.line,
+                err.msg);
+        free(text);
+        return CLI_EXIT_USAGE;
+    }
+    free(text);
+    static fuzz_case_verdict v;
+    if (fuzz_case_judge(&c, pred.target, &o, pred.transform, &v) != 1) {
+        /* not a finding and not an error: the answer is "nothing to do" */
+        if (fo.json) {
+            printf("{\"case\":");
+            cli_json_string(stdout, fo.arg);
+            printf(",\"fails\":false,\"message\":");
+            cli_json_string(stdout, v.message[0] ? v.message : "passes");
+            printf("}\n");
+        } else {
+            printf("%s does not fail (%s): nothing to minimize\n", fo.arg,
+                   v.message[0] ? v.message : "passes");
+        }
+        fia_case_free(&c);
+        return CLI_EXIT_OK;
+    }
+    snprintf(pred.signature, sizeof pred.signature, "%s", v.signature);
+    if (recorded[0] && strcmp(recorded, pred.signature) != 0 && !fo.json)
+        printf("note: it now fails as %s (recorded %s); keeping the new one\n",
+               pred.signature, recorded);
+    double before = fuzz_case_size(&c);
+    int steps = fuzz_minimize(&c, fuzz_same_signature, &pred,
+                              (int)fo.max_attempts);
+    double after = fuzz_case_size(&c);
+    char path[512];
+    const char *out = fo.out;
+    if (out == NULL) {
+        char name[128];
+        name_from_signature(pred.signature, name, sizeof name);
+        mkdir("tests", 0777);
+        mkdir("tests/regress", 0777);
+        snprintf(path, sizeof path, "tests/regress/%s.case", name);
+        out = path;
+    }
+    int rc = write_minimized(&c, &pred, &o, fo.arg, fo.db, id, out);
+    if (rc == CLI_EXIT_OK && fo.json) {
+        printf("{\"case\":");
+        cli_json_string(stdout, fo.arg);
+        printf(",\"fails\":true,\"signature\":");
+        cli_json_string(stdout, pred.signature);
+        printf(",\"size_before\":%.0f,\"size_after\":%.0f,\"steps\":%d,"
+               "\"out\":", before, after, steps);
+        cli_json_string(stdout, out);
+        printf("}\n");
+    } else if (rc == CLI_EXIT_OK) {
+        printf("%s: %s\n  size %.0f -> %.0f in %d steps; written to %s\n",
+               fo.arg, pred.signature, before, after, steps, out);
+    }
+    fia_case_free(&c);
+    return rc;
 }

@@ -1,4 +1,4 @@
-/* `fiacheck ref CASE --out FILE [--precision BITS]`
+/* `fiacheck ref CASE --out FILE [--precision BITS] [--progress]`
  *
  * Writes the reference output as text: one value per line in row-major order
  * of attention_out (the correctly rounded value, %.9g, which round-trips
@@ -7,6 +7,7 @@
  * its values the same way. */
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include "cli.h"
 #include "fia/check.h"
 #include "fia/oracle.h"
@@ -23,32 +24,58 @@ static void write_values(FILE *f, const fia_tensor *t, int64_t n,
     }
 }
 
+static const char ref_usage[] =
+    "usage: fiacheck ref CASE --out FILE [--precision BITS] [--progress]\n"
+    "  --out FILE      where the values go: one per line, row-major, "
+    "\"unspecified\"\n"
+    "                  where the documents leave an element undefined; then\n"
+    "                  \"lse\" and softmax_lse's values when requested\n"
+    "  --precision B   the first MPFR precision in bits (64..100000)\n"
+    "  --progress      progress on stderr (default when stderr is a "
+    "terminal)\n";
+
+static int usage(void)
+{
+    fputs(ref_usage, stderr);
+    return CLI_EXIT_USAGE;
+}
+
 int cmd_ref(int argc, char **argv)
 {
-    const char *case_path = NULL, *out_path = NULL;
+    const char *case_path = NULL, *out_path = NULL, *pv;
     long precision = 0;
+    int n_out = 0, n_prec = 0, progress = isatty(STDERR_FILENO);
+    for (int i = 0; i < argc; i++)
+        if (cli_is_help(argv[i])) {
+            fputs(ref_usage, stdout);
+            return CLI_EXIT_OK;
+        }
     for (int i = 0; i < argc; i++) {
-        if (strcmp(argv[i], "--out") == 0 && i + 1 < argc) {
-            out_path = argv[++i];
-        } else if (strcmp(argv[i], "--precision") == 0 && i + 1 < argc) {
-            char *end;
-            precision = strtol(argv[++i], &end, 10);
-            if (*end != '\0' || precision < 64 || precision > 100000) {
-                fprintf(stderr, "fiacheck ref: --precision takes bits in "
-                        "64..100000\n");
+        if (strcmp(argv[i], "--out") == 0) {
+            if (cli_once("ref", "--out", &n_out) ||
+                cli_value("ref", argc, argv, &i, &out_path))
                 return CLI_EXIT_USAGE;
-            }
-        } else if (argv[i][0] == '-' || case_path != NULL) {
-            fprintf(stderr, "usage: fiacheck ref CASE --out FILE "
-                    "[--precision BITS]\n");
-            return CLI_EXIT_USAGE;
+        } else if (strcmp(argv[i], "--precision") == 0) {
+            if (cli_once("ref", "--precision", &n_prec) ||
+                cli_value("ref", argc, argv, &i, &pv) ||
+                cli_long("ref", "--precision", pv, 64, 100000, &precision))
+                return CLI_EXIT_USAGE;
+        } else if (strcmp(argv[i], "--progress") == 0) {
+            progress = 1;
+        } else if (argv[i][0] == '-') {
+            fprintf(stderr, "fiacheck ref: unknown option %s\n", argv[i]);
+            return usage();
+        } else if (case_path != NULL) {
+            fprintf(stderr, "fiacheck ref: one case at a time\n");
+            return usage();
         } else {
             case_path = argv[i];
         }
     }
     if (case_path == NULL || out_path == NULL) {
-        fprintf(stderr, "usage: fiacheck ref CASE --out FILE [--precision BITS]\n");
-        return CLI_EXIT_USAGE;
+        fprintf(stderr, "fiacheck ref: %s\n", case_path ? "no --out FILE"
+                                                         : "no CASE");
+        return usage();
     }
     fia_case c;
     fia_error err;
@@ -83,6 +110,10 @@ int cmd_ref(int argc, char **argv)
     fia_ref_options_default(&ro);
     if (precision > 0)
         ro.precision_bits = precision;
+    if (progress) {
+        ro.progress = cli_ref_progress;
+        ro.progress_ctx = (void *)case_path;
+    }
     fia_ref_result r;
     memset(&r, 0, sizeof r);
     fia_error rerr;

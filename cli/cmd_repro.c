@@ -1,4 +1,5 @@
-/* `fiacheck repro ID|CASE [--db PATH] [--profile doc|cann] [--target T]`
+/* `fiacheck repro ID|CASE [--db PATH] [--profile doc|cann] [--target T]
+ *                 [--tolerance T] [--json]`
  *
  * Re-runs a stored finding (by id) or a case file and shows the difference:
  * the expected and actual status with the rules that decide it, or the
@@ -10,6 +11,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include "cli.h"
 #include "fia/check.h"
 #include "fia/fast.h"
@@ -26,10 +28,23 @@ static fia_status read_text(const char *path, char **out, fia_error *err)
     FILE *f = fopen(path, "rb");
     if (f == NULL)
         return fia_fail(err, FIA_ERR_IO, "cannot read %s", path);
+    struct stat sb;
+    if (fstat(fileno(f), &sb) == 0 && (long long)sb.st_size > FIA_CASE_FILE_MAX) {
+        fclose(f);
+        return fia_fail(err, FIA_ERR_BAD_INPUT, "%s: %lld bytes, over the "
+                        "64 MiB limit of a case file", path,
+                        (long long)sb.st_size);
+    }
     size_t cap = 1 << 16, n = 0, got;
     char *s = malloc(cap);
     while (s != NULL && (got = fread(s + n, 1, cap - n - 1, f)) > 0) {
         n += got;
+        if ((long long)n > FIA_CASE_FILE_MAX) {
+            fclose(f);
+            free(s);
+            return fia_fail(err, FIA_ERR_BAD_INPUT, "%s: over the 64 MiB "
+                            "limit of a case file", path);
+        }
         if (n + 1 == cap) {
             char *ns = realloc(s, cap *= 2);
             if (ns == NULL)
@@ -207,116 +222,211 @@ void cli_finding_context(const char *text, fuzz_target_id *t, fia_profile *p,
                 fastKernelLevel());
 }
 
+int cli_finding_options(const char *text, const cli_finding_opts *fo,
+                        fuzz_target_id *t, fia_check_options *o,
+                        char *transform, size_t tlen)
+{
+    fia_profile p;
+    cli_finding_context(text, t, &p, transform, tlen);
+    *o = fo->check;
+    o->profile = fo->profile_given ? fo->profile : p;
+    if (fo->target >= 0)
+        *t = (fuzz_target_id)fo->target;
+    char tol[96];
+    fuzz_text_header(text, "tolerance", tol, sizeof tol);
+    if (!fo->tolerance_given && tol[0] &&
+        cli_tolerance_from_text(tol, o) != 0) {
+        fprintf(stderr, "fiacheck: the finding's tolerance '%s' is not one "
+                "fiacheck knows\n", tol);
+        return -1;
+    }
+    return 0;
+}
+
+/* The JSON object of a repro (docs/cli.md), without its closing brace. */
+static void json_head(const char *arg, fuzz_target_id t,
+                      const fia_check_options *o, const char *recorded)
+{
+    char tol[96];
+    cli_tolerance_text(o, tol, sizeof tol);
+    printf("{\"case\":");
+    cli_json_string(stdout, arg);
+    printf(",\"target\":\"%s\",\"profile\":\"%s\",\"tolerance\":\"%s\"",
+           fuzz_target_name(t), fia_profile_name(o->profile), tol);
+    printf(",\"recorded_signature\":");
+    cli_json_string(stdout, recorded);
+}
+
 /* A metamorphic finding: both forms again.  The exit code. */
 static int repro_metamorphic(const fia_case *c, const char *transform,
-                             fia_profile p)
+                             const fia_check_options *o, int json)
 {
     fuzz_meta_result m;
-    fuzz_meta_check(c, transform, p, &m);
-    printf("  transform      %s\n", transform);
-    printf("  verdict        %s%s%s\n", !m.applicable ? "not applicable"
-           : m.finding ? m.kind : "pass", m.message[0] ? ": " : "", m.message);
-    if (m.finding)
-        printf("  signature      %s\n", m.signature);
+    fuzz_meta_check(c, transform, o->profile, &m);
+    const char *verdict = !m.applicable ? "not applicable"
+                        : m.finding ? m.kind : "pass";
+    if (json) {
+        printf(",\"transform\":");
+        cli_json_string(stdout, transform);
+        printf(",\"verdict\":");
+        cli_json_string(stdout, verdict);
+        printf(",\"signature\":");
+        cli_json_string(stdout, m.finding ? m.signature : "");
+        printf(",\"message\":");
+        cli_json_string(stdout, m.message);
+        printf("}\n");
+    } else {
+        printf("  transform      %s\n", transform);
+        printf("  verdict        %s%s%s\n", verdict, m.message[0] ? ": " : "",
+               m.message);
+        if (m.finding)
+            printf("  signature      %s\n", m.signature);
+    }
     return m.finding ? CLI_EXIT_FINDING : m.applicable ? CLI_EXIT_OK : CLI_EXIT_USAGE;
+}
+
+static void print_check_text(const fia_check_result *r)
+{
+    if (r->evaluated) {
+        printf("  expected       %d %s; rules fired:", r->ov.expected,
+               fia_status_name(r->ov.expected));
+        for (int i = 0; i < r->ov.n_fired; i++)
+            printf(" %s", r->ov.fired[i]->id);
+        printf("%s\n", r->ov.n_fired ? "" : " -");
+        for (int i = 0; i < r->ov.n_fired; i++)
+            printf("    %-11s %s\n", r->ov.fired[i]->id, r->ov.fired[i]->summary);
+    }
+    if (r->fast_called)
+        printf("  fast           %d %s%s%s\n", r->fast_status,
+               fia_status_name(r->fast_status), r->fast_error.msg[0] ? ": " : "",
+               r->fast_error.msg);
+    if (r->computed) {
+        printf("  attention_out  max %.3g ulp, max rel err %.3g, %lld outside "
+               "tolerance, %lld NaN/inf leaks\n", r->out_cmp.max_ulp,
+               r->out_cmp.max_rel_err, (long long)r->out_cmp.n_fail,
+               (long long)r->out_cmp.n_nan_leak);
+        if (r->has_lse)
+            printf("  softmax_lse    max %.3g ulp, %lld outside tolerance, "
+                   "%lld leaks\n", r->lse_cmp.max_ulp,
+                   (long long)r->lse_cmp.n_fail, (long long)r->lse_cmp.n_nan_leak);
+    }
+}
+
+static void print_check_json(const fia_check_result *r, const char *sig)
+{
+    if (r->evaluated) {
+        printf(",\"expected_status\":%d,\"rules\":[", r->ov.expected);
+        for (int i = 0; i < r->ov.n_fired; i++)
+            printf("%s\"%s\"", i ? "," : "", r->ov.fired[i]->id);
+        printf("]");
+    }
+    if (r->fast_called)
+        printf(",\"fast_status\":%d", r->fast_status);
+    if (r->computed)
+        printf(",\"max_ulp\":%.17g,\"failed\":%lld,\"nan_leaks\":%lld",
+               r->out_cmp.max_ulp, (long long)r->out_cmp.n_fail,
+               (long long)r->out_cmp.n_nan_leak);
+    printf(",\"verdict\":\"%s\",\"signature\":", fia_verdict_name(r->v));
+    cli_json_string(stdout, sig);
+    printf(",\"message\":");
+    cli_json_string(stdout, r->reason.msg);
+    printf("}\n");
 }
 
 /* A finding of fia_check_case: the statuses and the rules that decide
  * them, the comparison and the worst elements.  The exit code. */
-static int repro_check(const fia_case *c, fuzz_target_id t, fia_profile p,
-                       const char *recorded)
+static int repro_check(const fia_case *c, fuzz_target_id t,
+                       const fia_check_options *opt, const char *recorded,
+                       int json)
 {
     static fia_check_result r;
-    fia_check_options o;
-    fia_check_options_default(&o);
-    o.profile = p;
+    fia_check_options o = *opt;
     o.status_only = t == FUZZ_PARAMS;
     fia_check_case(c, &o, &r);
-    if (r.evaluated) {
-        printf("  expected       %d %s; rules fired:", r.ov.expected,
-               fia_status_name(r.ov.expected));
-        for (int i = 0; i < r.ov.n_fired; i++)
-            printf(" %s", r.ov.fired[i]->id);
-        printf("%s\n", r.ov.n_fired ? "" : " -");
-        for (int i = 0; i < r.ov.n_fired; i++)
-            printf("    %-11s %s\n", r.ov.fired[i]->id, r.ov.fired[i]->summary);
-    }
-    if (r.fast_called)
-        printf("  fast           %d %s%s%s\n", r.fast_status,
-               fia_status_name(r.fast_status), r.fast_error.msg[0] ? ": " : "",
-               r.fast_error.msg);
-    if (r.computed) {
-        printf("  attention_out  max %.3g ulp, max rel err %.3g, %lld outside "
-               "tolerance, %lld NaN/inf leaks\n", r.out_cmp.max_ulp,
-               r.out_cmp.max_rel_err, (long long)r.out_cmp.n_fail,
-               (long long)r.out_cmp.n_nan_leak);
-        if (r.has_lse)
-            printf("  softmax_lse    max %.3g ulp, %lld outside tolerance, "
-                   "%lld leaks\n", r.lse_cmp.max_ulp,
-                   (long long)r.lse_cmp.n_fail, (long long)r.lse_cmp.n_nan_leak);
-        if (r.v != FIA_V_PASS)
-            show_elements(c, p);
-    }
-    printf("  verdict        %s%s%s\n", fia_verdict_name(r.v),
-           r.reason.msg[0] ? ": " : "", r.reason.msg);
-    if (fia_verdict_is_finding(r.v)) {
-        char now[FUZZ_SIGNATURE_LEN];
-        fuzz_signature(c, &r, p, now, sizeof now);
-        printf("  signature      %s%s\n", now, recorded[0] && strcmp(recorded, now)
-               ? " (differs from the recorded one)" : "");
+    char now[FUZZ_SIGNATURE_LEN] = "";
+    if (fia_verdict_is_finding(r.v))
+        fuzz_signature(c, &r, o.profile, now, sizeof now);
+    if (json) {
+        print_check_json(&r, now);
+    } else {
+        print_check_text(&r);
+        if (r.computed && r.v != FIA_V_PASS)
+            show_elements(c, o.profile);
+        printf("  verdict        %s%s%s\n", fia_verdict_name(r.v),
+               r.reason.msg[0] ? ": " : "", r.reason.msg);
+        if (now[0])
+            printf("  signature      %s%s\n", now,
+                   recorded[0] && strcmp(recorded, now)
+                       ? " (differs from the recorded one)" : "");
     }
     return fia_verdict_is_finding(r.v) ? CLI_EXIT_FINDING
          : r.v == FIA_V_BAD_INPUT ? CLI_EXIT_USAGE : CLI_EXIT_OK;
 }
 
+static const char repro_usage[] =
+    "usage: fiacheck repro ID|CASE [--db PATH] [--profile doc|cann]\n"
+    "                      [--target params|numeric|metamorphic]\n"
+    "                      [--tolerance bound|flash-attn|vendor|ulp|"
+    "allclose RTOL ATOL] [--json]\n"
+    "  ID|CASE         a finding of the store (its id) or a case file\n"
+    "  --db PATH       the store (default results/findings.db)\n"
+    "  --profile P     status codes: doc or cann (default: the finding's)\n"
+    "  --target T      judge as this fuzz target (default: the finding's)\n"
+    "  --tolerance T   the accuracy criterion (default: the finding's, or\n"
+    "                  bound; docs/tolerance.md)\n"
+    "  --json          one JSON object (docs/cli.md)\n"
+    "exit status: 0 it passes, 1 it still fails, 2 bad usage or input\n";
+
 int cmd_repro(int argc, char **argv)
 {
-    const char *arg = NULL, *db = "results/findings.db", *prof = NULL, *tgt = NULL;
-    for (int i = 0; i < argc; i++) {
-        if (strcmp(argv[i], "--db") == 0 && i + 1 < argc) db = argv[++i];
-        else if (strcmp(argv[i], "--profile") == 0 && i + 1 < argc) prof = argv[++i];
-        else if (strcmp(argv[i], "--target") == 0 && i + 1 < argc) tgt = argv[++i];
-        else if (argv[i][0] != '-' && arg == NULL) arg = argv[i];
-        else arg = NULL, i = argc;
-    }
-    if (arg == NULL) {
-        fprintf(stderr, "usage: fiacheck repro ID|CASE [--db PATH] "
-                "[--profile doc|cann] [--target params|numeric|metamorphic]\n");
+    for (int i = 0; i < argc; i++)
+        if (cli_is_help(argv[i])) {
+            fputs(repro_usage, stdout);
+            return CLI_EXIT_OK;
+        }
+    cli_finding_opts fo;
+    if (cli_finding_args("repro", 0, argc, argv, &fo) != 0) {
+        fputs(repro_usage, stderr);
         return CLI_EXIT_USAGE;
     }
     char *text;
     int64_t id;
     fia_error err;
-    if (cli_load_finding(arg, db, 0, &text, &id, &err) != FIA_OK) {
-        fprintf(stderr, "fiacheck: %s\n", err.msg);
+    if (cli_load_finding(fo.arg, fo.db, 0, &text, &id, &err) != FIA_OK) {
+        fprintf(stderr, "fiacheck repro: %s\n", err.msg);
         return CLI_EXIT_USAGE;
     }
     fuzz_target_id t;
-    fia_profile p;
+    fia_check_options o;
     char transform[64], sig[256];
-    cli_finding_context(text, &t, &p, transform, sizeof transform);
+    if (cli_finding_options(text, &fo, &t, &o, transform, sizeof transform)
+        != 0) {
+        free(text);
+        return CLI_EXIT_USAGE;
+    }
     fuzz_text_header(text, "signature", sig, sizeof sig);
-    if (prof && fia_profile_parse(prof, &p) != 0)
-        return free(text), CLI_EXIT_USAGE;
-    if (tgt && fuzz_target_from_name(tgt) >= 0)
-        t = (fuzz_target_id)fuzz_target_from_name(tgt);
     fia_case c;
-    if (fia_case_parse_string(text, arg, &c, &err) != 0) {
-        fprintf(stderr, "fiacheck repro: %s:%d: %s\n", arg, err.line, err.msg);
+    if (fia_case_parse_string(text, fo.arg, &c, &err) != 0) {
+        fprintf(stderr, "fiacheck repro: %s:%d: %s\n", fo.arg, err.line,
+                err.msg);
         free(text);
         return CLI_EXIT_USAGE;
     }
     free(text);
-    printf("%s (target %s, profile %s, fast/ %s kernels, %d threads)\n",
-           arg, fuzz_target_name(t), fia_profile_name(p), fastKernelLevel(),
-           fastThreadCount());
-    printf("  fiacheck       %s%s\n", cli_build_revision(),
-           cli_build_dirty() ? " (dirty)" : "");
-    if (sig[0])
-        printf("  recorded       %s\n", sig);
+    if (fo.json) {
+        json_head(fo.arg, t, &o, sig);
+    } else {
+        printf("%s (target %s, profile %s, fast/ %s kernels, %d threads)\n",
+               fo.arg, fuzz_target_name(t), fia_profile_name(o.profile),
+               fastKernelLevel(), fastThreadCount());
+        printf("  fiacheck       %s%s\n", cli_build_revision(),
+               cli_build_dirty() ? " (dirty)" : "");
+        if (sig[0])
+            printf("  recorded       %s\n", sig);
+    }
     int rc = t == FUZZ_METAMORPHIC && transform[0]
-           ? repro_metamorphic(&c, transform, p)
-           : repro_check(&c, t, p, sig);
+           ? repro_metamorphic(&c, transform, &o, fo.json)
+           : repro_check(&c, t, &o, sig, fo.json);
     fia_case_free(&c);
     return rc;
 }

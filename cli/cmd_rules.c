@@ -1,5 +1,6 @@
 /* `fiacheck rules [--json]`: the interception rule catalogue.
- * `fiacheck rules --coverage [--db PATH] [CASE...] [--profile doc|cann]`:
+ * `fiacheck rules --coverage [--db PATH] [CASE...] [--profile doc|cann]
+ *                           [--json]`:
  * for each rule, how many cases break it and how many obey it
  * (normalizations: how many they apply to), and which rules are missed
  * either way.  The counts are those of the store's rule_coverage table
@@ -65,8 +66,33 @@ static int add_store(const char *db, rule_count *cnt)
     return rc == FIA_STORE_OK ? 0 : -1;
 }
 
+static const char *kind_name(const fia_rule *r)
+{
+    return r->kind == FIA_RULE_REJECT      ? "reject"
+         : r->kind == FIA_RULE_NORMALIZE ? "normalize"
+                                         : "not-modeled";
+}
+
+/* One JSON object per rule, then a summary object (docs/cli.md). */
+static void print_json_row(const fia_rule *r, const rule_count *k,
+                           const char *missing)
+{
+    printf("{\"rule\":");
+    cli_json_string(stdout, r->id);
+    printf(",\"feature\":");
+    cli_json_string(stdout, r->feature);
+    printf(",\"kind\":\"%s\",\"broken\":%lld", kind_name(r), k->broken);
+    if (r->kind == FIA_RULE_REJECT)
+        printf(",\"obeyed\":%lld", k->obeyed);
+    printf(",\"missing\":");
+    if (missing)
+        printf("\"%s\"}\n", missing);
+    else
+        printf("null}\n");
+}
+
 static int coverage(const char **cases, int ncases, fia_profile profile,
-                    const char *db)
+                    const char *db, int json)
 {
     size_t n = fia_rule_count();
     rule_count *cnt = calloc(n, sizeof *cnt);
@@ -83,7 +109,7 @@ static int coverage(const char **cases, int ncases, fia_profile profile,
         fia_oracle_verdict v;
         if (fia_case_parse_file(cases[k], &c, &err) != 0) {
             fprintf(stderr, "%s:%d: %s\n", err.file, err.line, err.msg);
-            bad = 1;
+            bad++;
             continue;
         }
         if (fia_oracle_evaluate(&c, profile, &v, NULL) == 0) {
@@ -97,76 +123,114 @@ static int coverage(const char **cases, int ncases, fia_profile profile,
         fia_case_free(&c);
     }
     int both = 0, miss_broken = 0, miss_obeyed = 0;
-    printf("%-10s %-10s %-12s %8s %8s\n", "id", "feature", "kind", "broken",
-           "obeyed");
+    if (!json)
+        printf("%-10s %-10s %-12s %8s %8s\n", "id", "feature", "kind",
+               "broken", "obeyed");
     for (size_t i = 0; i < n; i++) {
         const fia_rule *r = fia_rule_at(i);
         int is_reject = r->kind == FIA_RULE_REJECT;
-        const char *mark = "";
+        const char *mark = "", *missing = NULL;
         if (cnt[i].broken == 0) {
             miss_broken++;
             mark = "  <- never broken";
+            missing = "broken";
         } else if (is_reject && cnt[i].obeyed == 0) {
             miss_obeyed++;
             mark = "  <- never obeyed";
+            missing = "obeyed";
         } else {
             both++;
+        }
+        if (json) {
+            print_json_row(r, &cnt[i], missing);
+            continue;
         }
         char obeyed[24] = "-";
         if (is_reject)
             snprintf(obeyed, sizeof obeyed, "%lld", cnt[i].obeyed);
         printf("%-10s %-10s %-12s %8lld %8s%s\n", r->id, r->feature,
-               r->kind == FIA_RULE_REJECT      ? "reject"
-               : r->kind == FIA_RULE_NORMALIZE ? "normalize"
-                                               : "not-modeled",
-               cnt[i].broken, obeyed, mark);
+               kind_name(r), cnt[i].broken, obeyed, mark);
     }
-    printf("%zu rules over %d cases%s%s: %d covered, %d never "
-           "broken/applied, %d never obeyed\n", n, ncases,
-           db ? " and the store " : "", db ? db : "", both, miss_broken,
-           miss_obeyed);
+    if (json) {
+        printf("{\"summary\":{\"rules\":%zu,\"cases\":%d,\"store\":", n,
+               ncases);
+        if (db)
+            cli_json_string(stdout, db);
+        else
+            printf("null");
+        printf(",\"covered\":%d,\"never_broken\":%d,\"never_obeyed\":%d,"
+               "\"bad_inputs\":%d}}\n", both, miss_broken, miss_obeyed, bad);
+    } else {
+        printf("%zu rules over %d cases%s%s: %d covered, %d never "
+               "broken/applied, %d never obeyed\n", n, ncases,
+               db ? " and the store " : "", db ? db : "", both, miss_broken,
+               miss_obeyed);
+    }
     free(cnt);
     return bad ? CLI_EXIT_USAGE : CLI_EXIT_OK;
 }
 
+static const char rules_usage[] =
+    "usage: fiacheck rules [--json]\n"
+    "       fiacheck rules --coverage [--db PATH] [CASE...] "
+    "[--profile doc|cann] [--json]\n"
+    "  --json          the catalogue, or the coverage, as JSON (docs/cli.md)\n"
+    "  --coverage      per rule, how many cases break and obey it: the CASE\n"
+    "                  files evaluated here plus the store's counts (--db)\n"
+    "  --db PATH       a findings store (with --coverage)\n"
+    "  --profile P     the status codes of the documents (doc, default) or\n"
+    "                  of the released code (cann)\n";
+
+static int usage(const char *why)
+{
+    if (why)
+        fprintf(stderr, "fiacheck rules: %s\n", why);
+    fputs(rules_usage, stderr);
+    return CLI_EXIT_USAGE;
+}
+
 int cmd_rules(int argc, char **argv)
 {
-    int json = 0, cov = 0, ncases = 0;
+    int json = 0, cov = 0, ncases = 0, n_db = 0, n_prof = 0;
     const char *db = NULL;
     fia_profile profile = FIA_PROFILE_DOC;
+    for (int i = 0; i < argc; i++)
+        if (cli_is_help(argv[i])) {
+            fputs(rules_usage, stdout);
+            return CLI_EXIT_OK;
+        }
     const char **cases = calloc((size_t)argc + 1, sizeof *cases);
     if (cases == NULL)
         return CLI_EXIT_USAGE;
-    for (int i = 0; i < argc; i++) {
+    int rc = CLI_EXIT_OK;
+    for (int i = 0; i < argc && rc == CLI_EXIT_OK; i++) {
         if (strcmp(argv[i], "--json") == 0) {
             json = 1;
         } else if (strcmp(argv[i], "--coverage") == 0) {
             cov = 1;
-        } else if (strcmp(argv[i], "--db") == 0 && i + 1 < argc) {
-            db = argv[++i];
-        } else if (strcmp(argv[i], "--profile") == 0 && i + 1 < argc &&
-                   fia_profile_parse(argv[i + 1], &profile) == 0) {
-            i++;
-        } else if (cov && argv[i][0] != '-') {
+        } else if (strcmp(argv[i], "--db") == 0) {
+            if (cli_once("rules", "--db", &n_db) ||
+                cli_value("rules", argc, argv, &i, &db))
+                rc = CLI_EXIT_USAGE;
+        } else if (strcmp(argv[i], "--profile") == 0) {
+            if (cli_profile("rules", argc, argv, &i, &profile, &n_prof))
+                rc = CLI_EXIT_USAGE;
+        } else if (argv[i][0] != '-') {
             cases[ncases++] = argv[i];
         } else {
-            fprintf(stderr, "usage: fiacheck rules [--json]\n"
-                            "       fiacheck rules --coverage [--db PATH] "
-                            "[CASE...] [--profile doc|cann]\n");
-            free(cases);
-            return CLI_EXIT_USAGE;
+            fprintf(stderr, "fiacheck rules: unknown option %s\n", argv[i]);
+            rc = usage(NULL);
         }
     }
-    int rc = CLI_EXIT_OK;
-    if (db != NULL && !cov) {
-        fprintf(stderr, "fiacheck rules: --db goes with --coverage\n");
-        rc = CLI_EXIT_USAGE;
+    if (rc != CLI_EXIT_OK) {
+    } else if (!cov && (db != NULL || ncases > 0)) {
+        rc = usage("--db and cases go with --coverage");
     } else if (cov && ncases == 0 && db == NULL) {
         fprintf(stderr, "fiacheck rules --coverage: give the cases to count "
                         "or a store (--db PATH)\n");
         rc = CLI_EXIT_USAGE;
     } else if (cov) {
-        rc = coverage(cases, ncases, profile, db);
+        rc = coverage(cases, ncases, profile, db, json);
     } else {
         fia_rules_print(stdout, json);
     }

@@ -1,5 +1,6 @@
 /* `fiacheck run CASE... [--profile doc|cann] [--json] [--status-only]
- *                       [--precision BITS] [--pure-mpfr]
+ *                       [--precision BITS] [--pure-mpfr] [--max-work N]
+ *                       [--progress]
  *                       [--tolerance bound|flash-attn|vendor|ulp|
  *                                    allclose RTOL ATOL]`
  *
@@ -13,6 +14,7 @@
  * usage or input (bad input wins: the run is not trustworthy as a whole). */
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include "cli.h"
 #include "fia/check.h"
 #include "fia/fast.h"
@@ -20,6 +22,7 @@
 typedef struct run_options {
     fia_check_options check;
     int json;
+    int progress;       /* --progress: also when stderr is no terminal */
 } run_options;
 
 /* A case file checked: the parse error, or the harness's verdict. */
@@ -40,7 +43,12 @@ static void run_one(const char *path, const run_options *o, run_result *r)
                  err.line, err.msg);
         return;
     }
-    fia_check_case(&c, &o->check, &r->c);
+    fia_check_options co = o->check;
+    if (o->progress || isatty(STDERR_FILENO)) {
+        co.ref_progress = cli_ref_progress;
+        co.ref_progress_ctx = (void *)path;
+    }
+    fia_check_case(&c, &co, &r->c);
     fia_case_free(&c);
 }
 
@@ -127,14 +135,82 @@ static void print_json(const run_result *r, const run_options *o)
     printf("}\n");
 }
 
+static const char run_usage[] =
+    "usage: fiacheck run CASE... [--profile doc|cann] [--json] "
+    "[--status-only]\n"
+    "                    [--precision BITS] [--pure-mpfr] [--max-work N] "
+    "[--progress]\n"
+    "                    [--tolerance bound|flash-attn|vendor|ulp|"
+    "allclose RTOL ATOL]\n"
+    "  --profile P     status codes of the documents (doc, default) or of the\n"
+    "                  released code (cann)\n"
+    "  --json          one JSON object per case (docs/cli.md)\n"
+    "  --status-only   statuses only: no data, nothing computed\n"
+    "  --precision B   the reference's first MPFR precision (64..100000)\n"
+    "  --pure-mpfr     the reference without its binary64 first pass\n"
+    "  --max-work N    refuse cases whose reference would take more than N\n"
+    "                  (estimated multiply-adds; default 2e10, about a "
+    "minute)\n"
+    "  --progress      the reference's progress on stderr (default when\n"
+    "                  stderr is a terminal)\n"
+    "  --tolerance T   the accuracy criterion (docs/tolerance.md)\n"
+    "exit status: 0 all passed, 1 a finding, 2 bad usage or a bad input\n"
+    "(2 wins over 1: a run with a bad input is not trustworthy as a "
+    "whole)\n";
+
 static int usage(void)
 {
-    fprintf(stderr,
-            "usage: fiacheck run CASE... [--profile doc|cann] [--json] "
-            "[--status-only] [--precision BITS] [--pure-mpfr] [--max-work N]\n"
-            "       [--tolerance bound|flash-attn|vendor|ulp|allclose RTOL ATOL]"
-            "\n");
+    fputs(run_usage, stderr);
     return CLI_EXIT_USAGE;
+}
+
+/* The options into *o and the case paths into cases; 0, or -1 (said). */
+static int parse_args(int argc, char **argv, run_options *o,
+                      const char **cases, int *ncases)
+{
+    int n_prof = 0, n_tol = 0, n_prec = 0, n_work = 0;
+    const char *v;
+    for (int i = 0; i < argc; i++) {
+        const char *a = argv[i];
+        if (strcmp(a, "--json") == 0) {
+            o->json = 1;
+        } else if (strcmp(a, "--status-only") == 0) {
+            o->check.status_only = 1;
+        } else if (strcmp(a, "--pure-mpfr") == 0) {
+            o->check.pure_mpfr = 1;
+        } else if (strcmp(a, "--progress") == 0) {
+            o->progress = 1;
+        } else if (strcmp(a, "--profile") == 0) {
+            if (cli_profile("run", argc, argv, &i, &o->check.profile, &n_prof))
+                return -1;
+        } else if (strcmp(a, "--tolerance") == 0) {
+            if (cli_tolerance("run", argc, argv, &i, &o->check, &n_tol))
+                return -1;
+        } else if (strcmp(a, "--precision") == 0) {
+            if (cli_once("run", a, &n_prec) ||
+                cli_value("run", argc, argv, &i, &v) ||
+                cli_long("run", a, v, 64, 100000, &o->check.precision))
+                return -1;
+        } else if (strcmp(a, "--max-work") == 0) {
+            char *end = NULL;
+            if (cli_once("run", a, &n_work) ||
+                cli_value("run", argc, argv, &i, &v))
+                return -1;
+            o->check.max_ref_work = strtod(v, &end);
+            if (end == v || *end != '\0' || !(o->check.max_ref_work > 0)) {
+                fprintf(stderr, "fiacheck run: --max-work takes a positive "
+                        "number of multiply-adds (e.g. 1e11), not '%s'\n", v);
+                return -1;
+            }
+        } else if (a[0] == '-' && a[1] != '\0') {
+            fprintf(stderr, "fiacheck run: unknown option %s\n", a);
+            usage();
+            return -1;
+        } else {
+            cases[(*ncases)++] = a;
+        }
+    }
+    return 0;
 }
 
 int cmd_run(int argc, char **argv)
@@ -142,79 +218,18 @@ int cmd_run(int argc, char **argv)
     run_options o;
     memset(&o, 0, sizeof o);
     fia_check_options_default(&o.check);
+    for (int i = 0; i < argc; i++)
+        if (cli_is_help(argv[i])) {
+            fputs(run_usage, stdout);
+            return CLI_EXIT_OK;
+        }
     const char **cases = calloc((size_t)argc + 1, sizeof *cases);
     int ncases = 0;
     if (cases == NULL)
         return CLI_EXIT_USAGE;
-    for (int i = 0; i < argc; i++) {
-        if (strcmp(argv[i], "--json") == 0) {
-            o.json = 1;
-        } else if (strcmp(argv[i], "--status-only") == 0) {
-            o.check.status_only = 1;
-        } else if (strcmp(argv[i], "--profile") == 0) {
-            if (i + 1 >= argc || fia_profile_parse(argv[i + 1], &o.check.profile)) {
-                fprintf(stderr, "fiacheck run: --profile takes doc or cann\n");
-                free(cases);
-                return CLI_EXIT_USAGE;
-            }
-            i++;
-        } else if (strcmp(argv[i], "--pure-mpfr") == 0) {
-            o.check.pure_mpfr = 1;
-        } else if (strcmp(argv[i], "--tolerance") == 0) {
-            if (i + 1 >= argc ||
-                fia_tol_profile_parse(argv[i + 1], &o.check.tolerance)) {
-                fprintf(stderr, "fiacheck run: --tolerance takes bound, "
-                        "flash-attn, vendor, ulp or allclose RTOL ATOL\n");
-                free(cases);
-                return CLI_EXIT_USAGE;
-            }
-            i++;
-            if (o.check.tolerance == FIA_TOL_ALLCLOSE) {
-                char *e1 = NULL, *e2 = NULL;
-                if (i + 2 < argc) {
-                    o.check.rtol = strtod(argv[i + 1], &e1);
-                    o.check.atol = strtod(argv[i + 2], &e2);
-                }
-                if (i + 2 >= argc || *e1 != '\0' || *e2 != '\0' ||
-                    !(o.check.rtol >= 0) || !(o.check.atol >= 0)) {
-                    fprintf(stderr, "fiacheck run: --tolerance allclose takes "
-                            "RTOL ATOL (numbers >= 0)\n");
-                    free(cases);
-                    return CLI_EXIT_USAGE;
-                }
-                i += 2;
-            }
-        } else if (strcmp(argv[i], "--precision") == 0) {
-            char *end = NULL;
-            if (i + 1 < argc)
-                o.check.precision = strtol(argv[i + 1], &end, 10);
-            if (i + 1 >= argc || *end != '\0' || o.check.precision < 64 ||
-                o.check.precision > 100000) {
-                fprintf(stderr, "fiacheck run: --precision takes bits in "
-                        "64..100000\n");
-                free(cases);
-                return CLI_EXIT_USAGE;
-            }
-            i++;
-        } else if (strcmp(argv[i], "--max-work") == 0) {
-            char *end = NULL;
-            if (i + 1 < argc)
-                o.check.max_ref_work = strtod(argv[i + 1], &end);
-            if (i + 1 >= argc || *end != '\0' ||
-                !(o.check.max_ref_work > 0)) {
-                fprintf(stderr, "fiacheck run: --max-work takes a positive "
-                        "number of multiply-adds (e.g. 1e11)\n");
-                free(cases);
-                return CLI_EXIT_USAGE;
-            }
-            i++;
-        } else if (argv[i][0] == '-' && argv[i][1] != '\0') {
-            fprintf(stderr, "fiacheck run: unknown option %s\n", argv[i]);
-            free(cases);
-            return usage();
-        } else {
-            cases[ncases++] = argv[i];
-        }
+    if (parse_args(argc, argv, &o, cases, &ncases) != 0) {
+        free(cases);
+        return CLI_EXIT_USAGE;
     }
     if (ncases == 0) {
         free(cases);

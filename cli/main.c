@@ -14,18 +14,19 @@ typedef struct command {
 
 static const command commands[] = {
     {"run", cmd_run, "run CASE... [--profile doc|cann] [--json] "
-                     "[--status-only] [--precision BITS]"},
-    {"ref", cmd_ref, "ref CASE --out FILE [--precision BITS]"},
-    {"bench", cmd_bench, "bench --ref|--fast|--kernels|--fuzz [ARGS...]"},
+                     "[--status-only] [--tolerance T] ..."},
+    {"ref", cmd_ref, "ref CASE --out FILE [--precision BITS] [--progress]"},
+    {"bench", cmd_bench, "bench --ref|--fast|--kernels|--fuzz|--tolerance "
+                         "[ARGS...]"},
     {"fuzz", cmd_fuzz, "fuzz [--target params|numeric|metamorphic|all] "
                        "[--time SECONDS] [--jobs N] [--db PATH] "
                        "[--profile doc|cann] [--seed N]"},
     {"repro", cmd_repro, "repro ID|CASE [--db PATH] [--profile doc|cann] "
-                         "[--target T]"},
+                         "[--target T] [--tolerance T] [--json]"},
     {"minimize", cmd_minimize, "minimize ID|CASE [--db PATH] [--out FILE] "
-                               "[--profile doc|cann] [--target T]"},
+                               "[--profile doc|cann] [--target T] ..."},
     {"rules", cmd_rules, "rules [--json] | rules --coverage [--db PATH] "
-                         "[CASE...] [--profile doc|cann]"},
+                         "[CASE...] [--profile doc|cann] [--json]"},
     {"db", cmd_db, "db findings|show ID|stats|regressions|mark|merge|export|"
                    "init [--db PATH] [--json]   (fiacheck db --help)"},
 };
@@ -55,7 +56,9 @@ static void usage(FILE *f)
     fprintf(f, "usage: fiacheck COMMAND [ARGS]\n\ncommands:\n");
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
         fprintf(f, "  fiacheck %s\n", commands[i].help);
-    fprintf(f, "\nexit status: 0 all passed, 1 a finding, 2 bad usage or "
+    fprintf(f, "\n`fiacheck help COMMAND` or `fiacheck COMMAND --help`: its "
+               "options (docs/cli.md)\n"
+               "exit status: 0 all passed, 1 a finding, 2 bad usage or "
                "input\n");
 }
 
@@ -65,7 +68,13 @@ int main(int argc, char **argv)
         usage(stderr);
         return CLI_EXIT_USAGE;
     }
-    if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "help") == 0) {
+    /* `fiacheck help CMD` is `fiacheck CMD --help` */
+    char help_arg[] = "--help";
+    if (strcmp(argv[1], "help") == 0 && argc > 2) {
+        argc = 3;
+        argv[1] = argv[2];
+        argv[2] = help_arg;
+    } else if (cli_is_help(argv[1]) || strcmp(argv[1], "help") == 0) {
         usage(stdout);
         return CLI_EXIT_OK;
     }

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include "case_internal.h"
 
 typedef struct parser {
@@ -596,6 +597,15 @@ fia_status fia_case_parse_file(const char *path, fia_case *c, fia_error *err)
                      path ? strerror(errno) : "no path");
         return failed(err);
     }
+    /* the size first: a huge file is refused without reading it (a file
+     * that grows while read is stopped at the limit below) */
+    struct stat sb;
+    if (fstat(fileno(f), &sb) == 0 && (long long)sb.st_size > FIA_CASE_FILE_MAX) {
+        fia_fail_at(err, FIA_ERR_BAD_INPUT, name, 0, "%lld bytes, over the "
+                    "64 MiB limit of a case file", (long long)sb.st_size);
+        fclose(f);
+        return failed(err);
+    }
     size_t cap = 4096, len = 0;
     char *buf = malloc(cap);
     int rc = -1;
@@ -612,10 +622,13 @@ fia_status fia_case_parse_file(const char *path, fia_case *c, fia_error *err)
         }
         size_t got = fread(buf + len, 1, cap - 1 - len, f);
         len += got;
-        if (got == 0)
+        if (got == 0 || (long long)len > FIA_CASE_FILE_MAX)
             break;
     }
-    if (!buf) {
+    if (buf && (long long)len > FIA_CASE_FILE_MAX) {
+        fia_fail_at(err, FIA_ERR_BAD_INPUT, name, 0, "over the 64 MiB limit "
+                    "of a case file");
+    } else if (!buf) {
         fia_fail_at(err, FIA_ERR_NOMEM, name, 0, "out of memory reading the file");
     } else if (ferror(f)) {
         fia_fail_at(err, FIA_ERR_IO, name, 0, "read error: %s", strerror(errno));

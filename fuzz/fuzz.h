@@ -204,6 +204,11 @@ typedef struct fuzz_case_verdict {
 /* Judges c as target t would into *v; returns v->finding. */
 int fuzz_case_signature(const fia_case *c, fuzz_target_id t, fia_profile p,
                         const char *transform, fuzz_case_verdict *v);
+/* The same under the check options opt (profile, tolerance...; status_only
+ * is the target's). */
+int fuzz_case_judge(const fia_case *c, fuzz_target_id t,
+                    const fia_check_options *opt, const char *transform,
+                    fuzz_case_verdict *v);
 
 /* Predicate "same signature": ctx is a fuzz_sig_pred. */
 typedef struct fuzz_sig_pred {
@@ -211,6 +216,7 @@ typedef struct fuzz_sig_pred {
     fia_profile profile;
     char transform[64];
     char signature[FUZZ_SIGNATURE_LEN];
+    const fia_check_options *check; /* NULL: the defaults under profile */
 } fuzz_sig_pred;
 int fuzz_same_signature(const fia_case *c, void *ctx);
 

@@ -356,6 +356,17 @@ int fuzz_minimize(fia_case *c, fuzz_pred pred, void *ctx, int max_attempts)
 int fuzz_case_signature(const fia_case *c, fuzz_target_id t, fia_profile p,
                         const char *transform, fuzz_case_verdict *v)
 {
+    fia_check_options o;
+    fia_check_options_default(&o);
+    o.profile = p;
+    return fuzz_case_judge(c, t, &o, transform, v);
+}
+
+int fuzz_case_judge(const fia_case *c, fuzz_target_id t,
+                    const fia_check_options *opt, const char *transform,
+                    fuzz_case_verdict *v)
+{
+    fia_profile p = opt->profile;
     memset(v, 0, sizeof *v);
     if (t == FUZZ_METAMORPHIC && transform != NULL && transform[0]) {
         fuzz_meta_result r;
@@ -369,9 +380,7 @@ int fuzz_case_signature(const fia_case *c, fuzz_target_id t, fia_profile p,
         return v->finding = r.finding;
     }
     static fia_check_result r;
-    fia_check_options o;
-    fia_check_options_default(&o);
-    o.profile = p;
+    fia_check_options o = *opt;
     o.status_only = t == FUZZ_PARAMS;
     fia_check_case(c, &o, &r);
     snprintf(v->message, sizeof v->message, "%s", r.reason.msg);
@@ -385,6 +394,9 @@ int fuzz_same_signature(const fia_case *c, void *ctx)
 {
     const fuzz_sig_pred *p = ctx;
     static fuzz_case_verdict v;
+    if (p->check != NULL)
+        return fuzz_case_judge(c, p->target, p->check, p->transform, &v) == 1 &&
+               strcmp(v.signature, p->signature) == 0;
     return fuzz_case_signature(c, p->target, p->profile, p->transform, &v) == 1 &&
            strcmp(v.signature, p->signature) == 0;
 }

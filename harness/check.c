@@ -123,6 +123,8 @@ static void compare_outputs(const fia_case *c, const fia_case_data *d,
     if (o->precision > 0)
         ro.precision_bits = o->precision;
     ro.pure_mpfr = o->pure_mpfr;
+    ro.progress = o->ref_progress;
+    ro.progress_ctx = o->ref_progress_ctx;
     fia_ref_result ref;
     memset(&ref, 0, sizeof ref);
     fia_error rerr;

@@ -13,6 +13,8 @@ void fia_ref_options_default(fia_ref_options *o)
 {
     o->precision_bits = 128;
     o->pure_mpfr = 0;
+    o->progress = NULL;
+    o->progress_ctx = NULL;
 }
 
 void fia_ref_result_free(fia_ref_result *r)
@@ -100,6 +102,8 @@ typedef struct compute_ctx {
     ref_core *core;
     ref_row_in in;      /* the constant part of every row */
     row_out ro;
+    const fia_ref_options *opt;
+    int64_t rows_done;
 } compute_ctx;
 
 /* One row: a degenerate row gets the documented values, exact (bound 0:
@@ -112,6 +116,9 @@ static fia_status compute_row(const ref_row_view *row, void *vctx,
     const ref_problem *p = x->p;
     fia_ref_result *r = x->r;
     int64_t b = row->b, n = row->n, i = row->i;
+    if (x->opt->progress)
+        x->opt->progress(++x->rows_done, p->B * p->N * p->Q_S,
+                         x->opt->progress_ctx);
     if (!row->computed) {
         for (int64_t d = 0; d < p->D; d++)
             store_out(r, ref_out_index(p, b, n, i, d), 0, 0.0,
@@ -151,13 +158,15 @@ static mpfr_prec_t score_precision(void *vp)
     return ref_score_precision(&qr, &kr, p->D);
 }
 
-static fia_status compute_rows(const ref_problem *p, long prec, int pure_mpfr,
-                               fia_ref_result *r, fia_error *err)
+static fia_status compute_rows(const ref_problem *p, long prec,
+                               const fia_ref_options *opt, fia_ref_result *r,
+                               fia_error *err)
 {
     ref_fmt fmt = p->out_dtype == FIA_DT_BF16 ? REF_FMT_BF16 : REF_FMT_FP16;
-    compute_ctx x = {.p = p, .r = r};
+    compute_ctx x = {.p = p, .r = r, .opt = opt};
     fia_status st = ref_core_new(&x.core, p->D, p->KV_S, fmt, prec,
-                                 score_precision, (void *)p, pure_mpfr, err);
+                                 score_precision, (void *)p, opt->pure_mpfr,
+                                 err);
     if (st != FIA_OK)
         return st;
     if (ref_row_out_init(&x.ro, p->D) != FIA_OK) {
@@ -196,7 +205,7 @@ fia_status fia_ref_compute(const fia_case *c, const fia_case_data *d,
         return st;
     st = alloc_result(&p, r, err);
     if (st == FIA_OK && !p.empty_query)
-        st = compute_rows(&p, prec, opt->pure_mpfr, r, err);
+        st = compute_rows(&p, prec, opt, r, err);
     ref_problem_free(&p);
     if (st != FIA_OK)
         fia_ref_result_free(r);

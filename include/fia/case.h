@@ -152,8 +152,13 @@ void fia_case_init(fia_case *c);              /* empty case, defaults set */
 void fia_case_free(fia_case *c);
 fia_status fia_case_copy(fia_case *dst, const fia_case *src); /* OK or NOMEM */
 
-/* Parse a whole file / a string.  FIA_OK, or FIA_ERR_BAD_INPUT (malformed),
- * FIA_ERR_IO (cannot read) or FIA_ERR_NOMEM with *err filled. */
+/* The largest case file read: a case is text, its data generated, so a
+ * larger file is not a case (refused before it is read whole). */
+#define FIA_CASE_FILE_MAX ((long long)64 << 20)
+
+/* Parse a whole file / a string.  FIA_OK, or FIA_ERR_BAD_INPUT (malformed,
+ * or a file over FIA_CASE_FILE_MAX bytes), FIA_ERR_IO (cannot read) or
+ * FIA_ERR_NOMEM with *err filled. */
 fia_status fia_case_parse_file(const char *path, fia_case *c, fia_error *err);
 fia_status fia_case_parse_string(const char *text, const char *name, fia_case *c,
                           fia_error *err);

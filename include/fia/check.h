@@ -12,6 +12,7 @@
 #include "fia/compare.h"
 #include "fia/error.h"
 #include "fia/oracle.h"
+#include "fia/ref.h"
 #include "fia/status.h"
 
 typedef enum fia_verdict {
@@ -40,6 +41,8 @@ typedef struct fia_check_options {
     int pure_mpfr;         /* reference without its binary64 first pass */
     double max_ref_work;   /* refuse to compute cases estimated above this
                               many multiply-adds; 0 = FIA_CHECK_MAX_REF_WORK */
+    fia_ref_progress_fn ref_progress; /* the reference's progress; NULL */
+    void *ref_progress_ctx;
 } fia_check_options;
 
 /* Default work limit: about a minute of the reference on one core. */

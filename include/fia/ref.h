@@ -15,12 +15,19 @@
 #include "fia/error.h"
 #include "fia/status.h"
 
+/* Called after each row of B*N*Q_S (rows_done of rows_total); for a
+ * progress display of long computations. */
+typedef void (*fia_ref_progress_fn)(int64_t rows_done, int64_t rows_total,
+                                    void *ctx);
+
 typedef struct fia_ref_options {
     long precision_bits;            /* >= 64; default 128: the first MPFR
                                        precision (doubled until decided) */
     int pure_mpfr;                  /* 1: skip the binary64 first pass and
                                        decide every element in MPFR (same
                                        bits; for comparison and benches) */
+    fia_ref_progress_fn progress;   /* NULL: none */
+    void *progress_ctx;
 } fia_ref_options;
 
 void fia_ref_options_default(fia_ref_options *o);
