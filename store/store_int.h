@@ -49,6 +49,8 @@ int64_t store_now(void);
  * batch, SAVEPOINT / RELEASE / ROLLBACK TO instead. */
 int store_begin(fia_store *s);
 int store_commit(fia_store *s);
+/* Commit when rc is OK, else roll back keeping the first message; rc. */
+int store_finish(fia_store *s, int rc);
 void store_rollback(fia_store *s);
 /* A read snapshot (BEGIN ... ROLLBACK), nothing inside a batch. */
 int store_read_begin(fia_store *s);

@@ -473,13 +473,7 @@ int fia_store_merge_files(fia_store *s, const char *const *paths, int n)
         rc = merge_one(s, src);
         fia_store_close(src);
     }
-    if (rc == FIA_STORE_OK)
-        return store_commit(s);
-    char keep[sizeof s->msg];
-    memcpy(keep, s->msg, sizeof keep);
-    store_rollback(s);
-    memcpy(s->msg, keep, sizeof keep);
-    return rc;
+    return store_finish(s, rc);
 }
 
 int fia_store_merge(fia_store *s, const char *from_path)

@@ -212,13 +212,7 @@ static int upgrade(fia_store *s, int create)
         rc = classify(s, &p, create);
     if (rc == FIA_STORE_OK && p.version < STORE_SCHEMA_VERSION)
         rc = store_migrate(s, (int)p.version);
-    if (rc == FIA_STORE_OK)
-        return store_commit(s);
-    char keep[sizeof s->msg];
-    memcpy(keep, s->msg, sizeof keep);
-    store_rollback(s);
-    memcpy(s->msg, keep, sizeof keep);
-    return rc;
+    return store_finish(s, rc);
 }
 
 /* A new file needs its directory: a typo in --db must not silently make

@@ -286,3 +286,16 @@ int fia_store_schema_version(void)
 {
     return STORE_SCHEMA_VERSION;
 }
+
+/* Ends the transaction: commit on success, else roll back keeping the
+ * message of the first failure. */
+int store_finish(fia_store *s, int rc)
+{
+    if (rc == FIA_STORE_OK)
+        return store_commit(s);
+    char keep[sizeof s->msg];
+    memcpy(keep, s->msg, sizeof keep);
+    store_rollback(s);
+    memcpy(s->msg, keep, sizeof keep);
+    return rc;
+}

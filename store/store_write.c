@@ -11,19 +11,6 @@ static const char *nz(const char *v)
     return v ? v : "";
 }
 
-/* Ends the transaction: commit on success, else roll back keeping the
- * message of the first failure. */
-static int finish(fia_store *s, int rc)
-{
-    if (rc == FIA_STORE_OK)
-        return store_commit(s);
-    char keep[sizeof s->msg];
-    memcpy(keep, s->msg, sizeof keep);
-    store_rollback(s);
-    memcpy(s->msg, keep, sizeof keep);
-    return rc;
-}
-
 /* Steps a write statement to completion. */
 static int run(fia_store *s, sqlite3_stmt *st, const char *what)
 {
@@ -69,7 +56,7 @@ int fia_store_campaign_begin(fia_store *s, const fia_campaign_info *info,
         rc = run(s, st, "adding a campaign");
         if (rc == FIA_STORE_OK && campaign_id)
             *campaign_id = sqlite3_last_insert_rowid(s->db);
-        rc = finish(s, rc);
+        rc = store_finish(s, rc);
     }
     sqlite3_finalize(st);
     return rc;
@@ -106,7 +93,7 @@ int fia_store_campaign_update(fia_store *s, int64_t campaign_id,
         rc = run(s, st, "updating a campaign");
         if (rc == FIA_STORE_OK)
             rc = changed_one(s, "campaign", campaign_id);
-        rc = finish(s, rc);
+        rc = store_finish(s, rc);
     }
     sqlite3_finalize(st);
     return rc;
@@ -267,7 +254,7 @@ int fia_store_add_finding_ex(fia_store *s, const fia_finding_record *f,
     int rc = store_begin(s);
     if (rc != FIA_STORE_OK)
         return rc;
-    rc = finish(s, add_finding_txn(s, f, &id, &out));
+    rc = store_finish(s, add_finding_txn(s, f, &id, &out));
     if (rc == FIA_STORE_OK) {
         if (finding_id)
             *finding_id = id;
@@ -320,7 +307,7 @@ int fia_store_add_accuracy(fia_store *s, int64_t campaign_id,
     int rc = store_begin(s);
     if (rc != FIA_STORE_OK)
         return rc;
-    return finish(s, upsert_accuracy(s, campaign_id, bucket, max_ulp,
+    return store_finish(s, upsert_accuracy(s, campaign_id, bucket, max_ulp,
                                      max_rel_err));
 }
 
@@ -368,7 +355,7 @@ int fia_store_add_accuracy_sample(fia_store *s, int64_t campaign_id,
         }
         rc = run(s, st, "keeping the worst case");
     }
-    return finish(s, rc);
+    return store_finish(s, rc);
 }
 
 int fia_store_add_rule_coverage(fia_store *s, int64_t campaign_id,
@@ -396,7 +383,7 @@ int fia_store_add_rule_coverage(fia_store *s, int64_t campaign_id,
     int rc = store_begin(s);
     if (rc != FIA_STORE_OK)
         return rc;
-    return finish(s, run(s, st, "adding rule coverage"));
+    return store_finish(s, run(s, st, "adding rule coverage"));
 }
 
 static int update_finding(fia_store *s, int64_t id, const char *sql,
@@ -413,7 +400,7 @@ static int update_finding(fia_store *s, int64_t id, const char *sql,
         rc = run(s, st, "updating a finding");
         if (rc == FIA_STORE_OK)
             rc = changed_one(s, "finding", id);
-        rc = finish(s, rc);
+        rc = store_finish(s, rc);
     }
     sqlite3_finalize(st);
     return rc;
