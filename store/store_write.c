@@ -308,7 +308,7 @@ int fia_store_add_accuracy(fia_store *s, int64_t campaign_id,
     if (rc != FIA_STORE_OK)
         return rc;
     return store_finish(s, upsert_accuracy(s, campaign_id, bucket, max_ulp,
-                                     max_rel_err));
+                                            max_rel_err));
 }
 
 /* The aggregate row (db stats), the ratio (db regressions) and, when given
