@@ -16,11 +16,14 @@ static const char db_usage[] =
     "  db show ID                      one finding with its case text\n"
     "  db stats                        campaigns, findings, accuracy\n"
     "  db regressions --base REV --head REV [--alpha A] [--min-cases N]\n"
-    "                 [--min-effect E]\n"
+    "                 [--min-effect E] [--unpaired] [--all-buckets]\n"
     "      new signatures at HEAD, fixed ones seen again, and buckets whose\n"
-    "      error-to-bound ratios are larger at HEAD: one-sided Mann-Whitney\n"
-    "      U, Bonferroni over the buckets compared (A 0.01), effect\n"
-    "      P(head > base) >= E (0.56), N cases per side at least (30)\n"
+    "      error-to-bound ratios are larger at HEAD on the cases run at\n"
+    "      both revisions (fiacheck survey): one-sided sign test, Bonferroni\n"
+    "      over the buckets compared (A 0.01), effect P(head > base) >= E\n"
+    "      (0.56), N such cases at least (30); --unpaired: buckets with too\n"
+    "      few of them compared as two samples (Mann-Whitney U); facets\n"
+    "      (all cases, each path, feature, dtype, layout) are compared too\n"
     "      exit 1 when anything regressed (for CI gates)\n"
     "  db worst --revision REV --bucket B   the worst case of a bucket\n"
     "                                  (a case file: > w.case; fiacheck "
@@ -41,6 +44,7 @@ typedef struct db_opts {
     const char *pos[64];
     int npos;
     int db_given;
+    int all_buckets;  /* regressions: list the buckets not compared too */
 } db_opts;
 
 static int usage_error(const char *why)
@@ -114,6 +118,14 @@ static int parse_opts(int argc, char **argv, db_opts *o)
         const char **slot = NULL;
         if (strcmp(a, "--json") == 0) {
             o->json = 1;
+            continue;
+        }
+        if (strcmp(a, "--unpaired") == 0) {
+            o->reg.unpaired = 1;
+            continue;
+        }
+        if (strcmp(a, "--all-buckets") == 0) {
+            o->all_buckets = 1;
             continue;
         }
         if (strcmp(a, "--db") == 0) {
@@ -421,11 +433,12 @@ static int do_stats(fia_store *s, const db_opts *o)
 typedef struct reg_out {
     const db_opts *o;
     int64_t compared;
+    int64_t too_few;   /* buckets not compared and not listed */
 } reg_out;
 
-static const char *const reg_names[] = {"",     "new",     "regressed",
-                                        "accuracy", "same", "too-few",
-                                        "only-base", "only-head"};
+static const char *const reg_names[] = {
+    "",          "new",       "regressed", "accuracy", "same", "too-few",
+    "only-base", "only-head", "unpaired"};
 
 static void ratio_json(const char *key, const fia_store_ratio_stats *r)
 {
@@ -445,10 +458,14 @@ static void bucket_json(const fia_store_bucket_cmp *c)
 {
     printf("\"bucket\":");
     cli_json_string(stdout, c->bucket);
+    printf(",\"facet\":%s", c->facet ? "true" : "false");
     ratio_json("base", &c->base);
     ratio_json("head", &c->head);
     printf(",\"compared\":%s", c->compared ? "true" : "false");
+    printf(",\"pairs\":%lld,\"worse\":%lld,\"better\":%lld",
+           (long long)c->pairs, (long long)c->worse, (long long)c->better);
     if (c->compared) {
+        printf(",\"test\":\"%s\"", c->paired ? "sign" : "mann-whitney");
         json_num("effect", c->effect);
         json_num("p_value", c->p_value);
         json_num("alpha", c->alpha);
@@ -461,11 +478,17 @@ static void bucket_text(const fia_store_bucket_cmp *c)
     const fia_store_ratio_stats *b = &c->base, *h = &c->head;
     printf(": ratio p50 %.3g -> %.3g, p90 %.3g -> %.3g, p99 %.3g -> %.3g, "
            "max %.3g -> %.3g; cases > 0.5 %.1f%% -> %.1f%%, > 1 %.1f%% -> "
-           "%.1f%%; A %.3f, p %.2g (alpha %.2g); %lld -> %lld cases\n",
+           "%.1f%%; A %.3f, p %.2g (alpha %.2g); %lld -> %lld cases",
            b->p50, h->p50, b->p90, h->p90, b->p99, h->p99, b->max, h->max,
            100 * b->above_half, 100 * h->above_half, 100 * b->above_one,
            100 * h->above_one, c->effect, c->p_value, c->alpha,
            (long long)b->cases, (long long)h->cases);
+    if (c->paired)
+        printf("; %lld paired: %lld worse, %lld better (sign test)\n",
+               (long long)c->pairs, (long long)c->worse,
+               (long long)c->better);
+    else
+        printf(" (unpaired: Mann-Whitney U)\n");
 }
 
 static int regression_cb(const fia_store_regression *r, void *ctx)
@@ -488,16 +511,25 @@ static int regression_cb(const fia_store_regression *r, void *ctx)
                (long long)r->finding->id, r->finding->signature,
                r->finding->kind, (long long)r->finding->count);
     } else if (c->compared) {
-        printf("%-9s bucket %s", what, c->bucket);
+        printf("%-9s %s %s", what, c->facet ? "facet" : "bucket", c->bucket);
         bucket_text(c);
-        if (r->kind == FIA_STORE_REG_ACCURACY)
+        if (r->kind == FIA_STORE_REG_ACCURACY && c->worst_bucket)
             printf("          worst case: fiacheck db worst --revision %s "
-                   "--bucket %s%s%s > worst.case\n", c->head.revision,
-                   c->bucket, o->db_given ? " --db " : "",
+                   "--bucket '%s'%s%s > worst.case\n", c->head.revision,
+                   c->worst_bucket, o->db_given ? " --db " : "",
                    o->db_given ? o->db : "");
+    } else if (!o->all_buckets && (r->kind == FIA_STORE_REG_TOO_FEW ||
+                                   r->kind == FIA_STORE_REG_UNPAIRED)) {
+        ro->too_few++;
+    } else if (r->kind == FIA_STORE_REG_UNPAIRED) {
+        printf("%-9s bucket %s: %lld -> %lld cases but %lld run at both "
+               "revisions, fewer than %lld: not compared (fiacheck survey at "
+               "both, or --unpaired)\n", what, c->bucket,
+               (long long)c->base.cases, (long long)c->head.cases,
+               (long long)c->pairs, (long long)o->reg.min_cases);
     } else if (r->kind == FIA_STORE_REG_TOO_FEW) {
-        printf("%-9s bucket %s: %lld -> %lld cases, fewer than %lld: not "
-               "compared\n", what, c->bucket, (long long)c->base.cases,
+        printf("%-9s %s %s: %lld -> %lld cases, fewer than %lld: not "
+               "compared\n", what, c->facet ? "facet" : "bucket", c->bucket, (long long)c->base.cases,
                (long long)c->head.cases, (long long)o->reg.min_cases);
     } else {
         const fia_store_ratio_stats *at =
@@ -514,17 +546,24 @@ static int do_regressions(fia_store *s, const db_opts *o)
         fia_store_close(s);
         return usage_error("regressions wants --base REV --head REV");
     }
-    reg_out ro = {o, 0};
+    reg_out ro = {o, 0, 0};
     int64_t n = 0;
     if (fia_store_regressions(s, o->base, o->head, &o->reg, regression_cb,
                               &ro, &n) != FIA_STORE_OK)
         return store_error(s);
+    if (!o->json && ro.too_few > 0)
+        printf("(%lld bucket%s and facets with fewer than %lld cases run at "
+               "both revisions not compared: --all-buckets lists them)\n",
+               (long long)ro.too_few, ro.too_few == 1 ? "" : "s",
+               (long long)o->reg.min_cases);
     if (!o->json)
         printf("%lld regression%s from %s to %s (accuracy: error-to-bound "
-               "ratio per case, one-sided Mann-Whitney U per bucket, "
-               "Bonferroni over %lld bucket%s compared at family alpha %g, "
-               "effect A >= %g, >= %lld cases per side)\n",
+               "ratio per case, one-sided sign test on the cases run at both "
+               "revisions%s per bucket and facet, Bonferroni over %lld group%s "
+               "compared at family alpha %g, effect A >= %g, >= %lld "
+               "cases)\n",
                (long long)n, n == 1 ? "" : "s", o->base, o->head,
+               o->reg.unpaired ? " (else Mann-Whitney U)" : "",
                (long long)ro.compared, ro.compared == 1 ? "" : "s",
                o->reg.alpha, o->reg.min_effect, (long long)o->reg.min_cases);
     return n > 0 ? CLI_EXIT_FINDING : CLI_EXIT_OK;

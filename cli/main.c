@@ -27,6 +27,8 @@ static const command commands[] = {
                                "[--profile doc|cann] [--target T] ..."},
     {"rules", cmd_rules, "rules [--json] | rules --coverage [--db PATH] "
                          "[CASE...] [--profile doc|cann] [--json]"},
+    {"survey", cmd_survey, "survey [--cases N] [--seed S] [--db PATH] "
+                           "[--profile doc|cann] [--revision NAME]"},
     {"db", cmd_db, "db findings|show ID|stats|regressions|mark|merge|export|"
                    "init [--db PATH] [--json]   (fiacheck db --help)"},
 };
@@ -41,7 +43,7 @@ static const char *const planned[] = {"report"};
 static int fast_settings_refused(const char *cmd)
 {
     static const char *const runs_fast[] = {"run", "repro", "minimize",
-                                            "fuzz", "bench"};
+                                            "fuzz", "bench", "survey"};
     const char *why = fastConfigError();
     for (size_t i = 0; why && i < sizeof runs_fast / sizeof runs_fast[0]; i++)
         if (strcmp(cmd, runs_fast[i]) == 0) {

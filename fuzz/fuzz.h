@@ -182,6 +182,7 @@ void fuzz_report_skip(void);                 /* an input not judged */
 void fuzz_report_flush(void);                /* to the store + stats file */
 const fuzz_counters *fuzz_report_counters(void);
 int fuzz_report_quiet(int quiet);            /* no stderr lines; old value */
+size_t fuzz_report_unstored(void);           /* findings the store refused */
 
 /* ---- minimization (minimize.c) ------------------------------------------- */
 /* 1 when the candidate still fails the way we want. */

@@ -29,6 +29,7 @@ typedef struct sample {
     double ulp, rel;
     double ratio;    /* error-to-bound (fia_compare_result.max_ratio) */
     char *text;      /* the case when it is its bucket's worst so far */
+    char key[FIA_CASE_DIGEST_LEN]; /* the case's digest ("" if unknown) */
 } sample;
 
 static struct {
@@ -130,6 +131,11 @@ void fuzz_report_init(fuzz_target_id t)
     atexit(at_exit_flush);
 }
 
+size_t fuzz_report_unstored(void)
+{
+    return R.npending;
+}
+
 int fuzz_report_quiet(int quiet)
 {
     int old = R.quiet;
@@ -217,7 +223,10 @@ static void add_sample(const char *bucket, double ulp, double rel,
     if (new_worst(k, ratio))
         text = fuzz_finding_text(c, R.target, fia_profile_name(profile),
                                  "accuracy-worst", bucket, NULL);
-    R.samples[R.nsamples++] = (sample){k, ulp, rel, ratio, text};
+    sample *p = &R.samples[R.nsamples++];
+    *p = (sample){k, ulp, rel, ratio, text, ""};
+    if (fia_case_digest(c, p->key) != FIA_OK)
+        p->key[0] = '\0'; /* no memory: a sample without identity */
 }
 
 #ifdef FIA_HAVE_STORE
@@ -350,7 +359,7 @@ void fuzz_report_flush(void)
             const sample *p = &R.samples[k];
             if (fia_store_add_accuracy_sample(
                     s, R.campaign, R.buckets.items[p->bucket], p->ulp, p->rel,
-                    p->ratio, p->text) != FIA_STORE_OK)
+                    p->ratio, p->key[0] ? p->key : NULL, p->text) != FIA_STORE_OK)
                 break;
             free(p->text);
         }

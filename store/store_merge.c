@@ -367,12 +367,14 @@ static int merge_accuracy_samples(fia_store *s, fia_store *src,
                                   const campaign_map *map)
 {
     int rc = store_exec(s, "CREATE TEMP TABLE IF NOT EXISTS merge_samples("
-                           "campaign_id INTEGER, bucket TEXT, ratio REAL);"
+                           "campaign_id INTEGER, bucket TEXT, ratio REAL,"
+                           " case_key TEXT);"
                            "DELETE FROM temp.merge_samples");
     if (rc == FIA_STORE_OK)
         rc = copy_rows(s, src,
-                       "SELECT campaign_id, bucket, ratio FROM accuracy_samples",
-                       "INSERT INTO temp.merge_samples VALUES (?1, ?2, ?3)",
+                       "SELECT campaign_id, bucket, ratio, case_key"
+                       " FROM accuracy_samples",
+                       "INSERT INTO temp.merge_samples VALUES (?1, ?2, ?3, ?4)",
                        map, "merging accuracy samples");
     if (rc == FIA_STORE_OK)
         rc = store_exec(
@@ -383,8 +385,9 @@ static int merge_accuracy_samples(fia_store *s, fia_store *src,
             "  WHERE m.campaign_id = t.campaign_id AND m.bucket = t.bucket);"
             "DELETE FROM main.accuracy_samples WHERE (campaign_id, bucket)"
             " IN (SELECT campaign_id, bucket FROM temp.merge_keys);"
-            "INSERT INTO main.accuracy_samples SELECT t.campaign_id,"
-            " t.bucket, t.ratio FROM temp.merge_samples t"
+            "INSERT INTO main.accuracy_samples(campaign_id, bucket, ratio,"
+            " case_key) SELECT t.campaign_id, t.bucket, t.ratio, t.case_key"
+            " FROM temp.merge_samples t"
             " JOIN temp.merge_keys k USING (campaign_id, bucket);"
             "DROP TABLE temp.merge_keys; DELETE FROM temp.merge_samples");
     return rc;

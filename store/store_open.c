@@ -13,6 +13,9 @@
  *   4  accuracy_samples: one error-to-bound ratio per compared case (the
  *      regression query compares their distributions); accuracy_worst: the
  *      case text of the largest ratio per campaign x bucket.
+ *   5  accuracy_samples gain case_key: a digest of the case's canonical
+ *      text (fia_case_digest), so two revisions that ran the same case can
+ *      be compared case by case (paired); NULL for older rows.
  * A new file is created by running every migration from 0, so the upgrade
  * path of old files is the code path of every new file. */
 #include <errno.h>
@@ -101,8 +104,14 @@ static const char *const schema_v4[] = {
     " PRIMARY KEY (campaign_id, bucket)) WITHOUT ROWID",
     NULL};
 
+static const char *const schema_v5[] = {
+    "ALTER TABLE accuracy_samples ADD COLUMN case_key TEXT",
+    "CREATE INDEX accuracy_samples_case ON accuracy_samples(bucket, case_key)"
+    " WHERE case_key IS NOT NULL",
+    NULL};
+
 static const char *const *const migrations[STORE_SCHEMA_VERSION] = {
-    schema_v1, schema_v2, schema_v3, schema_v4};
+    schema_v1, schema_v2, schema_v3, schema_v4, schema_v5};
 
 int store_migrate(fia_store *s, int from)
 {

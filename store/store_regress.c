@@ -6,8 +6,29 @@
  * differ by chance, and more so in small buckets.  The ratio
  * |got - exact| / (bound + ulp/2) (docs/tolerance.md) puts every element
  * on the same scale (1 = at the bound), so near-zero outputs with large
- * ULP counts but tiny bounds do not dominate.  Per bucket the two samples
- * of per-case ratios are compared with a one-sided Mann-Whitney U test:
+ * ULP counts but tiny bounds do not dominate.
+ *
+ * Paired, by default.  Two fuzz campaigns do not draw their cases from one
+ * distribution: each is steered by its own coverage feedback, so the cases
+ * of one bucket differ between two runs of the same binary, and a test of
+ * two samples (below) reported 4 of 33 buckets "worse" on such a pair.
+ * What is comparable is the same case at both revisions: samples carry the
+ * case's digest (fia_case_digest), cases run at both revisions are paired
+ * (`fiacheck survey` runs one fixed stream of cases; a fuzz campaign's seed
+ * corpus is run by every campaign), and per bucket an exact one-sided sign
+ * test asks whether head is worse on more of the pairs that changed than
+ * chance allows:
+ *
+ *   w = pairs where head's ratio > base's, b = pairs where it is smaller,
+ *   p = P(X >= w) for X ~ Binomial(w + b, 1/2)    (p = 1 when w + b = 0)
+ *
+ * The same binary twice gives identical ratios (fast/ is deterministic for
+ * a given kernel level and thread count, which the case records), w = b =
+ * 0, nothing to report.  The effect A = (w + ties/2) / pairs must also
+ * reach min_effect.
+ *
+ * Unpaired, on request (--unpaired): per bucket the two samples of per-case
+ * ratios are compared with a one-sided Mann-Whitney U test:
  *
  *   U = R_head - n_h (n_h + 1) / 2     (R_head: rank sum of head, ties
  *                                       given their mean rank)
@@ -15,12 +36,13 @@
  *                                 (N (N - 1)))   (t: tie group sizes)
  *   z = (U - E[U] - 1/2) / sqrt(Var[U]),   p = P(Z >= z)
  *
- * rejected at alpha / m over the m buckets compared (Bonferroni: the
- * chance of any false alarm in the run stays <= alpha).  A significant
- * but tiny shift (a huge sample makes everything significant) is not a
- * regression: the effect A = U / (n_b n_h) = P(head > base) + P(tie)/2
- * must also reach min_effect.  The test assumes independent cases; fuzz
- * cases are mutations of each other, which alpha / m leaves room for. */
+ * with A = U / (n_b n_h) = P(head > base) + P(tie)/2.  It assumes
+ * independent samples of one distribution, which fuzz campaigns are not.
+ *
+ * Either test is rejected at alpha / m over the m buckets compared
+ * (Bonferroni: the chance of any false alarm in the run stays <= alpha),
+ * and a significant but tiny shift (a huge sample makes everything
+ * significant) is not a regression: A must reach min_effect. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,6 +53,7 @@ void fia_store_regress_options_default(fia_store_regress_options *o)
     o->alpha = 0.01;
     o->min_cases = 30;
     o->min_effect = 0.56;
+    o->unpaired = 0;
 }
 
 /* ---- findings ---------------------------------------------------------- */
@@ -119,6 +142,10 @@ typedef struct ratios {
 typedef struct bucket_data {
     char *name;
     ratios side[2]; /* base, head */
+    int64_t pairs, worse, better; /* cases run at both revisions */
+    const char *worst;  /* facets: the member bucket with the largest
+                           ratio at head (points into the bucket list) */
+    double worst_ratio;
 } bucket_data;
 
 typedef struct bucket_list {
@@ -203,6 +230,50 @@ static int load_ratios(fia_store *s, const char *base, const char *head,
     return FIA_STORE_OK;
 }
 
+static bucket_data *find_bucket(bucket_list *l, const char *name)
+{
+    for (size_t i = 0; i < l->n; i++)
+        if (strcmp(l->b[i].name, name) == 0)
+            return &l->b[i];
+    return NULL;
+}
+
+/* The cases run at both revisions, per bucket: how many, and on how many
+ * head's ratio is larger / smaller than base's.  A case run several times
+ * at one revision counts once, with its largest ratio (max, not a mean:
+ * copies of one ratio give that ratio exactly). */
+static int load_pairs(fia_store *s, const char *base, const char *head,
+                      bucket_list *l)
+{
+    sqlite3_stmt *st = store_prepare(
+        s, "SELECT a.bucket,"
+           " max(CASE WHEN c.revision = ?1 THEN a.ratio END) AS rb,"
+           " max(CASE WHEN c.revision = ?2 THEN a.ratio END) AS rh"
+           " FROM accuracy_samples a JOIN campaigns c ON c.id = a.campaign_id"
+           " WHERE c.revision IN (?1, ?2) AND a.case_key IS NOT NULL"
+           " GROUP BY a.bucket, a.case_key"
+           " HAVING rb IS NOT NULL AND rh IS NOT NULL");
+    if (st == NULL)
+        return FIA_STORE_ERR_IO;
+    store_bind_text(st, 1, base);
+    store_bind_text(st, 2, head);
+    int rc;
+    while ((rc = store_step(s, st)) == SQLITE_ROW) {
+        bucket_data *b = find_bucket(l, store_col_text(st, 0));
+        if (b == NULL)
+            continue; /* cannot happen: load_ratios saw every bucket */
+        double rb = sqlite3_column_double(st, 1);
+        double rh = sqlite3_column_double(st, 2);
+        b->pairs++;
+        b->worse += rh > rb;
+        b->better += rh < rb;
+    }
+    sqlite3_finalize(st);
+    if (rc != SQLITE_DONE)
+        return store_sqlfail(s, rc, "reading paired accuracy samples");
+    return FIA_STORE_OK;
+}
+
 /* Nearest rank: the smallest x with at least a share q of the cases <= x. */
 static double quantile(const ratios *r, double q)
 {
@@ -261,6 +332,36 @@ static double mann_whitney(const ratios *b, const ratios *h, double *effect)
     return 0.5 * erfc(z / sqrt(2.0));
 }
 
+/* Exact one-sided sign test: P(X >= w), X ~ Binomial(w + b, 1/2), summed
+ * in log space (lgamma) so that large counts neither overflow nor lose
+ * the tail; O(b) terms. */
+static double sign_test(int64_t w, int64_t b)
+{
+    int64_t n = w + b;
+    if (n == 0 || w == 0)
+        return 1;
+    double p = 0, ln_half_n = (double)n * log(0.5);
+    for (int64_t i = w; i <= n; i++)
+        p += exp(lgamma((double)n + 1) - lgamma((double)i + 1) -
+                 lgamma((double)(n - i) + 1) + ln_half_n);
+    return p > 1 ? 1 : p;
+}
+
+/* How a bucket is compared: paired when enough cases ran at both
+ * revisions, else unpaired when asked for and both sides have enough. */
+static int bucket_method(const bucket_data *d,
+                         const fia_store_regress_options *o)
+{
+    if (d->side[0].n == 0 || d->side[1].n == 0)
+        return 0;
+    if (d->pairs >= o->min_cases)
+        return 1;
+    if (o->unpaired && (int64_t)d->side[0].n >= o->min_cases &&
+        (int64_t)d->side[1].n >= o->min_cases)
+        return 2;
+    return 0;
+}
+
 static int bucket_kind(const bucket_data *d, const fia_store_regress_options *o,
                        int64_t m, fia_store_bucket_cmp *c)
 {
@@ -270,17 +371,124 @@ static int bucket_kind(const bucket_data *d, const fia_store_regress_options *o,
     c->alpha = m > 0 ? o->alpha / (double)m : o->alpha;
     c->p_value = 1;
     c->effect = 0.5;
+    c->pairs = d->pairs;
+    c->worse = d->worse;
+    c->better = d->better;
     if (b->n == 0)
         return FIA_STORE_REG_ONLY_HEAD;
     if (h->n == 0)
         return FIA_STORE_REG_ONLY_BASE;
-    if ((int64_t)b->n < o->min_cases || (int64_t)h->n < o->min_cases)
-        return FIA_STORE_REG_TOO_FEW;
+    int method = bucket_method(d, o);
+    if (method == 0)
+        return (int64_t)b->n >= o->min_cases && (int64_t)h->n >= o->min_cases
+                   ? FIA_STORE_REG_UNPAIRED
+                   : FIA_STORE_REG_TOO_FEW;
     c->compared = 1;
-    c->p_value = mann_whitney(b, h, &c->effect);
+    c->paired = method == 1;
+    if (c->paired) {
+        c->p_value = sign_test(d->worse, d->better);
+        c->effect = ((double)d->worse +
+                     0.5 * (double)(d->pairs - d->worse - d->better)) /
+                    (double)d->pairs;
+    } else {
+        c->p_value = mann_whitney(b, h, &c->effect);
+    }
     return c->p_value < c->alpha && c->effect >= o->min_effect
                ? FIA_STORE_REG_ACCURACY
                : FIA_STORE_REG_SAME;
+}
+
+/* ---- facets: the buckets grouped ------------------------------------------
+ * A bucket is fuzz_bucket's "feature+feature+...|dtype|layout" (the first
+ * feature is the path, prefill or decode): a few hundred of them, most
+ * with a handful of cases.  Its facets are the groups it belongs to: every
+ * case ("*"), its path, each other feature, its dtype and its layout, so a
+ * loss confined to one dtype or one feature reaches min_cases there even
+ * when no single bucket does.  A name not in that form has facet "*"
+ * only. */
+
+static int facet_add(bucket_list *f, const char *name, const bucket_data *b)
+{
+    bucket_data *g = find_bucket(f, name);
+    if (g == NULL && (g = new_bucket(f, name)) == NULL)
+        return -1;
+    for (int k = 0; k < 2; k++)
+        for (size_t i = 0; i < b->side[k].n; i++)
+            if (push_ratio(&g->side[k], b->side[k].v[i]) != 0)
+                return -1;
+    g->pairs += b->pairs;
+    g->worse += b->worse;
+    g->better += b->better;
+    /* the member with the largest ratio at head: where its worst case is */
+    if (b->side[1].n > 0 &&
+        (g->worst == NULL ||
+         b->side[1].v[b->side[1].n - 1] > g->worst_ratio)) {
+        g->worst = b->name;
+        g->worst_ratio = b->side[1].v[b->side[1].n - 1];
+    }
+    return 0;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+static int build_facets(const bucket_list *l, bucket_list *f)
+{
+    char name[320];
+    for (size_t i = 0; i < l->n; i++) {
+        const bucket_data *b = &l->b[i];
+        if (facet_add(f, "*", b) != 0)
+            return -1;
+        const char *bar = strchr(b->name, '|');
+        const char *bar2 = bar ? strchr(bar + 1, '|') : NULL;
+        if (bar2 == NULL || strchr(bar2 + 1, '|') != NULL)
+            continue;
+        const char *p = b->name;
+        for (int first = 1; p < bar; first = 0) {
+            const char *e = p;
+            while (e < bar && *e != '+')
+                e++;
+            snprintf(name, sizeof name, "%s=%.*s", first ? "path" : "feature",
+                     (int)(e - p), p);
+            if (facet_add(f, name, b) != 0)
+                return -1;
+            p = e < bar ? e + 1 : e;
+        }
+        snprintf(name, sizeof name, "dtype=%.*s", (int)(bar2 - bar - 1), bar + 1);
+        if (facet_add(f, name, b) != 0)
+            return -1;
+        snprintf(name, sizeof name, "layout=%s", bar2 + 1);
+        if (facet_add(f, name, b) != 0)
+            return -1;
+    }
+    for (size_t i = 0; i < f->n; i++)
+        for (int k = 0; k < 2; k++)
+            qsort(f->b[i].side[k].v, f->b[i].side[k].n, sizeof(double),
+                  cmp_double);
+    return 0;
+}
+
+/* Reports the groups of list (buckets, or facets) to the callback. */
+static void report_groups(const bucket_list *l, int facet, const char *base,
+                          const char *head, const fia_store_regress_options *o,
+                          int64_t m, reg_ctx *c)
+{
+    for (size_t i = 0; !c->stop && i < l->n; i++) {
+        const bucket_data *d = &l->b[i];
+        fia_store_bucket_cmp cmp;
+        memset(&cmp, 0, sizeof cmp);
+        describe(&d->side[0], base, &cmp.base);
+        describe(&d->side[1], head, &cmp.head);
+        fia_store_regression r = {.kind = bucket_kind(d, o, m, &cmp),
+                                  .bucket = &cmp};
+        cmp.facet = facet;
+        cmp.worst_bucket = facet ? d->worst : d->name;
+        c->n += r.kind == FIA_STORE_REG_ACCURACY;
+        c->stop = c->cb ? c->cb(&r, c->ctx) : 0;
+    }
 }
 
 static int accuracy_regressions(fia_store *s, const char *base,
@@ -288,22 +496,23 @@ static int accuracy_regressions(fia_store *s, const char *base,
                                 const fia_store_regress_options *o,
                                 reg_ctx *c)
 {
-    bucket_list l = {0};
+    bucket_list l = {0}, f = {0};
     int rc = load_ratios(s, base, head, &l);
+    if (rc == FIA_STORE_OK)
+        rc = load_pairs(s, base, head, &l);
+    if (rc == FIA_STORE_OK && build_facets(&l, &f) != 0)
+        rc = store_fail(s, FIA_STORE_ERR_IO,
+                        "out of memory grouping accuracy samples");
     int64_t m = 0;
     for (size_t i = 0; i < l.n; i++)
-        m += (int64_t)l.b[i].side[0].n >= o->min_cases &&
-             (int64_t)l.b[i].side[1].n >= o->min_cases;
-    for (size_t i = 0; rc == FIA_STORE_OK && !c->stop && i < l.n; i++) {
-        fia_store_bucket_cmp cmp;
-        memset(&cmp, 0, sizeof cmp);
-        describe(&l.b[i].side[0], base, &cmp.base);
-        describe(&l.b[i].side[1], head, &cmp.head);
-        fia_store_regression r = {.kind = bucket_kind(&l.b[i], o, m, &cmp),
-                                  .bucket = &cmp};
-        c->n += r.kind == FIA_STORE_REG_ACCURACY;
-        c->stop = c->cb ? c->cb(&r, c->ctx) : 0;
+        m += bucket_method(&l.b[i], o) != 0;
+    for (size_t i = 0; i < f.n; i++)
+        m += bucket_method(&f.b[i], o) != 0;
+    if (rc == FIA_STORE_OK) {
+        report_groups(&f, 1, base, head, o, m, c);
+        report_groups(&l, 0, base, head, o, m, c);
     }
+    buckets_free(&f);
     buckets_free(&l);
     return rc;
 }

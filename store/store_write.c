@@ -317,7 +317,7 @@ int fia_store_add_accuracy(fia_store *s, int64_t campaign_id,
 int fia_store_add_accuracy_sample(fia_store *s, int64_t campaign_id,
                                   const char *bucket, double max_ulp,
                                   double max_rel_err, double ratio,
-                                  const char *case_text)
+                                  const char *case_key, const char *case_text)
 {
     if (s == NULL)
         return FIA_STORE_ERR_MISUSE;
@@ -331,12 +331,16 @@ int fia_store_add_accuracy_sample(fia_store *s, int64_t campaign_id,
     if (rc == FIA_STORE_OK) {
         sqlite3_stmt *st = store_cached(
             s, ST_INS_RATIO,
-            "INSERT INTO accuracy_samples(campaign_id, bucket, ratio)"
-            " VALUES (?1, ?2, ?3)");
+            "INSERT INTO accuracy_samples(campaign_id, bucket, ratio,"
+            " case_key) VALUES (?1, ?2, ?3, ?4)");
         if (st != NULL) {
             sqlite3_bind_int64(st, 1, campaign_id);
             store_bind_text(st, 2, bucket);
             sqlite3_bind_double(st, 3, ratio);
+            if (case_key != NULL)
+                store_bind_text(st, 4, case_key);
+            else
+                sqlite3_bind_null(st, 4);
         }
         rc = run(s, st, "adding an accuracy sample");
     }

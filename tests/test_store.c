@@ -71,7 +71,7 @@ static void test_open(void)
     fia_store_close(s);
     CHECK_EQ_INT(pragma_int(p, "PRAGMA user_version"),
                  fia_store_schema_version());
-    CHECK_EQ_INT(fia_store_schema_version(), 4);
+    CHECK_EQ_INT(fia_store_schema_version(), 5);
     CHECK_EQ_INT(pragma_int(p, "PRAGMA application_id"), 0x46494143);
     CHECK_EQ_INT(open_code(p, 0, err, sizeof err), FIA_STORE_OK);
     CHECK_EQ_INT(open_code(p, 1, err, sizeof err), FIA_STORE_OK);
@@ -158,8 +158,11 @@ static void test_migration(void)
                  FIA_STORE_OK);
     CHECK_EQ_INT(n, 1);
     fia_store_close(s);
-    CHECK_EQ_INT(pragma_int(p, "PRAGMA user_version"), 4);
+    CHECK_EQ_INT(pragma_int(p, "PRAGMA user_version"), 5);
     CHECK_EQ_INT(pragma_int(p, "SELECT count(*) FROM sightings"), 2);
+    /* v5: samples have a case key (none for the old file's rows) */
+    CHECK_EQ_INT(pragma_int(p, "SELECT count(*) FROM pragma_table_info("
+                               "'accuracy_samples') WHERE name = 'case_key'"), 1);
     /* v3: the old campaign got a UUID derived from its row */
     CHECK_EQ_INT(pragma_int(p, "SELECT count(*) FROM campaigns WHERE"
                                " length(uuid) = 36"), 1);

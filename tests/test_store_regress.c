@@ -1,8 +1,10 @@
 /* store/: the accuracy part of the regression query.  Samples are drawn the
- * way a fuzz campaign produces them: per case a bound of B ulps and an
- * error of e whole ulps, ratio = e / (B + 1/2) (docs/tolerance.md).  "The
- * same build" is the same generator with another seed; "a planted loss"
- * adds a few ulps to every error. */
+ * way a survey produces them: case i of a bucket (key "bucket:i") has a
+ * bound of B ulps and an error of e whole ulps fixed by the case, ratio =
+ * e / (B + 1/2) (docs/tolerance.md).  "The same build" gives every case
+ * the same ratio; "a rebuild" moves some errors by one ulp either way
+ * (symmetric noise, e.g. other compiler flags); "a planted loss" adds a
+ * few ulps. */
 #include <math.h>
 #include "check.h"
 #include "test_store_util.h"
@@ -18,16 +20,21 @@ static uint64_t next(uint64_t *x)
 
 static double uniform(uint64_t *x) { return (next(x) >> 11) * 0x1p-53; }
 
-/* One case's ratio: bound 1..16 ulps, error |N(0, 1)| * 0.3 B ulps rounded
- * to whole ulps (the output is a rounded value), plus extra_ulp on a share
- * `hit` of the cases. */
-static double draw_ratio(uint64_t *x, double extra_ulp, double hit)
+/* Case i's ratio: bound 1..16 ulps and error |N(0, 1)| * 0.3 B ulps rounded
+ * to whole ulps, both drawn from the case's own stream (key); then, from
+ * the build's stream, one ulp more or less on 30 % of the cases with an
+ * error >= 1 when noise is set, and extra_ulp on a share `hit`. */
+static double case_ratio(uint64_t key, uint64_t *build, double extra_ulp,
+                         double hit, int noise)
 {
-    double b = 1 + floor(uniform(x) * 16);
-    double u1 = uniform(x), u2 = uniform(x);
+    double b = 1 + floor(uniform(&key) * 16);
+    double u1 = uniform(&key), u2 = uniform(&key);
     double g = sqrt(-2 * log(u1 > 0 ? u1 : 1e-300)) * cos(6.283185307 * u2);
     double e = round(fabs(g) * 0.3 * b);
-    if (uniform(x) < hit)
+    double u = uniform(build), side = uniform(build);
+    if (noise && e >= 1 && u < 0.3)
+        e += side < 0.5 ? -1 : 1;
+    if (uniform(build) < hit)
         e += extra_ulp;
     return e / (b + 0.5);
 }
@@ -40,17 +47,23 @@ static int64_t campaign(fia_store *s, const char *rev)
     return id;
 }
 
-/* n cases into bucket; the worst keeps "case <bucket> <ratio>" */
+/* Cases 0..n-1 of bucket built by build `seed`; the worst keeps
+ * "case <bucket> <ratio>" */
 static void fill(fia_store *s, int64_t cid, const char *bucket, int n,
-                 uint64_t seed, double extra_ulp, double hit)
+                 uint64_t seed, double extra_ulp, double hit, int noise)
 {
     double worst = -1;
+    uint64_t bucket_key = 0;
+    for (const char *p = bucket; *p; p++)
+        bucket_key = bucket_key * 131 + (unsigned char)*p;
     CHECK_EQ_INT(fia_store_batch_begin(s), FIA_STORE_OK);
     for (int i = 0; i < n; i++) {
-        double r = draw_ratio(&seed, extra_ulp, hit);
-        char text[128];
+        double r = case_ratio(bucket_key * 1000003u + (uint64_t)i, &seed,
+                              extra_ulp, hit, noise);
+        char text[128], key[96];
         snprintf(text, sizeof text, "# case %s %.17g\n", bucket, r);
-        int rc = fia_store_add_accuracy_sample(s, cid, bucket, r * 8, 1e-3, r,
+        snprintf(key, sizeof key, "%s:%d", bucket, i);
+        int rc = fia_store_add_accuracy_sample(s, cid, bucket, r * 8, 1e-3, r, key,
                                                r > worst ? text : NULL);
         if (rc != FIA_STORE_OK) {
             CHECK_EQ_INT(rc, FIA_STORE_OK);
@@ -97,15 +110,16 @@ static void test_same_build_twice(void)
     fia_store *s = open_ok(scratch("same.db"), 1);
     if (s == NULL)
         return;
-    /* ten "builds" of one binary: no pair may report anything, whatever
-     * the sizes (a maximum over more cases only grows) */
+    /* ten surveys: five of one binary, five rebuilds that move errors by
+     * an ulp either way; no pair may report anything, whatever the sizes
+     * (a maximum over more cases only grows) */
     static const char *revs[] = {"r0", "r1", "r2", "r3", "r4",
                                  "r5", "r6", "r7", "r8", "r9"};
     for (int k = 0; k < 10; k++) {
         int64_t c = campaign(s, revs[k]);
-        fill(s, c, "fp16/BNSD", 200 + 150 * k, 11 + (uint64_t)k, 0, 0);
-        fill(s, c, "bf16/BSH", 300, 101 + (uint64_t)k, 0, 0);
-        fill(s, c, "tiny", 3 + k, 201 + (uint64_t)k, 0, 0);
+        fill(s, c, "fp16/BNSD", 200 + 150 * k, 11 + (uint64_t)k, 0, 0, k >= 5);
+        fill(s, c, "bf16/BSH", 300, 101 + (uint64_t)k, 0, 0, k >= 5);
+        fill(s, c, "tiny", 3 + k, 201 + (uint64_t)k, 0, 0, k >= 5);
     }
     seen v = {.watch = "fp16/BNSD"};
     for (int a = 0; a < 10; a++)
@@ -116,10 +130,16 @@ static void test_same_build_twice(void)
                       revs[a], revs[b], v.text);
         }
     CHECK_EQ_INT(query(s, "r0", "r9", NULL, &v), 0);
-    CHECK_MSG(strcmp(v.text, "4:bf16/BSH;4:fp16/BNSD;5:tiny;") == 0, "%s",
+    CHECK_MSG(strcmp(v.text, "4:*;4:bf16/BSH;4:fp16/BNSD;5:tiny;") == 0, "%s",
               v.text);
-    CHECK(v.last.compared && v.last.buckets_compared == 2);
-    CHECK(v.last.alpha == 0.01 / 2);
+    CHECK(v.last.compared && v.last.paired && v.last.buckets_compared == 3);
+    CHECK(v.last.alpha == 0.01 / 3);
+    CHECK(v.last.pairs == 200 && v.last.worse > 10 && v.last.better > 10);
+    /* the same binary: every pair tied */
+    CHECK_EQ_INT(query(s, "r1", "r3", NULL, &v), 0);
+    CHECK(v.last.pairs == 350 && v.last.worse == 0 && v.last.better == 0 &&
+          v.last.p_value == 1);
+    CHECK_EQ_INT(query(s, "r0", "r9", NULL, &v), 0);
     /* the old rule would have fired: the max grew with the sample size */
     CHECK_MSG(v.last.head.max > v.last.base.max, "%g %g", v.last.head.max,
               v.last.base.max);
@@ -136,29 +156,29 @@ static void test_planted_loss(void)
     if (s == NULL)
         return;
     int64_t b = campaign(s, "base"), h = campaign(s, "lossy");
-    fill(s, b, "fp16/BNSD", 400, 1, 0, 0);
-    fill(s, h, "fp16/BNSD", 400, 2, 2, 1);   /* 2 ulps more everywhere */
-    fill(s, b, "bf16/BSH", 400, 3, 0, 0);
-    fill(s, h, "bf16/BSH", 400, 4, 0, 0);    /* untouched */
-    fill(s, b, "few", 29, 5, 0, 0);
-    fill(s, h, "few", 29, 6, 8, 1);          /* far worse, but 29 cases */
-    fill(s, b, "gone", 50, 7, 0, 0);
-    fill(s, h, "added", 50, 8, 0, 0);
+    fill(s, b, "fp16/BNSD", 400, 1, 0, 0, 0);
+    fill(s, h, "fp16/BNSD", 400, 2, 2, 1, 1);   /* 2 ulps more everywhere */
+    fill(s, b, "bf16/BSH", 400, 3, 0, 0, 0);
+    fill(s, h, "bf16/BSH", 400, 4, 0, 0, 1);    /* rebuilt, untouched */
+    fill(s, b, "few", 29, 5, 0, 0, 0);
+    fill(s, h, "few", 29, 6, 8, 1, 0);          /* far worse, but 29 cases */
+    fill(s, b, "gone", 50, 7, 0, 0, 0);
+    fill(s, h, "added", 50, 8, 0, 0, 0);
     seen v = {.watch = "fp16/BNSD"};
-    CHECK_EQ_INT(query(s, "base", "lossy", NULL, &v), 1);
-    CHECK_MSG(strcmp(v.text, "7:added;4:bf16/BSH;5:few;3:fp16/BNSD;"
+    CHECK_EQ_INT(query(s, "base", "lossy", NULL, &v), 2);
+    CHECK_MSG(strcmp(v.text, "3:*;7:added;4:bf16/BSH;5:few;3:fp16/BNSD;"
                              "6:gone;") == 0, "%s", v.text);
     CHECK(v.last.effect > 0.7 && v.last.p_value < 1e-10);
     CHECK(v.last.head.p50 > v.last.base.p50);
     /* and not the other way round */
     CHECK_EQ_INT(query(s, "lossy", "base", NULL, &v), 0);
-    /* min_cases 29 compares the small bucket too: 3 buckets, alpha / 3 */
+    /* min_cases 29 compares the small bucket too: 4 groups, alpha / 4 */
     fia_store_regress_options o;
     fia_store_regress_options_default(&o);
     o.min_cases = 29;
     v.watch = "few";
-    CHECK_EQ_INT(query(s, "base", "lossy", &o, &v), 2);
-    CHECK(v.last.buckets_compared == 3 && fabs(v.last.alpha - 0.01 / 3) < 1e-15);
+    CHECK_EQ_INT(query(s, "base", "lossy", &o, &v), 3);
+    CHECK(v.last.buckets_compared == 4 && fabs(v.last.alpha - 0.01 / 4) < 1e-15);
     /* the worst case of the lossy bucket comes back as its text */
     char *text = NULL;
     double ratio = 0;
@@ -182,7 +202,7 @@ static void test_planted_loss(void)
     o.min_effect = 0.4;
     CHECK_EQ_INT(fia_store_regressions(s, "base", "lossy", &o, NULL, NULL,
                                        NULL), FIA_STORE_ERR_MISUSE);
-    CHECK_EQ_INT(fia_store_add_accuracy_sample(s, b, "x", 1, 0, NAN, NULL),
+    CHECK_EQ_INT(fia_store_add_accuracy_sample(s, b, "x", 1, 0, NAN, NULL, NULL),
                  FIA_STORE_ERR_MISUSE);
     fia_store_close(s);
 }
@@ -195,8 +215,8 @@ static void test_tiny_shift(void)
     if (s == NULL)
         return;
     int64_t b = campaign(s, "base"), h = campaign(s, "head");
-    fill(s, b, "fp16/BNSD", 20000, 1, 0, 0);
-    fill(s, h, "fp16/BNSD", 20000, 2, 1, 0.06);
+    fill(s, b, "fp16/BNSD", 20000, 1, 0, 0, 0);
+    fill(s, h, "fp16/BNSD", 20000, 2, 1, 0.06, 0);
     seen v = {.watch = "fp16/BNSD"};
     CHECK_EQ_INT(query(s, "base", "head", NULL, &v), 0);
     CHECK_MSG(v.last.p_value < 1e-6 && v.last.effect < 0.56, "p %g A %g",
@@ -204,7 +224,7 @@ static void test_tiny_shift(void)
     fia_store_regress_options o;
     fia_store_regress_options_default(&o);
     o.min_effect = 0.5;
-    CHECK_EQ_INT(query(s, "base", "head", &o, &v), 1);
+    CHECK_EQ_INT(query(s, "base", "head", &o, &v), 2);   /* "*" and the bucket */
     fia_store_close(s);
 }
 
@@ -214,17 +234,18 @@ static void test_merge_keeps_samples(void)
     fia_store *a = open_ok(pa, 1), *b = open_ok(pb, 1);
     if (a == NULL || b == NULL)
         return;
-    fill(a, campaign(a, "base"), "fp16/BNSD", 100, 1, 0, 0);
-    fill(b, campaign(b, "head"), "fp16/BNSD", 100, 2, 3, 1);
+    fill(a, campaign(a, "base"), "fp16/BNSD", 100, 1, 0, 0, 0);
+    fill(b, campaign(b, "head"), "fp16/BNSD", 100, 2, 3, 1, 0);
     fia_store_close(b);
     CHECK_EQ_INT(fia_store_merge(a, pb), FIA_STORE_OK);
     seen v = {.watch = "fp16/BNSD"};
-    CHECK_EQ_INT(query(a, "base", "head", NULL, &v), 1);
+    CHECK_EQ_INT(query(a, "base", "head", NULL, &v), 2);
     CHECK(v.last.base.cases == 100 && v.last.head.cases == 100);
+    CHECK(v.last.pairs == 100 && v.last.worse == 100); /* keys merged */
     /* merging what is already there adds no sample twice */
     CHECK_EQ_INT(fia_store_merge(a, pb), FIA_STORE_OK);
     seen v2 = {.watch = "fp16/BNSD"};
-    CHECK_EQ_INT(query(a, "base", "head", NULL, &v2), 1);
+    CHECK_EQ_INT(query(a, "base", "head", NULL, &v2), 2);
     CHECK(v2.last.base.cases == 100 && v2.last.head.cases == 100);
     char *text = NULL;
     CHECK_EQ_INT(fia_store_worst_case(a, "head", "fp16/BNSD", &text, NULL,

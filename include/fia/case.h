@@ -168,6 +168,10 @@ fia_status fia_case_print(const fia_case *c, FILE *f); /* OK, NOMEM, IO */
 char *fia_case_to_string(const fia_case *c);
 /* 1 when the two cases describe the same call and data. */
 int fia_case_equal(const fia_case *a, const fia_case *b);
+/* The case's identity: 16 hex digits of a hash of its canonical text
+ * (core/case_digest.c), equal for equal cases.  FIA_OK or FIA_ERR_NOMEM. */
+#define FIA_CASE_DIGEST_LEN 17
+fia_status fia_case_digest(const fia_case *c, char out[FIA_CASE_DIGEST_LEN]);
 
 /* The outputs a case passes to the operator.  An output whose line is absent
  * is derived by the documented output rules (002 attentionOut/softmaxLse):

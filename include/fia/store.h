@@ -209,14 +209,16 @@ int fia_store_list_rule_coverage(fia_store *s, const char *revision,
 
 /* One compared case for the regression query: its aggregate row (as
  * fia_store_add_accuracy), its error-to-bound ratio (fia_compare_result
- * .max_ratio: 1 = at the bound) and, when case_text is not NULL and the
+ * .max_ratio: 1 = at the bound), the case's identity case_key (NULL when
+ * unknown; fia_case_digest: two revisions that ran the same case are
+ * compared on it case by case) and, when case_text is not NULL and the
  * ratio is the largest of the bucket in this campaign so far, its case text
  * as the bucket's worst case (a caller passes the text only when the ratio
  * beats what it already sent).  ratio must be >= 0 (may be +inf). */
 int fia_store_add_accuracy_sample(fia_store *s, int64_t campaign_id,
                                   const char *bucket, double max_ulp,
                                   double max_rel_err, double ratio,
-                                  const char *case_text);
+                                  const char *case_key, const char *case_text);
 
 /* The worst case kept for (revision, bucket) over the campaigns of that
  * revision: *case_text is malloc'ed (caller frees); ratio and campaign_id
@@ -230,16 +232,25 @@ int fia_store_worst_case(fia_store *s, const char *revision,
  *  NEW        a signature sighted at head and never at base;
  *  REGRESSED  a signature in state regressed (marked fixed, seen again)
  *             sighted at head (reported as REGRESSED only, even when new);
- *  ACCURACY   a bucket (feature set x dtype x layout) whose per-case
- *             error-to-bound ratios at head are larger than at base: a
- *             one-sided Mann-Whitney U test (normal approximation with tie
- *             and continuity corrections) rejects "not larger" at level
- *             alpha / m (Bonferroni over the m buckets compared), AND the
- *             effect size A = P(head > base) + P(tie)/2 (Vargha-Delaney)
- *             is at least min_effect.
+ *  ACCURACY   a bucket (feature set x dtype x layout), or a facet (a
+ *             group of buckets: all "*", one path, feature, dtype or
+ *             layout; reported first), whose per-case
+ *             error-to-bound ratios at head are larger than at base.
+ *             Paired (the default): on the cases run at both revisions
+ *             (same case digest), an exact one-sided sign test rejects
+ *             "not larger" at level alpha / m (Bonferroni over the m
+ *             buckets compared), AND the effect A = P(head > base) +
+ *             P(tie)/2 over the pairs is at least min_effect.  Unpaired
+ *             (opt->unpaired, when a bucket has too few pairs): the same
+ *             with a one-sided Mann-Whitney U test (normal approximation,
+ *             tie and continuity corrections) and A (Vargha-Delaney).
  * Not regressions, reported to the callback for the record:
  *  SAME       a bucket compared and not found worse;
  *  TOO_FEW    fewer than min_cases cases at base or head: not compared;
+ *  UNPAIRED   enough cases at each revision but fewer than min_cases run
+ *             at both (and opt->unpaired not set): not compared, since
+ *             the cases of two fuzz campaigns are not samples of one
+ *             distribution (run `fiacheck survey` at both revisions);
  *  ONLY_BASE, ONLY_HEAD  a bucket with cases at one revision only.
  * Revisions are matched exactly.  FIA_STORE_ERR_NOTFOUND when no campaign
  * and no sighting carries base (or head).  *count receives the number of
@@ -251,11 +262,13 @@ int fia_store_worst_case(fia_store *s, const char *revision,
 #define FIA_STORE_REG_TOO_FEW 5
 #define FIA_STORE_REG_ONLY_BASE 6
 #define FIA_STORE_REG_ONLY_HEAD 7
+#define FIA_STORE_REG_UNPAIRED 8
 
 typedef struct fia_store_regress_options {
     double alpha;       /* family-wise false alarm rate, (0, 1); 0.01 */
-    int64_t min_cases;  /* per bucket and revision, >= 2; 30 */
+    int64_t min_cases;  /* pairs (or, unpaired, cases per side) >= 2; 30 */
     double min_effect;  /* A in [0.5, 1]; 0.56 ("small", Vargha-Delaney) */
+    int unpaired;       /* compare unpaired samples when pairs are too few */
 } fia_store_regress_options;
 void fia_store_regress_options_default(fia_store_regress_options *o);
 
@@ -271,8 +284,15 @@ typedef struct fia_store_ratio_stats {
 
 typedef struct fia_store_bucket_cmp {
     const char *bucket;
+    int facet;          /* 1: a group of buckets ("*", path=, feature=,
+                           dtype=, layout=), not one bucket */
+    const char *worst_bucket; /* the bucket holding the worst case at head
+                                 (the bucket itself unless a facet) */
     fia_store_ratio_stats base, head;
-    int compared;       /* both have min_cases: the test below was run */
+    int compared;       /* the test below was run */
+    int paired;         /* ... on pairs (sign test), else Mann-Whitney */
+    int64_t pairs;      /* cases run at both revisions */
+    int64_t worse, better; /* pairs where head's ratio is larger / smaller */
     double effect;      /* A = P(head > base) + P(tie)/2 */
     double p_value;     /* one-sided, head larger */
     double alpha;       /* threshold the p-value met or missed: alpha / m */

@@ -1,0 +1,207 @@
+/* `fiacheck survey`: the accuracy of one fixed stream of cases, stored so
+ * that two revisions can be compared case by case.
+ *
+ * A fuzz campaign is steered by coverage: two campaigns of one binary run
+ * different cases, and their accuracy samples are not two draws from one
+ * distribution (db regressions on such a pair reported false alarms).  A
+ * survey runs fuzz_numeric on inputs that depend on --seed and the case's
+ * index only (SplitMix64 bytes), so every revision surveyed with the same
+ * seed and count runs the same cases, as long as the numeric decoder is
+ * the same; each sample carries its case's digest and `db regressions`
+ * pairs them.  It goes through the fuzz target's own path (fuzz_run_one):
+ * the same verdicts, findings, rule coverage and samples as a campaign
+ * records.  Cost: the cases' checks, about 1-10 ms each. */
+#define _XOPEN_SOURCE 700 /* realpath, setenv */
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+#include "cli.h"
+#include "fia/store.h"
+
+#define SURVEY_INPUT_BYTES 256
+#define SURVEY_MAX_CASES 10000000L
+
+static const char survey_usage[] =
+    "usage: fiacheck survey [--cases N] [--seed S] [--db PATH] "
+    "[--profile doc|cann]\n"
+    "                       [--revision NAME] [--quiet]\n"
+    "  Runs N cases (default 500) of fuzz_numeric decoded from a fixed\n"
+    "  stream of inputs (seed S, default 1), records them as a campaign of\n"
+    "  target 'survey' (samples, findings, rule coverage), and prints a\n"
+    "  summary.  The same seed and N at two revisions run the same cases:\n"
+    "  `fiacheck db regressions` compares them case by case.\n"
+    "  --db PATH        the store (default results/findings.db; created)\n"
+    "  --revision NAME  the revision to store (default: the build's)\n"
+    "  --quiet          no line per finding on stderr\n"
+    "exit status: 0 no finding, 1 findings, 2 bad usage or input\n";
+
+typedef struct survey_opts {
+    long cases;
+    long seed;
+    const char *db, *revision, *profile;
+    int quiet;
+} survey_opts;
+
+static int usage(void)
+{
+    fputs(survey_usage, stderr);
+    return CLI_EXIT_USAGE;
+}
+
+static int parse(int argc, char **argv, survey_opts *o)
+{
+    int seen[5] = {0};
+    o->cases = 500;
+    o->seed = 1;
+    o->db = "results/findings.db";
+    for (int i = 0; i < argc; i++) {
+        const char *a = argv[i], *v = NULL;
+        if (cli_is_help(a)) {
+            fputs(survey_usage, stdout);
+            return 1;
+        }
+        if (strcmp(a, "--quiet") == 0) {
+            o->quiet = 1;
+        } else if (strcmp(a, "--cases") == 0) {
+            if (cli_once("survey", a, &seen[0]) ||
+                cli_value("survey", argc, argv, &i, &v) ||
+                cli_long("survey", a, v, 1, SURVEY_MAX_CASES, &o->cases))
+                return -1;
+        } else if (strcmp(a, "--seed") == 0) {
+            if (cli_once("survey", a, &seen[1]) ||
+                cli_value("survey", argc, argv, &i, &v) ||
+                cli_long("survey", a, v, 0, LONG_MAX, &o->seed))
+                return -1;
+        } else if (strcmp(a, "--db") == 0) {
+            if (cli_once("survey", a, &seen[2]) ||
+                cli_value("survey", argc, argv, &i, &o->db))
+                return -1;
+        } else if (strcmp(a, "--revision") == 0) {
+            if (cli_once("survey", a, &seen[3]) ||
+                cli_value("survey", argc, argv, &i, &o->revision))
+                return -1;
+        } else if (strcmp(a, "--profile") == 0) {
+            fia_profile p;
+            if (cli_profile("survey", argc, argv, &i, &p, &seen[4]))
+                return -1;
+            o->profile = fia_profile_name(p);
+        } else {
+            fprintf(stderr, "fiacheck survey: unknown option '%s'\n", a);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+/* SplitMix64: the k-th input depends on (seed, k) only. */
+static uint64_t splitmix64(uint64_t *x)
+{
+    uint64_t z = (*x += 0x9e3779b97f4a7c15u);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9u;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebu;
+    return z ^ (z >> 31);
+}
+
+static void survey_input(long seed, long k, uint8_t *buf, size_t n)
+{
+    uint64_t x = (uint64_t)seed * 0x100000001b3u ^ (uint64_t)k;
+    for (size_t i = 0; i < n; i += 8) {
+        uint64_t r = splitmix64(&x);
+        for (size_t j = 0; j < 8 && i + j < n; j++)
+            buf[i + j] = (uint8_t)(r >> (8 * j));
+    }
+}
+
+/* The command line as one string, for the campaign's record. */
+static void command_line(int argc, char **argv, char *out, size_t len)
+{
+    size_t k = (size_t)snprintf(out, len, "fiacheck survey");
+    for (int i = 0; i < argc && k < len; i++)
+        k += (size_t)snprintf(out + k, len - k, " %s", argv[i]);
+}
+
+int cmd_survey(int argc, char **argv)
+{
+    survey_opts o = {0};
+    int p = parse(argc, argv, &o);
+    if (p != 0)
+        return p > 0 ? CLI_EXIT_OK : usage();
+    const char *revision = o.revision ? o.revision : cli_build_revision();
+    fia_store *st = NULL;
+    char err[512];
+    if (fia_store_open(o.db, FIA_STORE_OPEN_CREATE, &st, err, sizeof err) !=
+        FIA_STORE_OK) {
+        fprintf(stderr, "fiacheck survey: %s\n", err);
+        return CLI_EXIT_USAGE;
+    }
+    char command[1024], abs[PATH_MAX];
+    command_line(argc, argv, command, sizeof command);
+    fia_campaign_info ci = {revision, "survey", o.profile ? o.profile : "doc+cann",
+                            "default", (uint64_t)o.seed, command, ""};
+    int64_t campaign = 0;
+    if (fia_store_campaign_begin(st, &ci, &campaign) != FIA_STORE_OK) {
+        fprintf(stderr, "fiacheck survey: %s\n", fia_store_errmsg(st));
+        fia_store_close(st);
+        return CLI_EXIT_USAGE;
+    }
+    /* The fuzz target's reporting writes to the store on its own
+     * connection, as a campaign's workers do. */
+    char id[32];
+    snprintf(id, sizeof id, "%lld", (long long)campaign);
+    if (o.db[0] == '/' || realpath(o.db, abs) == NULL)
+        snprintf(abs, sizeof abs, "%s", o.db);
+    setenv("FIACHECK_DB", abs, 1);
+    setenv("FIACHECK_CAMPAIGN", id, 1);
+    setenv("FIACHECK_REVISION", revision, 1);
+    unsetenv("FIACHECK_STATS");
+    /* A finding the store refuses is spooled beside the store. */
+    char spool[PATH_MAX + 64];
+    snprintf(spool, sizeof spool, "%s", abs);
+    char *sl = strrchr(spool, '/');
+    snprintf(sl ? sl + 1 : spool, sizeof spool - (size_t)(sl ? sl + 1 - spool : 0),
+             "unstored");
+    (void)mkdir(spool, 0777);
+    size_t sp = strlen(spool);
+    snprintf(spool + sp, sizeof spool - sp, "/survey-%lld", (long long)campaign);
+    if (mkdir(spool, 0777) == 0)
+        setenv("FIACHECK_UNSTORED", spool, 1);
+    else
+        unsetenv("FIACHECK_UNSTORED");
+    if (o.profile)
+        setenv("FIACHECK_PROFILE", o.profile, 1);
+    else
+        unsetenv("FIACHECK_PROFILE");
+    fuzz_report_init(FUZZ_NUMERIC);
+    fuzz_report_quiet(o.quiet);
+    time_t t0 = time(NULL);
+    uint8_t buf[SURVEY_INPUT_BYTES];
+    for (long k = 0; k < o.cases; k++) {
+        survey_input(o.seed, k, buf, sizeof buf);
+        fuzz_run_one(FUZZ_NUMERIC, buf, sizeof buf);
+    }
+    fuzz_report_flush();
+    const fuzz_counters *n = fuzz_report_counters();
+    size_t unstored = fuzz_report_unstored();
+    double secs = difftime(time(NULL), t0);
+    int rc = fia_store_campaign_update(st, campaign, n->execs, 0, secs, 1);
+    if (rc != FIA_STORE_OK)
+        fprintf(stderr, "fiacheck survey: %s\n", fia_store_errmsg(st));
+    fia_store_close(st);
+    if (unstored == 0)
+        (void)rmdir(spool); /* only when empty; its parent may be shared */
+    printf("survey of %lld cases (seed %ld) at %.12s: %lld judged, %lld "
+           "compared nothing, %lld findings; campaign %lld in %s\n",
+           (long long)n->execs, o.seed, revision, (long long)n->evaluated,
+           (long long)n->vacuous, (long long)n->findings,
+           (long long)campaign, o.db);
+    if (unstored > 0 || rc != FIA_STORE_OK) {
+        fprintf(stderr, "fiacheck survey: %zu finding(s) could not be stored "
+                "in %s (their case files: %s)\n", unstored, o.db, spool);
+        return CLI_EXIT_USAGE;
+    }
+    return n->findings > 0 ? CLI_EXIT_FINDING : CLI_EXIT_OK;
+}
