@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # The main job: a short fuzz campaign of every target (fuzz_params,
 # fuzz_numeric, fuzz_metamorphic) into results/findings.db, then its
-# summary.  Builds the libFuzzer binaries with clang (ASan + UBSan) first.
-# FIACHECK_FUZZ_TIME (seconds, default 150) and FIACHECK_FUZZ_JOBS (default
-# the number of cores) tune it.
+# summary, then a survey (a fixed stream of fuzz_numeric cases, the same at
+# every revision, so that `db regressions` compares like with like).
+# Builds the libFuzzer binaries with clang (ASan + UBSan) first.
+# FIACHECK_FUZZ_TIME (seconds, default 150), FIACHECK_FUZZ_JOBS (default
+# the number of cores) and FIACHECK_SURVEY_CASES (default 500) tune it.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
@@ -19,3 +21,8 @@ rc=0
   --jobs "${FIACHECK_FUZZ_JOBS:-$(nproc)}" --db results/findings.db || rc=$?
 # 1 means findings: they are printed above and stored; the job succeeded.
 [ "$rc" -le 1 ] || exit "$rc"
+echo "== accuracy survey (the same cases at every revision: db regressions pairs them)"
+src=0
+./build/fuzz/fiacheck survey --cases "${FIACHECK_SURVEY_CASES:-500}" --quiet \
+  --db results/findings.db || src=$?
+[ "$src" -le 1 ] || exit "$src"
