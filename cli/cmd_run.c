@@ -96,9 +96,9 @@ static void print_text(const run_result *r, const run_options *o)
     }
     for (int i = 0; i < r->c.n_intents; i++) {
         const fia_intent_result *ir = &r->c.intents[i];
-        printf("  intent         %s %s: %s\n", fia_intent_name(ir->intent),
-               ir->met > 0 ? "met" : ir->met == 0 ? "NOT MET" : "unchecked",
-               ir->found);
+        printf("  intent         %s%s: %s\n", fia_intent_name(ir->intent),
+               ir->met > 0 ? " met" : ir->met == 0 ? " NOT MET" : "",
+               ir->found); /* unchecked: found says "not checked: ..." */
     }
     printf("  verdict        %s%s%s\n", fia_verdict_name(r->c.v),
            r->c.reason.msg[0] ? ": " : "", r->c.reason.msg);
