@@ -10,7 +10,8 @@
  *
  * Per case: the oracle's expected status and the rules that fired, fast/'s
  * status, and for accepted cases the error of fast/'s outputs against the
- * MPFR reference.  Exit 0 when every case passes, 1 on any finding, 2 on bad
+ * MPFR reference, and the case's intents.  Exit 0 when every case passes, 1
+ * on any finding or unmet intent, 2 on bad
  * usage or input (bad input wins: the run is not trustworthy as a whole). */
 #include <stdlib.h>
 #include <string.h>
@@ -93,6 +94,12 @@ static void print_text(const run_result *r, const run_options *o)
         if (r->c.has_lse)
             print_cmp_text("softmax_lse", &r->c.lse_cmp);
     }
+    for (int i = 0; i < r->c.n_intents; i++) {
+        const fia_intent_result *ir = &r->c.intents[i];
+        printf("  intent         %s%s: %s\n", fia_intent_name(ir->intent),
+               ir->met > 0 ? " met" : ir->met == 0 ? " NOT MET" : "",
+               ir->found); /* unchecked: found says "not checked: ..." */
+    }
     printf("  verdict        %s%s%s\n", fia_verdict_name(r->c.v),
            r->c.reason.msg[0] ? ": " : "", r->c.reason.msg);
 }
@@ -130,7 +137,16 @@ static void print_json(const run_result *r, const run_options *o)
         if (r->c.has_lse)
             print_cmp_json("lse_", &r->c.lse_cmp);
     }
-    printf(",\"message\":");
+    printf(",\"intents\":[");
+    for (int i = 0; i < r->c.n_intents; i++) {
+        const fia_intent_result *ir = &r->c.intents[i];
+        printf("%s{\"intent\":\"%s\",\"met\":%s,\"found\":", i ? "," : "",
+               fia_intent_name(ir->intent),
+               ir->met > 0 ? "true" : ir->met == 0 ? "false" : "null");
+        cli_json_string(stdout, ir->found);
+        printf("}");
+    }
+    printf("],\"message\":");
     cli_json_string(stdout, r->c.reason.msg);
     printf("}\n");
 }
@@ -154,7 +170,8 @@ static const char run_usage[] =
     "  --progress      the reference's progress on stderr (default when\n"
     "                  stderr is a terminal)\n"
     "  --tolerance T   the accuracy criterion (docs/tolerance.md)\n"
-    "exit status: 0 all passed, 1 a finding, 2 bad usage or a bad input\n"
+    "exit status: 0 all passed, 1 a finding or an unmet intent, 2 bad usage "
+    "or a bad input\n"
     "(2 wins over 1: a run with a bad input is not trustworthy as a "
     "whole)\n";
 
@@ -236,6 +253,7 @@ int cmd_run(int argc, char **argv)
         return usage();
     }
     int n_pass = 0, n_find = 0, n_bad = 0, n_skip = 0, n_vacuous = 0;
+    int n_unmet = 0;
     run_result r;
     for (int i = 0; i < ncases; i++) {
         run_one(cases[i], &o, &r);
@@ -252,18 +270,22 @@ int cmd_run(int argc, char **argv)
             n_skip++;
         else if (r.c.v == FIA_V_VACUOUS)
             n_vacuous++;
+        else if (r.c.v == FIA_V_INTENT_UNMET)
+            n_unmet++;
         else
             n_pass++;
     }
     if (!o.json)
         printf("%d cases: %d passed, %d vacuous, %d findings, %d not "
-               "modeled, %d bad input\n", ncases, n_pass, n_vacuous, n_find,
-               n_skip, n_bad);
+               "modeled, %d bad input, %d intent unmet\n", ncases, n_pass,
+               n_vacuous, n_find, n_skip, n_bad, n_unmet);
     if (!o.json) /* what fast/'s numbers depend on besides the cases */
         printf("fast/ kernels %s, %d threads\n", fastKernelLevel(),
                fastThreadCount());
     free(cases);
     if (n_bad)
         return CLI_EXIT_USAGE;
-    return n_find ? CLI_EXIT_FINDING : CLI_EXIT_OK;
+    /* an unmet intent is no finding of fast/, but the run failed: the case
+     * did not check what it says */
+    return n_find || n_unmet ? CLI_EXIT_FINDING : CLI_EXIT_OK;
 }

@@ -35,6 +35,25 @@ static const char *const slot_names[FIA_SLOT_COUNT] = {
     [FIA_SLOT_SOFTMAX_LSE] = "softmax_lse",
 };
 
+#define FIA_INTENT_NAME_(id, name) name,
+static const char *const intent_names[FIA_INTENT_COUNT] = {
+    FIA_INTENT_LIST(FIA_INTENT_NAME_)
+};
+_Static_assert(FIA_INTENT_COUNT <= 32, "fia_case.intents is a 32-bit set");
+
+const char *fia_intent_name(fia_intent i)
+{
+    return (int)i >= 0 && i < FIA_INTENT_COUNT ? intent_names[i] : "?";
+}
+
+int fia_intent_from_name(const char *name)
+{
+    for (int i = 0; i < FIA_INTENT_COUNT; i++)
+        if (strcmp(name, intent_names[i]) == 0)
+            return i;
+    return -1;
+}
+
 static const char *const array_names[FIA_ARR_COUNT] = {
     [FIA_ARR_ACTUAL_SEQ_LENGTHS] = "actual_seq_lengths",
     [FIA_ARR_ACTUAL_SEQ_LENGTHS_KV] = "actual_seq_lengths_kv",

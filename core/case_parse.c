@@ -19,6 +19,7 @@ typedef struct parser {
     fia_error *err;
     int line;                          /* current line */
     int line_seed;
+    int line_intent;
     int line_attr[FIA_ATTR_COUNT];
     int line_tensor[FIA_SLOT_COUNT];
     int line_gen[FIA_SLOT_COUNT];      /* .gen or .values */
@@ -362,6 +363,28 @@ static fia_status dup_check(parser *p, int *slot_line, const char *key)
     return FIA_OK;
 }
 
+/* "intent = a, b": names of the fixed vocabulary (fia_intent_name). */
+static fia_status parse_intents(parser *p, char *v)
+{
+    for (char *next = v; next != NULL;) {
+        char *comma = strchr(next, ',');
+        if (comma)
+            *comma = '\0';
+        char *name = trim(next);
+        next = comma ? comma + 1 : NULL;
+        int i = fia_intent_from_name(name);
+        if (i < 0) {
+            char valid[512] = "";
+            for (int k = 0; k < FIA_INTENT_COUNT; k++)
+                snprintf(valid + strlen(valid), sizeof valid - strlen(valid),
+                         "%s%s", k ? " " : "", fia_intent_name((fia_intent)k));
+            return FAIL(p, "intent: unknown '%.60s' (valid: %s)", name, valid);
+        }
+        p->c->intents |= 1u << i;
+    }
+    return FIA_OK;
+}
+
 static fia_status parse_attr(parser *p, fia_attr a, char *v)
 {
     const char *key = fia_attr_name(a);
@@ -454,6 +477,11 @@ static fia_status parse_line(parser *p, char *line)
         if (rc != 0)
             return FAIL(p, "seed: bad integer '%.60s' (expected 0..2^64-1)", v);
         return FIA_OK;
+    }
+    if (strcmp(key, "intent") == 0) {
+        if (dup_check(p, &p->line_intent, key) != 0)
+            return p->err->code;
+        return parse_intents(p, v);
     }
     int a = fia_attr_from_name(key);
     if (a >= 0) {

@@ -144,6 +144,12 @@ static void build(const fia_case *c, sbuf *b)
     }
     sb_puts(b, "\n");
     sb_printf(b, "seed = %llu\n", (unsigned long long)c->seed);
+    for (int i = 0, n = 0; i < FIA_INTENT_COUNT; i++)
+        if (c->intents & (1u << i))
+            sb_printf(b, "%s%s", n++ ? ", " : "intent = ",
+                      fia_intent_name((fia_intent)i));
+    if (c->intents)
+        sb_puts(b, "\n");
 
     for (int a = 0; a < FIA_ATTR_COUNT; a++) {
         if (!c->attr_given[a] &&

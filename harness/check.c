@@ -6,7 +6,7 @@
 
 static const char *const verdict_names[] = {
     "pass", "not-modeled", "status-mismatch", "accuracy", "nan-leak",
-    "harness-error", "bad-input", "vacuous",
+    "harness-error", "bad-input", "vacuous", "intent-unmet",
 };
 
 const char *fia_verdict_name(fia_verdict v)
@@ -266,6 +266,29 @@ static void clear_result(fia_check_result *r)
     r->ov.n_fired = r->ov.n_normalized = r->ov.n_obeyed = 0;
 }
 
+/* The intents, and the verdict intent-unmet when one is not met and the
+ * case would otherwise not fail (a finding says more). */
+static void judge_intents(const fia_case *c, const fia_case_data *d,
+                          const char *not_read, fia_check_result *r)
+{
+    fia_check_intents(c, d, not_read, r);
+    if (r->v != FIA_V_PASS && r->v != FIA_V_VACUOUS &&
+        r->v != FIA_V_NOT_MODELED)
+        return;
+    char msg[sizeof r->reason.msg] = "";
+    for (int i = 0; i < r->n_intents; i++) {
+        const fia_intent_result *ir = &r->intents[i];
+        if (ir->met == 0)
+            snprintf(msg + strlen(msg), sizeof msg - strlen(msg), "%s%s: %s",
+                     msg[0] ? "; " : "", fia_intent_name(ir->intent),
+                     ir->found);
+    }
+    if (msg[0]) {
+        r->v = FIA_V_INTENT_UNMET;
+        fia_fail(&r->reason, FIA_OK, "%s", msg);
+    }
+}
+
 void fia_check_case(const fia_case *c, const fia_check_options *o,
                     fia_check_result *r)
 {
@@ -290,11 +313,14 @@ void fia_check_case(const fia_case *c, const fia_check_options *o,
         fia_fail(&r->reason, FIA_ERR_NOT_MODELED, "not modeled yet: fast/ "
                  "implements the V2 API, which has no %s (003 parameter)",
                  gap);
+        judge_intents(c, NULL, "fast/ cannot be called", r);
         fia_case_data_free(&d);
         return;
     }
     r->fast_status = fia_call_fast(c, &d, o->profile, compute, &r->fast_error);
     r->fast_called = 1;
     judge_call(c, &d, o, compute, r);
+    judge_intents(c, compute ? &d : NULL, "--status-only computes nothing",
+                  r);
     fia_case_data_free(&d);
 }

@@ -65,3 +65,44 @@ fia_status fia_ref_visit_rows(const fia_case *c, const fia_case_data *d,
     ref_problem_free(&p);
     return st;
 }
+
+/* ---- fia_ref_visit_keys: the keys of every row, nothing computed ------- */
+
+typedef struct keys_ctx {
+    const ref_problem *p;
+    fia_ref_key_fn fn;
+    void *fn_ctx;
+} keys_ctx;
+
+static fia_status key_row(const ref_row_view *rv, void *vctx, fia_error *err)
+{
+    (void)err;
+    keys_ctx *x = vctx;
+    const ref_problem *p = x->p;
+    fia_ref_key_row row = {
+        .b = rv->b, .n = rv->n, .kv_head = ref_kv_head(p, rv->n), .i = rv->i,
+        .q_len = p->q_len[rv->b], .kv_len = p->kv_len[rv->b],
+        .padding = rv->i >= p->q_len[rv->b], .lse_inf = rv->lse_inf,
+        .nk = rv->nk, .keys = rv->keys, .q = rv->computed ? rv->q : NULL,
+        .k = rv->kbuf, .v = rv->vbuf};
+    return (fia_status)x->fn(&row, x->fn_ctx);
+}
+
+fia_status fia_ref_visit_keys(const fia_case *c, const fia_case_data *d,
+                              fia_ref_dims *dims, fia_ref_key_fn fn,
+                              void *ctx, fia_error *err)
+{
+    memset(dims, 0, sizeof *dims);
+    ref_problem p;
+    fia_status st = ref_problem_init(&p, c, d, err);
+    if (st != FIA_OK)
+        return st;
+    *dims = (fia_ref_dims){.B = p.B, .N = p.N, .KV_N = p.KV_N, .Q_S = p.Q_S,
+                           .KV_S = p.KV_S, .D = p.D,
+                           .empty_query = p.empty_query};
+    keys_ctx x = {.p = &p, .fn = fn, .fn_ctx = ctx};
+    if (!p.empty_query)
+        st = ref_rows_walk(&p, key_row, &x, err);
+    ref_problem_free(&p);
+    return st;
+}

@@ -1,5 +1,5 @@
 # Runs `fiacheck run` on every case of the corpus, both profiles; fails when
-# any case is a finding (exit 1) or bad input (exit 2).
+# any case is a finding or misses its intent (exit 1) or is bad input (exit 2).
 file(GLOB_RECURSE cases ${CASEDIR}/*.case)
 list(LENGTH cases n)
 if(n EQUAL 0)

@@ -536,6 +536,43 @@ static void test_fuzz(void)
     free(big);
 }
 
+/* The intent line: a set of names of the fixed vocabulary, printed back in
+ * vocabulary order; an unknown name is an error naming the valid ones. */
+static void test_intents(void)
+{
+    const char *base = "query = fp16 [1,1,4,16]\nkey = fp16 [1,1,8,16]\n"
+                       "value = fp16 [1,1,8,16]\n";
+    char text[512];
+    fia_case c, d;
+    fia_error err;
+    snprintf(text, sizeof text, "intent = rejected , fully_masked_rows\n%s",
+             base);
+    CHECK(fia_case_parse_string(text, "t", &c, &err) == FIA_OK);
+    CHECK(c.intents == (1u << FIA_INTENT_REJECTED |
+                        1u << FIA_INTENT_FULLY_MASKED_ROWS));
+    char *printed = fia_case_to_string(&c);
+    CHECK(printed && strstr(printed,
+                            "intent = fully_masked_rows, rejected\n") != NULL);
+    CHECK(printed && fia_case_parse_string(printed, "t", &d, &err) == FIA_OK);
+    CHECK(d.intents == c.intents);
+    free(printed);
+    fia_case_free(&c);
+    fia_case_free(&d);
+    CHECK(strcmp(fia_intent_name(FIA_INTENT_GQA_GROUP), "gqa_group") == 0);
+    CHECK(fia_intent_from_name("split_decode") == FIA_INTENT_SPLIT_DECODE);
+    CHECK(fia_intent_from_name("nope") == -1);
+    snprintf(text, sizeof text, "intent = gqa_group,\n%s", base);
+    CHECK(fia_case_parse_string(text, "t", &c, &err) == FIA_ERR_BAD_INPUT);
+    CHECK(err.line == 1 && strstr(err.msg, "valid: fully_masked_rows") != NULL);
+    fia_case_free(&c);
+    /* no intent line: nothing printed */
+    CHECK(fia_case_parse_string(base, "t", &c, &err) == FIA_OK);
+    printed = fia_case_to_string(&c);
+    CHECK(printed && c.intents == 0 && strstr(printed, "intent") == NULL);
+    free(printed);
+    fia_case_free(&c);
+}
+
 int main(void)
 {
     test_example();
@@ -544,5 +581,6 @@ int main(void)
     test_errors();
     test_roundtrip();
     test_fuzz();
+    test_intents();
     return check_summary();
 }

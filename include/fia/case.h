@@ -131,9 +131,26 @@ typedef struct fia_attrs {
     int64_t query_quant_mode;       /* 0 */
 } fia_attrs;
 
+/* What a case says it exercises (`intent = a, b`): not part of the call;
+ * harness/intent.c checks each one, docs/case-format.md defines them. */
+#define FIA_INTENT_LIST(X) \
+    X(FULLY_MASKED_ROWS, "fully_masked_rows") \
+    X(MASKED_NONFINITE_READ, "masked_nonfinite_read") \
+    X(NONFINITE_LIVE, "nonfinite_live") \
+    X(BEYOND_KEY_BLOCK, "beyond_key_block") \
+    X(SPLIT_DECODE, "split_decode") \
+    X(RAGGED_SEQLEN, "ragged_seqlen") \
+    X(GQA_GROUP, "gqa_group") \
+    X(REJECTED, "rejected")
+#define FIA_INTENT_ENUM_(id, name) FIA_INTENT_##id,
+typedef enum fia_intent { FIA_INTENT_LIST(FIA_INTENT_ENUM_) FIA_INTENT_COUNT } fia_intent;
+const char *fia_intent_name(fia_intent i);
+int fia_intent_from_name(const char *name);   /* -1 if unknown */
+
 typedef struct fia_case {
     char name[256];                 /* file name or "<string>" */
     uint64_t seed;                  /* default 0 */
+    uint32_t intents;               /* bit 1u << fia_intent */
     fia_tensor_spec tensors[FIA_SLOT_COUNT];
     fia_int_array_spec arrays[FIA_ARR_COUNT];
     fia_attrs attrs;

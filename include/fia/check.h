@@ -23,10 +23,13 @@ typedef enum fia_verdict {
     FIA_V_NAN_LEAK,        /* finding */
     FIA_V_HARNESS_ERROR,   /* finding: ref refused a case the oracle accepted */
     FIA_V_BAD_INPUT,       /* the case is malformed or too large to compute */
-    FIA_V_VACUOUS          /* not a finding, not a pass: fast/ answered as
+    FIA_V_VACUOUS,         /* not a finding, not a pass: fast/ answered as
                               expected but no output element could be
                               compared (every one unspecified or outside
                               the tolerance model) */
+    FIA_V_INTENT_UNMET     /* not a finding of fast/ but a failure: the
+                              case does not exercise what its `intent`
+                              line says (it would otherwise pass) */
 } fia_verdict;
 
 const char *fia_verdict_name(fia_verdict v); /* "pass", "vacuous", ... */
@@ -53,6 +56,14 @@ double fia_check_reference_work(const fia_case *c);
 
 void fia_check_options_default(fia_check_options *o);
 
+/* One intent of the case, judged (harness/intent.c). */
+typedef struct fia_intent_result {
+    fia_intent intent;
+    int met;                     /* 1 met, 0 not, -1 not checked (nothing
+                                    read: --status-only, not modeled) */
+    char found[192];             /* what was found, either way */
+} fia_intent_result;
+
 typedef struct fia_check_result {
     fia_verdict v;
     /* Why the verdict is what it is, when there is something to say; code
@@ -74,11 +85,20 @@ typedef struct fia_check_result {
     int has_lse;
     fia_compare_result lse_cmp;
     int64_t ref_elements, ref_escalated; /* the reference's Ziv counters */
+    int n_intents;               /* the case's intents, in vocabulary order */
+    fia_intent_result intents[FIA_INTENT_COUNT];
 } fia_check_result;
 
 /* Judges one parsed case.  Never fails: problems become the verdict. */
 void fia_check_case(const fia_case *c, const fia_check_options *o,
                     fia_check_result *r);
+
+/* Judges the case's intents into r->intents (r->ov must be evaluated): by
+ * the reference's reading of the rows of d (NULL when no data was made:
+ * those intents are not checked, not_read says why) and the oracle's
+ * verdict.  Leaves r->v alone. */
+void fia_check_intents(const fia_case *c, const fia_case_data *d,
+                       const char *not_read, fia_check_result *r);
 
 /* Calls fast/'s two-phase API with the case's parameters and tensors.
  * Phase two runs only when `compute` is set and phase one succeeded.

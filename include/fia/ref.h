@@ -89,4 +89,32 @@ typedef int (*fia_ref_row_fn)(const fia_ref_row *row, void *ctx);
 fia_status fia_ref_visit_rows(const fia_case *c, const fia_case_data *d,
                               fia_ref_row_fn fn, void *ctx, fia_error *err);
 
+/* The reading alone, without arithmetic (harness/intent.c checks with it
+ * what a case exercises): the dims of the problem, and every row (b, n, i)
+ * in order b, KV head, n, i with the keys taking part in it. */
+typedef struct fia_ref_dims {
+    int64_t B, N, KV_N, Q_S, KV_S, D;
+    int empty_query;           /* nothing more was read: no rows */
+} fia_ref_dims;
+typedef struct fia_ref_key_row {
+    int64_t b, n, kv_head, i;
+    int64_t q_len, kv_len;     /* batch b's effective lengths */
+    int padding;               /* i >= q_len: a row with no value */
+    int lse_inf;               /* no key taking part: the reference's lse
+                                  is +inf (else unspecified) */
+    int64_t nk;                /* keys taking part, ascending in keys */
+    const int64_t *keys;
+    const double *q;           /* [D]: the query row, when nk > 0 */
+    const double *k, *v;       /* [kv_len][D]: every key and value row of
+                                  the KV head within kv_len (exact) */
+} fia_ref_key_row;
+typedef int (*fia_ref_key_fn)(const fia_ref_key_row *row, void *ctx);
+
+/* Fills *dims (zeroed on failure) and calls fn for every row.  FIA_OK, an
+ * error status as fia_ref_compute with *err filled, or fn's nonzero
+ * result. */
+fia_status fia_ref_visit_keys(const fia_case *c, const fia_case_data *d,
+                              fia_ref_dims *dims, fia_ref_key_fn fn,
+                              void *ctx, fia_error *err);
+
 #endif
