@@ -16,20 +16,22 @@
  *       size    the worst failing element's class (compare.h's
  *               fia_fail_code): small (within 10x the tolerance), large,
  *               nonfinite;
- *       where   the failing elements' place in the problem, as a '+' list
- *               of the regions they are confined to, "spread" when none:
+ *       where   the failing elements' place in the problem: the region
+ *               they are confined to with the strongest evidence (the
+ *               smallest p^k below), "spread" when none:
  *                 kv64    rows whose batch has at least 64 keys
- *                 lastrow the last valid query row of a batch
  *                 head>g0 heads outside the first KV group (GQA/MHA)
  *                 batch>0 batches after the first
  *                 dtail   D positions past the largest multiple of 16
  *               A region is named only when it is evidence, not chance:
- *               every failing unit lies in it AND p^k < 1e-3, where k is
+ *               every failing unit lies in it AND p^k < 1e-2, where k is
  *               the number of failing units and p the share of the valid
  *               units inside the region (the chance that k failures
  *               spread like the valid units would all land there).  The
- *               units are rows (b, n, s) with s < q_len(b) for the row,
- *               head and batch regions, elements of such rows for dtail.
+ *               units are rows (b, n, s) with s < q_len(b) and a key
+ *               (kv_len(b) > 0: a row without keys has nothing to get
+ *               wrong but its documented value) for the row, head and
+ *               batch regions, elements of such rows for dtail.
  *               A bug confined to a region the case does not contrast
  *               (say every batch has 64 keys or more) is then named
  *               "spread" in that case: one bug gives at most a few
@@ -118,35 +120,37 @@ static void count(tally *t, int in, int failed)
     t->fail_in += in && failed;
 }
 
-/* Every failing unit in the region, and that by more than chance. */
-static int confined(const tally *t)
+/* log of the chance that the failing units all lie in the region, when
+ * every one does and that chance is below 1e-2; 0 otherwise. */
+static double confined(const tally *t)
 {
     if (t->fail == 0 || t->fail_in < t->fail || t->valid_in >= t->valid)
         return 0;
-    double p = (double)t->valid_in / (double)t->valid;
-    return (double)t->fail * log(p) < log(1e-3);
+    double lp = (double)t->fail *
+                log((double)t->valid_in / (double)t->valid);
+    return lp < log(1e-2) ? lp : 0;
 }
 
-enum { R_KV64, R_LASTROW, R_HEAD, R_BATCH, R_COUNT };
-static const char *const region_names[R_COUNT] = {"kv64", "lastrow", "head>g0",
-                                                  "batch>0"};
+enum { R_KV64, R_HEAD, R_BATCH, R_DTAIL, R_COUNT };
+static const char *const region_names[R_COUNT] = {"kv64", "head>g0", "batch>0",
+                                                  "dtail"};
 
 void fuzz_fail_pattern(const fuzz_fail_view *v, char *buf, size_t len)
 {
-    tally rows[R_COUNT], dtail;
+    tally rows[R_COUNT]; /* R_DTAIL counts elements */
     memset(rows, 0, sizeof rows);
-    memset(&dtail, 0, sizeof dtail);
     int worst = FIA_FAIL_NONE, out_fails = 0, lse_fails = 0;
     int64_t group = v->KV_N > 0 && v->N % v->KV_N == 0 ? v->N / v->KV_N : 0;
     int64_t d16 = v->D & ~(int64_t)15;
     for (int64_t b = 0; b < v->B; b++)
         for (int64_t n = 0; n < v->N; n++)
-            for (int64_t s = 0; s < v->q_len[b] && s < v->Q_S; s++) {
+            for (int64_t s = 0; s < v->q_len[b] && s < v->Q_S &&
+                                v->kv_len[b] > 0; s++) {
                 int64_t row = (b * v->N + n) * v->Q_S + s;
                 int failed = 0;
                 for (int64_t d = 0; v->out && d < v->D; d++) {
                     int f = v->out[row * v->D + d];
-                    count(&dtail, d >= d16, f != FIA_FAIL_NONE);
+                    count(&rows[R_DTAIL], d >= d16, f != FIA_FAIL_NONE);
                     if (f != FIA_FAIL_NONE) {
                         failed = out_fails = 1;
                         worst = f > worst ? f : worst;
@@ -157,7 +161,6 @@ void fuzz_fail_pattern(const fuzz_fail_view *v, char *buf, size_t len)
                     worst = v->lse[row] > worst ? v->lse[row] : worst;
                 }
                 count(&rows[R_KV64], v->kv_len[b] >= 64, failed);
-                count(&rows[R_LASTROW], s == v->q_len[b] - 1, failed);
                 count(&rows[R_HEAD], group > 0 && n >= group, failed);
                 count(&rows[R_BATCH], b >= 1, failed);
             }
@@ -166,18 +169,16 @@ void fuzz_fail_pattern(const fuzz_fail_view *v, char *buf, size_t len)
              worst == FIA_FAIL_NONFINITE ? "nonfinite"
              : worst >= FIA_FAIL_FAR     ? "large"
              : worst == FIA_FAIL_NEAR    ? "small" : "none");
-    int any = 0;
-    for (int i = 0; i < R_COUNT; i++)
-        if (confined(&rows[i])) {
-            sb_add(buf, len, any++ ? "+" : "");
-            sb_add(buf, len, region_names[i]);
-        }
-    if (confined(&dtail)) {
-        sb_add(buf, len, any++ ? "+" : "");
-        sb_add(buf, len, "dtail");
+    /* the strongest evidence only: a bug confined to one region may look
+     * confined to another too by chance, not the other way round */
+    int best = -1;
+    double best_lp = 0;
+    for (int i = 0; i < R_COUNT; i++) {
+        double lp = confined(&rows[i]);
+        if (lp < best_lp)
+            best = i, best_lp = lp;
     }
-    if (!any)
-        sb_add(buf, len, "spread");
+    sb_add(buf, len, best >= 0 ? region_names[best] : "spread");
 }
 
 /* The pattern of a case's masks, out_fail in the output layout of c (or
