@@ -175,8 +175,37 @@ static void test_meta_signature(void)
     fia_case_free(&c);
 }
 
+/* A status mismatch is named by its rules and statuses, whatever the
+ * case's dtype, layout and profile. */
+static void test_status_signature(void)
+{
+    const char *const texts[2] = {bnsd_fp16, bsh_bf16};
+    const fia_rule *rule = fia_rule_find("MASK-003");
+    CHECK(rule != NULL);
+    char sig[2][FUZZ_SIGNATURE_LEN];
+    for (int k = 0; k < 2 && rule != NULL; k++) {
+        fia_case c;
+        fia_error err;
+        CHECK(fia_case_parse_string(texts[k], "sig", &c, &err) == FIA_OK);
+        static fia_check_result r;
+        memset(&r, 0, sizeof r);
+        r.v = FIA_V_STATUS_MISMATCH;
+        r.ov.n_fired = 1;
+        r.ov.fired[0] = rule;
+        r.ov.expected = FIA_ERR_PARAM_INVALID;
+        r.fast_status = FIA_OK;
+        fuzz_signature(&c, &r, k ? FIA_PROFILE_CANN : FIA_PROFILE_DOC, sig[k],
+                       sizeof sig[k]);
+        fia_case_free(&c);
+    }
+    CHECK_MSG(strcmp(sig[0], sig[1]) == 0 &&
+              strncmp(sig[0], "status-mismatch|MASK-003|", 25) == 0,
+              "%s vs %s", sig[0], sig[1]);
+}
+
 int main(void)
 {
+    test_status_signature();
     test_patterns();
     test_across_dtype_layout();
     test_meta_signature();
