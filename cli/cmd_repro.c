@@ -342,10 +342,12 @@ static int repro_check(const fia_case *c, fuzz_target_id t,
     static fia_check_result r;
     fia_check_options o = *opt;
     o.status_only = t == FUZZ_PARAMS;
+    o.fail_masks = 1; /* the signature names where the output fails */
     fia_check_case(c, &o, &r);
     char now[FUZZ_SIGNATURE_LEN] = "";
     if (fia_verdict_is_finding(r.v))
         fuzz_signature(c, &r, o.profile, now, sizeof now);
+    fia_check_result_release(&r);
     if (json) {
         print_check_json(&r, now);
     } else {

@@ -100,11 +100,33 @@ static int64_t ordinal(const fia_tensor *t, int64_t i)
     }
 }
 
+fia_fail_code fia_fail_code_of(int ok, double got, double ratio)
+{
+    if (ok)
+        return FIA_FAIL_NONE;
+    if (!isfinite(got) || isnan(ratio))
+        return FIA_FAIL_NONFINITE;
+    return ratio < 10 ? FIA_FAIL_NEAR : ratio <= 1e3 ? FIA_FAIL_FAR
+                                                     : FIA_FAIL_GROSS;
+}
+
 fia_status fia_compare_tensor(const fia_tensor *ref_rounded,
                               const double *ref_exact,
                               const uint8_t *unspecified, const fia_tensor *got,
                               const fia_tolerance *tol, fia_compare_result *r,
                               fia_error *err)
+{
+    return fia_compare_tensor_fail(ref_rounded, ref_exact, unspecified, got,
+                                   tol, r, NULL, err);
+}
+
+fia_status fia_compare_tensor_fail(const fia_tensor *ref_rounded,
+                                   const double *ref_exact,
+                                   const uint8_t *unspecified,
+                                   const fia_tensor *got,
+                                   const fia_tolerance *tol,
+                                   fia_compare_result *r, uint8_t *fail,
+                                   fia_error *err)
 {
     if (r == NULL)
         return fia_fail(err, FIA_ERR_BAD_INPUT, "compare: no result to fill");
@@ -126,6 +148,8 @@ fia_status fia_compare_tensor(const fia_tensor *ref_rounded,
         return fia_fail(err, FIA_ERR_BAD_INPUT, "compare: a tensor without "
                         "data");
     r->n_total = n;
+    if (fail != NULL && n > 0)
+        memset(fail, 0, (size_t)n);
 
     double worst = -1;
     for (int64_t i = 0; i < n; i++) {
@@ -138,7 +162,7 @@ fia_status fia_compare_tensor(const fia_tensor *ref_rounded,
                                         i);
         double g = fia_load_as_double(got->dtype, got->data, i);
         double exact = ref_exact ? ref_exact[i] : ref;
-        double ulp;
+        double ulp, ratio = INFINITY;
         int ok;
         if (!isfinite(ref)) {
             /* NaN must be NaN; +-inf must be the same infinity. */
@@ -155,9 +179,15 @@ fia_status fia_compare_tensor(const fia_tensor *ref_rounded,
             double rel = exact != 0 ? err / fabs(exact) : fabs(g);
             if (rel > r->max_rel_err)
                 r->max_rel_err = rel;
-            ok = ulp <= tol->max_ulp ||
-                 err <= tol->rtol * fabs(exact) + tol->atol;
+            double lim = tol->rtol * fabs(exact) + tol->atol;
+            ok = ulp <= tol->max_ulp || err <= lim;
+            /* how far outside: the nearer of the two criteria */
+            double by_ulp = tol->max_ulp > 0 ? ulp / tol->max_ulp : INFINITY;
+            double by_err = lim > 0 ? err / lim : INFINITY;
+            ratio = by_ulp < by_err ? by_ulp : by_err;
         }
+        if (fail != NULL)
+            fail[i] = (uint8_t)fia_fail_code_of(ok, g, ratio);
         if (ulp > r->max_ulp)
             r->max_ulp = ulp;
         if (ulp > worst) {

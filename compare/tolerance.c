@@ -236,6 +236,15 @@ fia_status fia_compare_profile(fia_tol_profile prof, double rtol, double atol,
                                const fia_tensor *got, fia_compare_result *r,
                                fia_error *err)
 {
+    return fia_compare_profile_fail(prof, rtol, atol, ref, got, r, NULL, err);
+}
+
+fia_status fia_compare_profile_fail(fia_tol_profile prof, double rtol,
+                                    double atol, const fia_compare_ref *ref,
+                                    const fia_tensor *got,
+                                    fia_compare_result *r, uint8_t *fail,
+                                    fia_error *err)
+{
     if (r == NULL)
         return fia_fail(err, FIA_ERR_BAD_INPUT, "compare: no result to fill");
     memset(r, 0, sizeof *r);
@@ -247,8 +256,8 @@ fia_status fia_compare_profile(fia_tol_profile prof, double rtol, double atol,
     const fia_tensor *rt = ref->rounded;
     if (prof == FIA_TOL_ULP) {
         fia_tolerance t = fia_tolerance_default(rt->dtype, 1);
-        return fia_compare_tensor(rt, ref->exact, ref->unspecified, got, &t, r,
-                                  err);
+        return fia_compare_tensor_fail(rt, ref->exact, ref->unspecified, got,
+                                       &t, r, fail, err);
     }
     int64_t n = fia_tensor_numel(rt);
     fia_status st = check_inputs(prof, ref, got, n, err);
@@ -260,6 +269,8 @@ fia_status fia_compare_profile(fia_tol_profile prof, double rtol, double atol,
     const double flash_lim = prof == FIA_TOL_FLASH_ATTN
                                  ? 2.0 * plain_max_err(ref, n) : 0.0;
     r->n_total = n;
+    if (fail != NULL && n > 0)
+        memset(fail, 0, (size_t)n);
     double worst = -1;
     for (int64_t i = 0; i < n; i++) {
         if (ref->unspecified && ref->unspecified[i]) {
@@ -278,6 +289,8 @@ fia_status fia_compare_profile(fia_tol_profile prof, double rtol, double atol,
         elem e = judge(prof, dt, ref, i, rv, rb, x, g, gb, rtol, atol,
                        flash_lim);
         tally(r, &e, dt, i, rv, rb, x, g, gb, &worst);
+        if (fail != NULL)
+            fail[i] = (uint8_t)fia_fail_code_of(e.ok, g, e.ratio);
     }
     if (prof == FIA_TOL_VENDOR) {
         /* tensor criteria: 99.5 % within, largest relative error < 10 */

@@ -23,16 +23,20 @@ void fuzz_finding_of_check(fuzz_finding *f, const fia_case *c,
                            const fia_check_result *r, fuzz_target_id t,
                            fia_profile p)
 {
+    char bucket[200];
     finding_init(f, t, fia_profile_name(p), fia_verdict_name(r->v), c);
     fuzz_signature(c, r, p, f->signature, FUZZ_SIGNATURE_LEN);
+    /* the bucket the signature no longer carries, for queries */
+    fuzz_bucket(c, bucket, sizeof bucket);
     if (r->computed)
         snprintf(f->metrics, sizeof f->metrics, "{\"max_ulp\":%.17g,\"max_rel_err\":"
-                 "%.17g,\"failed\":%lld,\"nan_leaks\":%lld}",
+                 "%.17g,\"failed\":%lld,\"nan_leaks\":%lld,\"bucket\":\"%s\"}",
                  r->out_cmp.max_ulp, r->out_cmp.max_rel_err,
-                 (long long)r->out_cmp.n_fail, (long long)r->out_cmp.n_nan_leak);
+                 (long long)r->out_cmp.n_fail, (long long)r->out_cmp.n_nan_leak,
+                 bucket);
     else
-        snprintf(f->metrics, sizeof f->metrics, "{\"expected\":%d,\"fast\":%d}",
-                 r->ov.expected, r->fast_status);
+        snprintf(f->metrics, sizeof f->metrics, "{\"expected\":%d,\"fast\":%d,"
+                 "\"bucket\":\"%s\"}", r->ov.expected, r->fast_status, bucket);
     snprintf(f->message, sizeof f->message, "%s", r->reason.msg);
 }
 
@@ -40,9 +44,12 @@ void fuzz_finding_of_meta(fuzz_finding *f, const fia_case *c,
                           const fuzz_meta_result *m, fia_profile p,
                           const char *transform)
 {
+    char bucket[200];
     finding_init(f, FUZZ_METAMORPHIC, fia_profile_name(p), m->kind, c);
     snprintf(f->signature, sizeof f->signature, "%s", m->signature);
-    snprintf(f->metrics, sizeof f->metrics, "{\"max_ulp\":%.17g}", m->max_ulp);
+    fuzz_bucket(c, bucket, sizeof bucket);
+    snprintf(f->metrics, sizeof f->metrics, "{\"max_ulp\":%.17g,\"bucket\":\"%s\"}",
+             m->max_ulp, bucket);
     snprintf(f->message, sizeof f->message, "%s", m->message);
     snprintf(f->transform, sizeof f->transform, "%s", transform);
 }

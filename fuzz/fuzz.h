@@ -79,8 +79,10 @@ void fuzz_meta_check(const fia_case *c, const char *transform,
 void fuzz_feature_set(const fia_case *c, char *buf, size_t len);
 /* bucket = feature set | dtype | layout. */
 void fuzz_bucket(const fia_case *c, char *buf, size_t len);
-/* Semantic signature of a finding judged by fia_check_case:
- * kind | rule ids (status) or feature set (accuracy) | dtype | layout. */
+/* Semantic signature of a finding judged by fia_check_case (signature.c
+ * defines it): status-mismatch | rule ids | expected>fast; accuracy and
+ * nan-leak | where and how the output fails (needs r's fail masks:
+ * fia_check_options.fail_masks); others kind | bucket. */
 void fuzz_signature(const fia_case *c, const fia_check_result *r,
                     fia_profile profile, char *buf, size_t len);
 
@@ -97,7 +99,7 @@ typedef struct fuzz_finding {
     char profile[32];       /* "doc", "cann", "doc+cann" */
     char kind[32];          /* a verdict name, "metamorphic", "crash", ... */
     char signature[320];
-    char metrics[256];      /* JSON; "" none */
+    char metrics[512];      /* JSON (with the case's "bucket"); "" none */
     char message[1024];
     char transform[64];     /* the metamorphic transform; "" none */
     char artifact[1024];    /* the libFuzzer artifact it came from; "" none */

@@ -10,6 +10,7 @@
 #include <string.h>
 #include "fia/fast.h"
 #include "fuzz/fuzz_internal.h"
+#include "fuzz/signature.h"
 
 /* The transforms, one per feature (meta_<feature>.c): the name, or its
  * prefix when it ends in '='; the rest of the string is the argument.  A
@@ -131,14 +132,6 @@ static fia_status run_form(const fia_case *c, fia_profile p, form_out *o,
     return st;
 }
 
-static void transform_tag(const char *t, const fz_geom *g, char *buf, size_t len)
-{
-    if (strncmp(t, "layout=", 7) == 0)
-        snprintf(buf, len, "layout:%s>%s", fz_layout_name(g->layout), t + 7);
-    else
-        snprintf(buf, len, "%s", t);
-}
-
 /* Both forms judged status-only: 1 when both pass and their outputs can be
  * compared; 0 when not (r->finding set when a form is a finding itself). */
 static int forms_pass(const fia_case *const forms[2], fia_profile profile,
@@ -198,7 +191,14 @@ static void compare_forms(const fia_case *c, const fz_geom *g,
                           const form_out *fb, fuzz_meta_result *r)
 {
     uint8_t *unspec, *lunspec;
-    if (unspecified_rows(c, g, &unspec, &lunspec) != FIA_OK) {
+    int64_t nrows = g->B * g->N * g->Q_S;
+    /* which elements differ: the signature's pattern */
+    uint8_t *fail = calloc((size_t)(nrows * g->D + 1), 1);
+    uint8_t *lfail = calloc((size_t)(nrows + 1), 1);
+    if (fail == NULL || lfail == NULL ||
+        unspecified_rows(c, g, &unspec, &lunspec) != FIA_OK) {
+        free(fail);
+        free(lfail);
         r->applicable = 0;
         return;
     }
@@ -206,7 +206,8 @@ static void compare_forms(const fia_case *c, const fz_geom *g,
                                               (c->attrs.inner_precise & 1) == 0);
     tol.max_ulp *= 2, tol.rtol *= 2, tol.atol *= 2; /* two kernels' errors */
     fia_compare_result m;
-    int bad = fia_compare_tensor(&fa->out, fa->out_d, unspec, &fb->out, &tol, &m, NULL) != 0 ||
+    int bad = fia_compare_tensor_fail(&fa->out, fa->out_d, unspec, &fb->out,
+                                      &tol, &m, fail, NULL) != 0 ||
               !m.pass || m.n_nan_leak > 0;
     r->max_ulp = m.max_ulp;
     if (bad) {
@@ -221,7 +222,9 @@ static void compare_forms(const fia_case *c, const fz_geom *g,
     } else if (fa->has_lse && fb->has_lse && fa->lse_d && fb->lse_d) {
         fia_tolerance lt = fia_tolerance_default(FIA_DT_FP32, 1);
         lt.max_ulp *= 2, lt.rtol *= 2, lt.atol *= 2;
-        if (fia_compare_tensor(&fa->lse, fa->lse_d, lunspec, &fb->lse, &lt, &m, NULL) != 0 ||
+        memset(fail, 0, (size_t)(nrows * g->D));
+        if (fia_compare_tensor_fail(&fa->lse, fa->lse_d, lunspec, &fb->lse,
+                                    &lt, &m, lfail, NULL) != 0 ||
             !m.pass || m.n_nan_leak > 0) {
             r->finding = 1;
             r->worst_index = m.worst_index;
@@ -233,8 +236,13 @@ static void compare_forms(const fia_case *c, const fz_geom *g,
                      m.worst_ref, m.worst_got);
         }
     }
+    if (r->finding)
+        fuzz_meta_signature(c, transform, fail, lfail, r->signature,
+                            sizeof r->signature);
     free(unspec);
     free(lunspec);
+    free(fail);
+    free(lfail);
 }
 
 void fuzz_meta_check(const fia_case *c, const char *transform,
@@ -254,15 +262,11 @@ void fuzz_meta_check(const fia_case *c, const char *transform,
     r->applicable = 1;
     form_out fa, fb;
     fia_error ea, eb;
-    char tag[64], fs[128];
     fia_status sa = run_form(c, profile, &fa, &ea);
     fia_status sb = run_form(&c2, profile, &fb, &eb);
-    transform_tag(transform, &g, tag, sizeof tag);
-    fuzz_feature_set(c, fs, sizeof fs);
     snprintf(r->kind, sizeof r->kind, "metamorphic");
-    snprintf(r->signature, sizeof r->signature, "metamorphic|%s|%s|%s|%s", tag,
-             fs, fia_dtype_name(c->tensors[FIA_SLOT_QUERY].t[0].dtype),
-             fz_layout_name(g.layout));
+    fuzz_meta_signature(c, transform, NULL, NULL, r->signature,
+                        sizeof r->signature);
     if (sa != FIA_OK || sb != FIA_OK || !fa.out_d || !fb.out_d) {
         r->finding = 1;
         snprintf(r->message, sizeof r->message, "phase two failed: A %d %.200s; "

@@ -382,12 +382,14 @@ int fuzz_case_judge(const fia_case *c, fuzz_target_id t,
     static fia_check_result r;
     fia_check_options o = *opt;
     o.status_only = t == FUZZ_PARAMS;
+    o.fail_masks = 1; /* the signature names where the output fails */
     fia_check_case(c, &o, &r);
     snprintf(v->message, sizeof v->message, "%s", r.reason.msg);
-    if (!fia_verdict_is_finding(r.v))
-        return v->finding = r.v == FIA_V_PASS ? 0 : -1;
-    fuzz_signature(c, &r, p, v->signature, sizeof v->signature);
-    return v->finding = 1;
+    v->finding = fia_verdict_is_finding(r.v) ? 1 : r.v == FIA_V_PASS ? 0 : -1;
+    if (v->finding == 1)
+        fuzz_signature(c, &r, p, v->signature, sizeof v->signature);
+    fia_check_result_release(&r);
+    return v->finding;
 }
 
 int fuzz_same_signature(const fia_case *c, void *ctx)

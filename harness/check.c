@@ -66,12 +66,25 @@ static void judge_outputs(const fia_case *c, const fia_case_data *d,
         goto done;
     }
     const fia_tensor *out = d->t[FIA_SLOT_ATTENTION_OUT];
+    if (o->fail_masks) {
+        /* which elements failed, for the finding's signature */
+        int64_t no = fia_tensor_numel(&ref->out);
+        int64_t nl = ref->has_lse ? fia_tensor_numel(&ref->lse) : 0;
+        r->out_fail = calloc((size_t)(no > 0 ? no : 1), 1);
+        r->lse_fail = calloc((size_t)(nl > 0 ? nl : 1), 1);
+        if (r->out_fail == NULL || r->lse_fail == NULL) {
+            r->v = FIA_V_HARNESS_ERROR;
+            fia_fail(&r->reason, FIA_ERR_NOMEM, "out of memory");
+            goto done;
+        }
+    }
     fia_compare_ref cr = {&ref->out, ref->out_exact, ref->out_unspecified,
                           ref->out_bound, &po};
     fia_status st = out == NULL ? FIA_ERR_BAD_INPUT
-                                : fia_compare_profile(o->tolerance, o->rtol,
-                                                      o->atol, &cr, out,
-                                                      &r->out_cmp, NULL);
+                                : fia_compare_profile_fail(o->tolerance, o->rtol,
+                                                           o->atol, &cr, out,
+                                                           &r->out_cmp,
+                                                           r->out_fail, NULL);
     if (st != FIA_OK) {
         r->v = FIA_V_HARNESS_ERROR;
         fia_fail(&r->reason, st, "attention_out does not match the "
@@ -85,8 +98,8 @@ static void judge_outputs(const fia_case *c, const fia_case_data *d,
         r->has_lse = 1;
         fia_compare_ref lr = {&ref->lse, ref->lse_exact, ref->lse_unspecified,
                               ref->lse_bound, &pl};
-        st = fia_compare_profile(o->tolerance, o->rtol, o->atol, &lr, lse,
-                                 &r->lse_cmp, NULL);
+        st = fia_compare_profile_fail(o->tolerance, o->rtol, o->atol, &lr,
+                                      lse, &r->lse_cmp, r->lse_fail, NULL);
         if (st != FIA_OK) {
             r->v = FIA_V_HARNESS_ERROR;
             fia_fail(&r->reason, st, "softmax_lse does not match the "
@@ -287,6 +300,13 @@ static void judge_intents(const fia_case *c, const fia_case_data *d,
         r->v = FIA_V_INTENT_UNMET;
         fia_fail(&r->reason, FIA_OK, "%s", msg);
     }
+}
+
+void fia_check_result_release(fia_check_result *r)
+{
+    free(r->out_fail);
+    free(r->lse_fail);
+    r->out_fail = r->lse_fail = NULL;
 }
 
 void fia_check_case(const fia_case *c, const fia_check_options *o,

@@ -44,6 +44,9 @@ typedef struct fia_check_options {
     int pure_mpfr;         /* reference without its binary64 first pass */
     double max_ref_work;   /* refuse to compute cases estimated above this
                               many multiply-adds; 0 = FIA_CHECK_MAX_REF_WORK */
+    int fail_masks;        /* keep which output elements failed
+                              (r->out_fail, r->lse_fail); the caller then
+                              calls fia_check_result_release */
     fia_ref_progress_fn ref_progress; /* the reference's progress; NULL */
     void *ref_progress_ctx;
 } fia_check_options;
@@ -87,7 +90,15 @@ typedef struct fia_check_result {
     int64_t ref_elements, ref_escalated; /* the reference's Ziv counters */
     int n_intents;               /* the case's intents, in vocabulary order */
     fia_intent_result intents[FIA_INTENT_COUNT];
+    /* With options.fail_masks, once compared: per element of
+     * attention_out / softmax_lse (in their own layout) its fia_fail_code;
+     * NULL otherwise.  Owned by the result (fia_check_result_release). */
+    uint8_t *out_fail, *lse_fail;
 } fia_check_result;
+
+/* Frees what a result judged with options.fail_masks holds (the masks);
+ * the rest stays valid. */
+void fia_check_result_release(fia_check_result *r);
 
 /* Judges one parsed case.  Never fails: problems become the verdict. */
 void fia_check_case(const fia_case *c, const fia_check_options *o,

@@ -82,6 +82,32 @@ typedef struct fia_compare_ref {
     const fia_tensor *plain;        /* flash-attn: plain implementation */
 } fia_compare_ref;
 
+/* What failed where: a failing element's class, so that a finding can be
+ * named by where and how badly the output fails (fuzz/signature.c).  The
+ * measure is the profile's ratio (1 = at the tolerance). */
+typedef enum fia_fail_code {
+    FIA_FAIL_NONE = 0,      /* within, or not compared */
+    FIA_FAIL_NEAR,          /* ratio below 10 */
+    FIA_FAIL_FAR,           /* 10 up to 1e3 */
+    FIA_FAIL_GROSS,         /* above 1e3 */
+    FIA_FAIL_NONFINITE      /* NaN/inf where the reference differs */
+} fia_fail_code;
+
+/* The code of an element judged not within (ok 0) with the profile's ratio;
+ * FIA_FAIL_NONE when ok. */
+fia_fail_code fia_fail_code_of(int ok, double got, double ratio);
+
+/* fia_compare_tensor, also writing each element's fia_fail_code into fail
+ * (n elements; may be NULL), the ratio being the error over
+ * atol + rtol |exact| (or over the max_ulp distance, the larger). */
+fia_status fia_compare_tensor_fail(const fia_tensor *ref_rounded,
+                                   const double *ref_exact,
+                                   const uint8_t *unspecified,
+                                   const fia_tensor *got,
+                                   const fia_tolerance *tol,
+                                   fia_compare_result *r, uint8_t *fail,
+                                   fia_error *err);
+
 /* Element verdicts, common to all profiles: an unspecified element is not
  * compared; a NaN reference needs a NaN, an infinite one the same infinity;
  * a non-finite result where the reference is finite is a NaN/inf leak
@@ -107,6 +133,13 @@ fia_status fia_compare_profile(fia_tol_profile prof, double rtol, double atol,
                                const fia_compare_ref *ref,
                                const fia_tensor *got, fia_compare_result *r,
                                fia_error *err);
+/* The same, also writing each element's fia_fail_code into fail (the
+ * tensor's element count; may be NULL): 0 within or not compared. */
+fia_status fia_compare_profile_fail(fia_tol_profile prof, double rtol,
+                                    double atol, const fia_compare_ref *ref,
+                                    const fia_tensor *got,
+                                    fia_compare_result *r, uint8_t *fail,
+                                    fia_error *err);
 
 /* compare/tolerance_plain.c: the plain same-dtype attention of the
  * flash-attn profile (what PyTorch computes in fp16/bf16: scores rounded to

@@ -1,0 +1,280 @@
+/* Signatures: one name per bug, not per bucket.
+ *
+ * A finding's signature says what went wrong in terms of the problem,
+ * independent of the kernel's data types and memory layouts, so that one
+ * bug found in fp16/BSH and in bf16/BNSD is one finding and two bugs are
+ * two.  (The bucket, feature set | dtype | layout, stays in the finding's
+ * metrics as "bucket".)
+ *
+ *   status-mismatch | rule ids | expected>fast
+ *       the rules of the lowest layer that fired (what decides the expected
+ *       status; "accept" when none), and the two statuses;
+ *   accuracy | path | tensor | size | where        (also nan-leak)
+ *   metamorphic | transform kind | path | tensor | size | where
+ *       path    decode (Q_S = 1) or prefill: the two code paths;
+ *       tensor  lse when only softmax_lse fails, out otherwise;
+ *       size    the worst failing element's class (compare.h's
+ *               fia_fail_code): small (within 10x the tolerance), large,
+ *               nonfinite;
+ *       where   the failing elements' place in the problem: the region
+ *               they are confined to with the strongest evidence (the
+ *               smallest p^k below), "spread" when none:
+ *                 kv64    rows whose batch has at least 64 keys
+ *                 head>g0 heads outside the first KV group (GQA/MHA)
+ *                 batch>0 batches after the first
+ *                 dtail   D positions past the largest multiple of 16
+ *               A region is named only when it is evidence, not chance:
+ *               every failing unit lies in it AND p^k < 1e-2, where k is
+ *               the number of failing units and p the share of the valid
+ *               units inside the region (the chance that k failures
+ *               spread like the valid units would all land there).  The
+ *               units are rows (b, n, s) with s < q_len(b) and a key
+ *               (kv_len(b) > 0: a row without keys has nothing to get
+ *               wrong but its documented value) for the row, head and
+ *               batch regions, elements of such rows for dtail.
+ *               A bug confined to a region the case does not contrast
+ *               (say every batch has 64 keys or more) is then named
+ *               "spread" in that case: one bug gives at most a few
+ *               signatures, a general bug one.
+ *   harness-error | feature set | dtype | layout   (the old form)
+ * Crashes and timeouts are named by fuzz_finding_of_artifact. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include "fuzz/fuzz_internal.h"
+#include "fuzz/signature.h"
+
+static void sb_add(char *buf, size_t len, const char *s)
+{
+    size_t n = strlen(buf);
+    if (n + 1 < len)
+        snprintf(buf + n, len - n, "%s", s);
+}
+
+/* ---- buckets ------------------------------------------------------------- */
+
+void fuzz_feature_set(const fia_case *c, char *buf, size_t len)
+{
+    fz_geom g;
+    buf[0] = '\0';
+    int geom = fz_geom_of(c, &g) == 0;
+    int decode = geom && g.Q_S == 1;
+    sb_add(buf, len, !geom ? "irregular" : decode ? "decode" : "prefill");
+    if (geom && !decode) {
+        char s[32];
+        snprintf(s, sizeof s, "+sparse%lld", (long long)c->attrs.sparse_mode);
+        sb_add(buf, len, s);
+    }
+    if (c->tensors[FIA_SLOT_ATTEN_MASK].presence == FIA_PRESENT)
+        sb_add(buf, len, "+mask");
+    if (geom && g.KV_N != g.N)
+        sb_add(buf, len, "+gqa");
+    if (c->attrs.softmax_lse_flag)
+        sb_add(buf, len, "+lse");
+    if (c->arrays[FIA_ARR_ACTUAL_SEQ_LENGTHS].presence == FIA_PRESENT && !decode)
+        sb_add(buf, len, "+seqlen");
+    if (c->arrays[FIA_ARR_ACTUAL_SEQ_LENGTHS_KV].presence == FIA_PRESENT)
+        sb_add(buf, len, "+seqlenkv");
+    if (c->attrs.inner_precise & 2)
+        sb_add(buf, len, "+rowinv");
+    if (geom && g.KV_S == 0)
+        sb_add(buf, len, "+emptykv");
+}
+
+static const char *qdtype(const fia_case *c)
+{
+    const fia_tensor_spec *q = &c->tensors[FIA_SLOT_QUERY];
+    return q->presence == FIA_PRESENT ? fia_dtype_name(q->t[0].dtype) : "none";
+}
+
+static void layout_word(const fia_case *c, char *buf, size_t len)
+{
+    size_t k = 0;
+    for (const char *p = c->attrs.input_layout; *p && k + 1 < len && k < 12; p++)
+        buf[k++] = (*p >= 'A' && *p <= 'Z') || *p == '_' ? *p : '?';
+    buf[k] = '\0';
+    if (k == 0)
+        snprintf(buf, len, "-");
+}
+
+void fuzz_bucket(const fia_case *c, char *buf, size_t len)
+{
+    char fs[128], lw[16];
+    fuzz_feature_set(c, fs, sizeof fs);
+    layout_word(c, lw, sizeof lw);
+    snprintf(buf, len, "%s|%s|%s", fs, qdtype(c), lw);
+}
+
+/* ---- the failing pattern ------------------------------------------------- */
+
+/* Failing and valid units, inside a region and in all. */
+typedef struct tally {
+    int64_t fail_in, fail, valid_in, valid;
+} tally;
+
+static void count(tally *t, int in, int failed)
+{
+    t->valid++;
+    t->valid_in += in;
+    t->fail += failed;
+    t->fail_in += in && failed;
+}
+
+/* log of the chance that the failing units all lie in the region, when
+ * every one does and that chance is below 1e-2; 0 otherwise. */
+static double confined(const tally *t)
+{
+    if (t->fail == 0 || t->fail_in < t->fail || t->valid_in >= t->valid)
+        return 0;
+    double lp = (double)t->fail *
+                log((double)t->valid_in / (double)t->valid);
+    return lp < log(1e-2) ? lp : 0;
+}
+
+enum { R_KV64, R_HEAD, R_BATCH, R_DTAIL, R_COUNT };
+static const char *const region_names[R_COUNT] = {"kv64", "head>g0", "batch>0",
+                                                  "dtail"};
+
+void fuzz_fail_pattern(const fuzz_fail_view *v, char *buf, size_t len)
+{
+    tally rows[R_COUNT]; /* R_DTAIL counts elements */
+    memset(rows, 0, sizeof rows);
+    int worst = FIA_FAIL_NONE, out_fails = 0, lse_fails = 0;
+    int64_t group = v->KV_N > 0 && v->N % v->KV_N == 0 ? v->N / v->KV_N : 0;
+    int64_t d16 = v->D & ~(int64_t)15;
+    for (int64_t b = 0; b < v->B; b++)
+        for (int64_t n = 0; n < v->N; n++)
+            for (int64_t s = 0; s < v->q_len[b] && s < v->Q_S &&
+                                v->kv_len[b] > 0; s++) {
+                int64_t row = (b * v->N + n) * v->Q_S + s;
+                int failed = 0;
+                for (int64_t d = 0; v->out && d < v->D; d++) {
+                    int f = v->out[row * v->D + d];
+                    count(&rows[R_DTAIL], d >= d16, f != FIA_FAIL_NONE);
+                    if (f != FIA_FAIL_NONE) {
+                        failed = out_fails = 1;
+                        worst = f > worst ? f : worst;
+                    }
+                }
+                if (v->lse && v->lse[row] != FIA_FAIL_NONE) {
+                    failed = lse_fails = 1;
+                    worst = v->lse[row] > worst ? v->lse[row] : worst;
+                }
+                count(&rows[R_KV64], v->kv_len[b] >= 64, failed);
+                count(&rows[R_HEAD], group > 0 && n >= group, failed);
+                count(&rows[R_BATCH], b >= 1, failed);
+            }
+    snprintf(buf, len, "%s|%s|%s|", v->Q_S == 1 ? "decode" : "prefill",
+             lse_fails && !out_fails ? "lse" : "out",
+             worst == FIA_FAIL_NONFINITE ? "nonfinite"
+             : worst >= FIA_FAIL_FAR     ? "large"
+             : worst == FIA_FAIL_NEAR    ? "small" : "none");
+    /* the strongest evidence only: a bug confined to one region may look
+     * confined to another too by chance, not the other way round */
+    int best = -1;
+    double best_lp = 0;
+    for (int i = 0; i < R_COUNT; i++) {
+        double lp = confined(&rows[i]);
+        if (lp < best_lp)
+            best = i, best_lp = lp;
+    }
+    sb_add(buf, len, best >= 0 ? region_names[best] : "spread");
+}
+
+/* The pattern of a case's masks, out_fail in the output layout of c (or
+ * BNSD when canonical), lse_fail (b, n, s); "irregular" when c has no
+ * regular geometry, "?" out of memory. */
+static void case_pattern(const fia_case *c, const uint8_t *out_fail,
+                         const uint8_t *lse_fail, int canonical, char *buf,
+                         size_t len)
+{
+    fz_geom g;
+    if (fz_geom_of(c, &g) != 0) {
+        snprintf(buf, len, "irregular");
+        return;
+    }
+    int64_t nout = g.B * g.N * g.Q_S * g.D;
+    fuzz_fail_view v = {g.B, g.N, g.KV_N, g.Q_S, g.D, NULL, NULL, NULL,
+                        lse_fail};
+    int64_t *lens = malloc((size_t)(2 * g.B + 1) * sizeof *lens);
+    uint8_t *out = out_fail && !canonical ? malloc((size_t)nout + 1) : NULL;
+    if (lens == NULL || (out_fail && !canonical && out == NULL)) {
+        free(lens);
+        free(out);
+        snprintf(buf, len, "?");
+        return;
+    }
+    for (int64_t b = 0; b < g.B; b++) {
+        lens[b] = fz_q_len(c, &g, b);
+        lens[g.B + b] = fz_kv_len(c, &g, b);
+    }
+    v.q_len = lens, v.kv_len = lens + g.B;
+    if (out != NULL) {
+        fz_layout lo = fz_out_layout(g.layout);
+        int64_t i = 0;
+        for (int64_t b = 0; b < g.B; b++)
+            for (int64_t n = 0; n < g.N; n++)
+                for (int64_t s = 0; s < g.Q_S; s++)
+                    for (int64_t d = 0; d < g.D; d++)
+                        out[i++] = out_fail[fz_index(lo, g.B, g.N, g.Q_S, g.D,
+                                                     b, n, s, d)];
+    }
+    v.out = canonical ? out_fail : out;
+    fuzz_fail_pattern(&v, buf, len);
+    free(lens);
+    free(out);
+}
+
+/* ---- signatures ---------------------------------------------------------- */
+
+static void status_signature(const fia_check_result *r, char *buf, size_t len)
+{
+    /* the rules of the layer that decides the expected status */
+    int layer = 99;
+    for (int i = 0; i < r->ov.n_fired; i++)
+        if ((int)r->ov.fired[i]->layer < layer)
+            layer = (int)r->ov.fired[i]->layer;
+    char rules[160] = "";
+    for (int i = 0; i < r->ov.n_fired; i++)
+        if ((int)r->ov.fired[i]->layer == layer) {
+            if (rules[0])
+                sb_add(rules, sizeof rules, "+");
+            sb_add(rules, sizeof rules, r->ov.fired[i]->id);
+        }
+    snprintf(buf, len, "status-mismatch|%s|%s>%s", rules[0] ? rules : "accept",
+             fia_status_name(r->ov.expected), fia_status_name(r->fast_status));
+}
+
+void fuzz_signature(const fia_case *c, const fia_check_result *r,
+                    fia_profile profile, char *buf, size_t len)
+{
+    (void)profile; /* the fired rules say which profile decided */
+    if (r->v == FIA_V_STATUS_MISMATCH) {
+        status_signature(r, buf, len);
+        return;
+    }
+    if ((r->v == FIA_V_ACCURACY || r->v == FIA_V_NAN_LEAK) && r->computed) {
+        char pat[160];
+        case_pattern(c, r->out_fail, r->has_lse ? r->lse_fail : NULL, 0, pat,
+                     sizeof pat);
+        snprintf(buf, len, "%s|%s", fia_verdict_name(r->v), pat);
+        return;
+    }
+    char bucket[200];
+    fuzz_bucket(c, bucket, sizeof bucket);
+    snprintf(buf, len, "%s|%s", fia_verdict_name(r->v), bucket);
+}
+
+void fuzz_meta_signature(const fia_case *c, const char *transform,
+                         const uint8_t *out_fail, const uint8_t *lse_fail,
+                         char *buf, size_t len)
+{
+    char kind[32], pat[160];
+    size_t k = strcspn(transform, "=:");
+    snprintf(kind, sizeof kind, "%.*s", (int)(k < 31 ? k : 31), transform);
+    if (out_fail == NULL && lse_fail == NULL)
+        snprintf(pat, sizeof pat, "phase-two");
+    else
+        case_pattern(c, out_fail, lse_fail, 1, pat, sizeof pat);
+    snprintf(buf, len, "metamorphic|%s|%s", kind, pat);
+}

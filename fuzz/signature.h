@@ -1,0 +1,28 @@
+/* fuzz/signature.c: the failing pattern a finding's signature is made of
+ * (the definition is that file's header). */
+#ifndef FIA_FUZZ_SIGNATURE_H
+#define FIA_FUZZ_SIGNATURE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "fia/case.h"
+
+/* Which elements of one problem failed, in the canonical order. */
+typedef struct fuzz_fail_view {
+    int64_t B, N, KV_N, Q_S, D;
+    const int64_t *q_len, *kv_len; /* per batch: valid query rows, keys */
+    const uint8_t *out;            /* fia_fail_code per (b, n, s, d); NULL */
+    const uint8_t *lse;            /* fia_fail_code per (b, n, s); NULL */
+} fuzz_fail_view;
+
+/* "path|tensor|size|where" (see signature.c). */
+void fuzz_fail_pattern(const fuzz_fail_view *v, char *buf, size_t len);
+
+/* A metamorphic disagreement's signature: the transform's kind (its text
+ * before '=' or ':') and the pattern of the masks (canonical BNSD order for
+ * out, (b, n, s) for lse; both NULL: a form failed in phase two). */
+void fuzz_meta_signature(const fia_case *c, const char *transform,
+                         const uint8_t *out_fail, const uint8_t *lse_fail,
+                         char *buf, size_t len);
+
+#endif

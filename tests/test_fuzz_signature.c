@@ -1,0 +1,213 @@
+/* Finding signatures name a bug, not a bucket (fuzz/signature.c): the same
+ * failing pattern in different dtypes and layouts gives one signature,
+ * different patterns give different ones; regions are named only on
+ * evidence. */
+#include <stdlib.h>
+#include <string.h>
+#include "check.h"
+#include "fia/compare.h"
+#include "fuzz/fuzz.h"
+#include "fuzz/fuzz_internal.h"
+#include "fuzz/signature.h"
+
+/* B 2, N 4, KV_N 2, Q_S 8, D 40; batch 0 has 100 keys, batch 1 30. */
+enum { B = 2, N = 4, KV_N = 2, QS = 8, D = 40 };
+static const int64_t q_len[B] = {8, 8}, kv_len[B] = {100, 30};
+
+typedef int (*fails_fn)(int64_t b, int64_t n, int64_t s, int64_t d);
+
+static int f_all(int64_t b, int64_t n, int64_t s, int64_t d)
+{
+    (void)b, (void)n, (void)s, (void)d;
+    return 1;
+}
+static int f_long_rows(int64_t b, int64_t n, int64_t s, int64_t d)
+{
+    (void)n, (void)s;
+    return b == 0 && d % 3 != 0; /* not every element of a failing row */
+}
+static int f_second_group(int64_t b, int64_t n, int64_t s, int64_t d)
+{
+    (void)b, (void)s, (void)d;
+    return n >= N / KV_N;
+}
+static int f_dtail(int64_t b, int64_t n, int64_t s, int64_t d)
+{
+    (void)b, (void)n, (void)s;
+    return d >= 32;
+}
+static int f_one(int64_t b, int64_t n, int64_t s, int64_t d)
+{
+    return b == 1 && n == 3 && s == 7 && d == 39; /* one element: chance */
+}
+static int f_none(int64_t b, int64_t n, int64_t s, int64_t d)
+{
+    (void)b, (void)n, (void)s, (void)d;
+    return 0;
+}
+
+static void pattern(fails_fn f, int code, int lse_too, char *buf, size_t len)
+{
+    static uint8_t out[B * N * QS * D], lse[B * N * QS];
+    memset(lse, 0, sizeof lse);
+    for (int64_t b = 0; b < B; b++)
+        for (int64_t n = 0; n < N; n++)
+            for (int64_t s = 0; s < QS; s++)
+                for (int64_t d = 0; d < D; d++) {
+                    int64_t row = (b * N + n) * QS + s;
+                    out[row * D + d] = f(b, n, s, d) ? (uint8_t)code : 0;
+                    if (lse_too && f(b, n, s, d))
+                        lse[row] = (uint8_t)code;
+                }
+    fuzz_fail_view v = {B, N, KV_N, QS, D, q_len, kv_len, out, lse};
+    fuzz_fail_pattern(&v, buf, len);
+}
+
+static void test_patterns(void)
+{
+    char a[160], b[160];
+    pattern(f_all, FIA_FAIL_FAR, 0, a, sizeof a);
+    CHECK_MSG(strcmp(a, "prefill|out|large|spread") == 0, "%s", a);
+    pattern(f_all, FIA_FAIL_GROSS, 1, b, sizeof b);
+    CHECK_MSG(strcmp(a, b) == 0, "far/gross, lse or not: %s vs %s", a, b);
+    pattern(f_all, FIA_FAIL_NEAR, 0, a, sizeof a);
+    CHECK_MSG(strcmp(a, "prefill|out|small|spread") == 0, "%s", a);
+    pattern(f_all, FIA_FAIL_NONFINITE, 0, a, sizeof a);
+    CHECK_MSG(strcmp(a, "prefill|out|nonfinite|spread") == 0, "%s", a);
+    pattern(f_long_rows, FIA_FAIL_FAR, 0, a, sizeof a);
+    CHECK_MSG(strcmp(a, "prefill|out|large|kv64") == 0, "%s", a);
+    pattern(f_second_group, FIA_FAIL_FAR, 0, a, sizeof a);
+    CHECK_MSG(strcmp(a, "prefill|out|large|head>g0") == 0, "%s", a);
+    pattern(f_dtail, FIA_FAIL_FAR, 0, a, sizeof a);
+    CHECK_MSG(strcmp(a, "prefill|out|large|dtail") == 0, "%s", a);
+    pattern(f_one, FIA_FAIL_FAR, 0, a, sizeof a); /* no evidence of a region */
+    CHECK_MSG(strcmp(a, "prefill|out|large|spread") == 0, "%s", a);
+
+    /* lse alone */
+    static uint8_t out[B * N * QS * D], lse[B * N * QS];
+    memset(out, 0, sizeof out);
+    memset(lse, FIA_FAIL_FAR, sizeof lse);
+    fuzz_fail_view v = {B, N, KV_N, QS, D, q_len, kv_len, out, lse};
+    fuzz_fail_pattern(&v, a, sizeof a);
+    CHECK_MSG(strcmp(a, "prefill|lse|large|spread") == 0, "%s", a);
+    /* decode path */
+    int64_t one[B] = {1, 1};
+    fuzz_fail_view dv = {B, N, KV_N, 1, D, one, kv_len, out, lse};
+    fuzz_fail_pattern(&dv, a, sizeof a);
+    CHECK_MSG(strncmp(a, "decode|lse|", 11) == 0, "%s", a);
+    pattern(f_none, FIA_FAIL_FAR, 0, a, sizeof a);
+    CHECK_MSG(strstr(a, "|none|") != NULL, "%s", a);
+}
+
+/* An accuracy result of case text whose attention_out fails where f says
+ * (in the case's own output layout), with its signature. */
+static void signature_of(const char *text, fails_fn f, char *buf, size_t len)
+{
+    fia_case c;
+    fia_error err;
+    buf[0] = '\0';
+    CHECK(fia_case_parse_string(text, "sig", &c, &err) == FIA_OK);
+    fz_geom g;
+    CHECK(fz_geom_of(&c, &g) == 0);
+    static fia_check_result r;
+    memset(&r, 0, sizeof r);
+    r.v = FIA_V_ACCURACY;
+    r.computed = 1;
+    r.out_fail = calloc((size_t)(g.B * g.N * g.Q_S * g.D), 1);
+    fz_layout lo = fz_out_layout(g.layout);
+    for (int64_t b = 0; b < g.B; b++)
+        for (int64_t n = 0; n < g.N; n++)
+            for (int64_t s = 0; s < g.Q_S; s++)
+                for (int64_t d = 0; d < g.D; d++)
+                    if (f(b, n, s, d))
+                        r.out_fail[fz_index(lo, g.B, g.N, g.Q_S, g.D, b, n, s,
+                                            d)] = FIA_FAIL_FAR;
+    fuzz_signature(&c, &r, FIA_PROFILE_DOC, buf, len);
+    fia_check_result_release(&r);
+    fia_case_free(&c);
+}
+
+static const char *bnsd_fp16 =
+    "input_layout = BNSD\nnum_heads = 4\nnum_key_value_heads = 2\n"
+    "scale = 0.5\nquery = fp16 [2,4,8,40]\nkey = fp16 [2,2,100,40]\n"
+    "value = fp16 [2,2,100,40]\n"
+    "actual_seq_lengths_kv = [100, 30]\n";
+static const char *bsh_bf16 =
+    "input_layout = BSH\nnum_heads = 4\nnum_key_value_heads = 2\n"
+    "scale = 0.5\nquery = bf16 [2,8,160]\nkey = bf16 [2,100,80]\n"
+    "value = bf16 [2,100,80]\n"
+    "actual_seq_lengths_kv = [100, 30]\n";
+
+static void test_across_dtype_layout(void)
+{
+    fails_fn bugs[] = {f_all, f_long_rows, f_second_group, f_dtail};
+    char sig[4][FUZZ_SIGNATURE_LEN];
+    for (int i = 0; i < 4; i++) {
+        char other[FUZZ_SIGNATURE_LEN];
+        signature_of(bnsd_fp16, bugs[i], sig[i], sizeof sig[i]);
+        signature_of(bsh_bf16, bugs[i], other, sizeof other);
+        CHECK_MSG(strcmp(sig[i], other) == 0, "bug %d: %s vs %s", i, sig[i],
+                  other);
+        CHECK_MSG(strncmp(sig[i], "accuracy|prefill|out|large|", 27) == 0,
+                  "%s", sig[i]);
+        for (int j = 0; j < i; j++)
+            CHECK_MSG(strcmp(sig[i], sig[j]) != 0, "bugs %d and %d: %s", i, j,
+                      sig[i]);
+    }
+}
+
+static void test_meta_signature(void)
+{
+    fia_case c;
+    fia_error err;
+    CHECK(fia_case_parse_string(bnsd_fp16, "sig", &c, &err) == FIA_OK);
+    char a[FUZZ_SIGNATURE_LEN], b[FUZZ_SIGNATURE_LEN];
+    fuzz_meta_signature(&c, "layout=BSH", NULL, NULL, a, sizeof a);
+    CHECK_MSG(strcmp(a, "metamorphic|layout|phase-two") == 0, "%s", a);
+    static uint8_t out[B * N * QS * D], lse[B * N * QS];
+    memset(out, FIA_FAIL_NEAR, sizeof out);
+    memset(lse, 0, sizeof lse);
+    fuzz_meta_signature(&c, "layout=BSND", out, lse, a, sizeof a);
+    fuzz_meta_signature(&c, "layout=BSH", out, lse, b, sizeof b);
+    CHECK_MSG(strcmp(a, b) == 0 &&
+              strcmp(a, "metamorphic|layout|prefill|out|small|spread") == 0,
+              "%s vs %s", a, b);
+    fia_case_free(&c);
+}
+
+/* A status mismatch is named by its rules and statuses, whatever the
+ * case's dtype, layout and profile. */
+static void test_status_signature(void)
+{
+    const char *const texts[2] = {bnsd_fp16, bsh_bf16};
+    const fia_rule *rule = fia_rule_find("MASK-003");
+    CHECK(rule != NULL);
+    char sig[2][FUZZ_SIGNATURE_LEN];
+    for (int k = 0; k < 2 && rule != NULL; k++) {
+        fia_case c;
+        fia_error err;
+        CHECK(fia_case_parse_string(texts[k], "sig", &c, &err) == FIA_OK);
+        static fia_check_result r;
+        memset(&r, 0, sizeof r);
+        r.v = FIA_V_STATUS_MISMATCH;
+        r.ov.n_fired = 1;
+        r.ov.fired[0] = rule;
+        r.ov.expected = FIA_ERR_PARAM_INVALID;
+        r.fast_status = FIA_OK;
+        fuzz_signature(&c, &r, k ? FIA_PROFILE_CANN : FIA_PROFILE_DOC, sig[k],
+                       sizeof sig[k]);
+        fia_case_free(&c);
+    }
+    CHECK_MSG(strcmp(sig[0], sig[1]) == 0 &&
+              strncmp(sig[0], "status-mismatch|MASK-003|", 25) == 0,
+              "%s vs %s", sig[0], sig[1]);
+}
+
+int main(void)
+{
+    test_status_signature();
+    test_patterns();
+    test_across_dtype_layout();
+    test_meta_signature();
+    return check_summary();
+}
