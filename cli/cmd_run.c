@@ -280,7 +280,8 @@ int cmd_run(int argc, char **argv)
                "modeled, %d bad input, %d intent unmet\n", ncases, n_pass,
                n_vacuous, n_find, n_skip, n_bad, n_unmet);
     if (!o.json) /* what fast/'s numbers depend on besides the cases */
-        printf("fast/ kernels %s, %d threads\n", fastKernelLevel(),
+        printf("fast/ kernels %s, %d threads (unless a case's threads / "
+               "kernel_level lines say otherwise)\n", fastKernelLevel(),
                fastThreadCount());
     free(cases);
     if (n_bad)

@@ -41,6 +41,22 @@ static const char *const intent_names[FIA_INTENT_COUNT] = {
 };
 _Static_assert(FIA_INTENT_COUNT <= 32, "fia_case.intents is a 32-bit set");
 
+static const char *const kernel_level_names[FIA_KL_COUNT] = {
+    "default", "scalar", "avx2", "avx512"};
+
+const char *fia_kernel_level_name(fia_kernel_level k)
+{
+    return (int)k >= 0 && k < FIA_KL_COUNT ? kernel_level_names[k] : "?";
+}
+
+int fia_kernel_level_from_name(const char *name)
+{
+    for (int i = FIA_KL_SCALAR; name != NULL && i < FIA_KL_COUNT; i++)
+        if (strcmp(name, kernel_level_names[i]) == 0)
+            return i;
+    return -1;
+}
+
 const char *fia_intent_name(fia_intent i)
 {
     return (int)i >= 0 && i < FIA_INTENT_COUNT ? intent_names[i] : "?";

@@ -19,7 +19,7 @@ typedef struct parser {
     fia_error *err;
     int line;                          /* current line */
     int line_seed;
-    int line_intent;
+    int line_intent, line_threads, line_kernel_level;
     int line_attr[FIA_ATTR_COUNT];
     int line_tensor[FIA_SLOT_COUNT];
     int line_gen[FIA_SLOT_COUNT];      /* .gen or .values */
@@ -482,6 +482,26 @@ static fia_status parse_line(parser *p, char *line)
         if (dup_check(p, &p->line_intent, key) != 0)
             return p->err->code;
         return parse_intents(p, v);
+    }
+    if (strcmp(key, "threads") == 0) {
+        if (dup_check(p, &p->line_threads, key) != 0)
+            return p->err->code;
+        uint64_t n = 0;
+        if (parse_u64(v, &n) != 0 || n < 1 || n > FIA_CASE_MAX_THREADS)
+            return FAIL(p, "threads: '%.60s' is not a thread count 1..%d", v,
+                        FIA_CASE_MAX_THREADS);
+        p->c->threads = (int32_t)n;
+        return FIA_OK;
+    }
+    if (strcmp(key, "kernel_level") == 0) {
+        if (dup_check(p, &p->line_kernel_level, key) != 0)
+            return p->err->code;
+        int k = fia_kernel_level_from_name(v);
+        if (k < 0)
+            return FAIL(p, "kernel_level: unknown '%.60s' (valid: scalar avx2 "
+                        "avx512)", v);
+        p->c->kernel_level = (fia_kernel_level)k;
+        return FIA_OK;
     }
     int a = fia_attr_from_name(key);
     if (a >= 0) {

@@ -150,6 +150,11 @@ static void build(const fia_case *c, sbuf *b)
                       fia_intent_name((fia_intent)i));
     if (c->intents)
         sb_puts(b, "\n");
+    if (c->threads > 0)
+        sb_printf(b, "threads = %d\n", (int)c->threads);
+    if (c->kernel_level != FIA_KL_DEFAULT)
+        sb_printf(b, "kernel_level = %s\n",
+                  fia_kernel_level_name(c->kernel_level));
 
     for (int a = 0; a < FIA_ATTR_COUNT; a++) {
         if (!c->attr_given[a] &&
@@ -305,7 +310,8 @@ int fia_case_equal(const fia_case *a, const fia_case *b)
 {
     if (!a || !b)
         return a == b;
-    if (a->seed != b->seed)
+    if (a->seed != b->seed || a->threads != b->threads ||
+        a->kernel_level != b->kernel_level)
         return 0;
     for (int i = 0; i < FIA_ATTR_COUNT; i++)
         if (!fia__attr_equal(&a->attrs, &b->attrs, (fia_attr)i))

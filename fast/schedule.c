@@ -17,8 +17,15 @@
 
 #define ALIGN64(x) (((x) + 63u) & ~(uint64_t)63u)
 
+/* fastSetThreadCount's choice (0: none), process-wide like the kernel
+ * level: a run's plan reads it once. */
+static _Atomic int forced_threads;
+
 int fast_thread_count(void)
 {
+    int f = atomic_load(&forced_threads);
+    if (f > 0)
+        return f;
     int n = fast_threads_setting();
     return n > 0 ? n : 2;
 }
@@ -142,4 +149,23 @@ void fast_attention_run(const fast_plan *p, void *ws)
 int fastThreadCount(void)
 {
     return fast_thread_count();
+}
+
+int fastSetThreadCount(int n)
+{
+    if (n < 0 || n > FAST_MAX_THREADS)
+        return -1;
+    atomic_store(&forced_threads, n);
+    return 0;
+}
+
+void fastPathThresholds(fast_path_thresholds *t)
+{
+    t->key_block = FAST_KBLOCK;
+    t->d_tile = 16; /* fast_plan_schedule: Dp = D rounded up to 16 */
+    t->dot_max_rows = FAST_DOT_MAX;
+    t->rows_per_task = FAST_MROWS;
+    t->split_min_keys = 2 * FAST_KBLOCK;
+    t->kvpre_rows = FAST_KVPRE_ROWS;
+    t->max_threads = FAST_MAX_THREADS;
 }

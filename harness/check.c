@@ -2,6 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "fia/check.h"
+#include "fia/fast.h"
 #include "fia/ref.h"
 
 static const char *const verdict_names[] = {
@@ -334,6 +335,15 @@ void fia_check_case(const fia_case *c, const fia_check_options *o,
                  "implements the V2 API, which has no %s (003 parameter)",
                  gap);
         judge_intents(c, NULL, "fast/ cannot be called", r);
+        fia_case_data_free(&d);
+        return;
+    }
+    if (c->kernel_level != FIA_KL_DEFAULT &&
+        !fastKernelLevelAvailable(fia_kernel_level_name(c->kernel_level))) {
+        r->v = FIA_V_BAD_INPUT;
+        fia_fail(&r->reason, FIA_ERR_BAD_INPUT, "kernel_level = %s: this CPU "
+                 "or build lacks it (it has up to %s)",
+                 fia_kernel_level_name(c->kernel_level), fastKernelLevel());
         fia_case_data_free(&d);
         return;
     }

@@ -14,8 +14,59 @@ static const fia_int_array *array(const fia_case_data *d, fia_array a)
     return d->arr_present[a] ? &d->arr[a] : NULL;
 }
 
+/* The case's threads and kernel level for this call only: the previous
+ * settings are kept in *saved_level / *saved_threads for restore_run.
+ * FIA_ERR_BAD_INPUT when this CPU or build lacks the level. */
+static fia_status apply_run(const fia_case *c, const char **saved_level,
+                            int *saved_threads, fia_error *err)
+{
+    *saved_level = NULL;
+    *saved_threads = -1;
+    if (c->kernel_level != FIA_KL_DEFAULT) {
+        const char *want = fia_kernel_level_name(c->kernel_level);
+        const char *now = fastKernelLevel();
+        if (fastForceKernelLevel(want) != 0)
+            return fia_fail(err, FIA_ERR_BAD_INPUT, "kernel_level = %s: this "
+                            "CPU or build lacks it (it has up to %s)", want,
+                            now);
+        *saved_level = now;
+    }
+    if (c->threads > 0) {
+        *saved_threads = fastThreadCount();
+        fastSetThreadCount(c->threads);
+    }
+    return FIA_OK;
+}
+
+/* Back to the settings before apply_run: the level that was in use (the
+ * names are fast/'s static strings) and the threads (0: the default). */
+static void restore_run(const char *saved_level, int saved_threads)
+{
+    if (saved_level != NULL)
+        fastForceKernelLevel(saved_level);
+    if (saved_threads >= 0)
+        fastSetThreadCount(0);
+}
+
+static fia_status call_fast(const fia_case *c, const fia_case_data *d,
+                            fia_profile profile, int compute, fia_error *err);
+
 fia_status fia_call_fast(const fia_case *c, const fia_case_data *d,
                          fia_profile profile, int compute, fia_error *err)
+{
+    const char *level;
+    int threads;
+    fia_error_clear(err);
+    fia_status st = apply_run(c, &level, &threads, err);
+    if (st != FIA_OK)
+        return st;
+    st = call_fast(c, d, profile, compute, err);
+    restore_run(level, threads);
+    return st;
+}
+
+static fia_status call_fast(const fia_case *c, const fia_case_data *d,
+                            fia_profile profile, int compute, fia_error *err)
 {
     const fia_attrs *a = &c->attrs;
     uint64_t ws_size = 0;

@@ -538,6 +538,50 @@ static void test_fuzz(void)
 
 /* The intent line: a set of names of the fixed vocabulary, printed back in
  * vocabulary order; an unknown name is an error naming the valid ones. */
+/* threads and kernel_level: parsed, printed back, part of equality, and
+ * bad values refused with the line. */
+static void test_run_settings(void)
+{
+    const char *base = "query = fp16 [1,1,4,16]\nkey = fp16 [1,1,8,16]\n"
+                       "value = fp16 [1,1,8,16]\n";
+    char text[512];
+    fia_case c, d;
+    fia_error err;
+    snprintf(text, sizeof text, "threads = 3\nkernel_level = avx2\n%s", base);
+    CHECK(fia_case_parse_string(text, "t", &c, &err) == FIA_OK);
+    CHECK(c.threads == 3 && c.kernel_level == FIA_KL_AVX2);
+    char *printed = fia_case_to_string(&c);
+    CHECK(printed && strstr(printed, "threads = 3\nkernel_level = avx2\n"));
+    CHECK(printed && fia_case_parse_string(printed, "t", &d, &err) == FIA_OK);
+    CHECK(fia_case_equal(&c, &d));
+    d.threads = 4;
+    CHECK(!fia_case_equal(&c, &d));
+    d.threads = 3;
+    d.kernel_level = FIA_KL_SCALAR;
+    CHECK(!fia_case_equal(&c, &d));
+    free(printed);
+    fia_case_free(&c);
+    fia_case_free(&d);
+    static const char *const bad[] = {"threads = 0", "threads = 17",
+                                      "threads = x", "kernel_level = avx9",
+                                      "kernel_level = default",
+                                      "threads = 2\nthreads = 2"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        snprintf(text, sizeof text, "%s\n%s", bad[i], base);
+        CHECK_MSG(fia_case_parse_string(text, "t", &c, &err) ==
+                      FIA_ERR_BAD_INPUT, "%s", bad[i]);
+        fia_case_free(&c);
+    }
+    /* no line: nothing printed, the defaults */
+    CHECK(fia_case_parse_string(base, "t", &c, &err) == FIA_OK);
+    printed = fia_case_to_string(&c);
+    CHECK(c.threads == 0 && c.kernel_level == FIA_KL_DEFAULT && printed &&
+          strstr(printed, "threads") == NULL &&
+          strstr(printed, "kernel_level") == NULL);
+    free(printed);
+    fia_case_free(&c);
+}
+
 static void test_intents(void)
 {
     const char *base = "query = fp16 [1,1,4,16]\nkey = fp16 [1,1,8,16]\n"
@@ -582,5 +626,6 @@ int main(void)
     test_roundtrip();
     test_fuzz();
     test_intents();
+    test_run_settings();
     return check_summary();
 }

@@ -111,6 +111,14 @@ const char *fastKernelLevel(void)
     return fast_kernels_select()->name;
 }
 
+int fastKernelLevelAvailable(const char *name)
+{
+    for (int i = 0; name != NULL && i < FAST_ISA_COUNT; i++)
+        if (strcmp(name, isa_names[i]) == 0)
+            return fast_kernels_for((fast_isa)i) != NULL;
+    return 0;
+}
+
 int fastForceKernelLevel(const char *name)
 {
     if (name == NULL)

@@ -147,10 +147,25 @@ typedef enum fia_intent { FIA_INTENT_LIST(FIA_INTENT_ENUM_) FIA_INTENT_COUNT } f
 const char *fia_intent_name(fia_intent i);
 int fia_intent_from_name(const char *name);   /* -1 if unknown */
 
+/* How the system under test runs the call (`threads = N`,
+ * `kernel_level = NAME`): not part of the call, but a result may depend on
+ * them (decode splits its keys by thread; each level has its own
+ * micro-kernels), so a case that needs one to reproduce says so.  The
+ * harness applies them for the call only. */
+#define FIA_CASE_MAX_THREADS 16
+typedef enum fia_kernel_level {
+    FIA_KL_DEFAULT = 0, /* no line: the environment's or the automatic one */
+    FIA_KL_SCALAR, FIA_KL_AVX2, FIA_KL_AVX512, FIA_KL_COUNT
+} fia_kernel_level;
+const char *fia_kernel_level_name(fia_kernel_level k); /* "scalar", ... */
+int fia_kernel_level_from_name(const char *name);      /* -1 if unknown */
+
 typedef struct fia_case {
     char name[256];                 /* file name or "<string>" */
     uint64_t seed;                  /* default 0 */
     uint32_t intents;               /* bit 1u << fia_intent */
+    int32_t threads;                /* 1..16; 0 when not given */
+    fia_kernel_level kernel_level;  /* FIA_KL_DEFAULT when not given */
     fia_tensor_spec tensors[FIA_SLOT_COUNT];
     fia_int_array_spec arrays[FIA_ARR_COUNT];
     fia_attrs attrs;

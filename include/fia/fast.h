@@ -33,9 +33,36 @@ const char *fastKernelLevel(void);
  * choice again; returns 0, or -1 (nothing changed) when the name is unknown
  * or this CPU or build lacks the level. */
 int fastForceKernelLevel(const char *name);
+/* 1 when this CPU and build have the level ("scalar", "avx2", "avx512"). */
+int fastKernelLevelAvailable(const char *name);
 /* The threads a run uses (FIA_FAST_THREADS, 1..16, default 2): decode
  * splits the keys by thread, so the result depends on it. */
 int fastThreadCount(void);
+/* Sets the threads of the runs planned from now on for the whole process
+ * (1..16; 0 gives FIA_FAST_THREADS / the default back); 0, or -1 when out
+ * of range (nothing changed). */
+int fastSetThreadCount(int n);
+
+/* Where fast/'s paths change, for generators that must reach each of them
+ * (fast/schedule.c, fast/attention.c):
+ *   key_block       keys per inner step; rows with more keys take several
+ *                   blocks and a ragged tail when not a multiple
+ *   d_tile          D is padded to a multiple of it (micro-kernel tiles)
+ *   dot_max_rows    a task of at most this many query rows (heads x rows)
+ *                   uses the dot-form Q.K^T; more: the register-tiled form
+ *                   with K/V widened once per run
+ *   rows_per_task   target query rows of one task; more rows of one KV
+ *                   head are cut into several blocks
+ *   split_min_keys  decode (Q_S = 1) with at least this many keys and more
+ *                   than one thread splits the keys across threads and
+ *                   merges the partial results
+ *   kvpre_rows      rows of one K/V widening chunk
+ *   max_threads     the largest thread count */
+typedef struct fast_path_thresholds {
+    int key_block, d_tile, dot_max_rows, rows_per_task, split_min_keys,
+        kvpre_rows, max_threads;
+} fast_path_thresholds;
+void fastPathThresholds(fast_path_thresholds *t);
 /* NULL when FIA_FAST_ISA and FIA_FAST_THREADS are unset or valid (a level
  * name in any case or "auto"; a whole number in 1..16); otherwise what is
  * wrong, naming the variable and its valid values.  fast/ then runs with

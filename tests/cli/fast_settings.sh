@@ -39,4 +39,31 @@ expect_exit 0 env FIA_FAST_ISA=scalar FIA_FAST_THREADS=3 "$FIACHECK" run "$case_
 expect_grep "^fast/ kernels scalar, 3 threads" "$tmp/out"
 expect_exit 0 env FIA_FAST_ISA=scalar FIA_FAST_THREADS=3 "$FIACHECK" run --json "$case_file"
 expect_grep '"fast_kernels":"scalar","fast_threads":3' "$tmp/out"
+
+# a case's threads / kernel_level lines hold for its call only: a split
+# decode run with 3 threads at the scalar level, then the next case runs
+# with the process's settings again
+cat >"$tmp/set.case" <<'CASE'
+input_layout = BNSD
+num_heads = 2
+num_key_value_heads = 1
+threads = 3
+kernel_level = scalar
+query = fp16 [2,2,1,24]
+key = fp16 [2,1,300,24]
+value = fp16 [2,1,300,24]
+actual_seq_lengths_kv = [300, 211]
+CASE
+expect_exit 0 env -u FIA_FAST_ISA -u FIA_FAST_THREADS "$FIACHECK" run "$tmp/set.case" "$case_file"
+expect_grep "^fast/ kernels $(env -u FIA_FAST_ISA -u FIA_FAST_THREADS "$FIACHECK" run "$case_file" | sed -n 's/^fast\/ kernels \([a-z0-9]*\),.*/\1/p'), 2 threads" "$tmp/out"
+# a level the CPU lacks is the case's bad input, not a finding
+if ! grep -q avx512 /proc/cpuinfo; then lvl=avx512; else lvl=; fi
+if [ -n "$lvl" ]; then
+  sed "s/kernel_level = scalar/kernel_level = $lvl/" "$tmp/set.case" >"$tmp/lack.case"
+  expect_exit 2 "$FIACHECK" run "$tmp/lack.case"
+  expect_grep "lacks it" "$tmp/out"
+fi
+sed 's/threads = 3/threads = 0/' "$tmp/set.case" >"$tmp/zero.case"
+expect_exit 2 "$FIACHECK" run "$tmp/zero.case"
+expect_grep "not a thread count" "$tmp/out"
 finish
