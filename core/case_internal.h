@@ -25,6 +25,10 @@ const int64_t *fia__attr_cint(const fia_attrs *at, fia_attr a);
 
 /* 1 when attribute a of at differs from the default (fia_case_init). */
 int fia__attr_differs_from_default(const fia_attrs *at, fia_attr a);
+/* The canonical text with explicit values replaced by their count, and
+ * *values_hash the FNV-1a 64 of the values' bits (every NaN as one):
+ * what fia_case_digest hashes.  NULL out of memory. */
+char *fia__case_digest_text(const fia_case *c, uint64_t *values_hash);
 /* 1 when attribute a has the same value in x and y (nan == nan). */
 int fia__attr_equal(const fia_attrs *x, const fia_attrs *y, fia_attr a);
 

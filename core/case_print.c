@@ -10,6 +10,11 @@ typedef struct sbuf {
     char *p;
     size_t len, cap;
     int failed;
+    /* for the digest: explicit values folded into vh (FNV-1a over their
+     * bits) instead of printed; printing 17 digits per value is most of
+     * the cost of a case with 10^5 of them */
+    int fold_values;
+    uint64_t vh;
 } sbuf;
 
 static void sb_reserve(sbuf *b, size_t extra)
@@ -102,6 +107,19 @@ static void sb_gen(sbuf *b, const char *slot, const fia_gen *g)
 {
     if (g->kind == FIA_GEN_DEFAULT)
         return;
+    if (g->kind == FIA_GEN_VALUES && b->fold_values) {
+        sb_printf(b, "%s.values = #%lld\n", slot, (long long)g->n_values);
+        for (int64_t i = 0; i < g->n_values && g->values; i++) {
+            double v = isnan(g->values[i]) ? NAN : g->values[i];
+            uint64_t bits;
+            memcpy(&bits, &v, sizeof bits);
+            for (int k = 0; k < 64; k += 8) {
+                b->vh ^= (bits >> k) & 0xff;
+                b->vh *= 0x100000001b3u;
+            }
+        }
+        return;
+    }
     if (g->kind == FIA_GEN_VALUES) {
         sb_printf(b, "%s.values =", slot);
         for (int64_t i = 0; i < g->n_values && g->values; i++) {
@@ -225,6 +243,20 @@ char *fia_case_to_string(const fia_case *c)
     }
     if (!b.p)   /* cannot happen (there is always a header), but be safe */
         return calloc(1, 1);
+    return b.p;
+}
+
+char *fia__case_digest_text(const fia_case *c, uint64_t *values_hash)
+{
+    sbuf b = {0};
+    b.fold_values = 1;
+    b.vh = 0xcbf29ce484222325u;
+    build(c, &b);
+    if (b.failed || !b.p) {
+        free(b.p);
+        return NULL;
+    }
+    *values_hash = b.vh;
     return b.p;
 }
 

@@ -1,6 +1,7 @@
-/* fuzz_numeric's and fuzz_metamorphic's decoder: bytes -> a small case the
- * rules accept, with data from distributions that break kernels
- * (gen_tensors_data.c).
+/* fuzz_numeric's and fuzz_metamorphic's decoder: bytes -> a case the rules
+ * accept, mostly small, regularly shaped past one of fast/'s path
+ * thresholds (fzn_layout_reach), with data from distributions that break
+ * kernels (gen_tensors_data.c).
  *
  * The decoder is its list of fragments (fuzz/gen.h, one gen_<feature>.c
  * each), applied in the order the bytes are consumed. */
@@ -10,6 +11,7 @@
 
 static const fz_fragment numeric_fragments[] = {
     {FIA_FEATURE_LAYOUT, fzn_layout},
+    {FIA_FEATURE_LAYOUT, fzn_layout_reach},
     {FIA_FEATURE_TENSORS, fzn_tensors_dtype},
     {FIA_FEATURE_LAYOUT, fzn_layout_batch},
     {FIA_FEATURE_GQA, fzn_gqa_heads},
@@ -29,6 +31,7 @@ static const fz_fragment numeric_fragments[] = {
     {FIA_FEATURE_MASK, fzn_mask_values},
     {FIA_FEATURE_TENSORS, fzn_tensors_data},
     {FIA_FEATURE_SCALE, fzn_scale},
+    {FIA_FEATURE_LAYOUT, fzn_layout_run},
 };
 
 /* Shared by numeric and metamorphic: a valid small case.  meta: keep

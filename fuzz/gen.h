@@ -36,9 +36,26 @@
 #define FZ_ARRLEN(a) ((int)(sizeof(a) / sizeof((a)[0])))
 
 /* fuzz_numeric's geometry ranges: its mask-pattern bookkeeping is sized by
- * them. */
-#define FZ_NUM_MAX_B 3
-#define FZ_NUM_MAX_KV_S 20
+ * them.  Most cases are small (B <= 3, KV_S <= 20); the reach plans
+ * (fzn_layout_reach) go beyond fast/'s path thresholds, up to these. */
+#define FZ_NUM_MAX_B 4
+#define FZ_NUM_MAX_KV_S 640
+#define FZ_NUM_MAX_D 160
+/* The largest reference work of a generated case (rows x keys x 2D,
+ * fia_check_reference_work): the escalating reference does it in a few
+ * milliseconds in double, the MPFR fallback in about a second. */
+#define FZ_NUM_MAX_WORK 4e6
+
+/* What a fuzz_numeric case is shaped to reach in fast/ (fast/'s
+ * thresholds: fastPathThresholds). */
+typedef enum fz_reach {
+    FZ_REACH_SMALL = 0,  /* today's small cases: one block, one task */
+    FZ_REACH_TAIL,       /* keys past one key block, ragged tails */
+    FZ_REACH_ROWS,       /* query rows past the dot form and past one task */
+    FZ_REACH_SPLIT,      /* decode keys split across threads and merged */
+    FZ_REACH_DTAIL,      /* D not a multiple of the micro-kernel tile */
+    FZ_REACH_COUNT
+} fz_reach;
 
 typedef struct fz_gen {
     fdp *f;             /* the fuzzer's bytes, consumed front to back */
@@ -49,6 +66,7 @@ typedef struct fz_gen {
     int strict;         /* params: no deliberate break (decode_params.c) */
     int meta;           /* numeric: the metamorphic target's base case */
     int qs1;            /* the decode path: Q_S = 1 */
+    fz_reach reach;     /* numeric: the path the shapes aim at */
 
     /* geometry: layout, tensors, gqa */
     fz_layout L;        /* the layout the shapes follow (BSH.. for odd names) */
@@ -142,6 +160,7 @@ void fzp_tensors_optional(fz_gen *g); /* one not-modeled optional tensor */
 
 /* ---- fuzz_numeric's fragments (a small case the rules accept) ----------- */
 void fzn_layout(fz_gen *g);           /* layout; L */
+void fzn_layout_reach(fz_gen *g);     /* reach */
 void fzn_tensors_dtype(fz_gen *g);    /* qdt = kvdt */
 void fzn_layout_batch(fz_gen *g);     /* B */
 void fzn_gqa_heads(fz_gen *g);        /* KV_N, N */
@@ -161,5 +180,6 @@ void fzn_tensors_data_seed(fz_gen *g);/* rng */
 void fzn_mask_values(fz_gen *g);      /* atten_mask data; masked_col */
 void fzn_tensors_data(fz_gen *g);     /* query, key, value data; scale */
 void fzn_scale(fz_gen *g);            /* scale, as the data asks, or odd */
+void fzn_layout_run(fz_gen *g);       /* threads, kernel_level (reach) */
 
 #endif

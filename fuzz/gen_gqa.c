@@ -40,11 +40,12 @@ void fzp_gqa_attr(fz_gen *g)
 
 /* ---- fuzz_numeric ----------------------------------------------------------- */
 
-/* Sets KV_N and N, a multiple of it. */
+/* Sets KV_N and N, a multiple of it (groups up to 8 when the case aims
+ * at many query rows per task). */
 void fzn_gqa_heads(fz_gen *g)
 {
     g->KV_N = fdp_range(g->f, 1, 2);
-    g->N = g->KV_N * fdp_range(g->f, 1, 3);
+    g->N = g->KV_N * fdp_range(g->f, 1, g->reach == FZ_REACH_ROWS ? 8 : 3);
 }
 
 /* num_key_value_heads: given when it differs from N, else now and then. */

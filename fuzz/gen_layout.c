@@ -2,6 +2,7 @@
  * and head-size dims, the sequence lengths of the shapes, and num_heads.
  * Fragment contract: fuzz/gen.h. */
 #include <string.h>
+#include "fia/fast.h"
 #include "fuzz/gen.h"
 
 /* ---- fuzz_params: every name, dims at and around the limits -------------- */
@@ -86,19 +87,144 @@ void fzn_layout(fz_gen *g)
     fb_layout(g->c, fz_layout_name(g->L));
 }
 
-/* Sets B. */
-void fzn_layout_batch(fz_gen *g) { g->B = fdp_range(g->f, 1, FZ_NUM_MAX_B); }
+/* Sets reach: 28 % of the inputs aim past one of fast/'s thresholds (a
+ * zero byte, an exhausted input, keeps the case small). */
+void fzn_layout_reach(fz_gen *g)
+{
+    static const int w[FZ_REACH_COUNT] = {72, 8, 7, 7, 6};
+    g->reach = (fz_reach)fdp_weighted(g->f, w, FZ_REACH_COUNT);
+    if (g->reach == FZ_REACH_SPLIT && !g->qs1)
+        g->reach = FZ_REACH_TAIL; /* the split is decode's: keys instead */
+}
 
-/* Sets D (odd sizes on the decode path now and then), Q_S, KV_S (empty
- * now and then). */
+/* Sets B. */
+void fzn_layout_batch(fz_gen *g)
+{
+    g->B = fdp_range(g->f, 1, g->reach ? FZ_NUM_MAX_B : 3);
+}
+
+/* A key count around the multiples of the key block kb, and past them. */
+static int64_t keys_past_block(fdp *f, int kb, int64_t lo)
+{
+    if (fdp_bool(f)) {
+        int64_t m = fdp_range(f, 1, 4) * kb;
+        int64_t k = m + fdp_range(f, -2, 2);
+        return k < lo ? lo : k;
+    }
+    return fdp_range(f, lo, FZ_NUM_MAX_KV_S);
+}
+
+/* D for the reach plans: common head sizes or any size up to
+ * FZ_NUM_MAX_D; with dtail never a multiple of the tile.  Prefill (Q_S >
+ * 1) with fp16/bf16 takes only multiples of 16 (LAYOUT-024), so there D
+ * is rounded up to one and the tile edge is decode's. */
+static int64_t reach_d(fdp *f, int tile, int dtail, int qs1)
+{
+    static const int64_t common[] = {16, 32, 64, 80, 96, 128, 160};
+    int64_t d = fdp_bool(f) ? common[fdp_pick(f, FZ_ARRLEN(common))]
+                            : fdp_range(f, 1, FZ_NUM_MAX_D);
+    if (dtail && d % tile == 0)
+        d -= fdp_range(f, 1, tile - 1);
+    if (!qs1)
+        d = (d + 15) / 16 * 16;
+    return d;
+}
+
+/* The reference's work, as fia_check_reference_work counts it. */
+static double work(const fz_gen *g)
+{
+    return 2.0 * (double)g->B * (double)g->N * (double)g->Q_S *
+           (double)g->D * (double)(g->KV_S > 0 ? g->KV_S : 1);
+}
+
+/* Shrinks a reach case to FZ_NUM_MAX_WORK, keeping what it aims at: the
+ * batches go first, then the query rows (not for rows), then D, then the
+ * keys (not for tail and split). */
+static void fit_work(fz_gen *g)
+{
+    while (work(g) > FZ_NUM_MAX_WORK) {
+        if (g->B > 1)
+            g->B--;
+        else if (g->reach != FZ_REACH_ROWS && g->Q_S > 2)
+            g->Q_S = g->Q_S / 2 > 2 ? g->Q_S / 2 : 2;
+        else if (g->D > 16 && g->reach != FZ_REACH_DTAIL)
+            g->D = g->qs1 ? g->D / 2 : (g->D / 2 + 15) / 16 * 16;
+        else if (g->reach != FZ_REACH_TAIL && g->reach != FZ_REACH_SPLIT &&
+                 g->KV_S > 16)
+            g->KV_S = g->KV_S / 2;
+        else if (g->Q_S > 2)
+            g->Q_S--;
+        else
+            break; /* as small as the plan allows: within the limit anyway */
+    }
+}
+
+/* Sets D, Q_S, KV_S: small (odd D on the decode path now and then, KV_S
+ * empty now and then), or past the threshold the reach plan names. */
 void fzn_layout_dims(fz_gen *g)
 {
     fdp *f = g->f;
-    g->D = fdp_chance(f, 75) ? 16 : 32;
-    if (g->qs1 && fdp_chance(f, 30))
-        g->D = fdp_range(f, 1, 40);
-    g->Q_S = g->qs1 ? 1 : fdp_range(f, 2, 12);
-    g->KV_S = fdp_chance(f, 3) ? 0 : fdp_range(f, 1, FZ_NUM_MAX_KV_S);
+    if (g->reach == FZ_REACH_SMALL) {
+        g->D = fdp_chance(f, 75) ? 16 : 32;
+        if (g->qs1 && fdp_chance(f, 30))
+            g->D = fdp_range(f, 1, 40);
+        g->Q_S = g->qs1 ? 1 : fdp_range(f, 2, 12);
+        g->KV_S = fdp_chance(f, 3) ? 0 : fdp_range(f, 1, 20);
+        return;
+    }
+    fast_path_thresholds t;
+    fastPathThresholds(&t);
+    g->D = reach_d(f, t.d_tile, g->reach == FZ_REACH_DTAIL, g->qs1);
+    switch (g->reach) {
+    case FZ_REACH_TAIL:
+        g->Q_S = g->qs1 ? 1 : fdp_range(f, 2, 16);
+        g->KV_S = keys_past_block(f, t.key_block, t.key_block + 1);
+        break;
+    case FZ_REACH_ROWS: {
+        /* rows of one KV head = group x Q_S: past the dot form, and past
+         * one task's rows now and then */
+        int64_t group = g->N / g->KV_N;
+        int64_t need = (fdp_bool(f) ? t.rows_per_task : t.dot_max_rows) /
+                       group + 1;
+        g->Q_S = g->qs1 ? 1 : need + fdp_range(f, 0, need);
+        g->KV_S = fdp_range(f, 1, 2 * t.key_block);
+        break;
+    }
+    case FZ_REACH_SPLIT:
+        g->Q_S = 1;
+        g->KV_S = keys_past_block(f, t.key_block, t.split_min_keys);
+        break;
+    default: /* dtail */
+        g->Q_S = g->qs1 ? 1 : fdp_range(f, 2, 24);
+        g->KV_S = fdp_range(f, 1, 2 * t.key_block + 2);
+        break;
+    }
+    if (g->Q_S < 1 || (!g->qs1 && g->Q_S < 2))
+        g->Q_S = g->qs1 ? 1 : 2;
+    if (g->KV_S > FZ_NUM_MAX_KV_S)
+        g->KV_S = FZ_NUM_MAX_KV_S;
+    fit_work(g);
+}
+
+/* How fast/ runs the case: now and then (mostly for the reach plans) a
+ * thread count 1..4 and a kernel level this CPU and build have, as case
+ * lines (threads, kernel_level), so that a finding reproduces with them.
+ * A zero byte: neither. */
+void fzn_layout_run(fz_gen *g)
+{
+    fdp *f = g->f;
+    if (!fdp_rare(f, g->reach ? 70 : 25))
+        return;
+    if (fdp_bool(f))
+        g->c->threads = (int32_t)fdp_range(f, 1, 4);
+    fia_kernel_level have[FIA_KL_COUNT];
+    int n = 0;
+    for (int k = FIA_KL_SCALAR; k < FIA_KL_COUNT; k++)
+        if (fastKernelLevelAvailable(fia_kernel_level_name((fia_kernel_level)k)))
+            have[n++] = (fia_kernel_level)k;
+    int pick = fdp_pick(f, n + 1);
+    if (pick < n)
+        g->c->kernel_level = have[pick];
 }
 
 void fzn_layout_heads(fz_gen *g) { fb_attr(g->c, FIA_ATTR_NUM_HEADS, g->N); }

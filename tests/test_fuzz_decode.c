@@ -104,6 +104,9 @@ int main(void)
         fia_oracle_verdict v;
         fia_oracle_evaluate(&c, FIA_PROFILE_DOC, &v, NULL);
         num_ok += v.accept;
+        if (!v.accept && getenv("FIA_SHOW_REJECTED"))
+            printf("rejected by %s: %s\n", v.n_fired ? v.fired[0]->id : "?",
+                   fia_case_to_string(&c));
         if (k % 10 == 0)
             CHECK(round_trips(&c));
         fia_case_free(&c);
