@@ -343,18 +343,25 @@ static int campaign_cb(const fia_store_campaign *c, void *ctx)
                (long long)c->updated, (long long)c->execs,
                (long long)c->coverage);
         json_num("seconds", c->seconds);
-        printf(",\"finished\":%s,\"findings\":%lld}\n",
+        printf(",\"finished\":%s,\"findings\":%lld",
                c->finished ? "true" : "false", (long long)c->findings);
+        if (c->ttff >= 0)
+            json_num("ttff", c->ttff);
+        else
+            printf(",\"ttff\":null");
+        printf("}\n");
     } else {
         if (n[0] == 0)
-            printf("\ncampaigns:\n%5s %-12s %-16s %-5s %-20s %10s %8s %8s\n",
-                   "id", "revision", "target", "prof", "started", "execs",
-                   "seconds", "findings");
-        char started[32];
+            printf("\ncampaigns:\n%5s %-12s %-16s %-5s %-20s %10s %8s %8s "
+                   "%7s\n", "id", "revision", "target", "prof", "started",
+                   "execs", "seconds", "findings", "ttff");
+        char started[32], ttff[32] = "-";
         iso(started, sizeof started, c->started);
-        printf("%5lld %-12.12s %-16s %-5s %-20s %10lld %8.1f %8lld%s\n",
+        if (c->ttff >= 0)
+            snprintf(ttff, sizeof ttff, "%.1fs", c->ttff);
+        printf("%5lld %-12.12s %-16s %-5s %-20s %10lld %8.1f %8lld %7s%s\n",
                (long long)c->id, c->revision, c->target, c->profile, started,
-               (long long)c->execs, c->seconds, (long long)c->findings,
+               (long long)c->execs, c->seconds, (long long)c->findings, ttff,
                c->finished ? "" : " (unfinished)");
     }
     n[0]++;

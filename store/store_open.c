@@ -13,6 +13,8 @@
  *   4  accuracy_samples: one error-to-bound ratio per compared case (the
  *      regression query compares their distributions); accuracy_worst: the
  *      case text of the largest ratio per campaign x bucket.
+ *   5  campaigns gain ttff: seconds from the start of the `fiacheck fuzz`
+ *      run to the campaign's first finding (NULL: none, or not measured).
  * A new file is created by running every migration from 0, so the upgrade
  * path of old files is the code path of every new file. */
 #include <errno.h>
@@ -101,8 +103,12 @@ static const char *const schema_v4[] = {
     " PRIMARY KEY (campaign_id, bucket)) WITHOUT ROWID",
     NULL};
 
+static const char *const schema_v5[] = {
+    "ALTER TABLE campaigns ADD COLUMN ttff REAL",
+    NULL};
+
 static const char *const *const migrations[STORE_SCHEMA_VERSION] = {
-    schema_v1, schema_v2, schema_v3, schema_v4};
+    schema_v1, schema_v2, schema_v3, schema_v4, schema_v5};
 
 int store_migrate(fia_store *s, int from)
 {
