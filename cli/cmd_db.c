@@ -15,6 +15,8 @@ static const char db_usage[] =
     "  db findings [--state S] [--kind K] [--target T] [--revision R]\n"
     "  db show ID                      one finding with its case text\n"
     "  db stats                        campaigns, findings, accuracy\n"
+    "  db campaigns                    the campaigns: execs, findings, time\n"
+    "                                  to first finding (ttff)\n"
     "  db regressions --base REV --head REV [--alpha A] [--min-cases N]\n"
     "                 [--min-effect E]\n"
     "      new signatures at HEAD, fixed ones seen again, and buckets whose\n"
@@ -646,7 +648,8 @@ int cmd_db(int argc, char **argv)
         return do_merge(&o);
     static const char *const known[] = {"init",        "findings", "show",
                                         "stats",       "regressions",
-                                        "mark",        "export",   "worst"};
+                                        "mark",        "export",   "worst",
+                                        "campaigns"};
     size_t k = 0;
     while (k < sizeof known / sizeof known[0] && strcmp(cmd, known[k]) != 0)
         k++;
@@ -654,7 +657,7 @@ int cmd_db(int argc, char **argv)
         fprintf(stderr, "fiacheck db: unknown command '%s'\n", cmd);
         return usage_error(NULL);
     }
-    if ((k == 0 || k == 1 || k == 3) && o.npos != 1)
+    if ((k == 0 || k == 1 || k == 3 || k == 8) && o.npos != 1)
         return usage_error("unexpected argument");
     /* init creates, mark writes; the others only read */
     fia_store *s = open_store(o.db, k == 0   ? FIA_STORE_OPEN_CREATE
@@ -689,6 +692,12 @@ int cmd_db(int argc, char **argv)
     case 7:
         rc = do_worst(s, &o);
         break;
+    case 8: {
+        int n[2] = {0, o.json};
+        if (fia_store_list_campaigns(s, campaign_cb, n) != FIA_STORE_OK)
+            rc = store_error(s);
+        break;
+    }
     default:
         rc = do_export(s, &o);
     }
