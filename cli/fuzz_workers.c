@@ -47,6 +47,11 @@
 #define STOP_GRACE 3.0
 /* Seconds a worker may overrun its turn before it is stopped. */
 #define OVERRUN 10.0
+/* A worker that fails this soon after its start MAX_QUICK_FAILS times in
+ * a row (an input of its corpus crashes it at once) is not restarted
+ * until its next turn: restarting would only repeat the crash. */
+#define QUICK_FAIL 2.0
+#define MAX_QUICK_FAILS 5
 
 volatile sig_atomic_t fuzz_stop_signal;
 
@@ -148,6 +153,7 @@ typedef struct worker {
     pid_t pid;             /* 0: not running */
     int fd;                /* its output; -1 closed */
     double started;        /* campaign seconds */
+    int quick_fails;       /* runs in a row that failed within QUICK_FAIL s */
     char line[8192];
     size_t ll;
 } worker;
@@ -410,6 +416,13 @@ static fia_status reaped(runner *r, worker *w, int st, double t,
     if (stopping || fuzz_stop_signal || (WIFEXITED(st) && WEXITSTATUS(st) == 0) ||
         deadline - t < 1)
         return FIA_OK;
+    w->quick_fails = t - w->started < QUICK_FAIL ? w->quick_fails + 1 : 0;
+    if (w->quick_fails >= MAX_QUICK_FAILS) {
+        fprintf(stderr, "fiacheck fuzz: %s failed at its start %d times in a "
+                "row; not restarted in this turn (see %s)\n",
+                fuzz_target_name(w->tr->id), w->quick_fails, w->tr->log);
+        return FIA_OK;
+    }
     return spawn_worker(r, w, (int)(deadline - t + 0.5), err);
 }
 
@@ -427,7 +440,7 @@ static fia_status run_turn(runner *r, worker *w, int nw, double deadline,
     for (int k = 0; k < p->ntargets; k++)
         base[k] = p->runs[k]->seconds;
     for (int i = 0; i < nw; i++)
-        w[i].pid = 0, w[i].fd = -1, in_turn[w[i].slot] = 1;
+        w[i].pid = 0, w[i].fd = -1, w[i].quick_fails = 0, in_turn[w[i].slot] = 1;
     double term_at = -1;
     for (int i = 0; i < nw && rc == FIA_OK; i++) {
         int left = (int)(deadline - start + 0.5);

@@ -44,4 +44,12 @@ expect_exit 0 "$fz" fuzz --target params --time 1 --jobs 2 --db "$tmp/c.db" --wo
 [ "$(grep -c '^fuzz_params_nosan ' "$tmp/argv")" = 1 ] && ok || bad "no-sanitizer runs: $(cat "$tmp/argv")"
 expect_grep "sanitizers: 1 of 2 worker runs sanitized" "$tmp/out"
 expect_grep "^fuzz_params +2000 " "$tmp/out"
+
+# a worker that ends with an error (a crash) is restarted within its turn;
+# one that fails at its start again and again is left alone, and said
+: >"$tmp/argv"
+expect_exit 0 env FAKE_EXIT=77 "$fz" fuzz --target numeric --time 4 --db "$tmp/d.db" --workdir "$tmp/w"
+n=$(grep -c '^fuzz_numeric' "$tmp/argv")
+[ "$n" = 5 ] && ok || bad "$n runs of a worker failing at once, wanted 5"
+expect_grep "fuzz_numeric failed at its start 5 times in a row" "$tmp/err"
 finish
