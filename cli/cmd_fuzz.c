@@ -55,9 +55,9 @@ static const char help_text[] =
     "Runs the libFuzzer targets beside fiacheck side by side, into a store.\n"
     "  --target params|numeric|metamorphic|all   the target (default all; once)\n"
     "  --time SECONDS    the campaign's time, 1..31536000 (default 60)\n"
-    "  --jobs N          libFuzzer processes at a time, 1..64 (default 1), shared\n"
-    "                    round-robin by the targets; fewer jobs than targets:\n"
-    "                    the targets take turns of up to 10 s\n"
+    "  --jobs N          CPUs for libFuzzer workers, 1..64 (default 1): one\n"
+    "                    worker each, round-robin over the targets; fewer jobs\n"
+    "                    than targets: the targets' workers share N CPUs\n"
     "  --db PATH         the store (default results/findings.db)\n"
     "  --workdir DIR     corpus, stats, artifacts, logs (default: the store's folder)\n"
     "  --profile doc|cann  the rule profile to check (default both)\n"
@@ -522,11 +522,13 @@ int cmd_fuzz(int argc, char **argv)
     sigemptyset(&sa.sa_mask);
     sigaction(SIGINT, &sa, &old_int);
     sigaction(SIGTERM, &sa, &old_term);
-    fprintf(stderr, "fiacheck fuzz: revision %.12s%s, %d target(s) %s for %d s, "
-            "%d job(s), seed %lld, store %s, work directory %s\n", revision,
+    fprintf(stderr, "fiacheck fuzz: revision %.12s%s, %d target(s) side by "
+            "side for %d s, %d job(s)%s, seed %lld, store %s, work directory "
+            "%s\n", revision,
             !o.revision && cli_build_dirty() ? " (a dirty build)" : "",
-            ntargets, o.jobs >= ntargets ? "side by side" : "taking turns",
-            o.seconds, o.jobs, o.seed, o.db, workdir);
+            ntargets, o.seconds, o.jobs,
+            o.jobs < ntargets ? " (the targets' workers share them)" : "",
+            o.seed, o.db, workdir);
     rc = begin_campaigns(st, &o, command, revision, runs, &plan);
     if (rc == CLI_EXIT_OK && fuzz_run_workers(&plan, &err) != FIA_OK) {
         fprintf(stderr, "fiacheck fuzz: %s\n", err.msg);

@@ -28,7 +28,7 @@ typedef struct target_run {
          unstored_dir[PATH_MAX];
     long execs_libfuzzer, cov, ft, corp, crashes, timeouts, ooms;
     double seconds;         /* time its workers ran (wall, not summed) */
-    double worker_seconds;  /* summed over its workers: core-seconds */
+    double worker_seconds;  /* CPU seconds of its workers (rusage) */
     double ttff;            /* seconds from the campaign's start to its
                                first finding; < 0: none */
     long runs, runs_sanitized; /* libFuzzer processes started */
@@ -56,11 +56,11 @@ typedef struct campaign_plan {
 /* Set by the command's SIGINT/SIGTERM handler: the workers stop. */
 extern volatile sig_atomic_t fuzz_stop_signal;
 
-/* Runs the plan's targets side by side for p->seconds: with jobs >= the
- * targets, target k gets jobs/ntargets workers (one more for the first
- * jobs % ntargets) for the whole time; with fewer jobs, the targets take
- * turns of a few seconds round-robin, jobs at a time (docs/cli.md).  A
- * target's first worker runs its sanitized binary, the others its
+/* Runs the plan's targets side by side for p->seconds, all from the first
+ * second: with jobs >= the targets, target k gets jobs/ntargets workers
+ * (one more for the first jobs % ntargets); with fewer jobs, one worker per
+ * target (two with the no-sanitizer twins) share `jobs` CPUs (docs/cli.md).
+ * A target's first worker runs its sanitized binary, the others its
  * no-sanitizer twin when built.  FIA_OK, or FIA_ERR_IO when a worker could
  * not start. */
 fia_status fuzz_run_workers(const campaign_plan *p, fia_error *err);

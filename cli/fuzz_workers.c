@@ -1,8 +1,8 @@
 /* `fiacheck fuzz`: running the libFuzzer workers of a campaign.
  *
  * Every worker is one libFuzzer process in in-process mode (no -fork),
- * started here in its own process group with -max_total_time set to its
- * turn; this supervisor restarts a worker that ends early on a crash,
+ * started here in its own process group with -max_total_time set to the
+ * campaign's time; this supervisor restarts a worker that ends early on a crash,
  * timeout or out-of-memory artifact (libFuzzer's -fork mode did that
  * restarting itself, at the price of a fresh process and a corpus reload
  * per job of a few seconds, and of the workers' output, which fork mode
@@ -10,25 +10,31 @@
  * directory (libFuzzer's -reload picks up what the others found) and its
  * artifact directory.
  *
- * Scheduling (docs/cli.md): with jobs >= targets every target runs from
- * the first second, target k with jobs/T workers (+1 for k < jobs % T),
- * for the whole time.  With fewer jobs than targets the targets take turns
- * of FUZZ_SLICE seconds (shorter when the time is short) round-robin, jobs
- * at a time; their corpora carry the progress from turn to turn.
+ * Scheduling (docs/cli.md): every target runs from the first second to
+ * the end; nothing is restarted on a schedule, so no worker spends its time
+ * reading a grown corpus again (a sanitized fuzz_numeric reads ~70 inputs
+ * a second: turns of 10 s with a restart each were all corpus reading once
+ * the corpus passed 700 inputs).  With jobs >= targets, target k gets
+ * jobs/T workers (+1 for k < jobs % T).  With fewer jobs, every target gets
+ * one worker (two with the no-sanitizer twins), all pinned to `jobs` CPUs
+ * (sched_setaffinity), where the kernel shares the CPUs between them.
  *
- * Sanitizers: a target's first worker (jobs >= targets), or every other
- * turn of it (fewer jobs), runs its sanitized binary fuzz_<t>; the rest run
- * fuzz_<t>_nosan, built by fuzz/build.sh without ASan/UBSan, several times
- * faster, when it sits beside it.  So every target keeps sanitized time. */
-#define _XOPEN_SOURCE 700 /* nftw */
+ * Sanitizers: a target's first worker runs its sanitized binary fuzz_<t>;
+ * the others run fuzz_<t>_nosan, built by fuzz/build.sh without ASan/UBSan,
+ * several times faster, when it sits beside it.  So every target keeps a
+ * sanitized worker, which also replays what the fast ones add to the
+ * shared corpus (libFuzzer's -reload). */
+#define _GNU_SOURCE /* sched_setaffinity, wait4 */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
 #include <poll.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -39,17 +45,13 @@
 #define FIA_SOURCE_DIR "."
 #endif
 
-/* The length of a turn when the targets take turns (fewer jobs than
- * targets): long enough that a worker's start (reading the corpus) stays a
- * small part of it, short enough that every target searches early. */
-#define FUZZ_SLICE 10
 /* Seconds the workers get to end after SIGTERM before SIGKILL. */
 #define STOP_GRACE 3.0
-/* Seconds a worker may overrun its turn before it is stopped. */
+/* Seconds a worker may overrun the campaign's time before it is stopped. */
 #define OVERRUN 10.0
 /* A worker that fails this soon after its start MAX_QUICK_FAILS times in
  * a row (an input of its corpus crashes it at once) is not restarted
- * until its next turn: restarting would only repeat the crash. */
+ * again: restarting would only repeat the crash. */
 #define QUICK_FAIL 2.0
 #define MAX_QUICK_FAILS 5
 
@@ -145,7 +147,7 @@ void fuzz_read_stats(target_run *tr)
     tr->nomem_said |= nomem;
 }
 
-/* One libFuzzer process of a turn and what is read from it. */
+/* One libFuzzer process and what is read from it. */
 typedef struct worker {
     target_run *tr;
     int slot;              /* its index in the plan's targets */
@@ -163,6 +165,8 @@ typedef struct runner {
     const campaign_plan *p;
     FILE *log[FUZZ_TARGET_COUNT];   /* by plan slot */
     struct timespec t0;             /* the campaign's start */
+    int pin;                        /* cpus holds the CPUs to pin to */
+    cpu_set_t cpus;
     int tty;
     double last_print, last_stats;
 } runner;
@@ -230,10 +234,9 @@ static void short_count(long long n, char *out, size_t len)
     snprintf(out, len, x < 10 ? "%.1f%c" : "%.0f%c", x, unit[u]);
 }
 
-/* The live lines: one per target of the turn (of the plan when w is
- * NULL), each cut to 79 columns so
- * that it stays one terminal line (on a terminal, the targets' lines
- * take turns on one line). */
+/* The live lines: one per target of w (of the plan when w is NULL), each
+ * cut to 79 columns so that it stays one terminal line (on a terminal,
+ * the targets' lines take turns on one line). */
 static void progress(runner *r, const worker *w, int nw, double left)
 {
     const campaign_plan *p = r->p;
@@ -336,6 +339,8 @@ static fia_status spawn_worker(runner *r, worker *w, int seconds, fia_error *err
         close(fds[0]);
         close(fds[1]);
         setpgid(0, 0);
+        if (r->pin)
+            (void)sched_setaffinity(0, sizeof r->cpus, &r->cpus);
         signal(SIGINT, SIG_DFL);
         signal(SIGTERM, SIG_DFL);
         if (we->db)
@@ -397,11 +402,11 @@ static void drain(runner *r, worker *w)
     w->fd = -1;
 }
 
-/* Ends worker i's bookkeeping once reaped with wait status st at t; may
- * restart it (a crash, timeout or out-of-memory ended it before its
- * turn).  FIA_OK or an error (it could not be run). */
-static fia_status reaped(runner *r, worker *w, int st, double t,
-                         double deadline, int stopping, fia_error *err)
+/* Ends worker w's bookkeeping once reaped with wait status st at t, ru
+ * its CPU time; may restart it (a crash, timeout or out-of-memory ended it
+ * before the deadline).  FIA_OK or an error (it could not be run). */
+static fia_status reaped(runner *r, worker *w, int st, const struct rusage *ru,
+                         double t, double deadline, int stopping, fia_error *err)
 {
     drain(r, w);
     if (w->fd >= 0)
@@ -409,7 +414,8 @@ static fia_status reaped(runner *r, worker *w, int st, double t,
     w->fd = -1;
     kill(-w->pid, SIGKILL);   /* what is left of its group ends with it */
     w->pid = 0;
-    w->tr->worker_seconds += t - w->started;
+    w->tr->worker_seconds += (double)(ru->ru_utime.tv_sec + ru->ru_stime.tv_sec) +
+                             (double)(ru->ru_utime.tv_usec + ru->ru_stime.tv_usec) * 1e-6;
     if (WIFEXITED(st) && WEXITSTATUS(st) == 127)
         return fia_fail(err, FIA_ERR_IO, "cannot run %s",
                         w->sanitized ? w->tr->bin : w->tr->bin_nosan);
@@ -419,28 +425,28 @@ static fia_status reaped(runner *r, worker *w, int st, double t,
     w->quick_fails = t - w->started < QUICK_FAIL ? w->quick_fails + 1 : 0;
     if (w->quick_fails >= MAX_QUICK_FAILS) {
         fprintf(stderr, "fiacheck fuzz: %s failed at its start %d times in a "
-                "row; not restarted in this turn (see %s)\n",
+                "row; not restarted (see %s)\n",
                 fuzz_target_name(w->tr->id), w->quick_fails, w->tr->log);
         return FIA_OK;
     }
     return spawn_worker(r, w, (int)(deadline - t + 0.5), err);
 }
 
-/* Runs the nw workers of one turn until deadline (campaign seconds);
+/* Runs the nw workers until deadline (campaign seconds);
  * stops them on a stop signal or when they overrun it (SIGTERM, then
  * SIGKILL after STOP_GRACE).  FIA_OK, or an error when one could not
  * start. */
-static fia_status run_turn(runner *r, worker *w, int nw, double deadline,
+static fia_status run_all(runner *r, worker *w, int nw, double deadline,
                            fia_error *err)
 {
     const campaign_plan *p = r->p;
     double start = elapsed(r), base[FUZZ_TARGET_COUNT];
-    int in_turn[FUZZ_TARGET_COUNT] = {0};
+    int has_workers[FUZZ_TARGET_COUNT] = {0};
     fia_status rc = FIA_OK;
     for (int k = 0; k < p->ntargets; k++)
         base[k] = p->runs[k]->seconds;
     for (int i = 0; i < nw; i++)
-        w[i].pid = 0, w[i].fd = -1, w[i].quick_fails = 0, in_turn[w[i].slot] = 1;
+        w[i].pid = 0, w[i].fd = -1, w[i].quick_fails = 0, has_workers[w[i].slot] = 1;
     double term_at = -1;
     for (int i = 0; i < nw && rc == FIA_OK; i++) {
         int left = (int)(deadline - start + 0.5);
@@ -473,19 +479,21 @@ static fia_status run_turn(runner *r, worker *w, int nw, double deadline,
         double t = elapsed(r);
         if (term_at < 0)   /* the time fuzzed, not the time stopping */
             for (int k = 0; k < p->ntargets; k++)
-                if (in_turn[k])
+                if (has_workers[k])
                     p->runs[k]->seconds = base[k] + (t - start);
         for (int i = 0; i < nw; i++) {
             int st;
-            if (w[i].pid > 0 && waitpid(w[i].pid, &st, WNOHANG) == w[i].pid) {
-                fia_status x = reaped(r, &w[i], st, t, deadline, term_at >= 0, err);
+            struct rusage ru;
+            if (w[i].pid > 0 && wait4(w[i].pid, &st, WNOHANG, &ru) == w[i].pid) {
+                fia_status x = reaped(r, &w[i], st, &ru, t, deadline,
+                                      term_at >= 0, err);
                 if (x != FIA_OK && rc == FIA_OK)
                     rc = x, term_at = t;
             }
         }
         if (t - r->last_stats >= 0.5) {
             for (int k = 0; k < p->ntargets; k++)
-                if (in_turn[k]) {
+                if (has_workers[k]) {
                     fuzz_read_stats(p->runs[k]);
                     if (p->runs[k]->cnt.findings > 0)
                         found(r, p->runs[k]);
@@ -502,49 +510,52 @@ static fia_status run_turn(runner *r, worker *w, int nw, double deadline,
     return rc;
 }
 
+/* With fewer jobs than workers: the first `jobs` CPUs this process may
+ * use into r->cpus (r->pin set), unless it may use no more than that. */
+static void pin_cpus(runner *r, int jobs)
+{
+    cpu_set_t mine;
+    if (sched_getaffinity(0, sizeof mine, &mine) != 0 || CPU_COUNT(&mine) <= jobs)
+        return;
+    CPU_ZERO(&r->cpus);
+    for (int c = 0, n = 0; c < CPU_SETSIZE && n < jobs; c++)
+        if (CPU_ISSET(c, &mine))
+            CPU_SET(c, &r->cpus), n++;
+    r->pin = 1;
+}
+
 fia_status fuzz_run_workers(const campaign_plan *p, fia_error *err)
 {
     int nt = p->ntargets, jobs = p->jobs;
     runner r = {.p = p, .tty = isatty(2), .last_print = -100, .last_stats = -100};
     clock_gettime(CLOCK_MONOTONIC, &r.t0);
-    worker *w = calloc((size_t)jobs, sizeof *w);
+    int cap = jobs > 2 * nt ? jobs : 2 * nt, nw = 0;
+    worker *w = calloc((size_t)cap, sizeof *w);
     if (w == NULL)
-        return fia_fail(err, FIA_ERR_NOMEM, "out of memory for %d workers", jobs);
+        return fia_fail(err, FIA_ERR_NOMEM, "out of memory for %d workers", cap);
     for (int k = 0; k < nt; k++) {
         r.log[k] = fopen(p->runs[k]->log, "w");
         p->runs[k]->ttff = -1;
     }
-    fia_status rc = FIA_OK;
     if (jobs >= nt) {
-        /* side by side for the whole time; each target's first worker
-         * sanitized */
-        for (int s = 0; s < jobs; s++) {
-            w[s].slot = s % nt;
-            w[s].tr = p->runs[s % nt];
-            w[s].sanitized = s < nt || w[s].tr->bin_nosan[0] == '\0';
-        }
-        rc = run_turn(&r, w, jobs, p->seconds, err);
+        /* target s % nt; each target's first worker sanitized */
+        for (; nw < jobs; nw++)
+            w[nw].slot = nw % nt, w[nw].sanitized = nw < nt;
     } else {
-        /* turns on a fixed grid of `slice` seconds, every target at least
-         * once; a target's turns alternate sanitized / not */
-        int slice = p->seconds * jobs / nt;
-        slice = slice < 1 ? 1 : slice > FUZZ_SLICE ? FUZZ_SLICE : slice;
-        int turns[FUZZ_TARGET_COUNT] = {0};
-        for (long i = 0; rc == FIA_OK && !fuzz_stop_signal; i++) {
-            double deadline = (double)(i + 1) * slice;
-            if (i * jobs >= nt && (double)i * slice >= p->seconds)
-                break;
-            if (i * jobs >= nt && deadline > p->seconds)
-                deadline = p->seconds;
-            for (int s = 0; s < jobs; s++) {
-                int k = (int)((i * jobs + s) % nt);
-                w[s].slot = k;
-                w[s].tr = p->runs[k];
-                w[s].sanitized = turns[k]++ % 2 == 0 || w[s].tr->bin_nosan[0] == '\0';
-            }
-            rc = run_turn(&r, w, jobs, deadline, err);
-        }
+        /* one sanitized worker per target, one without when built; all
+         * on `jobs` CPUs */
+        for (int k = 0; k < nt; k++)
+            w[nw].slot = k, w[nw++].sanitized = 1;
+        for (int k = 0; k < nt; k++)
+            if (p->runs[k]->bin_nosan[0] != '\0')
+                w[nw].slot = k, w[nw++].sanitized = 0;
+        pin_cpus(&r, jobs);
     }
+    for (int i = 0; i < nw; i++) {
+        w[i].tr = p->runs[w[i].slot];
+        w[i].sanitized |= w[i].tr->bin_nosan[0] == '\0';
+    }
+    fia_status rc = run_all(&r, w, nw, p->seconds, err);
     for (int k = 0; k < nt; k++) {
         fuzz_read_stats(p->runs[k]);
         if (p->runs[k]->cnt.findings > 0)

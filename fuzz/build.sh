@@ -15,7 +15,8 @@
 # $CFLAGS asks for ASan or UBSan (and FIA_FUZZ_NOSAN is not 0), also
 # $OUT/fuzz_<t>_nosan: the same targets without those sanitizers, several
 # times faster; `fiacheck fuzz` runs them beside the sanitized ones (every
-# target keeps sanitized workers: docs/cli.md).
+# target keeps sanitized workers: docs/cli.md), and fiacheck-bench-fuzz
+# built the same way (`$OUT/fiacheck bench --fuzz`).
 set -euo pipefail
 src=$(cd "$(dirname "$0")/.." && pwd)
 : "${CC:?set CC (e.g. clang)}" "${OUT:?set OUT}"
@@ -65,9 +66,12 @@ if [ "${FIA_FUZZ_NOSAN:-1}" != 0 ] && [ "$nosan" != " $CFLAGS" ] &&
   cmake -S "$src" -B "$work-nosan" -DCMAKE_C_COMPILER="$CC" \
         -DCMAKE_C_FLAGS="$nosan" -DCMAKE_BUILD_TYPE=None \
         -DFIA_FUZZ_ENGINE="$LIB_FUZZING_ENGINE" ${FIA_CMAKE_ARGS:-} >/dev/null
-  cmake --build "$work-nosan" -j"$(nproc)" \
-        --target fuzz_params fuzz_numeric fuzz_metamorphic >/dev/null
+  cmake --build "$work-nosan" -j"$(nproc)" --target fuzz_params \
+        fuzz_numeric fuzz_metamorphic fiacheck-bench-fuzz >/dev/null
   for t in params numeric metamorphic; do
     cp "$work-nosan/fuzz_$t" "$OUT/fuzz_${t}_nosan"
   done
+  # `$OUT/fiacheck bench --fuzz`: the in-process figure without sanitizers,
+  # then real campaigns of the binaries beside it
+  cp "$work-nosan/fiacheck-bench-fuzz" "$OUT/"
 fi
