@@ -47,8 +47,9 @@
 
 /* Seconds the workers get to end after SIGTERM before SIGKILL. */
 #define STOP_GRACE 3.0
-/* Seconds a worker may overrun the campaign's time before it is stopped. */
-#define OVERRUN 10.0
+/* Seconds a worker may overrun the campaign's time before it is stopped:
+ * more than one input may take (-timeout=30). */
+#define OVERRUN 35.0
 /* A worker that fails this soon after its start MAX_QUICK_FAILS times in
  * a row (an input of its corpus crashes it at once) is not restarted
  * again: restarting would only repeat the crash. */
