@@ -59,8 +59,12 @@ static int campaign_figures(const char *self, const char *dir, int t,
             strcmp(name, fuzz_target_name(t)) == 0)
             *rate = r, *per_core = pc, got = 1;
         const char *p = strstr(line, "sanitizers: ");
-        if (p != NULL)
-            snprintf(sanitizers, slen, "%.*s", (int)strcspn(p + 12, "(\n"), p + 12);
+        if (p != NULL) {
+            int n = (int)strcspn(p + 12, "(\n");
+            while (n > 0 && p[12 + n - 1] == ' ')
+                n--;
+            snprintf(sanitizers, slen, "%.*s", n, p + 12);
+        }
     }
     int st = pclose(f);
     return got && WIFEXITED(st) && WEXITSTATUS(st) <= 1 ? 0 : -1;
