@@ -1,14 +1,22 @@
 /* `fiacheck bench --ref | --fast | --kernels | --fuzz | --tolerance [ARGS...]`: runs the benchmark
  * binary fiacheck-bench-<name> that sits beside this executable, so the
  * benchmarks' optional baselines (OpenBLAS, oneDNN) are linked into them and
- * not into fiacheck itself. */
+ * not into fiacheck itself.
+ *
+ * --fuzz also runs a short real campaign per target (`fiacheck fuzz`, with
+ * libFuzzer, sanitizers, the store) when the libFuzzer binaries sit beside
+ * fiacheck, and prints its execs/s per core beside the in-process figure:
+ * the first says what the target costs, the second what a campaign gets. */
+#define _XOPEN_SOURCE 700 /* popen, mkdtemp */
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 #include "cli.h"
+#include "fuzz_runner.h"
 
 static const char bench_usage[] =
     "usage: fiacheck bench --ref|--fast|--kernels|--fuzz|--tolerance "
@@ -18,10 +26,88 @@ static const char bench_usage[] =
     "                  the memory bandwidth\n"
     "  --kernels       each micro-kernel against the FMA peak, per ISA\n"
     "  --ref           the escalating reference against pure MPFR\n"
-    "  --fuzz          executions per second of each fuzz target\n"
+    "  --fuzz [--campaign SECONDS]  executions per second of each fuzz\n"
+    "                  target in-process, then in a real campaign of SECONDS\n"
+    "                  (default 15, 0: none) per target when the libFuzzer\n"
+    "                  binaries sit beside fiacheck\n"
     "  --tolerance     the tolerance profiles side by side\n"
     "ARGS go to the benchmark binary fiacheck-bench-NAME beside fiacheck\n"
     "(`fiacheck bench --NAME --help` for its own).\n";
+
+/* One short campaign of target t into a scratch store under dir: its
+ * summary row parsed.  0, or -1 when it did not run. */
+static int campaign_figures(const char *self, const char *dir, int t,
+                            long seconds, int jobs, double *rate,
+                            double *per_core, char *sanitizers, size_t slen)
+{
+    char cmd[3 * PATH_MAX];
+    snprintf(cmd, sizeof cmd, "'%s/fiacheck' fuzz --target %s --time %ld "
+             "--jobs %d --seed 1 --db '%s/bench.db' --workdir '%s' 2>/dev/null",
+             self, fuzz_target_name(t) + 5, seconds, jobs, dir, dir);
+    FILE *f = popen(cmd, "r");
+    if (f == NULL)
+        return -1;
+    char line[512];
+    int got = 0;
+    sanitizers[0] = '\0';
+    while (fgets(line, sizeof line, f) != NULL) {
+        char name[64];
+        long long execs, cov, findings, nw, distinct, arts;
+        double r, pc;
+        if (sscanf(line, "%63s %lld %lf %lld %lld %lld %lld %lld %lf", name,
+                   &execs, &r, &cov, &findings, &nw, &distinct, &arts, &pc) == 9 &&
+            strcmp(name, fuzz_target_name(t)) == 0)
+            *rate = r, *per_core = pc, got = 1;
+        const char *p = strstr(line, "sanitizers: ");
+        if (p != NULL) {
+            int n = (int)strcspn(p + 12, "(\n");
+            while (n > 0 && p[12 + n - 1] == ' ')
+                n--;
+            snprintf(sanitizers, slen, "%.*s", n, p + 12);
+        }
+    }
+    int st = pclose(f);
+    return got && WIFEXITED(st) && WEXITSTATUS(st) <= 1 ? 0 : -1;
+}
+
+/* The campaign part of --fuzz: one campaign per target, 2 jobs when the
+ * no-sanitizer twins are built (one sanitized worker, one not), else 1. */
+static void bench_campaigns(const char *self, long seconds)
+{
+    char bin[PATH_MAX + 64], dir[] = "/tmp/fiacheck-bench-XXXXXX";
+    snprintf(bin, sizeof bin, "%s/fuzz_params", self);
+    if (access(bin, X_OK) != 0) {
+        printf("\nreal campaigns: skipped (no libFuzzer binaries beside "
+               "fiacheck; build them with fuzz/build.sh)\n");
+        return;
+    }
+    snprintf(bin, sizeof bin, "%s/fuzz_params_nosan", self);
+    int jobs = access(bin, X_OK) == 0 ? 2 : 1;
+    if (mkdtemp(dir) == NULL) {
+        fprintf(stderr, "fiacheck bench: cannot make %s: %s\n", dir,
+                strerror(errno));
+        return;
+    }
+    printf("\nreal campaigns: fiacheck fuzz --target T --time %ld --jobs %d "
+           "(libFuzzer, store; %s)\n", seconds, jobs,
+           jobs == 2 ? "one ASan+UBSan worker, one without"
+                     : "sanitizers as built");
+    printf("%-17s %10s %12s  %s\n", "target", "execs/s", "execs/s/core",
+           "sanitized runs");
+    fflush(stdout);
+    for (int t = 0; t < FUZZ_TARGET_COUNT; t++) {
+        double rate = 0, per_core = 0;
+        char san[128];
+        if (campaign_figures(self, dir, t, seconds, jobs, &rate, &per_core, san,
+                             sizeof san) != 0)
+            printf("%-17s %10s %12s\n", fuzz_target_name(t), "failed", "-");
+        else
+            printf("%-17s %10.0f %12.0f  %s\n", fuzz_target_name(t), rate,
+                   per_core, san[0] ? san : "all");
+        fflush(stdout);
+    }
+    fuzz_remove_tree(dir);
+}
 
 int cmd_bench(int argc, char **argv)
 {
@@ -58,8 +144,41 @@ int cmd_bench(int argc, char **argv)
         return CLI_EXIT_USAGE;
     }
     argv[0] = path;
-    execv(path, argv);
-    fprintf(stderr, "fiacheck bench: cannot run %s: %s\n", path,
-            strerror(errno));
-    return CLI_EXIT_USAGE;
+    if (strcmp(name, "fuzz") != 0) {
+        execv(path, argv);
+        fprintf(stderr, "fiacheck bench: cannot run %s: %s\n", path,
+                strerror(errno));
+        return CLI_EXIT_USAGE;
+    }
+    /* --fuzz: --campaign SECONDS is ours, the rest the benchmark's */
+    long campaign = 15;
+    int k = 1;
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--campaign") == 0) {
+            if (i + 1 >= argc || cli_long("bench", "--campaign", argv[i + 1], 0,
+                                          3600, &campaign) != 0)
+                return CLI_EXIT_USAGE;
+            i++;
+            continue;
+        }
+        argv[k++] = argv[i];
+    }
+    argv[k] = NULL;
+    printf("in-process: fiacheck-bench-fuzz (fuzz_run_one on random inputs, "
+           "no libFuzzer, no store)\n");
+    fflush(stdout);
+    pid_t pid = fork();
+    if (pid == 0) {
+        execv(path, argv);
+        fprintf(stderr, "fiacheck bench: cannot run %s: %s\n", path,
+                strerror(errno));
+        _exit(127);
+    }
+    int st = 0;
+    if (pid < 0 || waitpid(pid, &st, 0) != pid || !WIFEXITED(st) ||
+        WEXITSTATUS(st) != 0)
+        return CLI_EXIT_USAGE;
+    if (campaign > 0)
+        bench_campaigns(self, campaign);
+    return CLI_EXIT_OK;
 }

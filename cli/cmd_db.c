@@ -15,6 +15,8 @@ static const char db_usage[] =
     "  db findings [--state S] [--kind K] [--target T] [--revision R]\n"
     "  db show ID                      one finding with its case text\n"
     "  db stats                        campaigns, findings, accuracy\n"
+    "  db campaigns                    the campaigns: execs, findings, time\n"
+    "                                  to first finding (ttff)\n"
     "  db regressions --base REV --head REV [--alpha A] [--min-cases N]\n"
     "                 [--min-effect E] [--unpaired] [--all-buckets]\n"
     "      new signatures at HEAD, fixed ones seen again, and buckets whose\n"
@@ -355,18 +357,25 @@ static int campaign_cb(const fia_store_campaign *c, void *ctx)
                (long long)c->updated, (long long)c->execs,
                (long long)c->coverage);
         json_num("seconds", c->seconds);
-        printf(",\"finished\":%s,\"findings\":%lld}\n",
+        printf(",\"finished\":%s,\"findings\":%lld",
                c->finished ? "true" : "false", (long long)c->findings);
+        if (c->ttff >= 0)
+            json_num("ttff", c->ttff);
+        else
+            printf(",\"ttff\":null");
+        printf("}\n");
     } else {
         if (n[0] == 0)
-            printf("\ncampaigns:\n%5s %-12s %-16s %-5s %-20s %10s %8s %8s\n",
-                   "id", "revision", "target", "prof", "started", "execs",
-                   "seconds", "findings");
-        char started[32];
+            printf("\ncampaigns:\n%5s %-12s %-16s %-5s %-20s %10s %8s %8s "
+                   "%7s\n", "id", "revision", "target", "prof", "started",
+                   "execs", "seconds", "findings", "ttff");
+        char started[32], ttff[32] = "-";
         iso(started, sizeof started, c->started);
-        printf("%5lld %-12.12s %-16s %-5s %-20s %10lld %8.1f %8lld%s\n",
+        if (c->ttff >= 0)
+            snprintf(ttff, sizeof ttff, "%.1fs", c->ttff);
+        printf("%5lld %-12.12s %-16s %-5s %-20s %10lld %8.1f %8lld %7s%s\n",
                (long long)c->id, c->revision, c->target, c->profile, started,
-               (long long)c->execs, c->seconds, (long long)c->findings,
+               (long long)c->execs, c->seconds, (long long)c->findings, ttff,
                c->finished ? "" : " (unfinished)");
     }
     n[0]++;
@@ -678,7 +687,8 @@ int cmd_db(int argc, char **argv)
         return do_merge(&o);
     static const char *const known[] = {"init",        "findings", "show",
                                         "stats",       "regressions",
-                                        "mark",        "export",   "worst"};
+                                        "mark",        "export",   "worst",
+                                        "campaigns"};
     size_t k = 0;
     while (k < sizeof known / sizeof known[0] && strcmp(cmd, known[k]) != 0)
         k++;
@@ -686,7 +696,7 @@ int cmd_db(int argc, char **argv)
         fprintf(stderr, "fiacheck db: unknown command '%s'\n", cmd);
         return usage_error(NULL);
     }
-    if ((k == 0 || k == 1 || k == 3) && o.npos != 1)
+    if ((k == 0 || k == 1 || k == 3 || k == 8) && o.npos != 1)
         return usage_error("unexpected argument");
     /* init creates, mark writes; the others only read */
     fia_store *s = open_store(o.db, k == 0   ? FIA_STORE_OPEN_CREATE
@@ -721,6 +731,12 @@ int cmd_db(int argc, char **argv)
     case 7:
         rc = do_worst(s, &o);
         break;
+    case 8: {
+        int n[2] = {0, o.json};
+        if (fia_store_list_campaigns(s, campaign_cb, n) != FIA_STORE_OK)
+            rc = store_error(s);
+        break;
+    }
     default:
         rc = do_export(s, &o);
     }

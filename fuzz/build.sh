@@ -7,10 +7,16 @@
 #                            libFuzzer, a library path for Centipede)
 #   $OUT                     where the binaries, dictionaries and seed
 #                            corpora go
-# Optional: $WORK (scratch; default $OUT/.build), $FIA_CMAKE_ARGS.
+# Optional: $WORK (scratch; default $OUT/.build), $FIA_CMAKE_ARGS,
+# $FIA_FUZZ_NOSAN (default 1).
 # Produces $OUT/fuzz_{params,numeric,metamorphic}, their .dict and
 # _seed_corpus.zip (when zip exists), the replay drivers, and fiacheck
-# itself (so `$OUT/fiacheck fuzz` finds the targets beside it).
+# itself (so `$OUT/fiacheck fuzz` finds the targets beside it).  When
+# $CFLAGS asks for ASan or UBSan (and FIA_FUZZ_NOSAN is not 0), also
+# $OUT/fuzz_<t>_nosan: the same targets without those sanitizers, several
+# times faster; `fiacheck fuzz` runs them beside the sanitized ones (every
+# target keeps sanitized workers: docs/cli.md), and fiacheck-bench-fuzz
+# built the same way (`$OUT/fiacheck bench --fuzz`).
 set -euo pipefail
 src=$(cd "$(dirname "$0")/.." && pwd)
 : "${CC:?set CC (e.g. clang)}" "${OUT:?set OUT}"
@@ -38,3 +44,34 @@ for t in params numeric metamorphic; do
   fi
 done
 cp "$work/fiacheck" "$OUT/"
+
+# CFLAGS without address/undefined in its -fsanitize= lists
+nosan=
+for w in $CFLAGS; do
+  case $w in
+    -fsanitize=*)
+      keep=
+      IFS=, read -ra parts <<<"${w#-fsanitize=}"
+      for p in "${parts[@]}"; do
+        case $p in address|undefined) ;; *) keep=${keep:+$keep,}$p ;; esac
+      done
+      [ -n "$keep" ] && nosan="$nosan -fsanitize=$keep" ;;
+    *) nosan="$nosan $w" ;;
+  esac
+done
+for t in params numeric metamorphic; do rm -f "$OUT/fuzz_${t}_nosan"; done
+if [ "${FIA_FUZZ_NOSAN:-1}" != 0 ] && [ "$nosan" != " $CFLAGS" ] &&
+   [ "$(echo $nosan)" != "$(echo $CFLAGS)" ]; then
+  # shellcheck disable=SC2086
+  cmake -S "$src" -B "$work-nosan" -DCMAKE_C_COMPILER="$CC" \
+        -DCMAKE_C_FLAGS="$nosan" -DCMAKE_BUILD_TYPE=None \
+        -DFIA_FUZZ_ENGINE="$LIB_FUZZING_ENGINE" ${FIA_CMAKE_ARGS:-} >/dev/null
+  cmake --build "$work-nosan" -j"$(nproc)" --target fuzz_params \
+        fuzz_numeric fuzz_metamorphic fiacheck-bench-fuzz >/dev/null
+  for t in params numeric metamorphic; do
+    cp "$work-nosan/fuzz_$t" "$OUT/fuzz_${t}_nosan"
+  done
+  # `$OUT/fiacheck bench --fuzz`: the in-process figure without sanitizers,
+  # then real campaigns of the binaries beside it
+  cp "$work-nosan/fiacheck-bench-fuzz" "$OUT/"
+fi

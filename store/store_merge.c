@@ -286,26 +286,27 @@ static int merge_campaigns(fia_store *s, fia_store *src, campaign_map *map)
     sqlite3_stmt *r = store_prepare(
         src, "SELECT id, COALESCE(uuid, fia_row_uuid(id, revision, target,"
              " profile, tolerance, seed, command, started)), revision, target, profile, tolerance, seed,"
-             " command, started, updated, execs, coverage, seconds, finished"
-             " FROM campaigns ORDER BY id");
+             " command, started, updated, execs, coverage, seconds, finished,"
+             " ttff FROM campaigns ORDER BY id");
     if (r == NULL)
         return store_fail(s, FIA_STORE_ERR_IO, "%s", fia_store_errmsg(src));
     sqlite3_stmt *w = store_prepare(
         s, "INSERT INTO main.campaigns(uuid, revision, target, profile,"
            " tolerance, seed, command, started, updated, execs, coverage,"
-           " seconds, finished) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9,"
-           " ?10, ?11, ?12, ?13) ON CONFLICT (uuid) DO UPDATE SET"
+           " seconds, finished, ttff) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8,"
+           " ?9, ?10, ?11, ?12, ?13, ?14) ON CONFLICT (uuid) DO UPDATE SET"
            " execs = iif(excluded.updated > updated, excluded.execs, execs),"
            " coverage = iif(excluded.updated > updated, excluded.coverage,"
            "  coverage),"
            " seconds = iif(excluded.updated > updated, excluded.seconds,"
            "  seconds),"
            " finished = max(finished, excluded.finished),"
+           " ttff = COALESCE(min(ttff, excluded.ttff), ttff, excluded.ttff),"
            " updated = max(updated, excluded.updated)"
            " RETURNING id");
     int rc = w == NULL ? FIA_STORE_ERR_IO : FIA_STORE_OK, k = SQLITE_DONE;
     while (rc == FIA_STORE_OK && (k = store_step(src, r)) == SQLITE_ROW) {
-        for (int i = 1; i < 14; i++)
+        for (int i = 1; i < 15; i++)
             sqlite3_bind_value(w, i, sqlite3_column_value(r, i));
         int step = store_step(s, w);
         if (step != SQLITE_ROW) {

@@ -16,6 +16,8 @@
  *   5  accuracy_samples gain case_key: a digest of the case's canonical
  *      text (fia_case_digest), so two revisions that ran the same case can
  *      be compared case by case (paired); NULL for older rows.
+ *   6  campaigns gain ttff: seconds from the start of the `fiacheck fuzz`
+ *      run to the campaign's first finding (NULL: none, or not measured).
  * A new file is created by running every migration from 0, so the upgrade
  * path of old files is the code path of every new file. */
 #include <errno.h>
@@ -110,8 +112,12 @@ static const char *const schema_v5[] = {
     " WHERE case_key IS NOT NULL",
     NULL};
 
+static const char *const schema_v6[] = {
+    "ALTER TABLE campaigns ADD COLUMN ttff REAL",
+    NULL};
+
 static const char *const *const migrations[STORE_SCHEMA_VERSION] = {
-    schema_v1, schema_v2, schema_v3, schema_v4, schema_v5};
+    schema_v1, schema_v2, schema_v3, schema_v4, schema_v5, schema_v6};
 
 int store_migrate(fia_store *s, int from)
 {

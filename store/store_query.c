@@ -107,6 +107,8 @@ static int campaign_row(sqlite3_stmt *st, void *ctx)
         .seconds = sqlite3_column_double(st, 11),
         .finished = sqlite3_column_int(st, 12),
         .findings = sqlite3_column_int64(st, 13),
+        .ttff = sqlite3_column_type(st, 14) == SQLITE_NULL
+                    ? -1.0 : sqlite3_column_double(st, 14),
     };
     return c->cb(&k, c->ctx);
 }
@@ -121,7 +123,7 @@ int fia_store_list_campaigns(fia_store *s,
         s, "SELECT c.id, c.revision, c.target, c.profile, c.tolerance,"
            " c.command, c.seed, c.started, c.updated, c.execs, c.coverage,"
            " c.seconds, c.finished, (SELECT COALESCE(sum(g.count), 0)"
-           "  FROM sightings g WHERE g.campaign_id = c.id)"
+           "  FROM sightings g WHERE g.campaign_id = c.id), c.ttff"
            " FROM campaigns c ORDER BY c.id");
     if (st == NULL)
         return FIA_STORE_ERR_IO;

@@ -99,6 +99,30 @@ int fia_store_campaign_update(fia_store *s, int64_t campaign_id,
     return rc;
 }
 
+int fia_store_campaign_set_ttff(fia_store *s, int64_t campaign_id,
+                                double seconds)
+{
+    if (s == NULL || !isfinite(seconds) || seconds < 0)
+        return FIA_STORE_ERR_MISUSE;
+    sqlite3_stmt *st = store_prepare(
+        s, "UPDATE campaigns SET ttff = min(COALESCE(ttff, ?1), ?1),"
+           " updated = ?2 WHERE id = ?3");
+    if (st == NULL)
+        return FIA_STORE_ERR_IO;
+    sqlite3_bind_double(st, 1, seconds);
+    sqlite3_bind_int64(st, 2, store_now());
+    sqlite3_bind_int64(st, 3, campaign_id);
+    int rc = store_begin(s);
+    if (rc == FIA_STORE_OK) {
+        rc = run(s, st, "recording a time to first finding");
+        if (rc == FIA_STORE_OK)
+            rc = changed_one(s, "campaign", campaign_id);
+        rc = store_finish(s, rc);
+    }
+    sqlite3_finalize(st);
+    return rc;
+}
+
 /* The revision a sighting counts for: the record's, else its campaign's.
  * Inside the transaction. */
 static int sighting_revision(fia_store *s, const fia_finding_record *f,

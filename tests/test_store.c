@@ -71,7 +71,7 @@ static void test_open(void)
     fia_store_close(s);
     CHECK_EQ_INT(pragma_int(p, "PRAGMA user_version"),
                  fia_store_schema_version());
-    CHECK_EQ_INT(fia_store_schema_version(), 5);
+    CHECK_EQ_INT(fia_store_schema_version(), 6);
     CHECK_EQ_INT(pragma_int(p, "PRAGMA application_id"), 0x46494143);
     CHECK_EQ_INT(open_code(p, 0, err, sizeof err), FIA_STORE_OK);
     CHECK_EQ_INT(open_code(p, 1, err, sizeof err), FIA_STORE_OK);
@@ -158,7 +158,10 @@ static void test_migration(void)
                  FIA_STORE_OK);
     CHECK_EQ_INT(n, 1);
     fia_store_close(s);
-    CHECK_EQ_INT(pragma_int(p, "PRAGMA user_version"), 5);
+    CHECK_EQ_INT(pragma_int(p, "PRAGMA user_version"), 6);
+    /* v6: the old campaign has no time to first finding */
+    CHECK_EQ_INT(pragma_int(p, "SELECT count(*) FROM campaigns WHERE"
+                               " ttff IS NULL"), 1);
     CHECK_EQ_INT(pragma_int(p, "SELECT count(*) FROM sightings"), 2);
     /* v5: samples have a case key (none for the old file's rows) */
     CHECK_EQ_INT(pragma_int(p, "SELECT count(*) FROM pragma_table_info("
@@ -633,6 +636,37 @@ static void test_export(void)
     fia_store_close(s);
 }
 
+static int ttff_cb(const fia_store_campaign *c, void *ctx)
+{
+    double *out = ctx;
+    out[c->id - 1] = c->ttff;
+    return 0;
+}
+
+/* A campaign's time to first finding: none until set, then the smallest
+ * set (workers and the parent may each report one); merged as the
+ * smaller. */
+static void test_ttff(void)
+{
+    fia_store *s = open_ok(scratch("ttff.db"), 1);
+    if (s == NULL)
+        return;
+    int64_t a = campaign(s, "r1"), b = campaign(s, "r1");
+    double t[2] = {0, 0};
+    CHECK_EQ_INT(fia_store_list_campaigns(s, ttff_cb, t), FIA_STORE_OK);
+    CHECK(t[0] < 0 && t[1] < 0);
+    CHECK_EQ_INT(fia_store_campaign_set_ttff(s, a, 12.5), FIA_STORE_OK);
+    CHECK_EQ_INT(fia_store_campaign_set_ttff(s, a, 30.0), FIA_STORE_OK);
+    CHECK_EQ_INT(fia_store_list_campaigns(s, ttff_cb, t), FIA_STORE_OK);
+    CHECK(t[0] == 12.5 && t[1] < 0);
+    CHECK_EQ_INT(fia_store_campaign_set_ttff(s, a, 3.0), FIA_STORE_OK);
+    CHECK_EQ_INT(fia_store_campaign_set_ttff(s, 99, 3.0), FIA_STORE_ERR_NOTFOUND);
+    CHECK_EQ_INT(fia_store_list_campaigns(s, ttff_cb, t), FIA_STORE_OK);
+    CHECK(t[0] == 3.0 && t[1] < 0);
+    (void)b;
+    fia_store_close(s);
+}
+
 int main(void)
 {
     test_open();
@@ -644,6 +678,7 @@ int main(void)
     test_merge_idempotent();
     test_merge_old_source();
     test_export();
+    test_ttff();
     scratch_cleanup();
     return check_summary();
 }

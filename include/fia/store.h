@@ -64,6 +64,12 @@ int fia_store_campaign_begin(fia_store *s, const fia_campaign_info *info,
 int fia_store_campaign_update(fia_store *s, int64_t campaign_id,
                               int64_t execs, int64_t coverage,
                               double seconds, int finished);
+/* The campaign's time to first finding: seconds from the start of the
+ * `fiacheck fuzz` run it belongs to (its targets start together) to the
+ * first finding seen.  Kept as the smallest given; none until set.
+ * FIA_STORE_ERR_NOTFOUND when there is no such campaign. */
+int fia_store_campaign_set_ttff(fia_store *s, int64_t campaign_id,
+                                double seconds);
 
 /* A finding as reported by a fuzz target, repro or run. */
 typedef struct fia_finding_record {
@@ -172,6 +178,7 @@ typedef struct fia_store_campaign {
     double seconds;
     int finished;
     int64_t findings;           /* sightings recorded in this campaign */
+    double ttff;                /* time to first finding, s; < 0: none */
 } fia_store_campaign;
 int fia_store_list_campaigns(fia_store *s,
                              int (*cb)(const fia_store_campaign *c, void *ctx),
