@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# Line and branch coverage of fast/ reached by a fuzz campaign.
+#
+#   bash scripts/coverage_fast.sh [SECONDS] [OUTDIR]
+#
+# Builds the fuzz targets with clang's source-based coverage
+# (-fprofile-instr-generate -fcoverage-mapping) on top of the libFuzzer
+# instrumentation, without sanitizers (coverage is the question here, and a
+# sanitizer would only slow the campaign), runs `fiacheck fuzz --target all`
+# for SECONDS (default 300) with 2 jobs, merges the workers' profiles and
+# prints llvm-cov's per-file report restricted to fast/ (lines, branches).
+# The report is also written to OUTDIR/fast_coverage.txt (OUTDIR default
+# build/coverage).  Needs clang, llvm-profdata and llvm-cov (Debian: clang,
+# llvm); scripts/deps.sh installs them.
+set -euo pipefail
+secs=${1:-300}
+root=$(cd "$(dirname "$0")/.." && pwd)
+out=$(mkdir -p "${2:-$root/build/coverage}" && cd "${2:-$root/build/coverage}" && pwd)
+cd "$root"
+bash scripts/deps.sh
+for tool in llvm-profdata llvm-cov; do
+  command -v "$tool" >/dev/null || { echo "coverage_fast.sh: $tool missing" >&2; exit 2; }
+done
+echo "== building the fuzz targets with coverage (clang, libFuzzer, no sanitizers)"
+CC=clang \
+CFLAGS="-O1 -g -fno-omit-frame-pointer -fsanitize=fuzzer-no-link -fprofile-instr-generate -fcoverage-mapping" \
+LIB_FUZZING_ENGINE="-fsanitize=fuzzer -fprofile-instr-generate" FIA_FUZZ_NOSAN=0 \
+OUT="$out/bin" WORK="$out/work" bash fuzz/build.sh
+rm -rf "$out/prof" "$out/run" "$out/cov.db"
+mkdir -p "$out/prof" "$out/run"
+echo "== campaign of ${secs}s (profiles in $out/prof)"
+rc=0
+LLVM_PROFILE_FILE="$out/prof/%p-%m.profraw" "$out/bin/fiacheck" fuzz --target all \
+  --time "$secs" --jobs 2 --db "$out/cov.db" --workdir "$out/run" || rc=$?
+[ "$rc" -le 1 ] || exit "$rc"
+llvm-profdata merge -sparse "$out"/prof/*.profraw -o "$out/merged.profdata"
+llvm-cov report "$out/bin/fuzz_numeric" -object "$out/bin/fuzz_params" \
+  -object "$out/bin/fuzz_metamorphic" -instr-profile "$out/merged.profdata" \
+  -show-region-summary=false -show-branch-summary=true \
+  "$root/fast" | sed "s|$root/||" | tee "$out/fast_coverage.txt"
+echo "uncovered lines per file: llvm-cov show $out/bin/fuzz_numeric -object $out/bin/fuzz_params -object $out/bin/fuzz_metamorphic -instr-profile $out/merged.profdata $root/fast/attention.c"
