@@ -93,8 +93,14 @@ void fzn_layout_reach(fz_gen *g)
 {
     static const int w[FZ_REACH_COUNT] = {72, 8, 7, 7, 6};
     g->reach = (fz_reach)fdp_weighted(g->f, w, FZ_REACH_COUNT);
-    if (g->reach == FZ_REACH_SPLIT && !g->qs1)
-        g->reach = FZ_REACH_TAIL; /* the split is decode's: keys instead */
+    if (g->reach == FZ_REACH_SPLIT && !g->qs1) {
+        /* the split is decode's: the case becomes one, unless its layout
+         * is prefill's only (then keys past the block instead) */
+        if (g->L == FZ_BNSD_BSND)
+            g->reach = FZ_REACH_TAIL;
+        else
+            g->qs1 = 1;
+    }
 }
 
 /* Sets B. */
@@ -213,10 +219,12 @@ void fzn_layout_dims(fz_gen *g)
 void fzn_layout_run(fz_gen *g)
 {
     fdp *f = g->f;
-    if (!fdp_rare(f, g->reach ? 70 : 25))
+    int split = g->reach == FZ_REACH_SPLIT;
+    if (!fdp_rare(f, split ? 100 : g->reach ? 70 : 25))
         return;
-    if (fdp_bool(f))
-        g->c->threads = (int32_t)fdp_range(f, 1, 4);
+    /* a split decode: 2..4 threads (more threads, more splits to merge) */
+    if (fdp_bool(f) || split)
+        g->c->threads = (int32_t)fdp_range(f, split ? 2 : 1, 4);
     fia_kernel_level have[FIA_KL_COUNT];
     int n = 0;
     for (int k = FIA_KL_SCALAR; k < FIA_KL_COUNT; k++)
