@@ -7,9 +7,11 @@
  * normal(m, s) uses Box-Muller with two fresh uniforms per element:
  * m + s * sqrt(-2 ln(1 - u1)) * cos(2 pi u2).  Every value is stored with
  * fia_store_from_double (rounded to the dtype). */
+#define _DEFAULT_SOURCE /* MAP_ANONYMOUS, MAP_NORESERVE */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include "case_internal.h"
 
 /* ---- derived outputs ---------------------------------------------------- */
@@ -232,6 +234,135 @@ static void gen_tensor(const fia_case *c, fia_slot s, int32_t idx,
     }
 }
 
+/* ---- live rows (data = live_rows) ---------------------------------------- */
+
+/* How the rows of query / key / value lie: B batches of N heads of S rows
+ * of `run` contiguous elements (BNSD: run = D, N heads apart; BSH and
+ * BSND: a row of all heads is contiguous, N = 1).  -1 for a rank the
+ * layouts do not have (then every element is live). */
+typedef struct live_geom {
+    int64_t B, N, S, run;
+} live_geom;
+
+static int live_geom_of(const fia_case *c, const fia_tensor *t, live_geom *g)
+{
+    int bnsd = strncmp(c->attrs.input_layout, "BNSD", 4) == 0;
+    if (t->ndim == 3) {
+        *g = (live_geom){t->shape[0], 1, t->shape[1], t->shape[2]};
+    } else if (t->ndim == 4 && bnsd) {
+        *g = (live_geom){t->shape[0], t->shape[1], t->shape[2], t->shape[3]};
+    } else if (t->ndim == 4) {
+        *g = (live_geom){t->shape[0], 1, t->shape[1],
+                         t->shape[2] * t->shape[3]};
+    } else {
+        return -1;
+    }
+    return g->B >= 0 && g->N >= 0 && g->S >= 0 && g->run >= 0 ? 0 : -1;
+}
+
+static int is_live_slot(fia_slot s)
+{
+    return s == FIA_SLOT_QUERY || s == FIA_SLOT_KEY || s == FIA_SLOT_VALUE;
+}
+
+/* Rows of batch b the call reads: the sequence-length array's value
+ * (one value: every batch), clamped to [0, S]; S without the array. */
+static int64_t live_len(const fia_case *c, fia_slot s, int64_t b, int64_t S)
+{
+    const fia_int_array_spec *ar =
+        &c->arrays[s == FIA_SLOT_QUERY ? FIA_ARR_ACTUAL_SEQ_LENGTHS
+                                       : FIA_ARR_ACTUAL_SEQ_LENGTHS_KV];
+    if (ar->presence != FIA_PRESENT || ar->count < 1 || !ar->values)
+        return S;
+    int64_t v = ar->values[ar->count == 1 ? 0
+                                          : b < ar->count ? b : ar->count - 1];
+    return v < 0 ? 0 : v > S ? S : v;
+}
+
+/* Elements of t (slot s) the call reads; numel when not a live slot. */
+static int64_t live_elems(const fia_case *c, fia_slot s, const fia_tensor *t,
+                          int64_t numel)
+{
+    live_geom g;
+    if (!c->live_rows || !is_live_slot(s) || live_geom_of(c, t, &g) != 0)
+        return numel;
+    int64_t n = 0;
+    for (int64_t b = 0; b < g.B; b++)
+        n += live_len(c, s, b, g.S) * g.N * g.run;
+    return n;
+}
+
+static void rng_seed_at(rng *r, uint64_t seed, int slot, int32_t index,
+                        int64_t offset)
+{
+    uint64_t x = seed ^ (0x9E6C63D0676A9A99ull * (uint64_t)(offset + 1));
+    rng_seed(r, splitmix64(&x), slot, index);
+}
+
+/* One generated value (not VALUES, not CAUSAL's fast path). */
+static double gen_value(const fia_gen *g, rng *r, int64_t ilo, int64_t ihi)
+{
+    switch (g->kind) {
+    case FIA_GEN_NORMAL:
+        return g->a + g->b * rng_normal(r);
+    case FIA_GEN_UNIFORM:
+        return g->a + (g->b - g->a) * rng_unit(r);
+    case FIA_GEN_RANDOM:
+        return rng_unit(r) < g->a ? 1.0 : 0.0;
+    case FIA_GEN_CONST:
+        return g->a;
+    default:
+        return (double)rng_int(r, ilo, ihi);
+    }
+}
+
+/* The live rows of t: each row from its own stream (seed, slot, index,
+ * the row's offset), so it does not depend on which other rows are live.
+ * The rest stays as allocated (0). */
+static void gen_live(const fia_case *c, fia_slot s, int32_t idx,
+                     const fia_gen *given, fia_tensor *t)
+{
+    fia_gen g = given->kind == FIA_GEN_DEFAULT
+                    ? resolve_default(c, s, t->dtype) : *given;
+    live_geom lg;
+    if (live_geom_of(c, t, &lg) != 0)
+        return;
+    for (int64_t b = 0; b < lg.B; b++) {
+        int64_t len = live_len(c, s, b, lg.S);
+        for (int64_t n = 0; n < lg.N; n++)
+            for (int64_t i = 0; i < len; i++) {
+                int64_t off = ((b * lg.N + n) * lg.S + i) * lg.run;
+                rng r;
+                rng_seed_at(&r, c->seed, (int)s, idx, off);
+                for (int64_t e = 0; e < lg.run; e++) {
+                    double x = g.kind == FIA_GEN_CAUSAL
+                                   ? (e > i ? 1.0 : 0.0)
+                                   : gen_value(&g, &r, -4, 4);
+                    fia_store_from_double(t->dtype, t->data, off + e, x);
+                }
+            }
+    }
+}
+
+/* Zeroed memory for a tensor: an anonymous mapping (pages cost nothing
+ * until written) for a live slot's single tensor over FIA_LIVE_MAP_BYTES,
+ * else the heap.  *mapped: the mapping's size, 0 for the heap. */
+static void *alloc_tensor(const fia_case *c, fia_slot s, int single,
+                          size_t bytes, uint64_t *mapped)
+{
+    *mapped = 0;
+    if (c->live_rows && is_live_slot(s) && single &&
+        (int64_t)bytes > FIA_LIVE_MAP_BYTES) {
+        void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE,
+                       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+        if (p == MAP_FAILED)
+            return NULL;
+        *mapped = bytes;
+        return p;
+    }
+    return calloc(1, bytes);
+}
+
 /* ---- materialize ------------------------------------------------------------ */
 
 static int64_t *dup_i64(const int64_t *v, int64_t n)
@@ -284,7 +415,7 @@ fia_status fia_case_materialize(const fia_case *c, int with_data, fia_case_data 
     fia_tensor scratch[FIA_SLOT_COUNT];
 
     /* Pass 1: checks and the byte total, before allocating anything. */
-    int64_t total = 0;
+    int64_t total = 0, virt = 0;
     for (int s = 0; s < FIA_SLOT_COUNT; s++) {
         int32_t n;
         const fia_tensor *src = slot_tensors(c, (fia_slot)s, &scratch[s], &n);
@@ -312,13 +443,25 @@ fia_status fia_case_materialize(const fia_case *c, int with_data, fia_case_data 
             elems = (elems > INT64_MAX - ne) ? -1 : elems + ne;
             if (!with_data)
                 continue;
-            if (ne > 2 * FIA_MATERIALIZE_LIMIT) {
+            if (ne > 2 * FIA_MATERIALIZE_LIMIT &&
+                !(c->live_rows && is_live_slot((fia_slot)s))) {
                 fia__set_err(err, file, 0, "case too large: %s has %lld "
                              "elements", fia_slot_name((fia_slot)s),
                              (long long)ne);
                 return FIA_ERR_BAD_INPUT;
             }
-            int64_t bytes = (int64_t)fia_dtype_storage(src[i].dtype, ne);
+            int64_t bytes = (int64_t)fia_dtype_storage(
+                src[i].dtype, live_elems(c, (fia_slot)s, &src[i], ne));
+            if (c->live_rows && is_live_slot((fia_slot)s)) {
+                int64_t vbytes = (int64_t)fia_dtype_storage(src[i].dtype, ne);
+                if (vbytes > FIA_LIVE_VIRTUAL_LIMIT - virt) {
+                    fia__set_err(err, file, 0, "case too large: query, key "
+                                 "and value map more than %lld bytes",
+                                 (long long)FIA_LIVE_VIRTUAL_LIMIT);
+                    return FIA_ERR_BAD_INPUT;
+                }
+                virt += vbytes;
+            }
             if (bytes > FIA_MATERIALIZE_LIMIT - total) {
                 fia__set_err(err, file, 0, "case too large: more than %lld "
                              "bytes (limit %lld)",
@@ -336,6 +479,13 @@ fia_status fia_case_materialize(const fia_case *c, int with_data, fia_case_data 
             fia__set_err(err, file, 0, "%s.values: %lld values given, the "
                          "shape has %lld elements", fia_slot_name((fia_slot)s),
                          (long long)g->n_values, (long long)elems);
+            return FIA_ERR_BAD_INPUT;
+        }
+        if (with_data && n > 0 && c->live_rows && is_live_slot((fia_slot)s) &&
+            g->kind == FIA_GEN_VALUES) {
+            fia__set_err(err, file, 0, "%s.values: explicit values give every "
+                         "element; data = live_rows generates the live rows",
+                         fia_slot_name((fia_slot)s));
             return FIA_ERR_BAD_INPUT;
         }
         if (with_data && n > 0 && (int)g->kind > (int)FIA_GEN_VALUES) {
@@ -367,10 +517,17 @@ fia_status fia_case_materialize(const fia_case *c, int with_data, fia_case_data 
             int64_t ne = fia_tensor_numel(t);
             if (ne <= 0)
                 continue;
-            t->data = calloc(1, fia_dtype_storage(t->dtype, ne));
+            uint64_t mapped = 0;
+            t->data = alloc_tensor(c, (fia_slot)s, n == 1,
+                                   fia_dtype_storage(t->dtype, ne), &mapped);
             if (!t->data)
                 goto nomem;
-            if (!fia_slot_is_output((fia_slot)s))
+            d->mapped[s] = mapped;
+            if (fia_slot_is_output((fia_slot)s))
+                ;
+            else if (c->live_rows && is_live_slot((fia_slot)s))
+                gen_live(c, (fia_slot)s, i, &c->tensors[s].gen, t);
+            else
                 gen_tensor(c, (fia_slot)s, i, &c->tensors[s].gen, t, ne, off);
             off += ne;
         }
@@ -410,7 +567,9 @@ void fia_case_data_free(fia_case_data *d)
     if (!d)
         return;
     for (int s = 0; s < FIA_SLOT_COUNT; s++) {
-        if (d->t[s])
+        if (d->t[s] && d->mapped[s])
+            munmap(d->t[s][0].data, (size_t)d->mapped[s]);
+        else if (d->t[s])
             for (int32_t i = 0; i < d->n[s]; i++)
                 free(d->t[s][i].data);
         free(d->t[s]);

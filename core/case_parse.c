@@ -19,7 +19,7 @@ typedef struct parser {
     fia_error *err;
     int line;                          /* current line */
     int line_seed;
-    int line_intent, line_threads, line_kernel_level;
+    int line_intent, line_threads, line_kernel_level, line_data;
     int line_attr[FIA_ATTR_COUNT];
     int line_tensor[FIA_SLOT_COUNT];
     int line_gen[FIA_SLOT_COUNT];      /* .gen or .values */
@@ -491,6 +491,14 @@ static fia_status parse_line(parser *p, char *line)
             return FAIL(p, "threads: '%.60s' is not a thread count 1..%d", v,
                         FIA_CASE_MAX_THREADS);
         p->c->threads = (int32_t)n;
+        return FIA_OK;
+    }
+    if (strcmp(key, "data") == 0) {
+        if (dup_check(p, &p->line_data, key) != 0)
+            return p->err->code;
+        if (strcmp(v, "live_rows") != 0)
+            return FAIL(p, "data: unknown '%.60s' (valid: live_rows)", v);
+        p->c->live_rows = true;
         return FIA_OK;
     }
     if (strcmp(key, "kernel_level") == 0) {

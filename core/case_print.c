@@ -168,6 +168,8 @@ static void build(const fia_case *c, sbuf *b)
                       fia_intent_name((fia_intent)i));
     if (c->intents)
         sb_puts(b, "\n");
+    if (c->live_rows)
+        sb_puts(b, "data = live_rows\n");
     if (c->threads > 0)
         sb_printf(b, "threads = %d\n", (int)c->threads);
     if (c->kernel_level != FIA_KL_DEFAULT)
@@ -343,7 +345,7 @@ int fia_case_equal(const fia_case *a, const fia_case *b)
     if (!a || !b)
         return a == b;
     if (a->seed != b->seed || a->threads != b->threads ||
-        a->kernel_level != b->kernel_level)
+        a->kernel_level != b->kernel_level || a->live_rows != b->live_rows)
         return 0;
     for (int i = 0; i < FIA_ATTR_COUNT; i++)
         if (!fia__attr_equal(&a->attrs, &b->attrs, (fia_attr)i))

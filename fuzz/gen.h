@@ -54,6 +54,8 @@ typedef enum fz_reach {
     FZ_REACH_ROWS,       /* query rows past the dot form and past one task */
     FZ_REACH_SPLIT,      /* decode keys split across threads and merged */
     FZ_REACH_DTAIL,      /* D not a multiple of the micro-kernel tile */
+    FZ_REACH_HUGE,       /* prefill K/V past 2^32 elements, a few live rows
+                            (data = live_rows): 64-bit offsets */
     FZ_REACH_COUNT
 } fz_reach;
 

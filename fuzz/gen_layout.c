@@ -91,8 +91,11 @@ void fzn_layout(fz_gen *g)
  * zero byte, an exhausted input, keeps the case small). */
 void fzn_layout_reach(fz_gen *g)
 {
-    static const int w[FZ_REACH_COUNT] = {72, 8, 7, 7, 6};
+    static const int w[FZ_REACH_COUNT] = {72, 8, 7, 7, 6, 1};
     g->reach = (fz_reach)fdp_weighted(g->f, w, FZ_REACH_COUNT);
+    if (g->reach == FZ_REACH_HUGE && g->qs1)
+        g->reach = FZ_REACH_TAIL; /* decode's S limit keeps K/V below 2^32 */
+    g->c->live_rows = g->reach == FZ_REACH_HUGE;
     if (g->reach == FZ_REACH_SPLIT && !g->qs1) {
         /* the split is decode's: the case becomes one, unless its layout
          * is prefill's only (then keys past the block instead) */
@@ -200,6 +203,17 @@ void fzn_layout_dims(fz_gen *g)
         g->Q_S = 1;
         g->KV_S = keys_past_block(f, t.key_block, t.split_min_keys);
         break;
+    case FZ_REACH_HUGE: {
+        /* K/V past 2^32 elements (the last batch's rows beyond a 32-bit
+         * element offset), the prefill S limit 20971520 respected: D 128,
+         * 4 batches; few rows live (fzn_seqlen), so the cost is theirs */
+        g->B = 4;
+        g->D = 128;
+        g->Q_S = fdp_range(f, 2, 8);
+        g->KV_S = ((int64_t)1 << 32) / (g->B * g->KV_N * g->D) +
+                  fdp_range(f, 1, 4096);
+        return;
+    }
     default: /* dtail */
         g->Q_S = g->qs1 ? 1 : fdp_range(f, 2, 24);
         g->KV_S = fdp_range(f, 1, 2 * t.key_block + 2);

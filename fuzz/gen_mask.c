@@ -94,6 +94,8 @@ void fzn_mask_shape(fz_gen *g)
     fdp *f = g->f;
     int64_t *msh = g->msh;
     g->mnd = 0, g->mask_b = 0, g->mrows = g->Q_S, g->mcols = g->KV_S;
+    if (g->reach == FZ_REACH_HUGE && g->sparse < 2)
+        return; /* a [Q_S, KV_S] mask of huge KV_S: none */
     if (g->sparse >= 2) {
         int k = fdp_pick(f, 3);
         msh[0] = msh[1] = 1;

@@ -65,6 +65,13 @@ void fzn_seqlen(fz_gen *g)
         int one = fdp_chance(f, g->meta ? 50 : 30);
         for (int64_t b = 0; b < g->B; b++)
             len[b] = present ? (fdp_chance(f, 30) ? S : fdp_range(f, 0, S)) : S;
+        if (a == 1 && g->reach == FZ_REACH_HUGE) {
+            /* a few live rows per batch: the last batch's lie past 2^32 */
+            present = 1;
+            one = 0;
+            for (int64_t b = 0; b < g->B; b++)
+                len[b] = 1 + (len[b] & 63);
+        }
         if (present && one)
             for (int64_t b = 1; b < g->B; b++)
                 len[b] = len[0];

@@ -44,8 +44,8 @@ void fzn_sparse_mode(fz_gen *g)
     if (!g->qs1) {
         static const int sw[] = {40, 24, 10, 14, 12};
         g->sparse = fdp_weighted(g->f, sw, FZ_ARRLEN(sw));
-        if (g->sparse == 1 && g->KV_S == 0)
-            g->sparse = 0;
+        if (g->sparse == 1 && (g->KV_S == 0 || g->reach == FZ_REACH_HUGE))
+            g->sparse = 0; /* its mask would be [Q_S, KV_S] */
     }
     if (g->sparse)
         fb_attr(g->c, FIA_ATTR_SPARSE_MODE, g->sparse);

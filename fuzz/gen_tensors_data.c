@@ -136,6 +136,8 @@ void fzn_tensors_data(fz_gen *g)
     vkind k = (vkind)fdp_weighted(f, kw, FZ_ARRLEN(kw));
     int nan_masked = fdp_chance(f, 25);
     g->scale = c->attrs.scale;
+    if (c->live_rows)
+        return; /* the case model generates the live rows (normal(0, 1)) */
     if (k == VK_LARGE)
         g->scale = (double[]){1.0, 0.25, 4.0}[fdp_pick(f, 3)];
     shape4 qs = {g->L, g->B, g->N, g->Q_S, g->D};

@@ -188,6 +188,16 @@ double fia_check_reference_work(const fia_case *c)
     for (int i = 1; i + 1 < k->t[0].ndim; i++)
         if ((double)k->t[0].shape[i] > kv)
             kv = (double)k->t[0].shape[i];
+    /* the keys a row reads stop at actual_seq_lengths_kv: a case with huge
+     * K/V of which few rows take part costs what those rows cost */
+    const fia_int_array_spec *len = &c->arrays[FIA_ARR_ACTUAL_SEQ_LENGTHS_KV];
+    if (len->presence == FIA_PRESENT && len->count > 0 && len->values) {
+        double longest = 0.0;
+        for (int64_t b = 0; b < len->count; b++)
+            if ((double)len->values[b] > longest)
+                longest = (double)len->values[b];
+        kv = longest < kv ? (longest > 1.0 ? longest : 1.0) : kv;
+    }
     double n = 1.0;
     for (int i = 0; i < out.ndim; i++)
         n *= (double)out.shape[i];

@@ -80,11 +80,3 @@ fia_status ref_read_tensors_data(ref_problem *p, const fia_case *c,
     return FIA_OK;
 }
 
-void ref_tensor_range(const fia_tensor *t, ref_value_range *r)
-{
-    if (!t->data)
-        return;
-    int64_t n = fia_tensor_numel(t);
-    for (int64_t i = 0; i < n; i++)
-        ref_value_range_add(r, fia_load_as_double(t->dtype, t->data, i));
-}

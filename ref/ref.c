@@ -148,13 +148,25 @@ static fia_status compute_row(const ref_row_view *row, void *vctx,
 }
 
 /* The scores are exact at a precision set by the values the rows may read:
- * all of query and key. */
+ * the query rows within q_len and the key rows within kv_len of each batch
+ * (not the whole tensors: a case may hold many GiB of rows no call reads,
+ * docs/case-format.md "data = live_rows"). */
 static mpfr_prec_t score_precision(void *vp)
 {
     const ref_problem *p = vp;
     ref_value_range qr = {0}, kr = {0};
-    ref_tensor_range(p->q, &qr);
-    ref_tensor_range(p->k, &kr);
+    for (int64_t b = 0; b < p->B; b++) {
+        for (int64_t n = 0; n < p->N; n++)
+            for (int64_t i = 0; i < p->q_len[b]; i++)
+                for (int64_t d = 0; d < p->D; d++)
+                    ref_value_range_add(&qr, fia_load_as_double(
+                        p->q->dtype, p->q->data, ref_q_index(p, b, n, i, d)));
+        for (int64_t n = 0; n < p->KV_N; n++)
+            for (int64_t j = 0; j < p->kv_len[b]; j++)
+                for (int64_t d = 0; d < p->D; d++)
+                    ref_value_range_add(&kr, fia_load_as_double(
+                        p->k->dtype, p->k->data, ref_kv_index(p, b, n, j, d)));
+    }
     return ref_score_precision(&qr, &kr, p->D);
 }
 

@@ -119,8 +119,6 @@ fia_status ref_read_tensors_dtypes(ref_problem *p, const fia_case *c,
 fia_status ref_read_tensors_data(ref_problem *p, const fia_case *c,
                                  const fia_case_data *d, fia_error *err);
 typedef struct ref_value_range ref_value_range;
-/* Adds the values of t (when materialized) to the range *r. */
-void ref_tensor_range(const fia_tensor *t, ref_value_range *r);
 
 /* ---- read_not_modeled.c ------------------------------------------------ */
 

@@ -398,11 +398,91 @@ static void test_limits(void)
 }
 
 
+/* data = live_rows: only the rows the call reads get data, each row's
+ * values independent of which other rows are live; large tensors are
+ * mappings; the limits count live bytes, the mapped size has its own cap;
+ * explicit values are refused. */
+static int row_zero(const fia_tensor *t, int64_t off, int64_t n)
+{
+    for (int64_t e = 0; e < n; e++)
+        if (fia_load_as_double(t->dtype, t->data, off + e) != 0.0)
+            return 0;
+    return 1;
+}
+
+static void test_live_rows(void)
+{
+    const char *fmt =
+        "data = live_rows\ninput_layout = BNSD\nnum_heads = 2\nseed = 3\n"
+        "query = fp16 [2,2,4,8]\nkey = fp16 [2,2,6,8]\nvalue = fp16 [2,2,6,8]\n"
+        "actual_seq_lengths = [4,2]\nactual_seq_lengths_kv = [%d,5]\n";
+    char text[512];
+    fia_case c, c2;
+    fia_case_data d, d2;
+    snprintf(text, sizeof text, fmt, 3);
+    CHECK_EQ_INT(parse(text, &c), 0);
+    CHECK_EQ_INT(materialize(&c, 1, &d), 0);
+    const fia_tensor *k = fia_case_data_tensor(&d, FIA_SLOT_KEY);
+    const fia_tensor *q = fia_case_data_tensor(&d, FIA_SLOT_QUERY);
+    /* key row (b, n, j) at ((b * 2 + n) * 6 + j) * 8 */
+    for (int b = 0; b < 2; b++)
+        for (int n = 0; n < 2; n++)
+            for (int j = 0; j < 6; j++) {
+                int live = j < (b == 0 ? 3 : 5);
+                CHECK_MSG(row_zero(k, ((b * 2 + n) * 6 + j) * 8, 8) == !live,
+                          "key row b %d n %d j %d live %d", b, n, j, live);
+            }
+    CHECK(row_zero(q, ((1 * 2 + 0) * 4 + 2) * 8, 8));   /* beyond q_len 2 */
+    CHECK(!row_zero(q, ((1 * 2 + 1) * 4 + 1) * 8, 8));
+    CHECK(d.mapped[FIA_SLOT_KEY] == 0); /* small: the heap */
+    /* a live row has the same values whichever other rows are live */
+    snprintf(text, sizeof text, fmt, 6);
+    CHECK_EQ_INT(parse(text, &c2), 0);
+    CHECK_EQ_INT(materialize(&c2, 1, &d2), 0);
+    const fia_tensor *k2 = fia_case_data_tensor(&d2, FIA_SLOT_KEY);
+    CHECK(memcmp((const char *)k->data + 2 * ((1 * 2 + 1) * 6 + 4) * 8,
+                 (const char *)k2->data + 2 * ((1 * 2 + 1) * 6 + 4) * 8,
+                 16) == 0);
+    CHECK(!row_zero(k2, ((0 * 2 + 0) * 6 + 5) * 8, 8));
+    fia_case_data_free(&d);
+    fia_case_data_free(&d2);
+    fia_case_free(&c);
+    fia_case_free(&c2);
+    /* 12 GiB of key and value, a few live rows: mapped, cheap */
+    CHECK_EQ_INT(parse("data = live_rows\ninput_layout = BSH\n"
+                       "query = fp16 [2,2,128]\nkey = fp16 [2,24000000,128]\n"
+                       "value = fp16 [2,24000000,128]\n"
+                       "actual_seq_lengths_kv = [1,2]\n", &c), 0);
+    CHECK_EQ_INT(materialize(&c, 1, &d), 0);
+    k = fia_case_data_tensor(&d, FIA_SLOT_KEY);
+    CHECK(d.mapped[FIA_SLOT_KEY] == (uint64_t)2 * 24000000 * 128 * 2);
+    CHECK(k && !row_zero(k, (int64_t)(24000000 + 1) * 128, 128));
+    CHECK(k && row_zero(k, (int64_t)(24000000 + 2) * 128, 128));
+    fia_case_data_free(&d);
+    fia_case_free(&c);
+    /* the mapped size has its own cap; explicit values are refused */
+    fia_error err;
+    CHECK_EQ_INT(parse("data = live_rows\ninput_layout = BSH\n"
+                       "query = fp16 [2,2,128]\nkey = fp16 [2,200000000,128]\n"
+                       "value = fp16 [2,200000000,128]\n"
+                       "actual_seq_lengths_kv = [1,2]\n", &c), 0);
+    CHECK_EQ_INT(fia_case_materialize(&c, 1, &d, &err), FIA_ERR_BAD_INPUT);
+    CHECK(strstr(err.msg, "map more than") != NULL);
+    fia_case_free(&c);
+    CHECK_EQ_INT(parse("data = live_rows\nquery = fp16 [1,2,8]\n"
+                       "query.values = 1,2,3,4,5,6,7,8,1,2,3,4,5,6,7,8\n"
+                       "key = fp16 [1,3,8]\nvalue = fp16 [1,3,8]\n", &c), 0);
+    CHECK_EQ_INT(fia_case_materialize(&c, 1, &d, &err), FIA_ERR_BAD_INPUT);
+    CHECK(strstr(err.msg, "live_rows") != NULL);
+    fia_case_free(&c);
+}
+
 int main(void)
 {
     test_generation();
     test_patterns();
     test_outputs();
     test_limits();
+    test_live_rows();
     return check_summary();
 }

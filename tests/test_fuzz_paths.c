@@ -27,7 +27,7 @@ int main(void)
     fast_path_thresholds th;
     fastPathThresholds(&th);
     int tail = 0, split = 0, rows_tiled = 0, rows_blocks = 0, dtail_pre = 0,
-        dtail_dec = 0, decoded = 0, threads[5] = {0}, levels[FIA_KL_COUNT] = {0};
+        dtail_dec = 0, decoded = 0, huge = 0, threads[5] = {0}, levels[FIA_KL_COUNT] = {0};
     double *works = calloc(INPUTS, sizeof *works);
     uint64_t x = 12345;
     uint8_t buf[512];
@@ -64,6 +64,9 @@ int main(void)
         if (d % th.d_tile != 0)
             *(qs > 1 ? &dtail_pre : &dtail_dec) += 1;
         threads[c.threads >= 1 && c.threads <= 4 ? c.threads : 0]++;
+        /* K/V past 2^32 elements with live rows only */
+        if (c.live_rows && (double)fia_tensor_numel(k) > 4294967296.0)
+            huge++;
         levels[c.kernel_level]++;
         works[i] = fia_check_reference_work(&c);
         fia_case_free(&c);
@@ -80,6 +83,7 @@ int main(void)
      * decode's */
     CHECK_MSG(dtail_pre == 0 && dtail_dec > min, "D tails: %d prefill, %d "
               "decode", dtail_pre, dtail_dec);
+    CHECK_MSG(huge > 20, "K/V past 2^32 elements: %d", huge);
     for (int t = 1; t <= 4; t++)
         CHECK_MSG(threads[t] > min / 2, "threads = %d in %d cases", t,
                   threads[t]);
@@ -93,9 +97,10 @@ int main(void)
         worst = works[i] > worst ? works[i] : worst;
     CHECK_MSG(worst <= FZ_NUM_MAX_WORK, "reference work up to %g", worst);
     printf("of %d cases: tail %d, split %d, tiled rows %d, row blocks %d, "
-           "D tail %d + %d, threads 1..4: %d %d %d %d, max work %.3g\n",
-           decoded, tail, split, rows_tiled, rows_blocks, dtail_pre,
-           dtail_dec, threads[1], threads[2], threads[3], threads[4], worst);
+           "D tail %d + %d, huge K/V %d, threads 1..4: %d %d %d %d, max work "
+           "%.3g\n", decoded, tail, split, rows_tiled, rows_blocks, dtail_pre,
+           dtail_dec, huge, threads[1], threads[2], threads[3], threads[4],
+           worst);
     free(works);
     return check_summary();
 }

@@ -165,6 +165,8 @@ typedef struct fia_case {
     uint64_t seed;                  /* default 0 */
     uint32_t intents;               /* bit 1u << fia_intent */
     int32_t threads;                /* 1..16; 0 when not given */
+    bool live_rows;                 /* `data = live_rows`: only the rows the
+                                       call reads are generated (below) */
     fia_kernel_level kernel_level;  /* FIA_KL_DEFAULT when not given */
     fia_tensor_spec tensors[FIA_SLOT_COUNT];
     fia_int_array_spec arrays[FIA_ARR_COUNT];
@@ -222,10 +224,22 @@ typedef struct fia_case_data {
     fia_tensor_list key_list, value_list;
     fia_int_array arr[FIA_ARR_COUNT];
     int arr_present[FIA_ARR_COUNT];
+    uint64_t mapped[FIA_SLOT_COUNT]; /* bytes of the slot's mapping, 0: heap */
 } fia_case_data;
 
 /* Largest total of tensor bytes materialize will allocate (bytes). */
 #define FIA_MATERIALIZE_LIMIT ((int64_t)8 << 30)
+/* With `data = live_rows`: query, key and value get data only in the rows
+ * the call can read (per batch the first actual_seq_lengths rows of the
+ * query, actual_seq_lengths_kv rows of key and value; all rows when the
+ * array is absent), every other element is 0; a tensor over
+ * FIA_LIVE_MAP_BYTES is an anonymous mapping whose untouched pages cost no
+ * memory, so a K/V of many GiB with a few live rows is cheap.  Only the
+ * live bytes count against FIA_MATERIALIZE_LIMIT; the mapped size against
+ * FIA_LIVE_VIRTUAL_LIMIT.  A live row's values depend on (seed, slot, its
+ * offset) only. */
+#define FIA_LIVE_MAP_BYTES ((int64_t)64 << 20)
+#define FIA_LIVE_VIRTUAL_LIMIT ((int64_t)64 << 30)
 
 /* FIA_OK; FIA_ERR_BAD_INPUT with *err (too large, bad generator for dtype,
  * wrong number of explicit values) or FIA_ERR_NOMEM.  Outputs are allocated zero-filled. */
