@@ -13,6 +13,7 @@
  * MPFR reference, and the case's intents.  Exit 0 when every case passes, 1
  * on any finding or unmet intent, 2 on bad
  * usage or input (bad input wins: the run is not trustworthy as a whole). */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -94,6 +95,16 @@ static void print_text(const run_result *r, const run_options *o)
         if (r->c.has_lse)
             print_cmp_text("softmax_lse", &r->c.lse_cmp);
     }
+    if (r->c.has_cann) {
+        const fia_cann_result *k = &r->c.cann;
+        printf("  cann-double    %s over %lld elements: kernel / benchmark "
+               "max rel err %.3g / %.3g = %.3g (<= 2), mean rel err %.3g / "
+               "%.3g = %.3g (<= 1.2), RMSE %.3g / %.3g = %.3g (<= 1.2)\n",
+               k->pass ? "pass" : "FAIL", (long long)k->n, k->kernel.max_re,
+               k->bench.max_re, k->ratio[0], k->kernel.mean_re,
+               k->bench.mean_re, k->ratio[1], k->kernel.rmse, k->bench.rmse,
+               k->ratio[2]);
+    }
     for (int i = 0; i < r->c.n_intents; i++) {
         const fia_intent_result *ir = &r->c.intents[i];
         printf("  intent         %s%s: %s\n", fia_intent_name(ir->intent),
@@ -136,6 +147,23 @@ static void print_json(const run_result *r, const run_options *o)
         print_cmp_json("", &r->c.out_cmp);
         if (r->c.has_lse)
             print_cmp_json("lse_", &r->c.lse_cmp);
+    }
+    if (r->c.has_cann) {
+        const fia_cann_result *k = &r->c.cann;
+        static const char *const keys[6] = {
+            "kernel_max_re", "kernel_mean_re", "kernel_rmse",
+            "bench_max_re",  "bench_mean_re",  "bench_rmse"};
+        const double v[6] = {k->kernel.max_re, k->kernel.mean_re,
+                             k->kernel.rmse,   k->bench.max_re,
+                             k->bench.mean_re, k->bench.rmse};
+        printf(",\"cann_double\":{\"pass\":%s,\"n\":%lld",
+               k->pass ? "true" : "false", (long long)k->n);
+        for (int i = 0; i < 6; i++)
+            printf(",\"%s\":%.17g", keys[i], isfinite(v[i]) ? v[i] : -1.0);
+        printf(",\"ratios\":[%.17g,%.17g,%.17g]}",
+               isfinite(k->ratio[0]) ? k->ratio[0] : -1.0,
+               isfinite(k->ratio[1]) ? k->ratio[1] : -1.0,
+               isfinite(k->ratio[2]) ? k->ratio[2] : -1.0);
     }
     printf(",\"intents\":[");
     for (int i = 0; i < r->c.n_intents; i++) {

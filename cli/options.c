@@ -69,7 +69,7 @@ int cli_tolerance(const char *cmd, int argc, char **argv, int *i,
         return -1;
     if (fia_tol_profile_parse(v, &o->tolerance) != 0) {
         fprintf(stderr, "fiacheck %s: --tolerance takes bound, flash-attn, "
-                "vendor, ulp or allclose RTOL ATOL, not '%s'\n", cmd, v);
+                "vendor, ulp, cann-double or allclose RTOL ATOL, not '%s'\n", cmd, v);
         return -1;
     }
     if (o->tolerance != FIA_TOL_ALLCLOSE)

@@ -61,7 +61,8 @@ static void judge_outputs(const fia_case *c, const fia_case_data *d,
                           const fia_ref_result *ref, fia_check_result *r)
 {
     fia_tensor po = {0}, pl = {0};
-    if (o->tolerance == FIA_TOL_FLASH_ATTN &&
+    if ((o->tolerance == FIA_TOL_FLASH_ATTN ||
+         o->tolerance == FIA_TOL_CANN_DOUBLE) &&
         plain_outputs(c, d, ref, &po, &pl, &r->reason) != FIA_OK) {
         r->v = FIA_V_HARNESS_ERROR;
         goto done;
@@ -111,6 +112,22 @@ static void judge_outputs(const fia_case *c, const fia_case_data *d,
         leak = leak || r->lse_cmp.n_nan_leak > 0;
     }
     r->v = leak ? FIA_V_NAN_LEAK : ok ? FIA_V_PASS : FIA_V_ACCURACY;
+    if (o->tolerance == FIA_TOL_CANN_DOUBLE && out != NULL &&
+        fia_tensor_numel(out) > 0) {
+        st = fia_cann_compare(&cr, out, &r->cann, &r->reason);
+        if (st != FIA_OK) {
+            r->v = FIA_V_HARNESS_ERROR;
+            goto done;
+        }
+        r->has_cann = 1;
+        if (r->v == FIA_V_PASS && !r->cann.pass)
+            r->v = FIA_V_ACCURACY;
+        if (!r->cann.pass)
+            fia_fail(&r->reason, FIA_OK, "cann-double: kernel / benchmark "
+                     "max rel err %.3g (<= 2), mean rel err %.3g (<= 1.2), "
+                     "RMSE %.3g (<= 1.2)", r->cann.ratio[0], r->cann.ratio[1],
+                     r->cann.ratio[2]);
+    }
     /* Elements there were, and none compared: a pass would claim a check
      * that was not made.  (An empty output has nothing to compare: its
      * status was the check.) */

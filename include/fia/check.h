@@ -87,6 +87,10 @@ typedef struct fia_check_result {
     fia_compare_result out_cmp;
     int has_lse;
     fia_compare_result lse_cmp;
+    int has_cann;                /* --tolerance cann-double: attention_out's
+                                    double benchmark (the case fails when
+                                    the bound or this fails) */
+    fia_cann_result cann;
     int64_t ref_elements, ref_escalated; /* the reference's Ziv counters */
     int n_intents;               /* the case's intents, in vocabulary order */
     fia_intent_result intents[FIA_INTENT_COUNT];

@@ -66,12 +66,46 @@ typedef enum fia_tol_profile {
     FIA_TOL_FLASH_ATTN,
     FIA_TOL_VENDOR,
     FIA_TOL_ALLCLOSE,
-    FIA_TOL_ULP
+    FIA_TOL_ULP,
+    FIA_TOL_CANN_DOUBLE,  /* per element: bound; plus the vendor's double
+                             benchmark (fia_cann_judge) over the case */
+    FIA_TOL_COUNT
 } fia_tol_profile;
 
 const char *fia_tol_profile_name(fia_tol_profile p);
-/* 0 and *out on "bound", "flash-attn", "vendor", "allclose", "ulp"; -1. */
+/* 0 and *out on "bound", "flash-attn", "vendor", "allclose", "ulp",
+ * "cann-double"; -1. */
 int fia_tol_profile_parse(const char *s, fia_tol_profile *out);
+
+/* ---- the CANN double benchmark (compare/tolerance_cann.c) ----------------
+ * The operator vendor's precision criterion: the kernel and a same-dtype
+ * benchmark implementation are both measured against the high-precision
+ * golden (ref/'s exact values); the kernel passes when its errors are at
+ * most 2x (max relative error), 1.2x (mean relative error) and 1.2x
+ * (RMSE) the benchmark's.  Definitions in docs/tolerance.md. */
+typedef struct fia_cann_metric {
+    double max_re, mean_re, rmse;
+} fia_cann_metric;
+
+typedef struct fia_cann_result {
+    int64_t n;                  /* elements measured */
+    fia_cann_metric kernel, bench;
+    double ratio[3];            /* kernel / benchmark: max_re, mean_re, rmse */
+    int pass;
+} fia_cann_result;
+
+/* The limits of the three ratios: 2, 1.2, 1.2. */
+extern const double fia_cann_limits[3];
+
+/* Metrics of x against golden g over the n elements with skip[i] == 0
+ * (skip may be NULL): relative error |x - g| / max(|g|, small). */
+void fia_cann_metrics(const double *x, const double *g, const uint8_t *skip,
+                      int64_t n, double small, fia_cann_metric *m);
+/* The ratios and the verdict; floor: the smallest benchmark max/mean
+ * relative error divided by (an exact benchmark does not make every
+ * kernel error infinitely worse), rms_floor the same for the RMSE. */
+void fia_cann_judge(const fia_cann_metric *kernel, const fia_cann_metric *bench,
+                    double floor, double rms_floor, fia_cann_result *r);
 
 /* The reference side of one tensor. */
 typedef struct fia_compare_ref {
@@ -79,8 +113,15 @@ typedef struct fia_compare_ref {
     const double *exact;            /* exact value (binary64) */
     const uint8_t *unspecified;     /* may be NULL */
     const double *bound;            /* bound profile (ref's out_bound) */
-    const fia_tensor *plain;        /* flash-attn: plain implementation */
+    const fia_tensor *plain;        /* flash-attn, cann-double: plain
+                                       same-dtype implementation */
 } fia_compare_ref;
+
+/* The double benchmark of got (fp16/bf16) against ref->exact with
+ * ref->plain as the benchmark, over the elements ref->unspecified leaves
+ * to compare.  FIA_OK, or FIA_ERR_BAD_INPUT (no plain, sizes differ). */
+fia_status fia_cann_compare(const fia_compare_ref *ref, const fia_tensor *got,
+                            fia_cann_result *r, fia_error *err);
 
 /* What failed where: a failing element's class, so that a finding can be
  * named by where and how badly the output fails (fuzz/signature.c).  The
