@@ -113,6 +113,7 @@ static int parse_number(const char *opt, const char *v, long long lo,
  * after the usage was said. */
 static int parse_args(int argc, char **argv, fuzz_opts *o)
 {
+    memset(o, 0, sizeof *o); /* every option unset (revision was not) */
     for (int t = 0; t < FUZZ_TARGET_COUNT; t++)
         o->want[t] = 1;
     o->seconds = 60, o->jobs = 1, o->seed = 0;

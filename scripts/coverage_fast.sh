@@ -6,8 +6,9 @@
 # Builds the fuzz targets with clang's source-based coverage
 # (-fprofile-instr-generate -fcoverage-mapping) on top of the libFuzzer
 # instrumentation, without sanitizers (coverage is the question here, and a
-# sanitizer would only slow the campaign), runs `fiacheck fuzz --target all`
-# for SECONDS (default 300) with 2 jobs, merges the workers' profiles and
+# sanitizer would only slow the campaign), runs the three libFuzzer targets
+# side by side for SECONDS (default 300) on fresh copies of their seed
+# corpora (as `fiacheck fuzz --target all` runs them), merges the profiles and
 # prints llvm-cov's per-file report restricted to fast/ (lines, branches).
 # The report is also written to OUTDIR/fast_coverage.txt (OUTDIR default
 # build/coverage).  Needs clang, llvm-profdata and llvm-cov (Debian: clang,
@@ -26,13 +27,21 @@ CC=clang \
 CFLAGS="-O1 -g -fno-omit-frame-pointer -fsanitize=fuzzer-no-link -fprofile-instr-generate -fcoverage-mapping" \
 LIB_FUZZING_ENGINE="-fsanitize=fuzzer -fprofile-instr-generate" FIA_FUZZ_NOSAN=0 \
 OUT="$out/bin" WORK="$out/work" bash fuzz/build.sh
-rm -rf "$out/prof" "$out/run" "$out/cov.db"
+rm -rf "$out/prof" "$out/run"
 mkdir -p "$out/prof" "$out/run"
 echo "== campaign of ${secs}s (profiles in $out/prof)"
-rc=0
-LLVM_PROFILE_FILE="$out/prof/%p-%m.profraw" "$out/bin/fiacheck" fuzz --target all \
-  --time "$secs" --jobs 2 --db "$out/cov.db" --workdir "$out/run" || rc=$?
-[ "$rc" -le 1 ] || exit "$rc"
+pids=()
+for t in params numeric metamorphic; do
+  mkdir -p "$out/run/$t"
+  cp "$root/corpus/fuzz_$t"/seed-* "$out/run/$t/"
+  LLVM_PROFILE_FILE="$out/prof/$t-%p.profraw" "$out/bin/fuzz_$t" \
+    -max_total_time="$secs" -timeout=30 -rss_limit_mb=4096 \
+    -dict="$root/corpus/fuzz_$t/fuzz_$t.dict" -print_final_stats=1 \
+    "$out/run/$t" >"$out/run/$t.log" 2>&1 &
+  pids+=($!)
+done
+for p in "${pids[@]}"; do wait "$p" || true; done
+grep -h "stat::number_of_executed_units" "$out"/run/*.log || true
 llvm-profdata merge -sparse "$out"/prof/*.profraw -o "$out/merged.profdata"
 llvm-cov report "$out/bin/fuzz_numeric" -object "$out/bin/fuzz_params" \
   -object "$out/bin/fuzz_metamorphic" -instr-profile "$out/merged.profdata" \
