@@ -466,8 +466,9 @@ static int build_facets(const bucket_list *l, bucket_list *f)
     }
     for (size_t i = 0; i < f->n; i++)
         for (int k = 0; k < 2; k++)
-            qsort(f->b[i].side[k].v, f->b[i].side[k].n, sizeof(double),
-                  cmp_double);
+            if (f->b[i].side[k].n > 1) /* a side without cases has no array */
+                qsort(f->b[i].side[k].v, f->b[i].side[k].n, sizeof(double),
+                      cmp_double);
     return 0;
 }
 
