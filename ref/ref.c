@@ -176,7 +176,7 @@ static fia_status compute_rows(const ref_problem *p, long prec,
 {
     ref_fmt fmt = p->out_dtype == FIA_DT_BF16 ? REF_FMT_BF16 : REF_FMT_FP16;
     compute_ctx x = {.p = p, .r = r, .opt = opt};
-    fia_status st = ref_core_new(&x.core, p->D, p->KV_S, fmt, prec,
+    fia_status st = ref_core_new(&x.core, p->D, ref_max_kv_len(p), fmt, prec,
                                  score_precision, (void *)p, opt->pure_mpfr,
                                  err);
     if (st != FIA_OK)

@@ -92,6 +92,10 @@ void ref_problem_free(ref_problem *p);
 /* 1 when key j takes part in row i of batch b (i < q_len[b]): every key
  * rule admits it. */
 int ref_key_takes_part(const ref_problem *p, int64_t b, int64_t i, int64_t j);
+/* The most keys any row can read: the largest kv_len (at least 1).  Per-row
+ * buffers are sized by it, not by KV_S: a case may hold GiB of rows no row
+ * reads (docs/case-format.md "data = live_rows"). */
+int64_t ref_max_kv_len(const ref_problem *p);
 /* 1 when a fully masked row of batch b gets row-invalid correction (output
  * 0, lse +inf): some correction rule applies. */
 int ref_row_corrected(const ref_problem *p, int64_t b);

@@ -20,8 +20,8 @@
 #include "ref_internal.h"
 
 typedef struct rows_buf {
-    double *k, *v, *q; /* [KV_S][D], [KV_S][D], [D] */
-    int64_t *keys;     /* [KV_S] */
+    double *k, *v, *q; /* [max kv_len][D] twice, [D] */
+    int64_t *keys;     /* [max kv_len] */
 } rows_buf;
 
 static void rb_free(rows_buf *rb)
@@ -59,11 +59,19 @@ static void degenerate(const ref_problem *p, int64_t b, ref_row_view *row)
     }
 }
 
+int64_t ref_max_kv_len(const ref_problem *p)
+{
+    int64_t m = 1;
+    for (int64_t b = 0; b < p->B; b++)
+        m = p->kv_len[b] > m ? p->kv_len[b] : m;
+    return m;
+}
+
 fia_status ref_rows_walk(const ref_problem *p, ref_row_fn fn, void *ctx,
                          fia_error *err)
 {
     rows_buf rb = {0};
-    fia_status st = rb_alloc(&rb, p->D, p->KV_S, err);
+    fia_status st = rb_alloc(&rb, p->D, ref_max_kv_len(p), err);
     if (st != FIA_OK) {
         rb_free(&rb);
         return st;

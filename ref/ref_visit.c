@@ -11,7 +11,7 @@ typedef struct visit_ctx {
     fia_ref_row_fn fn;
     void *fn_ctx;
     fia_ref_row row;
-    double *k, *v;    /* [KV_S][D], packed */
+    double *k, *v;    /* [max kv_len][D], packed */
     int64_t *idx;     /* [D] */
 } visit_ctx;
 
@@ -49,7 +49,7 @@ fia_status fia_ref_visit_rows(const fia_case *c, const fia_case_data *d,
         return FIA_OK;
     }
     size_t dn = (size_t)(p.D > 0 ? p.D : 1);
-    size_t kv = (size_t)(p.KV_S > 0 ? p.KV_S : 1);
+    size_t kv = (size_t)ref_max_kv_len(&p);
     visit_ctx x = {.p = &p, .fn = fn, .fn_ctx = ctx};
     x.k = malloc(kv * dn * sizeof(double));
     x.v = malloc(kv * dn * sizeof(double));
