@@ -45,10 +45,12 @@ for t in params numeric metamorphic; do
 done
 cp "$work/fiacheck" "$OUT/"
 
-# CFLAGS without address/undefined in its -fsanitize= lists
+# CFLAGS without address/undefined in its -fsanitize= lists (and without
+# the sanitizers' recover switches)
 nosan=
 for w in $CFLAGS; do
   case $w in
+    -fno-sanitize-recover*|-fsanitize-recover*) ;;
     -fsanitize=*)
       keep=
       IFS=, read -ra parts <<<"${w#-fsanitize=}"

@@ -363,7 +363,9 @@ void fuzz_report_flush(void)
                 break;
             free(p->text);
         }
-        memmove(R.samples, R.samples + k, (R.nsamples - k) * sizeof R.samples[0]);
+        if (k > 0) /* R.samples is NULL until the first sample */
+            memmove(R.samples, R.samples + k,
+                    (R.nsamples - k) * sizeof R.samples[0]);
         R.nsamples -= k;
     } else if (!R.db[0]) {
         drop_samples(); /* no store to take them: nothing waits for them */

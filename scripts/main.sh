@@ -12,7 +12,7 @@ cd "$root"
 bash scripts/deps.sh
 echo "== building the fuzz targets (clang, libFuzzer, ASan + UBSan)"
 CC=clang \
-CFLAGS="-O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined,fuzzer-no-link" \
+CFLAGS="-O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined,fuzzer-no-link -fno-sanitize-recover=undefined" \
 LIB_FUZZING_ENGINE=-fsanitize=fuzzer \
 OUT="$root/build/fuzz" WORK="$root/build/fuzz-work" bash fuzz/build.sh
 echo "== fuzz campaign"
