@@ -210,10 +210,13 @@ static void parse_line(const runner *r, const char *line, target_run *tr)
     if ((p = strstr(line, "SUMMARY: ")) != NULL)
         snprintf(tr->last_summary, sizeof tr->last_summary, "%s", p + 9);
     if ((p = strstr(line, "Test unit written to ")) != NULL) {
-        tr->crashes += strstr(p, "/crash-") != NULL || strstr(p, "/leak-") != NULL;
-        tr->timeouts += strstr(p, "/timeout-") != NULL;
-        tr->ooms += strstr(p, "/oom-") != NULL;
-        found(r, tr);
+        /* libFuzzer also writes slow units (slow-unit-*): not findings */
+        int crash = strstr(p, "/crash-") != NULL || strstr(p, "/leak-") != NULL;
+        int timeout = strstr(p, "/timeout-") != NULL;
+        int oom = strstr(p, "/oom-") != NULL;
+        tr->crashes += crash, tr->timeouts += timeout, tr->ooms += oom;
+        if (crash || timeout || oom)
+            found(r, tr);
     }
     if (strncmp(line, "fuzz: finding ", 14) == 0)
         found(r, tr);

@@ -27,4 +27,12 @@ expect_grep "fuzz_params .* - *$" "$tmp/out"
 expect_exit 0 "$fz" db campaigns --db "$db" --json
 expect_grep '"target":"fuzz_numeric".*"ttff":[2-4]\.' "$tmp/out"
 expect_grep '"target":"fuzz_params".*"ttff":null' "$tmp/out"
+
+# a slow unit libFuzzer writes is no finding: no time to first finding
+db2=$tmp/w/slow.db
+expect_exit 0 env FAKE_SLEEP=2 FAKE_SLOW=1 "$fz" fuzz --time 2 --jobs 3 --db "$db2" --seed 1
+for t in fuzz_params fuzz_numeric fuzz_metamorphic; do
+  v=$(awk -v t=$t '$1 == t && NF > 5 {print $NF}' "$tmp/out" | tail -n 1)
+  [ "$v" = "-" ] && ok || bad "$t's ttff '$v' after a slow unit, wanted -"
+done
 finish
