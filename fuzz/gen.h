@@ -43,8 +43,8 @@
 #define FZ_NUM_MAX_D 160
 /* The largest reference work of a generated case (rows x keys x 2D,
  * fia_check_reference_work): the escalating reference does it in a few
- * milliseconds in double, the MPFR fallback in about a second. */
-#define FZ_NUM_MAX_WORK 4e6
+ * milliseconds in double, the MPFR fallback in a fraction of a second. */
+#define FZ_NUM_MAX_WORK 1e6
 
 /* What a fuzz_numeric case is shaped to reach in fast/ (fast/'s
  * thresholds: fastPathThresholds). */

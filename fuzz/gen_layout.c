@@ -209,7 +209,7 @@ void fzn_layout_dims(fz_gen *g)
          * 4 batches; few rows live (fzn_seqlen), so the cost is theirs */
         g->B = 4;
         g->D = 128;
-        g->Q_S = fdp_range(f, 2, 8);
+        g->Q_S = fdp_range(f, 2, 4);
         g->KV_S = ((int64_t)1 << 32) / (g->B * g->KV_N * g->D) +
                   fdp_range(f, 1, 4096);
         return;

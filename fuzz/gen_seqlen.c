@@ -70,7 +70,7 @@ void fzn_seqlen(fz_gen *g)
             present = 1;
             one = 0;
             for (int64_t b = 0; b < g->B; b++)
-                len[b] = 1 + (len[b] & 63);
+                len[b] = 1 + (len[b] & 31);
         }
         if (present && one)
             for (int64_t b = 1; b < g->B; b++)
