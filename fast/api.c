@@ -58,9 +58,8 @@ fia_status fastFusedInferAttentionScoreV2GetWorkspaceSize(
     uint64_t *workspaceSize, fast_executor **executor)
 {
     /* blockSize only matters with a block_table, which alone enables page
-     * attention (002 约束说明); that is refused as not modeled
-     * (check_paged.c).  The antiquant modes: check_antiquant.c. */
-    (void)blockSize;
+     * attention (002 约束说明; check_paged.c).  The antiquant modes:
+     * check_antiquant.c. */
     fia_error err;
     fia_error_clear(&err);
     tl_error[0] = '\0';
@@ -124,6 +123,7 @@ fia_status fastFusedInferAttentionScoreV2GetWorkspaceSize(
         .scale = scaleValue, .pre = preTokens, .next = nextTokens,
         .layout = inputLayout, .num_kv_heads = numKeyValueHeads,
         .sparse_mode = sparseMode, .inner_precise = innerPrecise,
+        .block_size = blockSize,
         .antiquant_mode = antiquantMode,
         .key_antiquant_mode = keyAntiquantMode,
         .value_antiquant_mode = valueAntiquantMode,

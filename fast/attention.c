@@ -115,12 +115,11 @@ void fast_kvpre_chunk(const fast_plan *p, char *ws, int64_t c)
     float *kf = (float *)(void *)(ws + p->kv_offset) + row0 * Dp;
     float *vf = (float *)(void *)(ws + p->kv_offset + p->kv_bytes) + row0 * Dp;
     uint8_t *vbad = (uint8_t *)ws + p->vbad_offset + row0;
-    const int64_t kv0 = b * p->k_sb + kvh * p->k_sn;
-    const uint16_t *kb = (const uint16_t *)p->k + kv0;
-    const uint16_t *vb = (const uint16_t *)p->v + kv0;
+    const uint16_t *k = (const uint16_t *)p->k, *v = (const uint16_t *)p->v;
     for (int64_t j = s0; j < s1; j++) {
-        kern->widen(p->dt, kb + j * p->k_ss, kf + j * Dp, D);
-        vbad[j] = !kern->widen(p->dt, vb + j * p->k_ss, vf + j * Dp, D);
+        const int64_t o = fast_kv_row(p, b, kvh, j);
+        kern->widen(p->dt, k + o, kf + j * Dp, D);
+        vbad[j] = !kern->widen(p->dt, v + o, vf + j * Dp, D);
         if (Dp > D) {
             memset(kf + j * Dp + D, 0, (size_t)(Dp - D) * sizeof(float));
             memset(vf + j * Dp + D, 0, (size_t)(Dp - D) * sizeof(float));
@@ -128,13 +127,47 @@ void fast_kvpre_chunk(const fast_plan *p, char *ws, int64_t c)
     }
 }
 
-/* Blocks of keys [jmin, jmax] for the mr rows of the task. */
-/* kb, vb: key and value row 0 of the task's batch and KV head. */
+/* K and V rows j0 .. j0 + nk - 1 of (b, kvh) widened into w->k, w->v
+ * (prefetching the rows FAST_PREFETCH keys ahead, up to jmax: decode streams
+ * K/V from memory); returns whether every V row is finite. */
+static bool widen_block(const fast_plan *p, const fast_kernels *kern,
+                        scratch *w, int64_t b, int64_t kvh, int64_t j0,
+                        int nk, int64_t jmax)
+{
+    const uint16_t *k = (const uint16_t *)p->k, *v = (const uint16_t *)p->v;
+    const int64_t Dp = p->Dp, D = p->D;
+    bool vfinite = true;
+    for (int c = 0; c < nk;) {
+        /* a run of rows at stride k_ss: all of them, or to a block's end */
+        const int64_t o = fast_kv_row(p, b, kvh, j0 + c);
+        const int run = (int)fast_kv_run(p, j0 + c, nk - c);
+        const uint16_t *kr = k + o, *vr = v + o;
+        for (int r = 0; r < run; r++, c++) {
+            if (j0 + c + FAST_PREFETCH <= jmax) {
+                const int64_t po = r + FAST_PREFETCH < run
+                    ? o + (r + FAST_PREFETCH) * p->k_ss
+                    : fast_kv_row(p, b, kvh, j0 + c + FAST_PREFETCH);
+                const char *pk = (const char *)(k + po);
+                const char *pv = (const char *)(v + po);
+                for (int64_t x = 0; x < D * 2; x += 64) {
+                    __builtin_prefetch(pk + x);
+                    __builtin_prefetch(pv + x);
+                }
+            }
+            kern->widen(p->dt, kr + r * p->k_ss, w->k + c * Dp, D);
+            vfinite &= kern->widen(p->dt, vr + r * p->k_ss, w->v + c * Dp, D);
+        }
+    }
+    return vfinite;
+}
+
+/* Blocks of keys [jmin, jmax] for the mr rows of the task, of batch b and
+ * KV head kvh; kf, vf, vbad: that head's rows widened once (kv_pre), or
+ * NULL. */
 static void key_loop(const fast_plan *p, const fast_kernels *kern,
-                     scratch *w, int mr, bool dot, int64_t b, int64_t i0,
-                     int nq, int64_t jmin, int64_t jmax, const uint16_t *kb,
-                     const uint16_t *vb, const float *kf, const float *vf,
-                     const uint8_t *vbad)
+                     scratch *w, int mr, bool dot, int64_t b, int64_t kvh,
+                     int64_t i0, int nq, int64_t jmin, int64_t jmax,
+                     const float *kf, const float *vf, const uint8_t *vbad)
 {
     const int64_t L = p->L, Dp = p->Dp, D = p->D;
     const uint8_t *mask = p->mask;
@@ -142,7 +175,6 @@ static void key_loop(const fast_plan *p, const fast_kernels *kern,
     for (int64_t j0 = jmin; j0 <= jmax; j0 += FAST_KBLOCK) {
         int nk = jmax + 1 - j0 < FAST_KBLOCK ? (int)(jmax + 1 - j0)
                                              : FAST_KBLOCK;
-        const uint16_t *kr = kb + j0 * p->k_ss, *vr = vb + j0 * p->k_ss;
         bool vfinite = true;
         const float *kblk = w->k, *vblk = w->v;
         if (kf != NULL) { /* widened once for the whole run */
@@ -151,21 +183,7 @@ static void key_loop(const fast_plan *p, const fast_kernels *kern,
             for (int c = 0; c < nk; c++)
                 vfinite &= vbad[j0 + c] == 0;
         } else {
-            /* software prefetch of the K/V rows FAST_PREFETCH keys ahead (only
-             * rows that will be read): decode streams K/V from memory. */
-            const int64_t pf_end = jmax + 1 - j0 - FAST_PREFETCH;
-            for (int c = 0; c < nk; c++) {
-                if (c < pf_end) {
-                    const char *pk = (const char *)(kr + (c + FAST_PREFETCH) * p->k_ss);
-                    const char *pv = (const char *)(vr + (c + FAST_PREFETCH) * p->k_ss);
-                    for (int64_t o = 0; o < D * 2; o += 64) {
-                        __builtin_prefetch(pk + o);
-                        __builtin_prefetch(pv + o);
-                    }
-                }
-                kern->widen(p->dt, kr + c * p->k_ss, w->k + c * Dp, D);
-                vfinite &= kern->widen(p->dt, vr + c * p->k_ss, w->v + c * Dp, D);
-            }
+            vfinite = widen_block(p, kern, w, b, kvh, j0, nk, jmax);
         }
         /* every key of the block in every row (and row padding), no
          * mask: Q.K^T with the softmax's first pass fused (qk_t_max) */
@@ -302,7 +320,6 @@ static void task_keys(const fast_plan *p, const fast_kernels *kern,
     const int64_t Dp = p->Dp, D = p->D;
     const int mr = k->mr;
     memset(w->acc, 0, (size_t)(mr * Dp) * sizeof(float));
-    const int64_t kv0 = k->b * p->k_sb + k->kvh * p->k_sn; /* GQA: shared */
     const float *kf = NULL, *vf = NULL;
     const uint8_t *vbad = NULL;
     if (p->kv_pre) {
@@ -313,10 +330,9 @@ static void task_keys(const fast_plan *p, const fast_kernels *kern,
                                            p->kv_bytes) + row0 * Dp;
         vbad = (const uint8_t *)ws + p->vbad_offset + row0;
     }
-    const uint16_t *kb = (const uint16_t *)p->k + kv0;
-    const uint16_t *vb = (const uint16_t *)p->v + kv0;
     /* Decode: the fused kernel when every row uses every key of the
-     * range (no mask); a non-finite result is recomputed below. */
+     * range (no mask); a non-finite result is recomputed below.  A paged
+     * range is run block by block (m, l, acc carry over). */
     bool uniform = k->dot && kern->decode != NULL && p->mask == NULL &&
                    D % 16 == 0;
     for (int r = 0; uniform && r < mr; r++)
@@ -325,10 +341,17 @@ static void task_keys(const fast_plan *p, const fast_kernels *kern,
     if (uniform) {
         const int round = !p->round_p ? 0
                           : p->dt == FIA_DT_FP16 ? 1 : 2;
-        done = kern->decode(w->q, Dp, mr, kb + jmin * p->k_ss,
-                            vb + jmin * p->k_ss, p->k_ss,
-                            jmax + 1 - jmin, D, p->dt, p->scale, round,
-                            w->m, w->l, w->acc, Dp);
+        const uint16_t *kc = (const uint16_t *)p->k;
+        const uint16_t *vc = (const uint16_t *)p->v;
+        done = true;
+        for (int64_t j = jmin; done && j <= jmax;) {
+            const int64_t o = fast_kv_row(p, k->b, k->kvh, j);
+            const int64_t run = fast_kv_run(p, j, jmax + 1 - j);
+            done = kern->decode(w->q, Dp, mr, kc + o, vc + o, p->k_ss, run,
+                                D, p->dt, p->scale, round, w->m, w->l,
+                                w->acc, Dp);
+            j += run;
+        }
         if (!done) {
             for (int r = 0; r < mr; r++)
                 w->m[r] = -INFINITY, w->l[r] = 0.0f;
@@ -336,8 +359,8 @@ static void task_keys(const fast_plan *p, const fast_kernels *kern,
         }
     }
     if (!done)
-        key_loop(p, kern, w, mr, k->dot, k->b, k->i0, k->nq, jmin, jmax, kb,
-                 vb, kf, vf, vbad);
+        key_loop(p, kern, w, mr, k->dot, k->b, k->kvh, k->i0, k->nq, jmin,
+                 jmax, kf, vf, vbad);
 }
 
 /* The rows of the task: a decode split's partial (m, l, acc) for the

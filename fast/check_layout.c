@@ -25,7 +25,10 @@ fia_status fast_check_layout_shapes(const fast_args *a, fast_plan *p,
     p->B = q->shape[0];
     p->Q_S = p->layout == FAST_LAYOUT_BSH || p->layout == FAST_LAYOUT_BSND
                  ? q->shape[1] : q->shape[2];
-    if (k->ndim != rank || !fast_shape_numel(k, &kn) || v->ndim != rank ||
+    /* A paged call's key and value are caches whose rank does not follow
+     * the query's layout (check_paged.c reads them). */
+    const int krank = a->opt[FAST_OPT_BLOCK_TABLE] ? k->ndim : rank;
+    if (k->ndim != krank || !fast_shape_numel(k, &kn) || v->ndim != krank ||
         !fast_shape_numel(v, &vn))
         FAST_REJECT("S_KV_SHAPE", "key/value must be valid rank-%d tensors "
                     "for %s", rank, a->layout);
@@ -74,11 +77,13 @@ fia_status fast_check_layout_heads(const fast_args *a, fast_plan *p,
 }
 
 /* Layer 4.  The key's batch, KV heads (KV_N from check_gqa.c), KV_S and
- * head dim under the layout. */
+ * head dim under the layout (not for a paged call's cache). */
 fia_status fast_check_layout_kv(const fast_args *a, fast_plan *p,
                                 fia_error *err)
 {
     const fia_tensor *k = a->key->tensors[0];
+    if (a->opt[FAST_OPT_BLOCK_TABLE])
+        return FIA_OK; /* a cache of blocks: check_paged.c */
     if (k->shape[0] != p->B)
         FAST_REJECT("S_KV_SHAPE", "key batch %lld != query batch %lld",
                     (long long)k->shape[0], (long long)p->B);

@@ -1,8 +1,14 @@
-/* paged: page attention, block_table and block_size.  Not modeled yet: the
- * registered dtype of block_table, then its refusal.  block_size only
- * matters with a block_table, which alone enables page attention (002 约束
- * 说明: "page attention的使能必要条件是blockTable存在且有效"), so fast/ does
- * not look at it. */
+/* paged: page attention (002 约束说明, "page attention场景", under Q_S > 1
+ * and under Q_S = 1; 000, 001, 003 say the same with small differences).
+ *
+ * A block_table alone enables it ("page attention的使能必要条件是blockTable
+ * 存在且有效"); block_size without one is ignored.  Key and value are then
+ * one cache tensor each, (blocknum, block_size, KV_N*D) or (blocknum, KV_N,
+ * block_size, D), whatever the query's layout; batch b's keys are the rows of
+ * the blocks block_table[b][0 .. nb_b - 1], nb_b = ceil(kv_len_b /
+ * block_size).  The plan's paged fields (fast_internal.h) say where key j
+ * lives; the block ids themselves are device data, checked in phase two
+ * (executor.c) before anything is read. */
 #include "validate.h"
 
 static const fast_opt_input inputs[] = {
@@ -18,9 +24,189 @@ fia_status fast_check_paged_dtypes(const fast_args *a, fast_plan *p,
     return fast_check_opt_dtypes(a, inputs, NINPUTS, err);
 }
 
-/* Layer 3: a block_table passed, even empty. */
-fia_status fast_check_paged(const fast_args *a, fast_plan *p, fia_error *err)
+/* Q_S as the query's layout gives it, before the layout is validated: -1
+ * when the layout or the query's rank is not one the layout check accepts
+ * (that check rejects the call later anyway). */
+static int64_t early_q_s(const fast_args *a)
+{
+    const fia_tensor *q = a->query;
+    if (a->layout == NULL)
+        return -1;
+    if (strcmp(a->layout, "BSH") == 0)
+        return q->ndim == 3 ? q->shape[1] : -1;
+    if (strcmp(a->layout, "BSND") == 0)
+        return q->ndim == 4 ? q->shape[1] : -1;
+    if (strcmp(a->layout, "BNSD") == 0 || strcmp(a->layout, "BNSD_BSND") == 0)
+        return q->ndim == 4 ? q->shape[2] : -1;
+    return -1;
+}
+
+/* The block_size rule of each path (002 约束说明): Q_S > 1 a multiple of
+ * 128 in [128, 512]; Q_S = 1 non-zero, at most 512, 16-aligned for
+ * fp16/bf16 key/value and 32-aligned for int8. */
+static fia_status check_block_size(const fast_args *a, int64_t qs,
+                                   fia_error *err)
+{
+    const int64_t bs = a->block_size;
+    if (qs > 1) {
+        if (bs < 128 || bs > 512 || bs % 128 != 0)
+            FAST_REJECT("S_PAGED_BLOCK_SIZE", "block_size %lld must be a "
+                        "multiple of 128 in [128, 512] (Q_S > 1)",
+                        (long long)bs);
+        return FIA_OK;
+    }
+    const int align = a->key->tensors[0]->dtype == FIA_DT_INT8 ? 32 : 16;
+    if (bs <= 0 || bs > 512 || bs % align != 0)
+        FAST_REJECT("S_PAGED_BLOCK_SIZE", "block_size %lld must be non-zero, "
+                    "at most 512 and %d-aligned (Q_S = 1, %s key/value)",
+                    (long long)bs, align,
+                    fast_dtype_name(a->key->tensors[0]->dtype));
+    return FIA_OK;
+}
+
+/* The rules that need no feature's arithmetic, checked before the
+ * not-modeled layer so that a documented rejection is never hidden behind
+ * "not modeled": the features page attention does not support, and the
+ * block_size rule (it reads only Q_S and the key's dtype).  Statuses as
+ * semantic rejections. */
+fia_status fast_check_paged_exclusions(const fast_args *a, fast_plan *p,
+                                       fia_error *err)
 {
     (void)p;
-    return fast_refuse_opt(a, inputs, NINPUTS, err);
+    if (a->opt[FAST_OPT_BLOCK_TABLE] == NULL)
+        return FIA_OK;
+    /* 002 (both paths): "不支持tensorlist场景". */
+    if (a->key->count != 1 || a->value->count != 1)
+        FAST_REJECT("S_PAGED_LIST", "page attention takes one key/value "
+                    "cache tensor, not lists of %d/%d", (int)a->key->count,
+                    (int)a->value->count);
+    /* 002 query/kv 左padding: "不支持PageAttention，不能与blocktable参数一起
+     * 使能"; page attention: "不支持左padding场景". */
+    if (a->opt[FAST_OPT_QUERY_PADDING_SIZE] || a->opt[FAST_OPT_KV_PADDING_SIZE])
+        FAST_REJECT("S_PAGED_PADDING", "page attention with left padding "
+                    "(query_padding_size / kv_padding_size)");
+    /* 002 prefix: "prefix不支持PageAttention场景". */
+    if (a->opt[FAST_OPT_KEY_SHARED_PREFIX] ||
+        a->opt[FAST_OPT_VALUE_SHARED_PREFIX])
+        FAST_REJECT("S_PAGED_PREFIX", "page attention with a shared prefix");
+    /* 002 (both paths): no fp16/bf16 query with int4 KV. */
+    const fia_dtype qd = a->query->dtype, kd = a->key->tensors[0]->dtype;
+    if ((qd == FIA_DT_FP16 || qd == FIA_DT_BF16) && kd == FIA_DT_INT4)
+        FAST_REJECT("S_PAGED_INT4", "page attention with a %s query and int4 "
+                    "key/value", fast_dtype_name(qd));
+    const int64_t qs = early_q_s(a);
+    if (qs < 0)
+        return FIA_OK; /* the layout check rejects the call */
+    fia_status st = check_block_size(a, qs, err);
+    if (st != FIA_OK)
+        return st;
+    if (qs > 1) {
+        /* 002 Q_S > 1: "不支持query为int8". */
+        if (qd == FIA_DT_INT8)
+            FAST_REJECT("S_PAGED_INT8_QUERY", "page attention with an int8 "
+                        "query (Q_S > 1)");
+        /* 002 Q_S > 1: "不支持伪量化场景"; kv伪量化参数分离: "不支持...page
+         * attention特性". */
+        if (a->opt[FAST_OPT_ANTIQUANT_SCALE] ||
+            a->opt[FAST_OPT_ANTIQUANT_OFFSET] ||
+            a->opt[FAST_OPT_KEY_ANTIQUANT_SCALE] ||
+            a->opt[FAST_OPT_VALUE_ANTIQUANT_SCALE] ||
+            a->opt[FAST_OPT_KEY_ANTIQUANT_OFFSET] ||
+            a->opt[FAST_OPT_VALUE_ANTIQUANT_OFFSET])
+            FAST_REJECT("S_PAGED_ANTIQUANT", "page attention with antiquant "
+                        "parameters (Q_S > 1)");
+    }
+    return FIA_OK;
+}
+
+/* ceil(len / bs) for each batch's effective kv length: *max the most blocks
+ * of one batch, *sum their total.  A length array the seqlen check will
+ * reject (bad count, negative values) counts its usable values only. */
+static void block_counts(const fast_args *a, int64_t B, int64_t bs,
+                         int64_t *max, int64_t *sum)
+{
+    const fia_int_array *kv = a->aslkv;
+    *max = 0, *sum = 0;
+    if (kv->count <= 0 || kv->values == NULL || (kv->count != 1 && kv->count < B))
+        return;
+    for (int64_t b = 0; b < B; b++) {
+        int64_t len = kv->values[kv->count == 1 ? 0 : b];
+        if (len <= 0)
+            continue;
+        int64_t nb = len / bs + (len % bs != 0);
+        *max = nb > *max ? nb : *max;
+        *sum = *sum > INT64_MAX - nb ? INT64_MAX : *sum + nb;
+    }
+}
+
+/* Layer 5, in place of the key's reading by the layout (check_layout.c
+ * leaves a paged call's key to this row): the cache's shape against
+ * block_size, KV_N and D, the block table, the lengths, and KV_S. */
+fia_status fast_check_paged_cache(const fast_args *a, fast_plan *p,
+                                  fia_error *err)
+{
+    const fia_tensor *bt = a->opt[FAST_OPT_BLOCK_TABLE];
+    if (bt == NULL)
+        return FIA_OK;
+    const fia_tensor *k = a->key->tensors[0];
+    const int64_t bs = a->block_size;
+    /* 002: the cache is (blocknum, blocksize, H) or (blocknum, KV_N,
+     * blocksize, D), the latter only with a BNSD query (BNSD_BSND reads a
+     * BNSD query too: accepted). */
+    if (k->ndim == 4) {
+        if (p->layout != FAST_LAYOUT_BNSD && p->layout != FAST_LAYOUT_BNSD_BSND)
+            FAST_REJECT("S_PAGED_CACHE", "a (blocknum, KV_N, block_size, D) "
+                        "cache needs a BNSD query, not %s", a->layout);
+        if (k->shape[1] != p->KV_N || k->shape[2] != bs || k->shape[3] != p->D)
+            FAST_REJECT("S_PAGED_CACHE", "cache [%lld,%lld,%lld,%lld] is not "
+                        "(blocknum, KV_N=%lld, block_size=%lld, D=%lld)",
+                        (long long)k->shape[0], (long long)k->shape[1],
+                        (long long)k->shape[2], (long long)k->shape[3],
+                        (long long)p->KV_N, (long long)bs, (long long)p->D);
+    } else if (k->ndim == 3) {
+        if (k->shape[1] != bs || k->shape[2] != p->KV_N * p->D)
+            FAST_REJECT("S_PAGED_CACHE", "cache [%lld,%lld,%lld] is not "
+                        "(blocknum, block_size=%lld, KV_N*D=%lld)",
+                        (long long)k->shape[0], (long long)k->shape[1],
+                        (long long)k->shape[2], (long long)bs,
+                        (long long)(p->KV_N * p->D));
+        /* 002: a (blocknum, blocksize, H) cache with KV_N*D above 65535 is
+         * intercepted (hardware instruction limit). */
+        if (p->KV_N * p->D > 65535)
+            FAST_REJECT("S_PAGED_H_MAX", "(blocknum, block_size, H) cache "
+                        "with KV_N*D = %lld > 65535",
+                        (long long)(p->KV_N * p->D));
+    } else {
+        FAST_REJECT("S_PAGED_CACHE", "key/value cache of rank %d (takes 3 or "
+                    "4)", (int)k->ndim);
+    }
+    /* 000 / 003 (Q_S = 1): each cache's element count within int32. */
+    if (p->Q_S == 1 && p->kv_numel > INT32_MAX)
+        FAST_REJECT("S_PAGED_NUMEL", "cache of %lld elements beyond int32 "
+                    "(Q_S = 1)", (long long)p->kv_numel);
+    /* 002: actual_seq_lengths_kv is required. */
+    if (a->aslkv == NULL)
+        FAST_REJECT("S_PAGED_ASLKV", "page attention needs "
+                    "actual_seq_lengths_kv");
+    int64_t max_nb, sum_nb;
+    block_counts(a, p->B, bs, &max_nb, &sum_nb);
+    /* 002: block_table 2-D, [B, >= maxBlockNumPerSeq]. */
+    if (bt->ndim != 2 || bt->shape[0] != p->B || bt->shape[1] < max_nb)
+        FAST_REJECT("S_PAGED_TABLE", "block_table must be [B=%lld, >= "
+                    "%lld blocks]", (long long)p->B, (long long)max_nb);
+    /* 002: blocknum not below the blocks all batches need. */
+    if (k->shape[0] < sum_nb)
+        FAST_REJECT("S_PAGED_BLOCKNUM", "blocknum %lld < %lld blocks the "
+                    "batches need", (long long)k->shape[0],
+                    (long long)sum_nb);
+    p->paged = true;
+    p->cache4d = k->ndim == 4;
+    p->bt = (const int32_t *)bt->data;
+    p->bt_cols = bt->shape[1];
+    p->block_size = bs;
+    p->blocknum = k->shape[0];
+    /* What masks and lengths are checked against: the longest batch's
+     * blocks (002: "KV_S需要大于等于maxBlockNumPerSeq * blockSize"). */
+    p->KV_S = max_nb * bs;
+    return FIA_OK;
 }

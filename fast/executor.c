@@ -16,6 +16,15 @@ void fast_plan_finish(fast_plan *p)
         p->q_ss = D, p->q_sn = p->Q_S * D, p->q_sb = N * p->Q_S * D;
         p->k_ss = D, p->k_sn = p->KV_S * D, p->k_sb = KV_N * p->KV_S * D;
     }
+    if (p->paged && p->cache4d) {
+        /* (blocknum, KV_N, block_size, D) */
+        p->k_ss = D, p->k_sn = p->block_size * D;
+        p->k_sblk = KV_N * p->k_sn, p->k_sb = 0;
+    } else if (p->paged) {
+        /* (blocknum, block_size, KV_N*D) */
+        p->k_sn = D, p->k_ss = KV_N * D;
+        p->k_sblk = p->block_size * p->k_ss, p->k_sb = 0;
+    }
     if (p->layout == FAST_LAYOUT_BNSD_BSND) {
         p->o_sn = D, p->o_ss = N * D, p->o_sb = p->Q_S * N * D;
     } else {
@@ -60,6 +69,32 @@ void fastExecutorDestroy(fast_executor *executor)
     free(executor);
 }
 
+/* Page attention: every block id the run will read, those of blocks m <
+ * ceil(kv_len[b] / block_size) of each batch, inside the cache.  The
+ * operator does not validate them (002: "当前不会对blockid的合法性进行校验");
+ * fast/ never reads outside the cache, so an id out of range is a runtime
+ * error rather than a read anywhere. */
+static fia_status check_block_ids(const fast_plan *p, fia_error *err)
+{
+    for (int64_t b = 0; b < p->B; b++) {
+        const int64_t len = p->kv_len[b];
+        const int64_t nb = len / p->block_size + (len % p->block_size != 0);
+        if (nb > 0 && p->bt == NULL)
+            return fast_fail(err, FIA_ERR_RUNTIME_ERROR, "R_NO_DATA",
+                             "block_table has no data");
+        for (int64_t m = 0; m < nb; m++) {
+            const int32_t id = p->bt[b * p->bt_cols + m];
+            if (id < 0 || id >= p->blocknum)
+                return fast_fail(err, FIA_ERR_RUNTIME_ERROR, "R_BLOCK_ID",
+                                 "block_table[%lld][%lld] = %d outside the "
+                                 "cache's %lld blocks", (long long)b,
+                                 (long long)m, (int)id,
+                                 (long long)p->blocknum);
+        }
+    }
+    return FIA_OK;
+}
+
 /* Phase two's checks, before anything runs (api.c's
  * fastFusedInferAttentionScoreV2 consumes the executor on every path). */
 fia_status fast_executor_check_run(const fast_executor *ex,
@@ -92,6 +127,8 @@ fia_status fast_executor_check_run(const fast_executor *ex,
         /* Status-only runs carry no data; running one is a runtime error. */
         return fast_fail(err, FIA_ERR_RUNTIME_ERROR, "R_NO_DATA",
                          "a tensor needed by phase two has no data");
+    if (!p->empty && p->paged)
+        return check_block_ids(p, err);
     return FIA_OK;
 }
 

@@ -48,6 +48,19 @@ typedef struct fast_plan {
     int64_t B, N, KV_N, group, Q_S, KV_S, D;
     int64_t q_sb, q_sn, q_ss;
     int64_t k_sb, k_sn, k_ss; /* key and value share one shape */
+
+    /* Page attention (check_paged.c): key and value are caches of blocks of
+     * block_size rows, (blocknum, block_size, KV_N*D) or, cache4d,
+     * (blocknum, KV_N, block_size, D); key j of batch b is row j %
+     * block_size of block bt[b * bt_cols + j / block_size] (k_sblk elements
+     * per block; k_sn and k_ss within a block, k_sb unused).  KV_S is the
+     * longest batch's blocks times block_size.  Block ids are device data
+     * the operator does not validate: phase two checks every id it will
+     * read (executor.c) and fails with 361001 instead of reading outside
+     * the cache. */
+    bool paged, cache4d;
+    const int32_t *bt;
+    int64_t bt_cols, block_size, blocknum, k_sblk;
     int64_t o_sb, o_sn, o_ss;
 
     float scale;             /* applied in float32 after Q.K^T */
@@ -99,6 +112,26 @@ struct fast_executor {
     int64_t lens[]; /* 2 * B: q_len then kv_len */
 };
 #define FAST_EXECUTOR_MAGIC 0xFA57E8ECu
+
+/* Element offset of key/value row j of batch b, KV head h (paged or not). */
+static inline int64_t fast_kv_row(const fast_plan *p, int64_t b, int64_t h,
+                                  int64_t j)
+{
+    if (!p->paged)
+        return b * p->k_sb + h * p->k_sn + j * p->k_ss;
+    const int64_t id = p->bt[b * p->bt_cols + j / p->block_size];
+    return id * p->k_sblk + h * p->k_sn + (j % p->block_size) * p->k_ss;
+}
+
+/* How many of the n rows from j on lie at stride k_ss from row j: all of
+ * them, or paged up to the end of j's block. */
+static inline int64_t fast_kv_run(const fast_plan *p, int64_t j, int64_t n)
+{
+    if (!p->paged)
+        return n;
+    const int64_t left = p->block_size - j % p->block_size;
+    return left < n ? left : n;
+}
 
 /* ---- errors ------------------------------------------------------------- */
 /* A lower layer returns its status and fills an fia_error with

@@ -20,11 +20,11 @@ void fast_degenerate_mean(const fast_plan *p, int64_t b, int64_t n,
                           int64_t i, int64_t kv_len, float *tmp)
 {
     const int64_t kvh = n / p->group;
-    const uint16_t *v = (const uint16_t *)p->v + b * p->k_sb + kvh * p->k_sn;
+    const uint16_t *v = (const uint16_t *)p->v;
     for (int64_t d = 0; d < p->D; d++) {
         double sum = 0.0;
         for (int64_t j = 0; j < kv_len; j++) {
-            uint16_t h = v[j * p->k_ss + d];
+            uint16_t h = v[fast_kv_row(p, b, kvh, j) + d];
             sum += p->dt == FIA_DT_FP16 ? fast_fp16_to_float(h)
                                         : fast_bf16_to_float(h);
         }

@@ -6,8 +6,11 @@
  *   1. nullptr           -> 161001 (002 返回值; RELEASED "Return codes";
  *                           api.c, before the table)
  *   2. dtype lists       -> 161002 in both profiles (002 REG_OP / 参数说明)
- *   3. not modeled yet   -> FIA_ERR_NOT_MODELED (docs/semantics.md)
- *   4. semantic rules    -> 161002 (DOC) or 561002 (CANN, RELEASED: every
+ *   3. exclusions        -> as semantic rules: combinations the documents
+ *                           refuse, checked before layer 4 so that a
+ *                           documented rejection is not hidden by it
+ *   4. not modeled yet   -> FIA_ERR_NOT_MODELED (docs/semantics.md)
+ *   5. semantic rules    -> 161002 (DOC) or 561002 (CANN, RELEASED: every
  *                           semantic interception is a tiling error)
  * The table holds every row of a layer before the next layer, so a case that
  * breaks rules of several layers fails in the lowest; inside a layer the rows
@@ -36,11 +39,14 @@ const fast_check fast_checks[] = {
     {"padding", FAST_LAYER_DTYPE, fast_check_padding_dtypes},
     {"antiquant", FAST_LAYER_DTYPE, fast_check_antiquant_kv_dtypes},
     {"prefix", FAST_LAYER_DTYPE, fast_check_prefix_dtypes},
-    /* Layer 3: documented features fast/ does not model yet. */
+    /* Layer 3: documented combinations a feature excludes, checkable
+     * before either feature computes (a rejection, never hidden behind
+     * "not modeled"). */
+    {"paged", FAST_LAYER_EXCLUSION, fast_check_paged_exclusions},
+    /* Layer 4: documented features fast/ does not model yet. */
     {"pse", FAST_LAYER_NOT_MODELED, fast_check_pse},
     {"int8_quant", FAST_LAYER_NOT_MODELED, fast_check_int8_quant},
     {"antiquant", FAST_LAYER_NOT_MODELED, fast_check_antiquant},
-    {"paged", FAST_LAYER_NOT_MODELED, fast_check_paged},
     {"padding", FAST_LAYER_NOT_MODELED, fast_check_padding},
     {"antiquant", FAST_LAYER_NOT_MODELED, fast_check_antiquant_kv},
     {"prefix", FAST_LAYER_NOT_MODELED, fast_check_prefix},
@@ -50,7 +56,7 @@ const fast_check fast_checks[] = {
     {"tnd", FAST_LAYER_NOT_MODELED, fast_check_tnd},
     {"mla", FAST_LAYER_NOT_MODELED, fast_check_mla},
     {"query_quant", FAST_LAYER_NOT_MODELED, fast_check_query_quant},
-    /* Layer 4: semantic rules.  tensors_empty ends the walk for an empty
+    /* Layer 5: semantic rules.  tensors_empty ends the walk for an empty
      * query (p->empty): 002 returns at once, before any tiling check. */
     {"tensors", FAST_LAYER_SEMANTIC, fast_check_tensors_lists},
     {"tensors", FAST_LAYER_SEMANTIC, fast_check_tensors_empty},
@@ -59,6 +65,7 @@ const fast_check fast_checks[] = {
     {"layout", FAST_LAYER_SEMANTIC, fast_check_layout_heads},
     {"gqa", FAST_LAYER_SEMANTIC, fast_check_gqa},
     {"layout", FAST_LAYER_SEMANTIC, fast_check_layout_kv},
+    {"paged", FAST_LAYER_SEMANTIC, fast_check_paged_cache},
     {"layout", FAST_LAYER_SEMANTIC, fast_check_layout_limits},
     {"output", FAST_LAYER_SEMANTIC, fast_check_output},
     {"lse", FAST_LAYER_SEMANTIC, fast_check_lse},

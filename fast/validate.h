@@ -60,7 +60,7 @@ typedef struct fast_args {
     double scale;
     int64_t pre, next;
     const char *layout;
-    int64_t num_kv_heads, sparse_mode, inner_precise;
+    int64_t num_kv_heads, sparse_mode, inner_precise, block_size;
     int64_t antiquant_mode, key_antiquant_mode, value_antiquant_mode;
     bool lse_flag;
     const fia_tensor *out, *lse;
@@ -71,8 +71,9 @@ typedef struct fast_args {
  * 1, the nullptrs, is api.c's: fast_args holds no nullptr to check. */
 typedef enum fast_layer {
     FAST_LAYER_DTYPE = 2,       /* registered dtype lists -> 161002 */
-    FAST_LAYER_NOT_MODELED = 3, /* -> FIA_ERR_NOT_MODELED */
-    FAST_LAYER_SEMANTIC = 4     /* -> 161002 (DOC) or 561002 (CANN) */
+    FAST_LAYER_EXCLUSION = 3,   /* combinations refused -> as SEMANTIC */
+    FAST_LAYER_NOT_MODELED = 4, /* -> FIA_ERR_NOT_MODELED */
+    FAST_LAYER_SEMANTIC = 5     /* -> 161002 (DOC) or 561002 (CANN) */
 } fast_layer;
 
 typedef fia_status (*fast_check_fn)(const fast_args *a, fast_plan *p,
@@ -132,7 +133,7 @@ typedef struct fast_opt_input {
  * for the first one passed with a dtype outside its list. */
 fia_status fast_check_opt_dtypes(const fast_args *a, const fast_opt_input *in,
                                  size_t n, fia_error *err);
-/* Layer 3 for a feature fast/ does not model yet: M_OPTIONAL for the first
+/* Layer 4 for a feature fast/ does not model yet: M_OPTIONAL for the first
  * of its optional inputs passed at all (even empty). */
 fia_status fast_refuse_opt(const fast_args *a, const fast_opt_input *in,
                            size_t n, fia_error *err);
@@ -177,7 +178,8 @@ fia_status fast_check_antiquant(const fast_args *, fast_plan *, fia_error *);
 fia_status fast_check_antiquant_kv_dtypes(const fast_args *, fast_plan *, fia_error *);
 fia_status fast_check_antiquant_kv(const fast_args *, fast_plan *, fia_error *);
 fia_status fast_check_paged_dtypes(const fast_args *, fast_plan *, fia_error *);
-fia_status fast_check_paged(const fast_args *, fast_plan *, fia_error *);
+fia_status fast_check_paged_exclusions(const fast_args *, fast_plan *, fia_error *);
+fia_status fast_check_paged_cache(const fast_args *, fast_plan *, fia_error *);
 fia_status fast_check_padding_dtypes(const fast_args *, fast_plan *, fia_error *);
 fia_status fast_check_padding(const fast_args *, fast_plan *, fia_error *);
 fia_status fast_check_prefix_dtypes(const fast_args *, fast_plan *, fia_error *);

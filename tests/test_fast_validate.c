@@ -171,7 +171,8 @@ static void null_and_types(void)
     CASE("T_OUT", K_TYPE, a.out.dtype = FIA_DT_FP32);
     CASE("T_OPTIONAL", K_TYPE, a.has_opt[7] = true,
          a.opt[7] = t2(FIA_DT_INT64, 2, 4));
-    CASE("M_OPTIONAL", K_NOTMOD, a.has_opt[7] = true,
+    /* a block_table enables page attention: its rules (test_fast_paged.c) */
+    CASE("S_PAGED_BLOCK_SIZE", K_SEM, a.has_opt[7] = true,
          a.opt[7] = t2(FIA_DT_INT32, 2, 4));
     CASE("T_OPTIONAL", K_TYPE, a.has_opt[0] = true,
          a.opt[0] = t2(FIA_DT_FP16, 1, 1));
@@ -189,8 +190,9 @@ static void not_modeled(void)
         FIA_DT_FP32, FIA_DT_FP16, FIA_DT_BF16, FIA_DT_FP32, FIA_DT_FP16,
         FIA_DT_FP16};
     for (int i = 0; i < 16; i++)
-        CASE("M_OPTIONAL", K_NOTMOD, a.has_opt[i] = true,
-             a.opt[i] = t2(ok_dt[i], 1, 1));
+        if (i != FAST_OPT_BLOCK_TABLE) /* modeled: test_fast_paged.c */
+            CASE("M_OPTIONAL", K_NOTMOD, a.has_opt[i] = true,
+                 a.opt[i] = t2(ok_dt[i], 1, 1));
     CASE("M_OPTIONAL", K_NOTMOD, a.has_prefix = true,
          a.prefix = (fia_int_array){1, vals});
     CASE("M_PSE", K_NOTMOD, a.has_pse = true,
@@ -481,7 +483,6 @@ static void own_refusals(void)
         [FAST_OPT_QUANT_OFFSET2] = "int8_quant",
         [FAST_OPT_ANTIQUANT_SCALE] = "antiquant",
         [FAST_OPT_ANTIQUANT_OFFSET] = "antiquant",
-        [FAST_OPT_BLOCK_TABLE] = "paged",
         [FAST_OPT_QUERY_PADDING_SIZE] = "padding",
         [FAST_OPT_KV_PADDING_SIZE] = "padding",
         [FAST_OPT_KEY_ANTIQUANT_SCALE] = "antiquant",
@@ -491,6 +492,8 @@ static void own_refusals(void)
         [FAST_OPT_KEY_SHARED_PREFIX] = "prefix",
         [FAST_OPT_VALUE_SHARED_PREFIX] = "prefix"};
     for (int o = 0; o < FAST_OPT_COUNT; o++) {
+        if (o == FAST_OPT_BLOCK_TABLE)
+            continue; /* page attention is modeled: test_fast_paged.c */
         fast_args a = ok;
         a.opt[o] = &t;
         char msg[64];
@@ -523,9 +526,9 @@ static void own_refusals(void)
                    __LINE__);
     a = ok, a.layout = "TND";
     expect_refusal(&a, (refusal){"tnd", "M_LAYOUT"}, __LINE__);
-    /* and through the entry: the block_table's refusal, with its id */
-    CASE("M_OPTIONAL: block_table", K_NOTMOD, a.has_opt[7] = true,
-         a.opt[7] = t2(FIA_DT_INT32, 2, 4));
+    /* and through the entry: a not-modeled input's refusal, with its id */
+    CASE("M_OPTIONAL: query_padding_size", K_NOTMOD, a.has_opt[8] = true,
+         a.opt[8] = t2(FIA_DT_INT64, 2, 4));
 }
 
 static void *other_thread(void *arg)

@@ -32,7 +32,7 @@
     X(INT_INPUTS, "int_inputs", "int8 query, int8/int4 key/value (not "       \
                                 "modeled yet)")                               \
     X(INT8_OUT, "int8_out", "int8 attention_out (not modeled yet)")           \
-    X(PAGED, "paged", "block_table and block_size (not modeled yet)")         \
+    X(PAGED, "paged", "block_table and block_size: page attention")         \
     X(PADDING, "padding", "query/kv left padding (not modeled yet)")          \
     X(PREFIX, "prefix", "the shared system prefix (not modeled yet)")         \
     X(TENSOR_LIST, "tensor_list", "key/value tensor lists (not modeled "      \
