@@ -123,14 +123,69 @@ typedef struct runner {
     uint64_t cap;
 } runner;
 
-/* Best of reps runs of fast/ on shape s; the workspace is allocated outside
- * the timing and kept in rn. */
-static double time_fast_in(const shape *s, const data *d, int reps,
-                           runner *rn)
+/* The same keys as a page-attention cache (blocknum, KV_N, block_size, D)
+ * read through a block table whose ids are a shuffle: blocks of one batch
+ * are scattered over the cache, as a serving system's pages are. */
+typedef struct paged {
+    int64_t bs, cols, blocknum;
+    int32_t *bt;
+    uint16_t *k, *v;
+    int64_t *kv_len;
+} paged;
+
+static paged make_paged(const shape *s, const data *d, int64_t bs)
+{
+    paged pg = {.bs = bs, .cols = (s->KVS + bs - 1) / bs};
+    pg.blocknum = s->B * pg.cols;
+    pg.bt = malloc((size_t)pg.blocknum * sizeof *pg.bt);
+    for (int64_t i = 0; i < pg.blocknum; i++)
+        pg.bt[i] = (int32_t)i;
+    for (int64_t i = pg.blocknum - 1; i > 0; i--) {
+        int64_t j = rnd() % (uint32_t)(i + 1);
+        int32_t t = pg.bt[i];
+        pg.bt[i] = pg.bt[j], pg.bt[j] = t;
+    }
+    size_t n = (size_t)(pg.blocknum * s->KVN * bs * s->D);
+    pg.k = calloc(n, 2), pg.v = calloc(n, 2);
+    pg.kv_len = malloc((size_t)s->B * sizeof *pg.kv_len);
+    for (int64_t b = 0; b < s->B; b++) {
+        pg.kv_len[b] = s->KVS;
+        for (int64_t h = 0; h < s->KVN; h++)
+            for (int64_t j = 0; j < s->KVS; j++) {
+                int64_t id = pg.bt[b * pg.cols + j / bs];
+                size_t dst = (size_t)(((id * s->KVN + h) * bs + j % bs) * s->D);
+                size_t src = (size_t)(((b * s->KVN + h) * s->KVS + j) * s->D);
+                memcpy(pg.k + dst, d->k + src, (size_t)s->D * 2);
+                memcpy(pg.v + dst, d->v + src, (size_t)s->D * 2);
+            }
+    }
+    return pg;
+}
+
+static void free_paged(paged *pg)
+{
+    free(pg->bt), free(pg->k), free(pg->v), free(pg->kv_len);
+}
+
+/* Best of reps runs of fast/ on shape s (paged through pg when not NULL);
+ * the workspace is allocated outside the timing and kept in rn. */
+static double time_fast_pg(const shape *s, const data *d, const paged *pg,
+                           int reps, runner *rn)
 {
     fia_tensor q = {FIA_DT_FP16, 4, {s->B, s->N, s->QS, s->D}, d->q};
     fia_tensor k = {FIA_DT_FP16, 4, {s->B, s->KVN, s->KVS, s->D}, d->k};
     fia_tensor v = {FIA_DT_FP16, 4, {s->B, s->KVN, s->KVS, s->D}, d->v};
+    fia_tensor bt = {FIA_DT_INT32, 2, {s->B, 0}, NULL};
+    fia_int_array kvl = {s->B, NULL};
+    if (pg != NULL) {
+        k = (fia_tensor){FIA_DT_FP16, 4, {pg->blocknum, s->KVN, pg->bs, s->D},
+                         pg->k};
+        v = k;
+        v.data = pg->v;
+        bt.shape[1] = pg->cols;
+        bt.data = pg->bt;
+        kvl.values = pg->kv_len;
+    }
     fia_tensor o = {FIA_DT_FP16, 4, {s->B, s->N, s->QS, s->D}, d->o};
     fia_tensor m = {FIA_DT_BOOL, 2, {2048, 2048}, d->mask};
     const fia_tensor *kp[1] = {&k}, *vp[1] = {&v};
@@ -141,11 +196,12 @@ static double time_fast_in(const shape *s, const data *d, int reps,
         uint64_t wss = 0;
         fast_executor *ex = NULL;
         fia_status st = fastFusedInferAttentionScoreV2GetWorkspaceSize(
-            &q, &kl, &vl, NULL, s->sparse ? &m : NULL, NULL, NULL, NULL, NULL,
-            NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL,
-            NULL, NULL, NULL, NULL, s->N, 1.0 / sqrt((double)s->D),
-            2147483647, 0, "BNSD", s->KVN, s->sparse, 1, 0, 0, false, 0, 0,
-            &o, NULL, &wss, &ex);
+            &q, &kl, &vl, NULL, s->sparse ? &m : NULL, NULL,
+            pg ? &kvl : NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL,
+            pg ? &bt : NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL,
+            NULL, s->N, 1.0 / sqrt((double)s->D), 2147483647, 0, "BNSD",
+            s->KVN, s->sparse, 1, pg ? pg->bs : 0, 0, false, 0, 0, &o, NULL,
+            &wss, &ex);
         if (st != FIA_OK) {
             fprintf(stderr, "fast: %s: status %d (%s)\n", s->name, st,
                     fastLastError());
@@ -170,6 +226,57 @@ static double time_fast_in(const shape *s, const data *d, int reps,
         best = t < best ? t : best;
     }
     return best;
+}
+
+static double time_fast_in(const shape *s, const data *d, int reps,
+                           runner *rn)
+{
+    return time_fast_pg(s, d, NULL, reps, rn);
+}
+
+/* Page attention against the contiguous layout of the same keys, in turns
+ * (one run of each at a time, best of each), so that the host's moving
+ * bandwidth does not decide the ratio: decode at block_size 128 and 16,
+ * prefill at 128. */
+static void bench_paged(int reps)
+{
+    const shape *shapes[2] = {&DECODE, &PREFILL};
+    for (int i = 0; i < 2; i++) {
+        const shape *s = shapes[i];
+        data d = make_data(s);
+        const int64_t sizes[2] = {128, 16};
+        const int nsizes = s->QS == 1 ? 2 : 1;
+        paged pg[2];
+        runner rc = {NULL, 0}, rp[2] = {{NULL, 0}, {NULL, 0}};
+        double tc = INFINITY, tp[2] = {INFINITY, INFINITY};
+        for (int j = 0; j < nsizes; j++)
+            pg[j] = make_paged(s, &d, sizes[j]);
+        const int turns = s->QS == 1 ? reps + 5 : reps;
+        for (int r = 0; r < turns; r++) {
+            double t = time_fast_pg(s, &d, NULL, 1, &rc);
+            tc = t < tc ? t : tc;
+            for (int j = 0; j < nsizes; j++) {
+                t = time_fast_pg(s, &d, &pg[j], 1, &rp[j]);
+                tp[j] = t < tp[j] ? t : tp[j];
+            }
+        }
+        for (int j = 0; j < nsizes; j++) {
+            if (s->QS == 1)
+                printf("decode paged bs%lld: %.1f GB/s = %.0f%% of contiguous "
+                       "decode (%.1f GB/s in the same turns)\n",
+                       (long long)sizes[j], kv_bytes(s) / tp[j] * 1e-9,
+                       100.0 * tc / tp[j], kv_bytes(s) / tc * 1e-9);
+            else
+                printf("prefill paged bs%lld: %.1f GFLOP/s = %.0f%% of "
+                       "contiguous prefill (%.1f GFLOP/s in the same turns)\n",
+                       (long long)sizes[j], flops(s) / tp[j] * 1e-9,
+                       100.0 * tc / tp[j], flops(s) / tc * 1e-9);
+            free_paged(&pg[j]);
+            free(rp[j].ws);
+        }
+        free(rc.ws);
+        free_data(&d);
+    }
 }
 
 static double time_fast(const shape *s, const data *d, int reps)
@@ -486,6 +593,11 @@ int main(int argc, char **argv)
     bool quick = argc > 1 && strcmp(argv[1], "--quick") == 0;
     int reps = quick ? 1 : 3;
     setvbuf(stdout, NULL, _IOLBF, 0);
+    if (argc > 2 && strcmp(argv[1], "--only") == 0 &&
+        strcmp(argv[2], "paged") == 0) {
+        bench_paged(argc > 3 ? atoi(argv[3]) : 3);
+        return 0;
+    }
     if (argc > 2 && strcmp(argv[1], "--only") == 0) { /* for profiling */
         const shape *s = strcmp(argv[2], "decode") == 0   ? &DECODE
                          : strcmp(argv[2], "causal") == 0 ? &CAUSAL
@@ -606,5 +718,6 @@ int main(int argc, char **argv)
         printf(", %.2fx onednn\n", dnnl_t[2] / fast_t[2]);
     else
         printf("\n");
+    bench_paged(reps);
     return 0;
 }

@@ -310,6 +310,24 @@ static void task_load_q(const fast_plan *p, const fast_kernels *kern,
     }
 }
 
+/* Rows ahead of a block's end that a paged decode prefetches: the fused
+ * kernels' own distance (32 keys of K during P.V). */
+#define FAST_PAGE_AHEAD 32
+
+/* Prefetches the K and V rows j0 .. j0 + n - 1 of (b, kvh). */
+static void prefetch_rows(const fast_plan *p, int64_t b, int64_t kvh,
+                          int64_t j0, int64_t n)
+{
+    const char *k = (const char *)p->k, *v = (const char *)p->v;
+    for (int64_t j = j0; j < j0 + n; j++) {
+        const int64_t o = fast_kv_row(p, b, kvh, j) * 2;
+        for (int64_t x = 0; x < p->D * 2; x += 64) {
+            __builtin_prefetch(k + o + x);
+            __builtin_prefetch(v + o + x);
+        }
+    }
+}
+
 /* The keys [jmin, jmax] of the task: the fused decode kernel when every
  * row uses every key of the range (no mask), else (or when its result is
  * not finite) the blocked loop; leaves m, l and acc. */
@@ -344,9 +362,20 @@ static void task_keys(const fast_plan *p, const fast_kernels *kern,
         const uint16_t *kc = (const uint16_t *)p->k;
         const uint16_t *vc = (const uint16_t *)p->v;
         done = true;
+        int64_t pf = jmin; /* rows before it are prefetched */
         for (int64_t j = jmin; done && j <= jmax;) {
             const int64_t o = fast_kv_row(p, k->b, k->kvh, j);
             const int64_t run = fast_kv_run(p, j, jmax + 1 - j);
+            /* the kernel prefetches within its rows only: the rows after
+             * a block's end lie elsewhere, fetched ahead here */
+            if (p->paged) {
+                int64_t from = pf > j + run ? pf : j + run;
+                int64_t to = j + run + FAST_PAGE_AHEAD;
+                to = to > jmax + 1 ? jmax + 1 : to;
+                if (to > from)
+                    prefetch_rows(p, k->b, k->kvh, from, to - from);
+                pf = to > pf ? to : pf;
+            }
             done = kern->decode(w->q, Dp, mr, kc + o, vc + o, p->k_ss, run,
                                 D, p->dt, p->scale, round, w->m, w->l,
                                 w->acc, Dp);
