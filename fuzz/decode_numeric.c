@@ -32,6 +32,7 @@ static const fz_fragment numeric_fragments[] = {
     {FIA_FEATURE_TENSORS, fzn_tensors_data},
     {FIA_FEATURE_SCALE, fzn_scale},
     {FIA_FEATURE_LAYOUT, fzn_layout_run},
+    {FIA_FEATURE_PAGED, fzn_paged},
 };
 
 /* Shared by numeric and metamorphic: a valid small case.  meta: keep
@@ -84,6 +85,15 @@ static int applicable_transforms(const fia_case *c, const fz_geom *g, int to,
     if (g->Q_S > 1 && c->tensors[FIA_SLOT_ATTEN_MASK].presence == FIA_PRESENT &&
         (sm >= 2 || (sm == 0 && c->attr_given[FIA_ATTR_PRE_TOKENS])))
         snprintf(opts[n++], 32, "sparse-to-mask=%d", to & 1);
+    /* the same keys behind a block table: block sizes around fast/'s key
+     * block (decode takes any multiple of 16, prefill multiples of 128) */
+    if (c->tensors[FIA_SLOT_BLOCK_TABLE].presence != FIA_PRESENT) {
+        int bs = g->Q_S == 1 ? (int[]){16, 32, 48, 64, 128, 80}[to % 6]
+                             : (int[]){128, 256}[to & 1];
+        int rank = (g->layout == FZ_BNSD || g->layout == FZ_BNSD_BSND) &&
+                   (to & 8) ? 4 : 3;
+        snprintf(opts[n++], 32, "paged=%d,%d,%d", bs, rank, to);
+    }
     return n;
 }
 
@@ -95,7 +105,7 @@ fia_status fuzz_decode_metamorphic(const uint8_t *data, size_t size,
     int pick = fdp_u8(&f), to = fdp_u8(&f);
     fia_status st = small_case(&f, c, 1);
     fz_geom g;
-    char opts[4][32];
+    char opts[6][32];
     int n;
     /* a live-rows case's data follows its layout's offsets: a transform
      * would give the second form other data (and copy GiB) */

@@ -73,6 +73,16 @@ fia_status fz_meta_mha(const fia_case *, const fz_geom *, const char *,
                        fia_case *, fia_error *);
 fia_status fz_meta_seqlen_expand(const fia_case *, const fz_geom *,
                                  const char *, fia_case *, fia_error *);
+fia_status fz_meta_paged(const fia_case *, const fz_geom *, const char *,
+                         fia_case *, fia_error *);
+/* *out (a copy of c, geometry g, B <= FZ_NUM_MAX_B) with key and value as a
+ * page-attention cache of block_size bs (rank 4 when cache4d and the layout
+ * is BNSD, else 3) behind a block table shuffled from seed (share: the last
+ * batch's first block is the first batch's), actual_seq_lengths_kv given,
+ * the mask widened to the paged KV_S (meta_paged.c). */
+fia_status fz_page_case(const fia_case *c, const fz_geom *g, int64_t bs,
+                        int cache4d, uint64_t seed, int share, fia_case *out,
+                        fia_error *err);
 fia_status fz_meta_sparse_to_mask(const fia_case *, const fz_geom *,
                                   const char *, fia_case *, fia_error *);
 /* q/k/v of c permuted into layout l2, K/V heads repeated when mha. */

@@ -22,6 +22,7 @@ static const struct {
     {"layout=", fz_meta_layout},
     {"mha", fz_meta_mha},
     {"seqlen-expand", fz_meta_seqlen_expand},
+    {"paged=", fz_meta_paged},
     {"sparse-to-mask=", fz_meta_sparse_to_mask},
 };
 

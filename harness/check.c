@@ -206,14 +206,18 @@ double fia_check_reference_work(const fia_case *c)
         if ((double)k->t[0].shape[i] > kv)
             kv = (double)k->t[0].shape[i];
     /* the keys a row reads stop at actual_seq_lengths_kv: a case with huge
-     * K/V of which few rows take part costs what those rows cost */
+     * K/V of which few rows take part costs what those rows cost; a paged
+     * cache's dims say nothing of a row's keys, the lengths do */
     const fia_int_array_spec *len = &c->arrays[FIA_ARR_ACTUAL_SEQ_LENGTHS_KV];
     if (len->presence == FIA_PRESENT && len->count > 0 && len->values) {
         double longest = 0.0;
         for (int64_t b = 0; b < len->count; b++)
             if ((double)len->values[b] > longest)
                 longest = (double)len->values[b];
-        kv = longest < kv ? (longest > 1.0 ? longest : 1.0) : kv;
+        longest = longest > 1.0 ? longest : 1.0;
+        kv = longest < kv ||
+                     c->tensors[FIA_SLOT_BLOCK_TABLE].presence == FIA_PRESENT
+                 ? longest : kv;
     }
     double n = 1.0;
     for (int i = 0; i < out.ndim; i++)
@@ -376,7 +380,16 @@ void fia_check_case(const fia_case *c, const fia_check_options *o,
     }
     r->fast_status = fia_call_fast(c, &d, o->profile, compute, &r->fast_error);
     r->fast_called = 1;
-    judge_call(c, &d, o, compute, r);
+    char why[sizeof r->reason.msg];
+    if (compute && r->ov.accept &&
+        fia_check_paged_ids_unspecified(c, &d, why, sizeof why)) {
+        /* any status, any output: nothing to judge */
+        r->v = FIA_V_VACUOUS;
+        fia_fail(&r->reason, FIA_OK, "%.200s; fast/ returned %d %s", why,
+                 r->fast_status, fia_status_name(r->fast_status));
+    } else {
+        judge_call(c, &d, o, compute, r);
+    }
     judge_intents(c, compute ? &d : NULL, "--status-only computes nothing",
                   r);
     fia_case_data_free(&d);

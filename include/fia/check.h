@@ -115,6 +115,13 @@ void fia_check_case(const fia_case *c, const fia_check_options *o,
 void fia_check_intents(const fia_case *c, const fia_case_data *d,
                        const char *not_read, fia_check_result *r);
 
+/* 1 when the case's block table sends a key it reads outside the cache
+ * (page attention: block ids are not validated, the result is unspecified;
+ * harness/paged_ids.c), with the reason in why[n]; 0 otherwise (also when
+ * the case is not paged or has no data). */
+int fia_check_paged_ids_unspecified(const fia_case *c, const fia_case_data *d,
+                                    char *why, size_t n);
+
 /* Calls fast/'s two-phase API with the case's parameters and tensors.
  * Phase two runs only when `compute` is set and phase one succeeded.
  * Returns the first non-OK status (fast's, or FIA_ERR_NOMEM for the
