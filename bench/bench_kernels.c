@@ -47,6 +47,7 @@ typedef struct bufs {
     float *qt, *qrows, *k, *v, *s, *s0, *acc, *bmax, *m, *l, *alpha;
     int32_t *lo, *hi;
     uint16_t *kh, *vh, *out;
+    const uint16_t *kblk[DEC_KEYS / FAST_DEC_KB], *vblk[DEC_KEYS / FAST_DEC_KB];
 } bufs;
 
 static float frand(uint64_t *st)
@@ -109,6 +110,9 @@ static void make_bufs(bufs *b)
     }
     for (int i = 0; i < DEC_KEYS * D; i++)
         b->kh[i] = to_half(frand(&st)), b->vh[i] = to_half(frand(&st));
+    for (int i = 0; i < DEC_KEYS / FAST_DEC_KB; i++) /* contiguous keys */
+        b->kblk[i] = b->kh + i * FAST_DEC_KB * D,
+        b->vblk[i] = b->vh + i * FAST_DEC_KB * D;
     for (int r = 0; r < MR; r++)
         b->lo[r] = 0, b->hi[r] = KB - 1, b->alpha[r] = 1.0f;
 }
@@ -168,7 +172,7 @@ static bool call(const fast_kernels *t, kid id, bufs *b)
         if (t->decode == NULL)
             return false;
         reset_rows(b);
-        t->decode(b->qrows, D, DEC_ROWS, b->kh, b->vh, D, DEC_KEYS, D,
+        t->decode(b->qrows, D, DEC_ROWS, b->kblk, b->vblk, D, DEC_KEYS, D,
                   FIA_DT_FP16, 0.088f, 1, b->m, b->l, b->acc, D);
         return true;
     case K_WIDEN:

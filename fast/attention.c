@@ -310,22 +310,36 @@ static void task_load_q(const fast_plan *p, const fast_kernels *kern,
     }
 }
 
-/* Rows ahead of a block's end that a paged decode prefetches: the fused
- * kernels' own distance (32 keys of K during P.V). */
-#define FAST_PAGE_AHEAD 32
-
-/* Prefetches the K and V rows j0 .. j0 + n - 1 of (b, kvh). */
-static void prefetch_rows(const fast_plan *p, int64_t b, int64_t kvh,
-                          int64_t j0, int64_t n)
+/* Keys [jmin, jmax] of the task through the fused decode kernel, in
+ * calls of up to 64 blocks of FAST_DEC_KB keys, each block's K and V rows
+ * read where they are (a paged cache's blocks anywhere: block_size is a
+ * multiple of 16, so a block of 16 keys lies in one of them, unless a
+ * range starts off the grid; such a partial block ends its call).
+ * Returns false when the kernel's result is not finite. */
+static bool decode_range(const fast_plan *p, const fast_kernels *kern,
+                         const task *k, scratch *w, int64_t jmin,
+                         int64_t jmax, int round)
 {
-    const char *k = (const char *)p->k, *v = (const char *)p->v;
-    for (int64_t j = j0; j < j0 + n; j++) {
-        const int64_t o = fast_kv_row(p, b, kvh, j) * 2;
-        for (int64_t x = 0; x < p->D * 2; x += 64) {
-            __builtin_prefetch(k + o + x);
-            __builtin_prefetch(v + o + x);
+    const uint16_t *kc = (const uint16_t *)p->k, *vc = (const uint16_t *)p->v;
+    const uint16_t *kp[64], *vp[64];
+    for (int64_t j = jmin; j <= jmax;) {
+        const int64_t start = j;
+        int n = 0;
+        while (j <= jmax && n < 64) {
+            const int64_t o = fast_kv_row(p, k->b, k->kvh, j);
+            const int64_t run = fast_kv_run(p, j, jmax + 1 - j);
+            const int64_t g = run < FAST_DEC_KB ? run : FAST_DEC_KB;
+            kp[n] = kc + o, vp[n] = vc + o, n++;
+            j += g;
+            if (g < FAST_DEC_KB)
+                break; /* only the last block of a call may be short */
         }
+        if (!kern->decode(w->q, p->Dp, k->mr, kp, vp, p->k_ss, j - start,
+                          p->D, p->dt, p->scale, round, w->m, w->l, w->acc,
+                          p->Dp))
+            return false;
     }
+    return true;
 }
 
 /* The keys [jmin, jmax] of the task: the fused decode kernel when every
@@ -349,8 +363,7 @@ static void task_keys(const fast_plan *p, const fast_kernels *kern,
         vbad = (const uint8_t *)ws + p->vbad_offset + row0;
     }
     /* Decode: the fused kernel when every row uses every key of the
-     * range (no mask); a non-finite result is recomputed below.  A paged
-     * range is run block by block (m, l, acc carry over). */
+     * range (no mask); a non-finite result is recomputed below. */
     bool uniform = k->dot && kern->decode != NULL && p->mask == NULL &&
                    D % 16 == 0;
     for (int r = 0; uniform && r < mr; r++)
@@ -359,28 +372,7 @@ static void task_keys(const fast_plan *p, const fast_kernels *kern,
     if (uniform) {
         const int round = !p->round_p ? 0
                           : p->dt == FIA_DT_FP16 ? 1 : 2;
-        const uint16_t *kc = (const uint16_t *)p->k;
-        const uint16_t *vc = (const uint16_t *)p->v;
-        done = true;
-        int64_t pf = jmin; /* rows before it are prefetched */
-        for (int64_t j = jmin; done && j <= jmax;) {
-            const int64_t o = fast_kv_row(p, k->b, k->kvh, j);
-            const int64_t run = fast_kv_run(p, j, jmax + 1 - j);
-            /* the kernel prefetches within its rows only: the rows after
-             * a block's end lie elsewhere, fetched ahead here */
-            if (p->paged) {
-                int64_t from = pf > j + run ? pf : j + run;
-                int64_t to = j + run + FAST_PAGE_AHEAD;
-                to = to > jmax + 1 ? jmax + 1 : to;
-                if (to > from)
-                    prefetch_rows(p, k->b, k->kvh, from, to - from);
-                pf = to > pf ? to : pf;
-            }
-            done = kern->decode(w->q, Dp, mr, kc + o, vc + o, p->k_ss, run,
-                                D, p->dt, p->scale, round, w->m, w->l,
-                                w->acc, Dp);
-            j += run;
-        }
+        done = decode_range(p, kern, k, w, jmin, jmax, round);
         if (!done) {
             for (int r = 0; r < mr; r++)
                 w->m[r] = -INFINITY, w->l[r] = 0.0f;

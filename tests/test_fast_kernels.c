@@ -395,8 +395,35 @@ static void decode(const fast_kernels *k, const char *isa)
                         alpha);
             sc->pv(st, 16, mr, vf, Dp, nb, D, alpha, acc0, Dp);
         }
-        bool ok = k->decode(q, Dp, mr, kh, vh, ldkv, nk, D, dt, scale, round,
+        /* a pointer per 16 keys: every other run scatters them as a
+         * paged cache does, reversed (the rows are copied, so the sums
+         * are those of the contiguous keys) */
+        const int64_t nblk = (nk + FAST_DEC_KB - 1) / FAST_DEC_KB;
+        const uint16_t **kp = malloc((size_t)nblk * sizeof *kp);
+        const uint16_t **vp = malloc((size_t)nblk * sizeof *vp);
+        uint16_t *ks = NULL, *vs = NULL;
+        if (runs % 2 == 1) {
+            ks = malloc((size_t)(nblk * FAST_DEC_KB * ldkv) * 2);
+            vs = malloc((size_t)(nblk * FAST_DEC_KB * ldkv) * 2);
+        }
+        for (int64_t i = 0; i < nblk; i++) {
+            int64_t rows = nk - i * FAST_DEC_KB < FAST_DEC_KB
+                               ? nk - i * FAST_DEC_KB : FAST_DEC_KB;
+            if (ks == NULL) {
+                kp[i] = kh + i * FAST_DEC_KB * ldkv;
+                vp[i] = vh + i * FAST_DEC_KB * ldkv;
+                continue;
+            }
+            int64_t slot = (nblk - 1 - i) * FAST_DEC_KB * ldkv;
+            memcpy(ks + slot, kh + i * FAST_DEC_KB * ldkv,
+                   (size_t)(rows * ldkv) * 2);
+            memcpy(vs + slot, vh + i * FAST_DEC_KB * ldkv,
+                   (size_t)(rows * ldkv) * 2);
+            kp[i] = ks + slot, vp[i] = vs + slot;
+        }
+        bool ok = k->decode(q, Dp, mr, kp, vp, ldkv, nk, D, dt, scale, round,
                             m1, l1, acc1, Dp);
+        free(kp), free(vp), free(ks), free(vs);
         runs++;
         if (poison) {
             bad += ok; /* must hand the case back */

@@ -150,7 +150,8 @@ INLINE void dec_softmax(float *s, int mr, int nb, float scale, int round,
 #include "loop_decode.h"
 
 bool fast_decode_avx2(const float *q, int64_t ldq, int mr,
-                      const uint16_t *k, const uint16_t *v, int64_t ldkv,
+                      const uint16_t *const *k,
+                      const uint16_t *const *v, int64_t ldkv,
                       int64_t nk, int64_t D, fia_dtype dt, float scale,
                       int round, float *m, float *l, float *acc,
                       int64_t ldacc)

@@ -17,7 +17,9 @@
 /* keys per block: 64 ran the kernel alone (bench --kernels) 25 % faster but
  * the decode bench, from memory, 15 % slower */
 #define DEC_KB 16
-#define DEC_PFV 16 /* keys ahead whose V is prefetched during Q.K^T */
+#define DEC_PFV 32 /* keys ahead whose V is prefetched during Q.K^T: two blocks,
+                    * for a paged cache's blocks, scattered, gain more than
+                    * contiguous K/V loses (bench --fast paged bs16) */
 #define DEC_PFK 32 /* keys ahead whose K is prefetched during P.V */
 #define DEC_RT 4   /* rows per tile */
 #define DEC_KT 4   /* keys per Q.K^T tile */
@@ -150,7 +152,8 @@ INLINE void dec_softmax(float *s, int mr, int nb, float scale, int round,
 #include "loop_decode.h"
 
 bool fast_decode_avx512(const float *q, int64_t ldq, int mr,
-                        const uint16_t *k, const uint16_t *v, int64_t ldkv,
+                        const uint16_t *const *k,
+                        const uint16_t *const *v, int64_t ldkv,
                         int64_t nk, int64_t D, fia_dtype dt, float scale,
                         int round, float *m, float *l, float *acc,
                         int64_t ldacc)

@@ -51,9 +51,13 @@ typedef void fast_widen_t_fn(fia_dtype dt, const uint16_t *const *rows,
                              int nrows, int64_t n, float *dst, int64_t ldd);
 typedef void fast_store_fn(fia_dtype dt, const float *acc, double l,
                            uint16_t *dst, int64_t n);
+/* Keys per block of the fused decode kernels: their K and V come as one
+ * pointer per block (decode.k[i], decode.v[i]). */
+#define FAST_DEC_KB 16
 typedef bool fast_decode_fn(const float *q, int64_t ldq, int mr,
-                            const uint16_t *k, const uint16_t *v,
-                            int64_t ldkv, int64_t nk, int64_t D, fia_dtype dt,
+                            const uint16_t *const *k,
+                            const uint16_t *const *v, int64_t ldkv,
+                            int64_t nk, int64_t D, fia_dtype dt,
                             float scale, int round, float *m, float *l,
                             float *acc, int64_t ldacc);
 
@@ -97,8 +101,11 @@ typedef struct fast_kernels {
     fast_store_fn *store;
     /* Decode, fused (NULL when a table has none): mr <= FAST_DOT_MAX rows
      * q[r*ldq + d] that all use every key c < nk (no mask), K and V read
-     * as fp16/bf16 rows k[c*ldkv + d], v[c*ldkv + d], d < D (D a multiple
-     * of 16), in blocks of keys; per block the same steps as qk_dot,
+     * as fp16/bf16 rows k[c / 16][(c % 16)*ldkv + d], likewise v, d < D (D
+     * a multiple of 16): a pointer per FAST_DEC_KB keys, so that keys
+     * scattered over the blocks of a paged cache are read in place (the
+     * kernel prefetches through the same pointers).  In blocks of keys;
+     * per block the same steps as qk_dot,
      * softmax (lo = 0, hi = nb - 1) and pv, with m, l (mr entries) and
      * acc[r*ldacc + d] carried from block to block.  Returns false when
      * m, l or acc came out non-finite (inf or NaN in Q, K or V; the

@@ -74,21 +74,29 @@ INLINE void dec_pv(const float *p, int mr, const uint16_t *v, int64_t ldv,
     }
 }
 
-INLINE void dec_run(const float *q, int64_t ldq, int mr, const uint16_t *k,
-                    const uint16_t *v, int64_t ldkv, int64_t nk, int64_t D,
-                    float scale, int round, float *m, float *l, float *acc,
-                    int64_t ldacc, const int bf)
+/* The block pointers of the contract are per FAST_DEC_KB keys: the loops'
+ * blocks and prefetch distances must be whole numbers of them. */
+_Static_assert(DEC_KB == FAST_DEC_KB && DEC_PFV % DEC_KB == 0 &&
+                   DEC_PFK % DEC_KB == 0,
+               "decode blocks and prefetch distances in FAST_DEC_KB keys");
+
+INLINE void dec_run(const float *q, int64_t ldq, int mr,
+                    const uint16_t *const *k, const uint16_t *const *v,
+                    int64_t ldkv, int64_t nk, int64_t D, float scale,
+                    int round, float *m, float *l, float *acc, int64_t ldacc,
+                    const int bf)
 {
     /* zeroed: the softmax loads whole vectors (lanes past nb are masked) */
     float s[FAST_DOT_MAX * DEC_KB] __attribute__((aligned(64))) = {0};
     float alpha[16];
     for (int64_t j0 = 0; j0 < nk; j0 += DEC_KB) {
         const int nb = nk - j0 < DEC_KB ? (int)(nk - j0) : DEC_KB;
-        const uint16_t *kb = k + j0 * ldkv, *vb = v + j0 * ldkv;
+        const int64_t i = j0 / DEC_KB;
+        const uint16_t *kb = k[i], *vb = v[i];
         const bool pfv = j0 + nb + DEC_PFV <= nk;
         const bool pfk = j0 + nb + DEC_PFK <= nk;
         dec_qk(q, ldq, mr, kb, ldkv, nb, D, s, bf,
-               pfv ? vb + DEC_PFV * ldkv : NULL);
+               pfv ? v[i + DEC_PFV / DEC_KB] : NULL);
         if (round == 1)
             dec_softmax(s, mr, nb, scale, 1, m, l, alpha);
         else if (round == 2)
@@ -96,13 +104,14 @@ INLINE void dec_run(const float *q, int64_t ldq, int mr, const uint16_t *k,
         else
             dec_softmax(s, mr, nb, scale, 0, m, l, alpha);
         dec_pv(s, mr, vb, ldkv, nb, D, alpha, acc, ldacc, bf,
-               pfk ? kb + DEC_PFK * ldkv : NULL);
+               pfk ? k[i + DEC_PFK / DEC_KB] : NULL);
     }
 }
 
 /* The whole range for fp16 (bf = 0) or bf16 (bf = 1) K/V. */
 INLINE void dec_run_dt(const float *q, int64_t ldq, int mr,
-                       const uint16_t *k, const uint16_t *v, int64_t ldkv,
+                       const uint16_t *const *k, const uint16_t *const *v,
+                       int64_t ldkv,
                        int64_t nk, int64_t D, fia_dtype dt, float scale,
                        int round, float *m, float *l, float *acc,
                        int64_t ldacc)
