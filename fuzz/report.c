@@ -29,6 +29,10 @@ typedef struct sample {
     double ulp, rel;
     double ratio;    /* error-to-bound (fia_compare_result.max_ratio) */
     char *text;      /* the case when it is its bucket's worst so far */
+    fia_case *worst; /* ... kept as a copy until the flush prints it: a
+                        bucket's worst moves many times between flushes,
+                        and printing a case is the dearer part */
+    fia_profile prof;
     char key[FIA_CASE_DIGEST_LEN]; /* the case's digest ("" if unknown) */
 } sample;
 
@@ -63,6 +67,8 @@ static struct {
     int64_t dropped_samples;
     fuzz_strset buckets;
     double *worst;             /* per bucket: the largest ratio kept */
+    size_t *worst_at;          /* per bucket: 1 + the sample holding its
+                                  unprinted worst case (0: none) */
     size_t nworst;
     time_t last_flush;
 } R;
@@ -174,17 +180,67 @@ static int new_worst(size_t k, double ratio)
     if (k >= R.nworst) {
         size_t n = k + 16;
         double *nw = realloc(R.worst, n * sizeof *nw);
-        if (nw == NULL)
+        if (nw != NULL)
+            R.worst = nw;
+        size_t *na = nw ? realloc(R.worst_at, n * sizeof *na) : NULL;
+        if (na == NULL)
             return 0;
+        R.worst_at = na;
         for (size_t i = R.nworst; i < n; i++)
-            nw[i] = -1;
-        R.worst = nw;
+            nw[i] = -1, na[i] = 0;
         R.nworst = n;
     }
     if (!(ratio > R.worst[k]))
         return 0;
     R.worst[k] = ratio;
     return 1;
+}
+
+static void free_case(fia_case *c)
+{
+    if (c != NULL) {
+        fia_case_free(c);
+        free(c);
+    }
+}
+
+/* Prints every bucket's kept worst case into its sample's text (before the
+ * samples move or are written). */
+static void print_worst_cases(void)
+{
+    for (size_t i = 0; i < R.nsamples; i++) {
+        sample *p = &R.samples[i];
+        if (p->worst == NULL)
+            continue;
+        p->text = fuzz_finding_text(p->worst, R.target,
+                                    fia_profile_name(p->prof),
+                                    "accuracy-worst",
+                                    R.buckets.items[p->bucket], NULL);
+        free_case(p->worst);
+        p->worst = NULL;
+    }
+    for (size_t k = 0; k < R.nworst; k++)
+        R.worst_at[k] = 0;
+}
+
+/* A copy of c for the sample that is bucket k's worst (the previous
+ * holder's copy dropped); NULL when out of memory. */
+static fia_case *keep_worst(size_t k, const fia_case *c)
+{
+    if (R.worst_at[k] > 0) {
+        sample *old = &R.samples[R.worst_at[k] - 1];
+        free_case(old->worst);
+        old->worst = NULL;
+    }
+    fia_case *cp = malloc(sizeof *cp);
+    if (cp == NULL)
+        return NULL;
+    fia_case_init(cp);
+    if (fia_case_copy(cp, c) != FIA_OK) {
+        free_case(cp);
+        return NULL;
+    }
+    return cp;
 }
 
 /* Keeps one accuracy sample for the next flush. */
@@ -198,6 +254,7 @@ static void add_sample(const char *bucket, double ulp, double rel,
     }
     if (R.nsamples == MAX_PENDING_SAMPLES) {
         /* the store has failed for a long while: keep the newest half */
+        print_worst_cases();
         size_t half = R.nsamples / 2;
         for (size_t i = 0; i < half; i++)
             free(R.samples[i].text);
@@ -220,11 +277,14 @@ static void add_sample(const char *bucket, double ulp, double rel,
     if (!(ratio >= 0))
         ratio = 0; /* no measure (NaN): not a ratio the store can rank */
     char *text = NULL;
-    if (new_worst(k, ratio))
+    fia_case *worst = NULL;
+    if (new_worst(k, ratio) && (worst = keep_worst(k, c)) == NULL)
         text = fuzz_finding_text(c, R.target, fia_profile_name(profile),
                                  "accuracy-worst", bucket, NULL);
     sample *p = &R.samples[R.nsamples++];
-    *p = (sample){k, ulp, rel, ratio, text, ""};
+    *p = (sample){k, ulp, rel, ratio, text, worst, profile, ""};
+    if (worst != NULL)
+        R.worst_at[k] = R.nsamples;
     if (fia_case_digest(c, p->key) != FIA_OK)
         p->key[0] = '\0'; /* no memory: a sample without identity */
 }
@@ -333,8 +393,12 @@ static void write_stats(void)
 
 static void drop_samples(void)
 {
-    for (size_t i = 0; i < R.nsamples; i++)
+    for (size_t i = 0; i < R.nsamples; i++) {
         free(R.samples[i].text);
+        free_case(R.samples[i].worst);
+    }
+    for (size_t k = 0; k < R.nworst; k++)
+        R.worst_at[k] = 0;
     R.nsamples = 0;
 }
 
@@ -343,6 +407,7 @@ void fuzz_report_flush(void)
     if (!R.init)
         return;
     R.last_flush = time(NULL);
+    print_worst_cases();
 #ifdef FIA_HAVE_STORE
     fia_store *s = R.campaign > 0 ? store() : NULL;
     if (s != NULL) {

@@ -107,6 +107,17 @@ expect_grep "^same +facet \*: .* paired: 0 worse, 0 better" "$tmp/out"
 expect_grep "^0 regressions from S1 to S2" "$tmp/out"
 keys=$(sqlite3 "$sdb" "SELECT count(DISTINCT case_key) FROM accuracy_samples WHERE case_key GLOB '[0-9a-f]*' AND length(case_key) = 16")
 [ "$keys" -gt 60 ] && ok || bad "survey samples carry $keys distinct case digests"
+# every bucket keeps its worst case: the ratio of its largest sample, with
+# a case text fiacheck reads back
+worst=$(sqlite3 "$sdb" "SELECT count(*) FROM accuracy_worst w JOIN campaigns c ON c.id = w.campaign_id WHERE c.revision = 'S1'")
+buckets=$(sqlite3 "$sdb" "SELECT count(DISTINCT bucket) FROM accuracy_samples s JOIN campaigns c ON c.id = s.campaign_id WHERE c.revision = 'S1'")
+[ "$worst" -gt 0 ] && [ "$worst" = "$buckets" ] && ok || bad "$worst worst cases for $buckets buckets"
+off=$(sqlite3 "$sdb" "SELECT count(*) FROM accuracy_worst w WHERE w.ratio < (SELECT max(ratio) FROM accuracy_samples s WHERE s.campaign_id = w.campaign_id AND s.bucket = w.bucket)")
+[ "$off" = 0 ] && ok || bad "$off worst cases below their bucket's largest sample"
+b1=$(sqlite3 "$sdb" "SELECT w.bucket FROM accuracy_worst w JOIN campaigns c ON c.id = w.campaign_id WHERE c.revision = 'S1' ORDER BY w.ratio DESC LIMIT 1")
+expect_exit 0 "$FIACHECK" db worst --revision S1 --bucket "$b1" --db "$sdb"
+cp "$tmp/out" "$tmp/worst.case"
+expect_exit 0 "$FIACHECK" run "$tmp/worst.case"
 # another seed: other cases, nothing paired with S1
 expect_exit 0 "$FIACHECK" survey --cases 40 --seed 8 --revision S3 --quiet --db "$sdb"
 expect_exit 0 "$FIACHECK" db regressions --base S1 --head S3 --db "$sdb"
