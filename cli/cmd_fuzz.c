@@ -194,6 +194,11 @@ static int find_binaries(const fuzz_opts *o, target_run *runs)
         snprintf(nosan, sizeof runs[t].bin_nosan, "%s_nosan", bin);
         if (access(nosan, X_OK) != 0)
             nosan[0] = '\0';
+        /* the data-path target also runs a random stream (fuzz_runner.h) */
+        char *rnd = runs[t].bin_random;
+        snprintf(rnd, sizeof runs[t].bin_random, "%s_replay", bin);
+        if (t != FUZZ_NUMERIC || access(rnd, X_OK) != 0)
+            rnd[0] = '\0';
         if (access(bin, X_OK) != 0) {
             fprintf(stderr, "fiacheck fuzz: the libFuzzer binary %s is not built.\n"
                     "  Build the fuzzers with clang (libFuzzer) beside fiacheck:\n"

@@ -23,6 +23,8 @@ typedef struct target_run {
     uint64_t seed;          /* libFuzzer's -seed of the target's first run */
     char uuid[40];
     char bin[PATH_MAX + 32], bin_nosan[PATH_MAX + 48]; /* nosan: "" if none */
+    /* the replay driver for the random worker ("" if none or not wanted) */
+    char bin_random[PATH_MAX + 48];
     /* the campaign's files in the work directory, named by its UUID */
     char stats[PATH_MAX], arts[PATH_MAX], log[PATH_MAX], tmpdir[PATH_MAX],
          unstored_dir[PATH_MAX];
@@ -61,8 +63,10 @@ extern volatile sig_atomic_t fuzz_stop_signal;
  * (one more for the first jobs % ntargets); with fewer jobs, one worker per
  * target (two with the no-sanitizer twins) share `jobs` CPUs (docs/cli.md).
  * A target's first worker runs its sanitized binary, the others its
- * no-sanitizer twin when built.  FIA_OK, or FIA_ERR_IO when a worker could
- * not start. */
+ * no-sanitizer twin when built.  A target with a bin_random gets one more
+ * worker: its replay driver on a fixed random stream (seeded like the
+ * libFuzzer runs), not coverage-guided, for the paths coverage does not
+ * tell apart.  FIA_OK, or FIA_ERR_IO when a worker could not start. */
 fia_status fuzz_run_workers(const campaign_plan *p, fia_error *err);
 
 /* Sums the workers' stats files of one target into tr->cnt, tr->nsigs. */

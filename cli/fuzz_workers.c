@@ -153,6 +153,7 @@ typedef struct worker {
     target_run *tr;
     int slot;              /* its index in the plan's targets */
     int sanitized;
+    int random;            /* the replay driver on a random stream */
     pid_t pid;             /* 0: not running */
     int fd;                /* its output; -1 closed */
     double started;        /* campaign seconds */
@@ -291,12 +292,30 @@ static fia_status fuzzer_command(const campaign_plan *p, const worker *w,
     fia_status rc = fuzz_make_dirs(fc->corpus, err);
     if (rc != FIA_OK)
         return rc;
+    const char **argv = fc->argv;
+    int k = 0;
+    if (w->random) {
+        /* the replay driver: --random N --seed S --time T, crash inputs
+         * written like libFuzzer's artifacts */
+        snprintf(fc->a_time, sizeof fc->a_time, "%d", seconds);
+        snprintf(fc->a_seed, sizeof fc->a_seed, "%llu", (unsigned long long)seed);
+        snprintf(fc->a_art, sizeof fc->a_art, "%s/", tr->arts);
+        argv[k++] = tr->bin_random;
+        argv[k++] = "--random";
+        argv[k++] = "2000000000";
+        argv[k++] = "--seed";
+        argv[k++] = fc->a_seed;
+        argv[k++] = "--time";
+        argv[k++] = fc->a_time;
+        argv[k++] = "--artifact-prefix";
+        argv[k++] = fc->a_art;
+        argv[k] = NULL;
+        return FIA_OK;
+    }
     snprintf(fc->a_time, sizeof fc->a_time, "-max_total_time=%d", seconds);
     snprintf(fc->a_seed, sizeof fc->a_seed, "-seed=%llu", (unsigned long long)seed);
     snprintf(fc->a_dict, sizeof fc->a_dict, "-dict=%s", fc->dict);
     snprintf(fc->a_art, sizeof fc->a_art, "-artifact_prefix=%s/", tr->arts);
-    const char **argv = fc->argv;
-    int k = 0;
     argv[k++] = w->sanitized ? tr->bin : tr->bin_nosan;
     argv[k++] = fc->a_time;
     argv[k++] = fc->a_seed;
@@ -422,7 +441,8 @@ static fia_status reaped(runner *r, worker *w, int st, const struct rusage *ru,
                              (double)(ru->ru_utime.tv_usec + ru->ru_stime.tv_usec) * 1e-6;
     if (WIFEXITED(st) && WEXITSTATUS(st) == 127)
         return fia_fail(err, FIA_ERR_IO, "cannot run %s",
-                        w->sanitized ? w->tr->bin : w->tr->bin_nosan);
+                        w->random ? w->tr->bin_random
+                        : w->sanitized ? w->tr->bin : w->tr->bin_nosan);
     if (stopping || fuzz_stop_signal || (WIFEXITED(st) && WEXITSTATUS(st) == 0) ||
         deadline - t < 1)
         return FIA_OK;
@@ -533,7 +553,7 @@ fia_status fuzz_run_workers(const campaign_plan *p, fia_error *err)
     int nt = p->ntargets, jobs = p->jobs;
     runner r = {.p = p, .tty = isatty(2), .last_print = -100, .last_stats = -100};
     clock_gettime(CLOCK_MONOTONIC, &r.t0);
-    int cap = jobs > 2 * nt ? jobs : 2 * nt, nw = 0;
+    int cap = (jobs > 2 * nt ? jobs : 2 * nt) + nt, nw = 0;
     worker *w = calloc((size_t)cap, sizeof *w);
     if (w == NULL)
         return fia_fail(err, FIA_ERR_NOMEM, "out of memory for %d workers", cap);
@@ -559,6 +579,12 @@ fia_status fuzz_run_workers(const campaign_plan *p, fia_error *err)
         w[i].tr = p->runs[w[i].slot];
         w[i].sanitized |= w[i].tr->bin_nosan[0] == '\0';
     }
+    for (int k = 0; k < nt; k++)
+        if (p->runs[k]->bin_random[0] != '\0') {
+            w[nw].slot = k, w[nw].tr = p->runs[k];
+            w[nw].sanitized = w[nw].random = 1;
+            nw++;
+        }
     fia_status rc = run_all(&r, w, nw, p->seconds, err);
     for (int k = 0; k < nt; k++) {
         fuzz_read_stats(p->runs[k]);

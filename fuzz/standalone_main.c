@@ -1,15 +1,23 @@
 /* A driver without libFuzzer: replays files and directories (a corpus)
  * through one target, for gcc builds and the test suite.
  *
- *   fuzz_params_replay [--fail-on-finding] [--random N [--seed S]] PATH...
+ *   fuzz_params_replay [--fail-on-finding] [--random N [--seed S]
+ *                      [--time SECONDS] [--artifact-prefix P]] PATH...
  *
- * --random N also runs N inputs of random bytes.  Exit 0, or 1 with
- * --fail-on-finding when a finding was reported, 2 on bad usage. */
+ * --random N also runs N inputs of random bytes (a fixed stream from the
+ * seed), for at most --time seconds: a campaign's non-coverage-guided
+ * worker (`fiacheck fuzz`), which reaches what coverage does not tell
+ * apart (how many KV splits a decode takes).  A crash there writes the
+ * input it crashed on to P + "crash-random-<seed>-<index>" (under a
+ * sanitizer, whose death callback this driver sets), as libFuzzer writes
+ * its artifacts.  Exit 0, or 1 with --fail-on-finding when a finding was
+ * reported, 2 on bad usage. */
 #include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include "fuzz/fdp.h"
 #include "fuzz/fuzz.h"
 
@@ -18,6 +26,39 @@
 #endif
 
 static long n_inputs;
+
+/* The random input running now, for the death callback. */
+static const char *art_prefix;
+static unsigned long long cur_seed;
+static long cur_index = -1;
+static const uint8_t *cur_buf;
+static size_t cur_len;
+
+/* Set by the sanitizer runtimes; absent (NULL) in a plain build. */
+void __sanitizer_set_death_callback(void (*)(void)) __attribute__((weak));
+
+static void write_crash_input(void)
+{
+    if (art_prefix == NULL || cur_index < 0)
+        return;
+    char path[4096];
+    snprintf(path, sizeof path, "%scrash-random-%llu-%ld", art_prefix,
+             cur_seed, cur_index);
+    FILE *f = fopen(path, "wb");
+    if (f != NULL) {
+        fwrite(cur_buf, 1, cur_len, f);
+        fclose(f);
+        fprintf(stderr, "random input %ld of seed %llu written to %s\n",
+                cur_index, cur_seed, path);
+    }
+}
+
+static double now_seconds(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
 
 /* Runs one input file; FIA_ERR_IO (said) or NOMEM. */
 static fia_status run_file(const char *path)
@@ -116,6 +157,7 @@ int main(int argc, char **argv)
     int fail_on_finding = 0, rc = 0;
     long random_n = 0;
     unsigned long long seed = 1;
+    double seconds = 0; /* 0: no limit */
     fuzz_report_init((fuzz_target_id)FUZZ_TARGET_ID);
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--fail-on-finding") == 0) {
@@ -124,12 +166,17 @@ int main(int argc, char **argv)
             random_n = atol(argv[++i]);
         } else if (strcmp(argv[i], "--seed") == 0 && i + 1 < argc) {
             seed = strtoull(argv[++i], NULL, 10);
+        } else if (strcmp(argv[i], "--time") == 0 && i + 1 < argc) {
+            seconds = atof(argv[++i]);
+        } else if (strcmp(argv[i], "--artifact-prefix") == 0 && i + 1 < argc) {
+            art_prefix = argv[++i];
         } else if (argv[i][0] == '-') {
             /* libFuzzer-style flags (-runs=..., -dict=...) are ignored */
             if (argv[i][1] != '-' && strchr(argv[i], '=') != NULL)
                 continue;
             fprintf(stderr, "usage: %s [--fail-on-finding] [--random N "
-                    "[--seed S]] PATH...\n", argv[0]);
+                    "[--seed S] [--time SECONDS] [--artifact-prefix P]] "
+                    "PATH...\n", argv[0]);
             return 2;
         } else if (run_path(argv[i]) != FIA_OK) {
             rc = 2;
@@ -137,13 +184,19 @@ int main(int argc, char **argv)
     }
     fuzz_rng r = {seed};
     uint8_t buf[512];
-    for (long k = 0; k < random_n; k++) {
+    if (random_n > 0 && __sanitizer_set_death_callback != NULL)
+        __sanitizer_set_death_callback(write_crash_input);
+    cur_seed = seed, cur_buf = buf;
+    const double end = seconds > 0 ? now_seconds() + seconds : 0;
+    for (long k = 0; k < random_n && (end == 0 || now_seconds() < end); k++) {
         size_t n = (size_t)(fuzz_rng_next(&r) % sizeof buf);
         for (size_t j = 0; j < n; j++)
             buf[j] = (uint8_t)fuzz_rng_next(&r);
+        cur_index = k, cur_len = n;
         fuzz_run_one((fuzz_target_id)FUZZ_TARGET_ID, buf, n);
         n_inputs++;
     }
+    cur_index = -1;
     const fuzz_counters *c = fuzz_report_counters();
     printf("%s: %ld inputs, %lld judged, %lld accepted by the rules, "
            "%lld skipped, %lld findings\n", fuzz_target_name(FUZZ_TARGET_ID),
