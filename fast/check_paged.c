@@ -127,8 +127,9 @@ static void block_counts(const fast_args *a, int64_t B, int64_t bs,
 {
     const fia_int_array *kv = a->aslkv;
     *max = 0, *sum = 0;
-    if (kv->count <= 0 || kv->values == NULL || (kv->count != 1 && kv->count < B))
-        return;
+    if (kv->count <= 0 || kv->values == NULL ||
+        (kv->count != 1 && kv->count < B) || B > 65536)
+        return; /* the seqlen / layout checks reject the call */
     for (int64_t b = 0; b < B; b++) {
         int64_t len = kv->values[kv->count == 1 ? 0 : b];
         if (len <= 0)

@@ -10,13 +10,14 @@
  * only what the steps before it derived: the tensors first, then the outputs
  * (the empty query needs the query's element count), the head counts, the
  * layout (BSH reads D through num_heads and the key's through
- * num_key_value_heads), and the mask and sequence lengths last. */
+ * num_key_value_heads), the mask and sequence lengths, and last the paged
+ * cache (its KV_S comes from the lengths). */
 #include <string.h>
 #include "oracle_internal.h"
 
 static void (*const steps[])(const fia_case *, fia_oracle_facts *) = {
     orc_facts_tensors, orc_facts_output, orc_facts_lse,  orc_facts_gqa,
-    orc_facts_layout,  orc_facts_mask,   orc_facts_seqlen,
+    orc_facts_layout,  orc_facts_mask,   orc_facts_seqlen, orc_facts_paged,
 };
 
 void orc_facts_compute(const fia_case *c, fia_oracle_facts *f)

@@ -108,9 +108,12 @@ void orc_facts_layout(const fia_case *c, fia_oracle_facts *f)
     const fia_tensor *q = f->t[FIA_SLOT_QUERY];
     if (q && f->q_rank_want && q->ndim == f->q_rank_want)
         query_dims(q, f);
+    /* a paged call's key is a cache of blocks: facts_paged.c */
+    f->paged = f->given[FIA_SLOT_BLOCK_TABLE];
     const fia_tensor *k = f->t[FIA_SLOT_KEY];
-    if (k && f->q_rank_want && k->ndim == f->q_rank_want)
+    if (k && !f->paged && f->q_rank_want && k->ndim == f->q_rank_want)
         key_dims(k, f);
     const fia_tensor *v = f->t[FIA_SLOT_VALUE];
-    f->v_rank_ok = v && f->q_rank_want && v->ndim == f->q_rank_want;
+    f->v_rank_ok = v && !f->paged && f->q_rank_want &&
+                   v->ndim == f->q_rank_want;
 }

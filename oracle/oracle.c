@@ -7,9 +7,9 @@
  *     in the chosen profile is FIA_OK: such a row is listed but decides
  *     nothing); NORMALIZE rows that apply go to verdict->normalized;
  *  3. the expected status: the rejecting rule (status != FIA_OK in the
- *     profile) of the lowest layer among NULLPTR and DTYPE; else
- *     FIA_ERR_NOT_MODELED when a NOT_MODELED row fired; else the first
- *     rejecting SEMANTIC rule; else FIA_OK.
+ *     profile) of the lowest layer among NULLPTR, DTYPE and EXCLUSION;
+ *     else FIA_ERR_NOT_MODELED when a NOT_MODELED row fired; else the
+ *     first rejecting SEMANTIC rule; else FIA_OK.
  *  4. when the query and attention_out are both empty (OUT-N01) the operator
  *     returns at once: SEMANTIC-layer REJECT rules are not evaluated.
  * Catalogue order decides between rules of the same layer (they all give the
@@ -165,6 +165,8 @@ static const char *layer_name(fia_rule_layer l)
         return "nullptr";
     case FIA_LAYER_DTYPE:
         return "dtype";
+    case FIA_LAYER_EXCLUSION:
+        return "exclusion";
     case FIA_LAYER_SEMANTIC:
         return "semantic";
     }

@@ -86,12 +86,27 @@ struct fia_oracle_facts {
     int seq_given, kv_seq_given;
     int64_t seq_count, kv_seq_count;
     const int64_t *seq, *kv_seq;
+
+    /* facts_paged.c (and facts_layout.c, which leaves a paged key to it):
+     * page attention is on when a block_table is passed.  The key is then
+     * a cache (cache_rank 3: (blocknum, block_size, KV_N*D); 4: (blocknum,
+     * KV_N, block_size, D)), not read through the layout.  nb_ok: the
+     * blocks each batch needs are known (a valid actual_seq_lengths_kv and
+     * block_size > 0): max_nb the most of one batch, sum_nb their total;
+     * then KV_S (and k_rank_ok) is max_nb * block_size, what masks and
+     * lengths are checked against. */
+    int paged;
+    int cache_rank;
+    const fia_tensor *cache, *table;
+    int nb_ok;
+    int64_t block_size, max_nb, sum_nb;
 };
 
 /* Status pairs per layer (RELEASED-BEHAVIOUR.md "Return codes, by layer"). */
 #define ORC_NULLPTR FIA_LAYER_NULLPTR, FIA_ERR_PARAM_NULLPTR, FIA_ERR_PARAM_NULLPTR
 #define ORC_DTYPE FIA_LAYER_DTYPE, FIA_ERR_PARAM_INVALID, FIA_ERR_PARAM_INVALID
 #define ORC_SEM FIA_LAYER_SEMANTIC, FIA_ERR_PARAM_INVALID, FIA_ERR_INNER_TILING_ERROR
+#define ORC_EXCL FIA_LAYER_EXCLUSION, FIA_ERR_PARAM_INVALID, FIA_ERR_INNER_TILING_ERROR
 #define ORC_NM FIA_LAYER_SEMANTIC, FIA_ERR_NOT_MODELED, FIA_ERR_NOT_MODELED
 #define ORC_NORM FIA_LAYER_SEMANTIC, FIA_OK, FIA_OK
 
@@ -171,6 +186,7 @@ void orc_facts_gqa(const fia_case *c, fia_oracle_facts *f);
 void orc_facts_layout(const fia_case *c, fia_oracle_facts *f);
 void orc_facts_mask(const fia_case *c, fia_oracle_facts *f);
 void orc_facts_seqlen(const fia_case *c, fia_oracle_facts *f);
+void orc_facts_paged(const fia_case *c, fia_oracle_facts *f);
 
 /* Helpers for predicates. */
 /* facts_tensors.c */

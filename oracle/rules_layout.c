@@ -64,22 +64,22 @@ ORC_PRED(bnsd_bsnd_decode, f->layout == ORC_LAYOUT_BNSD_BSND && f->q_rank_ok,
          f->Q_S == 1)
 ORC_PRED(q_rank, f->layout_modeled && f->given[FIA_SLOT_QUERY],
          f->t[FIA_SLOT_QUERY]->ndim != f->q_rank_want)
-ORC_PRED(k_rank, f->layout_modeled && f->given[FIA_SLOT_KEY],
+ORC_PRED(k_rank, f->layout_modeled && f->given[FIA_SLOT_KEY] && !f->paged,
          list_rank_bad(f, FIA_SLOT_KEY))
-ORC_PRED(v_rank, f->layout_modeled && f->given[FIA_SLOT_VALUE],
+ORC_PRED(v_rank, f->layout_modeled && f->given[FIA_SLOT_VALUE] && !f->paged,
          list_rank_bad(f, FIA_SLOT_VALUE))
 ORC_PRED(kv_shape, both_kv(f), kv_shape_differs(f))
 ORC_PRED(num_heads_pos, 1, f->N <= 0)
 ORC_PRED(q_n_axis, is_4d(f) && f->q_rank_ok, f->QN != f->N)
 ORC_PRED(q_h_div, f->layout == ORC_LAYOUT_BSH && f->q_rank_ok && f->N > 0,
          f->H % f->N != 0)
-ORC_PRED(kv_batch, f->q_rank_ok && f->k_rank_ok && single_kv(f),
+ORC_PRED(kv_batch, f->q_rank_ok && f->k_rank_ok && single_kv(f) && !f->paged,
          f->KB != f->B)
-ORC_PRED(k_n_axis, is_4d(f) && f->k_rank_ok && single_kv(f),
+ORC_PRED(k_n_axis, is_4d(f) && f->k_rank_ok && single_kv(f) && !f->paged,
          f->KN != f->KV_N)
 ORC_PRED(k_h_div,
          f->layout == ORC_LAYOUT_BSH && f->k_rank_ok && single_kv(f) &&
-             f->KV_N > 0,
+             f->KV_N > 0 && !f->paged,
          f->KH % f->KV_N != 0)
 ORC_PRED(kd_qd, f->q_d_ok && f->k_d_ok && single_kv(f), f->KD != f->D)
 ORC_PRED(b_max, f->q_rank_ok, f->B > 65536)

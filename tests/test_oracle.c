@@ -38,6 +38,27 @@
     "num_heads = 2\n"                                                        \
     "input_layout = BSH\n"
 #define MASK2048 "atten_mask = bool [2048,2048]\n"
+/* Page attention: kv lengths 200 and 56.  Prefill: block_size 128, blocks
+ * 2 + 1 (4 in the cache), a 4-D cache; decode: 16, blocks 13 + 4 (20). */
+#define PAGED_P                                                              \
+    "query = fp16 [2,2,16,64]\n"                                             \
+    "key = fp16 [4,2,128,64]\n"                                              \
+    "value = fp16 [4,2,128,64]\n"                                            \
+    "num_heads = 2\n"                                                        \
+    "input_layout = BNSD\n"                                                  \
+    "block_size = 128\n"                                                     \
+    "block_table = int32 [2,2]\n"                                            \
+    "actual_seq_lengths_kv = [200,56]\n"
+#define PAGED_D                                                              \
+    "query = fp16 [2,32,1,64]\n"                                             \
+    "key = fp16 [20,16,256]\n"                                               \
+    "value = fp16 [20,16,256]\n"                                             \
+    "num_heads = 32\n"                                                       \
+    "num_key_value_heads = 4\n"                                              \
+    "input_layout = BNSD\n"                                                  \
+    "block_size = 16\n"                                                      \
+    "block_table = int32 [2,13]\n"                                           \
+    "actual_seq_lengths_kv = [200,56]\n"
 
 /* base with override lines: a line of the override replaces the base line
  * with the same key; "key = DROP" removes it.  Caller frees. */
@@ -387,9 +408,49 @@ static const rule_case cases[] = {
     {"NM-004", PREFILL, "key = int8 [1,2,32,64]\nvalue = int8 [1,2,32,64]",
      PREFILL, ""},
     {"NM-005", PREFILL, "attention_out = int8 [1,2,16,64]", PREFILL, ""},
-    {"NM-006", PREFILL, "block_table = int32 [1,2]", PREFILL,
-     "block_size = 128"},
     {"PAGED-N01", PREFILL, "block_size = 128", PREFILL, ""},
+    /* page attention */
+    {"PAGED-001", PAGED_P,
+     "key = fp16 [4,2,128,64]; fp16 [4,2,128,64]\n"
+     "value = fp16 [4,2,128,64]; fp16 [4,2,128,64]", PAGED_P, ""},
+    {"PAGED-002", PAGED_P, "kv_padding_size = int64 [1]", PAGED_D, ""},
+    {"PAGED-003", PAGED_D,
+     "key_shared_prefix = fp16 [1,16,256]\nvalue_shared_prefix = fp16 [1,16,256]",
+     PAGED_P, ""},
+    {"PAGED-004", PAGED_D, "key = int4 [20,16,256]\nvalue = int4 [20,16,256]",
+     PAGED_D, ""},
+    {"PAGED-005", PAGED_P, "block_size = 192", PAGED_P,
+     "block_size = 512\nkey = fp16 [2,2,512,64]\nvalue = fp16 [2,2,512,64]\n"
+     "block_table = int32 [2,1]"},
+    {"PAGED-006", PAGED_D, "block_size = 24", PAGED_D,
+     "block_size = 48\nkey = fp16 [8,48,256]\nvalue = fp16 [8,48,256]"},
+    {"PAGED-007", PAGED_P, "query = int8 [2,2,16,64]\n"
+     "attention_out = fp16 [2,2,16,64]", PAGED_D, ""},
+    {"PAGED-008", PAGED_P, "antiquant_scale = fp16 [1]", PAGED_D,
+     "antiquant_scale = fp16 [1]"},
+    {"PAGED-009", PAGED_D, "actual_seq_lengths_kv = DROP", PAGED_D, ""},
+    {"PAGED-010", PAGED_P,
+     "key = fp16 [4,2,128,64,1]\nvalue = fp16 [4,2,128,64,1]", PAGED_D, ""},
+    {"PAGED-011", PAGED_P, "input_layout = BSND\nquery = fp16 [2,16,2,64]",
+     PAGED_P, "input_layout = BNSD_BSND\nattention_out = fp16 [2,16,2,64]"},
+    {"PAGED-012", PAGED_P,
+     "key = fp16 [4,2,256,64]\nvalue = fp16 [4,2,256,64]", PAGED_D,
+     "input_layout = BSH\nquery = fp16 [2,1,2048]"},
+    {"PAGED-013", PAGED_D,
+     "num_heads = 256\nnum_key_value_heads = 256\nquery = fp16 [2,256,1,512]\n"
+     "key = fp16 [20,16,131072]\nvalue = fp16 [20,16,131072]",
+     PAGED_D,
+     "num_heads = 256\nnum_key_value_heads = 256\nquery = fp16 [2,256,1,512]\n"
+     "key = fp16 [20,256,16,512]\nvalue = fp16 [20,256,16,512]"},
+    {"PAGED-014", PAGED_P, "block_table = int32 [3,2]", PAGED_P,
+     "block_table = int32 [2,7]"},
+    {"PAGED-015", PAGED_D, "block_table = int32 [2,12]", PAGED_P,
+     "actual_seq_lengths_kv = [256,0]\nblock_table = int32 [2,2]"},
+    {"PAGED-016", PAGED_P, "key = fp16 [2,2,128,64]\nvalue = fp16 [2,2,128,64]",
+     PAGED_P, "key = fp16 [3,2,128,64]\nvalue = fp16 [3,2,128,64]"},
+    {"PAGED-017", PAGED_D,
+     "key = fp16 [1048576,16,256]\nvalue = fp16 [1048576,16,256]", PAGED_D,
+     "key = fp16 [524287,16,256]\nvalue = fp16 [524287,16,256]"},
     {"NM-007", PREFILL, "kv_padding_size = int64 [1]", PREFILL, ""},
     {"NM-008", PREFILL, "actual_shared_prefix_len = [4]", PREFILL, ""},
     {"NM-009", PREFILL,

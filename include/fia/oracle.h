@@ -26,7 +26,11 @@ typedef enum fia_rule_kind {
 typedef enum fia_rule_layer {
     FIA_LAYER_NULLPTR = 1,
     FIA_LAYER_DTYPE = 2,
-    FIA_LAYER_SEMANTIC = 3
+    /* a combination the documents refuse that needs no feature's
+     * arithmetic (page attention with left padding, ...): a semantic
+     * rejection, decided before "not modeled", which must never hide it */
+    FIA_LAYER_EXCLUSION = 3,
+    FIA_LAYER_SEMANTIC = 4
 } fia_rule_layer;
 
 typedef struct fia_oracle_facts fia_oracle_facts; /* oracle/ private */
