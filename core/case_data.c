@@ -151,7 +151,9 @@ static double rng_normal(rng *r)
 static fia_gen resolve_default(const fia_case *c, fia_slot s, fia_dtype dt)
 {
     fia_gen g = {0};
-    if (s == FIA_SLOT_ATTEN_MASK) {
+    if (s == FIA_SLOT_BLOCK_TABLE && dt == FIA_DT_INT32) {
+        g.kind = FIA_GEN_BLOCKS;
+    } else if (s == FIA_SLOT_ATTEN_MASK) {
         int64_t m = c->attrs.sparse_mode;
         if (m >= 2 && m <= 4) {
             g.kind = FIA_GEN_CAUSAL;
@@ -167,6 +169,62 @@ static fia_gen resolve_default(const fia_case *c, fia_slot s, fia_dtype dt)
         g.kind = FIA_GEN_DEFAULT;   /* small integers, see gen_tensor */
     }
     return g;
+}
+
+/* The effective actual_seq_lengths_kv of batch b (broadcast of a length-1
+ * array); 0 without a usable array. */
+static int64_t kv_len_of(const fia_case *c, int64_t b)
+{
+    const fia_int_array_spec *a = &c->arrays[FIA_ARR_ACTUAL_SEQ_LENGTHS_KV];
+    if (a->presence != FIA_PRESENT || a->count < 1 || a->values == NULL)
+        return 0;
+    return a->values[a->count == 1 ? 0 : b < a->count ? b : 0];
+}
+
+/* FIA_GEN_BLOCKS into the int32 table t [rows, cols]: a Fisher-Yates
+ * shuffle of the cache's blocknum ids from r, dealt first to the entries
+ * batch by batch reads (m < ceil(kv_len_b / block_size)), then to the
+ * others, cyclically.  0 when the case has no such table to fill (then the
+ * caller fills small integers). */
+static int gen_blocks(const fia_case *c, fia_tensor *t, rng *r)
+{
+    const fia_tensor_spec *k = &c->tensors[FIA_SLOT_KEY];
+    const int64_t bs = c->attrs.block_size;
+    if (t->dtype != FIA_DT_INT32 || t->ndim != 2 || k->presence != FIA_PRESENT ||
+        k->t == NULL || k->t[0].ndim < 1 || bs <= 0)
+        return 0;
+    const int64_t rows = t->shape[0], cols = t->shape[1];
+    const int64_t blocknum = k->t[0].shape[0];
+    if (blocknum <= 0 || blocknum > INT32_MAX)
+        return 0;
+    int32_t *perm = malloc((size_t)blocknum * sizeof *perm);
+    uint8_t *dealt = calloc((size_t)(rows * cols > 0 ? rows * cols : 1), 1);
+    if (perm == NULL || dealt == NULL) {
+        free(perm), free(dealt);
+        return 0;
+    }
+    for (int64_t i = 0; i < blocknum; i++)
+        perm[i] = (int32_t)i;
+    for (int64_t i = blocknum - 1; i > 0; i--) {
+        int64_t j = rng_int(r, 0, i);
+        int32_t x = perm[i];
+        perm[i] = perm[j], perm[j] = x;
+    }
+    int32_t *ids = t->data;
+    int64_t next = 0;
+    for (int64_t b = 0; b < rows; b++) {
+        int64_t len = kv_len_of(c, b);
+        int64_t nb = len > 0 ? len / bs + (len % bs != 0) : 0;
+        for (int64_t m = 0; m < nb && m < cols; m++) {
+            ids[b * cols + m] = perm[next++ % blocknum];
+            dealt[b * cols + m] = 1;
+        }
+    }
+    for (int64_t i = 0; i < rows * cols; i++)
+        if (!dealt[i])
+            ids[i] = perm[next++ % blocknum];
+    free(perm), free(dealt);
+    return 1;
 }
 
 /* Generate tensor t (slot s, list index idx); values_off is the offset of
@@ -188,6 +246,8 @@ static void gen_tensor(const fia_case *c, fia_slot s, int32_t idx,
         ilo = 0;
         ihi = 1;
     }
+    if (g.kind == FIA_GEN_BLOCKS && gen_blocks(c, t, &r))
+        return;
     /* The compressed 2048x2048 causal mask of sparse modes 2-4 is in most
      * generated cases: write one-byte masks a row at a time (the same
      * values as the element loop below, a hundred times faster). */
@@ -488,9 +548,17 @@ fia_status fia_case_materialize(const fia_case *c, int with_data, fia_case_data 
                          fia_slot_name((fia_slot)s));
             return FIA_ERR_BAD_INPUT;
         }
-        if (with_data && n > 0 && (int)g->kind > (int)FIA_GEN_VALUES) {
+        if (with_data && n > 0 && (int)g->kind > (int)FIA_GEN_BLOCKS) {
             fia__set_err(err, file, 0, "%s: bad generator",
                          fia_slot_name((fia_slot)s));
+            return FIA_ERR_BAD_INPUT;
+        }
+        if (with_data && n > 0 && c->live_rows && s == FIA_SLOT_BLOCK_TABLE) {
+            /* a paged cache's rows are not the layout's: which are live
+             * would depend on the table's data */
+            fia__set_err(err, file, 0, "data = live_rows with a block_table "
+                         "(page attention) is not supported: its cache rows "
+                         "do not follow the layout");
             return FIA_ERR_BAD_INPUT;
         }
     }

@@ -270,6 +270,7 @@ const char *fia__gen_name(fia_gen_kind k)
     case FIA_GEN_CAUSAL: return "causal";
     case FIA_GEN_CONST: return "const";
     case FIA_GEN_VALUES: return NULL;
+    case FIA_GEN_BLOCKS: return "blocks";
     }
     return NULL;
 }

@@ -263,7 +263,8 @@ static fia_status parse_gen(parser *p, fia_slot s, const char *key, char *v)
     size_t nlen = (size_t)(w - v);
     static const fia_gen_kind kinds[] = {FIA_GEN_DEFAULT, FIA_GEN_NORMAL,
                                          FIA_GEN_UNIFORM, FIA_GEN_RANDOM,
-                                         FIA_GEN_CAUSAL, FIA_GEN_CONST};
+                                         FIA_GEN_CAUSAL, FIA_GEN_CONST,
+                                         FIA_GEN_BLOCKS};
     int kind = -1;
     for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++) {
         const char *nm = fia__gen_name(kinds[i]);
@@ -272,7 +273,7 @@ static fia_status parse_gen(parser *p, fia_slot s, const char *key, char *v)
     }
     if (kind < 0)
         return FAIL(p, "%s: bad generator '%.60s' (expected normal(m,s), "
-                       "uniform(lo,hi), random(p), causal, const(x))", key, v);
+                       "uniform(lo,hi), random(p), causal, const(x), blocks)", key, v);
     char *rest = trim(w);
     double args[2] = {0, 0};
     int nargs = 0;

@@ -187,6 +187,35 @@ static int single(const fia_tensor_spec *sp)
     return sp->presence == FIA_PRESENT && sp->count == 1;
 }
 
+int fz_geom_of_call(const fia_case *c, fz_geom *g)
+{
+    if (fz_geom_of(c, g) == 0)
+        return 0;
+    const fia_tensor_spec *q = &c->tensors[FIA_SLOT_QUERY];
+    const fia_tensor_spec *t = &c->tensors[FIA_SLOT_BLOCK_TABLE];
+    memset(g, 0, sizeof *g);
+    g->layout = fz_layout_of(c->attrs.input_layout);
+    int64_t N = c->attrs.num_heads, KV_N = c->attrs.num_key_value_heads;
+    KV_N = KV_N == 0 ? N : KV_N;
+    if (g->layout == FZ_OTHER || !single(q) || !single(t) || N <= 0 ||
+        KV_N <= 0 || t->t->ndim != 2 || c->attrs.block_size <= 0)
+        return -1;
+    const fia_tensor *qt = q->t;
+    g->N = N, g->KV_N = KV_N, g->paged = 1;
+    g->KV_S = t->t->shape[1] * c->attrs.block_size;
+    if (g->layout == FZ_BSH) {
+        if (qt->ndim != 3 || qt->shape[2] % N)
+            return -1;
+        g->B = qt->shape[0], g->Q_S = qt->shape[1], g->D = qt->shape[2] / N;
+        return 0;
+    }
+    int sa = g->layout == FZ_BSND ? 1 : 2, na = g->layout == FZ_BSND ? 2 : 1;
+    if (qt->ndim != 4 || qt->shape[na] != N)
+        return -1;
+    g->B = qt->shape[0], g->Q_S = qt->shape[sa], g->D = qt->shape[3];
+    return 0;
+}
+
 int fz_geom_of(const fia_case *c, fz_geom *g)
 {
     memset(g, 0, sizeof *g);

@@ -36,11 +36,16 @@ const char *fz_layout_name(fz_layout l);
 typedef struct fz_geom {
     fz_layout layout;
     int64_t B, N, KV_N, Q_S, KV_S, D;
+    int paged;          /* fz_geom_of_call: key/value are a paged cache */
 } fz_geom;
 
 /* 0 when the case's query/key/value agree with its layout and attributes
  * (single tensors, key == value shape); -1 otherwise. */
 int fz_geom_of(const fia_case *c, fz_geom *g);
+/* fz_geom_of, or for a paged call (a block_table: key and value are a
+ * cache, not the layout's) the query's geometry with KV_S the table's reach
+ * (columns x block_size) and paged set: enough to read its outputs. */
+int fz_geom_of_call(const fia_case *c, fz_geom *g);
 /* Shape of a tensor of (b, n, s, d) in layout l (BSH folds N*D). */
 int fz_shape(fz_layout l, int64_t B, int64_t N, int64_t S, int64_t D,
              int64_t *shape);

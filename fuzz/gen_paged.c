@@ -93,7 +93,9 @@ void fzn_paged(fz_gen *g)
 {
     fdp *f = g->f;
     int reach = g->reach == FZ_REACH_TAIL || g->reach == FZ_REACH_SPLIT;
-    if (!fdp_rare(f, reach ? 30 : 12) || g->c->live_rows)
+    /* the metamorphic target pages its second form (paged=...) instead:
+     * its base cases stay contiguous, so every relation applies */
+    if (!fdp_rare(f, reach ? 30 : 12) || g->c->live_rows || g->meta)
         return;
     static const int64_t dec[] = {16, 32, 48, 64, 128, 256, 512, 80};
     static const int64_t pre[] = {128, 256, 512};

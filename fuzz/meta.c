@@ -86,7 +86,7 @@ static fia_status run_form(const fia_case *c, fia_profile p, form_out *o,
     fz_geom geom, *g = &geom;
     memset(o, 0, sizeof *o);
     fia_error_clear(err);
-    if (fz_geom_of(c, g) != 0)
+    if (fz_geom_of_call(c, g) != 0)
         return fia_fail(err, FIA_ERR_BAD_INPUT, "the form does not follow "
                         "its layout");
     fia_status st = fia_case_materialize(c, 1, &d, err);

@@ -59,7 +59,7 @@ void fuzz_feature_set(const fia_case *c, char *buf, size_t len)
 {
     fz_geom g;
     buf[0] = '\0';
-    int geom = fz_geom_of(c, &g) == 0;
+    int geom = fz_geom_of_call(c, &g) == 0;
     int decode = geom && g.Q_S == 1;
     sb_add(buf, len, !geom ? "irregular" : decode ? "decode" : "prefill");
     if (geom && !decode) {
@@ -69,6 +69,8 @@ void fuzz_feature_set(const fia_case *c, char *buf, size_t len)
     }
     if (c->tensors[FIA_SLOT_ATTEN_MASK].presence == FIA_PRESENT)
         sb_add(buf, len, "+mask");
+    if (geom && g.paged)
+        sb_add(buf, len, "+paged");
     if (geom && g.KV_N != g.N)
         sb_add(buf, len, "+gqa");
     if (c->attrs.softmax_lse_flag)
@@ -190,7 +192,7 @@ static void case_pattern(const fia_case *c, const uint8_t *out_fail,
                          size_t len)
 {
     fz_geom g;
-    if (fz_geom_of(c, &g) != 0) {
+    if (fz_geom_of_call(c, &g) != 0) {
         snprintf(buf, len, "irregular");
         return;
     }

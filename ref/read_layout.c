@@ -50,10 +50,25 @@ int ref_shape_is(const fia_tensor *t, int nd, const int64_t *dims)
     return 1;
 }
 
-/* Q_S, KV_S, D and the key head dim of the layout; needs N, KV_N (gqa). */
+/* Q_S, KV_S, D and the key head dim of the layout; needs N, KV_N (gqa).
+ * A paged call's key is a cache (read_paged.c): only the query's dims. */
 static fia_status layout_dims(ref_problem *p, int64_t *kd, fia_error *err)
 {
     const fia_tensor *q = p->q, *k = p->k;
+    if (p->paged) {
+        p->Q_S = p->layout == REF_LAYOUT_BSH || p->layout == REF_LAYOUT_BSND
+                     ? q->shape[1] : q->shape[2];
+        if (p->layout == REF_LAYOUT_BSH) {
+            if (q->shape[2] % p->N != 0)
+                return fia_fail(err, FIA_ERR_PARAM_INVALID, "BSH: H %lld not "
+                                "divisible by N %lld", (long long)q->shape[2],
+                                (long long)p->N);
+            p->D = q->shape[2] / p->N;
+        } else {
+            p->D = q->shape[3];
+        }
+        return ref_paged_key_dims(p, kd, err);
+    }
     switch (p->layout) {
     case REF_LAYOUT_BSH:
         p->Q_S = q->shape[1];
@@ -100,7 +115,10 @@ fia_status ref_read_layout_dims(ref_problem *p, const fia_case *c,
     (void)c, (void)d;
     const fia_tensor *q = p->q, *k = p->k;
     int want = p->layout == REF_LAYOUT_BSH ? 3 : 4;
-    if (q->ndim != want || k->ndim != want)
+    /* a paged cache's rank is its own (read_paged.c) */
+    int kwant = p->paged ? (k->ndim == 3 || k->ndim == 4 ? k->ndim : -1)
+                         : want;
+    if (q->ndim != want || k->ndim != kwant)
         return fia_fail(err, FIA_ERR_PARAM_INVALID,
                         "layout needs rank-%d query and key (got %d and %d)",
                         want, (int)q->ndim, (int)k->ndim);
@@ -108,13 +126,16 @@ fia_status ref_read_layout_dims(ref_problem *p, const fia_case *c,
         return fia_fail(err, FIA_ERR_PARAM_INVALID,
                         "negative dim or element count overflow");
     for (int i = 0; i < want; i++)
-        if (q->shape[i] >= REF_DIM_LIMIT || k->shape[i] >= REF_DIM_LIMIT)
+        if (q->shape[i] >= REF_DIM_LIMIT)
+            return fia_fail(err, FIA_ERR_PARAM_INVALID, "dim beyond 2^40");
+    for (int i = 0; i < kwant; i++)
+        if (k->shape[i] >= REF_DIM_LIMIT)
             return fia_fail(err, FIA_ERR_PARAM_INVALID, "dim beyond 2^40");
     if (!ref_shape_is(p->v, k->ndim, k->shape))
         return fia_fail(err, FIA_ERR_PARAM_INVALID,
                         "value shape differs from key shape");
     p->B = q->shape[0];
-    if (k->shape[0] != p->B)
+    if (!p->paged && k->shape[0] != p->B)
         return fia_fail(err, FIA_ERR_PARAM_INVALID,
                         "key batch %lld != query batch %lld",
                         (long long)k->shape[0], (long long)p->B);
@@ -141,6 +162,8 @@ int64_t ref_q_index(const ref_problem *p, int64_t b, int64_t n, int64_t i,
 int64_t ref_kv_index(const ref_problem *p, int64_t b, int64_t kn, int64_t j,
                      int64_t dd)
 {
+    if (p->paged)
+        return ref_paged_kv_index(p, b, kn, j, dd);
     if (p->layout == REF_LAYOUT_BSH || p->layout == REF_LAYOUT_BSND)
         return ((b * p->KV_S + j) * p->KV_N + kn) * p->D + dd;
     return ((b * p->KV_N + kn) * p->KV_S + j) * p->D + dd;

@@ -26,7 +26,6 @@ static const struct {
      "antiquant_scale (antiquant)"},
     {FIA_FEATURE_ANTIQUANT, FIA_SLOT_ANTIQUANT_OFFSET,
      "antiquant_offset (antiquant)"},
-    {FIA_FEATURE_PAGED, FIA_SLOT_BLOCK_TABLE, "block_table (paged attention)"},
     {FIA_FEATURE_PADDING, FIA_SLOT_QUERY_PADDING_SIZE, "query_padding_size"},
     {FIA_FEATURE_PADDING, FIA_SLOT_KV_PADDING_SIZE, "kv_padding_size"},
     {FIA_FEATURE_ANTIQUANT, FIA_SLOT_KEY_ANTIQUANT_SCALE,

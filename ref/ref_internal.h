@@ -68,6 +68,13 @@ typedef struct ref_problem {
     int has_lse;
     int32_t lse_ndim;
     int64_t lse_shape[FIA_MAX_RANK];
+    /* paged (read_paged.c): key and value are caches of blocks of
+     * block_size rows, (blocknum, block_size, KV_N*D) or, cache4d,
+     * (blocknum, KV_N, block_size, D); key j of batch b is row j %
+     * block_size of block bt[b * bt_cols + j / block_size] */
+    int paged, cache4d;
+    const int32_t *bt;
+    int64_t bt_cols, block_size, blocknum;
     /* seqlen (read_seqlen.c) */
     int64_t *q_len, *kv_len;      /* per batch, owned */
     /* mask (keys_mask.c; NULL when absent, empty or not read): element
@@ -191,6 +198,25 @@ int ref_precise_corrects(const ref_problem *p, int64_t b);
 fia_status ref_read_lse(ref_problem *p, const fia_case *c,
                         const fia_case_data *d, fia_error *err);
 int64_t ref_lse_index(const ref_problem *p, int64_t b, int64_t n, int64_t i);
+
+/* ---- read_paged.c -------------------------------------------------------- */
+
+/* Before the layout's dims: a block_table makes the call paged (the cache's
+ * rank, block_size, the table). */
+fia_status ref_read_paged(ref_problem *p, const fia_case *c,
+                          const fia_case_data *d, fia_error *err);
+/* For ref_read_layout_dims: the cache's head dim into *kd (checked against
+ * KV_N), blocknum, and KV_S as the table's reach (cols x block_size) until
+ * the lengths are read. */
+fia_status ref_paged_key_dims(ref_problem *p, int64_t *kd, fia_error *err);
+/* After the lengths: KV_S = the longest batch's blocks x block_size, the
+ * table's rows and every id a batch reads checked (an id outside the cache
+ * makes the result unspecified: FIA_ERR_PARAM_INVALID, nothing computed). */
+fia_status ref_read_paged_blocks(ref_problem *p, const fia_case *c,
+                                 const fia_case_data *d, fia_error *err);
+/* Flat index of element (b, kn, j, dd) in the cache (ids checked). */
+int64_t ref_paged_kv_index(const ref_problem *p, int64_t b, int64_t kn,
+                           int64_t j, int64_t dd);
 
 /* ---- read_seqlen.c ----------------------------------------------------- */
 

@@ -23,6 +23,7 @@ static const ref_read_step read_steps[] = {
     ref_read_tensors_dtypes,   /* fp16 / bf16 query, key, value */
     ref_read_output_dtype,     /* fp16 / bf16 attention_out */
     ref_read_gqa,              /* N, KV_N, the head groups */
+    ref_read_paged,            /* a block_table: key/value are caches */
     ref_read_layout_dims,      /* B, Q_S, KV_S, D */
     ref_read_output_shape,     /* attention_out's shape for the layout */
     ref_read_scale,
@@ -31,6 +32,7 @@ static const ref_read_step read_steps[] = {
     ref_read_lse,              /* softmax_lse_flag and its shape */
     ref_read_tensors_data,     /* the values are materialized */
     ref_read_seqlen,           /* q_len, kv_len per batch */
+    ref_read_paged_blocks,     /* paged: KV_S, the block ids read */
     ref_read_mask,             /* atten_mask geometry (after lengths) */
 };
 

@@ -477,8 +477,71 @@ static void test_live_rows(void)
     fia_case_free(&c);
 }
 
+/* block_table's default generator `blocks`: the entries each batch reads
+ * (ceil(kv_len / block_size)) distinct ids of the cache while they last,
+ * the others the next ids cyclically; the same for the same seed; explicit
+ * values kept; live_rows refused with a table. */
+static void test_blocks(void)
+{
+    const char *fmt =
+        "input_layout = BNSD\nnum_heads = 1\nseed = %d\nblock_size = 128\n"
+        "query = fp16 [3,1,1,16]\nkey = fp16 [5,128,16]\n"
+        "value = fp16 [5,128,16]\nblock_table = int32 [3,3]\n"
+        "actual_seq_lengths_kv = [200,0,129]\n%s";
+    char text[512];
+    fia_case c;
+    fia_case_data d;
+    int32_t first[9];
+    for (int seed = 1; seed <= 3; seed++) {
+        snprintf(text, sizeof text, fmt, seed % 2, "");
+        CHECK_EQ_INT(parse(text, &c), 0);
+        CHECK_EQ_INT(materialize(&c, 1, &d), 0);
+        const int32_t *t = fia_case_data_tensor(&d, FIA_SLOT_BLOCK_TABLE)->data;
+        /* read: (0,0) (0,1) (2,0) (2,1): four distinct ids of 0..4 */
+        const int read[4] = {0, 1, 6, 7};
+        int seen[5] = {0};
+        for (int i = 0; i < 4; i++) {
+            CHECK(t[read[i]] >= 0 && t[read[i]] < 5);
+            if (t[read[i]] >= 0 && t[read[i]] < 5)
+                seen[t[read[i]]]++;
+        }
+        for (int i = 0; i < 5; i++)
+            CHECK(seen[i] <= 1);
+        for (int i = 0; i < 9; i++)
+            CHECK(t[i] >= 0 && t[i] < 5); /* the rest cyclically */
+        if (seed == 1)
+            memcpy(first, t, sizeof first);
+        if (seed == 3) /* seed 1 again */
+            CHECK(memcmp(first, t, sizeof first) == 0);
+        fia_case_data_free(&d);
+        fia_case_free(&c);
+    }
+    snprintf(text, sizeof text, fmt, 1,
+             "block_table.values = 4,3,-1,9,9,9,0,1,2\n");
+    CHECK_EQ_INT(parse(text, &c), 0);
+    CHECK_EQ_INT(materialize(&c, 1, &d), 0);
+    const int32_t *t = fia_case_data_tensor(&d, FIA_SLOT_BLOCK_TABLE)->data;
+    CHECK(t[0] == 4 && t[2] == -1 && t[3] == 9);
+    fia_case_data_free(&d);
+    fia_case_free(&c);
+    snprintf(text, sizeof text, fmt, 1, "data = live_rows\n");
+    CHECK_EQ_INT(parse(text, &c), 0);
+    fia_error err;
+    CHECK_EQ_INT(fia_case_materialize(&c, 1, &d, &err), FIA_ERR_BAD_INPUT);
+    CHECK(strstr(err.msg, "block_table") != NULL);
+    fia_case_free(&c);
+    /* the generator round-trips through the text */
+    snprintf(text, sizeof text, fmt, 1, "block_table.gen = blocks\n");
+    CHECK_EQ_INT(parse(text, &c), 0);
+    char *again = fia_case_to_string(&c);
+    CHECK(again != NULL && strstr(again, "block_table.gen = blocks") != NULL);
+    free(again);
+    fia_case_free(&c);
+}
+
 int main(void)
 {
+    test_blocks();
     test_generation();
     test_patterns();
     test_outputs();

@@ -69,8 +69,14 @@ typedef enum fia_gen_kind {
     FIA_GEN_RANDOM,      /* random(a): 0/1 with P(1) = a */
     FIA_GEN_CAUSAL,      /* 1 strictly above the diagonal (triu(1)) */
     FIA_GEN_CONST,       /* const(a) */
-    FIA_GEN_VALUES       /* explicit values, row-major; for lists, the
+    FIA_GEN_VALUES,      /* explicit values, row-major; for lists, the
                             tensors' values one after another */
+    FIA_GEN_BLOCKS       /* a block_table: the block ids each batch reads
+                            (ceil(actual_seq_lengths_kv / block_size)
+                            entries of its row) a seeded shuffle of the
+                            cache's blocks, distinct while they last, the
+                            other entries the next ids, cyclically; the
+                            default for block_table */
 } fia_gen_kind;
 
 typedef struct fia_gen {
