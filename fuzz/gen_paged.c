@@ -89,6 +89,23 @@ void fzp_paged_cache(fz_gen *g)
                          tsh));
 }
 
+/* One entry batch 0 reads gets an id outside the cache (blocknum + v, or
+ * -1 - v): the result is unspecified (the harness compares nothing), but
+ * an implementation must not read outside the cache for it, which the
+ * sanitizers of the fuzz build see. */
+static void spoil_block_id(fia_case *c, const fz_geom *geom, int64_t bs,
+                           int64_t at, int64_t v)
+{
+    fia_tensor_spec *t = &c->tensors[FIA_SLOT_BLOCK_TABLE];
+    const int64_t len = fz_kv_len(c, geom, 0);
+    const int64_t nb = len / bs + (len % bs != 0);
+    if (nb == 0 || t->gen.kind != FIA_GEN_VALUES || t->gen.values == NULL)
+        return;
+    const int64_t blocknum = c->tensors[FIA_SLOT_KEY].t[0].shape[0];
+    t->gen.values[at % nb] = (v & 1) ? (double)(blocknum + v / 2)
+                                     : (double)(-1 - v / 2);
+}
+
 void fzn_paged(fz_gen *g)
 {
     fdp *f = g->f;
@@ -103,6 +120,8 @@ void fzn_paged(fz_gen *g)
                         : pre[fdp_pick(f, FZ_ARRLEN(pre))];
     int cache4d = fdp_bool(f), share = fdp_chance(f, 30);
     uint64_t seed = fdp_u32(f);
+    int bad_id = fdp_rare(f, 6); /* an id read outside the cache */
+    int64_t bad_at = fdp_u8(f), bad_val = fdp_range(f, 0, 3);
     fz_geom geom;
     fia_case plain;
     if (fz_geom_of(g->c, &geom) != 0)
@@ -118,4 +137,6 @@ void fzn_paged(fz_gen *g)
     if (st == FIA_ERR_NOMEM)
         fz_note(g, st);
     fia_case_free(&plain);
+    if (st == FIA_OK && bad_id)
+        spoil_block_id(g->c, &geom, bs, bad_at, bad_val);
 }

@@ -22,12 +22,53 @@ static uint64_t next(uint64_t *x)
 
 static int64_t dim(const fia_tensor *t, int i) { return t->shape[i]; }
 
+/* Page attention's paths: per path, blocks smaller than fast/'s key block,
+ * blocks not a multiple of it (a key block across two cache blocks), the
+ * 4-D cache, a block shared by two batches, an id read outside the cache,
+ * keys past one cache block. */
+typedef struct paged_counts {
+    int decode, prefill, small, off_grid, cache4d, shared, bad_id, multi;
+} paged_counts;
+
+static void count_paged(const fia_case *c, int64_t qs, int64_t kvs,
+                        paged_counts *pg)
+{
+    const int64_t bs = c->attrs.block_size;
+    const fia_tensor_spec *bt = &c->tensors[FIA_SLOT_BLOCK_TABLE];
+    const int64_t blocknum = c->tensors[FIA_SLOT_KEY].t[0].shape[0];
+    *(qs == 1 ? &pg->decode : &pg->prefill) += 1;
+    pg->small += bs < 64;
+    pg->off_grid += bs % 64 != 0;
+    pg->cache4d += c->tensors[FIA_SLOT_KEY].t[0].ndim == 4;
+    pg->multi += kvs > bs;
+    if (bt->gen.kind != FIA_GEN_VALUES || bt->t[0].ndim != 2)
+        return;
+    const int64_t rows = bt->t[0].shape[0], cols = bt->t[0].shape[1];
+    const fia_int_array_spec *a = &c->arrays[FIA_ARR_ACTUAL_SEQ_LENGTHS_KV];
+    int shared = 0, bad = 0;
+    for (int64_t b = 0; b < rows; b++) {
+        int64_t len = a->values[a->count == 1 ? 0 : b];
+        int64_t nb = (len + bs - 1) / bs;
+        for (int64_t m = 0; m < nb && m < cols; m++) {
+            double id = bt->gen.values[b * cols + m];
+            bad |= id < 0 || id >= (double)blocknum;
+            for (int64_t b2 = 0; b2 < b; b2++)
+                for (int64_t m2 = 0; m2 < cols; m2++)
+                    shared |= bt->gen.values[b2 * cols + m2] == id &&
+                              m2 < (a->values[a->count == 1 ? 0 : b2] + bs - 1) / bs;
+        }
+    }
+    pg->shared += shared;
+    pg->bad_id += bad;
+}
+
 int main(void)
 {
     fast_path_thresholds th;
     fastPathThresholds(&th);
     int tail = 0, split = 0, rows_tiled = 0, rows_blocks = 0, dtail_pre = 0,
         dtail_dec = 0, decoded = 0, huge = 0, threads[5] = {0}, levels[FIA_KL_COUNT] = {0};
+    paged_counts pg = {0};
     double *works = calloc(INPUTS, sizeof *works);
     uint64_t x = 12345;
     uint8_t buf[512];
@@ -48,6 +89,15 @@ int main(void)
         int bnsd = lay[0] == 'B' && lay[1] == 'N';
         int64_t qs = q->ndim == 3 ? dim(q, 1) : bnsd ? dim(q, 2) : dim(q, 1);
         int64_t kvs = k->ndim == 3 ? dim(k, 1) : bnsd ? dim(k, 2) : dim(k, 1);
+        const fia_tensor_spec *bt = &c.tensors[FIA_SLOT_BLOCK_TABLE];
+        if (bt->presence == FIA_PRESENT) {
+            /* a paged cache: the keys a row reads are the lengths' */
+            const fia_int_array_spec *a = &c.arrays[FIA_ARR_ACTUAL_SEQ_LENGTHS_KV];
+            kvs = 0;
+            for (int64_t b = 0; b < a->count; b++)
+                kvs = a->values[b] > kvs ? a->values[b] : kvs;
+            count_paged(&c, qs, kvs, &pg);
+        }
         int64_t nq = c.attrs.num_heads, nkv = c.attr_given[FIA_ATTR_NUM_KEY_VALUE_HEADS]
                                                  ? c.attrs.num_key_value_heads : nq;
         int64_t d = q->ndim == 3 ? dim(q, 2) / nq : dim(q, 3);
@@ -91,6 +141,16 @@ int main(void)
         if (fastKernelLevelAvailable(fia_kernel_level_name((fia_kernel_level)l)))
             CHECK_MSG(levels[l] > min / 2, "kernel_level = %s in %d cases",
                       fia_kernel_level_name((fia_kernel_level)l), levels[l]);
+    /* page attention on both paths, and its edges */
+    CHECK_MSG(pg.decode > min && pg.prefill > min, "paged: %d decode, %d "
+              "prefill", pg.decode, pg.prefill);
+    CHECK_MSG(pg.small > min / 2 && pg.off_grid > min / 2 &&
+                  pg.cache4d > min / 2 && pg.multi > min,
+              "paged: blocks < 64 keys %d, not a multiple of 64 %d, 4-D "
+              "cache %d, keys past one block %d", pg.small, pg.off_grid,
+              pg.cache4d, pg.multi);
+    CHECK_MSG(pg.shared > min / 4 && pg.bad_id > 10, "paged: shared blocks "
+              "%d, ids outside the cache %d", pg.shared, pg.bad_id);
     /* and the reference stays affordable */
     double worst = 0;
     for (int i = 0; works && i < INPUTS; i++)
@@ -101,6 +161,10 @@ int main(void)
            "%.3g\n", decoded, tail, split, rows_tiled, rows_blocks, dtail_pre,
            dtail_dec, huge, threads[1], threads[2], threads[3], threads[4],
            worst);
+    printf("paged: %d decode, %d prefill; blocks < 64 keys %d, off the 64 "
+           "grid %d, 4-D %d, keys past a block %d, shared %d, bad id %d\n",
+           pg.decode, pg.prefill, pg.small, pg.off_grid, pg.cache4d, pg.multi,
+           pg.shared, pg.bad_id);
     free(works);
     return check_summary();
 }
