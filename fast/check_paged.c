@@ -43,12 +43,13 @@ static int64_t early_q_s(const fast_args *a)
 
 /* The block_size rule of each path (002 约束说明): Q_S > 1 a multiple of
  * 128 in [128, 512]; Q_S = 1 non-zero, at most 512, 16-aligned for
- * fp16/bf16 key/value and 32-aligned for int8. */
+ * fp16/bf16 key/value and 32-aligned for int8.  Q_S = 0 (an empty query)
+ * is not the decode path: its rules are Q_S > 1's. */
 static fia_status check_block_size(const fast_args *a, int64_t qs,
                                    fia_error *err)
 {
     const int64_t bs = a->block_size;
-    if (qs > 1) {
+    if (qs != 1) {
         if (bs < 128 || bs > 512 || bs % 128 != 0)
             FAST_REJECT("S_PAGED_BLOCK_SIZE", "block_size %lld must be a "
                         "multiple of 128 in [128, 512] (Q_S > 1)",
@@ -100,7 +101,7 @@ fia_status fast_check_paged_exclusions(const fast_args *a, fast_plan *p,
     fia_status st = check_block_size(a, qs, err);
     if (st != FIA_OK)
         return st;
-    if (qs > 1) {
+    if (qs != 1) {
         /* 002 Q_S > 1: "不支持query为int8". */
         if (qd == FIA_DT_INT8)
             FAST_REJECT("S_PAGED_INT8_QUERY", "page attention with an int8 "

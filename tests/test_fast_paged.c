@@ -135,6 +135,10 @@ static void validation(void)
     BAD("S_PAGED_BLOCK_SIZE", base(1, 528));
     BAD("S_PAGED_BLOCK_SIZE", base(1, 0));
     OK(with_bs(1, 512, FIA_DT_BF16));
+    /* an empty query (Q_S = 0) is not the decode path: Q_S > 1's rules
+     * (the oracle's path is Q_S == 1 ? decode : prefill; found by
+     * fuzz_params) */
+    BAD("S_PAGED_BLOCK_SIZE", base(0, 32));
     /* int8 KV needs 32-alignment at Q_S = 1: the check reads the dtype
      * before int8 KV (antiquant, not modeled) is refused */
     BAD("S_PAGED_BLOCK_SIZE", with_bs(1, 48, FIA_DT_INT8));
@@ -261,6 +265,25 @@ static void exclusions(void)
     q8.q.dtype = FIA_DT_INT8;
     expect(&q8, FIA_ERR_PARAM_INVALID, "S_PAGED_INT8_QUERY", __LINE__);
     /* int4 KV with an fp16 query */
+    /* antiquant with an empty query (Q_S = 0): refused as at Q_S > 1 */
+    call aq0 = base(0, 128);
+    {
+        fia_tensor aqs = tensor(1, (int64_t[]){1}, FIA_DT_FP16);
+        const fia_tensor *kp1[1] = {&aq0.k}, *vp1[1] = {&aq0.v};
+        fia_tensor_list kl1 = {1, kp1}, vl1 = {1, vp1};
+        uint64_t ws;
+        fast_executor *ex = NULL;
+        fia_status st = fastFusedInferAttentionScoreV2GetWorkspaceSize(
+            &aq0.q, &kl1, &vl1, NULL, NULL, NULL, &aq0.aslkv, NULL, NULL,
+            NULL, NULL, NULL, &aqs, NULL, &aq0.bt, NULL, NULL, NULL, NULL,
+            NULL, NULL, NULL, NULL, NULL, aq0.N, 0.125, 2147483647,
+            2147483647, aq0.layout, aq0.KV_N, 0, 1, aq0.block_size, 0, false,
+            0, 0, &aq0.out, NULL, &ws, &ex);
+        CHECK_MSG(st == FIA_ERR_PARAM_INVALID &&
+                      strncmp(fastLastError(), "S_PAGED_ANTIQUANT", 17) == 0,
+                  "antiquant at Q_S = 0: %d %s", st, fastLastError());
+        fastExecutorDestroy(ex);
+    }
     call k4 = base(1, 16);
     k4.k.dtype = k4.v.dtype = FIA_DT_INT4;
     expect(&k4, FIA_ERR_PARAM_INVALID, "S_PAGED_INT4", __LINE__);
