@@ -115,7 +115,7 @@ void fast_kvpre_chunk(const fast_plan *p, char *ws, int64_t c)
     float *kf = (float *)(void *)(ws + p->kv_offset) + row0 * Dp;
     float *vf = (float *)(void *)(ws + p->kv_offset + p->kv_bytes) + row0 * Dp;
     uint8_t *vbad = (uint8_t *)ws + p->vbad_offset + row0;
-    const uint16_t *k = (const uint16_t *)p->k, *v = (const uint16_t *)p->v;
+    const uint16_t *k = fast_k_base(p, b), *v = fast_v_base(p, b);
     for (int64_t j = s0; j < s1; j++) {
         const int64_t o = fast_kv_row(p, b, kvh, j);
         kern->widen(p->dt, k + o, kf + j * Dp, D);
@@ -134,7 +134,7 @@ static bool widen_block(const fast_plan *p, const fast_kernels *kern,
                         scratch *w, int64_t b, int64_t kvh, int64_t j0,
                         int nk, int64_t jmax)
 {
-    const uint16_t *k = (const uint16_t *)p->k, *v = (const uint16_t *)p->v;
+    const uint16_t *k = fast_k_base(p, b), *v = fast_v_base(p, b);
     const int64_t Dp = p->Dp, D = p->D;
     bool vfinite = true;
     for (int c = 0; c < nk;) {
@@ -320,7 +320,7 @@ static bool decode_range(const fast_plan *p, const fast_kernels *kern,
                          const task *k, scratch *w, int64_t jmin,
                          int64_t jmax, int round)
 {
-    const uint16_t *kc = (const uint16_t *)p->k, *vc = (const uint16_t *)p->v;
+    const uint16_t *kc = fast_k_base(p, k->b), *vc = fast_v_base(p, k->b);
     const uint16_t *kp[64], *vp[64];
     for (int64_t j = jmin; j <= jmax;) {
         const int64_t start = j;

@@ -84,6 +84,8 @@ fia_status fast_check_layout_kv(const fast_args *a, fast_plan *p,
     const fia_tensor *k = a->key->tensors[0];
     if (a->opt[FAST_OPT_BLOCK_TABLE])
         return FIA_OK; /* a cache of blocks: check_paged.c */
+    if (a->key->count > 1)
+        return FIA_OK; /* a tensor per batch: check_tensor_list.c */
     if (k->shape[0] != p->B)
         FAST_REJECT("S_KV_SHAPE", "key batch %lld != query batch %lld",
                     (long long)k->shape[0], (long long)p->B);

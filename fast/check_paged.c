@@ -24,23 +24,6 @@ fia_status fast_check_paged_dtypes(const fast_args *a, fast_plan *p,
     return fast_check_opt_dtypes(a, inputs, NINPUTS, err);
 }
 
-/* Q_S as the query's layout gives it, before the layout is validated: -1
- * when the layout or the query's rank is not one the layout check accepts
- * (that check rejects the call later anyway). */
-static int64_t early_q_s(const fast_args *a)
-{
-    const fia_tensor *q = a->query;
-    if (a->layout == NULL)
-        return -1;
-    if (strcmp(a->layout, "BSH") == 0)
-        return q->ndim == 3 ? q->shape[1] : -1;
-    if (strcmp(a->layout, "BSND") == 0)
-        return q->ndim == 4 ? q->shape[1] : -1;
-    if (strcmp(a->layout, "BNSD") == 0 || strcmp(a->layout, "BNSD_BSND") == 0)
-        return q->ndim == 4 ? q->shape[2] : -1;
-    return -1;
-}
-
 /* The block_size rule of each path (002 约束说明): Q_S > 1 a multiple of
  * 128 in [128, 512]; Q_S = 1 non-zero, at most 512, 16-aligned for
  * fp16/bf16 key/value and 32-aligned for int8.  Q_S = 0 (an empty query)
@@ -95,7 +78,7 @@ fia_status fast_check_paged_exclusions(const fast_args *a, fast_plan *p,
     if ((qd == FIA_DT_FP16 || qd == FIA_DT_BF16) && kd == FIA_DT_INT4)
         FAST_REJECT("S_PAGED_INT4", "page attention with a %s query and int4 "
                     "key/value", fast_dtype_name(qd));
-    const int64_t qs = early_q_s(a);
+    const int64_t qs = fast_early_q_s(a);
     if (qs < 0)
         return FIA_OK; /* the layout check rejects the call */
     fia_status st = check_block_size(a, qs, err);

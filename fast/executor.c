@@ -54,8 +54,9 @@ fia_status fast_executor_create(const fast_plan *plan,
          * array gives its first B values. */
         ex->plan.q_len[b] = asl ? asl->values[asl->count == 1 ? 0 : b]
                                 : plan->Q_S;
+        /* a list's batch reads its own tensor's S by default */
         ex->plan.kv_len[b] = aslkv ? aslkv->values[aslkv->count == 1 ? 0 : b]
-                                   : plan->KV_S;
+                             : plan->kv_list ? plan->list_s[b] : plan->KV_S;
     }
     *out = ex;
     return FIA_OK;
@@ -127,6 +128,10 @@ fia_status fast_executor_check_run(const fast_executor *ex,
         /* Status-only runs carry no data; running one is a runtime error. */
         return fast_fail(err, FIA_ERR_RUNTIME_ERROR, "R_NO_DATA",
                          "a tensor needed by phase two has no data");
+    for (int64_t b = 0; !p->empty && p->kv_list && b < p->B; b++)
+        if ((p->list_k[b] == NULL || p->list_v[b] == NULL) && p->list_s[b] > 0)
+            return fast_fail(err, FIA_ERR_RUNTIME_ERROR, "R_NO_DATA",
+                             "key/value[%lld] has no data", (long long)b);
     if (!p->empty && p->paged)
         return check_block_ids(p, err);
     return FIA_OK;

@@ -38,6 +38,10 @@ typedef enum fast_layout {
 #define FAST_KVPRE_MAX_BYTES ((uint64_t)256 << 20)
 #define FAST_KVPRE_ROWS 256 /* rows of one conversion chunk */
 
+/* Key/value tensor lists hold one tensor per batch, at most this many (002
+ * 约束说明: "非连续场景下B不能大于256"). */
+#define FAST_LIST_MAX 256
+
 /* ---- the plan --------------------------------------------------------- */
 /* Everything phase two needs, fixed by phase one.  Strides are in elements
  * and describe element (b, n, s, d) of query / key+value / attention_out. */
@@ -61,6 +65,14 @@ typedef struct fast_plan {
     bool paged, cache4d;
     const int32_t *bt;
     int64_t bt_cols, block_size, blocknum, k_sblk;
+
+    /* Key/value tensor lists (check_tensor_list.c): batch b's keys are
+     * tensor b of the lists, [1, S_b, ...] in the query's layout, at
+     * list_k[b] / list_v[b]; its head stride list_sn[b] (BNSD: S_b * D);
+     * KV_S is the largest S_b.  B <= FAST_LIST_MAX (002). */
+    bool kv_list;
+    const void *list_k[FAST_LIST_MAX], *list_v[FAST_LIST_MAX];
+    int64_t list_s[FAST_LIST_MAX], list_sn[FAST_LIST_MAX];
     int64_t o_sb, o_sn, o_ss;
 
     float scale;             /* applied in float32 after Q.K^T */
@@ -113,10 +125,24 @@ struct fast_executor {
 };
 #define FAST_EXECUTOR_MAGIC 0xFA57E8ECu
 
-/* Element offset of key/value row j of batch b, KV head h (paged or not). */
+/* The tensors batch b's key and value rows lie in: tensor b of a list, or
+ * the one key / value tensor (a paged cache too). */
+static inline const uint16_t *fast_k_base(const fast_plan *p, int64_t b)
+{
+    return (const uint16_t *)(p->kv_list ? p->list_k[b] : p->k);
+}
+static inline const uint16_t *fast_v_base(const fast_plan *p, int64_t b)
+{
+    return (const uint16_t *)(p->kv_list ? p->list_v[b] : p->v);
+}
+
+/* Element offset of key/value row j of batch b, KV head h, from
+ * fast_k_base / fast_v_base (contiguous, a list's tensor, or paged). */
 static inline int64_t fast_kv_row(const fast_plan *p, int64_t b, int64_t h,
                                   int64_t j)
 {
+    if (p->kv_list)
+        return h * p->list_sn[b] + j * p->k_ss;
     if (!p->paged)
         return b * p->k_sb + h * p->k_sn + j * p->k_ss;
     const int64_t id = p->bt[b * p->bt_cols + j / p->block_size];

@@ -20,7 +20,7 @@ void fast_degenerate_mean(const fast_plan *p, int64_t b, int64_t n,
                           int64_t i, int64_t kv_len, float *tmp)
 {
     const int64_t kvh = n / p->group;
-    const uint16_t *v = (const uint16_t *)p->v;
+    const uint16_t *v = fast_v_base(p, b);
     for (int64_t d = 0; d < p->D; d++) {
         double sum = 0.0;
         for (int64_t j = 0; j < kv_len; j++) {

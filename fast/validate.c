@@ -43,6 +43,7 @@ const fast_check fast_checks[] = {
      * before either feature computes (a rejection, never hidden behind
      * "not modeled"). */
     {"paged", FAST_LAYER_EXCLUSION, fast_check_paged_exclusions},
+    {"tensor_list", FAST_LAYER_EXCLUSION, fast_check_tensor_list_exclusions},
     /* Layer 4: documented features fast/ does not model yet. */
     {"pse", FAST_LAYER_NOT_MODELED, fast_check_pse},
     {"int8_quant", FAST_LAYER_NOT_MODELED, fast_check_int8_quant},
@@ -50,7 +51,6 @@ const fast_check fast_checks[] = {
     {"padding", FAST_LAYER_NOT_MODELED, fast_check_padding},
     {"antiquant", FAST_LAYER_NOT_MODELED, fast_check_antiquant_kv},
     {"prefix", FAST_LAYER_NOT_MODELED, fast_check_prefix},
-    {"tensor_list", FAST_LAYER_NOT_MODELED, fast_check_tensor_list},
     {"int_inputs", FAST_LAYER_NOT_MODELED, fast_check_int_inputs},
     {"int8_out", FAST_LAYER_NOT_MODELED, fast_check_int8_out},
     {"tnd", FAST_LAYER_NOT_MODELED, fast_check_tnd},
@@ -66,6 +66,7 @@ const fast_check fast_checks[] = {
     {"gqa", FAST_LAYER_SEMANTIC, fast_check_gqa},
     {"layout", FAST_LAYER_SEMANTIC, fast_check_layout_kv},
     {"paged", FAST_LAYER_SEMANTIC, fast_check_paged_cache},
+    {"tensor_list", FAST_LAYER_SEMANTIC, fast_check_tensor_list},
     {"layout", FAST_LAYER_SEMANTIC, fast_check_layout_limits},
     {"output", FAST_LAYER_SEMANTIC, fast_check_output},
     {"lse", FAST_LAYER_SEMANTIC, fast_check_lse},
@@ -197,4 +198,18 @@ fia_status fast_refuse_opt(const fast_args *a, const fast_opt_input *in,
             FAST_NOTMOD("M_OPTIONAL", "%s is not modeled yet",
                         fast_optional_name(in[i].input));
     return FIA_OK;
+}
+
+int64_t fast_early_q_s(const fast_args *a)
+{
+    const fia_tensor *q = a->query;
+    if (a->layout == NULL)
+        return -1;
+    if (strcmp(a->layout, "BSH") == 0)
+        return q->ndim == 3 ? q->shape[1] : -1;
+    if (strcmp(a->layout, "BSND") == 0)
+        return q->ndim == 4 ? q->shape[1] : -1;
+    if (strcmp(a->layout, "BNSD") == 0 || strcmp(a->layout, "BNSD_BSND") == 0)
+        return q->ndim == 4 ? q->shape[2] : -1;
+    return -1;
 }

@@ -119,6 +119,11 @@ bool fast_dtype_in(fia_dtype dt, const fia_dtype *list, size_t n);
 /* "fp16", ...; "?" out of range. */
 const char *fast_dtype_name(fia_dtype dt);
 
+/* Q_S as the query's layout gives it, for the exclusion layer (before the
+ * layout is validated): -1 when the layout or the query's rank is not one
+ * the layout check accepts (that check rejects the call later anyway). */
+int64_t fast_early_q_s(const fast_args *a);
+
 /* fast_dtype_in(dt, FAST_DTYPES(FIA_DT_FP16, FIA_DT_BF16)) */
 #define FAST_DTYPES(...) ((const fia_dtype[]){__VA_ARGS__}), \
     (sizeof((const fia_dtype[]){__VA_ARGS__}) / sizeof(fia_dtype))
@@ -184,6 +189,7 @@ fia_status fast_check_padding_dtypes(const fast_args *, fast_plan *, fia_error *
 fia_status fast_check_padding(const fast_args *, fast_plan *, fia_error *);
 fia_status fast_check_prefix_dtypes(const fast_args *, fast_plan *, fia_error *);
 fia_status fast_check_prefix(const fast_args *, fast_plan *, fia_error *);
+fia_status fast_check_tensor_list_exclusions(const fast_args *, fast_plan *, fia_error *);
 fia_status fast_check_tensor_list(const fast_args *, fast_plan *, fia_error *);
 fia_status fast_check_int_inputs(const fast_args *, fast_plan *, fia_error *);
 fia_status fast_check_int8_out(const fast_args *, fast_plan *, fia_error *);

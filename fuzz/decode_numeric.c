@@ -89,7 +89,7 @@ static int applicable_transforms(const fia_case *c, const fz_geom *g, int to,
      * block (decode takes any multiple of 16, prefill multiples of 128) */
     if (c->tensors[FIA_SLOT_BLOCK_TABLE].presence != FIA_PRESENT) {
         int bs = g->Q_S == 1 ? (int[]){16, 32, 48, 64, 128, 80}[to % 6]
-                             : (int[]){128, 256}[to & 1];
+                             : (int[]){128, 128, 128, 256}[to & 3];
         int rank = (g->layout == FZ_BNSD || g->layout == FZ_BNSD_BSND) &&
                    (to & 8) ? 4 : 3;
         snprintf(opts[n++], 32, "paged=%d,%d,%d", bs, rank, to);

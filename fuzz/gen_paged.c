@@ -109,13 +109,15 @@ static void spoil_block_id(fia_case *c, const fz_geom *geom, int64_t bs,
 void fzn_paged(fz_gen *g)
 {
     fdp *f = g->f;
-    int reach = g->reach == FZ_REACH_TAIL || g->reach == FZ_REACH_SPLIT;
+    int reach = g->reach == FZ_REACH_TAIL || g->reach == FZ_REACH_SPLIT ||
+                g->reach == FZ_REACH_ROWS;
     /* the metamorphic target pages its second form (paged=...) instead:
      * its base cases stay contiguous, so every relation applies */
-    if (!fdp_rare(f, reach ? 30 : 12) || g->c->live_rows || g->meta)
+    if (!fdp_rare(f, reach ? 50 : 12) || g->c->live_rows || g->meta)
         return;
     static const int64_t dec[] = {16, 32, 48, 64, 128, 256, 512, 80};
-    static const int64_t pre[] = {128, 256, 512};
+    /* prefill: 128 mostly, so that its keys (640 at most) span blocks */
+    static const int64_t pre[] = {128, 128, 128, 256, 512};
     int64_t bs = g->qs1 ? dec[fdp_pick(f, FZ_ARRLEN(dec))]
                         : pre[fdp_pick(f, FZ_ARRLEN(pre))];
     int cache4d = fdp_bool(f), share = fdp_chance(f, 30);

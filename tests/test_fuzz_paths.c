@@ -69,6 +69,7 @@ int main(void)
     int tail = 0, split = 0, rows_tiled = 0, rows_blocks = 0, dtail_pre = 0,
         dtail_dec = 0, decoded = 0, huge = 0, threads[5] = {0}, levels[FIA_KL_COUNT] = {0};
     paged_counts pg = {0};
+    int pre_multi = 0;
     double *works = calloc(INPUTS, sizeof *works);
     uint64_t x = 12345;
     uint8_t buf[512];
@@ -105,6 +106,10 @@ int main(void)
         int64_t nthreads = c.threads > 0 ? c.threads : 2;
         if (qs > 1 && kvs > th.key_block && kvs % th.key_block != 0)
             tail++;
+        /* paged prefill whose K/V widening (tiled rows) spans blocks */
+        if (bt->presence == FIA_PRESENT && qs > 1 &&
+            kvs > c.attrs.block_size && group * qs > th.dot_max_rows)
+            pre_multi++;
         if (qs == 1 && nthreads > 1 && kvs >= th.split_min_keys)
             split++;
         if (qs > 1 && group * qs > th.dot_max_rows)
@@ -151,6 +156,8 @@ int main(void)
               pg.cache4d, pg.multi);
     CHECK_MSG(pg.shared > min / 4 && pg.bad_id > 10, "paged: shared blocks "
               "%d, ids outside the cache %d", pg.shared, pg.bad_id);
+    CHECK_MSG(pre_multi > min / 4, "paged prefill, tiled rows, keys past a "
+              "block: %d", pre_multi);
     /* and the reference stays affordable */
     double worst = 0;
     for (int i = 0; works && i < INPUTS; i++)
@@ -162,9 +169,10 @@ int main(void)
            dtail_dec, huge, threads[1], threads[2], threads[3], threads[4],
            worst);
     printf("paged: %d decode, %d prefill; blocks < 64 keys %d, off the 64 "
-           "grid %d, 4-D %d, keys past a block %d, shared %d, bad id %d\n",
+           "grid %d, 4-D %d, keys past a block %d (prefill, tiled: %d), "
+           "shared %d, bad id %d\n",
            pg.decode, pg.prefill, pg.small, pg.off_grid, pg.cache4d, pg.multi,
-           pg.shared, pg.bad_id);
+           pre_multi, pg.shared, pg.bad_id);
     free(works);
     return check_summary();
 }
