@@ -193,16 +193,26 @@ int fz_geom_of_call(const fia_case *c, fz_geom *g)
         return 0;
     const fia_tensor_spec *q = &c->tensors[FIA_SLOT_QUERY];
     const fia_tensor_spec *t = &c->tensors[FIA_SLOT_BLOCK_TABLE];
+    const fia_tensor_spec *k = &c->tensors[FIA_SLOT_KEY];
     memset(g, 0, sizeof *g);
     g->layout = fz_layout_of(c->attrs.input_layout);
     int64_t N = c->attrs.num_heads, KV_N = c->attrs.num_key_value_heads;
     KV_N = KV_N == 0 ? N : KV_N;
-    if (g->layout == FZ_OTHER || !single(q) || !single(t) || N <= 0 ||
-        KV_N <= 0 || t->t->ndim != 2 || c->attrs.block_size <= 0)
+    const int paged = single(t) && t->t->ndim == 2 && c->attrs.block_size > 0;
+    const int list = k->presence == FIA_PRESENT && k->count > 1;
+    if (g->layout == FZ_OTHER || !single(q) || N <= 0 || KV_N <= 0 ||
+        (!paged && !list))
         return -1;
     const fia_tensor *qt = q->t;
-    g->N = N, g->KV_N = KV_N, g->paged = 1;
-    g->KV_S = t->t->shape[1] * c->attrs.block_size;
+    g->N = N, g->KV_N = KV_N, g->paged = paged, g->list = list;
+    if (paged) {
+        g->KV_S = t->t->shape[1] * c->attrs.block_size;
+    } else { /* the longest tensor of the list */
+        int sa = g->layout == FZ_BNSD || g->layout == FZ_BNSD_BSND ? 2 : 1;
+        for (int32_t i = 0; i < k->count; i++)
+            if (k->t[i].ndim > sa && k->t[i].shape[sa] > g->KV_S)
+                g->KV_S = k->t[i].shape[sa];
+    }
     if (g->layout == FZ_BSH) {
         if (qt->ndim != 3 || qt->shape[2] % N)
             return -1;

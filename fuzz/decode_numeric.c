@@ -33,6 +33,7 @@ static const fz_fragment numeric_fragments[] = {
     {FIA_FEATURE_SCALE, fzn_scale},
     {FIA_FEATURE_LAYOUT, fzn_layout_run},
     {FIA_FEATURE_PAGED, fzn_paged},
+    {FIA_FEATURE_TENSOR_LIST, fzn_tensor_list},
 };
 
 /* Shared by numeric and metamorphic: a valid small case.  meta: keep
@@ -94,6 +95,9 @@ static int applicable_transforms(const fia_case *c, const fz_geom *g, int to,
                    (to & 8) ? 4 : 3;
         snprintf(opts[n++], 32, "paged=%d,%d,%d", bs, rank, to);
     }
+    /* the same keys as a tensor per batch */
+    if (g->B >= 2 && c->tensors[FIA_SLOT_BLOCK_TABLE].presence != FIA_PRESENT)
+        snprintf(opts[n++], 32, "list=%d", to);
     return n;
 }
 
@@ -105,7 +109,7 @@ fia_status fuzz_decode_metamorphic(const uint8_t *data, size_t size,
     int pick = fdp_u8(&f), to = fdp_u8(&f);
     fia_status st = small_case(&f, c, 1);
     fz_geom g;
-    char opts[6][32];
+    char opts[8][32];
     int n;
     /* a live-rows case's data follows its layout's offsets: a transform
      * would give the second form other data (and copy GiB) */

@@ -37,14 +37,16 @@ typedef struct fz_geom {
     fz_layout layout;
     int64_t B, N, KV_N, Q_S, KV_S, D;
     int paged;          /* fz_geom_of_call: key/value are a paged cache */
+    int list;           /* fz_geom_of_call: key/value are tensor lists */
 } fz_geom;
 
 /* 0 when the case's query/key/value agree with its layout and attributes
  * (single tensors, key == value shape); -1 otherwise. */
 int fz_geom_of(const fia_case *c, fz_geom *g);
 /* fz_geom_of, or for a paged call (a block_table: key and value are a
- * cache, not the layout's) the query's geometry with KV_S the table's reach
- * (columns x block_size) and paged set: enough to read its outputs. */
+ * cache, not the layout's) or a list call (a tensor per batch) the query's
+ * geometry with KV_S the table's reach (columns x block_size) or the
+ * longest tensor's S, and paged or list set: enough to read its outputs. */
 int fz_geom_of_call(const fia_case *c, fz_geom *g);
 /* Shape of a tensor of (b, n, s, d) in layout l (BSH folds N*D). */
 int fz_shape(fz_layout l, int64_t B, int64_t N, int64_t S, int64_t D,
@@ -80,6 +82,14 @@ fia_status fz_meta_seqlen_expand(const fia_case *, const fz_geom *,
                                  const char *, fia_case *, fia_error *);
 fia_status fz_meta_paged(const fia_case *, const fz_geom *, const char *,
                          fia_case *, fia_error *);
+fia_status fz_meta_tensor_list(const fia_case *, const fz_geom *,
+                               const char *, fia_case *, fia_error *);
+/* *out (a copy of c, geometry g, 2 <= B <= 256) with key and value as lists
+ * of B tensors of batch 1, tensor b of S_b = KV_S + 0..3 rows (the extras
+ * NaN, beyond the lengths, which are then written out) from seed
+ * (meta_tensor_list.c). */
+fia_status fz_list_case(const fia_case *c, const fz_geom *g, uint64_t seed,
+                        fia_case *out, fia_error *err);
 /* *out (a copy of c, geometry g, B <= FZ_NUM_MAX_B) with key and value as a
  * page-attention cache of block_size bs (rank 4 when cache4d and the layout
  * is BNSD, else 3) behind a block table shuffled from seed (share: the last

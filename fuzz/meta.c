@@ -23,6 +23,7 @@ static const struct {
     {"mha", fz_meta_mha},
     {"seqlen-expand", fz_meta_seqlen_expand},
     {"paged=", fz_meta_paged},
+    {"list=", fz_meta_tensor_list},
     {"sparse-to-mask=", fz_meta_sparse_to_mask},
 };
 

@@ -71,6 +71,8 @@ void fuzz_feature_set(const fia_case *c, char *buf, size_t len)
         sb_add(buf, len, "+mask");
     if (geom && g.paged)
         sb_add(buf, len, "+paged");
+    if (geom && g.list)
+        sb_add(buf, len, "+list");
     if (geom && g.KV_N != g.N)
         sb_add(buf, len, "+gqa");
     if (c->attrs.softmax_lse_flag)

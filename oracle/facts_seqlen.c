@@ -32,8 +32,11 @@ int64_t orc_q_len(const fia_oracle_facts *f, int64_t b)
 
 int64_t orc_kv_len(const fia_oracle_facts *f, int64_t b)
 {
+    /* a list's batch reads its own tensor's S by default */
+    int64_t dflt = f->list_ok && b >= 0 && b < ORC_LIST_MAX ? f->list_s[b]
+                                                             : f->KV_S;
     return eff_len(f->kv_seq_given, f->kv_seq_count, f->kv_seq, b, f->B,
-                   f->KV_S);
+                   dflt);
 }
 
 void orc_facts_seqlen(const fia_case *c, fia_oracle_facts *f)

@@ -30,6 +30,9 @@ typedef enum orc_path {
     ORC_PATH_PREFILL      /* Q_S != 1 (PromptFlashAttention branch) */
 } orc_path;
 
+/* The most tensors a key/value list may hold (002 约束说明: B <= 256). */
+#define ORC_LIST_MAX 256
+
 struct fia_oracle_facts {
     const fia_case *c;
 
@@ -95,6 +98,14 @@ struct fia_oracle_facts {
      * block_size > 0): max_nb the most of one batch, sum_nb their total;
      * then KV_S (and k_rank_ok) is max_nb * block_size, what masks and
      * lengths are checked against. */
+    /* facts_tensor_list.c: key/value lists of several tensors (one per
+     * batch, [1, S_b, ...] in the layout): list_ok when every tensor
+     * reads through the layout; then list_s[b] (b < ORC_LIST_MAX) is
+     * batch b's S, the default kv length of its batch, and KV_S the
+     * largest. */
+    int kv_list, list_ok;
+    int64_t list_s[ORC_LIST_MAX];
+
     int paged;
     int cache_rank;
     const fia_tensor *cache, *table;
@@ -187,6 +198,7 @@ void orc_facts_layout(const fia_case *c, fia_oracle_facts *f);
 void orc_facts_mask(const fia_case *c, fia_oracle_facts *f);
 void orc_facts_seqlen(const fia_case *c, fia_oracle_facts *f);
 void orc_facts_paged(const fia_case *c, fia_oracle_facts *f);
+void orc_facts_tensor_list(const fia_case *c, fia_oracle_facts *f);
 
 /* Helpers for predicates. */
 /* facts_tensors.c */

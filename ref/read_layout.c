@@ -69,6 +69,20 @@ static fia_status layout_dims(ref_problem *p, int64_t *kd, fia_error *err)
         }
         return ref_paged_key_dims(p, kd, err);
     }
+    if (p->kv_list) {
+        p->Q_S = p->layout == REF_LAYOUT_BSH || p->layout == REF_LAYOUT_BSND
+                     ? q->shape[1] : q->shape[2];
+        if (p->layout == REF_LAYOUT_BSH) {
+            if (q->shape[2] % p->N != 0)
+                return fia_fail(err, FIA_ERR_PARAM_INVALID, "BSH: H %lld not "
+                                "divisible by N %lld", (long long)q->shape[2],
+                                (long long)p->N);
+            p->D = q->shape[2] / p->N;
+        } else {
+            p->D = q->shape[3];
+        }
+        return ref_list_key_dims(p, kd, err);
+    }
     switch (p->layout) {
     case REF_LAYOUT_BSH:
         p->Q_S = q->shape[1];
@@ -135,7 +149,7 @@ fia_status ref_read_layout_dims(ref_problem *p, const fia_case *c,
         return fia_fail(err, FIA_ERR_PARAM_INVALID,
                         "value shape differs from key shape");
     p->B = q->shape[0];
-    if (!p->paged && k->shape[0] != p->B)
+    if (!p->paged && !p->kv_list && k->shape[0] != p->B)
         return fia_fail(err, FIA_ERR_PARAM_INVALID,
                         "key batch %lld != query batch %lld",
                         (long long)k->shape[0], (long long)p->B);
@@ -164,6 +178,10 @@ int64_t ref_kv_index(const ref_problem *p, int64_t b, int64_t kn, int64_t j,
 {
     if (p->paged)
         return ref_paged_kv_index(p, b, kn, j, dd);
+    if (p->kv_list) /* within tensor b, batch 1 of S_b rows */
+        return p->layout == REF_LAYOUT_BSH || p->layout == REF_LAYOUT_BSND
+                   ? (j * p->KV_N + kn) * p->D + dd
+                   : (kn * p->list_s[b] + j) * p->D + dd;
     if (p->layout == REF_LAYOUT_BSH || p->layout == REF_LAYOUT_BSND)
         return ((b * p->KV_S + j) * p->KV_N + kn) * p->D + dd;
     return ((b * p->KV_N + kn) * p->KV_S + j) * p->D + dd;
@@ -217,10 +235,11 @@ void ref_load_q_row(const ref_problem *p, int64_t b, int64_t n, int64_t i,
 void ref_load_kv_rows(const ref_problem *p, int64_t b, int64_t kn,
                       int64_t nkeys, double *k, double *v)
 {
+    const fia_tensor *kt = ref_k_tensor(p, b), *vt = ref_v_tensor(p, b);
     for (int64_t j = 0; j < nkeys; j++)
         for (int64_t d = 0; d < p->D; d++) {
             int64_t idx = ref_kv_index(p, b, kn, j, d);
-            k[j * p->D + d] = load_half(p->k->dtype, p->k->data, idx);
-            v[j * p->D + d] = load_half(p->v->dtype, p->v->data, idx);
+            k[j * p->D + d] = load_half(kt->dtype, kt->data, idx);
+            v[j * p->D + d] = load_half(vt->dtype, vt->data, idx);
         }
 }

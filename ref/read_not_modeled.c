@@ -75,12 +75,6 @@ fia_status ref_read_not_modeled(ref_problem *p, const fia_case *c,
         return fia_fail(err, FIA_ERR_NOT_MODELED,
                         "not modeled yet: query_quant_mode %lld",
                         (long long)c->attrs.query_quant_mode);
-    /* feature tensor_list */
-    if (d->n[FIA_SLOT_KEY] > 1 || d->n[FIA_SLOT_VALUE] > 1)
-        return fia_fail(err, FIA_ERR_NOT_MODELED,
-                        "not modeled yet: key/value tensor lists with more "
-                        "than one tensor (%d / %d)", (int)d->n[FIA_SLOT_KEY],
-                        (int)d->n[FIA_SLOT_VALUE]);
     static const fia_slot qkv[] = {FIA_SLOT_QUERY, FIA_SLOT_KEY,
                                    FIA_SLOT_VALUE};
     for (size_t i = 0; i < 3; i++) {

@@ -165,7 +165,8 @@ static mpfr_prec_t score_precision(void *vp)
             for (int64_t j = 0; j < p->kv_len[b]; j++)
                 for (int64_t d = 0; d < p->D; d++)
                     ref_value_range_add(&kr, fia_load_as_double(
-                        p->k->dtype, p->k->data, ref_kv_index(p, b, n, j, d)));
+                        ref_k_tensor(p, b)->dtype, ref_k_tensor(p, b)->data,
+                        ref_kv_index(p, b, n, j, d)));
     }
     return ref_score_precision(&qr, &kr, p->D);
 }

@@ -75,6 +75,13 @@ typedef struct ref_problem {
     int paged, cache4d;
     const int32_t *bt;
     int64_t bt_cols, block_size, blocknum;
+    /* tensor_list (read_tensor_list.c): key/value as lists of B tensors
+     * [1, S_b, ...] in the layout; batch b's rows in klist[b] / vlist[b],
+     * its S list_s[b] (owned); KV_S the largest */
+    int kv_list;
+    int32_t list_n;
+    const fia_tensor *klist, *vlist;
+    int64_t *list_s;
     /* seqlen (read_seqlen.c) */
     int64_t *q_len, *kv_len;      /* per batch, owned */
     /* mask (keys_mask.c; NULL when absent, empty or not read): element
@@ -217,6 +224,23 @@ fia_status ref_read_paged_blocks(ref_problem *p, const fia_case *c,
 /* Flat index of element (b, kn, j, dd) in the cache (ids checked). */
 int64_t ref_paged_kv_index(const ref_problem *p, int64_t b, int64_t kn,
                            int64_t j, int64_t dd);
+
+/* ---- read_tensor_list.c -------------------------------------------------- */
+
+/* Before the layout's dims: lists of several tensors make a list call. */
+fia_status ref_read_tensor_list(ref_problem *p, const fia_case *c,
+                                const fia_case_data *d, fia_error *err);
+/* For ref_read_layout_dims: every tensor's shape (batch 1, KV_N, D into
+ * *kd), its S, and KV_S the largest. */
+fia_status ref_list_key_dims(ref_problem *p, int64_t *kd, fia_error *err);
+/* After the lengths: batch b's kv length defaults to its own S and is at
+ * most it. */
+fia_status ref_read_tensor_list_lengths(ref_problem *p, const fia_case *c,
+                                        const fia_case_data *d,
+                                        fia_error *err);
+/* The tensors batch b's key and value rows are read from. */
+const fia_tensor *ref_k_tensor(const ref_problem *p, int64_t b);
+const fia_tensor *ref_v_tensor(const ref_problem *p, int64_t b);
 
 /* ---- read_seqlen.c ----------------------------------------------------- */
 

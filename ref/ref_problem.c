@@ -24,6 +24,7 @@ static const ref_read_step read_steps[] = {
     ref_read_output_dtype,     /* fp16 / bf16 attention_out */
     ref_read_gqa,              /* N, KV_N, the head groups */
     ref_read_paged,            /* a block_table: key/value are caches */
+    ref_read_tensor_list,      /* key/value lists: a tensor per batch */
     ref_read_layout_dims,      /* B, Q_S, KV_S, D */
     ref_read_output_shape,     /* attention_out's shape for the layout */
     ref_read_scale,
@@ -33,6 +34,7 @@ static const ref_read_step read_steps[] = {
     ref_read_tensors_data,     /* the values are materialized */
     ref_read_seqlen,           /* q_len, kv_len per batch */
     ref_read_paged_blocks,     /* paged: KV_S, the block ids read */
+    ref_read_tensor_list_lengths, /* lists: each batch within its S */
     ref_read_mask,             /* atten_mask geometry (after lengths) */
 };
 
@@ -72,7 +74,8 @@ void ref_problem_free(ref_problem *p)
 {
     free(p->q_len);
     free(p->kv_len);
-    p->q_len = p->kv_len = NULL;
+    free(p->list_s);
+    p->q_len = p->kv_len = p->list_s = NULL;
 }
 
 int ref_key_takes_part(const ref_problem *p, int64_t b, int64_t i, int64_t j)

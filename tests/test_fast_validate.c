@@ -198,7 +198,8 @@ static void not_modeled(void)
     CASE("M_PSE", K_NOTMOD, a.has_pse = true,
          a.pse = t4(FIA_DT_FP16, 2, 4, 16, 32));
     CASE("", K_OK, a.has_pse = true, a.pse = t4(FIA_DT_FP16, 0, 4, 16, 32));
-    CASE("M_TENSORLIST", K_NOTMOD, a.key_count = 2);
+    /* lists are modeled (test_fast_tensor_list.c): two tensors of batch 2 */
+    CASE("S_LIST_BATCH", K_SEM, a.key_count = 2);
     /* An antiquant mode other than 0 uses the feature even without its
      * tensors (002 gives the modes their own value lists); block_size
      * alone does not enable page attention (a block_table does). */
@@ -509,9 +510,6 @@ static void own_refusals(void)
                    __LINE__);
     a = ok, a.pse = &pse;
     expect_refusal(&a, (refusal){"pse", "M_PSE"}, __LINE__);
-    fia_tensor_list two = {2, kp};
-    a = ok, a.key = a.value = &two;
-    expect_refusal(&a, (refusal){"tensor_list", "M_TENSORLIST"}, __LINE__);
     fia_tensor q8 = q, kv4 = kv, out8 = out;
     q8.dtype = FIA_DT_INT8, kv4.dtype = FIA_DT_INT4, out8.dtype = FIA_DT_INT8;
     a = ok, a.query = &q8;

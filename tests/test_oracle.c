@@ -38,6 +38,12 @@
     "num_heads = 2\n"                                                        \
     "input_layout = BSH\n"
 #define MASK2048 "atten_mask = bool [2048,2048]\n"
+#define LIST3                                                                \
+    "query = fp16 [3,2,16,64]\n"                                             \
+    "key = fp16 [1,2,32,64]; fp16 [1,2,20,64]; fp16 [1,2,9,64]\n"            \
+    "value = fp16 [1,2,32,64]; fp16 [1,2,20,64]; fp16 [1,2,9,64]\n"          \
+    "num_heads = 2\n"                                                        \
+    "input_layout = BNSD\n"
 /* Page attention: kv lengths 200 and 56.  Prefill: block_size 128, blocks
  * 2 + 1 (4 in the cache), a 4-D cache; decode: 16, blocks 13 + 4 (20). */
 #define PAGED_P                                                              \
@@ -453,10 +459,23 @@ static const rule_case cases[] = {
      "key = fp16 [524287,16,256]\nvalue = fp16 [524287,16,256]"},
     {"NM-007", PREFILL, "kv_padding_size = int64 [1]", PREFILL, ""},
     {"NM-008", PREFILL, "actual_shared_prefix_len = [4]", PREFILL, ""},
-    {"NM-009", PREFILL,
-     "key = fp16 [1,2,32,64]; fp16 [1,2,32,64]\n"
-     "value = fp16 [1,2,32,64]; fp16 [1,2,32,64]",
-     PREFILL, ""},
+    /* key/value tensor lists: B = 3, tensors of S 32, 20, 9 */
+    {"LIST-001", LIST3, "key_shared_prefix = fp16 [1,2,8,64]\n"
+     "value_shared_prefix = fp16 [1,2,8,64]", LIST3, ""},
+    {"LIST-002", LIST3, "key_antiquant_scale = fp32 [3,32]\n"
+     "value_antiquant_scale = fp32 [3,32]", LIST3, ""},
+    {"LIST-003", LIST3, "query = fp16 [257,2,16,64]", LIST3, ""},
+    {"LIST-004", LIST3, "query = fp16 [2,2,16,64]", PREFILL, ""},
+    {"LIST-005", LIST3,
+     "key = fp16 [1,2,32,64]; fp16 [2,2,20,64]; fp16 [1,2,9,64]\n"
+     "value = fp16 [1,2,32,64]; fp16 [2,2,20,64]; fp16 [1,2,9,64]",
+     LIST3, ""},
+    {"LIST-006", LIST3,
+     "key = fp16 [1,2,32,64]; fp16 [1,2,20,32]; fp16 [1,2,9,64]\n"
+     "value = fp16 [1,2,32,64]; fp16 [1,2,20,32]; fp16 [1,2,9,64]",
+     LIST3, ""},
+    {"LIST-007", LIST3, "actual_seq_lengths_kv = [32,21,9]", LIST3,
+     "actual_seq_lengths_kv = [32,20,0]"},
     {"NM-010", PREFILL, "query_rope = fp16 [1,2,16,64]", PREFILL, ""},
     {"NM-011", PREFILL, "query_quant_mode = 3", PREFILL, ""},
     {"NM-012", PREFILL,

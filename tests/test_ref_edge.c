@@ -420,10 +420,11 @@ static void test_refusals(void)
                  "key = int8 [1,2,4]\nvalue = int8 [1,2,4]\n", 0);
     CHECK_EQ_INT(x.st, FIA_ERR_NOT_MODELED);
     run_free(&x);
+    /* a list of two tensors for B = 1: refused, nothing read */
     run_text(&x, "input_layout = BSH\nnum_heads = 1\nquery = fp16 [1,1,4]\n"
                  "key = fp16 [1,2,4]; fp16 [1,2,4]\n"
                  "value = fp16 [1,2,4]; fp16 [1,2,4]\n", 0);
-    CHECK_EQ_INT(x.st, FIA_ERR_NOT_MODELED);
+    CHECK_EQ_INT(x.st, FIA_ERR_PARAM_INVALID);
     run_free(&x);
     /* structurally broken shapes: rejected, no crash */
     const char *broken[] = {

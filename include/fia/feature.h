@@ -35,8 +35,8 @@
     X(PAGED, "paged", "block_table and block_size: page attention")         \
     X(PADDING, "padding", "query/kv left padding (not modeled yet)")          \
     X(PREFIX, "prefix", "the shared system prefix (not modeled yet)")         \
-    X(TENSOR_LIST, "tensor_list", "key/value tensor lists (not modeled "      \
-                                  "yet)")                                     \
+    X(TENSOR_LIST, "tensor_list", "key/value tensor lists: a tensor per "     \
+                                  "batch")                                    \
     X(MLA, "mla", "MLA rope inputs (not modeled yet)")                        \
     X(QUERY_QUANT, "query_quant", "003 query quantization (not modeled "      \
                                   "yet)")                                     \
