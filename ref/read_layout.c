@@ -50,38 +50,36 @@ int ref_shape_is(const fia_tensor *t, int nd, const int64_t *dims)
     return 1;
 }
 
+/* Q_S and D of the query alone (BSH reads D through N). */
+static fia_status query_dims(ref_problem *p, fia_error *err)
+{
+    const fia_tensor *q = p->q;
+    p->Q_S = p->layout == REF_LAYOUT_BSH || p->layout == REF_LAYOUT_BSND
+                 ? q->shape[1] : q->shape[2];
+    if (p->layout != REF_LAYOUT_BSH) {
+        p->D = q->shape[3];
+        return FIA_OK;
+    }
+    if (q->shape[2] % p->N != 0)
+        return fia_fail(err, FIA_ERR_PARAM_INVALID, "BSH: H %lld not "
+                        "divisible by N %lld", (long long)q->shape[2],
+                        (long long)p->N);
+    p->D = q->shape[2] / p->N;
+    return FIA_OK;
+}
+
 /* Q_S, KV_S, D and the key head dim of the layout; needs N, KV_N (gqa).
- * A paged call's key is a cache (read_paged.c): only the query's dims. */
+ * A paged call's key is a cache (read_paged.c), a list's a tensor per
+ * batch (read_tensor_list.c): the query's dims here, the key's there. */
 static fia_status layout_dims(ref_problem *p, int64_t *kd, fia_error *err)
 {
     const fia_tensor *q = p->q, *k = p->k;
-    if (p->paged) {
-        p->Q_S = p->layout == REF_LAYOUT_BSH || p->layout == REF_LAYOUT_BSND
-                     ? q->shape[1] : q->shape[2];
-        if (p->layout == REF_LAYOUT_BSH) {
-            if (q->shape[2] % p->N != 0)
-                return fia_fail(err, FIA_ERR_PARAM_INVALID, "BSH: H %lld not "
-                                "divisible by N %lld", (long long)q->shape[2],
-                                (long long)p->N);
-            p->D = q->shape[2] / p->N;
-        } else {
-            p->D = q->shape[3];
-        }
-        return ref_paged_key_dims(p, kd, err);
-    }
-    if (p->kv_list) {
-        p->Q_S = p->layout == REF_LAYOUT_BSH || p->layout == REF_LAYOUT_BSND
-                     ? q->shape[1] : q->shape[2];
-        if (p->layout == REF_LAYOUT_BSH) {
-            if (q->shape[2] % p->N != 0)
-                return fia_fail(err, FIA_ERR_PARAM_INVALID, "BSH: H %lld not "
-                                "divisible by N %lld", (long long)q->shape[2],
-                                (long long)p->N);
-            p->D = q->shape[2] / p->N;
-        } else {
-            p->D = q->shape[3];
-        }
-        return ref_list_key_dims(p, kd, err);
+    if (p->paged || p->kv_list) {
+        fia_status st = query_dims(p, err);
+        if (st != FIA_OK)
+            return st;
+        return p->paged ? ref_paged_key_dims(p, kd, err)
+                        : ref_list_key_dims(p, kd, err);
     }
     switch (p->layout) {
     case REF_LAYOUT_BSH:

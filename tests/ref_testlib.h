@@ -373,4 +373,32 @@ static inline int allow_geo(const void *ctx, int64_t b, int64_t i, int64_t j)
     return 0;
 }
 
+
+/* ---- a case's reference, whole ----------------------------------------- */
+
+/* Materializes c and computes its reference into *r (zeroed first). */
+static inline fia_status ref_compute_case(const fia_case *c, fia_ref_result *r,
+                                          fia_error *err)
+{
+    fia_case_data d;
+    memset(r, 0, sizeof *r);
+    fia_status st = fia_case_materialize(c, 1, &d, err);
+    if (st != FIA_OK)
+        return st;
+    fia_ref_options o;
+    fia_ref_options_default(&o);
+    st = fia_ref_compute(c, &d, &o, r, err);
+    fia_case_data_free(&d);
+    return st;
+}
+
+/* 1 when both tensors hold data and their first n elements of `bytes`
+ * bytes are the same bits. */
+static inline int ref_same_bits(const fia_tensor *a, const fia_tensor *b,
+                                int64_t n, int64_t bytes)
+{
+    return a->data && b->data &&
+           memcmp(a->data, b->data, (size_t)(n * bytes)) == 0;
+}
+
 #endif

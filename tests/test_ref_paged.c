@@ -14,26 +14,7 @@
 #include "fia/case.h"
 #include "fia/ref.h"
 #include "fuzz/fuzz_internal.h"
-
-static fia_status compute(const fia_case *c, fia_ref_result *r, fia_error *err)
-{
-    fia_case_data d;
-    memset(r, 0, sizeof *r);
-    fia_status st = fia_case_materialize(c, 1, &d, err);
-    if (st != FIA_OK)
-        return st;
-    fia_ref_options o;
-    fia_ref_options_default(&o);
-    st = fia_ref_compute(c, &d, &o, r, err);
-    fia_case_data_free(&d);
-    return st;
-}
-
-static int same_bits(const fia_tensor *a, const fia_tensor *b, int64_t n,
-                     int64_t bytes)
-{
-    return a->data && b->data && memcmp(a->data, b->data, (size_t)(n * bytes)) == 0;
-}
+#include "ref_testlib.h"
 
 static void one(const char *layout, int64_t qs, int64_t bs, int cache4d,
                 uint64_t seed)
@@ -68,18 +49,18 @@ static void one(const char *layout, int64_t qs, int64_t bs, int cache4d,
     CHECK(fia_case_copy(&p, &c) == FIA_OK);
     CHECK(fz_page_case(&c, &g, bs, cache4d, seed, 0, &p, &err) == FIA_OK);
     fia_ref_result r1, r2;
-    fia_status s1 = compute(&c, &r1, &err);
-    fia_status s2 = compute(&p, &r2, &err);
+    fia_status s1 = ref_compute_case(&c, &r1, &err);
+    fia_status s2 = ref_compute_case(&p, &r2, &err);
     CHECK_MSG(s1 == FIA_OK && s2 == FIA_OK, "%s Q_S %lld bs %lld %s: %d %d %s",
               layout, (long long)qs, (long long)bs, cache4d ? "4-D" : "3-D",
               s1, s2, err.msg);
     if (s1 == FIA_OK && s2 == FIA_OK) {
         CHECK_MSG(r1.out_numel == r2.out_numel &&
-                      same_bits(&r1.out, &r2.out, r1.out_numel, 2),
+                      ref_same_bits(&r1.out, &r2.out, r1.out_numel, 2),
                   "%s Q_S %lld bs %lld %s: outputs differ", layout,
                   (long long)qs, (long long)bs, cache4d ? "4-D" : "3-D");
         CHECK_MSG(r1.lse_numel == r2.lse_numel &&
-                      same_bits(&r1.lse, &r2.lse, r1.lse_numel, 4),
+                      ref_same_bits(&r1.lse, &r2.lse, r1.lse_numel, 4),
                   "%s Q_S %lld bs %lld: lse differs", layout, (long long)qs,
                   (long long)bs);
     }
@@ -91,17 +72,17 @@ static void one(const char *layout, int64_t qs, int64_t bs, int cache4d,
     int64_t blocknum = p.tensors[FIA_SLOT_KEY].t[0].shape[0];
     double keep = t->gen.values[0];
     t->gen.values[0] = (double)blocknum;
-    CHECK_EQ_INT(compute(&p, &r2, &err), FIA_ERR_PARAM_INVALID);
+    CHECK_EQ_INT(ref_compute_case(&p, &r2, &err), FIA_ERR_PARAM_INVALID);
     CHECK(strstr(err.msg, "unspecified") != NULL);
     CHECK(r2.out.data == NULL);
     fia_ref_result_free(&r2);
     t->gen.values[0] = -1;
-    CHECK_EQ_INT(compute(&p, &r2, &err), FIA_ERR_PARAM_INVALID);
+    CHECK_EQ_INT(ref_compute_case(&p, &r2, &err), FIA_ERR_PARAM_INVALID);
     fia_ref_result_free(&r2);
     t->gen.values[0] = keep;
     /* an entry batch 1 (no keys) holds is never read */
     t->gen.values[t->t[0].shape[1]] = 1e6;
-    CHECK_EQ_INT(compute(&p, &r2, &err), FIA_OK);
+    CHECK_EQ_INT(ref_compute_case(&p, &r2, &err), FIA_OK);
     fia_ref_result_free(&r2);
     fia_case_free(&c);
     fia_case_free(&p);
@@ -125,7 +106,7 @@ int main(void)
               "block_table = int32 [1,1]\nactual_seq_lengths_kv = [3]\n",
               "bs0", &c, &err) == FIA_OK);
     fia_ref_result r;
-    CHECK_EQ_INT(compute(&c, &r, &err), FIA_ERR_PARAM_INVALID);
+    CHECK_EQ_INT(ref_compute_case(&c, &r, &err), FIA_ERR_PARAM_INVALID);
     CHECK(strstr(err.msg, "block_size") != NULL);
     fia_ref_result_free(&r);
     fia_case_free(&c);

@@ -12,26 +12,7 @@
 #include "fia/case.h"
 #include "fia/ref.h"
 #include "fuzz/fuzz_internal.h"
-
-static fia_status compute(const fia_case *c, fia_ref_result *r, fia_error *err)
-{
-    fia_case_data d;
-    memset(r, 0, sizeof *r);
-    fia_status st = fia_case_materialize(c, 1, &d, err);
-    if (st != FIA_OK)
-        return st;
-    fia_ref_options o;
-    fia_ref_options_default(&o);
-    st = fia_ref_compute(c, &d, &o, r, err);
-    fia_case_data_free(&d);
-    return st;
-}
-
-static int same_bits(const fia_tensor *a, const fia_tensor *b, int64_t n,
-                     int64_t bytes)
-{
-    return a->data && b->data && memcmp(a->data, b->data, (size_t)(n * bytes)) == 0;
-}
+#include "ref_testlib.h"
 
 static void one(const char *layout, int64_t qs, uint64_t seed, int lens)
 {
@@ -64,17 +45,17 @@ static void one(const char *layout, int64_t qs, uint64_t seed, int lens)
     CHECK(fz_list_case(&c, &g, seed, &l, &err) == FIA_OK);
     CHECK(l.tensors[FIA_SLOT_KEY].count == 3);
     fia_ref_result r1, r2;
-    fia_status s1 = compute(&c, &r1, &err);
-    fia_status s2 = compute(&l, &r2, &err);
+    fia_status s1 = ref_compute_case(&c, &r1, &err);
+    fia_status s2 = ref_compute_case(&l, &r2, &err);
     CHECK_MSG(s1 == FIA_OK && s2 == FIA_OK, "%s Q_S %lld: %d %d %s", layout,
               (long long)qs, s1, s2, err.msg);
     if (s1 == FIA_OK && s2 == FIA_OK) {
         CHECK_MSG(r1.out_numel == r2.out_numel &&
-                      same_bits(&r1.out, &r2.out, r1.out_numel, 2),
+                      ref_same_bits(&r1.out, &r2.out, r1.out_numel, 2),
                   "%s Q_S %lld seed %llu: outputs differ", layout,
                   (long long)qs, (unsigned long long)seed);
         CHECK_MSG(r1.lse_numel == r2.lse_numel &&
-                      same_bits(&r1.lse, &r2.lse, r1.lse_numel, 4),
+                      ref_same_bits(&r1.lse, &r2.lse, r1.lse_numel, 4),
                   "%s Q_S %lld: lse differs", layout, (long long)qs);
     }
     fia_ref_result_free(&r1);
@@ -99,7 +80,7 @@ int main(void)
               "value = fp16 [1,1,4,16]; fp16 [1,1,4,16]\ninput_layout = BNSD\n"
               "num_heads = 1\n", "short", &c, &err) == FIA_OK);
     fia_ref_result r;
-    CHECK_EQ_INT(compute(&c, &r, &err), FIA_ERR_PARAM_INVALID);
+    CHECK_EQ_INT(ref_compute_case(&c, &r, &err), FIA_ERR_PARAM_INVALID);
     CHECK(r.out.data == NULL);
     fia_ref_result_free(&r);
     fia_case_free(&c);
