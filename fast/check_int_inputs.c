@@ -10,13 +10,15 @@ fia_status fast_check_int_inputs(const fast_args *a, fast_plan *p,
     (void)p;
     if (a->query->dtype == FIA_DT_INT8)
         FAST_NOTMOD("M_QUANT", "int8 query is not modeled yet");
+    /* every tensor of the lists (a tensor per batch may differ) */
     const fia_tensor_list *lists[2] = {a->key, a->value};
     for (int l = 0; l < 2; l++)
-        if (lists[l]->count == 1 &&
-            lists[l]->tensors[0]->dtype != FIA_DT_FP16 &&
-            lists[l]->tensors[0]->dtype != FIA_DT_BF16)
-            FAST_NOTMOD("M_QUANT", "%s dtype %s (quantized) is not modeled "
-                        "yet", l ? "value" : "key",
-                        fast_dtype_name(lists[l]->tensors[0]->dtype));
+        for (int32_t i = 0; i < lists[l]->count; i++) {
+            const fia_dtype dt = lists[l]->tensors[i]->dtype;
+            if (dt != FIA_DT_FP16 && dt != FIA_DT_BF16)
+                FAST_NOTMOD("M_QUANT", "%s[%d] dtype %s (quantized) is not "
+                            "modeled yet", l ? "value" : "key", (int)i,
+                            fast_dtype_name(dt));
+        }
     return FIA_OK;
 }

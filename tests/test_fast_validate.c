@@ -517,7 +517,7 @@ static void own_refusals(void)
     const fia_tensor *kp4[1] = {&kv4};
     fia_tensor_list kl4 = {1, kp4};
     a = ok, a.key = &kl4;
-    expect_refusal(&a, (refusal){"int_inputs", "M_QUANT: key dtype int4"},
+    expect_refusal(&a, (refusal){"int_inputs", "M_QUANT: key[0] dtype int4"},
                    __LINE__);
     a = ok, a.out = &out8;
     expect_refusal(&a, (refusal){"int8_out", "M_QUANT: int8 attention_out"},
