@@ -72,12 +72,14 @@ void fzp_paged_cache(fz_gen *g)
     int bnsd = g->L == FZ_BNSD || g->L == FZ_BNSD_BSND;
     int rank = (bnsd && fdp_bool(f)) || fz_odd(g, 2) ? 4 : 3;
     int64_t H = g->KV_N, D = g->D, hd = fz_odd(g, 2) ? 1 : 0;
-    int64_t sh[4];
+    int64_t sh[5] = {0};
     if (rank == 4) {
         sh[0] = blocknum, sh[1] = H + hd, sh[2] = bs, sh[3] = D;
     } else {
         sh[0] = blocknum, sh[1] = bs, sh[2] = H * D + hd, sh[3] = 0;
     }
+    if (fz_odd(g, 2)) /* a cache of neither rank: 2 or 5 */
+        rank = fdp_bool(f) ? 2 : 5, sh[4] = 1;
     if (fz_odd(g, 2))
         sh[1] += 16; /* the cache's block dim against block_size */
     int count = g->kv_count > 1 ? g->kv_count : 1;
