@@ -92,8 +92,10 @@ static void record_artifact(fia_store *st, const char *path, const char *name,
     else
         (void)fuzz_decode_metamorphic(buf, n, &c, transform, sizeof transform);
     fuzz_finding fd;
+    const char *summary = fuzz_artifact_summary(tr, name);
     fuzz_finding_of_artifact(&fd, &c, kind, tr->id, profile, transform, path,
-                             tr->last_summary[0] ? tr->last_summary : name);
+                             summary ? summary
+                             : tr->last_summary[0] ? tr->last_summary : name);
     int added = 1;
     if (fuzz_strset_add(seen, fd.signature, NULL, &added) != FIA_OK)
         added = 1;   /* out of memory: recorded again, the store counts it */

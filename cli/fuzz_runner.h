@@ -39,6 +39,13 @@ typedef struct target_run {
     int new_findings, artifacts;
     int nomem_said;
     char last_summary[256];
+    /* the sanitizer SUMMARY a worker printed before each artifact it
+     * wrote ("Test unit written to PATH", the random driver's "written to
+     * PATH"), by file name: a crash finding names its own site */
+    struct {
+        char name[96], summary[256];
+    } art_summary[32];
+    int n_art_summary;
 } target_run;
 
 /* What the workers are told through their environment. */
@@ -68,6 +75,9 @@ extern volatile sig_atomic_t fuzz_stop_signal;
  * libFuzzer runs), not coverage-guided, for the paths coverage does not
  * tell apart.  FIA_OK, or FIA_ERR_IO when a worker could not start. */
 fia_status fuzz_run_workers(const campaign_plan *p, fia_error *err);
+
+/* The SUMMARY recorded for artifact file `name` of tr, or NULL. */
+const char *fuzz_artifact_summary(const target_run *tr, const char *name);
 
 /* Sums the workers' stats files of one target into tr->cnt, tr->nsigs. */
 void fuzz_read_stats(target_run *tr);

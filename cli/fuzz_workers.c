@@ -188,6 +188,29 @@ static void found(const runner *r, target_run *tr)
         tr->ttff = elapsed(r);
 }
 
+/* An artifact written at path: the SUMMARY printed before it is its. */
+static void pair_summary(target_run *tr, const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    const char *name = slash ? slash + 1 : path;
+    if (tr->last_summary[0] == '\0' || tr->n_art_summary >= 32)
+        return;
+    int i = tr->n_art_summary++;
+    snprintf(tr->art_summary[i].name, sizeof tr->art_summary[i].name, "%.*s",
+             (int)strcspn(name, " \n"), name);
+    snprintf(tr->art_summary[i].summary, sizeof tr->art_summary[i].summary,
+             "%s", tr->last_summary);
+    tr->last_summary[0] = '\0';
+}
+
+const char *fuzz_artifact_summary(const target_run *tr, const char *name)
+{
+    for (int i = 0; i < tr->n_art_summary; i++)
+        if (strcmp(tr->art_summary[i].name, name) == 0)
+            return tr->art_summary[i].summary;
+    return NULL;
+}
+
 /* One line of a worker's output: libFuzzer's status lines ("#1234 NEW
  * cov: 10 ft: 20 corp: 3/99b exec/s: 100", fork mode's "... oom/timeout/
  * crash: 0/0/1"), an artifact written, a sanitizer's SUMMARY, a finding the
@@ -210,6 +233,8 @@ static void parse_line(const runner *r, const char *line, target_run *tr)
     }
     if ((p = strstr(line, "SUMMARY: ")) != NULL)
         snprintf(tr->last_summary, sizeof tr->last_summary, "%s", p + 9);
+    if ((p = strstr(line, " written to ")) != NULL)
+        pair_summary(tr, p + 12);
     if ((p = strstr(line, "Test unit written to ")) != NULL) {
         /* libFuzzer also writes slow units (slow-unit-*): not findings */
         int crash = strstr(p, "/crash-") != NULL || strstr(p, "/leak-") != NULL;

@@ -8,6 +8,7 @@
 #include <string.h>
 #include "fia/fast.h"
 #include "fuzz/fuzz.h"
+#include "fuzz/signature.h"
 
 static void finding_init(fuzz_finding *f, fuzz_target_id t, const char *profile,
                          const char *kind, const fia_case *c)
@@ -59,10 +60,17 @@ void fuzz_finding_of_artifact(fuzz_finding *f, const fia_case *c,
                               const char *profile, const char *transform,
                               const char *path, const char *message)
 {
-    char bucket[200];
+    char bucket[200], site[200];
     finding_init(f, t, profile, kind, c);
-    fuzz_bucket(c, bucket, sizeof bucket);
-    snprintf(f->signature, 300, "%s|%s|%s", kind, fuzz_target_name(t), bucket);
+    /* a crash names its site when the sanitizer said it, else its bucket */
+    if (fuzz_crash_site(message, site, sizeof site))
+        snprintf(f->signature, 300, "%s|%s|%s", kind, fuzz_target_name(t),
+                 site);
+    else {
+        fuzz_bucket(c, bucket, sizeof bucket);
+        snprintf(f->signature, 300, "%s|%s|%s", kind, fuzz_target_name(t),
+                 bucket);
+    }
     snprintf(f->message, sizeof f->message, "%s", message);
     snprintf(f->transform, sizeof f->transform, "%s", transform);
     snprintf(f->artifact, sizeof f->artifact, "%s", path);

@@ -39,7 +39,9 @@
  *               "spread" in that case: one bug gives at most a few
  *               signatures, a general bug one.
  *   harness-error | feature set | dtype | layout   (the old form)
- * Crashes and timeouts are named by fuzz_finding_of_artifact. */
+ * Crashes and timeouts are named by fuzz_finding_of_artifact: by the
+ * sanitizer's site when its SUMMARY is known (fuzz_crash_site), else by
+ * the bucket. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -282,4 +284,43 @@ void fuzz_meta_signature(const fia_case *c, const char *transform,
     else
         case_pattern(c, out_fail, lse_fail, 1, pat, sizeof pat);
     snprintf(buf, len, "metamorphic|%s|%s", kind, pat);
+}
+
+int fuzz_crash_site(const char *summary, char *out, size_t len)
+{
+    static const char *const parts[] = {"/fast/", "/ref/",   "/oracle/",
+                                        "/compare/", "/core/", "/harness/",
+                                        "/fuzz/",  "/store/", "/cli/"};
+    static const char *const isa[] = {"_avx512", "_avx2", "_scalar"};
+    out[0] = '\0';
+    const char *k = summary ? strstr(summary, "Sanitizer: ") : NULL;
+    if (k == NULL || len < 8)
+        return 0;
+    k += 11;
+    size_t klen = strcspn(k, " ");
+    /* the first source file of the line: the last part folder before
+     * ".c:" or ".h:" */
+    const char *src = strstr(k, ".c:");
+    if (src == NULL)
+        src = strstr(k, ".h:");
+    if (src == NULL)
+        return 0;
+    const char *from = NULL;
+    for (size_t i = 0; i < sizeof parts / sizeof parts[0]; i++)
+        for (const char *q = strstr(k, parts[i]); q != NULL && q < src;
+             q = strstr(q + 1, parts[i]))
+            from = q + 1 > from ? q + 1 : from;
+    if (from == NULL)
+        return 0;
+    size_t flen = (size_t)(src - from);
+    for (size_t i = 0; i < sizeof isa / sizeof isa[0]; i++) {
+        size_t n = strlen(isa[i]);
+        if (flen > n && strncmp(from + flen - n, isa[i], n) == 0) {
+            flen -= n;
+            break;
+        }
+    }
+    snprintf(out, len, "%.*s@%.*s", (int)(klen < 60 ? klen : 60), k,
+             (int)(flen < 120 ? flen : 120), from);
+    return 1;
 }

@@ -25,4 +25,12 @@ void fuzz_meta_signature(const fia_case *c, const char *transform,
                          const uint8_t *out_fail, const uint8_t *lse_fail,
                          char *buf, size_t len);
 
+/* A crash's site from a sanitizer's SUMMARY line ("AddressSanitizer:
+ * heap-buffer-overflow /src/fast/kernel/widen_avx2.c:14:21 in f"): the
+ * error kind and the source file below the tree's part folder without its
+ * ISA suffix, "heap-buffer-overflow@fast/kernel/widen" (the bug, not the
+ * case's bucket nor the level it ran at).  1 when found, else 0 (out
+ * empty). */
+int fuzz_crash_site(const char *summary, char *out, size_t len);
+
 #endif

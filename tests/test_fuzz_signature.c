@@ -205,8 +205,47 @@ static void test_status_signature(void)
               "%s vs %s", sig[0], sig[1]);
 }
 
+/* A crash is named by its sanitizer's site: one bug at two ISA levels, one
+ * name; the bucket only when the summary says nothing of a source file. */
+static void test_crash_site(void)
+{
+    char a[200], b[200], c[200];
+    CHECK(fuzz_crash_site("AddressSanitizer: heap-buffer-overflow /work/x/src/"
+                          "fast/kernel/widen_avx2.c:14:21 in fast_widen_avx2",
+                          a, sizeof a));
+    CHECK(fuzz_crash_site("AddressSanitizer: heap-buffer-overflow /y/fast/"
+                          "kernel/widen_avx512.c:14:21 in fast_widen_avx512",
+                          b, sizeof b));
+    CHECK_MSG(strcmp(a, "heap-buffer-overflow@fast/kernel/widen") == 0, "%s", a);
+    CHECK(strcmp(a, b) == 0);
+    CHECK(fuzz_crash_site("UndefinedBehaviorSanitizer: undefined-behavior "
+                          "/s/ref/read_paged.c:120:5 in", c, sizeof c));
+    CHECK_MSG(strcmp(c, "undefined-behavior@ref/read_paged") == 0, "%s", c);
+    CHECK(!fuzz_crash_site("AddressSanitizer: SEGV (/lib/libc.so.6+0x1234)",
+                           c, sizeof c) && c[0] == '\0');
+    CHECK(!fuzz_crash_site("a crash", c, sizeof c));
+    CHECK(!fuzz_crash_site(NULL, c, sizeof c));
+    /* the finding of an artifact takes it */
+    fia_case cs;
+    fia_case_init(&cs);
+    fuzz_finding fd;
+    fuzz_finding_of_artifact(&fd, &cs, "crash", FUZZ_NUMERIC, "doc", "",
+                             "art", "AddressSanitizer: heap-use-after-free "
+                             "/s/fast/attention.c:3:1 in f");
+    CHECK_MSG(strcmp(fd.signature, "crash|fuzz_numeric|heap-use-after-free@"
+                     "fast/attention") == 0, "%s", fd.signature);
+    fuzz_finding_free(&fd);
+    fuzz_finding_of_artifact(&fd, &cs, "crash", FUZZ_NUMERIC, "doc", "",
+                             "art", "a crash");
+    CHECK(strncmp(fd.signature, "crash|fuzz_numeric|", 19) == 0 &&
+          strchr(fd.signature, '@') == NULL);
+    fuzz_finding_free(&fd);
+    fia_case_free(&cs);
+}
+
 int main(void)
 {
+    test_crash_site();
     test_status_signature();
     test_patterns();
     test_across_dtype_layout();
