@@ -66,3 +66,9 @@ void orc_facts_tensors(const fia_case *c, fia_oracle_facts *f)
                 f->kv_float = 0;
     }
 }
+
+int orc_prefix_given(const fia_oracle_facts *f)
+{
+    return f->given[FIA_SLOT_KEY_SHARED_PREFIX] ||
+           f->given[FIA_SLOT_VALUE_SHARED_PREFIX];
+}

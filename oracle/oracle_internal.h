@@ -210,6 +210,8 @@ int orc_slot_dtypes_in(const fia_oracle_facts *f, fia_slot s,
 int orc_any_given(const fia_oracle_facts *f, const fia_slot *s, size_t n);
 #define ORC_ANY_GIVEN(f, list)                                               \
     orc_any_given(f, list, sizeof(list) / sizeof((list)[0]))
+/* 1 when a shared prefix tensor (key or value) is passed. */
+int orc_prefix_given(const fia_oracle_facts *f);
 /* facts_seqlen.c.  Effective lengths of batch b (0 <= b < B): from the array
  * (broadcast of a length-1 array, else element b) or the S dim.  Only
  * meaningful when the array's count is valid (1 or >= B). */

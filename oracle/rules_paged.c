@@ -31,12 +31,6 @@ static int padding(const fia_oracle_facts *f)
            f->given[FIA_SLOT_KV_PADDING_SIZE];
 }
 
-static int prefix(const fia_oracle_facts *f)
-{
-    return f->given[FIA_SLOT_KEY_SHARED_PREFIX] ||
-           f->given[FIA_SLOT_VALUE_SHARED_PREFIX];
-}
-
 static int antiquant(const fia_oracle_facts *f)
 {
     static const fia_slot s[] = {
@@ -99,7 +93,7 @@ static int table_2d(const fia_oracle_facts *f)
 
 ORC_PRED(p_list, f->paged, list_kv(f))
 ORC_PRED(p_padding, f->paged, padding(f))
-ORC_PRED(p_prefix, f->paged, prefix(f))
+ORC_PRED(p_prefix, f->paged, orc_prefix_given(f))
 ORC_PRED(p_int4, f->paged && q_half(f), kv_dtype(f) == FIA_DT_INT4)
 ORC_PRED(p_bs_prefill, f->paged && orc_is_prefill(f),
          bs_prefill_bad(f->block_size))

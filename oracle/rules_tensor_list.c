@@ -9,12 +9,6 @@
  * (page attention with lists: PAGED-001). */
 #include "oracle_internal.h"
 
-static int prefix(const fia_oracle_facts *f)
-{
-    return f->given[FIA_SLOT_KEY_SHARED_PREFIX] ||
-           f->given[FIA_SLOT_VALUE_SHARED_PREFIX];
-}
-
 static int kv_antiquant(const fia_oracle_facts *f)
 {
     static const fia_slot s[] = {
@@ -67,7 +61,7 @@ static int heads_known(const fia_oracle_facts *f)
            f->D <= ((int64_t)1 << 31);
 }
 
-ORC_PRED(l_prefix, f->kv_list, prefix(f))
+ORC_PRED(l_prefix, f->kv_list, orc_prefix_given(f))
 ORC_PRED(l_antiquant, f->kv_list && orc_is_prefill(f), kv_antiquant(f))
 ORC_PRED(l_b_max, f->kv_list && f->q_rank_ok, f->B > 256)
 ORC_PRED(l_count, f->kv_list && f->q_rank_ok,

@@ -401,4 +401,31 @@ static inline int ref_same_bits(const fia_tensor *a, const fia_tensor *b,
            memcmp(a->data, b->data, (size_t)(n * bytes)) == 0;
 }
 
+
+/* A case of B = 3, N = 4 on KV_N = 2 heads, KV_S = 70, D = 16 in layout
+ * (BSH, BSND or BNSD), Q_S qs, lse on, inner_precise 3, the seed, and the
+ * kv lengths line lens (or "") into text[n]: the base of the tests that
+ * compare a second form of the same keys (paged, lists). */
+static inline void ref_text_70(char *text, size_t n, const char *layout,
+                               int64_t qs, const char *lens, uint64_t seed)
+{
+    if (strcmp(layout, "BSH") == 0)
+        snprintf(text, n, "query = fp16 [3,%lld,64]\n"
+                 "key = fp16 [3,70,32]\nvalue = fp16 [3,70,32]\n",
+                 (long long)qs);
+    else if (strcmp(layout, "BSND") == 0)
+        snprintf(text, n, "query = fp16 [3,%lld,4,16]\n"
+                 "key = fp16 [3,70,2,16]\nvalue = fp16 [3,70,2,16]\n",
+                 (long long)qs);
+    else
+        snprintf(text, n, "query = fp16 [3,4,%lld,16]\n"
+                 "key = fp16 [3,2,70,16]\nvalue = fp16 [3,2,70,16]\n",
+                 (long long)qs);
+    size_t k = strlen(text);
+    snprintf(text + k, n - k,
+             "input_layout = %s\nnum_heads = 4\nnum_key_value_heads = 2\n"
+             "%ssoftmax_lse_flag = true\ninner_precise = 3\nseed = %llu\n",
+             layout, lens, (unsigned long long)seed);
+}
+
 #endif

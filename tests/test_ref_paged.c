@@ -20,26 +20,9 @@ static void one(const char *layout, int64_t qs, int64_t bs, int cache4d,
                 uint64_t seed)
 {
     char text[1024];
-    int bsx = layout[1] == 'S';
-    int bsh = strcmp(layout, "BSH") == 0;
-    /* B 3, N 4, KV_N 2, KV_S 70, D 16; kv lengths 70, 0, 33 */
-    if (bsh)
-        snprintf(text, sizeof text, "query = fp16 [3,%lld,64]\n"
-                 "key = fp16 [3,70,32]\nvalue = fp16 [3,70,32]\n",
-                 (long long)qs);
-    else if (bsx)
-        snprintf(text, sizeof text, "query = fp16 [3,%lld,4,16]\n"
-                 "key = fp16 [3,70,2,16]\nvalue = fp16 [3,70,2,16]\n",
-                 (long long)qs);
-    else
-        snprintf(text, sizeof text, "query = fp16 [3,4,%lld,16]\n"
-                 "key = fp16 [3,2,70,16]\nvalue = fp16 [3,2,70,16]\n",
-                 (long long)qs);
-    snprintf(text + strlen(text), sizeof text - strlen(text),
-             "input_layout = %s\nnum_heads = 4\nnum_key_value_heads = 2\n"
-             "actual_seq_lengths_kv = [70,0,33]\nsoftmax_lse_flag = true\n"
-             "inner_precise = 3\nseed = %llu\nvalue.gen = uniform(-2,2)\n",
-             layout, (unsigned long long)seed);
+    ref_text_70(text, sizeof text, layout, qs,
+                "actual_seq_lengths_kv = [70,0,33]\nvalue.gen = uniform(-2,2)\n",
+                seed);
     fia_case c, p;
     fia_error err;
     fz_geom g;

@@ -17,24 +17,8 @@
 static void one(const char *layout, int64_t qs, uint64_t seed, int lens)
 {
     char text[1024];
-    int bsx = layout[1] == 'S', bsh = strcmp(layout, "BSH") == 0;
-    if (bsh)
-        snprintf(text, sizeof text, "query = fp16 [3,%lld,64]\n"
-                 "key = fp16 [3,70,32]\nvalue = fp16 [3,70,32]\n",
-                 (long long)qs);
-    else if (bsx)
-        snprintf(text, sizeof text, "query = fp16 [3,%lld,4,16]\n"
-                 "key = fp16 [3,70,2,16]\nvalue = fp16 [3,70,2,16]\n",
-                 (long long)qs);
-    else
-        snprintf(text, sizeof text, "query = fp16 [3,4,%lld,16]\n"
-                 "key = fp16 [3,2,70,16]\nvalue = fp16 [3,2,70,16]\n",
-                 (long long)qs);
-    snprintf(text + strlen(text), sizeof text - strlen(text),
-             "input_layout = %s\nnum_heads = 4\nnum_key_value_heads = 2\n"
-             "%ssoftmax_lse_flag = true\ninner_precise = 3\nseed = %llu\n",
-             layout, lens ? "actual_seq_lengths_kv = [70,0,33]\n" : "",
-             (unsigned long long)seed);
+    ref_text_70(text, sizeof text, layout, qs,
+                lens ? "actual_seq_lengths_kv = [70,0,33]\n" : "", seed);
     fia_case c, l;
     fia_error err;
     fz_geom g;
