@@ -257,7 +257,7 @@ void fia_rules_print(FILE *f, int json)
         char doc[16], cann[16];
         status_cell(doc, sizeof doc, r, 0);
         status_cell(cann, sizeof cann, r, 1);
-        fprintf(f, "%-11s %-12s %-11s %-8s %-7s %-7s %s | %s\n", r->id,
+        fprintf(f, "%-11s %-12s %-11s %-9s %-7s %-7s %s | %s\n", r->id,
                 r->feature, kind_name(r->kind), layer_name(r->layer), doc,
                 cann, r->citation, r->summary);
         if (r->disagreement)
