@@ -16,6 +16,37 @@
 
 /* ---- derived outputs ---------------------------------------------------- */
 
+/* The 003 token layouts: T = the sum of the sequence lengths, no batch
+ * axis.  TND and TND_NTD read the query as [T, N, D], NTD and NTD_TND as
+ * [N, T, D]; the part after '_' is attention_out's layout. */
+int fia_layout_is_tnd(const char *lay)
+{
+    static const char *const names[] = {"TND", "NTD", "TND_NTD", "NTD_TND"};
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+        if (strcmp(lay, names[i]) == 0)
+            return 1;
+    return 0;
+}
+
+/* attention_out of a token layout: the query's T and N in the output's
+ * order, value's head dim (003 §返回值说明: D of value). */
+static void tnd_out(const fia_case *c, const fia_tensor *q, fia_tensor *out)
+{
+    const char *lay = c->attrs.input_layout;
+    int q_ntd = strncmp(lay, "NTD", 3) == 0;
+    const char *u = strchr(lay, '_');
+    int o_ntd = u ? strcmp(u + 1, "NTD") == 0 : q_ntd;
+    if (q->ndim != 3)
+        return;
+    int64_t T = q->shape[q_ntd ? 1 : 0], N = q->shape[q_ntd ? 0 : 1];
+    out->shape[0] = o_ntd ? N : T;
+    out->shape[1] = o_ntd ? T : N;
+    const fia_tensor_spec *vs = &c->tensors[FIA_SLOT_VALUE];
+    if (vs->presence == FIA_PRESENT && vs->t && vs->count == 1 &&
+        vs->t[0].ndim == 3)
+        out->shape[2] = vs->t[0].shape[2];
+}
+
 static void lse_dims(const fia_case *c, const fia_tensor *q, int64_t *B,
                      int64_t *N, int64_t *S)
 {
@@ -65,6 +96,8 @@ fia_presence fia_case_output(const fia_case *c, fia_slot s, fia_tensor *out)
             out->shape[1] = q->shape[2];
             out->shape[2] = q->shape[1];
         }
+        if (fia_layout_is_tnd(c->attrs.input_layout))
+            tnd_out(c, q, out);
         if (c->tensors[FIA_SLOT_QUANT_SCALE2].presence == FIA_PRESENT)
             out->dtype = FIA_DT_INT8;
         return FIA_PRESENT;
@@ -72,9 +105,19 @@ fia_presence fia_case_output(const fia_case *c, fia_slot s, fia_tensor *out)
     /* softmax_lse */
     if (!c->attrs.softmax_lse_flag)
         return FIA_ABSENT;
+    out->dtype = FIA_DT_FP32;
+    if (fia_layout_is_tnd(c->attrs.input_layout)) {
+        /* 003 §返回值说明: (T, N, 1) */
+        int q_ntd = strncmp(c->attrs.input_layout, "NTD", 3) == 0;
+        out->ndim = 3;
+        out->shape[0] = q->ndim == 3 ? q->shape[q_ntd ? 1 : 0] : 1;
+        out->shape[1] = q->ndim == 3 ? q->shape[q_ntd ? 0 : 1]
+                                     : c->attrs.num_heads;
+        out->shape[2] = 1;
+        return FIA_PRESENT;
+    }
     int64_t B, N, S;
     lse_dims(c, q, &B, &N, &S);
-    out->dtype = FIA_DT_FP32;
     out->ndim = 4;
     out->shape[0] = B;
     out->shape[1] = N;
@@ -307,6 +350,8 @@ typedef struct live_geom {
 static int live_geom_of(const fia_case *c, const fia_tensor *t, live_geom *g)
 {
     int bnsd = strncmp(c->attrs.input_layout, "BNSD", 4) == 0;
+    if (fia_layout_is_tnd(c->attrs.input_layout))
+        return -1; /* no padding rows: every token is read */
     if (t->ndim == 3) {
         *g = (live_geom){t->shape[0], 1, t->shape[1], t->shape[2]};
     } else if (t->ndim == 4 && bnsd) {

@@ -138,7 +138,10 @@ fia_status fastFusedInferAttentionScoreV2GetWorkspaceSize(
     if (!p.empty)
         fast_plan_finish(&p); /* strides, schedule, workspace size */
     fast_executor *ex = NULL;
-    st = fast_executor_create(&p, p.Q_S > 1 ? actualSeqLengthsOptional : NULL,
+    /* Q_S = 1 ignores actual_seq_lengths, but a token layout's counts are
+     * its batches */
+    st = fast_executor_create(&p, p.Q_S > 1 || p.tnd ? actualSeqLengthsOptional
+                                                      : NULL,
                               actualSeqLengthsKvOptional, &ex, &err);
     if (st != FIA_OK)
         return record(st, &err);

@@ -298,8 +298,8 @@ static void task_load_q(const fast_plan *p, const fast_kernels *kern,
         for (int r = r0; r < r0 + rn; r++)
             rows[r - r0] = w->alo[r] > w->ahi[r]
                 ? NULL /* uses no key: zero */
-                : (const uint16_t *)p->q + k->b * p->q_sb +
-                      (k->n0 + r / nq) * p->q_sn + (k->i0 + r % nq) * p->q_ss;
+                : (const uint16_t *)p->q +
+                      fast_q_row(p, k->b, k->n0 + r / nq, k->i0 + r % nq);
         if (!k->dot) {
             kern->widen_t(p->dt, rows, rn, D, w->q + r0, L);
             continue;
@@ -392,6 +392,8 @@ static void task_store(const fast_plan *p, const fast_kernels *kern,
     const int64_t Dp = p->Dp, D = p->D;
     for (int r = 0; r < k->mr; r++) {
         int64_t n = k->n0 + r / k->nq, i = k->i0 + r % k->nq;
+        if (p->nsplit <= 1 && !fast_row_exists(p, k->b, i))
+            continue; /* a token layout's batch ends before the block */
         if (p->nsplit > 1) {
             float *rec = partial_rec(p, partials, k->b, n, k->split);
             rec[0] = w->m[r];
@@ -439,6 +441,8 @@ void fast_merge_splits(const fast_plan *p, float *partials, void *scr)
     layout(p, scr, &w);
     for (int64_t b = 0; b < p->B; b++) {
         const int64_t kv_len = p->kv_len[b];
+        if (!fast_row_exists(p, b, 0))
+            continue; /* a token layout's batch without query tokens */
         for (int64_t n = 0; n < p->N; n++) {
             if (kv_len == 0) {
                 fast_store_zero(p, b, n, 0);

@@ -12,6 +12,10 @@ fia_status fast_check_layout_shapes(const fast_args *a, fast_plan *p,
     int64_t qn, kn, vn;
     if (a->layout == NULL)
         FAST_REJECT("S_LAYOUT", "input_layout is a nullptr");
+    if (fast_token_layout(a->layout, &p->q_ntd, &p->o_ntd)) {
+        p->tnd = true; /* its shapes: check_tnd.c */
+        return FIA_OK;
+    }
     if (strcmp(a->layout, "BSH") == 0) p->layout = FAST_LAYOUT_BSH;
     else if (strcmp(a->layout, "BSND") == 0) p->layout = FAST_LAYOUT_BSND;
     else if (strcmp(a->layout, "BNSD") == 0) p->layout = FAST_LAYOUT_BNSD;
@@ -52,6 +56,8 @@ fia_status fast_check_layout_heads(const fast_args *a, fast_plan *p,
         FAST_REJECT("S_NUM_HEADS", "num_heads %lld must be positive",
                     (long long)a->num_heads);
     p->N = a->num_heads;
+    if (p->tnd)
+        return FIA_OK; /* the query's N axis: check_tnd.c */
     switch (p->layout) {
     case FAST_LAYOUT_BSH:
         if (q->shape[2] % p->N != 0)
@@ -84,6 +90,8 @@ fia_status fast_check_layout_kv(const fast_args *a, fast_plan *p,
     const fia_tensor *k = a->key->tensors[0];
     if (a->opt[FAST_OPT_BLOCK_TABLE])
         return FIA_OK; /* a cache of blocks: check_paged.c */
+    if (p->tnd)
+        return FIA_OK; /* token layouts: check_tnd.c */
     if (a->key->count > 1)
         return FIA_OK; /* a tensor per batch: check_tensor_list.c */
     if (k->shape[0] != p->B)
@@ -131,7 +139,9 @@ fia_status fast_check_layout_limits(const fast_args *a, fast_plan *p,
         FAST_REJECT("S_N_MAX", "num_heads %lld > 256", (long long)p->N);
     if (p->D > 512)
         FAST_REJECT("S_D_MAX", "head dim %lld > 512", (long long)p->D);
-    if (p->Q_S > 1) {
+    if (p->tnd) {
+        /* 003 gives the token layouts their own list (check_tnd.c) */
+    } else if (p->Q_S > 1) {
         /* 002 约束说明 Q_S>1: N*D < 65535 for BSH/BSND. */
         if ((p->layout == FAST_LAYOUT_BSH || p->layout == FAST_LAYOUT_BSND) &&
             p->N * p->D >= 65535)

@@ -34,7 +34,7 @@ static fia_status check_shape(const fast_args *a, fast_plan *p, fia_error *err)
     if (m->dtype == FIA_DT_FP16)
         FAST_REJECT("S_MASK_DTYPE", "atten_mask fp16 is registered but not "
                     "supported (002 attenMaskOptional: BOOL/INT8/UINT8)");
-    if (p->Q_S > 1 && p->sparse_mode >= 2) {
+    if ((p->Q_S > 1 || p->tnd) && p->sparse_mode >= 2) {
         /* 002 约束说明 Q_S>1: (S,S), (1,S,S) or (1,1,S,S) with S = 2048. */
         bool ok = (r == 2) || (r == 3 && s[0] == 1) ||
                   (r == 4 && s[0] == 1 && s[1] == 1);
@@ -98,7 +98,7 @@ fia_status fast_check_mask(const fast_args *a, fast_plan *p, fia_error *err)
     p->mask_given = fast_present(a->mask); /* RELEASED: empty mask = absent */
     /* 002 sparseMode: mode 1 needs the full mask, 2/3/4 the compressed one
      * (约束说明: "不传入attenMask...报错"). */
-    if (p->Q_S > 1 && p->sparse_mode >= 1 && !p->mask_given)
+    if ((p->Q_S > 1 || p->tnd) && p->sparse_mode >= 1 && !p->mask_given)
         FAST_REJECT("S_MASK_REQUIRED", "sparse_mode %d needs an atten_mask",
                     p->sparse_mode);
     if (p->mask_given)

@@ -24,7 +24,12 @@ fia_status fast_check_output(const fast_args *a, fast_plan *p, fia_error *err)
         FAST_REJECT("S_OUT_DTYPE", "attention_out dtype %s != query dtype %s",
                     fast_dtype_name(out->dtype), fast_dtype_name(q->dtype));
     bool shape_ok;
-    if (p->layout == FAST_LAYOUT_BNSD_BSND)
+    if (p->tnd) /* 003 返回值说明: T, N in the output's order, value's D */
+        shape_ok = out->ndim == 3 &&
+                   out->shape[0] == (p->o_ntd ? p->N : p->T) &&
+                   out->shape[1] == (p->o_ntd ? p->T : p->N) &&
+                   out->shape[2] == p->Dv;
+    else if (p->layout == FAST_LAYOUT_BNSD_BSND)
         shape_ok = out->ndim == 4 && out->shape[0] == p->B &&
                    out->shape[1] == p->Q_S && out->shape[2] == p->N &&
                    out->shape[3] == p->D;
@@ -32,8 +37,9 @@ fia_status fast_check_output(const fast_args *a, fast_plan *p, fia_error *err)
         shape_ok = fast_same_shape(out, q);
     if (!shape_ok)
         FAST_REJECT("S_OUT_SHAPE", "attention_out shape does not match %s",
-                    p->layout == FAST_LAYOUT_BNSD_BSND ? "[B, Q_S, N, D]"
-                                                       : "the query shape");
+                    p->tnd ? "(T, N, Dv) / (N, T, Dv)"
+                    : p->layout == FAST_LAYOUT_BNSD_BSND ? "[B, Q_S, N, D]"
+                                                         : "the query shape");
     if (!fast_shape_numel(out, &on))
         FAST_REJECT("S_OUT_SHAPE", "attention_out shape is invalid");
     p->out_numel = on;

@@ -12,6 +12,8 @@ static int64_t clamp_i32(int64_t x)
  * the band arithmetic cannot overflow). */
 fia_status fast_check_sparse(const fast_args *a, fast_plan *p, fia_error *err)
 {
+    if (p->tnd)
+        return FIA_OK; /* 0 or 3 whatever Q_S: check_tnd.c */
     bool prefill = p->Q_S > 1;
     if (prefill && (a->sparse_mode < 0 || a->sparse_mode > 4))
         FAST_REJECT("S_SPARSE_MODE", "sparse_mode %lld not in 0..4",

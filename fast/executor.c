@@ -25,7 +25,16 @@ void fast_plan_finish(fast_plan *p)
         p->k_sn = D, p->k_ss = KV_N * D;
         p->k_sblk = p->block_size * p->k_ss, p->k_sb = 0;
     }
-    if (p->layout == FAST_LAYOUT_BNSD_BSND) {
+    if (p->tnd) {
+        /* [T, N, D] or [N, T, D]; batch b starts at token q_tok[b] */
+        p->q_sb = p->k_sb = p->o_sb = 0;
+        p->q_sn = p->q_ntd ? p->T * D : D;
+        p->q_ss = p->q_ntd ? D : N * D;
+        p->k_sn = p->q_ntd ? p->T_kv * D : D;
+        p->k_ss = p->q_ntd ? D : KV_N * D;
+        p->o_sn = p->o_ntd ? p->T * D : D;
+        p->o_ss = p->o_ntd ? D : N * D;
+    } else if (p->layout == FAST_LAYOUT_BNSD_BSND) {
         p->o_sn = D, p->o_ss = N * D, p->o_sb = p->Q_S * N * D;
     } else {
         p->o_sn = p->q_sn, p->o_ss = p->q_ss, p->o_sb = p->q_sb;
@@ -40,7 +49,9 @@ fia_status fast_executor_create(const fast_plan *plan,
 {
     /* B <= 65536 was checked, so this is at most 1 MiB. */
     int64_t B = plan->empty ? 0 : plan->B;
-    size_t bytes = sizeof(fast_executor) + (size_t)(2 * B) * sizeof(int64_t);
+    const int64_t arrays = plan->tnd ? 4 : 2;
+    size_t bytes = sizeof(fast_executor) +
+                   (size_t)(arrays * B) * sizeof(int64_t);
     fast_executor *ex = malloc(bytes);
     if (ex == NULL)
         return fast_fail(err, FIA_ERR_NOMEM, "NOMEM",
@@ -49,6 +60,21 @@ fia_status fast_executor_create(const fast_plan *plan,
     ex->plan = *plan;
     ex->plan.q_len = ex->lens;
     ex->plan.kv_len = ex->lens + B;
+    ex->plan.q_tok = ex->plan.kv_tok = NULL;
+    if (plan->tnd) {
+        /* cumulative counts (check_tnd.c validated them): batch b's tokens
+         * are [values[b - 1], values[b]) */
+        ex->plan.q_tok = ex->lens + 2 * B;
+        ex->plan.kv_tok = ex->lens + 3 * B;
+        for (int64_t b = 0; b < B; b++) {
+            ex->plan.q_tok[b] = b ? asl->values[b - 1] : 0;
+            ex->plan.kv_tok[b] = b ? aslkv->values[b - 1] : 0;
+            ex->plan.q_len[b] = asl->values[b] - ex->plan.q_tok[b];
+            ex->plan.kv_len[b] = aslkv->values[b] - ex->plan.kv_tok[b];
+        }
+        *out = ex;
+        return FIA_OK;
+    }
     for (int64_t b = 0; b < B; b++) {
         /* docs/features/seqlen.md: length 1 broadcasts, a longer
          * array gives its first B values. */

@@ -73,6 +73,15 @@ typedef struct fast_plan {
     bool kv_list;
     const void *list_k[FAST_LIST_MAX], *list_v[FAST_LIST_MAX];
     int64_t list_s[FAST_LIST_MAX], list_sn[FAST_LIST_MAX];
+    /* Token layouts (check_tnd.c): no batch axis; query [T, N, D] or,
+     * q_ntd, [N, T, D], key/value alike with T_kv, attention_out [T, N, D]
+     * or, o_ntd, [N, T, D].  Batch b's row i is token q_tok[b] + i, its
+     * key j token kv_tok[b] + j (the executor's storage); rows i >=
+     * q_len[b] do not exist (fast_row_exists).  Q_S / KV_S are the longest
+     * batch's; Dv value's head dim (only Dv = D runs). */
+    bool tnd, q_ntd, o_ntd;
+    int64_t T, T_kv, Dv;
+    int64_t *q_tok, *kv_tok;
     int64_t o_sb, o_sn, o_ss;
 
     float scale;             /* applied in float32 after Q.K^T */
@@ -121,7 +130,8 @@ typedef struct fast_plan {
 struct fast_executor {
     uint32_t magic;
     fast_plan plan;
-    int64_t lens[]; /* 2 * B: q_len then kv_len */
+    int64_t lens[]; /* 2 * B: q_len then kv_len (token layouts 4 * B: then
+                       q_tok, kv_tok) */
 };
 #define FAST_EXECUTOR_MAGIC 0xFA57E8ECu
 
@@ -143,10 +153,27 @@ static inline int64_t fast_kv_row(const fast_plan *p, int64_t b, int64_t h,
 {
     if (p->kv_list)
         return h * p->list_sn[b] + j * p->k_ss;
+    if (p->tnd)
+        return (p->kv_tok[b] + j) * p->k_ss + h * p->k_sn;
     if (!p->paged)
         return b * p->k_sb + h * p->k_sn + j * p->k_ss;
     const int64_t id = p->bt[b * p->bt_cols + j / p->block_size];
     return id * p->k_sblk + h * p->k_sn + (j % p->block_size) * p->k_ss;
+}
+
+/* Element offset of query row (b, n, i) from p->q. */
+static inline int64_t fast_q_row(const fast_plan *p, int64_t b, int64_t n,
+                                 int64_t i)
+{
+    const int64_t base = p->tnd ? p->q_tok[b] * p->q_ss : b * p->q_sb;
+    return base + n * p->q_sn + i * p->q_ss;
+}
+
+/* Row i of batch b is part of attention_out: always but in a token layout,
+ * where a batch has q_len[b] rows and the next batch's tokens follow. */
+static inline bool fast_row_exists(const fast_plan *p, int64_t b, int64_t i)
+{
+    return !p->tnd || i < p->q_len[b];
 }
 
 /* How many of the n rows from j on lie at stride k_ss from row j: all of

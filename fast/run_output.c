@@ -5,13 +5,16 @@
 
 uint16_t *fast_out_row(const fast_plan *p, int64_t b, int64_t n, int64_t i)
 {
-    return (uint16_t *)p->out + b * p->o_sb + n * p->o_sn + i * p->o_ss;
+    const int64_t base = p->tnd ? p->q_tok[b] * p->o_ss : b * p->o_sb;
+    return (uint16_t *)p->out + base + n * p->o_sn + i * p->o_ss;
 }
 
 void fast_store_lse(const fast_plan *p, int64_t b, int64_t n, int64_t i,
                     double x)
 {
-    if (p->lse != NULL)
+    if (p->lse != NULL && p->tnd) /* (T, N, 1) */
+        p->lse[(p->q_tok[b] + i) * p->N + n] = (float)x;
+    else if (p->lse != NULL)
         p->lse[(b * p->N + n) * p->Q_S + i] = (float)x;
 }
 

@@ -12,6 +12,8 @@
  *   4. not modeled yet   -> FIA_ERR_NOT_MODELED (docs/semantics.md)
  *   5. semantic rules    -> 161002 (DOC) or 561002 (CANN, RELEASED: every
  *                           semantic interception is a tiling error)
+ *   6. not computed      -> FIA_ERR_NOT_MODELED for a call every rule above
+ *                           accepts whose arithmetic fast/ lacks
  * The table holds every row of a layer before the next layer, so a case that
  * breaks rules of several layers fails in the lowest; inside a layer the rows
  * keep the order in which the checks have always fired (a semantic row may
@@ -44,6 +46,7 @@ const fast_check fast_checks[] = {
      * "not modeled"). */
     {"paged", FAST_LAYER_EXCLUSION, fast_check_paged_exclusions},
     {"tensor_list", FAST_LAYER_EXCLUSION, fast_check_tensor_list_exclusions},
+    {"tnd", FAST_LAYER_EXCLUSION, fast_check_tnd_exclusions},
     /* Layer 4: documented features fast/ does not model yet. */
     {"pse", FAST_LAYER_NOT_MODELED, fast_check_pse},
     {"int8_quant", FAST_LAYER_NOT_MODELED, fast_check_int8_quant},
@@ -64,6 +67,7 @@ const fast_check fast_checks[] = {
     {"tensors", FAST_LAYER_SEMANTIC, fast_check_tensors_kv_dtype},
     {"layout", FAST_LAYER_SEMANTIC, fast_check_layout_heads},
     {"gqa", FAST_LAYER_SEMANTIC, fast_check_gqa},
+    {"tnd", FAST_LAYER_SEMANTIC, fast_check_tnd_shapes},
     {"layout", FAST_LAYER_SEMANTIC, fast_check_layout_kv},
     {"paged", FAST_LAYER_SEMANTIC, fast_check_paged_cache},
     {"tensor_list", FAST_LAYER_SEMANTIC, fast_check_tensor_list},
@@ -75,6 +79,8 @@ const fast_check fast_checks[] = {
     {"mask", FAST_LAYER_SEMANTIC, fast_check_mask},
     {"seqlen", FAST_LAYER_SEMANTIC, fast_check_seqlen},
     {"scale", FAST_LAYER_SEMANTIC, fast_check_scale},
+    /* Layer 6: judged by every rule above, but not computed. */
+    {"tnd", FAST_LAYER_ARITHMETIC, fast_check_tnd_value_d},
 };
 const size_t fast_check_count = sizeof fast_checks / sizeof fast_checks[0];
 

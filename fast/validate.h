@@ -73,7 +73,9 @@ typedef enum fast_layer {
     FAST_LAYER_DTYPE = 2,       /* registered dtype lists -> 161002 */
     FAST_LAYER_EXCLUSION = 3,   /* combinations refused -> as SEMANTIC */
     FAST_LAYER_NOT_MODELED = 4, /* -> FIA_ERR_NOT_MODELED */
-    FAST_LAYER_SEMANTIC = 5     /* -> 161002 (DOC) or 561002 (CANN) */
+    FAST_LAYER_SEMANTIC = 5,    /* -> 161002 (DOC) or 561002 (CANN) */
+    FAST_LAYER_ARITHMETIC = 6   /* accepted by every rule, not computed ->
+                                   FIA_ERR_NOT_MODELED */
 } fast_layer;
 
 typedef fia_status (*fast_check_fn)(const fast_args *a, fast_plan *p,
@@ -194,6 +196,12 @@ fia_status fast_check_tensor_list(const fast_args *, fast_plan *, fia_error *);
 fia_status fast_check_int_inputs(const fast_args *, fast_plan *, fia_error *);
 fia_status fast_check_int8_out(const fast_args *, fast_plan *, fia_error *);
 fia_status fast_check_tnd(const fast_args *, fast_plan *, fia_error *);
+fia_status fast_check_tnd_exclusions(const fast_args *, fast_plan *, fia_error *);
+fia_status fast_check_tnd_shapes(const fast_args *, fast_plan *, fia_error *);
+fia_status fast_check_tnd_value_d(const fast_args *, fast_plan *, fia_error *);
+/* 1 for a token layout (TND, NTD, TND_NTD, NTD_TND); its query and output
+ * orders into *q_ntd / *o_ntd (either may be NULL). */
+bool fast_token_layout(const char *layout, bool *q_ntd, bool *o_ntd);
 fia_status fast_check_mla(const fast_args *, fast_plan *, fia_error *);
 fia_status fast_check_query_quant(const fast_args *, fast_plan *, fia_error *);
 

@@ -1,7 +1,8 @@
 /* oracle/facts_layout: the layout, and the dims of query and key read
  * through it (BSH: [B, S, H] with H = N * D; BSND: [B, S, N, D]; BNSD and
- * BNSD_BSND: [B, N, S, D]).  A layout only 003 documents is recognized (for
- * its not-modeled rule, rules_tnd.c) but not read. */
+ * BNSD_BSND: [B, N, S, D]).  The token layouts are read by facts_tnd.c
+ * (after the lengths, which give their B); the *_NBSD outputs are
+ * recognized (for their not-modeled rule, rules_tnd.c) but not read. */
 #include <string.h>
 #include "oracle_internal.h"
 
@@ -13,11 +14,11 @@ static const struct {
     {"BSND", ORC_LAYOUT_BSND},
     {"BNSD", ORC_LAYOUT_BNSD},
     {"BNSD_BSND", ORC_LAYOUT_BNSD_BSND},
-    /* 003 §参数说明 > input_layout; NTD as listed by docs/features/tnd.md. */
-    {"TND", ORC_LAYOUT_V2},
-    {"TND_NTD", ORC_LAYOUT_V2},
-    {"NTD_TND", ORC_LAYOUT_V2},
-    {"NTD", ORC_LAYOUT_V2},
+    /* 003 §参数说明 > input_layout; NTD by RELEASED "Layouts" only. */
+    {"TND", ORC_LAYOUT_TND},
+    {"TND_NTD", ORC_LAYOUT_TND_NTD},
+    {"NTD_TND", ORC_LAYOUT_NTD_TND},
+    {"NTD", ORC_LAYOUT_NTD},
     {"BSH_NBSD", ORC_LAYOUT_V2},
     {"BSND_NBSD", ORC_LAYOUT_V2},
     {"BNSD_NBSD", ORC_LAYOUT_V2},
@@ -99,6 +100,9 @@ void orc_facts_layout(const fia_case *c, fia_oracle_facts *f)
         if (strcmp(c->attrs.input_layout, layout_names[i].name) == 0)
             f->layout = layout_names[i].layout;
     f->layout_modeled = f->layout <= ORC_LAYOUT_BNSD_BSND;
+    f->tnd = f->layout >= ORC_LAYOUT_TND && f->layout <= ORC_LAYOUT_NTD;
+    f->q_ntd = f->layout == ORC_LAYOUT_NTD || f->layout == ORC_LAYOUT_NTD_TND;
+    f->o_ntd = f->layout == ORC_LAYOUT_NTD || f->layout == ORC_LAYOUT_TND_NTD;
     f->q_rank_want = !f->layout_modeled ? 0
                      : f->layout == ORC_LAYOUT_BSH ? 3 : 4;
 

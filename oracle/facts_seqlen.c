@@ -23,8 +23,16 @@ static int64_t eff_len(int given, int64_t count, const int64_t *v, int64_t b,
     return dflt;
 }
 
+/* A token layout's batch b: the difference of two cumulative counts. */
+static int64_t tnd_len(const int64_t *v, int64_t b)
+{
+    return v[b] - (b > 0 ? v[b - 1] : 0);
+}
+
 int64_t orc_q_len(const fia_oracle_facts *f, int64_t b)
 {
+    if (f->tnd)
+        return f->cum_ok && b >= 0 && b < f->B ? tnd_len(f->seq, b) : 0;
     if (f->path == ORC_PATH_DECODE)
         return 1; /* ignored on the decode path */
     return eff_len(f->seq_given, f->seq_count, f->seq, b, f->B, f->Q_S);
@@ -32,6 +40,8 @@ int64_t orc_q_len(const fia_oracle_facts *f, int64_t b)
 
 int64_t orc_kv_len(const fia_oracle_facts *f, int64_t b)
 {
+    if (f->tnd)
+        return f->cum_ok && b >= 0 && b < f->B ? tnd_len(f->kv_seq, b) : 0;
     /* a list's batch reads its own tensor's S by default */
     int64_t dflt = f->list_ok && b >= 0 && b < ORC_LIST_MAX ? f->list_s[b]
                                                              : f->KV_S;

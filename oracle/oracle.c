@@ -8,8 +8,9 @@
  *     nothing); NORMALIZE rows that apply go to verdict->normalized;
  *  3. the expected status: the rejecting rule (status != FIA_OK in the
  *     profile) of the lowest layer among NULLPTR, DTYPE and EXCLUSION;
- *     else FIA_ERR_NOT_MODELED when a NOT_MODELED row fired; else the
- *     first rejecting SEMANTIC rule; else FIA_OK.
+ *     else FIA_ERR_NOT_MODELED when a NOT_MODELED row of the SEMANTIC
+ *     layer fired; else the first rejecting SEMANTIC rule; else
+ *     FIA_ERR_NOT_MODELED when an ARITHMETIC-layer row fired; else FIA_OK.
  *  4. when the query and attention_out are both empty (OUT-N01) the operator
  *     returns at once: SEMANTIC-layer REJECT rules are not evaluated.
  * Catalogue order decides between rules of the same layer (they all give the
@@ -118,12 +119,14 @@ fia_status fia_oracle_evaluate(const fia_case *c, fia_profile p,
     orc_facts_compute(c, &f);
 
     const fia_rule *decider = NULL;  /* lowest-layer rejecting rule */
-    int nm_fired = 0;
+    int nm_fired = 0, nm_late = 0;
     for (size_t i = 0; i < n; i++) {
         const fia_rule *r = fia_rule_at(i);
         if (!list_rule(r, &f, v))
             continue;
-        if (r->kind == FIA_RULE_NOT_MODELED)
+        if (r->kind == FIA_RULE_NOT_MODELED && r->layer == FIA_LAYER_ARITHMETIC)
+            nm_late = 1;
+        else if (r->kind == FIA_RULE_NOT_MODELED)
             nm_fired = 1;
         else if (rule_status(r, p) != FIA_OK &&
                  (decider == NULL || r->layer < decider->layer))
@@ -137,6 +140,9 @@ fia_status fia_oracle_evaluate(const fia_case *c, fia_profile p,
         v->not_modeled = 1;
     } else if (decider != NULL) {
         v->expected = rule_status(decider, p);
+    } else if (nm_late) {
+        v->expected = FIA_ERR_NOT_MODELED;
+        v->not_modeled = 1;
     }
     v->accept = v->expected == FIA_OK;
     fia_error_clear(err);
@@ -169,6 +175,8 @@ static const char *layer_name(fia_rule_layer l)
         return "exclusion";
     case FIA_LAYER_SEMANTIC:
         return "semantic";
+    case FIA_LAYER_ARITHMETIC:
+        return "arithmetic";
     }
     return "?";
 }

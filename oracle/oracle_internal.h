@@ -20,6 +20,10 @@ typedef enum orc_layout {
     ORC_LAYOUT_BSND,
     ORC_LAYOUT_BNSD,
     ORC_LAYOUT_BNSD_BSND,
+    ORC_LAYOUT_TND,      /* the 003 token layouts (facts_tnd.c) */
+    ORC_LAYOUT_TND_NTD,
+    ORC_LAYOUT_NTD_TND,
+    ORC_LAYOUT_NTD,      /* RELEASED only */
     ORC_LAYOUT_V2,       /* a layout only 003 documents: not modeled */
     ORC_LAYOUT_INVALID   /* no document knows it */
 } orc_layout;
@@ -27,7 +31,8 @@ typedef enum orc_layout {
 typedef enum orc_path {
     ORC_PATH_UNKNOWN = 0, /* the query's S could not be read */
     ORC_PATH_DECODE,      /* Q_S == 1 (IncreFlashAttention branch) */
-    ORC_PATH_PREFILL      /* Q_S != 1 (PromptFlashAttention branch) */
+    ORC_PATH_PREFILL,     /* Q_S != 1 (PromptFlashAttention branch) */
+    ORC_PATH_TND          /* a token layout: 003's own constraint list */
 } orc_path;
 
 /* The most tensors a key/value list may hold (002 约束说明: B <= 256). */
@@ -106,6 +111,18 @@ struct fia_oracle_facts {
     int kv_list, list_ok;
     int64_t list_s[ORC_LIST_MAX];
 
+    /* facts_tnd.c: a token layout (TND, NTD, TND_NTD, NTD_TND; path
+     * ORC_PATH_TND).  Query [T, N, D] or, q_ntd, [N, T, D]; key/value the
+     * same with T_kv, KV_N and their own D (VD: value's).  The length
+     * arrays are cumulative token counts and give B (their count); cum_ok:
+     * both given, of one count >= 1, non-negative, non-decreasing, ending
+     * at T and T_kv: then B, Q_S and KV_S (the longest batch) are known,
+     * q_rank_ok and k_rank_ok set, and orc_q_len / orc_kv_len are the
+     * differences. */
+    int tnd, q_ntd, o_ntd;
+    int64_t T, T_kv, VD, VT, VN;
+    int v_d_ok, cum_ok;
+
     int paged;
     int cache_rank;
     const fia_tensor *cache, *table;
@@ -119,6 +136,7 @@ struct fia_oracle_facts {
 #define ORC_SEM FIA_LAYER_SEMANTIC, FIA_ERR_PARAM_INVALID, FIA_ERR_INNER_TILING_ERROR
 #define ORC_EXCL FIA_LAYER_EXCLUSION, FIA_ERR_PARAM_INVALID, FIA_ERR_INNER_TILING_ERROR
 #define ORC_NM FIA_LAYER_SEMANTIC, FIA_ERR_NOT_MODELED, FIA_ERR_NOT_MODELED
+#define ORC_NM_LATE FIA_LAYER_ARITHMETIC, FIA_ERR_NOT_MODELED, FIA_ERR_NOT_MODELED
 #define ORC_NORM FIA_LAYER_SEMANTIC, FIA_OK, FIA_OK
 
 /* Citations.  File prefix, then the section path. */
@@ -199,6 +217,7 @@ void orc_facts_mask(const fia_case *c, fia_oracle_facts *f);
 void orc_facts_seqlen(const fia_case *c, fia_oracle_facts *f);
 void orc_facts_paged(const fia_case *c, fia_oracle_facts *f);
 void orc_facts_tensor_list(const fia_case *c, fia_oracle_facts *f);
+void orc_facts_tnd(const fia_case *c, fia_oracle_facts *f);
 
 /* Helpers for predicates. */
 /* facts_tensors.c */
@@ -220,6 +239,9 @@ int64_t orc_kv_len(const fia_oracle_facts *f, int64_t b);
 /* Number of array entries the operator reads: 1 for a length-1 array, B when
  * count >= B, 0 when the count is not valid. */
 int64_t orc_used_count(int64_t count, int64_t B);
+/* facts_mask.c: the given mask is not the optimized (2048, 2048) one
+ * (leading dims 1) that sparse modes 2-4 take. */
+int orc_mask_opt_shape_bad(const fia_oracle_facts *f);
 /* facts_layout.c */
 int orc_is_prefill(const fia_oracle_facts *f);
 int orc_is_decode(const fia_oracle_facts *f);

@@ -68,12 +68,13 @@ ORC_PRED(k_rank, f->layout_modeled && f->given[FIA_SLOT_KEY] && !f->paged,
          list_rank_bad(f, FIA_SLOT_KEY))
 ORC_PRED(v_rank, f->layout_modeled && f->given[FIA_SLOT_VALUE] && !f->paged,
          list_rank_bad(f, FIA_SLOT_VALUE))
-ORC_PRED(kv_shape, both_kv(f), kv_shape_differs(f))
+ORC_PRED(kv_shape, both_kv(f) && !f->tnd, kv_shape_differs(f))
 ORC_PRED(num_heads_pos, 1, f->N <= 0)
 ORC_PRED(q_n_axis, is_4d(f) && f->q_rank_ok, f->QN != f->N)
 ORC_PRED(q_h_div, f->layout == ORC_LAYOUT_BSH && f->q_rank_ok && f->N > 0,
          f->H % f->N != 0)
-ORC_PRED(kv_batch, f->q_rank_ok && f->k_rank_ok && single_kv(f) && !f->paged,
+ORC_PRED(kv_batch,
+         f->q_rank_ok && f->k_rank_ok && single_kv(f) && !f->paged && !f->tnd,
          f->KB != f->B)
 ORC_PRED(k_n_axis, is_4d(f) && f->k_rank_ok && single_kv(f) && !f->paged,
          f->KN != f->KV_N)
@@ -103,11 +104,11 @@ ORC_PRED(decode_d_unaligned, orc_is_decode(f) && f->q_d_ok, f->D % 16 != 0)
 const fia_rule orc_rules_layout[] = {
     {"LAYOUT-001", "layout", FIA_RULE_REJECT, ORC_SEM,
      C002_P("inputLayout") "; " C003_P("input_layout"),
-     "input_layout must be a documented layout: BSH, BSND, BNSD, BNSD_BSND "
-     "(002) or one of the 003 layouts (those are refused as not modeled, "
-     "NM-012)",
+     "input_layout must be a known layout: BSH, BSND, BNSD, BNSD_BSND "
+     "(002), TND, TND_NTD, NTD_TND and the *_NBSD outputs (003), NTD "
+     "(RELEASED; TND-024)",
      "002 and 000 know only the four layouts; 003 adds TND, TND_NTD, NTD_TND "
-     "and the *_NBSD outputs; docs/features/tnd.md also names NTD, which 003 "
+     "and the *_NBSD outputs; the released code also accepts NTD, which 003 "
      "uses only inside NTD_TND/TND_NTD",
      ORC_FN(layout_known)},
     {"LAYOUT-002", "layout", FIA_RULE_REJECT, ORC_SEM,
@@ -127,7 +128,8 @@ const fia_rule orc_rules_layout[] = {
      "every value tensor's rank must follow the layout (3 for BSH, else 4)",
      NULL, ORC_FN(v_rank)},
     {"LAYOUT-006", "layout", FIA_RULE_REJECT, ORC_SEM, C002_CONSTR,
-     "key and value tensors must have exactly the same shapes (and count)",
+     "key and value tensors must have exactly the same shapes (and count; "
+     "token layouts: TND-005)",
      NULL, ORC_FN(kv_shape)},
     {"LAYOUT-007", "layout", FIA_RULE_REJECT, ORC_SEM,
      C002_REGOP "; " C002_P("numHeads"),
@@ -167,8 +169,8 @@ const fia_rule orc_rules_layout[] = {
      C002_P("attentionOut") "; " C002_P("inputLayout"),
      "key/value head dim D must equal the query's D",
      "003 §返回值说明 ties the output's D to value's D and its TND rules allow "
-     "V_D != Q_D (not modeled); 002 requires the output shape to equal the "
-     "query's",
+     "V_D != Q_D (NM-013); 002 requires the output shape to equal the "
+     "query's; K_D = Q_D in every layout",
      ORC_FN(kd_qd)},
     {"LAYOUT-020", "layout", FIA_RULE_REJECT, ORC_SEM,
      C002_GT1 "; " C002_EQ1,

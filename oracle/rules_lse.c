@@ -16,7 +16,8 @@ static int lse_shape_bad(const fia_oracle_facts *f)
 ORC_PRED(lse_null, flag(f), !f->given[FIA_SLOT_SOFTMAX_LSE])
 ORC_PRED(lse_dtype, flag(f) && f->given[FIA_SLOT_SOFTMAX_LSE],
          f->lse.dtype != FIA_DT_FP32)
-ORC_PRED(lse_shape, flag(f) && f->given[FIA_SLOT_SOFTMAX_LSE] && f->q_rank_ok,
+ORC_PRED(lse_shape,
+         flag(f) && f->given[FIA_SLOT_SOFTMAX_LSE] && f->q_rank_ok && !f->tnd,
          lse_shape_bad(f))
 ORC_PRED(lse_unused, !flag(f), 1)
 
@@ -38,7 +39,7 @@ const fia_rule orc_rules_lse[] = {
      ORC_FN(lse_dtype)},
     {"LSE-003", "lse", FIA_RULE_REJECT, ORC_SEM, C002_P("softmaxLse"),
      "softmax_lse_flag set: softmax_lse must have shape [B, N, Q_S, 1]",
-     "003 §返回值说明 gives (T, N, 1) for the TND layouts (not modeled)",
+     "003 §返回值说明 gives (T, N, 1) for the token layouts (TND-026)",
      ORC_FN(lse_shape)},
     {"LSE-N01", "lse", FIA_RULE_NORMALIZE, ORC_NORM,
      C002_P("softmaxLse") "; 000 §返回",

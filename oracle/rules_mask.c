@@ -83,13 +83,7 @@ static int decode_tail_larger(const fia_oracle_facts *f)
 
 static int opt_shape_bad(const fia_oracle_facts *f)
 {
-    const fia_tensor *m = mask(f);
-    if (m->ndim < 2 || m->ndim > 4)
-        return 1;
-    for (int i = 0; i < m->ndim - 2; i++)
-        if (m->shape[i] != 1)
-            return 1;
-    return m->shape[m->ndim - 2] != 2048 || m->shape[m->ndim - 1] != 2048;
+    return orc_mask_opt_shape_bad(f);
 }
 
 ORC_PRED(mask_dtype_reg, f->given[FIA_SLOT_ATTEN_MASK],

@@ -39,7 +39,7 @@ static int q_scope(const fia_oracle_facts *f)
 }
 static int kv_scope(const fia_oracle_facts *f)
 {
-    return f->q_rank_ok && f->kv_seq_given;
+    return f->q_rank_ok && f->kv_seq_given && !f->tnd; /* tnd: TND-0xx */
 }
 
 ORC_PRED(q_empty, q_scope(f), f->seq_count == 0)

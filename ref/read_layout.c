@@ -36,6 +36,8 @@ fia_status ref_read_layout_name(ref_problem *p, const fia_case *c,
             p->layout = tab[i].l;
             return FIA_OK;
         }
+    if (ref_read_tnd_name(p, c->attrs.input_layout) == FIA_OK)
+        return FIA_OK; /* a token layout: read_tnd.c */
     return fia_fail(err, FIA_ERR_PARAM_INVALID, "unknown input_layout '%s'",
                     c->attrs.input_layout);
 }
@@ -124,8 +126,9 @@ static fia_status layout_dims(ref_problem *p, int64_t *kd, fia_error *err)
 fia_status ref_read_layout_dims(ref_problem *p, const fia_case *c,
                                 const fia_case_data *d, fia_error *err)
 {
-    (void)c, (void)d;
     const fia_tensor *q = p->q, *k = p->k;
+    if (p->tnd)
+        return ref_read_tnd_dims(p, c, d, err);
     int want = p->layout == REF_LAYOUT_BSH ? 3 : 4;
     /* a paged cache's rank is its own (read_paged.c) */
     int kwant = p->paged ? (k->ndim == 3 || k->ndim == 4 ? k->ndim : -1)
@@ -166,6 +169,8 @@ fia_status ref_read_layout_dims(ref_problem *p, const fia_case *c,
 int64_t ref_q_index(const ref_problem *p, int64_t b, int64_t n, int64_t i,
                     int64_t dd)
 {
+    if (p->tnd)
+        return ref_tnd_q_index(p, b, n, i, dd);
     if (p->layout == REF_LAYOUT_BSH || p->layout == REF_LAYOUT_BSND)
         return ((b * p->Q_S + i) * p->N + n) * p->D + dd;
     return ((b * p->N + n) * p->Q_S + i) * p->D + dd;
@@ -176,6 +181,8 @@ int64_t ref_kv_index(const ref_problem *p, int64_t b, int64_t kn, int64_t j,
 {
     if (p->paged)
         return ref_paged_kv_index(p, b, kn, j, dd);
+    if (p->tnd)
+        return ref_tnd_kv_index(p, b, kn, j, dd);
     if (p->kv_list) /* within tensor b, batch 1 of S_b rows */
         return p->layout == REF_LAYOUT_BSH || p->layout == REF_LAYOUT_BSND
                    ? (j * p->KV_N + kn) * p->D + dd
@@ -188,6 +195,8 @@ int64_t ref_kv_index(const ref_problem *p, int64_t b, int64_t kn, int64_t j,
 int64_t ref_out_index(const ref_problem *p, int64_t b, int64_t n, int64_t i,
                       int64_t dd)
 {
+    if (p->tnd)
+        return ref_tnd_out_index(p, b, n, i, dd);
     if (p->layout == REF_LAYOUT_BNSD)
         return ((b * p->N + n) * p->Q_S + i) * p->D + dd;
     return ((b * p->Q_S + i) * p->N + n) * p->D + dd;

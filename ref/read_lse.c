@@ -13,8 +13,9 @@ fia_status ref_read_lse(ref_problem *p, const fia_case *c,
         return FIA_OK;
     const fia_tensor *l = fia_case_data_tensor(d, FIA_SLOT_SOFTMAX_LSE);
     int64_t want;
-    if (__builtin_mul_overflow(p->B, p->N, &want) ||
-        __builtin_mul_overflow(want, p->Q_S, &want))
+    if (p->tnd ? __builtin_mul_overflow(p->T, p->N, &want)
+               : (__builtin_mul_overflow(p->B, p->N, &want) ||
+                  __builtin_mul_overflow(want, p->Q_S, &want)))
         return fia_fail(err, FIA_ERR_PARAM_INVALID,
                         "softmax_lse size overflows");
     /* value, exact double and flag per element */
@@ -28,6 +29,9 @@ fia_status ref_read_lse(ref_problem *p, const fia_case *c,
                             "softmax_lse must be fp32 with B*N*Q_S elements");
         p->lse_ndim = l->ndim;
         memcpy(p->lse_shape, l->shape, sizeof p->lse_shape);
+    } else if (p->tnd) {
+        p->lse_ndim = 3; /* 003 §返回值说明: (T, N, 1) */
+        p->lse_shape[0] = p->T, p->lse_shape[1] = p->N, p->lse_shape[2] = 1;
     } else {
         p->lse_ndim = 4;
         p->lse_shape[0] = p->B, p->lse_shape[1] = p->N;
@@ -38,5 +42,7 @@ fia_status ref_read_lse(ref_problem *p, const fia_case *c,
 
 int64_t ref_lse_index(const ref_problem *p, int64_t b, int64_t n, int64_t i)
 {
+    if (p->tnd)
+        return (p->q_tok[b] + i) * p->N + n;
     return (b * p->N + n) * p->Q_S + i;
 }

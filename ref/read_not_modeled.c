@@ -46,9 +46,9 @@ static const struct {
      "dequant_scale_query (quantization)"},
 };
 
-/* feature layout_v2: the 003 layouts */
-static const char *const refused_layouts[] = {
-    "TND", "NTD_TND", "TND_NTD", "NTD", "BSH_NBSD", "BSND_NBSD", "BNSD_NBSD"};
+/* feature tnd: the *_NBSD outputs (MLA's in the released code) */
+static const char *const refused_layouts[] = {"BSH_NBSD", "BSND_NBSD",
+                                              "BNSD_NBSD"};
 
 /* feature int_inputs: int8 / int4 / uint8 query, key or value */
 static int is_quant_dtype(fia_dtype dt)

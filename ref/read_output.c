@@ -27,7 +27,11 @@ fia_status ref_read_output_shape(ref_problem *p, const fia_case *c,
     (void)c, (void)d;
     int64_t dims[4];
     int nd;
-    if (p->layout == REF_LAYOUT_BSH) {
+    if (p->tnd) {
+        nd = 3;
+        dims[0] = p->o_ntd ? p->N : p->T, dims[1] = p->o_ntd ? p->T : p->N;
+        dims[2] = p->D;
+    } else if (p->layout == REF_LAYOUT_BSH) {
         nd = 3;
         dims[0] = p->B, dims[1] = p->Q_S, dims[2] = p->q->shape[2];
     } else if (p->layout == REF_LAYOUT_BNSD) {

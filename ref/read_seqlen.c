@@ -38,6 +38,8 @@ fia_status ref_read_seqlen(ref_problem *p, const fia_case *c,
                            const fia_case_data *d, fia_error *err)
 {
     (void)c;
+    if (p->tnd)
+        return FIA_OK; /* cumulative counts, read with the dims (read_tnd.c) */
     /* B is bounded by the materialized sizes */
     p->q_len = malloc((size_t)p->B * sizeof *p->q_len);
     p->kv_len = malloc((size_t)p->B * sizeof *p->kv_len);

@@ -82,7 +82,14 @@ typedef struct ref_problem {
     int32_t list_n;
     const fia_tensor *klist, *vlist;
     int64_t *list_s;
-    /* seqlen (read_seqlen.c) */
+    /* tnd (read_tnd.c): a token layout, query [T, N, D] or, q_ntd,
+     * [N, T, D] (key/value alike with T_kv), out [T, N, D] or, o_ntd,
+     * [N, T, D]; batch b's row i is token q_tok[b] + i, key j token
+     * kv_tok[b] + j (owned); rows only for i < q_len[b] */
+    int tnd, q_ntd, o_ntd;
+    int64_t T, T_kv;
+    int64_t *q_tok, *kv_tok;
+    /* seqlen (read_seqlen.c; read_tnd.c for a token layout) */
     int64_t *q_len, *kv_len;      /* per batch, owned */
     /* mask (keys_mask.c; NULL when absent, empty or not read): element
      * (b, i, j) at b * mask_bstride + i * mask_cols + j */
@@ -241,6 +248,21 @@ fia_status ref_read_tensor_list_lengths(ref_problem *p, const fia_case *c,
 /* The tensors batch b's key and value rows are read from. */
 const fia_tensor *ref_k_tensor(const ref_problem *p, int64_t b);
 const fia_tensor *ref_v_tensor(const ref_problem *p, int64_t b);
+
+/* ---- read_tnd.c ---------------------------------------------------------- */
+
+/* FIA_OK and the token layout's flags when layout is one (no message). */
+fia_status ref_read_tnd_name(ref_problem *p, const char *layout);
+/* For ref_read_layout_dims: T, T_kv, D, and from the cumulative length
+ * arrays B, q_len / kv_len, q_tok / kv_tok, Q_S and KV_S. */
+fia_status ref_read_tnd_dims(ref_problem *p, const fia_case *c,
+                             const fia_case_data *d, fia_error *err);
+int64_t ref_tnd_q_index(const ref_problem *p, int64_t b, int64_t n,
+                        int64_t i, int64_t dd);
+int64_t ref_tnd_kv_index(const ref_problem *p, int64_t b, int64_t kn,
+                         int64_t j, int64_t dd);
+int64_t ref_tnd_out_index(const ref_problem *p, int64_t b, int64_t n,
+                          int64_t i, int64_t dd);
 
 /* ---- read_seqlen.c ----------------------------------------------------- */
 

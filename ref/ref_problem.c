@@ -75,7 +75,9 @@ void ref_problem_free(ref_problem *p)
     free(p->q_len);
     free(p->kv_len);
     free(p->list_s);
-    p->q_len = p->kv_len = p->list_s = NULL;
+    free(p->q_tok);
+    free(p->kv_tok);
+    p->q_len = p->kv_len = p->list_s = p->q_tok = p->kv_tok = NULL;
 }
 
 int ref_key_takes_part(const ref_problem *p, int64_t b, int64_t i, int64_t j)

@@ -84,7 +84,9 @@ fia_status ref_rows_walk(const ref_problem *p, ref_row_fn fn, void *ctx,
             for (int64_t n = 0; n < p->N && st == FIA_OK; n++) {
                 if (ref_kv_head(p, n) != kn)
                     continue;
-                for (int64_t i = 0; i < p->Q_S && st == FIA_OK; i++) {
+                /* a token layout has no padding rows */
+                int64_t rows = p->tnd ? p->q_len[b] : p->Q_S;
+                for (int64_t i = 0; i < rows && st == FIA_OK; i++) {
                     row.b = b, row.n = n, row.i = i;
                     row.nk = 0;
                     if (i >= p->q_len[b]) { /* padding row */

@@ -299,12 +299,32 @@ static void test_outputs(void)
     CHECK(shape_is(&o, FIA_DT_FP32, 4, 3, 6, 5, 1));
     fia_case_free(&c);
 
-    /* Unknown layout / odd ranks: no crash. */
+    /* Odd ranks: no crash. */
     CHECK_EQ_INT(parse("input_layout = TND\nsoftmax_lse_flag = true\n"
                        "query = fp16 []\nkey = fp16 [3]\nvalue = fp16 [3]\n",
                        &c), 0);
     CHECK_EQ_INT(fia_case_output(&c, FIA_SLOT_SOFTMAX_LSE, &o), FIA_PRESENT);
-    CHECK(o.ndim == 4 && o.shape[3] == 1);
+    CHECK(o.ndim == 3 && o.shape[2] == 1);
+    CHECK_EQ_INT(fia_case_output(&c, FIA_SLOT_ATTENTION_OUT, &o), FIA_PRESENT);
+    CHECK(o.ndim == 0);
+    fia_case_free(&c);
+
+    /* Token layouts (003 返回值说明): lse (T, N, 1); attention_out the
+     * query's T and N in the output's order with value's D. */
+    CHECK_EQ_INT(parse("input_layout = NTD_TND\nsoftmax_lse_flag = true\n"
+                       "num_heads = 4\nquery = bf16 [4,17,192]\n"
+                       "key = bf16 [2,43,192]\nvalue = bf16 [2,43,128]\n",
+                       &c), 0);
+    CHECK_EQ_INT(fia_case_output(&c, FIA_SLOT_SOFTMAX_LSE, &o), FIA_PRESENT);
+    CHECK(shape_is(&o, FIA_DT_FP32, 3, 17, 4, 1, 0));
+    CHECK_EQ_INT(fia_case_output(&c, FIA_SLOT_ATTENTION_OUT, &o), FIA_PRESENT);
+    CHECK(shape_is(&o, FIA_DT_BF16, 3, 17, 4, 128, 0));
+    fia_case_free(&c);
+    CHECK_EQ_INT(parse("input_layout = TND_NTD\nnum_heads = 4\n"
+                       "query = bf16 [17,4,64]\nkey = bf16 [43,2,64]\n"
+                       "value = bf16 [43,2,64]\n", &c), 0);
+    CHECK_EQ_INT(fia_case_output(&c, FIA_SLOT_ATTENTION_OUT, &o), FIA_PRESENT);
+    CHECK(shape_is(&o, FIA_DT_BF16, 3, 4, 17, 64, 0));
     fia_case_free(&c);
 
     /* Explicit lines win; an explicit null is null even with the flag. */

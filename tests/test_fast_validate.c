@@ -105,7 +105,7 @@ static fia_status call(api *a)
     return st;
 }
 
-enum { K_OK, K_NULL, K_TYPE, K_NOTMOD, K_SEM, K_SEM_DOC };
+enum { K_OK, K_NULL, K_TYPE, K_NOTMOD, K_SEM, K_SEM_DOC, K_SEM_CANN };
 
 /* Calls a in both profiles and checks the code (and the check id). */
 static void expect(api *a, const char *id, int kind, int line)
@@ -119,6 +119,7 @@ static void expect(api *a, const char *id, int kind, int line)
         case K_NOTMOD: want = FIA_ERR_NOT_MODELED; break;
         case K_SEM: want = prof ? 561002 : 161002; break;
         case K_SEM_DOC: want = prof ? FIA_OK : 161002; break;
+        case K_SEM_CANN: want = prof ? 561002 : FIA_OK; break;
         default: want = FIA_OK; break;
         }
         fia_status got = call(a);
@@ -140,6 +141,96 @@ static void expect(api *a, const char *id, int kind, int line)
     } while (0)
 
 static int64_t vals[8] = {16, 16, 16, 16, 999, 0, 0, 0};
+
+/* TND bf16: batches of 5, 0 and 12 query tokens over 9, 4 and 30 key
+ * tokens (cumulative counts), N 4, KV_N 2, D = Dv. */
+static int64_t tnd_q[3] = {5, 5, 17}, tnd_kv[3] = {9, 13, 43};
+static void tnd(api *a, int64_t D, int64_t Dv)
+{
+    a->layout = "TND";
+    a->q = t3(FIA_DT_BF16, 17, 4, D);
+    a->k = a->k2 = t3(FIA_DT_BF16, 43, 2, D);
+    a->v = t3(FIA_DT_BF16, 43, 2, Dv);
+    a->out = t3(FIA_DT_BF16, 17, 4, Dv);
+    a->lse = t3(FIA_DT_FP32, 17, 4, 1);
+    a->N = 4, a->KVN = 2;
+    a->has_asl = a->has_aslkv = true;
+    a->asl = (fia_int_array){3, tnd_q};
+    a->aslkv = (fia_int_array){3, tnd_kv};
+}
+
+/* The token layouts' rules (003 TND list) and their order against the
+ * not-modeled layers: exclusions first, value's D last. */
+static void token_layouts(void)
+{
+    static int64_t back[3] = {5, 4, 17}, short_t[3] = {5, 5, 16},
+                   two[2] = {13, 43}, square[3] = {9, 9, 17};
+    CASE("", K_OK, tnd(&a, 128, 128));
+    CASE("", K_OK, tnd(&a, 128, 128), a.lse_flag = a.has_lse = true);
+    CASE("", K_OK, tnd(&a, 128, 128), a.layout = "NTD_TND",
+         a.q = t3(FIA_DT_BF16, 4, 17, 128), a.k = a.v = a.k2 =
+         t3(FIA_DT_BF16, 2, 43, 128));
+    CASE("S_LAYOUT", K_SEM_DOC, tnd(&a, 128, 128), a.layout = "NTD",
+         a.q = a.out = t3(FIA_DT_BF16, 4, 17, 128),
+         a.k = a.v = a.k2 = t3(FIA_DT_BF16, 2, 43, 128));
+    CASE("S_TND_NTD", K_SEM, tnd(&a, 128, 128), a.layout = "TND_NTD",
+         a.out = t3(FIA_DT_BF16, 4, 17, 128));
+    CASE("S_TND_D", K_SEM_CANN, tnd(&a, 192, 192));
+    CASE("S_TND_D", K_SEM_DOC, tnd(&a, 64, 64));
+    CASE("S_TND_D", K_SEM, tnd(&a, 96, 96));
+    CASE("M_VALUE_D", K_NOTMOD, tnd(&a, 192, 128));
+    /* value's D is refused last: any rule breaks first */
+    CASE("S_TND_DTYPE", K_SEM, tnd(&a, 192, 128),
+         a.q.dtype = a.k.dtype = a.k2.dtype = a.v.dtype = a.out.dtype =
+         FIA_DT_FP16);
+    CASE("S_TND_SEQ", K_SEM, tnd(&a, 192, 128), a.asl.values = back);
+    CASE("S_TND_SEQ", K_SEM, tnd(&a, 128, 128), a.asl.values = back);
+    CASE("S_TND_SEQ", K_SEM, tnd(&a, 128, 128), a.asl.values = short_t);
+    CASE("S_TND_SEQ", K_SEM, tnd(&a, 128, 128),
+         a.aslkv = (fia_int_array){2, two});
+    CASE("S_TND_SEQ", K_SEM, tnd(&a, 128, 128), a.has_asl = false);
+    CASE("S_TND_SEQ", K_SEM, tnd(&a, 128, 128), a.has_aslkv = false);
+    CASE("S_QUERY_SHAPE", K_SEM, tnd(&a, 128, 128),
+         a.q = t4(FIA_DT_BF16, 1, 17, 4, 128));
+    CASE("S_NUM_HEADS", K_SEM, tnd(&a, 128, 128),
+         a.q = t3(FIA_DT_BF16, 17, 8, 128));
+    CASE("S_KV_HEADS", K_SEM, tnd(&a, 128, 128),
+         a.v = t3(FIA_DT_BF16, 43, 4, 128));
+    CASE("S_KV_SHAPE", K_SEM, tnd(&a, 128, 128),
+         a.v = t3(FIA_DT_BF16, 42, 2, 128));
+    CASE("S_TND_T_MAX", K_SEM, tnd(&a, 128, 128),
+         a.q = a.out = t3(FIA_DT_BF16, 1048577, 4, 128));
+    CASE("S_SPARSE_MODE", K_SEM, tnd(&a, 128, 128), a.sparse = 1,
+         a.has_mask = true, a.mask = t2(FIA_DT_BOOL, 17, 43));
+    CASE("S_TND_MASK", K_SEM, tnd(&a, 128, 128), a.has_mask = true,
+         a.mask = t2(FIA_DT_BOOL, 17, 43));
+    CASE("S_MASK_REQUIRED", K_SEM, tnd(&a, 128, 128), a.sparse = 3);
+    CASE("", K_OK, tnd(&a, 128, 128), a.sparse = 3, a.has_mask = true,
+         a.mask = t2(FIA_DT_BOOL, 2048, 2048));
+    CASE("S_MASK_SHAPE", K_SEM, tnd(&a, 128, 128), a.sparse = 3,
+         a.has_mask = true, a.mask = t2(FIA_DT_BOOL, 1024, 2048));
+    CASE("S_TND_CAUSAL", K_SEM, tnd(&a, 128, 128), a.sparse = 3,
+         a.has_mask = true, a.mask = t2(FIA_DT_BOOL, 2048, 2048),
+         a.asl.values = square);
+    CASE("S_OUT_SHAPE", K_SEM, tnd(&a, 128, 128),
+         a.out = t3(FIA_DT_BF16, 4, 17, 128));
+    CASE("S_LSE_SHAPE", K_SEM, tnd(&a, 128, 128), a.lse_flag = true,
+         a.has_lse = true, a.lse = t4(FIA_DT_FP32, 3, 4, 12, 1));
+    /* inner_precise 2/3 are allowed whatever the lengths (no decode list) */
+    CASE("", K_OK, tnd(&a, 128, 128), a.inner = 2, a.asl.values = tnd_kv,
+         a.q = a.out = t3(FIA_DT_BF16, 43, 4, 128));
+    /* exclusions: before any not-modeled layer */
+    CASE("S_TND_PSE", K_SEM, tnd(&a, 128, 128), a.has_pse = true,
+         a.pse = t4(FIA_DT_BF16, 1, 4, 17, 43));
+    CASE("S_TND_PAGED", K_SEM, tnd(&a, 128, 128), a.has_opt[7] = true,
+         a.opt[7] = t2(FIA_DT_INT32, 3, 1), a.block_size = 128);
+    CASE("S_TND_ANTIQUANT", K_SEM, tnd(&a, 128, 128),
+         a.k.dtype = a.k2.dtype = a.v.dtype = FIA_DT_INT8);
+    CASE("S_TND_QUANT", K_SEM, tnd(&a, 128, 128),
+         a.q.dtype = a.k.dtype = a.k2.dtype = a.v.dtype = FIA_DT_INT8);
+    CASE("S_TND_OUT_QUANT", K_SEM, tnd(&a, 128, 128), a.has_opt[3] = true,
+         a.opt[3] = t2(FIA_DT_FP32, 1, 1));
+}
 
 static void null_and_types(void)
 {
@@ -211,7 +302,7 @@ static void not_modeled(void)
     CASE("M_QUANT", K_NOTMOD, a.k.dtype = a.v.dtype = FIA_DT_INT8);
     CASE("M_QUANT", K_NOTMOD, a.k.dtype = a.v.dtype = FIA_DT_INT4);
     CASE("M_QUANT", K_NOTMOD, a.out.dtype = FIA_DT_INT8);
-    CASE("M_LAYOUT", K_NOTMOD, a.layout = "TND");
+    CASE("M_LAYOUT", K_NOTMOD, a.layout = "BSND_NBSD");
     /* not-modeled wins over semantics */
     CASE("M_QUANT", K_NOTMOD, a.out.dtype = FIA_DT_INT8, a.q.shape[0] = 65537);
 }
@@ -411,7 +502,7 @@ static void check_table(void)
         CHECK_MSG(f >= 0, "row %zu names an unknown feature \"%s\"", i,
                   c->feature ? c->feature : "(null)");
         CHECK_MSG(c->run != NULL, "row %zu (%s) has no check", i, c->feature);
-        CHECK_MSG(c->layer >= FAST_LAYER_DTYPE && c->layer <= FAST_LAYER_SEMANTIC,
+        CHECK_MSG(c->layer >= FAST_LAYER_DTYPE && c->layer <= FAST_LAYER_ARITHMETIC,
                   "row %zu (%s): layer %d", i, c->feature, (int)c->layer);
         if (i > 0)
             CHECK_MSG(fast_checks[i - 1].layer <= c->layer,
@@ -522,7 +613,7 @@ static void own_refusals(void)
     a = ok, a.out = &out8;
     expect_refusal(&a, (refusal){"int8_out", "M_QUANT: int8 attention_out"},
                    __LINE__);
-    a = ok, a.layout = "TND";
+    a = ok, a.layout = "BNSD_NBSD";
     expect_refusal(&a, (refusal){"tnd", "M_LAYOUT"}, __LINE__);
     /* and through the entry: a not-modeled input's refusal, with its id */
     CASE("M_OPTIONAL: query_padding_size", K_NOTMOD, a.has_opt[8] = true,
@@ -549,6 +640,7 @@ int main(void)
     modes();
     lengths();
     cheap_rejects();
+    token_layouts();
     check_table();
     own_refusals();
     return check_summary();

@@ -388,7 +388,7 @@ static void test_refusals(void)
         {"block_table = int32 [1,1]", FIA_ERR_PARAM_INVALID, "block_size"},
         {"query_quant_mode = 1", FIA_ERR_NOT_MODELED, "query_quant_mode"},
         {"actual_shared_prefix_len = [1]", FIA_ERR_NOT_MODELED, "prefix"},
-        {"input_layout = TND", FIA_ERR_NOT_MODELED, "TND"},
+        {"input_layout = BSND_NBSD", FIA_ERR_NOT_MODELED, "BSND_NBSD"},
         {"input_layout = XYZ", FIA_ERR_PARAM_INVALID, "layout"},
         {"attention_out = int8 [1,1,2,2]", FIA_ERR_NOT_MODELED, "int8"},
         {"num_key_value_heads = 3", FIA_ERR_PARAM_INVALID, "num_heads"},

@@ -220,6 +220,11 @@ fia_status fia_case_digest(const fia_case *c, char out[FIA_CASE_DIGEST_LEN]);
  * [B,N,Q_S,1] when softmax_lse_flag is set, else nullptr.  An explicit line
  * (or null) is taken as written.  Returns the presence. */
 fia_presence fia_case_output(const fia_case *c, fia_slot s, fia_tensor *out);
+/* 1 for the 003 token layouts TND, NTD, TND_NTD, NTD_TND (no batch axis:
+ * T tokens, actual_seq_lengths cumulative).  There attention_out is the
+ * query's tokens and heads in the output layout with value's head dim,
+ * softmax_lse (T, N, 1). */
+int fia_layout_is_tnd(const char *layout);
 
 /* Materialized case: every tensor the call passes, with data generated from
  * the seed (or only descriptors when with_data is 0: status-only runs). */

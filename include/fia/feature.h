@@ -40,8 +40,7 @@
     X(MLA, "mla", "MLA rope inputs (not modeled yet)")                        \
     X(QUERY_QUANT, "query_quant", "003 query quantization (not modeled "      \
                                   "yet)")                                     \
-    X(TND, "tnd", "the 003 layouts: TND, NTD, BSH_NBSD, ... (not modeled "    \
-                  "yet)")
+    X(TND, "tnd", "the 003 token layouts TND, NTD_TND, TND_NTD, NTD")
 
 typedef enum fia_feature {
 #define FIA_FEATURE_ENUM(id, name, what) FIA_FEATURE_##id,

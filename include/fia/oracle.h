@@ -30,7 +30,11 @@ typedef enum fia_rule_layer {
      * arithmetic (page attention with left padding, ...): a semantic
      * rejection, decided before "not modeled", which must never hide it */
     FIA_LAYER_EXCLUSION = 3,
-    FIA_LAYER_SEMANTIC = 4
+    FIA_LAYER_SEMANTIC = 4,
+    /* NOT_MODELED rows only: a call every rule can judge whose arithmetic
+     * fiacheck lacks (value's head dim unlike the query's): refused only
+     * when no rule of the layers above rejects it */
+    FIA_LAYER_ARITHMETIC = 5
 } fia_rule_layer;
 
 typedef struct fia_oracle_facts fia_oracle_facts; /* oracle/ private */
