@@ -34,6 +34,7 @@ static const fz_fragment numeric_fragments[] = {
     {FIA_FEATURE_LAYOUT, fzn_layout_run},
     {FIA_FEATURE_PAGED, fzn_paged},
     {FIA_FEATURE_TENSOR_LIST, fzn_tensor_list},
+    {FIA_FEATURE_TND, fzn_tnd},
 };
 
 /* Shared by numeric and metamorphic: a valid small case.  meta: keep
@@ -98,6 +99,9 @@ static int applicable_transforms(const fia_case *c, const fz_geom *g, int to,
     /* the same keys as a tensor per batch */
     if (g->B >= 2 && c->tensors[FIA_SLOT_BLOCK_TABLE].presence != FIA_PRESENT)
         snprintf(opts[n++], 32, "list=%d", to);
+    /* the rows packed as a token layout (bf16 only: fz_tnd_case) */
+    if (fz_tnd_applies(c, g, 1))
+        snprintf(opts[n++], 32, "tnd=%d", to);
     return n;
 }
 

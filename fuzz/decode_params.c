@@ -35,6 +35,7 @@ static const fz_fragment params_fragments[] = {
     {FIA_FEATURE_TENSORS, fzp_tensors_optional},
     {FIA_FEATURE_PAGED, fzp_paged_cache},
     {FIA_FEATURE_TENSOR_LIST, fzp_tensor_list_shapes},
+    {FIA_FEATURE_TND, fzp_tnd},
 };
 
 /* The case model refuses a tensor whose element count overflows int64

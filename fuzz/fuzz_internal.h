@@ -98,6 +98,20 @@ fia_status fz_list_case(const fia_case *c, const fz_geom *g, uint64_t seed,
 fia_status fz_page_case(const fia_case *c, const fz_geom *g, int64_t bs,
                         int cache4d, uint64_t seed, int share, fia_case *out,
                         fia_error *err);
+fia_status fz_meta_tnd(const fia_case *, const fz_geom *, const char *,
+                       fia_case *, fia_error *);
+/* *out (a copy of c, geometry g) as the token layout TND or NTD_TND (seed
+ * bit 0), the rows each batch reads packed, the lengths cumulative, D
+ * padded to 128 or 192.  exact: only where the form is equivalent (bf16,
+ * sparse 0 without mask or 3 with q_len < kv_len); else the mask is dropped
+ * and the data rounded to bf16.  FIA_ERR_BAD_INPUT when it has no such
+ * form, NOMEM. */
+fia_status fz_tnd_case(const fia_case *c, const fz_geom *g, uint64_t seed,
+                       int exact, fia_case *out, fia_error *err);
+/* 1 when fz_tnd_case(c, g, ., exact) applies. */
+int fz_tnd_applies(const fia_case *c, const fz_geom *g, int exact);
+/* The reference's work of that form (as fia_check_reference_work counts). */
+double fz_tnd_work(const fia_case *c, const fz_geom *g);
 fia_status fz_meta_sparse_to_mask(const fia_case *, const fz_geom *,
                                   const char *, fia_case *, fia_error *);
 /* q/k/v of c permuted into layout l2, K/V heads repeated when mha. */

@@ -161,6 +161,7 @@ void fzp_output(fz_gen *g);           /* attention_out */
 void fzp_tensors_optional(fz_gen *g); /* one not-modeled optional tensor */
 void fzp_paged_cache(fz_gen *g);      /* key/value as a paged cache, block_table */
 void fzp_tensor_list_shapes(fz_gen *g); /* key/value as B tensors of batch 1 */
+void fzp_tnd(fz_gen *g);              /* a token-layout call, now and then */
 
 /* ---- fuzz_numeric's fragments (a small case the rules accept) ----------- */
 void fzn_layout(fz_gen *g);           /* layout; L */
@@ -187,5 +188,6 @@ void fzn_scale(fz_gen *g);            /* scale, as the data asks, or odd */
 void fzn_layout_run(fz_gen *g);       /* threads, kernel_level (reach) */
 void fzn_paged(fz_gen *g);            /* the keys as a paged cache, now and then */
 void fzn_tensor_list(fz_gen *g);      /* the keys as a tensor per batch, now and then */
+void fzn_tnd(fz_gen *g);              /* the case packed as TND / NTD_TND, now and then */
 
 #endif

@@ -2,7 +2,9 @@
  * answer.  A transform rewrites a case into an equivalent one (same data,
  * another layout; K/V heads repeated instead of GQA; a length-1 sequence-
  * length array written out per batch; a sparse mode as the equivalent
- * explicit mask under sparse mode 0 or 1).  Both forms are run through
+ * explicit mask under sparse mode 0 or 1; the keys behind a block table
+ * or as a tensor per batch; the rows packed as a token layout).  Both
+ * forms are run through
  * fast/ and their outputs compared element by element in the canonical
  * BNSD order, over the rows the documents define (i < q_len). */
 #include <math.h>
@@ -24,6 +26,7 @@ static const struct {
     {"seqlen-expand", fz_meta_seqlen_expand},
     {"paged=", fz_meta_paged},
     {"list=", fz_meta_tensor_list},
+    {"tnd=", fz_meta_tnd},
     {"sparse-to-mask=", fz_meta_sparse_to_mask},
 };
 
@@ -77,17 +80,76 @@ static void form_free(form_out *o)
     memset(o, 0, sizeof *o);
 }
 
-/* Runs one form through fast/ (both phases).  Its status: fast/'s, with
- * fastLastError() as the message, or the failure to make the form's data
- * or read its outputs. */
-static fia_status run_form(const fia_case *c, fia_profile p, form_out *o,
-                           fia_error *err)
+/* Where row (b, h, i) of a form lies in its attention_out (element d) and
+ * softmax_lse: its layout's place, or in a token form (fz_tnd_case) token
+ * asl[b - 1] + i of [T, N, Dt] or [N, T, Dt] (lse [T, N, 1]); -1 for a
+ * row the token form does not have. */
+typedef struct form_map {
+    fz_layout lo;
+    int tnd, o_ntd;
+    int64_t T, Dt;
+    const int64_t *asl;
+} form_map;
+
+static int64_t map_out(const form_map *m, const fz_geom *g, int64_t b,
+                       int64_t h, int64_t i, int64_t d)
+{
+    if (!m->tnd)
+        return fz_index(m->lo, g->B, g->N, g->Q_S, g->D, b, h, i, d);
+    int64_t t0 = b ? m->asl[b - 1] : 0;
+    if (i >= m->asl[b] - t0)
+        return -1;
+    return (m->o_ntd ? h * m->T + t0 + i : (t0 + i) * g->N + h) * m->Dt + d;
+}
+
+static int64_t map_lse(const form_map *m, const fz_geom *g, int64_t b,
+                       int64_t h, int64_t i)
+{
+    if (!m->tnd)
+        return (b * g->N + h) * g->Q_S + i;
+    int64_t t0 = b ? m->asl[b - 1] : 0;
+    return i < m->asl[b] - t0 ? (t0 + i) * g->N + h : -1;
+}
+
+/* The form's map, or -1 when its outputs cannot be read as g's. */
+static int form_map_of(const fia_case *c, const fz_geom *canon,
+                       fz_geom *g, form_map *m)
+{
+    memset(m, 0, sizeof *m);
+    if (!fia_layout_is_tnd(c->attrs.input_layout)) {
+        if (fz_geom_of_call(c, g) != 0)
+            return -1;
+        m->lo = fz_out_layout(g->layout);
+        return 0;
+    }
+    const fia_int_array_spec *a = &c->arrays[FIA_ARR_ACTUAL_SEQ_LENGTHS];
+    const fia_tensor_spec *v = &c->tensors[FIA_SLOT_VALUE];
+    if (a->presence != FIA_PRESENT || a->count != canon->B || !a->values ||
+        v->presence != FIA_PRESENT || v->count != 1 || v->t[0].ndim != 3)
+        return -1;
+    *g = *canon;
+    m->tnd = 1;
+    m->o_ntd = strcmp(c->attrs.input_layout, "TND_NTD") == 0 ||
+               strcmp(c->attrs.input_layout, "NTD") == 0;
+    m->asl = a->values;
+    m->T = a->values[a->count - 1];
+    m->Dt = v->t[0].shape[2];
+    return 0;
+}
+
+/* Runs one form through fast/ (both phases), its outputs read in the
+ * canonical order of geometry canon (the first form's).  Its status:
+ * fast/'s, with fastLastError() as the message, or the failure to make
+ * the form's data or read its outputs. */
+static fia_status run_form(const fia_case *c, const fz_geom *canon,
+                           fia_profile p, form_out *o, fia_error *err)
 {
     fia_case_data d;
     fz_geom geom, *g = &geom;
+    form_map map;
     memset(o, 0, sizeof *o);
     fia_error_clear(err);
-    if (fz_geom_of_call(c, g) != 0)
+    if (form_map_of(c, canon, g, &map) != 0)
         return fia_fail(err, FIA_ERR_BAD_INPUT, "the form does not follow "
                         "its layout");
     fia_status st = fia_case_materialize(c, 1, &d, err);
@@ -97,8 +159,9 @@ static fia_status run_form(const fia_case *c, fia_profile p, form_out *o,
     const fia_tensor *ot = d.t[FIA_SLOT_ATTENTION_OUT];
     const fia_tensor *lt = d.t[FIA_SLOT_SOFTMAX_LSE];
     int64_t n = g->B * g->N * g->Q_S * g->D, nl = g->B * g->N * g->Q_S;
-    if (st == FIA_OK && ot != NULL && fia_tensor_numel(ot) == n) {
-        fz_layout lo = fz_out_layout(g->layout);
+    int64_t on = map.tnd ? map.T * g->N * map.Dt : n;
+    int64_t onl = map.tnd ? map.T * g->N : nl;
+    if (st == FIA_OK && ot != NULL && fia_tensor_numel(ot) == on) {
         o->out.dtype = ot->dtype;
         o->out.ndim = 4;
         int64_t sh[4] = {g->B, g->N, g->Q_S, g->D};
@@ -110,21 +173,31 @@ static fia_status run_form(const fia_case *c, fia_profile p, form_out *o,
                 for (int64_t i = 0; i < g->Q_S; i++)
                     for (int64_t k = 0; k < g->D; k++) {
                         int64_t ci = ((b * g->N + h) * g->Q_S + i) * g->D + k;
-                        double x = fia_load_as_double(ot->dtype, ot->data,
-                            fz_index(lo, g->B, g->N, g->Q_S, g->D, b, h, i, k));
+                        int64_t at = map_out(&map, g, b, h, i, k);
+                        double x = at < 0 ? 0.0 /* no such row: unspecified */
+                                          : fia_load_as_double(ot->dtype,
+                                                               ot->data, at);
                         fia_store_from_double(ot->dtype, o->out.data, ci, x);
                         o->out_d[ci] = x;
                     }
-        if (lt != NULL && fia_tensor_numel(lt) == nl) {
+        if (lt != NULL && fia_tensor_numel(lt) == onl) {
             o->has_lse = 1;
             o->lse = *lt;
-            o->lse.data = malloc((size_t)(nl > 0 ? nl : 1) * 4);
+            o->lse.ndim = 4; /* [B, N, Q_S, 1] in either form */
+            int64_t lsh[4] = {g->B, g->N, g->Q_S, 1};
+            memcpy(o->lse.shape, lsh, sizeof lsh);
+            o->lse.data = calloc((size_t)(nl > 0 ? nl : 1), 4);
             o->lse_d = calloc((size_t)(nl > 0 ? nl : 1), sizeof(double));
-            if (o->lse.data && o->lse_d) {
-                memcpy(o->lse.data, lt->data, (size_t)nl * 4);
-                for (int64_t i = 0; i < nl; i++)
-                    o->lse_d[i] = fia_load_as_double(FIA_DT_FP32, lt->data, i);
-            }
+            for (int64_t b = 0; b < g->B && o->lse.data && o->lse_d; b++)
+                for (int64_t h = 0; h < g->N; h++)
+                    for (int64_t i = 0; i < g->Q_S; i++) {
+                        int64_t ci = (b * g->N + h) * g->Q_S + i;
+                        int64_t at = map_lse(&map, g, b, h, i);
+                        double x = at < 0 ? 0.0 : fia_load_as_double(
+                                                       FIA_DT_FP32, lt->data, at);
+                        fia_store_from_double(FIA_DT_FP32, o->lse.data, ci, x);
+                        o->lse_d[ci] = x;
+                    }
         }
     } else if (st == FIA_OK) {
         st = fia_fail(err, FIA_ERR_RUNTIME_ERROR, "attention_out has an "
@@ -296,8 +369,8 @@ void fuzz_meta_check(const fia_case *c, const char *transform,
     r->applicable = 1;
     form_out fa, fb;
     fia_error ea, eb;
-    fia_status sa = run_form(c, profile, &fa, &ea);
-    fia_status sb = run_form(&c2, profile, &fb, &eb);
+    fia_status sa = run_form(c, &g, profile, &fa, &ea);
+    fia_status sb = run_form(&c2, &g, profile, &fb, &eb);
     snprintf(r->kind, sizeof r->kind, "metamorphic");
     fuzz_meta_signature(c, transform, NULL, NULL, r->signature,
                         sizeof r->signature);

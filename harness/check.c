@@ -219,6 +219,16 @@ double fia_check_reference_work(const fia_case *c)
                      c->tensors[FIA_SLOT_BLOCK_TABLE].presence == FIA_PRESENT
                  ? longest : kv;
     }
+    /* a token layout's lengths are cumulative: a row reads at most the
+     * longest batch's keys */
+    if (fia_layout_is_tnd(c->attrs.input_layout) &&
+        len->presence == FIA_PRESENT && len->count > 0 && len->values) {
+        kv = 1.0;
+        for (int64_t b = 0; b < len->count; b++) {
+            double l = (double)(len->values[b] - (b ? len->values[b - 1] : 0));
+            kv = l > kv ? l : kv;
+        }
+    }
     double n = 1.0;
     for (int i = 0; i < out.ndim; i++)
         n *= (double)out.shape[i];

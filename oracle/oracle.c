@@ -12,7 +12,8 @@
  *     layer fired; else the first rejecting SEMANTIC rule; else
  *     FIA_ERR_NOT_MODELED when an ARITHMETIC-layer row fired; else FIA_OK.
  *  4. when the query and attention_out are both empty (OUT-N01) the operator
- *     returns at once: SEMANTIC-layer REJECT rules are not evaluated.
+ *     returns at once: SEMANTIC-layer REJECT rules are not evaluated, nor
+ *     ARITHMETIC-layer rows (nothing is computed).
  * Catalogue order decides between rules of the same layer (they all give the
  * same status in a profile anyway). */
 #include <stdio.h>
@@ -72,7 +73,8 @@ static fia_status rule_status(const fia_rule *r, fia_profile p)
 static int list_rule(const fia_rule *r, const fia_oracle_facts *f,
                      fia_oracle_verdict *v)
 {
-    if (r->kind == FIA_RULE_REJECT && r->layer == FIA_LAYER_SEMANTIC &&
+    if (((r->kind == FIA_RULE_REJECT && r->layer == FIA_LAYER_SEMANTIC) ||
+         r->layer == FIA_LAYER_ARITHMETIC) &&
         f->short_circuit) {
         /* Not evaluated, so not fired; still obeyed where it applies. */
         if (r->applies != NULL && r->applies(f))

@@ -68,6 +68,7 @@ int main(void)
     fastPathThresholds(&th);
     int tail = 0, split = 0, rows_tiled = 0, rows_blocks = 0, dtail_pre = 0,
         dtail_dec = 0, decoded = 0, huge = 0, threads[5] = {0}, levels[FIA_KL_COUNT] = {0};
+    int tnd_pre = 0, tnd_dec = 0;
     paged_counts pg = {0};
     int pre_multi = 0;
     double *works = calloc(INPUTS, sizeof *works);
@@ -87,6 +88,20 @@ int main(void)
         const fia_tensor *k = &c.tensors[FIA_SLOT_KEY].t[0];
         /* the layouts: BSH [B,S,H], BSND [B,S,N,D], BNSD(_BSND) [B,N,S,D] */
         const char *lay = c.attrs.input_layout;
+        if (fia_layout_is_tnd(lay)) {
+            /* a token layout: its rows per batch are the lengths' steps;
+             * fast/'s decode path when every batch has one query row */
+            const fia_int_array_spec *a = &c.arrays[FIA_ARR_ACTUAL_SEQ_LENGTHS];
+            int64_t most = 0;
+            for (int64_t b = 0; b < a->count; b++) {
+                int64_t l = a->values[b] - (b ? a->values[b - 1] : 0);
+                most = l > most ? l : most;
+            }
+            *(most > 1 ? &tnd_pre : &tnd_dec) += 1;
+            works[i] = fia_check_reference_work(&c);
+            fia_case_free(&c);
+            continue;
+        }
         int bnsd = lay[0] == 'B' && lay[1] == 'N';
         int64_t qs = q->ndim == 3 ? dim(q, 1) : bnsd ? dim(q, 2) : dim(q, 1);
         int64_t kvs = k->ndim == 3 ? dim(k, 1) : bnsd ? dim(k, 2) : dim(k, 1);
@@ -158,11 +173,15 @@ int main(void)
               "%d, ids outside the cache %d", pg.shared, pg.bad_id);
     CHECK_MSG(pre_multi > min / 4, "paged prefill, tiled rows, keys past a "
               "block: %d", pre_multi);
+    /* token layouts on both of fast/'s paths */
+    CHECK_MSG(tnd_pre > min && tnd_dec > min / 2, "token layouts: %d with "
+              "several query rows in a batch, %d with one", tnd_pre, tnd_dec);
     /* and the reference stays affordable */
     double worst = 0;
     for (int i = 0; works && i < INPUTS; i++)
         worst = works[i] > worst ? works[i] : worst;
     CHECK_MSG(worst <= FZ_NUM_MAX_WORK, "reference work up to %g", worst);
+    printf("token layouts: %d several rows, %d one row\n", tnd_pre, tnd_dec);
     printf("of %d cases: tail %d, split %d, tiled rows %d, row blocks %d, "
            "D tail %d + %d, huge K/V %d, threads 1..4: %d %d %d %d, max work "
            "%.3g\n", decoded, tail, split, rows_tiled, rows_blocks, dtail_pre,
