@@ -161,6 +161,28 @@ static bool widen_block(const fast_plan *p, const fast_kernels *kern,
     return vfinite;
 }
 
+/* A key that takes part with weight p = 0 (its score -inf, or its weight
+ * underflowed) still multiplies its values, and 0 * inf = 0 * NaN = NaN
+ * (docs/semantics.md "Non-finite inputs").  The portable P.V, run on a
+ * block with non-finite values, skips p = 0 so that keys that take no part
+ * (outside the row's band, masked) leave nothing; this puts the NaN of
+ * the others into their rows' accumulators.  Cost: one pass over the
+ * block's P, only on blocks with a non-finite value. */
+static void weight0_nonfinite(const fast_plan *p, scratch *w, int mr, int nk,
+                              bool masked, const float *vblk)
+{
+    const int64_t L = p->L, Dp = p->Dp, D = p->D;
+    for (int r = 0; r < mr; r++)
+        for (int c = w->lo[r]; c <= w->hi[r] && c < nk; c++) {
+            if (w->s[c * L + r] != 0.0f || (masked && w->excl[c * L + r]))
+                continue;
+            const float *vc = vblk + c * Dp;
+            for (int64_t d = 0; d < D; d++)
+                if (!isfinite(vc[d]))
+                    w->acc[r * Dp + d] = NAN;
+        }
+}
+
 /* Blocks of keys [jmin, jmax] for the mr rows of the task, of batch b and
  * KV head kvh; kf, vf, vbad: that head's rows widened once (kv_pre), or
  * NULL. */
@@ -218,6 +240,8 @@ static void key_loop(const fast_plan *p, const fast_kernels *kern,
          * p = 0 (keys that take no part). */
         const fast_kernels *pvk = vfinite ? kern : &fast_kernels_scalar;
         pvk->pv(w->s, L, mr, vblk, Dp, nk, Dp, w->alpha, w->acc, Dp);
+        if (!vfinite)
+            weight0_nonfinite(p, w, mr, nk, mask != NULL, vblk);
     }
 }
 
