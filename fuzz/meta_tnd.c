@@ -13,7 +13,8 @@
  * (003); a case outside that, or not bfloat16, is not equivalent to any
  * token-layout case: "tnd=<seed>" does not apply (fz_tnd_case with
  * exact 1), while fuzz_numeric (exact 0) drops its mask and rounds fp16
- * data to bf16 to get a valid call of its own. */
+ * data to bf16 to get a valid call of its own, and now and then leaves a
+ * batch without query tokens. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -125,8 +126,14 @@ fia_status fz_tnd_case(const fia_case *c, const fz_geom *g, uint64_t seed,
         return fia_fail(err, FIA_ERR_NOMEM, "no memory for the lengths");
     int64_t *kvl = len + g->B, *cq = kvl + g->B, *ckv = cq + g->B;
     int64_t T = 0, T_kv = 0;
+    /* fuzz_numeric: now and then a batch without query tokens (seed bit
+     * 1; the last one every other time), which a batched decode case
+     * never has: its rows must not be written */
+    const int64_t empty = exact || !(seed & 2) ? -1
+                          : (seed & 4) ? g->B - 1 : (int64_t)(seed >> 3) % g->B;
     for (int64_t b = 0; b < g->B; b++) {
-        len[b] = fz_q_len(c, g, b), kvl[b] = fz_kv_len(c, g, b);
+        len[b] = b == empty ? 0 : fz_q_len(c, g, b);
+        kvl[b] = fz_kv_len(c, g, b);
         cq[b] = T += len[b];
         ckv[b] = T_kv += kvl[b];
     }
