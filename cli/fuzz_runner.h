@@ -39,6 +39,12 @@ typedef struct target_run {
     int new_findings, artifacts;
     int nomem_said;
     char last_summary[256];
+    /* the first frame in a source file of a sanitizer report's stack
+     * ("fast/run_output.c:24:5"), for a SUMMARY that names an interceptor
+     * (__asan_memset) rather than the tree's code; frame_wanted from the
+     * report's ERROR line to its first such frame */
+    char first_frame[160];
+    int frame_wanted;
     /* the sanitizer SUMMARY a worker printed before each artifact it
      * wrote ("Test unit written to PATH", the random driver's "written to
      * PATH"), by file name: a crash finding names its own site */

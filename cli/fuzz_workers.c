@@ -211,6 +211,27 @@ const char *fuzz_artifact_summary(const target_run *tr, const char *name)
     return NULL;
 }
 
+/* A stack frame of a sanitizer report ("    #1 0x55d3 in f
+ * /src/fast/run_output.c:24:5") in a source file of the tree: its path
+ * into out (1); 0 for other lines and frames without a source file. */
+static int report_frame(const char *line, char *out, size_t len)
+{
+    const char *p = line + strspn(line, " \t");
+    if (p[0] != '#' || !(p[1] >= '0' && p[1] <= '9') || !strstr(p, " in "))
+        return 0;
+    const char *src = strstr(p, ".c:");
+    if (src == NULL)
+        src = strstr(p, ".h:");
+    if (src == NULL)
+        return 0;
+    const char *start = src;
+    while (start > p && start[-1] != ' ')
+        start--;
+    size_t n = strcspn(start, " \n");
+    snprintf(out, len, "%.*s", (int)(n < len ? n : len - 1), start);
+    return 1;
+}
+
 /* One line of a worker's output: libFuzzer's status lines ("#1234 NEW
  * cov: 10 ft: 20 corp: 3/99b exec/s: 100", fork mode's "... oom/timeout/
  * crash: 0/0/1"), an artifact written, a sanitizer's SUMMARY, a finding the
@@ -231,8 +252,22 @@ static void parse_line(const runner *r, const char *line, target_run *tr)
                    &tr->crashes) == 3 && tr->ooms + tr->timeouts + tr->crashes > 0)
             found(r, tr);
     }
-    if ((p = strstr(line, "SUMMARY: ")) != NULL)
-        snprintf(tr->last_summary, sizeof tr->last_summary, "%s", p + 9);
+    if (strstr(line, "ERROR: ") != NULL && strstr(line, "Sanitizer: ") != NULL) {
+        tr->frame_wanted = 1;
+        tr->first_frame[0] = '\0';
+    } else if (tr->frame_wanted && report_frame(line, tr->first_frame,
+                                                sizeof tr->first_frame)) {
+        tr->frame_wanted = 0;
+    }
+    if ((p = strstr(line, "SUMMARY: ")) != NULL) {
+        /* an interceptor's SUMMARY has no source file: add the frame */
+        int src = strstr(p, ".c:") != NULL || strstr(p, ".h:") != NULL;
+        snprintf(tr->last_summary, sizeof tr->last_summary, "%s%s%.150s",
+                 p + 9, src || !tr->first_frame[0] ? "" : " at ",
+                 src ? "" : tr->first_frame);
+        tr->frame_wanted = 0;
+        tr->first_frame[0] = '\0';
+    }
     if ((p = strstr(line, " written to ")) != NULL)
         pair_summary(tr, p + 12);
     if ((p = strstr(line, "Test unit written to ")) != NULL) {

@@ -15,6 +15,16 @@ got=$(sqlite3 "$db" "SELECT signature FROM findings WHERE kind = 'crash' ORDER B
 want="crash|fuzz_metamorphic|heap-buffer-overflow@fast/kernel/widen crash|fuzz_numeric|heap-buffer-overflow@fast/kernel/widen crash|fuzz_params|heap-buffer-overflow@fast/kernel/widen "
 [ "$got" = "$want" ] && ok || bad "crash signatures '$got'"
 
+# a SUMMARY that names an interceptor (no source file): the report's first
+# frame in the tree names the site
+db3=$tmp/w/c3.db
+expect_exit 1 env FAKE_CRASH=1 FAKE_SLEEP=1 \
+  FAKE_SUMMARY="AddressSanitizer: heap-buffer-overflow (/out/fuzz_numeric+0x1edebb) (BuildId: c3e5) in __asan_memset" \
+  FAKE_FRAMES="    #0 0x55d2 in __asan_memset (/out/fuzz_numeric+0x1edebb)\n    #1 0x55d3 in fast_store_zero /src/fiacheck/fast/run_output.c:24:5\n    #2 0x55d4 in task_store /src/fiacheck/fast/attention.c" \
+  "$fz" fuzz --time 1 --jobs 3 --db "$db3" --seed 1
+got=$(sqlite3 "$db3" "SELECT DISTINCT substr(signature, instr(signature, '|') + 1) FROM findings WHERE kind = 'crash'" | sed 's/^[a-z_]*|//' | sort -u | tr '\n' ' ')
+[ "$got" = "heap-buffer-overflow@fast/run_output " ] && ok || bad "interceptor crash signatures '$got'"
+
 # no SUMMARY: the bucket, as before
 db2=$tmp/w/c2.db
 expect_exit 1 env FAKE_CRASH=1 FAKE_SLEEP=1 "$fz" fuzz --time 1 --jobs 3 --db "$db2" --seed 1
