@@ -39,11 +39,12 @@ typedef struct target_run {
     int new_findings, artifacts;
     int nomem_said;
     char last_summary[256];
-    /* the first frame in a source file of a sanitizer report's stack
-     * ("fast/run_output.c:24:5"), for a SUMMARY that names an interceptor
-     * (__asan_memset) rather than the tree's code; frame_wanted from the
-     * report's ERROR line to its first such frame */
-    char first_frame[160];
+    /* From an AddressSanitizer report (its ERROR line to its SUMMARY): the
+     * access ("READ" / "WRITE", "" when it names none), the first frame
+     * of its stack in a source file and the first outside the
+     * micro-kernels (fast/kernel/: they read where their caller points);
+     * frame_wanted until that frame is seen */
+    char access[8], first_frame[160], outer_frame[160];
     int frame_wanted;
     /* the sanitizer SUMMARY a worker printed before each artifact it
      * wrote ("Test unit written to PATH", the random driver's "written to

@@ -40,8 +40,9 @@
  *               signatures, a general bug one.
  *   harness-error | feature set | dtype | layout   (the old form)
  * Crashes and timeouts are named by fuzz_finding_of_artifact: by the
- * sanitizer's site when its SUMMARY is known (fuzz_crash_site), else by
- * the bucket. */
+ * sanitizer's site when its SUMMARY is known (fuzz_crash_site; cli's
+ * worker reader puts an AddressSanitizer report's access and first frame
+ * outside the micro-kernels in front of it), else by the bucket. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# A crash finding is named by the site its sanitizer reported (kind and
-# source file without the ISA suffix), not by the case's feature bucket:
+# A crash finding is named by the site its sanitizer reported (kind or
+# access, and source file without the ISA suffix), not by the case's
+# feature bucket:
 # one out-of-bounds read at two ISA levels is one finding per target; a
 # crash without a SUMMARY keeps the bucket.
 . "$(dirname "$0")/lib.sh"
@@ -24,6 +25,17 @@ expect_exit 1 env FAKE_CRASH=1 FAKE_SLEEP=1 \
   "$fz" fuzz --time 1 --jobs 3 --db "$db3" --seed 1
 got=$(sqlite3 "$db3" "SELECT DISTINCT substr(signature, instr(signature, '|') + 1) FROM findings WHERE kind = 'crash'" | sed 's/^[a-z_]*|//' | sort -u | tr '\n' ' ')
 [ "$got" = "heap-buffer-overflow@fast/run_output " ] && ok || bad "interceptor crash signatures '$got'"
+
+# an out-of-bounds read inside a micro-kernel: named by its access at the
+# first frame outside fast/kernel/ (where the offset was made), so the same
+# bad pointer read by widen and by widen_t is one finding
+db4=$tmp/w/c4.db
+expect_exit 1 env FAKE_CRASH=1 FAKE_SLEEP=1 \
+  FAKE_SUMMARY="AddressSanitizer: heap-buffer-overflow /src/fiacheck/fast/kernel/widen_t_avx512.c:30:9 in fast_widen_t_avx512" \
+  FAKE_FRAMES="READ of size 32 at 0x1 thread T0\n    #0 0x55d2 in fast_widen_t_avx512 /src/fiacheck/fast/kernel/widen_t_avx512.c:30:9\n    #1 0x55d3 in task_load_q /src/fiacheck/fast/attention.c:301:5\n0x1 is located 0 bytes after 512-byte region\nallocated by thread T0 here:\n    #0 0x55d5 in malloc /src/fiacheck/core/case_data.c:99" \
+  "$fz" fuzz --time 1 --jobs 3 --db "$db4" --seed 1
+got=$(sqlite3 "$db4" "SELECT DISTINCT signature FROM findings WHERE kind = 'crash'" | sed 's/^crash|[a-z_]*|//' | sort -u | tr '\n' ' ')
+[ "$got" = "READ@fast/attention " ] && ok || bad "kernel crash signatures '$got'"
 
 # no SUMMARY: the bucket, as before
 db2=$tmp/w/c2.db
