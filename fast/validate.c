@@ -47,6 +47,7 @@ const fast_check fast_checks[] = {
     {"paged", FAST_LAYER_EXCLUSION, fast_check_paged_exclusions},
     {"tensor_list", FAST_LAYER_EXCLUSION, fast_check_tensor_list_exclusions},
     {"tnd", FAST_LAYER_EXCLUSION, fast_check_tnd_exclusions},
+    {"padding", FAST_LAYER_EXCLUSION, fast_check_padding_exclusions},
     /* Layer 4: documented features fast/ does not model yet. */
     {"pse", FAST_LAYER_NOT_MODELED, fast_check_pse},
     {"int8_quant", FAST_LAYER_NOT_MODELED, fast_check_int8_quant},

@@ -189,6 +189,7 @@ fia_status fast_check_paged_exclusions(const fast_args *, fast_plan *, fia_error
 fia_status fast_check_paged_cache(const fast_args *, fast_plan *, fia_error *);
 fia_status fast_check_padding_dtypes(const fast_args *, fast_plan *, fia_error *);
 fia_status fast_check_padding(const fast_args *, fast_plan *, fia_error *);
+fia_status fast_check_padding_exclusions(const fast_args *, fast_plan *, fia_error *);
 fia_status fast_check_prefix_dtypes(const fast_args *, fast_plan *, fia_error *);
 fia_status fast_check_prefix(const fast_args *, fast_plan *, fia_error *);
 fia_status fast_check_tensor_list_exclusions(const fast_args *, fast_plan *, fia_error *);

@@ -620,6 +620,34 @@ static void own_refusals(void)
          a.opt[8] = t2(FIA_DT_INT64, 2, 4));
 }
 
+/* Left padding's exclusions come before its refusal, only in a left-
+ * padding scene (the padding with its lengths; query padding at Q_S > 1). */
+static void padding_exclusions(void)
+{
+    static int64_t lens[2] = {16, 8};
+    fia_tensor pad = {.dtype = FIA_DT_INT64, .ndim = 1, .shape = {1}};
+    CASE("S_PADDING_INT4", K_SEM, a.has_opt[9] = true, a.opt[9] = pad,
+         a.has_aslkv = true, a.aslkv = (fia_int_array){2, lens},
+         a.k.dtype = a.k2.dtype = a.v.dtype = FIA_DT_INT4);
+    /* without the lengths: right padding, refused as not modeled */
+    CASE("M_OPTIONAL: kv_padding_size", K_NOTMOD, a.has_opt[9] = true,
+         a.opt[9] = pad, a.k.dtype = a.k2.dtype = a.v.dtype = FIA_DT_INT4);
+    CASE("S_PADDING_PREFIX", K_SEM, a.has_opt[8] = true, a.opt[8] = pad,
+         a.has_asl = true, a.asl = (fia_int_array){2, lens},
+         a.has_opt[14] = true, a.opt[14] = a.k);
+    /* query padding at Q_S = 1 is ignored: no scene */
+    CASE("M_OPTIONAL: query_padding_size", K_NOTMOD,
+         bnsd(&a, 2, 4, 4, 1, 32, 16), a.has_opt[8] = true, a.opt[8] = pad,
+         a.has_asl = true, a.asl = (fia_int_array){2, lens},
+         a.has_opt[14] = true, a.opt[14] = a.k);
+    CASE("S_PADDING_ANTIQUANT", K_SEM, a.has_opt[9] = true, a.opt[9] = pad,
+         a.has_aslkv = true, a.aslkv = (fia_int_array){2, lens},
+         a.has_opt[10] = true, a.opt[10] = t2(FIA_DT_FP32, 2, 32));
+    CASE("S_PADDING_OUT_QUANT", K_SEM, a.has_opt[9] = true, a.opt[9] = pad,
+         a.has_aslkv = true, a.aslkv = (fia_int_array){2, lens},
+         a.has_opt[3] = true, a.opt[3] = t2(FIA_DT_FP32, 4, 16));
+}
+
 static void *other_thread(void *arg)
 {
     (void)arg;
@@ -641,6 +669,7 @@ int main(void)
     lengths();
     cheap_rejects();
     token_layouts();
+    padding_exclusions();
     check_table();
     own_refusals();
     return check_summary();

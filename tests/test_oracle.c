@@ -473,6 +473,32 @@ static const rule_case cases[] = {
      "key = fp16 [1048576,16,256]\nvalue = fp16 [1048576,16,256]", PAGED_D,
      "key = fp16 [524287,16,256]\nvalue = fp16 [524287,16,256]"},
     {"NM-007", PREFILL, "kv_padding_size = int64 [1]", PREFILL, ""},
+    /* left padding: a padding tensor with its lengths */
+    {"PAD-X01", PREFILL,
+     "kv_padding_size = int64 [1]\nactual_seq_lengths_kv = [20]\n"
+     "key = int4 [1,2,32,64]\nvalue = int4 [1,2,32,64]",
+     PREFILL,
+     "kv_padding_size = int64 [1]\nkey = int4 [1,2,32,64]\n"
+     "value = int4 [1,2,32,64]"},
+    {"PAD-X02", PREFILL,
+     "query_padding_size = int64 [1]\nactual_seq_lengths = [8]\n"
+     "key_shared_prefix = fp16 [1,2,8,64]\n"
+     "value_shared_prefix = fp16 [1,2,8,64]",
+     DECODE,
+     "query_padding_size = int64 [1]\nactual_seq_lengths = [1]\n"
+     "key_shared_prefix = fp16 [1,2,8,64]\n"
+     "value_shared_prefix = fp16 [1,2,8,64]"},
+    {"PAD-X03", DECODE,
+     "kv_padding_size = int64 [1]\nactual_seq_lengths_kv = [20,9]\n"
+     "key_antiquant_scale = fp32 [2,32]\nvalue_antiquant_scale = fp32 [2,32]",
+     DECODE,
+     "kv_padding_size = int64 [1]\nactual_seq_lengths_kv = [20,9]\n"},
+    {"PAD-X04", PREFILL,
+     "kv_padding_size = int64 [1]\nactual_seq_lengths_kv = [20]\n"
+     "quant_scale2 = fp32 [2,64]",
+     PREFILL,
+     "kv_padding_size = int64 [1]\nactual_seq_lengths_kv = [20]\n"
+     "quant_scale2 = fp32 [1]"},
     {"NM-008", PREFILL, "actual_shared_prefix_len = [4]", PREFILL, ""},
     /* key/value tensor lists: B = 3, tensors of S 32, 20, 9 */
     {"LIST-001", LIST3, "key_shared_prefix = fp16 [1,2,8,64]\n"
