@@ -45,6 +45,9 @@
  * fia_check_reference_work): the escalating reference does it in a few
  * milliseconds in double, the MPFR fallback in a fraction of a second. */
 #define FZ_NUM_MAX_WORK 1e6
+/* The most query rows of a case whose scores sit at a mask sentinel
+ * (gen_tensors_data.c): the reference escalates each such row. */
+#define FZ_SENTINEL_MAX_ROWS 16
 
 /* What a fuzz_numeric case is shaped to reach in fast/ (fast/'s
  * thresholds: fastPathThresholds). */
