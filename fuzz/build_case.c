@@ -187,10 +187,64 @@ static int single(const fia_tensor_spec *sp)
     return sp->presence == FIA_PRESENT && sp->count == 1;
 }
 
+/* A token layout's geometry: cumulative lengths of one count >= 1 ending
+ * at the query's and key's T, rank-3 query / key / value. */
+static int tnd_geom(const fia_case *c, fz_geom *g)
+{
+    const fia_int_array_spec *a = &c->arrays[FIA_ARR_ACTUAL_SEQ_LENGTHS];
+    const fia_int_array_spec *k = &c->arrays[FIA_ARR_ACTUAL_SEQ_LENGTHS_KV];
+    const fia_tensor_spec *q = &c->tensors[FIA_SLOT_QUERY];
+    const fia_tensor_spec *kt = &c->tensors[FIA_SLOT_KEY];
+    const fia_tensor_spec *vt = &c->tensors[FIA_SLOT_VALUE];
+    const char *lay = c->attrs.input_layout;
+    int64_t N = c->attrs.num_heads, KV_N = c->attrs.num_key_value_heads;
+    if (!single(q) || !single(kt) || !single(vt) || q->t->ndim != 3 ||
+        kt->t->ndim != 3 || vt->t->ndim != 3 || a->presence != FIA_PRESENT ||
+        k->presence != FIA_PRESENT || a->count < 1 || a->count != k->count ||
+        !a->values || !k->values || N <= 0)
+        return -1;
+    const int ti = strncmp(lay, "NTD", 3) == 0 ? 1 : 0;
+    int64_t pq = 0, pk = 0;
+    for (int64_t b = 0; b < a->count; b++) {
+        if (a->values[b] < pq || k->values[b] < pk)
+            return -1;
+        g->Q_S = a->values[b] - pq > g->Q_S ? a->values[b] - pq : g->Q_S;
+        g->KV_S = k->values[b] - pk > g->KV_S ? k->values[b] - pk : g->KV_S;
+        pq = a->values[b], pk = k->values[b];
+    }
+    if (pq != q->t->shape[ti] || pk != kt->t->shape[ti])
+        return -1;
+    const char *u = strchr(lay, '_');
+    g->tnd = 1;
+    g->o_ntd = u ? strcmp(u + 1, "NTD") == 0 : ti == 1;
+    g->B = a->count, g->T = pq;
+    g->N = N, g->KV_N = KV_N == 0 ? N : KV_N;
+    g->D = vt->t->shape[2];
+    return 0;
+}
+
+int64_t fz_out_index(const fia_case *c, const fz_geom *g, int64_t b,
+                     int64_t n, int64_t s, int64_t d)
+{
+    if (!g->tnd)
+        return fz_index(fz_out_layout(g->layout), g->B, g->N, g->Q_S, g->D,
+                        b, n, s, d);
+    const int64_t *v = c->arrays[FIA_ARR_ACTUAL_SEQ_LENGTHS].values;
+    const int64_t t0 = b ? v[b - 1] : 0;
+    if (s >= v[b] - t0)
+        return -1;
+    return (g->o_ntd ? n * g->T + t0 + s : (t0 + s) * g->N + n) * g->D + d;
+}
+
 int fz_geom_of_call(const fia_case *c, fz_geom *g)
 {
     if (fz_geom_of(c, g) == 0)
         return 0;
+    if (fia_layout_is_tnd(c->attrs.input_layout)) {
+        memset(g, 0, sizeof *g);
+        g->layout = FZ_OTHER;
+        return tnd_geom(c, g);
+    }
     const fia_tensor_spec *q = &c->tensors[FIA_SLOT_QUERY];
     const fia_tensor_spec *t = &c->tensors[FIA_SLOT_BLOCK_TABLE];
     const fia_tensor_spec *k = &c->tensors[FIA_SLOT_KEY];
@@ -275,8 +329,16 @@ static int64_t eff_len(const fia_int_array_spec *a, int64_t b, int64_t dflt)
     return a->count == 1 ? a->values[0] : b < a->count ? a->values[b] : dflt;
 }
 
+/* A token layout's batch b: the step of a cumulative array. */
+static int64_t tnd_len(const fia_int_array_spec *a, int64_t b)
+{
+    return a->values[b] - (b ? a->values[b - 1] : 0);
+}
+
 int64_t fz_q_len(const fia_case *c, const fz_geom *g, int64_t b)
 {
+    if (g->tnd)
+        return tnd_len(&c->arrays[FIA_ARR_ACTUAL_SEQ_LENGTHS], b);
     if (g->Q_S == 1)
         return 1;
     return eff_len(&c->arrays[FIA_ARR_ACTUAL_SEQ_LENGTHS], b, g->Q_S);
@@ -284,6 +346,8 @@ int64_t fz_q_len(const fia_case *c, const fz_geom *g, int64_t b)
 
 int64_t fz_kv_len(const fia_case *c, const fz_geom *g, int64_t b)
 {
+    if (g->tnd)
+        return tnd_len(&c->arrays[FIA_ARR_ACTUAL_SEQ_LENGTHS_KV], b);
     return eff_len(&c->arrays[FIA_ARR_ACTUAL_SEQ_LENGTHS_KV], b, g->KV_S);
 }
 

@@ -38,6 +38,12 @@ typedef struct fz_geom {
     int64_t B, N, KV_N, Q_S, KV_S, D;
     int paged;          /* fz_geom_of_call: key/value are a paged cache */
     int list;           /* fz_geom_of_call: key/value are tensor lists */
+    /* fz_geom_of_call: a token layout (TND, NTD, TND_NTD, NTD_TND): B the
+     * lengths' count, Q_S / KV_S the longest batch, D value's head dim,
+     * T the query's tokens; batch b's row s is token asl[b - 1] + s of an
+     * output [T, N, D] or, o_ntd, [N, T, D] (fz_out_index) */
+    int tnd, o_ntd;
+    int64_t T;
 } fz_geom;
 
 /* 0 when the case's query/key/value agree with its layout and attributes
@@ -56,6 +62,11 @@ int64_t fz_index(fz_layout l, int64_t B, int64_t N, int64_t S, int64_t D,
                  int64_t b, int64_t n, int64_t s, int64_t d);
 /* Output layout of an input layout (BNSD_BSND -> BSND). */
 fz_layout fz_out_layout(fz_layout l);
+/* Flat index of element (b, n, s, d) of c's attention_out (geometry g of
+ * fz_geom_of_call, a token layout's too); -1 for a row a token layout's
+ * batch does not have. */
+int64_t fz_out_index(const fia_case *c, const fz_geom *g, int64_t b,
+                     int64_t n, int64_t s, int64_t d);
 
 /* Per-batch effective lengths as docs/features/seqlen.md defines them. */
 int64_t fz_q_len(const fia_case *c, const fz_geom *g, int64_t b);

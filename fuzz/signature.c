@@ -190,8 +190,9 @@ void fuzz_fail_pattern(const fuzz_fail_view *v, char *buf, size_t len)
 }
 
 /* The pattern of a case's masks, out_fail in the output layout of c (or
- * BNSD when canonical), lse_fail (b, n, s); "irregular" when c has no
- * regular geometry, "?" out of memory. */
+ * BNSD when canonical), lse_fail (b, n, s) (a token layout's own (T, N)
+ * unless canonical); "irregular" when c has no regular geometry, "?" out
+ * of memory. */
 static void case_pattern(const fia_case *c, const uint8_t *out_fail,
                          const uint8_t *lse_fail, int canonical, char *buf,
                          size_t len)
@@ -206,9 +207,13 @@ static void case_pattern(const fia_case *c, const uint8_t *out_fail,
                         lse_fail};
     int64_t *lens = malloc((size_t)(2 * g.B + 1) * sizeof *lens);
     uint8_t *out = out_fail && !canonical ? malloc((size_t)nout + 1) : NULL;
-    if (lens == NULL || (out_fail && !canonical && out == NULL)) {
+    const int lse_map = lse_fail && !canonical && g.tnd;
+    uint8_t *lse = lse_map ? calloc((size_t)(g.B * g.N * g.Q_S + 1), 1) : NULL;
+    if (lens == NULL || (out_fail && !canonical && out == NULL) ||
+        (lse_map && lse == NULL)) {
         free(lens);
         free(out);
+        free(lse);
         snprintf(buf, len, "?");
         return;
     }
@@ -218,19 +223,31 @@ static void case_pattern(const fia_case *c, const uint8_t *out_fail,
     }
     v.q_len = lens, v.kv_len = lens + g.B;
     if (out != NULL) {
-        fz_layout lo = fz_out_layout(g.layout);
         int64_t i = 0;
         for (int64_t b = 0; b < g.B; b++)
             for (int64_t n = 0; n < g.N; n++)
                 for (int64_t s = 0; s < g.Q_S; s++)
-                    for (int64_t d = 0; d < g.D; d++)
-                        out[i++] = out_fail[fz_index(lo, g.B, g.N, g.Q_S, g.D,
-                                                     b, n, s, d)];
+                    for (int64_t d = 0; d < g.D; d++) {
+                        int64_t at = fz_out_index(c, &g, b, n, s, d);
+                        out[i++] = at < 0 ? 0 : out_fail[at];
+                    }
+    }
+    if (lse != NULL) { /* a token layout's (T, N, 1): [T, N] of D 1 */
+        fz_geom gl = g;
+        gl.o_ntd = 0, gl.D = 1;
+        for (int64_t b = 0; b < g.B; b++)
+            for (int64_t n = 0; n < g.N; n++)
+                for (int64_t s = 0; s < g.Q_S; s++) {
+                    int64_t at = fz_out_index(c, &gl, b, n, s, 0);
+                    lse[(b * g.N + n) * g.Q_S + s] = at < 0 ? 0 : lse_fail[at];
+                }
+        v.lse = lse;
     }
     v.out = canonical ? out_fail : out;
     fuzz_fail_pattern(&v, buf, len);
     free(lens);
     free(out);
+    free(lse);
 }
 
 /* ---- signatures ---------------------------------------------------------- */

@@ -158,6 +158,45 @@ static void test_across_dtype_layout(void)
     }
 }
 
+/* A token layout's failing rows are named as the same rows of the batched
+ * layout (not "irregular"): batch 1's rows of TND and of BSND. */
+static int f_batch1(int64_t b, int64_t n, int64_t s, int64_t d)
+{
+    (void)n, (void)s, (void)d;
+    return b == 1;
+}
+
+static void test_token_layout(void)
+{
+    static const char *tnd =
+        "input_layout = TND\nnum_heads = 4\nnum_key_value_heads = 2\n"
+        "query = bf16 [13,4,32]\nkey = bf16 [130,2,32]\n"
+        "value = bf16 [130,2,32]\nactual_seq_lengths = [8,13]\n"
+        "actual_seq_lengths_kv = [100,130]\n";
+    static const char *bsnd =
+        "input_layout = BSND\nnum_heads = 4\nnum_key_value_heads = 2\n"
+        "query = bf16 [2,8,4,32]\nkey = bf16 [2,100,2,32]\n"
+        "value = bf16 [2,100,2,32]\nactual_seq_lengths = [8,5]\n"
+        "actual_seq_lengths_kv = [100,30]\n";
+    fia_case c;
+    fia_error err;
+    CHECK(fia_case_parse_string(tnd, "tnd", &c, &err) == FIA_OK);
+    static fia_check_result r;
+    memset(&r, 0, sizeof r);
+    r.v = FIA_V_ACCURACY;
+    r.computed = 1;
+    r.out_fail = calloc(13 * 4 * 32, 1);
+    for (int64_t t = 8; t < 13; t++) /* batch 1: tokens 8..12 */
+        memset(r.out_fail + t * 4 * 32, FIA_FAIL_FAR, 4 * 32);
+    char a[FUZZ_SIGNATURE_LEN], b[FUZZ_SIGNATURE_LEN];
+    fuzz_signature(&c, &r, FIA_PROFILE_DOC, a, sizeof a);
+    fia_check_result_release(&r);
+    fia_case_free(&c);
+    signature_of(bsnd, f_batch1, b, sizeof b);
+    CHECK_MSG(strcmp(a, b) == 0 && strcmp(a, "accuracy|prefill|finite|batch>0") == 0,
+              "TND %s, BSND %s", a, b);
+}
+
 static void test_meta_signature(void)
 {
     fia_case c;
@@ -245,6 +284,7 @@ static void test_crash_site(void)
 
 int main(void)
 {
+    test_token_layout();
     test_crash_site();
     test_status_signature();
     test_patterns();
