@@ -40,6 +40,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "fuzz_runner.h"
+#include "fuzz/signature.h"
 
 #ifndef FIA_SOURCE_DIR
 #define FIA_SOURCE_DIR "."
@@ -219,9 +220,7 @@ static int report_frame(const char *line, char *out, size_t len)
     const char *p = line + strspn(line, " \t");
     if (p[0] != '#' || !(p[1] >= '0' && p[1] <= '9') || !strstr(p, " in "))
         return 0;
-    const char *src = strstr(p, ".c:");
-    if (src == NULL)
-        src = strstr(p, ".h:");
+    const char *src = fuzz_source_ref(p);
     if (src == NULL)
         return 0;
     const char *start = src;

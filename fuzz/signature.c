@@ -304,6 +304,12 @@ void fuzz_meta_signature(const fia_case *c, const char *transform,
     snprintf(buf, len, "metamorphic|%s|%s", kind, pat);
 }
 
+const char *fuzz_source_ref(const char *s)
+{
+    const char *src = strstr(s, ".c:");
+    return src != NULL ? src : strstr(s, ".h:");
+}
+
 int fuzz_crash_site(const char *summary, char *out, size_t len)
 {
     static const char *const parts[] = {"/fast/", "/ref/",   "/oracle/",
@@ -318,9 +324,7 @@ int fuzz_crash_site(const char *summary, char *out, size_t len)
     size_t klen = strcspn(k, " ");
     /* the first source file of the line: the last part folder before
      * ".c:" or ".h:" */
-    const char *src = strstr(k, ".c:");
-    if (src == NULL)
-        src = strstr(k, ".h:");
+    const char *src = fuzz_source_ref(k);
     if (src == NULL)
         return 0;
     const char *from = NULL;

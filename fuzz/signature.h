@@ -32,5 +32,8 @@ void fuzz_meta_signature(const fia_case *c, const char *transform,
  * case's bucket nor the level it ran at).  1 when found, else 0 (out
  * empty). */
 int fuzz_crash_site(const char *summary, char *out, size_t len);
+/* Where the first source file named in s ends: its ".c:" (else its
+ * ".h:"); NULL when s names none. */
+const char *fuzz_source_ref(const char *s);
 
 #endif
