@@ -19,23 +19,35 @@
 /* The 003 token layouts: T = the sum of the sequence lengths, no batch
  * axis.  TND and TND_NTD read the query as [T, N, D], NTD and NTD_TND as
  * [N, T, D]; the part after '_' is attention_out's layout. */
+int fia_layout_token_order(const char *lay, int *q_ntd, int *o_ntd)
+{
+    static const struct {
+        const char *name;
+        int q_ntd, o_ntd;
+    } tab[] = {{"TND", 0, 0}, {"NTD", 1, 1}, {"TND_NTD", 0, 1},
+               {"NTD_TND", 1, 0}};
+    for (size_t i = 0; lay && i < sizeof tab / sizeof tab[0]; i++)
+        if (strcmp(lay, tab[i].name) == 0) {
+            if (q_ntd)
+                *q_ntd = tab[i].q_ntd;
+            if (o_ntd)
+                *o_ntd = tab[i].o_ntd;
+            return 1;
+        }
+    return 0;
+}
+
 int fia_layout_is_tnd(const char *lay)
 {
-    static const char *const names[] = {"TND", "NTD", "TND_NTD", "NTD_TND"};
-    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
-        if (strcmp(lay, names[i]) == 0)
-            return 1;
-    return 0;
+    return fia_layout_token_order(lay, NULL, NULL);
 }
 
 /* attention_out of a token layout: the query's T and N in the output's
  * order, value's head dim (003 §返回值说明: D of value). */
 static void tnd_out(const fia_case *c, const fia_tensor *q, fia_tensor *out)
 {
-    const char *lay = c->attrs.input_layout;
-    int q_ntd = strncmp(lay, "NTD", 3) == 0;
-    const char *u = strchr(lay, '_');
-    int o_ntd = u ? strcmp(u + 1, "NTD") == 0 : q_ntd;
+    int q_ntd = 0, o_ntd = 0;
+    fia_layout_token_order(c->attrs.input_layout, &q_ntd, &o_ntd);
     if (q->ndim != 3)
         return;
     int64_t T = q->shape[q_ntd ? 1 : 0], N = q->shape[q_ntd ? 0 : 1];
@@ -108,7 +120,8 @@ fia_presence fia_case_output(const fia_case *c, fia_slot s, fia_tensor *out)
     out->dtype = FIA_DT_FP32;
     if (fia_layout_is_tnd(c->attrs.input_layout)) {
         /* 003 §返回值说明: (T, N, 1) */
-        int q_ntd = strncmp(c->attrs.input_layout, "NTD", 3) == 0;
+        int q_ntd = 0;
+        fia_layout_token_order(c->attrs.input_layout, &q_ntd, NULL);
         out->ndim = 3;
         out->shape[0] = q->ndim == 3 ? q->shape[q_ntd ? 1 : 0] : 1;
         out->shape[1] = q->ndim == 3 ? q->shape[q_ntd ? 0 : 1]

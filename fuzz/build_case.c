@@ -196,14 +196,15 @@ static int tnd_geom(const fia_case *c, fz_geom *g)
     const fia_tensor_spec *q = &c->tensors[FIA_SLOT_QUERY];
     const fia_tensor_spec *kt = &c->tensors[FIA_SLOT_KEY];
     const fia_tensor_spec *vt = &c->tensors[FIA_SLOT_VALUE];
-    const char *lay = c->attrs.input_layout;
     int64_t N = c->attrs.num_heads, KV_N = c->attrs.num_key_value_heads;
     if (!single(q) || !single(kt) || !single(vt) || q->t->ndim != 3 ||
         kt->t->ndim != 3 || vt->t->ndim != 3 || a->presence != FIA_PRESENT ||
         k->presence != FIA_PRESENT || a->count < 1 || a->count != k->count ||
         !a->values || !k->values || N <= 0)
         return -1;
-    const int ti = strncmp(lay, "NTD", 3) == 0 ? 1 : 0;
+    int q_ntd = 0;
+    fia_layout_token_order(c->attrs.input_layout, &q_ntd, &g->o_ntd);
+    const int ti = q_ntd;
     int64_t pq = 0, pk = 0;
     for (int64_t b = 0; b < a->count; b++) {
         if (a->values[b] < pq || k->values[b] < pk)
@@ -214,9 +215,7 @@ static int tnd_geom(const fia_case *c, fz_geom *g)
     }
     if (pq != q->t->shape[ti] || pk != kt->t->shape[ti])
         return -1;
-    const char *u = strchr(lay, '_');
     g->tnd = 1;
-    g->o_ntd = u ? strcmp(u + 1, "NTD") == 0 : ti == 1;
     g->B = a->count, g->T = pq;
     g->N = N, g->KV_N = KV_N == 0 ? N : KV_N;
     g->D = vt->t->shape[2];
@@ -234,6 +233,16 @@ int64_t fz_out_index(const fia_case *c, const fz_geom *g, int64_t b,
     if (s >= v[b] - t0)
         return -1;
     return (g->o_ntd ? n * g->T + t0 + s : (t0 + s) * g->N + n) * g->D + d;
+}
+
+int64_t fz_lse_index(const fia_case *c, const fz_geom *g, int64_t b,
+                     int64_t n, int64_t s)
+{
+    if (!g->tnd)
+        return (b * g->N + n) * g->Q_S + s;
+    fz_geom tn = *g; /* (T, N, 1) read as [T, N] of D 1 */
+    tn.o_ntd = 0, tn.D = 1;
+    return fz_out_index(c, &tn, b, n, s, 0);
 }
 
 int fz_geom_of_call(const fia_case *c, fz_geom *g)

@@ -67,6 +67,10 @@ fz_layout fz_out_layout(fz_layout l);
  * batch does not have. */
 int64_t fz_out_index(const fia_case *c, const fz_geom *g, int64_t b,
                      int64_t n, int64_t s, int64_t d);
+/* The same for row (b, n, s) of its softmax_lse ([B, N, Q_S, 1], a token
+ * layout's (T, N, 1)). */
+int64_t fz_lse_index(const fia_case *c, const fz_geom *g, int64_t b,
+                     int64_t n, int64_t s);
 
 /* Per-batch effective lengths as docs/features/seqlen.md defines them. */
 int64_t fz_q_len(const fia_case *c, const fz_geom *g, int64_t b);

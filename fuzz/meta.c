@@ -80,63 +80,6 @@ static void form_free(form_out *o)
     memset(o, 0, sizeof *o);
 }
 
-/* Where row (b, h, i) of a form lies in its attention_out (element d) and
- * softmax_lse: its layout's place, or in a token form (fz_tnd_case) token
- * asl[b - 1] + i of [T, N, Dt] or [N, T, Dt] (lse [T, N, 1]); -1 for a
- * row the token form does not have. */
-typedef struct form_map {
-    fz_layout lo;
-    int tnd, o_ntd;
-    int64_t T, Dt;
-    const int64_t *asl;
-} form_map;
-
-static int64_t map_out(const form_map *m, const fz_geom *g, int64_t b,
-                       int64_t h, int64_t i, int64_t d)
-{
-    if (!m->tnd)
-        return fz_index(m->lo, g->B, g->N, g->Q_S, g->D, b, h, i, d);
-    int64_t t0 = b ? m->asl[b - 1] : 0;
-    if (i >= m->asl[b] - t0)
-        return -1;
-    return (m->o_ntd ? h * m->T + t0 + i : (t0 + i) * g->N + h) * m->Dt + d;
-}
-
-static int64_t map_lse(const form_map *m, const fz_geom *g, int64_t b,
-                       int64_t h, int64_t i)
-{
-    if (!m->tnd)
-        return (b * g->N + h) * g->Q_S + i;
-    int64_t t0 = b ? m->asl[b - 1] : 0;
-    return i < m->asl[b] - t0 ? (t0 + i) * g->N + h : -1;
-}
-
-/* The form's map, or -1 when its outputs cannot be read as g's. */
-static int form_map_of(const fia_case *c, const fz_geom *canon,
-                       fz_geom *g, form_map *m)
-{
-    memset(m, 0, sizeof *m);
-    if (!fia_layout_is_tnd(c->attrs.input_layout)) {
-        if (fz_geom_of_call(c, g) != 0)
-            return -1;
-        m->lo = fz_out_layout(g->layout);
-        return 0;
-    }
-    const fia_int_array_spec *a = &c->arrays[FIA_ARR_ACTUAL_SEQ_LENGTHS];
-    const fia_tensor_spec *v = &c->tensors[FIA_SLOT_VALUE];
-    if (a->presence != FIA_PRESENT || a->count != canon->B || !a->values ||
-        v->presence != FIA_PRESENT || v->count != 1 || v->t[0].ndim != 3)
-        return -1;
-    *g = *canon;
-    m->tnd = 1;
-    m->o_ntd = strcmp(c->attrs.input_layout, "TND_NTD") == 0 ||
-               strcmp(c->attrs.input_layout, "NTD") == 0;
-    m->asl = a->values;
-    m->T = a->values[a->count - 1];
-    m->Dt = v->t[0].shape[2];
-    return 0;
-}
-
 /* Runs one form through fast/ (both phases), its outputs read in the
  * canonical order of geometry canon (the first form's).  Its status:
  * fast/'s, with fastLastError() as the message, or the failure to make
@@ -145,13 +88,14 @@ static fia_status run_form(const fia_case *c, const fz_geom *canon,
                            fia_profile p, form_out *o, fia_error *err)
 {
     fia_case_data d;
-    fz_geom geom, *g = &geom;
-    form_map map;
+    fz_geom f, geom, *g = &geom; /* the form's; the loops' (canonical) */
     memset(o, 0, sizeof *o);
     fia_error_clear(err);
-    if (form_map_of(c, canon, g, &map) != 0)
+    if (fz_geom_of_call(c, &f) != 0 || (f.tnd && f.B != canon->B))
         return fia_fail(err, FIA_ERR_BAD_INPUT, "the form does not follow "
                         "its layout");
+    /* a token form has rows of the canonical problem, packed */
+    *g = f.tnd ? *canon : f;
     fia_status st = fia_case_materialize(c, 1, &d, err);
     if (st != FIA_OK)
         return st;
@@ -159,8 +103,8 @@ static fia_status run_form(const fia_case *c, const fz_geom *canon,
     const fia_tensor *ot = d.t[FIA_SLOT_ATTENTION_OUT];
     const fia_tensor *lt = d.t[FIA_SLOT_SOFTMAX_LSE];
     int64_t n = g->B * g->N * g->Q_S * g->D, nl = g->B * g->N * g->Q_S;
-    int64_t on = map.tnd ? map.T * g->N * map.Dt : n;
-    int64_t onl = map.tnd ? map.T * g->N : nl;
+    int64_t on = f.tnd ? f.T * f.N * f.D : n;
+    int64_t onl = f.tnd ? f.T * f.N : nl;
     if (st == FIA_OK && ot != NULL && fia_tensor_numel(ot) == on) {
         o->out.dtype = ot->dtype;
         o->out.ndim = 4;
@@ -173,7 +117,7 @@ static fia_status run_form(const fia_case *c, const fz_geom *canon,
                 for (int64_t i = 0; i < g->Q_S; i++)
                     for (int64_t k = 0; k < g->D; k++) {
                         int64_t ci = ((b * g->N + h) * g->Q_S + i) * g->D + k;
-                        int64_t at = map_out(&map, g, b, h, i, k);
+                        int64_t at = fz_out_index(c, &f, b, h, i, k);
                         double x = at < 0 ? 0.0 /* no such row: unspecified */
                                           : fia_load_as_double(ot->dtype,
                                                                ot->data, at);
@@ -192,7 +136,7 @@ static fia_status run_form(const fia_case *c, const fz_geom *canon,
                 for (int64_t h = 0; h < g->N; h++)
                     for (int64_t i = 0; i < g->Q_S; i++) {
                         int64_t ci = (b * g->N + h) * g->Q_S + i;
-                        int64_t at = map_lse(&map, g, b, h, i);
+                        int64_t at = fz_lse_index(c, &f, b, h, i);
                         double x = at < 0 ? 0.0 : fia_load_as_double(
                                                        FIA_DT_FP32, lt->data, at);
                         fia_store_from_double(FIA_DT_FP32, o->lse.data, ci, x);

@@ -232,13 +232,11 @@ static void case_pattern(const fia_case *c, const uint8_t *out_fail,
                         out[i++] = at < 0 ? 0 : out_fail[at];
                     }
     }
-    if (lse != NULL) { /* a token layout's (T, N, 1): [T, N] of D 1 */
-        fz_geom gl = g;
-        gl.o_ntd = 0, gl.D = 1;
+    if (lse != NULL) { /* a token layout's (T, N, 1) */
         for (int64_t b = 0; b < g.B; b++)
             for (int64_t n = 0; n < g.N; n++)
                 for (int64_t s = 0; s < g.Q_S; s++) {
-                    int64_t at = fz_out_index(c, &gl, b, n, s, 0);
+                    int64_t at = fz_lse_index(c, &g, b, n, s);
                     lse[(b * g.N + n) * g.Q_S + s] = at < 0 ? 0 : lse_fail[at];
                 }
         v.lse = lse;

@@ -19,17 +19,13 @@
  * every batch has one query token).  Value's head dim unlike the query's
  * (003 allows 192/128) is not modeled. */
 #include <stdlib.h>
-#include <string.h>
 #include "ref_internal.h"
 
 fia_status ref_read_tnd_name(ref_problem *p, const char *layout)
 {
-    if (!fia_layout_is_tnd(layout))
+    if (!fia_layout_token_order(layout, &p->q_ntd, &p->o_ntd))
         return FIA_ERR_PARAM_INVALID;
     p->tnd = 1;
-    p->q_ntd = strncmp(layout, "NTD", 3) == 0;
-    const char *u = strchr(layout, '_');
-    p->o_ntd = u ? strcmp(u + 1, "NTD") == 0 : p->q_ntd;
     return FIA_OK;
 }
 

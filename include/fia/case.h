@@ -225,6 +225,10 @@ fia_presence fia_case_output(const fia_case *c, fia_slot s, fia_tensor *out);
  * query's tokens and heads in the output layout with value's head dim,
  * softmax_lse (T, N, 1). */
 int fia_layout_is_tnd(const char *layout);
+/* The same, and the axis orders: *q_ntd 1 when query/key/value are
+ * [N, T, D] (NTD, NTD_TND), *o_ntd 1 when attention_out is (NTD,
+ * TND_NTD); either pointer may be NULL. */
+int fia_layout_token_order(const char *layout, int *q_ntd, int *o_ntd);
 
 /* Materialized case: every tensor the call passes, with data generated from
  * the seed (or only descriptors when with_data is 0: status-only runs). */
