@@ -9,7 +9,7 @@
 
 typedef enum vkind {
     VK_NORMAL, VK_LARGE, VK_DOMINANT, VK_SENTINEL, VK_SUBNORMAL, VK_SMALLINT,
-    VK_TIES, VK_COUNT
+    VK_TIES, VK_NEGINF, VK_COUNT
 } vkind;
 
 static double dtype_max(fia_dtype dt)
@@ -68,6 +68,19 @@ static double *make_values(fuzz_rng *r, vkind k, int role, fia_dtype dt,
                 x = u * (dt == FIA_DT_FP16 ? 6e-5 : 1e-38) * (role == 2 ? 1 : 1e3);
                 break;
             case VK_SMALLINT: x = (double)((int64_t)(fuzz_rng_next(r) % 7) - 3); break;
+            case VK_NEGINF: {
+                /* q > 0 and one key per (batch, head) with k[0] = -inf:
+                 * a key that takes part with score -inf (weight 0) and
+                 * inf / NaN values, which 0 * v turns into NaN columns
+                 * (docs/semantics.md "Non-finite inputs"); the others
+                 * finite.  The key is the same in K and V (no rng). */
+                const int64_t neg = (b * 5 + h * 3 + 1) % (s->S > 0 ? s->S : 1);
+                x = role == 0   ? 0.5 + fabs(u)
+                    : i != neg  ? u * (role == 1 ? 0.25 : 1.0)
+                    : role == 1 ? (d == 0 ? -INFINITY : u * 0.25)
+                                : (d % 3 == 0 ? NAN : d % 3 == 1 ? INFINITY : u);
+                break;
+            }
             case VK_TIES: {
                 /* q = 0: equal scores, out = mean of v; v alternates between
                  * two neighbours, so means fall on rounding ties. */
@@ -132,7 +145,7 @@ void fzn_tensors_data(fz_gen *g)
 {
     fdp *f = g->f;
     fia_case *c = g->c;
-    static const int kw[] = {30, 12, 12, 10, 10, 14, 8};
+    static const int kw[] = {30, 12, 12, 10, 10, 14, 8, 6};
     vkind k = (vkind)fdp_weighted(f, kw, FZ_ARRLEN(kw));
     int nan_masked = fdp_chance(f, 25);
     /* Scores at a sentinel (-65504 .. -3e38) flush every other weight, and
