@@ -67,6 +67,15 @@ void orc_facts_tensors(const fia_case *c, fia_oracle_facts *f)
     }
 }
 
+int orc_antiquant_given(const fia_oracle_facts *f)
+{
+    static const fia_slot s[] = {
+        FIA_SLOT_ANTIQUANT_SCALE,       FIA_SLOT_ANTIQUANT_OFFSET,
+        FIA_SLOT_KEY_ANTIQUANT_SCALE,   FIA_SLOT_KEY_ANTIQUANT_OFFSET,
+        FIA_SLOT_VALUE_ANTIQUANT_SCALE, FIA_SLOT_VALUE_ANTIQUANT_OFFSET};
+    return ORC_ANY_GIVEN(f, s);
+}
+
 int orc_prefix_given(const fia_oracle_facts *f)
 {
     return f->given[FIA_SLOT_KEY_SHARED_PREFIX] ||

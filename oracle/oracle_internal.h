@@ -231,6 +231,9 @@ int orc_any_given(const fia_oracle_facts *f, const fia_slot *s, size_t n);
     orc_any_given(f, list, sizeof(list) / sizeof((list)[0]))
 /* 1 when a shared prefix tensor (key or value) is passed. */
 int orc_prefix_given(const fia_oracle_facts *f);
+/* 1 when an antiquant scale or offset (shared or key/value apart) is
+ * passed. */
+int orc_antiquant_given(const fia_oracle_facts *f);
 /* facts_seqlen.c.  Effective lengths of batch b (0 <= b < B): from the array
  * (broadcast of a length-1 array, else element b) or the S dim.  Only
  * meaningful when the array's count is valid (1 or >= B). */

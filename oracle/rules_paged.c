@@ -31,14 +31,6 @@ static int padding(const fia_oracle_facts *f)
            f->given[FIA_SLOT_KV_PADDING_SIZE];
 }
 
-static int antiquant(const fia_oracle_facts *f)
-{
-    static const fia_slot s[] = {
-        FIA_SLOT_ANTIQUANT_SCALE,       FIA_SLOT_ANTIQUANT_OFFSET,
-        FIA_SLOT_KEY_ANTIQUANT_SCALE,   FIA_SLOT_KEY_ANTIQUANT_OFFSET,
-        FIA_SLOT_VALUE_ANTIQUANT_SCALE, FIA_SLOT_VALUE_ANTIQUANT_OFFSET};
-    return ORC_ANY_GIVEN(f, s);
-}
 
 static fia_dtype kv_dtype(const fia_oracle_facts *f)
 {
@@ -101,7 +93,7 @@ ORC_PRED(p_bs_decode, f->paged && orc_is_decode(f),
          bs_decode_bad(f->block_size, kv_dtype(f)))
 ORC_PRED(p_int8_query, f->paged && orc_is_prefill(f),
          f->t[FIA_SLOT_QUERY]->dtype == FIA_DT_INT8)
-ORC_PRED(p_antiquant, f->paged && orc_is_prefill(f), antiquant(f))
+ORC_PRED(p_antiquant, f->paged && orc_is_prefill(f), orc_antiquant_given(f))
 ORC_PRED(p_aslkv, f->paged, !f->kv_seq_given)
 ORC_PRED(p_rank, f->paged && f->cache != NULL && single_cache(f),
          !rank34(f))

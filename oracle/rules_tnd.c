@@ -91,13 +91,9 @@ static int int8_query(const fia_oracle_facts *f)
 
 static int kv_antiquant(const fia_oracle_facts *f)
 {
-    static const fia_slot s[] = {
-        FIA_SLOT_ANTIQUANT_SCALE,       FIA_SLOT_ANTIQUANT_OFFSET,
-        FIA_SLOT_KEY_ANTIQUANT_SCALE,   FIA_SLOT_KEY_ANTIQUANT_OFFSET,
-        FIA_SLOT_VALUE_ANTIQUANT_SCALE, FIA_SLOT_VALUE_ANTIQUANT_OFFSET};
     const fia_tensor *k = f->t[FIA_SLOT_KEY];
     int int_kv = k && (k->dtype == FIA_DT_INT8 || k->dtype == FIA_DT_INT4);
-    return ORC_ANY_GIVEN(f, s) || (int_kv && !int8_query(f));
+    return orc_antiquant_given(f) || (int_kv && !int8_query(f));
 }
 
 static int full_quant(const fia_oracle_facts *f)
