@@ -123,6 +123,11 @@ struct fia_oracle_facts {
     int64_t T, T_kv, VD, VT, VN;
     int v_d_ok, cum_ok;
 
+    /* facts_padding.c: the left-padding scenes (docs/features/padding.md):
+     * a padding tensor of at least one element with its lengths, the
+     * query's only at Q_S > 1. */
+    int pad_q_scene, pad_kv_scene;
+
     int paged;
     int cache_rank;
     const fia_tensor *cache, *table;
@@ -218,6 +223,7 @@ void orc_facts_seqlen(const fia_case *c, fia_oracle_facts *f);
 void orc_facts_paged(const fia_case *c, fia_oracle_facts *f);
 void orc_facts_tensor_list(const fia_case *c, fia_oracle_facts *f);
 void orc_facts_tnd(const fia_case *c, fia_oracle_facts *f);
+void orc_facts_padding(const fia_case *c, fia_oracle_facts *f);
 
 /* Helpers for predicates. */
 /* facts_tensors.c */
@@ -245,6 +251,8 @@ int64_t orc_used_count(int64_t count, int64_t B);
 /* facts_mask.c: the given mask is not the optimized (2048, 2048) one
  * (leading dims 1) that sparse modes 2-4 take. */
 int orc_mask_opt_shape_bad(const fia_oracle_facts *f);
+/* facts_padding.c: a padding tensor passed with at least one element. */
+int orc_pad_counts(const fia_oracle_facts *f, fia_slot s);
 /* facts_layout.c */
 int orc_is_prefill(const fia_oracle_facts *f);
 int orc_is_decode(const fia_oracle_facts *f);

@@ -25,10 +25,11 @@ static int list_kv(const fia_oracle_facts *f)
     return f->count[FIA_SLOT_KEY] != 1 || f->count[FIA_SLOT_VALUE] != 1;
 }
 
+/* A left-padding scene (facts_padding.c): a padding tensor with its
+ * lengths, the query's only at Q_S > 1. */
 static int padding(const fia_oracle_facts *f)
 {
-    return f->given[FIA_SLOT_QUERY_PADDING_SIZE] ||
-           f->given[FIA_SLOT_KV_PADDING_SIZE];
+    return f->pad_q_scene || f->pad_kv_scene;
 }
 
 
@@ -84,7 +85,8 @@ static int table_2d(const fia_oracle_facts *f)
 }
 
 ORC_PRED(p_list, f->paged, list_kv(f))
-ORC_PRED(p_padding, f->paged, padding(f))
+ORC_PRED(p_padding, f->paged && !orc_is_decode(f), padding(f))
+ORC_PRED(p_padding_decode, f->paged && orc_is_decode(f), f->pad_kv_scene)
 ORC_PRED(p_prefix, f->paged, orc_prefix_given(f))
 ORC_PRED(p_int4, f->paged && q_half(f), kv_dtype(f) == FIA_DT_INT4)
 ORC_PRED(p_bs_prefill, f->paged && orc_is_prefill(f),
@@ -121,10 +123,11 @@ const fia_rule orc_rules_paged[] = {
      "page attention takes one key and one value cache, not tensor lists",
      NULL, ORC_FN(p_list)},
     {"PAGED-002", "paged", FIA_RULE_REJECT, ORC_EXCL,
-     C002_GT1 CPA " and (query左padding场景, kv左padding场景); " C002_EQ1 CPA
-     "; " C000_KW("query_padding_size"),
-     "page attention excludes left padding: no query_padding_size or "
-     "kv_padding_size with a block_table",
+     C002_GT1 CPA " and (query左padding场景, kv左padding场景); "
+         C000_KW("query_padding_size"),
+     "Q_S > 1: page attention excludes left padding: no query or kv "
+     "left-padding scene (a padding tensor with its lengths) with a "
+     "block_table",
      NULL, ORC_FN(p_padding)},
     {"PAGED-003", "paged", FIA_RULE_REJECT, ORC_EXCL,
      C002_GT1 " (prefix相关参数约束)",
@@ -207,6 +210,15 @@ const fia_rule orc_rules_paged[] = {
     {"PAGED-017", "paged", FIA_RULE_REJECT, ORC_SEM, C000_EQ1 "; " C003_EQ1,
      "Q_S = 1: the key and value caches' element counts fit int32",
      "002 does not state it", ORC_FN(p_numel)},
+    {"PAGED-018", "paged", FIA_RULE_REJECT, FIA_LAYER_EXCLUSION,
+     FIA_ERR_PARAM_INVALID, FIA_OK,
+     C002_EQ1 CPA " and (kv左padding场景); " C001_CONSTR "; "
+         CREL("Silent normalisations"),
+     "Q_S = 1: page attention excludes kv left padding (kv_padding_size "
+     "with actual_seq_lengths_kv and a block_table)",
+     "RELEASED ignores kv_padding_size with page attention on the decode "
+     "path (right padding): profile cann accepts the call",
+     ORC_FN(p_padding_decode)},
     {"PAGED-N01", "paged", FIA_RULE_NORMALIZE, ORC_NORM,
      C002_GT1 CPA,
      "block_size without a block_table is ignored: page attention is "

@@ -472,7 +472,27 @@ static const rule_case cases[] = {
     {"PAGED-017", PAGED_D,
      "key = fp16 [1048576,16,256]\nvalue = fp16 [1048576,16,256]", PAGED_D,
      "key = fp16 [524287,16,256]\nvalue = fp16 [524287,16,256]"},
-    {"NM-007", PREFILL, "kv_padding_size = int64 [1]", PREFILL, ""},
+    {"PAGED-018", PAGED_D, "kv_padding_size = int64 [1]", PAGED_D,
+     "query_padding_size = int64 [1]\nactual_seq_lengths = [1,1]"},
+    {"NM-007", TND, "query_padding_size = int64 [1]", TND,
+     "query_padding_size = int64 [0]"},
+    {"NM-007", LIST3,
+     "kv_padding_size = int64 [1]\nactual_seq_lengths_kv = [9,9,9]", LIST3,
+     "kv_padding_size = int64 [1]"},
+    {"PAD-N01", PREFILL, "query_padding_size = int64 [1]", PREFILL,
+     "query_padding_size = int64 [1]\nactual_seq_lengths = [8]"},
+    {"PAD-N02", DECODE, "kv_padding_size = int64 [1]", DECODE,
+     "kv_padding_size = int64 [1]\nactual_seq_lengths_kv = [20,9]"},
+    {"PAD-N03", LIST3,
+     "query = fp16 [3,2,1,64]\nkv_padding_size = int64 [1]\n"
+     "actual_seq_lengths_kv = [9,9,9]",
+     LIST3, "query = fp16 [3,2,1,64]\nkv_padding_size = int64 [1]"},
+    {"PAD-N04", PREFILL,
+     "kv_padding_size = int64 [1]\nactual_seq_lengths_kv = [20]\n"
+     "atten_mask = bool [16,32]",
+     PREFILL, "atten_mask = bool [16,32]\nactual_seq_lengths_kv = [20]"},
+    {"PAD-N05", PREFILL, "kv_padding_size = int64 [0]", PREFILL,
+     "kv_padding_size = int64 [1]"},
     /* left padding: a padding tensor with its lengths */
     {"PAD-X01", PREFILL,
      "kv_padding_size = int64 [1]\nactual_seq_lengths_kv = [20]\n"
