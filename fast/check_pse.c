@@ -1,5 +1,7 @@
-/* pse: pse_shift, the positional bias added to the scores.  Not modeled
- * yet: its registered dtypes, then its refusal. */
+/* pse: pse_shift, the positional bias added to the scores.  Its registered
+ * dtypes; its shape and the dtype it pairs with, checked like any semantic
+ * rule; then, for a call every rule accepts, its refusal (the bias is not
+ * computed yet). */
 #include "validate.h"
 
 /* Layer 2.  REG_OP: pse_shift fp16 or bf16. */
@@ -14,8 +16,46 @@ fia_status fast_check_pse_dtypes(const fast_args *a, fast_plan *p,
     return FIA_OK;
 }
 
-/* Layer 3.  RELEASED "Silent normalisations": an empty pse is treated as
- * absent, so only a non-empty one is refused. */
+/* Layer 5, after the layout, the cache and the mask (the plan holds B, N,
+ * Q_S, D and KV_S, page attention's maxBlockNumPerSeq x block_size).  An
+ * empty pse is absent (RELEASED); a token layout refused it already.
+ * 002 pseShiftOptional and 约束说明: Q_S > 1 pairs an fp16 pse with an fp16
+ * or int8 query and a bf16 one with a bf16 query, shape (B or 1, N, >= Q_S,
+ * >= KV_S); Q_S = 1 the query's dtype, (B or 1, N, 1, >= KV_S), D a
+ * multiple of 16. */
+fia_status fast_check_pse_shape(const fast_args *a, fast_plan *p,
+                                fia_error *err)
+{
+    const fia_tensor *t = a->pse;
+    if (!fast_present(t) || p->tnd)
+        return FIA_OK;
+    const fia_dtype qd = a->query->dtype;
+    const bool decode = p->Q_S == 1;
+    if (!decode && ((t->dtype == FIA_DT_FP16 && qd != FIA_DT_FP16 &&
+                     qd != FIA_DT_INT8) ||
+                    (t->dtype == FIA_DT_BF16 && qd != FIA_DT_BF16)))
+        FAST_REJECT("S_PSE_DTYPE", "pse_shift %s with a %s query",
+                    fast_dtype_name(t->dtype), fast_dtype_name(qd));
+    if (decode && t->dtype != qd)
+        FAST_REJECT("S_PSE_DTYPE", "Q_S = 1: pse_shift %s with a %s query",
+                    fast_dtype_name(t->dtype), fast_dtype_name(qd));
+    if (t->ndim != 4 || (t->shape[0] != 1 && t->shape[0] != p->B) ||
+        t->shape[1] != p->N)
+        FAST_REJECT("S_PSE_SHAPE", "pse_shift is not (B or 1, N=%lld, ., .)",
+                    (long long)p->N);
+    const int64_t rows = t->shape[2], cols = t->shape[3];
+    if (decode ? rows != 1 || cols < p->KV_S
+               : rows < p->Q_S || cols < p->KV_S)
+        FAST_REJECT("S_PSE_SHAPE", "pse_shift's S dims (%lld, %lld) do not "
+                    "cover (Q_S, KV_S) = (%lld, %lld)", (long long)rows,
+                    (long long)cols, (long long)p->Q_S, (long long)p->KV_S);
+    if (decode && p->D % 16 != 0)
+        FAST_REJECT("S_PSE_D", "Q_S = 1 with pse_shift: D %lld is not a "
+                    "multiple of 16", (long long)p->D);
+    return FIA_OK;
+}
+
+/* Layer 6: a call every rule accepts whose bias is not computed. */
 fia_status fast_check_pse(const fast_args *a, fast_plan *p, fia_error *err)
 {
     (void)p;

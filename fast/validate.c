@@ -49,7 +49,6 @@ const fast_check fast_checks[] = {
     {"tnd", FAST_LAYER_EXCLUSION, fast_check_tnd_exclusions},
     {"padding", FAST_LAYER_EXCLUSION, fast_check_padding_exclusions},
     /* Layer 4: documented features fast/ does not model yet. */
-    {"pse", FAST_LAYER_NOT_MODELED, fast_check_pse},
     {"int8_quant", FAST_LAYER_NOT_MODELED, fast_check_int8_quant},
     {"antiquant", FAST_LAYER_NOT_MODELED, fast_check_antiquant},
     {"padding", FAST_LAYER_NOT_MODELED, fast_check_padding},
@@ -80,8 +79,10 @@ const fast_check fast_checks[] = {
     {"mask", FAST_LAYER_SEMANTIC, fast_check_mask},
     {"seqlen", FAST_LAYER_SEMANTIC, fast_check_seqlen},
     {"scale", FAST_LAYER_SEMANTIC, fast_check_scale},
+    {"pse", FAST_LAYER_SEMANTIC, fast_check_pse_shape},
     /* Layer 6: judged by every rule above, but not computed. */
     {"tnd", FAST_LAYER_ARITHMETIC, fast_check_tnd_value_d},
+    {"pse", FAST_LAYER_ARITHMETIC, fast_check_pse},
 };
 const size_t fast_check_count = sizeof fast_checks / sizeof fast_checks[0];
 

@@ -1,16 +1,113 @@
-/* Rules: pse_shift, the positional bias added to the scores.
+/* Rules: pse_shift, the positional bias added to the scores
+ * (docs/features/pse.md).
  *
- * Not modeled yet: NM-001 refuses the feature (ORC_NM_ROW). */
+ * Its shape and dtype rules need no pse arithmetic, so they are checked
+ * while the bias itself is not computed: NM-001 is in the last layer
+ * (arithmetic), refusing only a call every documented rule accepts.  An
+ * empty pse_shift is absent (RELEASED), so no rule reads it.  A token
+ * layout refuses pse altogether (TND-X02). */
 #include "oracle_internal.h"
 
-ORC_PRED(nm_pse, 1,
-         f->given[FIA_SLOT_PSE_SHIFT] && f->numel[FIA_SLOT_PSE_SHIFT] != 0)
+static const fia_tensor *pse(const fia_oracle_facts *f)
+{
+    return f->given[FIA_SLOT_PSE_SHIFT] && f->numel[FIA_SLOT_PSE_SHIFT] != 0
+               ? f->t[FIA_SLOT_PSE_SHIFT]
+               : NULL;
+}
+
+/* pse given and the dims its rules read known (a 002 layout). */
+static int scope(const fia_oracle_facts *f)
+{
+    return pse(f) != NULL && f->layout_modeled && f->q_rank_ok;
+}
+
+static int dt_pair_prefill(const fia_oracle_facts *f)
+{
+    fia_dtype p = pse(f)->dtype, q = f->t[FIA_SLOT_QUERY]->dtype;
+    if (p == FIA_DT_FP16)
+        return q != FIA_DT_FP16 && q != FIA_DT_INT8;
+    if (p == FIA_DT_BF16)
+        return q != FIA_DT_BF16;
+    return 0; /* another dtype is TENS-013's */
+}
+
+static int dt_pair_decode(const fia_oracle_facts *f)
+{
+    fia_dtype p = pse(f)->dtype, q = f->t[FIA_SLOT_QUERY]->dtype;
+    return (p == FIA_DT_FP16 || p == FIA_DT_BF16) && p != q;
+}
+
+/* (B or 1, N, ., .) */
+static int lead_dims_bad(const fia_oracle_facts *f)
+{
+    const fia_tensor *t = pse(f);
+    return t->ndim != 4 || (t->shape[0] != 1 && t->shape[0] != f->B) ||
+           t->shape[1] != f->N;
+}
+
+/* Q_S > 1: S dims at least the query's and the key's (a longer one is
+ * padding that is not read); Q_S = 1: (., ., 1, >= KV_S).  Page attention's
+ * KV_S is maxBlockNumPerSeq x block_size (facts_paged.c). */
+static int s_dims_bad(const fia_oracle_facts *f)
+{
+    const fia_tensor *t = pse(f);
+    if (orc_is_decode(f))
+        return t->shape[2] != 1 || t->shape[3] < f->KV_S;
+    return t->shape[2] < f->Q_S || t->shape[3] < f->KV_S;
+}
+
+ORC_PRED(pair_prefill, scope(f) && orc_is_prefill(f), dt_pair_prefill(f))
+ORC_PRED(pair_decode, scope(f) && orc_is_decode(f), dt_pair_decode(f))
+ORC_PRED(lead, scope(f), lead_dims_bad(f))
+ORC_PRED(sdims, scope(f) && f->k_rank_ok && !lead_dims_bad(f), s_dims_bad(f))
+ORC_PRED(d16, scope(f) && orc_is_decode(f) && f->q_d_ok, f->D % 16 != 0)
+ORC_PRED(empty, f->given[FIA_SLOT_PSE_SHIFT], f->numel[FIA_SLOT_PSE_SHIFT] == 0)
+ORC_PRED(nm_pse, 1, pse(f) != NULL)
+
+#define C_PSE_GT1 C002_GT1 " (pseShift功能使用限制)"
+#define C_PSE_EQ1 C002_EQ1 " (pseShift功能使用限制)"
 
 const fia_rule orc_rules_pse[] = {
-    ORC_NM_ROW("NM-001", "pse", nm_pse, C002_P("pseShiftOptional"),
-               "pse_shift (positional bias added to the scores) with at least "
-               "one element is not modeled yet (an empty one counts as absent)",
-               NULL),
+    {"PSE-001", "pse", FIA_RULE_REJECT, ORC_SEM,
+     C002_P("pseShiftOptional") "; " C000_KW("pse_shift") "; "
+         C003_P("pse_shift"),
+     "Q_S > 1: an fp16 pse_shift takes an fp16 or int8 query, a bf16 one a "
+     "bf16 query",
+     NULL, ORC_FN(pair_prefill)},
+    {"PSE-002", "pse", FIA_RULE_REJECT, ORC_SEM,
+     C002_P("pseShiftOptional") "; " C_PSE_EQ1 "; " C001_P("pse_shift"),
+     "Q_S = 1: pse_shift has the query's dtype",
+     NULL, ORC_FN(pair_decode)},
+    {"PSE-003", "pse", FIA_RULE_REJECT, ORC_SEM,
+     C002_P("pseShiftOptional") "; " C000_KW("pse_shift") "; "
+         C003_P("pse_shift"),
+     "pse_shift is 4-D (B or 1, N, ., .): batch B or 1 (broadcast), the "
+     "query's heads",
+     NULL, ORC_FN(lead)},
+    {"PSE-004", "pse", FIA_RULE_REJECT, ORC_SEM,
+     C002_P("pseShiftOptional") "; " C_PSE_GT1 "; " C002_GT1
+         " (page attention场景)",
+     "pse_shift's S dims: Q_S > 1, at least the query's S and the key's S "
+     "(more is padding, not read); Q_S = 1, (1, at least KV_S); with page "
+     "attention KV_S is maxBlockNumPerSeq x block_size",
+     "002 参数说明 writes (B,N,Q_S,KV_S) exactly and recommends padding "
+     "KV_S to 32 bytes; 约束说明 asks only 'at least': fiacheck reads the "
+     "latter",
+     ORC_FN(sdims)},
+    {"PSE-005", "pse", FIA_RULE_REJECT, ORC_SEM, C_PSE_EQ1 "; " C000_EQ1,
+     "Q_S = 1: with pse_shift the head dim D is a multiple of 16",
+     "RELEASED accepts a D not 16-aligned at Q_S = 1 without pse; with "
+     "pse both profiles keep the documented rule",
+     ORC_FN(d16)},
+    {"PSE-N01", "pse", FIA_RULE_NORMALIZE, ORC_NORM,
+     CREL("Silent normalisations"),
+     "an empty pse_shift (no element) is absent", NULL, ORC_FN(empty)},
+    {"NM-001", "pse", FIA_RULE_NOT_MODELED, ORC_NM_LATE,
+     C002_P("pseShiftOptional"),
+     "pse_shift (positional bias added to the scores) with at least one "
+     "element is not modeled yet: refused only when every documented rule "
+     "accepts the call",
+     NULL, ORC_FN(nm_pse)},
 };
 const size_t orc_rules_pse_count =
     sizeof orc_rules_pse / sizeof orc_rules_pse[0];

@@ -424,6 +424,34 @@ static const rule_case cases[] = {
     /* not modeled */
     {"NM-001", PREFILL, "pse_shift = fp16 [1,2,16,32]", PREFILL,
      "pse_shift = fp16 [1,2,0,32]"},
+    /* pse_shift */
+    {"PSE-001", PREFILL, "pse_shift = bf16 [1,2,16,32]", PREFILL,
+     "pse_shift = fp16 [1,2,16,32]"},
+    {"PSE-002", DECODE, "pse_shift = bf16 [2,2,1,32]", DECODE,
+     "pse_shift = fp16 [2,2,1,32]"},
+    {"PSE-003", PREFILL, "pse_shift = fp16 [2,2,16,32]", PREFILL,
+     "pse_shift = fp16 [1,2,16,32]"},
+    {"PSE-003", DECODE, "pse_shift = fp16 [2,1,1,32]", DECODE,
+     "pse_shift = fp16 [1,2,1,32]"},
+    {"PSE-003", PREFILL, "pse_shift = fp16 [2,16,32]", PREFILL,
+     "pse_shift = fp16 [1,2,16,32]"},
+    {"PSE-004", PREFILL, "pse_shift = fp16 [1,2,15,32]", PREFILL,
+     "pse_shift = fp16 [1,2,20,48]"},
+    {"PSE-004", DECODE, "pse_shift = fp16 [2,2,1,31]", DECODE,
+     "pse_shift = fp16 [2,2,1,40]"},
+    {"PSE-004", DECODE, "pse_shift = fp16 [2,2,2,32]", DECODE,
+     "pse_shift = fp16 [2,2,1,32]"},
+    {"PSE-004", PAGED_D, "pse_shift = fp16 [2,32,1,200]", PAGED_D,
+     "pse_shift = fp16 [2,32,1,208]"},
+    {"PSE-005", DECODE,
+     "query = fp16 [2,2,1,72]\nkey = fp16 [2,2,32,72]\n"
+     "value = fp16 [2,2,32,72]\npse_shift = fp16 [2,2,1,32]",
+     DECODE,
+     "query = fp16 [2,2,1,72]\nkey = fp16 [2,2,32,72]\n"
+     "value = fp16 [2,2,32,72]"},
+    {"PSE-N01", PREFILL, "pse_shift = fp16 [1,2,0,32]", PREFILL,
+     "pse_shift = fp16 [1,2,16,32]"},
+
     {"NM-002", PREFILL, "quant_scale1 = fp32 [1]", PREFILL, ""},
     {"NM-003", PREFILL, "antiquant_mode = 1", PREFILL, ""},
     {"NM-004", PREFILL, "key = int8 [1,2,32,64]\nvalue = int8 [1,2,32,64]",
@@ -804,9 +832,19 @@ static void test_precedence(void)
     expect_both(t, FIA_ERR_PARAM_INVALID, FIA_ERR_PARAM_INVALID,
                 "dtype beats not modeled");
     free(t);
-    t = mk(PREFILL, "pse_shift = fp16 [1,2,16,32]\nsparse_mode = 9");
+    t = mk(PREFILL, "quant_scale1 = fp32 [1]\nsparse_mode = 9");
     expect_both(t, FIA_ERR_NOT_MODELED, FIA_ERR_NOT_MODELED,
                 "not modeled beats semantic");
+    free(t);
+    /* pse's refusal is in the last layer: its own shape rules and every
+     * other semantic rule come first */
+    t = mk(PREFILL, "pse_shift = fp16 [1,2,16,32]\nsparse_mode = 9");
+    expect_both(t, FIA_ERR_PARAM_INVALID, FIA_ERR_INNER_TILING_ERROR,
+                "semantic beats pse's late not modeled");
+    free(t);
+    t = mk(PREFILL, "pse_shift = fp16 [1,2,16,31]");
+    expect_both(t, FIA_ERR_PARAM_INVALID, FIA_ERR_INNER_TILING_ERROR,
+                "pse's shape rule beats its not modeled");
     free(t);
     t = mk(PREFILL, "query = fp32 [1,2,16,64]\nsparse_mode = 9");
     expect_both(t, FIA_ERR_PARAM_INVALID, FIA_ERR_PARAM_INVALID,
