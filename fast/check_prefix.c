@@ -1,6 +1,9 @@
 /* prefix: the shared system prefix (key_shared_prefix,
- * value_shared_prefix, actual_shared_prefix_len).  Not modeled yet: the
- * registered dtypes of the tensors, then the refusal. */
+ * value_shared_prefix, actual_shared_prefix_len).  The registered dtypes;
+ * the combination it refuses (all-int8 at Q_S > 1); its shape rules, like
+ * any semantic rule; then, for a call every rule accepts, its refusal (the
+ * prefix is not computed yet). */
+#include <string.h>
 #include "validate.h"
 
 static const fast_opt_input inputs[] = {
@@ -17,7 +20,97 @@ fia_status fast_check_prefix_dtypes(const fast_args *a, fast_plan *p,
     return fast_check_opt_dtypes(a, inputs, NINPUTS, err);
 }
 
-/* Layer 3: a prefix tensor passed (even empty), then the length array. */
+/* Layer 3.  002 prefix相关参数约束 (Q_S > 1): "不支持输入qkv全部为int8的
+ * 情况".  (Page attention, left padding and tensor lists refuse the prefix
+ * in their own checks.) */
+fia_status fast_check_prefix_exclusions(const fast_args *a, fast_plan *p,
+                                        fia_error *err)
+{
+    (void)p;
+    const int64_t q_s = fast_early_q_s(a);
+    if ((a->opt[FAST_OPT_KEY_SHARED_PREFIX] ||
+         a->opt[FAST_OPT_VALUE_SHARED_PREFIX]) &&
+        q_s >= 0 && q_s != 1 && a->query->dtype == FIA_DT_INT8 &&
+        a->key->tensors[0]->dtype == FIA_DT_INT8 &&
+        a->value->tensors[0]->dtype == FIA_DT_INT8)
+        FAST_REJECT("S_PREFIX_INT8", "a shared prefix with an all-int8 "
+                    "query, key and value");
+    return FIA_OK;
+}
+
+/* The last dim of t covers the prefix and the keys. */
+static bool covers(const fia_tensor *t, int64_t need)
+{
+    return t->shape[t->ndim - 1] >= need;
+}
+
+/* Layer 5, after the layout, the mask and the pse.  002 prefix相关参数约束
+ * (both paths): both prefix tensors or neither; one rank and one dtype with
+ * key and value; batch 1; the key's N and D (H for BSH); one S; the length
+ * array of shape [1], within [0, S_p]; S_p + KV_S within the key's S
+ * limit; at Q_S > 1 a full mask (sparse 0 / 1) and a pse cover the prefix
+ * length + KV_S. */
+fia_status fast_check_prefix_shape(const fast_args *a, fast_plan *p,
+                                   fia_error *err)
+{
+    const fia_tensor *kp = a->opt[FAST_OPT_KEY_SHARED_PREFIX];
+    const fia_tensor *vp = a->opt[FAST_OPT_VALUE_SHARED_PREFIX];
+    if (a->prefix_len && a->prefix_len->count != 1)
+        FAST_REJECT("S_PREFIX_LEN", "actual_shared_prefix_len has %lld "
+                    "values, not one", (long long)a->prefix_len->count);
+    if (kp == NULL && vp == NULL)
+        return FIA_OK;
+    if (kp == NULL || vp == NULL)
+        FAST_REJECT("S_PREFIX_PAIR", "only one of key_shared_prefix and "
+                    "value_shared_prefix");
+    if (p->paged || p->kv_list || p->tnd)
+        return FIA_OK; /* refused elsewhere, or not modeled */
+    const fia_tensor *k = a->key->tensors[0], *v = a->value->tensors[0];
+    if (kp->ndim != k->ndim || vp->ndim != k->ndim || v->ndim != k->ndim ||
+        kp->dtype != k->dtype || vp->dtype != k->dtype ||
+        v->dtype != k->dtype)
+        FAST_REJECT("S_PREFIX_RANK", "the prefix tensors' rank or dtype is "
+                    "not the key's and value's");
+    const bool bsh = p->layout == FAST_LAYOUT_BSH;
+    const int sa = bsh || p->layout == FAST_LAYOUT_BSND ? 1 : 2;
+    if (kp->shape[0] != 1 || vp->shape[0] != 1)
+        FAST_REJECT("S_PREFIX_BATCH", "a prefix tensor's batch is not 1");
+    for (int d = 1; d < kp->ndim; d++)
+        if (d != sa && (kp->shape[d] != k->shape[d] ||
+                        vp->shape[d] != v->shape[d]))
+            FAST_REJECT("S_PREFIX_HEADS", "a prefix tensor's dim %d is not "
+                        "the key's (value's)", d);
+    const int64_t s_p = kp->shape[sa];
+    if (vp->shape[sa] != s_p)
+        FAST_REJECT("S_PREFIX_S", "key_shared_prefix S %lld != "
+                    "value_shared_prefix S %lld", (long long)s_p,
+                    (long long)vp->shape[sa]);
+    int64_t len = s_p;
+    if (a->prefix_len) {
+        len = a->prefix_len->values[0];
+        if (len < 0 || len > s_p)
+            FAST_REJECT("S_PREFIX_LEN", "actual_shared_prefix_len %lld "
+                        "outside [0, %lld]", (long long)len, (long long)s_p);
+    }
+    const int64_t limit = p->Q_S == 1 ? 262144 : 20971520;
+    if (s_p > limit - p->KV_S)
+        FAST_REJECT("S_PREFIX_S_MAX", "prefix S %lld + key S %lld beyond "
+                    "%lld", (long long)s_p, (long long)p->KV_S,
+                    (long long)limit);
+    if (p->Q_S == 1)
+        return FIA_OK;
+    const int64_t need = len + p->KV_S;
+    if (fast_present(a->mask) && p->sparse_mode <= 1 &&
+        !covers(a->mask, need))
+        FAST_REJECT("S_PREFIX_MASK", "atten_mask's last dim does not cover "
+                    "the prefix length + key S = %lld", (long long)need);
+    if (fast_present(a->pse) && a->pse->ndim == 4 && !covers(a->pse, need))
+        FAST_REJECT("S_PREFIX_PSE", "pse_shift's last dim does not cover "
+                    "the prefix length + key S = %lld", (long long)need);
+    return FIA_OK;
+}
+
+/* Layer 6: a prefix tensor passed (even empty), or the length array. */
 fia_status fast_check_prefix(const fast_args *a, fast_plan *p, fia_error *err)
 {
     (void)p;

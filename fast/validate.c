@@ -48,12 +48,12 @@ const fast_check fast_checks[] = {
     {"tensor_list", FAST_LAYER_EXCLUSION, fast_check_tensor_list_exclusions},
     {"tnd", FAST_LAYER_EXCLUSION, fast_check_tnd_exclusions},
     {"padding", FAST_LAYER_EXCLUSION, fast_check_padding_exclusions},
+    {"prefix", FAST_LAYER_EXCLUSION, fast_check_prefix_exclusions},
     /* Layer 4: documented features fast/ does not model yet. */
     {"int8_quant", FAST_LAYER_NOT_MODELED, fast_check_int8_quant},
     {"antiquant", FAST_LAYER_NOT_MODELED, fast_check_antiquant},
     {"padding", FAST_LAYER_NOT_MODELED, fast_check_padding},
     {"antiquant", FAST_LAYER_NOT_MODELED, fast_check_antiquant_kv},
-    {"prefix", FAST_LAYER_NOT_MODELED, fast_check_prefix},
     {"int_inputs", FAST_LAYER_NOT_MODELED, fast_check_int_inputs},
     {"int8_out", FAST_LAYER_NOT_MODELED, fast_check_int8_out},
     {"tnd", FAST_LAYER_NOT_MODELED, fast_check_tnd},
@@ -80,9 +80,11 @@ const fast_check fast_checks[] = {
     {"seqlen", FAST_LAYER_SEMANTIC, fast_check_seqlen},
     {"scale", FAST_LAYER_SEMANTIC, fast_check_scale},
     {"pse", FAST_LAYER_SEMANTIC, fast_check_pse_shape},
+    {"prefix", FAST_LAYER_SEMANTIC, fast_check_prefix_shape},
     /* Layer 6: judged by every rule above, but not computed. */
     {"tnd", FAST_LAYER_ARITHMETIC, fast_check_tnd_value_d},
     {"pse", FAST_LAYER_ARITHMETIC, fast_check_pse},
+    {"prefix", FAST_LAYER_ARITHMETIC, fast_check_prefix},
 };
 const size_t fast_check_count = sizeof fast_checks / sizeof fast_checks[0];
 

@@ -192,6 +192,8 @@ fia_status fast_check_padding_dtypes(const fast_args *, fast_plan *, fia_error *
 fia_status fast_check_padding(const fast_args *, fast_plan *, fia_error *);
 fia_status fast_check_padding_exclusions(const fast_args *, fast_plan *, fia_error *);
 fia_status fast_check_prefix_dtypes(const fast_args *, fast_plan *, fia_error *);
+fia_status fast_check_prefix_exclusions(const fast_args *, fast_plan *, fia_error *);
+fia_status fast_check_prefix_shape(const fast_args *, fast_plan *, fia_error *);
 fia_status fast_check_prefix(const fast_args *, fast_plan *, fia_error *);
 fia_status fast_check_tensor_list_exclusions(const fast_args *, fast_plan *, fia_error *);
 fia_status fast_check_tensor_list(const fast_args *, fast_plan *, fia_error *);

@@ -38,6 +38,7 @@ static const fz_fragment params_fragments[] = {
     {FIA_FEATURE_TND, fzp_tnd},
     {FIA_FEATURE_PADDING, fzp_padding},
     {FIA_FEATURE_PSE, fzp_pse},
+    {FIA_FEATURE_PREFIX, fzp_prefix_tensors},
 };
 
 /* The case model refuses a tensor whose element count overflows int64

@@ -167,6 +167,7 @@ void fzp_tensor_list_shapes(fz_gen *g); /* key/value as B tensors of batch 1 */
 void fzp_tnd(fz_gen *g);              /* a token-layout call, now and then */
 void fzp_padding(fz_gen *g);          /* a left-padding scene and an exclusion */
 void fzp_pse(fz_gen *g);              /* pse_shift for the path, a rule broken */
+void fzp_prefix_tensors(fz_gen *g);   /* prefix tensors like the key, a rule broken */
 
 /* ---- fuzz_numeric's fragments (a small case the rules accept) ----------- */
 void fzn_layout(fz_gen *g);           /* layout; L */

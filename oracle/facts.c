@@ -12,7 +12,8 @@
  * layout (BSH reads D through num_heads and the key's through
  * num_key_value_heads), the mask and sequence lengths, and last the paged
  * cache (its KV_S comes from the lengths), the token layouts, and the
- * left-padding scenes (the path and the lengths). */
+ * left-padding scenes (the path and the lengths) and the shared prefix
+ * (through the layout). */
 #include <string.h>
 #include "oracle_internal.h"
 
@@ -20,7 +21,7 @@ static void (*const steps[])(const fia_case *, fia_oracle_facts *) = {
     orc_facts_tensors, orc_facts_output, orc_facts_lse,  orc_facts_gqa,
     orc_facts_layout,  orc_facts_tensor_list, orc_facts_mask,
     orc_facts_seqlen,  orc_facts_paged,       orc_facts_tnd,
-    orc_facts_padding,
+    orc_facts_padding, orc_facts_prefix,
 };
 
 void orc_facts_compute(const fia_case *c, fia_oracle_facts *f)

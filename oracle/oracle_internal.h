@@ -128,6 +128,12 @@ struct fia_oracle_facts {
      * query's only at Q_S > 1. */
     int pad_q_scene, pad_kv_scene;
 
+    /* facts_prefix.c: the shared prefix read through the layout: its S
+     * (prefix_s_ok: both tensors given, of the key's rank) and the length
+     * the call uses (prefix_len_ok: the array's one value, or S_p). */
+    int prefix_s_ok, prefix_len_ok;
+    int64_t prefix_s, prefix_len;
+
     int paged;
     int cache_rank;
     const fia_tensor *cache, *table;
@@ -224,6 +230,7 @@ void orc_facts_paged(const fia_case *c, fia_oracle_facts *f);
 void orc_facts_tensor_list(const fia_case *c, fia_oracle_facts *f);
 void orc_facts_tnd(const fia_case *c, fia_oracle_facts *f);
 void orc_facts_padding(const fia_case *c, fia_oracle_facts *f);
+void orc_facts_prefix(const fia_case *c, fia_oracle_facts *f);
 
 /* Helpers for predicates. */
 /* facts_tensors.c */

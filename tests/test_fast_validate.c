@@ -141,6 +141,7 @@ static void expect(api *a, const char *id, int kind, int line)
     } while (0)
 
 static int64_t vals[8] = {16, 16, 16, 16, 999, 0, 0, 0};
+static int64_t vals9[1] = {9}; /* one past a prefix of S 8 */
 
 /* TND bf16: batches of 5, 0 and 12 query tokens over 9, 4 and 30 key
  * tokens (cumulative counts), N 4, KV_N 2, D = Dv. */
@@ -281,9 +282,28 @@ static void not_modeled(void)
         FIA_DT_FP32, FIA_DT_FP16, FIA_DT_BF16, FIA_DT_FP32, FIA_DT_FP16,
         FIA_DT_FP16};
     for (int i = 0; i < 16; i++)
-        if (i != FAST_OPT_BLOCK_TABLE) /* modeled: test_fast_paged.c */
+        if (i != FAST_OPT_BLOCK_TABLE && /* modeled: test_fast_paged.c */
+            i != FAST_OPT_KEY_SHARED_PREFIX &&
+            i != FAST_OPT_VALUE_SHARED_PREFIX) /* below */
             CASE("M_OPTIONAL", K_NOTMOD, a.has_opt[i] = true,
                  a.opt[i] = t2(ok_dt[i], 1, 1));
+    /* the shared prefix: its shape rules before its refusal (last layer) */
+    enum { KP = FAST_OPT_KEY_SHARED_PREFIX, VP = FAST_OPT_VALUE_SHARED_PREFIX };
+    CASE("S_PREFIX_PAIR", K_SEM, a.has_opt[KP] = true,
+         a.opt[KP] = t3(FIA_DT_FP16, 1, 8, 64));
+    CASE("M_OPTIONAL", K_NOTMOD, a.has_opt[KP] = a.has_opt[VP] = true,
+         a.opt[KP] = a.opt[VP] = t3(FIA_DT_FP16, 1, 8, 64));
+    CASE("S_PREFIX_BATCH", K_SEM, a.has_opt[KP] = a.has_opt[VP] = true,
+         a.opt[KP] = a.opt[VP] = t3(FIA_DT_FP16, 2, 8, 64));
+    CASE("S_PREFIX_HEADS", K_SEM, a.has_opt[KP] = a.has_opt[VP] = true,
+         a.opt[KP] = a.opt[VP] = t3(FIA_DT_FP16, 1, 8, 32));
+    CASE("S_PREFIX_RANK", K_SEM, a.has_opt[KP] = a.has_opt[VP] = true,
+         a.opt[KP] = a.opt[VP] = t3(FIA_DT_BF16, 1, 8, 64));
+    CASE("S_PREFIX_LEN", K_SEM, a.has_opt[KP] = a.has_opt[VP] = true,
+         a.opt[KP] = a.opt[VP] = t3(FIA_DT_FP16, 1, 8, 64),
+         a.has_prefix = true, a.prefix = (fia_int_array){1, vals9});
+    CASE("S_PREFIX_LEN", K_SEM, a.has_prefix = true,
+         a.prefix = (fia_int_array){2, vals});
     CASE("M_OPTIONAL", K_NOTMOD, a.has_prefix = true,
          a.prefix = (fia_int_array){1, vals});
     CASE("M_PSE", K_NOTMOD, a.has_pse = true,
@@ -510,7 +530,8 @@ static void check_table(void)
                       (int)c->layer, (int)fast_checks[i - 1].layer);
         if (f >= 0) {
             has_row[f] = true;
-            if (c->layer == FAST_LAYER_NOT_MODELED)
+            if (c->layer == FAST_LAYER_NOT_MODELED ||
+                c->layer == FAST_LAYER_ARITHMETIC)
                 refused[f] = true;
         }
     }
@@ -524,8 +545,8 @@ static void check_table(void)
 }
 
 /* A not-modeled input is refused by its own feature's row, and only by
- * it: every layer-3 row is run on arguments that are valid but for that
- * input. */
+ * it: every refusal row (layers 4 and 6) is run on arguments that are
+ * valid but for that input. */
 typedef struct refusal {
     const char *feature, *msg; /* the row that must refuse, its message */
 } refusal;
@@ -535,7 +556,8 @@ static void expect_refusal(const fast_args *a, refusal want, int line)
     int fired = 0;
     for (size_t i = 0; i < fast_check_count; i++) {
         const fast_check *c = &fast_checks[i];
-        if (c->layer != FAST_LAYER_NOT_MODELED)
+        if (c->layer != FAST_LAYER_NOT_MODELED &&
+            c->layer != FAST_LAYER_ARITHMETIC)
             continue;
         fast_plan p;
         memset(&p, 0, sizeof p);
