@@ -8,7 +8,11 @@
  * sparse modes 0 and 1 read the bits; modes 2-4 use the geometry the
  * compressed mask encodes (keys_sparse.c), so the mask is not read.
  * Decode (Q_S = 1; the mode is forced to 0): (B, KV_S), (B, 1, KV_S) or
- * (B, 1, 1, KV_S), dim 0 the batch, row 0 for the single query row. */
+ * (B, 1, 1, KV_S), dim 0 the batch, row 0 for the single query row.
+ * With left padding (read_padding.c) the element read is the physical one:
+ * (b, q_start + i, kv_start + j), at Q_S = 1 (b, kv_start + j) (the
+ * released kernels offset the mask by both paddings); both stay within the
+ * (Q_S, KV_S) the geometry checks. */
 #include "ref_internal.h"
 
 fia_status ref_read_mask(ref_problem *p, const fia_case *c,
@@ -63,7 +67,9 @@ int ref_mask_admits(const ref_problem *p, int64_t b, int64_t i, int64_t j)
 {
     if (!p->mask)
         return 1;
-    int64_t row = p->decode ? 0 : i;
-    int64_t idx = b * p->mask_bstride + row * p->mask_cols + j;
+    /* left padding: the element at the physical row and key */
+    int64_t row = p->decode ? 0 : ref_pad_q_row(p, b, i);
+    int64_t idx = b * p->mask_bstride + row * p->mask_cols +
+                  ref_pad_kv_row(p, b, j);
     return fia_load_as_double(p->mask->dtype, p->mask->data, idx) == 0.0;
 }

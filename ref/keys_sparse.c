@@ -3,11 +3,14 @@
  *
  * With off = kv_len[b] - q_len[b], key j takes part in row i when
  *   mode 0: all keys without a mask; with a mask, i - pre <= j <= i + next
- *           (and the mask, keys_mask.c)
+ *           (and the mask, keys_mask.c), but all keys the mask admits in
+ *           a left-padding scene (002 sparseMode: "在左padding场景传入
+ *           attenMask，则忽略入参preTokens、nextTokens"; read_padding.c)
  *   mode 1: all keys (the mask alone decides)
  *   mode 2: j <= i                      (top-left causal)
  *   mode 3: j <= i + off                (bottom-right causal)
  *   mode 4: i + off - pre <= j <= i + off + next   (band)
+ * i and j are logical rows (left padding moves only where they live).
  * Modes 2-4 ignore the mask's bits (it encodes this geometry).  Decode
  * (Q_S = 1) forces mode 0 with tokens INT_MAX: the mask alone decides.
  * pre / next are clamped to +-2^40: every |i|, |j|, |off| < 2^40, so no sum
@@ -45,8 +48,9 @@ int ref_sparse_admits(const ref_problem *p, int64_t b, int64_t i, int64_t j)
         return 1;
     int64_t off = p->kv_len[b] - p->q_len[b];
     switch (p->sparse_mode) {
-    case 0:
-        return !p->mask || (i - p->pre <= j && j <= i + p->next);
+    case 0: /* a left-padding scene ignores pre/next (PAD-N04) */
+        return !p->mask || ref_pad_scene(p) ||
+               (i - p->pre <= j && j <= i + p->next);
     case 1:
         return 1;
     case 2:

@@ -14,8 +14,10 @@
  * BNSD at ((b N + n) S + s) D + d (S, N of the tensor: Q_S, N for query and
  * out, KV_S, KV_N for key and value).  Every dim is checked below 2^40 and
  * the tensors are materialized, so these products stay far from int64
- * overflow.  The loads widen fp16 / bf16 exactly to binary64 (the tensors
- * feature accepts nothing else). */
+ * overflow.  Row s is the physical row: with left padding (read_padding.c)
+ * batch b's row i and key j live at ref_pad_q_row / ref_pad_kv_row.  The
+ * loads widen fp16 / bf16 exactly to binary64 (the tensors feature accepts
+ * nothing else). */
 #include <math.h>
 #include <string.h>
 #include "ref_internal.h"
@@ -171,6 +173,7 @@ int64_t ref_q_index(const ref_problem *p, int64_t b, int64_t n, int64_t i,
 {
     if (p->tnd)
         return ref_tnd_q_index(p, b, n, i, dd);
+    i = ref_pad_q_row(p, b, i); /* left padding: the physical row */
     if (p->layout == REF_LAYOUT_BSH || p->layout == REF_LAYOUT_BSND)
         return ((b * p->Q_S + i) * p->N + n) * p->D + dd;
     return ((b * p->N + n) * p->Q_S + i) * p->D + dd;
@@ -183,6 +186,7 @@ int64_t ref_kv_index(const ref_problem *p, int64_t b, int64_t kn, int64_t j,
         return ref_paged_kv_index(p, b, kn, j, dd);
     if (p->tnd)
         return ref_tnd_kv_index(p, b, kn, j, dd);
+    j = ref_pad_kv_row(p, b, j); /* left padding (never paged or a list) */
     if (p->kv_list) /* within tensor b, batch 1 of S_b rows */
         return p->layout == REF_LAYOUT_BSH || p->layout == REF_LAYOUT_BSND
                    ? (j * p->KV_N + kn) * p->D + dd
@@ -197,6 +201,7 @@ int64_t ref_out_index(const ref_problem *p, int64_t b, int64_t n, int64_t i,
 {
     if (p->tnd)
         return ref_tnd_out_index(p, b, n, i, dd);
+    i = ref_pad_q_row(p, b, i);
     if (p->layout == REF_LAYOUT_BNSD)
         return ((b * p->N + n) * p->Q_S + i) * p->D + dd;
     return ((b * p->Q_S + i) * p->N + n) * p->D + dd;

@@ -1,7 +1,8 @@
 /* ref/ reading, feature "lse": softmax_lse_flag and the softmax_lse output,
  * fp32 [B, N, Q_S, 1] (002 softmaxLse), or the case's own descriptor when
  * it is fp32 with the same number of elements.  Element (b, n, i) is at
- * (b N + n) Q_S + i either way. */
+ * (b N + n) Q_S + i either way, i the physical row (left padding:
+ * ref_pad_q_row). */
 #include <string.h>
 #include "ref_internal.h"
 
@@ -44,5 +45,5 @@ int64_t ref_lse_index(const ref_problem *p, int64_t b, int64_t n, int64_t i)
 {
     if (p->tnd)
         return (p->q_tok[b] + i) * p->N + n;
-    return (b * p->N + n) * p->Q_S + i;
+    return (b * p->N + n) * p->Q_S + ref_pad_q_row(p, b, i);
 }

@@ -26,8 +26,6 @@ static const struct {
      "antiquant_scale (antiquant)"},
     {FIA_FEATURE_ANTIQUANT, FIA_SLOT_ANTIQUANT_OFFSET,
      "antiquant_offset (antiquant)"},
-    {FIA_FEATURE_PADDING, FIA_SLOT_QUERY_PADDING_SIZE, "query_padding_size"},
-    {FIA_FEATURE_PADDING, FIA_SLOT_KV_PADDING_SIZE, "kv_padding_size"},
     {FIA_FEATURE_ANTIQUANT, FIA_SLOT_KEY_ANTIQUANT_SCALE,
      "key_antiquant_scale (antiquant)"},
     {FIA_FEATURE_ANTIQUANT, FIA_SLOT_KEY_ANTIQUANT_OFFSET,
@@ -49,6 +47,10 @@ static const struct {
 /* feature tnd: the *_NBSD outputs (MLA's in the released code) */
 static const char *const refused_layouts[] = {"BSH_NBSD", "BSND_NBSD",
                                               "BNSD_NBSD"};
+
+/* feature padding: refused with a token layout only */
+static const fia_slot padding_slots[2] = {FIA_SLOT_QUERY_PADDING_SIZE,
+                                          FIA_SLOT_KV_PADDING_SIZE};
 
 /* feature int_inputs: int8 / int4 / uint8 query, key or value */
 static int is_quant_dtype(fia_dtype dt)
@@ -84,6 +86,17 @@ fia_status ref_read_not_modeled(ref_problem *p, const fia_case *c,
                             "not modeled yet: %s %s (quantization)",
                             fia_dtype_name(t->dtype), fia_slot_name(qkv[i]));
     }
+    /* feature padding: 003's token layouts have no padding parameters
+     * (003 §功能说明 sends left padding to the older interface); the other
+     * refusal, a kv scene with a key/value list, needs Q_S
+     * (read_padding.c) */
+    if (fia_layout_is_tnd(c->attrs.input_layout))
+        for (size_t i = 0; i < 2; i++)
+            if (ref_slot_given(d, padding_slots[i]))
+                return fia_fail(err, FIA_ERR_NOT_MODELED,
+                                "not modeled yet: %s with the token layout "
+                                "%s (padding)", fia_slot_name(padding_slots[i]),
+                                c->attrs.input_layout);
     for (size_t i = 0;
          i < sizeof refused_layouts / sizeof refused_layouts[0]; i++)
         if (strcmp(c->attrs.input_layout, refused_layouts[i]) == 0)

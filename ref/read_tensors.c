@@ -14,7 +14,10 @@ int ref_slot_given(const fia_case_data *d, fia_slot s)
     const fia_tensor *t = fia_case_data_tensor(d, s);
     if (!t)
         return 0;
-    if (s == FIA_SLOT_PSE_SHIFT || s == FIA_SLOT_ATTEN_MASK)
+    /* an empty mask or pse is absent (RELEASED "Silent normalisations"),
+     * and so is an empty padding tensor (docs/features/padding.md) */
+    if (s == FIA_SLOT_PSE_SHIFT || s == FIA_SLOT_ATTEN_MASK ||
+        s == FIA_SLOT_QUERY_PADDING_SIZE || s == FIA_SLOT_KV_PADDING_SIZE)
         return fia_tensor_numel(t) != 0;
     return 1;
 }

@@ -156,6 +156,8 @@ static mpfr_prec_t score_precision(void *vp)
     const ref_problem *p = vp;
     ref_value_range qr = {0}, kr = {0};
     for (int64_t b = 0; b < p->B; b++) {
+        if (ref_pad_start_neg(p, b))
+            continue; /* a left-padding start below 0: no row computed */
         for (int64_t n = 0; n < p->N; n++)
             for (int64_t i = 0; i < p->q_len[b]; i++)
                 for (int64_t d = 0; d < p->D; d++)

@@ -5,9 +5,9 @@
  *   the READING (ref_problem.c and one file per feature of fia/feature.h:
  *   read_tensors.c, read_not_modeled.c, read_layout.c, read_gqa.c,
  *   read_output.c, read_scale.c, read_precise.c, read_lse.c, read_seqlen.c,
- *   keys_mask.c, keys_sparse.c; the walk over the rows, ref_rows.c) turns a
- *   case into rows: where each element lives, which keys take part in each
- *   row, what the documents say of a row with none;
+ *   read_padding.c, keys_mask.c, keys_sparse.c; the walk over the rows,
+ *   ref_rows.c) turns a case into rows: where each element lives, which
+ *   keys take part in each row, what the documents say of a row with none;
  *
  *   the MATH CORE (ref_attention.c, ref_double.c, ref_exact.c, ref_round.c)
  *   sees only "a row": its query vector, its key set and their value rows,
@@ -91,6 +91,15 @@ typedef struct ref_problem {
     int64_t *q_tok, *kv_tok;
     /* seqlen (read_seqlen.c; read_tnd.c for a token layout) */
     int64_t *q_len, *kv_len;      /* per batch, owned */
+    /* padding (read_padding.c): the left-padding scenes, decided by the
+     * tensors' presence; batch b's row i < q_len[b] is physical row
+     * q_start[b] + i of query, attention_out and softmax_lse, its key j
+     * physical row kv_start[b] + j of key and value (owned; NULL without
+     * the scene); start_neg[b]: a start below 0 (owned; NULL without a
+     * scene), the batch's starts are then 0 and nothing is computed */
+    int q_pad, kv_pad;
+    int64_t *q_start, *kv_start;
+    uint8_t *start_neg;
     /* mask (keys_mask.c; NULL when absent, empty or not read): element
      * (b, i, j) at b * mask_bstride + i * mask_cols + j */
     const fia_tensor *mask;
@@ -132,8 +141,8 @@ typedef int (*ref_key_rule)(const ref_problem *p, int64_t b, int64_t i,
 
 /* ---- read_tensors.c ---------------------------------------------------- */
 
-/* The slot's tensor when the call passes one; an empty (numel 0) mask or
- * pse counts as absent (RELEASED "Silent normalisations"). */
+/* The slot's tensor when the call passes one; an empty (numel 0) mask,
+ * pse or padding tensor counts as absent. */
 int ref_slot_given(const fia_case_data *d, fia_slot s);
 fia_status ref_read_tensors_required(ref_problem *p, const fia_case *c,
                                      const fia_case_data *d, fia_error *err);
@@ -270,6 +279,27 @@ fia_status ref_read_seqlen(ref_problem *p, const fia_case *c,
                            const fia_case_data *d, fia_error *err);
 /* Key j lies within batch b's effective key length. */
 int ref_seqlen_admits(const ref_problem *p, int64_t b, int64_t i, int64_t j);
+
+/* ---- read_padding.c ---------------------------------------------------- */
+
+/* After the layout's dims: which left-padding scenes the call is (query,
+ * kv), refusing the one not modeled (a kv scene with a key/value list at
+ * Q_S > 1) and page attention with a scene at Q_S > 1. */
+fia_status ref_read_padding_scene(ref_problem *p, const fia_case *c,
+                                  const fia_case_data *d, fia_error *err);
+/* After the lengths: the padding values, q_start / kv_start / start_neg. */
+fia_status ref_read_padding(ref_problem *p, const fia_case *c,
+                            const fia_case_data *d, fia_error *err);
+/* 1 in a left-padding scene (query or kv), whatever the values. */
+int ref_pad_scene(const ref_problem *p);
+/* The physical S row of batch b's row i (any i < Q_S): q_start[b] + i for
+ * i < q_len[b], the rows outside that segment for the others (each
+ * physical row exactly once). */
+int64_t ref_pad_q_row(const ref_problem *p, int64_t b, int64_t i);
+/* The physical S row of batch b's key j < kv_len[b]. */
+int64_t ref_pad_kv_row(const ref_problem *p, int64_t b, int64_t j);
+/* 1 when batch b's query or kv start is below 0. */
+int ref_pad_start_neg(const ref_problem *p, int64_t b);
 
 /* ---- keys_mask.c ------------------------------------------------------- */
 

@@ -26,6 +26,7 @@ static const ref_read_step read_steps[] = {
     ref_read_paged,            /* a block_table: key/value are caches */
     ref_read_tensor_list,      /* key/value lists: a tensor per batch */
     ref_read_layout_dims,      /* B, Q_S, KV_S, D */
+    ref_read_padding_scene,    /* left padding: which scenes (or refused) */
     ref_read_output_shape,     /* attention_out's shape for the layout */
     ref_read_scale,
     ref_read_sparse,           /* sparse_mode, pre/next tokens */
@@ -35,6 +36,7 @@ static const ref_read_step read_steps[] = {
     ref_read_seqlen,           /* q_len, kv_len per batch */
     ref_read_paged_blocks,     /* paged: KV_S, the block ids read */
     ref_read_tensor_list_lengths, /* lists: each batch within its S */
+    ref_read_padding,          /* left padding: the physical starts */
     ref_read_mask,             /* atten_mask geometry (after lengths) */
 };
 
@@ -77,7 +79,12 @@ void ref_problem_free(ref_problem *p)
     free(p->list_s);
     free(p->q_tok);
     free(p->kv_tok);
+    free(p->q_start);
+    free(p->kv_start);
+    free(p->start_neg);
     p->q_len = p->kv_len = p->list_s = p->q_tok = p->kv_tok = NULL;
+    p->q_start = p->kv_start = NULL;
+    p->start_neg = NULL;
 }
 
 int ref_key_takes_part(const ref_problem *p, int64_t b, int64_t i, int64_t j)

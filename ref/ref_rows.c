@@ -6,6 +6,9 @@
  *     group's query heads;
  *   - a padding row i >= q_len[b] (seqlen) has no value: output and lse
  *     unspecified;
+ *   - a batch whose left-padding start is below 0 (read_padding.c): every
+ *     row's output and lse unspecified at Q_S > 1, output 0 and lse
+ *     unspecified at Q_S = 1;
  *   - otherwise its keys, those every key rule admits (ref_key_takes_part),
  *     ascending, and its query row;
  *   - a row with no key is degenerate (docs/features/precise.md, seqlen.md):
@@ -13,6 +16,11 @@
  *         KV_S = 0 or the row is corrected, unspecified otherwise;
  *       fully masked and corrected (ref_row_corrected): output 0, lse +inf;
  *       fully masked otherwise: output and lse unspecified.
+ *
+ * Rows are logical: i runs over [0, Q_S) and the index maps
+ * (read_layout.c, read_lse.c) place row i at its physical row, with left
+ * padding a rotation of the S axis, so that every physical row of
+ * attention_out and softmax_lse is visited exactly once.
  *
  * Cost: O(B KV_N kv_len D) loads, O(B N Q_S kv_len) key-rule evaluations;
  * the arithmetic on the rows is the caller's. */
@@ -79,6 +87,7 @@ fia_status ref_rows_walk(const ref_problem *p, ref_row_fn fn, void *ctx,
     ref_row_view row = {.q = rb.q, .kbuf = rb.k, .vbuf = rb.v,
                         .keys = rb.keys};
     for (int64_t b = 0; b < p->B && st == FIA_OK; b++) {
+        const int neg = ref_pad_start_neg(p, b);
         for (int64_t kn = 0; kn < p->KV_N && st == FIA_OK; kn++) {
             ref_load_kv_rows(p, b, kn, p->kv_len[b], rb.k, rb.v);
             for (int64_t n = 0; n < p->N && st == FIA_OK; n++) {
@@ -89,6 +98,13 @@ fia_status ref_rows_walk(const ref_problem *p, ref_row_fn fn, void *ctx,
                 for (int64_t i = 0; i < rows && st == FIA_OK; i++) {
                     row.b = b, row.n = n, row.i = i;
                     row.nk = 0;
+                    if (neg) { /* a left-padding start below 0 */
+                        row.computed = 0;
+                        row.out_unspec = !p->decode;
+                        row.lse_inf = 0;
+                        st = fn(&row, ctx, err);
+                        continue;
+                    }
                     if (i >= p->q_len[b]) { /* padding row */
                         row.computed = 0;
                         row.out_unspec = 1;

@@ -82,7 +82,9 @@ static fia_status key_row(const ref_row_view *rv, void *vctx, fia_error *err)
     fia_ref_key_row row = {
         .b = rv->b, .n = rv->n, .kv_head = ref_kv_head(p, rv->n), .i = rv->i,
         .q_len = p->q_len[rv->b], .kv_len = p->kv_len[rv->b],
-        .padding = rv->i >= p->q_len[rv->b], .lse_inf = rv->lse_inf,
+        /* a left-padding start below 0: the batch has no computed row */
+        .padding = rv->i >= p->q_len[rv->b] || ref_pad_start_neg(p, rv->b),
+        .lse_inf = rv->lse_inf,
         .nk = rv->nk, .keys = rv->keys, .q = rv->computed ? rv->q : NULL,
         .k = rv->kbuf, .v = rv->vbuf};
     return (fia_status)x->fn(&row, x->fn_ctx);
