@@ -298,6 +298,8 @@ static void fill(const spec *s, buffers *plain, buffers *pad,
         for (int64_t i = 0; i < (s->QS == 1 ? 1 : ql[b]); i++)
             for (int64_t j = 0; j < kl[b]; j++) {
                 int64_t r = s->QS == 1 ? 0 : i;
+                if (b == 1 && r == 0) /* a row without a key: the mean */
+                    plain->mask[(b * s->QS + r) * s->KVS + j] = 1;
                 pad->mask[(b * s->QS + qs[b] * (s->QS > 1) + r) * s->KVS +
                           ks[b] + j] =
                     plain->mask[(b * s->QS + r) * s->KVS + j];
