@@ -11,7 +11,10 @@
  * f32 with the inputs converted before timing), and a streaming read of a buffer far larger
  * than the last-level cache (in turns with the decode runs), and the FMA
  * peak of the threads (bench/fma_peak.h), the real ceiling of the prefill.
- * Everything uses two threads.  Each figure is the best of a few runs.  Ends with one line per shape, e.g.
+ * Everything uses two threads.  Each figure is the best of a few runs.
+ * Page attention and left padding are measured against the contiguous,
+ * right-padded path in the same turns (--only paged, --only padding).
+ * Ends with one line per shape, e.g.
  *   prefill causal: 101.2 GFLOP/s = 73% of sgemm, 1.80x onednn
  *   decode: 41.0 GB/s = 76% of bandwidth */
 #define _GNU_SOURCE
@@ -167,10 +170,20 @@ static void free_paged(paged *pg)
     free(pg->bt), free(pg->k), free(pg->v), free(pg->kv_len);
 }
 
-/* Best of reps runs of fast/ on shape s (paged through pg when not NULL);
- * the workspace is allocated outside the timing and kept in rn. */
-static double time_fast_pg(const shape *s, const data *d, const paged *pg,
-                           int reps, runner *rn)
+/* Lengths below S (actual_seq_lengths, actual_seq_lengths_kv: one value
+ * per batch), the rows right-padded or, left, left-padded by pq / pkv rows
+ * (query_padding_size, kv_padding_size). */
+typedef struct padcall {
+    int64_t q_len[8], kv_len[8];
+    int64_t pq, pkv;
+    bool left;
+} padcall;
+
+/* Best of reps runs of fast/ on shape s (paged through pg, with lengths
+ * and padding pd, when not NULL); the workspace is allocated outside the
+ * timing and kept in rn. */
+static double time_fast_pd(const shape *s, const data *d, const paged *pg,
+                           const padcall *pd, int reps, runner *rn)
 {
     fia_tensor q = {FIA_DT_FP16, 4, {s->B, s->N, s->QS, s->D}, d->q};
     fia_tensor k = {FIA_DT_FP16, 4, {s->B, s->KVN, s->KVS, s->D}, d->k};
@@ -186,6 +199,12 @@ static double time_fast_pg(const shape *s, const data *d, const paged *pg,
         bt.data = pg->bt;
         kvl.values = pg->kv_len;
     }
+    fia_int_array ql = {s->B, pd ? pd->q_len : NULL};
+    fia_tensor qpad = {FIA_DT_INT64, 1, {1}, pd ? (void *)&pd->pq : NULL};
+    fia_tensor kvpad = {FIA_DT_INT64, 1, {1}, pd ? (void *)&pd->pkv : NULL};
+    if (pd != NULL)
+        kvl.values = pd->kv_len;
+    const bool left = pd && pd->left, asl = pd && s->QS > 1;
     fia_tensor o = {FIA_DT_FP16, 4, {s->B, s->N, s->QS, s->D}, d->o};
     fia_tensor m = {FIA_DT_BOOL, 2, {2048, 2048}, d->mask};
     const fia_tensor *kp[1] = {&k}, *vp[1] = {&v};
@@ -196,10 +215,10 @@ static double time_fast_pg(const shape *s, const data *d, const paged *pg,
         uint64_t wss = 0;
         fast_executor *ex = NULL;
         fia_status st = fastFusedInferAttentionScoreV2GetWorkspaceSize(
-            &q, &kl, &vl, NULL, s->sparse ? &m : NULL, NULL,
-            pg ? &kvl : NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL,
-            pg ? &bt : NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL,
-            NULL, s->N, 1.0 / sqrt((double)s->D), 2147483647, 0, "BNSD",
+            &q, &kl, &vl, NULL, s->sparse ? &m : NULL, asl ? &ql : NULL,
+            pg || pd ? &kvl : NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL,
+            pg ? &bt : NULL, left && asl ? &qpad : NULL, left ? &kvpad : NULL,
+            NULL, NULL, NULL, NULL, NULL, NULL, NULL, s->N, 1.0 / sqrt((double)s->D), 2147483647, 0, "BNSD",
             s->KVN, s->sparse, 1, pg ? pg->bs : 0, 0, false, 0, 0, &o, NULL,
             &wss, &ex);
         if (st != FIA_OK) {
@@ -228,10 +247,59 @@ static double time_fast_pg(const shape *s, const data *d, const paged *pg,
     return best;
 }
 
+static double time_fast_pg(const shape *s, const data *d, const paged *pg,
+                           int reps, runner *rn)
+{
+    return time_fast_pd(s, d, pg, NULL, reps, rn);
+}
+
 static double time_fast_in(const shape *s, const data *d, int reps,
                            runner *rn)
 {
     return time_fast_pg(s, d, NULL, reps, rn);
+}
+
+/* Left padding against right padding of the same lengths (S - 128, the
+ * left-padded rows starting at 64: the same work) and against the plain
+ * call (no lengths: all S rows), in turns as for page attention: prefill
+ * (no mask, causal) in GFLOP/s of the scores that take part, decode in
+ * GB/s of the K/V rows read. */
+static void bench_padding(int reps)
+{
+    const shape *shapes[3] = {&PREFILL, &CAUSAL, &DECODE};
+    for (int i = 0; i < 3; i++) {
+        const shape *s = shapes[i];
+        data d = make_data(s);
+        padcall pc[2];
+        for (int k = 0; k < 2; k++) {
+            pc[k] = (padcall){.pq = 64, .pkv = 64, .left = k == 1};
+            for (int64_t b = 0; b < s->B; b++) {
+                pc[k].q_len[b] = s->QS > 1 ? s->QS - 128 : 1;
+                pc[k].kv_len[b] = s->KVS - 128;
+            }
+        }
+        shape w = *s; /* the work of the lengths */
+        w.QS = pc[0].q_len[0], w.KVS = pc[0].kv_len[0];
+        runner rn[3] = {{NULL, 0}, {NULL, 0}, {NULL, 0}};
+        double t[3] = {INFINITY, INFINITY, INFINITY}, rate[3];
+        const int turns = s->QS == 1 ? reps + 5 : reps;
+        for (int r = 0; r < turns; r++)
+            for (int k = 0; k < 3; k++) {
+                double x = time_fast_pd(s, &d, NULL, k < 2 ? &pc[k] : NULL,
+                                        1, &rn[k]);
+                t[k] = x < t[k] ? x : t[k];
+            }
+        for (int k = 0; k < 3; k++) {
+            const shape *wk = k < 2 ? &w : s;
+            rate[k] = (s->QS == 1 ? kv_bytes(wk) : flops(wk)) / t[k] * 1e-9;
+            free(rn[k].ws);
+        }
+        printf("%s left padding: %.1f %s = %.0f%% of right padding, %.0f%% "
+               "of plain (%.1f, %.1f in the same turns)\n", s->name, rate[1],
+               s->QS == 1 ? "GB/s" : "GFLOP/s", 100.0 * rate[1] / rate[0],
+               100.0 * rate[1] / rate[2], rate[0], rate[2]);
+        free_data(&d);
+    }
 }
 
 /* Page attention against the contiguous layout of the same keys, in turns
@@ -598,6 +666,11 @@ int main(int argc, char **argv)
         bench_paged(argc > 3 ? atoi(argv[3]) : 3);
         return 0;
     }
+    if (argc > 2 && strcmp(argv[1], "--only") == 0 &&
+        strcmp(argv[2], "padding") == 0) {
+        bench_padding(argc > 3 ? atoi(argv[3]) : 3);
+        return 0;
+    }
     if (argc > 2 && strcmp(argv[1], "--only") == 0) { /* for profiling */
         const shape *s = strcmp(argv[2], "decode") == 0   ? &DECODE
                          : strcmp(argv[2], "causal") == 0 ? &CAUSAL
@@ -719,5 +792,6 @@ int main(int argc, char **argv)
     else
         printf("\n");
     bench_paged(reps);
+    bench_padding(reps);
     return 0;
 }

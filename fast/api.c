@@ -165,7 +165,9 @@ fia_status fastFusedInferAttentionScoreV2(void *workspace,
                                             workspaceSize, &err);
     if (executor == NULL)
         return record(st, &err);
-    const fast_plan *p = &executor->plan;
+    fast_plan *p = &executor->plan;
+    if (st == FIA_OK)
+        st = fast_padding_apply(p, &err); /* device data: the paddings */
     if (st != FIA_OK)
         record(st, &err);
     else if (!p->empty) {

@@ -65,10 +65,20 @@ fia_status fast_check_paged_exclusions(const fast_args *a, fast_plan *p,
                     "cache tensor, not lists of %d/%d", (int)a->key->count,
                     (int)a->value->count);
     /* 002 query/kv 左padding: "不支持PageAttention，不能与blocktable参数一起
-     * 使能"; page attention: "不支持左padding场景". */
-    if (a->opt[FAST_OPT_QUERY_PADDING_SIZE] || a->opt[FAST_OPT_KV_PADDING_SIZE])
-        FAST_REJECT("S_PAGED_PADDING", "page attention with left padding "
-                    "(query_padding_size / kv_padding_size)");
+     * 使能"; page attention: "不支持左padding场景" — a left-padding scene
+     * (check_padding.c), not any padding tensor.  At Q_S = 1 only the kv
+     * scene exists (query padding is ignored there), and the released code
+     * ignores kv_padding_size with page attention: profile cann accepts
+     * (the padding without effect), profile doc rejects. */
+    const int64_t qs = fast_early_q_s(a);
+    bool qscene, kvscene;
+    fast_padding_scene(a, &qscene, &kvscene);
+    if (qs != 1 && (qscene || kvscene))
+        FAST_REJECT("S_PAGED_PADDING", "page attention with a %s "
+                    "left-padding scene (Q_S > 1)", qscene ? "query" : "kv");
+    if (qs == 1 && kvscene && a->profile != FIA_PROFILE_CANN)
+        FAST_REJECT("S_PAGED_PADDING", "page attention with a kv "
+                    "left-padding scene (Q_S = 1)");
     /* 002 prefix: "prefix不支持PageAttention场景". */
     if (a->opt[FAST_OPT_KEY_SHARED_PREFIX] ||
         a->opt[FAST_OPT_VALUE_SHARED_PREFIX])
@@ -78,7 +88,6 @@ fia_status fast_check_paged_exclusions(const fast_args *a, fast_plan *p,
     if ((qd == FIA_DT_FP16 || qd == FIA_DT_BF16) && kd == FIA_DT_INT4)
         FAST_REJECT("S_PAGED_INT4", "page attention with a %s query and int4 "
                     "key/value", fast_dtype_name(qd));
-    const int64_t qs = fast_early_q_s(a);
     if (qs < 0)
         return FIA_OK; /* the layout check rejects the call */
     fia_status st = check_block_size(a, qs, err);

@@ -47,9 +47,10 @@ fia_status fast_executor_create(const fast_plan *plan,
                                 const fia_int_array *aslkv,
                                 fast_executor **out, fia_error *err)
 {
-    /* B <= 65536 was checked, so this is at most 1 MiB. */
+    /* B <= 65536 was checked, so this is at most 2 MiB. */
     int64_t B = plan->empty ? 0 : plan->B;
-    const int64_t arrays = plan->tnd ? 4 : 2;
+    const bool padded = plan->q_scene || plan->kv_scene;
+    const int64_t arrays = plan->tnd || padded ? 4 : 2;
     size_t bytes = sizeof(fast_executor) +
                    (size_t)(arrays * B) * sizeof(int64_t);
     fast_executor *ex = malloc(bytes);
@@ -61,6 +62,12 @@ fia_status fast_executor_create(const fast_plan *plan,
     ex->plan.q_len = ex->lens;
     ex->plan.kv_len = ex->lens + B;
     ex->plan.q_tok = ex->plan.kv_tok = NULL;
+    /* left padding: q_start / kv_start, filled at run time (run_padding.c;
+     * token layouts take no padding: check_padding.c) */
+    ex->plan.q_start = plan->q_scene && B > 0 ? ex->lens + 2 * B : NULL;
+    ex->plan.kv_start = plan->kv_scene && B > 0 ? ex->lens + 3 * B : NULL;
+    if (padded && !plan->tnd)
+        memset(ex->lens + 2 * B, 0, (size_t)(2 * B) * sizeof(int64_t));
     if (plan->tnd) {
         /* cumulative counts (check_tnd.c validated them): batch b's tokens
          * are [values[b - 1], values[b]) */

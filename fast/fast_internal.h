@@ -109,6 +109,21 @@ typedef struct fast_plan {
     /* q_len[b], kv_len[b]: point into the executor's own storage. */
     int64_t *q_len, *kv_len;
 
+    /* Left padding (check_padding.c; docs/features/padding.md).  The scenes
+     * that take effect: q_scene, batch b's query rows end p_q rows before
+     * Q_S (Q_S > 1); kv_scene, its key/value rows end p_kv rows before
+     * KV_S (contiguous key/value only: with a list or a paged cache the
+     * scene is refused or ignored); left_pad, either (sparse mode 0 with a
+     * mask then ignores pre/next, run_sparse.c).  q_pad / kv_pad: the
+     * padding tensors (int64, numel >= 1) whose element 0 phase two reads
+     * (run_padding.c, data may be NULL in status-only runs).  q_start[b] /
+     * kv_start[b]: the physical row of batch b's row 0, in the executor's
+     * storage, filled at run time; NULL without that scene. */
+    bool q_scene, kv_scene, left_pad;
+    const int64_t *q_pad, *kv_pad;
+    int64_t q_pad_numel, kv_pad_numel;
+    int64_t *q_start, *kv_start;
+
     /* Schedule (fast_plan_schedule): heads and query rows per task, M and
      * its padding L (multiple of 16), D padded to Dp (multiple of 16),
      * threads, KV splits (decode: flash-decoding, merged at the end). */
@@ -131,7 +146,8 @@ struct fast_executor {
     uint32_t magic;
     fast_plan plan;
     int64_t lens[]; /* 2 * B: q_len then kv_len (token layouts 4 * B: then
-                       q_tok, kv_tok) */
+                       q_tok, kv_tok; left padding 4 * B: then q_start,
+                       kv_start) */
 };
 #define FAST_EXECUTOR_MAGIC 0xFA57E8ECu
 
@@ -147,7 +163,9 @@ static inline const uint16_t *fast_v_base(const fast_plan *p, int64_t b)
 }
 
 /* Element offset of key/value row j of batch b, KV head h, from
- * fast_k_base / fast_v_base (contiguous, a list's tensor, or paged). */
+ * fast_k_base / fast_v_base (contiguous, a list's tensor, or paged).  Key j
+ * of a kv left-padding scene is physical row kv_start[b] + j (only
+ * contiguous key/value take the scene). */
 static inline int64_t fast_kv_row(const fast_plan *p, int64_t b, int64_t h,
                                   int64_t j)
 {
@@ -155,10 +173,25 @@ static inline int64_t fast_kv_row(const fast_plan *p, int64_t b, int64_t h,
         return h * p->list_sn[b] + j * p->k_ss;
     if (p->tnd)
         return (p->kv_tok[b] + j) * p->k_ss + h * p->k_sn;
-    if (!p->paged)
-        return b * p->k_sb + h * p->k_sn + j * p->k_ss;
+    if (!p->paged) {
+        const int64_t s = p->kv_start ? p->kv_start[b] + j : j;
+        return b * p->k_sb + h * p->k_sn + s * p->k_ss;
+    }
     const int64_t id = p->bt[b * p->bt_cols + j / p->block_size];
     return id * p->k_sblk + h * p->k_sn + (j % p->block_size) * p->k_ss;
+}
+
+/* The physical row of query row i (< Q_S) of batch b in query,
+ * attention_out and softmax_lse: i, or in a query left-padding scene
+ * q_start[b] + i, where rows i >= q_len[b] (padding, unspecified) wrap
+ * round to the rows before q_start[b]: every row of the axis once, none
+ * outside it. */
+static inline int64_t fast_q_phys(const fast_plan *p, int64_t b, int64_t i)
+{
+    if (p->q_start == NULL)
+        return i;
+    const int64_t r = p->q_start[b] + i;
+    return r < p->Q_S ? r : r - p->Q_S;
 }
 
 /* Element offset of query row (b, n, i) from p->q. */
@@ -166,7 +199,7 @@ static inline int64_t fast_q_row(const fast_plan *p, int64_t b, int64_t n,
                                  int64_t i)
 {
     const int64_t base = p->tnd ? p->q_tok[b] * p->q_ss : b * p->q_sb;
-    return base + n * p->q_sn + i * p->q_ss;
+    return base + n * p->q_sn + fast_q_phys(p, b, i) * p->q_ss;
 }
 
 /* Row i of batch b is part of attention_out: always but in a token layout,
@@ -241,6 +274,11 @@ int64_t fast_kvpre_chunks(const fast_plan *p);
 void fast_kvpre_chunk(const fast_plan *p, char *ws, int64_t c);
 
 /* ---- the run's reading of each feature (run_<feature>.c) --------------- */
+/* run_padding.c: reads the padding values (device data) and fills q_start /
+ * kv_start, a batch whose rows would start before row 0 emptied (its
+ * lengths set to 0); R_NO_DATA (361001) when a scene's padding tensor has
+ * no data.  Before anything runs; the executor is consumed by the run. */
+fia_status fast_padding_apply(fast_plan *p, fia_error *err);
 /* run_sparse.c: keys [*lo, *hi] of row i (empty when *lo > *hi). */
 void fast_row_band(const fast_plan *p, int64_t i, int64_t q_len,
                    int64_t kv_len, int64_t *lo, int64_t *hi);

@@ -2,7 +2,10 @@
  * (docs/features/mask.md).  The plan's mask is NULL unless it is read (modes
  * 0 and 1; decode); element (b, i, j) is at mask[b * mask_sb + i * mask_ss
  * + j] (mask_sb = 0 broadcasts), and on the decode path every row reads
- * mask row 0. */
+ * mask row 0.  i and j are physical rows: under left padding the mask of
+ * query row i, key j is element (q_start + i, kv_start + j)
+ * (docs/features/padding.md: the released kernels offset the mask by both
+ * paddings). */
 #include "fast_internal.h"
 
 /* excl[c * ld + r] = the mask bit of key j0 + c for task row r (query row
@@ -12,13 +15,14 @@ void fast_mask_block(const fast_plan *p, int64_t b, int64_t i0, int nq,
                      int mr, int64_t j0, int nk, const int32_t *lo,
                      const int32_t *hi, uint8_t *excl, int64_t ld)
 {
-    const uint8_t *mask = p->mask + b * p->mask_sb;
+    const int64_t kv0 = p->kv_start ? p->kv_start[b] : 0;
+    const uint8_t *mask = p->mask + b * p->mask_sb + kv0 + j0;
     const bool q1 = p->Q_S == 1; /* decode: mask row 0 */
     for (int r = 0; r < mr; r++) {
         if (lo[r] > hi[r])
             continue; /* no key of this block: bits unused */
-        int64_t i = i0 + r % nq;
-        const uint8_t *mrow = mask + (q1 ? 0 : i * p->mask_ss) + j0;
+        int64_t i = fast_q_phys(p, b, i0 + r % nq);
+        const uint8_t *mrow = mask + (q1 ? 0 : i * p->mask_ss);
         for (int c = 0; c < nk; c++)
             excl[c * ld + r] = mrow[c];
     }

@@ -7,7 +7,8 @@
 /* Row i of a batch with lengths q_len, kv_len: keys [*lo, *hi] within
  * [0, kv_len) (empty when *lo > *hi).  Mode 0 with a mask: i - pre .. i +
  * next; 2: up to i; 3: up to i + off; 4: i + off - pre .. i + off + next,
- * with off = kv_len - q_len; 0 without a mask and 1: every key.  pre/next
+ * with off = kv_len - q_len (logical rows, also under left padding); 0
+ * without a mask or in a left-padding scene, and 1: every key.  pre/next
  * are clamped to int32 and i, off bounded by 2^25, so nothing overflows. */
 void fast_row_band(const fast_plan *p, int64_t i, int64_t q_len,
                    int64_t kv_len, int64_t *lo, int64_t *hi)
@@ -15,7 +16,9 @@ void fast_row_band(const fast_plan *p, int64_t i, int64_t q_len,
     int64_t off = kv_len - q_len, l = 0, h = kv_len - 1;
     switch (p->sparse_mode) {
     case 0:
-        if (p->mask != NULL) { /* mode 0 without a mask ignores pre/next */
+        /* mode 0 without a mask ignores pre/next, and so does mode 0 with
+         * a mask in a left-padding scene (002 约束说明 sparseMode) */
+        if (p->mask != NULL && !p->left_pad) {
             l = i - p->pre;
             h = i + p->next;
         }

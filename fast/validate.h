@@ -191,6 +191,11 @@ fia_status fast_check_paged_cache(const fast_args *, fast_plan *, fia_error *);
 fia_status fast_check_padding_dtypes(const fast_args *, fast_plan *, fia_error *);
 fia_status fast_check_padding(const fast_args *, fast_plan *, fia_error *);
 fia_status fast_check_padding_exclusions(const fast_args *, fast_plan *, fia_error *);
+/* The left-padding scenes as the documents define them (before what fast/
+ * ignores): *q, query_padding_size (>= 1 element) with actual_seq_lengths
+ * off the decode path; *kv, kv_padding_size (>= 1 element) with
+ * actual_seq_lengths_kv.  Reads Q_S through fast_early_q_s. */
+void fast_padding_scene(const fast_args *a, bool *q, bool *kv);
 fia_status fast_check_prefix_dtypes(const fast_args *, fast_plan *, fia_error *);
 fia_status fast_check_prefix_exclusions(const fast_args *, fast_plan *, fia_error *);
 fia_status fast_check_prefix_shape(const fast_args *, fast_plan *, fia_error *);

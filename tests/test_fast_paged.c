@@ -227,6 +227,10 @@ static void exclusions(void)
     const fia_tensor *kp[2] = {&c.k, &c.k}, *vp[2] = {&c.v, &c.v};
     fia_tensor_list kl = {2, kp}, vl = {2, vp};
     fia_tensor pad = tensor(1, (int64_t[]){1}, FIA_DT_INT64);
+    /* query padding is a scene with its lengths (test_fast_padding.c has
+     * the rest of the reading) */
+    static int64_t qlens[2] = {4, 3};
+    fia_int_array asl = {2, qlens};
     fia_tensor aq = tensor(1, (int64_t[]){1}, FIA_DT_FP16);
     fia_tensor pfx = tensor(4, (int64_t[]){1, 1, 16, 16}, FIA_DT_FP16);
     for (int x = 0; x < 5; x++) {
@@ -243,8 +247,8 @@ static void exclusions(void)
             fast_executor *ex = NULL;
             fia_status st = fastFusedInferAttentionScoreV2GetWorkspaceSize(
                 &c.q, x == 0 ? &kl : &(fia_tensor_list){1, kp},
-                x == 0 ? &vl : &(fia_tensor_list){1, vp}, NULL, NULL, NULL,
-                &c.aslkv, op[0], op[1], op[2], op[3], op[4], op[5], op[6],
+                x == 0 ? &vl : &(fia_tensor_list){1, vp}, NULL, NULL,
+                x == 1 ? &asl : NULL, &c.aslkv, op[0], op[1], op[2], op[3], op[4], op[5], op[6],
                 op[7], op[8], op[9], op[10], op[11], op[12], op[13], op[14],
                 op[15], NULL, c.N, 0.125, 2147483647, 2147483647, c.layout,
                 c.KV_N, 0, 1, c.block_size, 0, false, 0, 0, &c.out, NULL,

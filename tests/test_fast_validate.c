@@ -283,6 +283,8 @@ static void not_modeled(void)
         FIA_DT_FP16};
     for (int i = 0; i < 16; i++)
         if (i != FAST_OPT_BLOCK_TABLE && /* modeled: test_fast_paged.c */
+            i != FAST_OPT_QUERY_PADDING_SIZE && /* test_fast_padding.c */
+            i != FAST_OPT_KV_PADDING_SIZE &&
             i != FAST_OPT_KEY_SHARED_PREFIX &&
             i != FAST_OPT_VALUE_SHARED_PREFIX) /* below */
             CASE("M_OPTIONAL", K_NOTMOD, a.has_opt[i] = true,
@@ -608,6 +610,8 @@ static void own_refusals(void)
     for (int o = 0; o < FAST_OPT_COUNT; o++) {
         if (o == FAST_OPT_BLOCK_TABLE)
             continue; /* page attention is modeled: test_fast_paged.c */
+        if (o == FAST_OPT_QUERY_PADDING_SIZE || o == FAST_OPT_KV_PADDING_SIZE)
+            continue; /* left padding too: test_fast_padding.c */
         fast_args a = ok;
         a.opt[o] = &t;
         char msg[64];
@@ -638,8 +642,8 @@ static void own_refusals(void)
     a = ok, a.layout = "BNSD_NBSD";
     expect_refusal(&a, (refusal){"tnd", "M_LAYOUT"}, __LINE__);
     /* and through the entry: a not-modeled input's refusal, with its id */
-    CASE("M_OPTIONAL: query_padding_size", K_NOTMOD, a.has_opt[8] = true,
-         a.opt[8] = t2(FIA_DT_INT64, 2, 4));
+    CASE("M_OPTIONAL: key_shared_prefix", K_NOTMOD, a.has_opt[14] = true,
+         a.opt[14] = t2(FIA_DT_FP16, 2, 4));
 }
 
 /* Left padding's exclusions come before its refusal, only in a left-
@@ -651,14 +655,16 @@ static void padding_exclusions(void)
     CASE("S_PADDING_INT4", K_SEM, a.has_opt[9] = true, a.opt[9] = pad,
          a.has_aslkv = true, a.aslkv = (fia_int_array){2, lens},
          a.k.dtype = a.k2.dtype = a.v.dtype = FIA_DT_INT4);
-    /* without the lengths: right padding, refused as not modeled */
-    CASE("M_OPTIONAL: kv_padding_size", K_NOTMOD, a.has_opt[9] = true,
+    /* without the lengths: right padding, no scene (int4 is then refused
+     * as not modeled) */
+    CASE("M_QUANT: key[0] dtype int4", K_NOTMOD, a.has_opt[9] = true,
          a.opt[9] = pad, a.k.dtype = a.k2.dtype = a.v.dtype = FIA_DT_INT4);
     CASE("S_PADDING_PREFIX", K_SEM, a.has_opt[8] = true, a.opt[8] = pad,
          a.has_asl = true, a.asl = (fia_int_array){2, lens},
          a.has_opt[14] = true, a.opt[14] = a.k);
-    /* query padding at Q_S = 1 is ignored: no scene */
-    CASE("M_OPTIONAL: query_padding_size", K_NOTMOD,
+    /* query padding at Q_S = 1 is ignored: no scene (the prefix is then
+     * refused as not modeled) */
+    CASE("M_OPTIONAL: key_shared_prefix", K_NOTMOD,
          bnsd(&a, 2, 4, 4, 1, 32, 16), a.has_opt[8] = true, a.opt[8] = pad,
          a.has_asl = true, a.asl = (fia_int_array){2, lens},
          a.has_opt[14] = true, a.opt[14] = a.k);
