@@ -642,8 +642,9 @@ static void own_refusals(void)
     a = ok, a.layout = "BNSD_NBSD";
     expect_refusal(&a, (refusal){"tnd", "M_LAYOUT"}, __LINE__);
     /* and through the entry: a not-modeled input's refusal, with its id */
-    CASE("M_OPTIONAL: key_shared_prefix", K_NOTMOD, a.has_opt[14] = true,
-         a.opt[14] = t2(FIA_DT_FP16, 2, 4));
+    CASE("M_OPTIONAL: key_shared_prefix", K_NOTMOD,
+         a.has_opt[14] = a.has_opt[15] = true,
+         a.opt[14] = a.opt[15] = t3(FIA_DT_FP16, 1, 8, 64));
 }
 
 /* Left padding's exclusions come before its refusal, only in a left-
@@ -667,7 +668,8 @@ static void padding_exclusions(void)
     CASE("M_OPTIONAL: key_shared_prefix", K_NOTMOD,
          bnsd(&a, 2, 4, 4, 1, 32, 16), a.has_opt[8] = true, a.opt[8] = pad,
          a.has_asl = true, a.asl = (fia_int_array){2, lens},
-         a.has_opt[14] = true, a.opt[14] = a.k);
+         a.has_opt[14] = a.has_opt[15] = true,
+         a.opt[14] = a.opt[15] = t4(FIA_DT_FP16, 1, 4, 8, 16));
     CASE("S_PADDING_ANTIQUANT", K_SEM, a.has_opt[9] = true, a.opt[9] = pad,
          a.has_aslkv = true, a.aslkv = (fia_int_array){2, lens},
          a.has_opt[10] = true, a.opt[10] = t2(FIA_DT_FP32, 2, 32));
