@@ -166,6 +166,7 @@ void fzp_paged_cache(fz_gen *g);      /* key/value as a paged cache, block_table
 void fzp_tensor_list_shapes(fz_gen *g); /* key/value as B tensors of batch 1 */
 void fzp_tnd(fz_gen *g);              /* a token-layout call, now and then */
 void fzp_padding(fz_gen *g);          /* a left-padding scene and an exclusion */
+void fzp_padding_scene(fz_gen *g);    /* valid scenes, ignored and empty padding */
 
 /* ---- fuzz_numeric's fragments (a small case the rules accept) ----------- */
 void fzn_layout(fz_gen *g);           /* layout; L */
@@ -193,5 +194,6 @@ void fzn_layout_run(fz_gen *g);       /* threads, kernel_level (reach) */
 void fzn_paged(fz_gen *g);            /* the keys as a paged cache, now and then */
 void fzn_tensor_list(fz_gen *g);      /* the keys as a tensor per batch, now and then */
 void fzn_tnd(fz_gen *g);              /* the case packed as TND / NTD_TND, now and then */
+void fzn_padding(fz_gen *g);          /* the case left-padded, now and then */
 
 #endif

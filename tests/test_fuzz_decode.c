@@ -26,6 +26,21 @@ static int shapes_fit(const fia_case *c)
     return 1;
 }
 
+/* Left padding is modeled by the oracle apart from fuzz/: until it is, a
+ * padded case (fuzz_numeric's, a pad= form) is not modeled by NM-007 alone
+ * (any other rule that fires is a generator's mistake). */
+static int padding_not_modeled(const fia_case *c, const fia_oracle_verdict *v)
+{
+    if (!v->not_modeled ||
+        (c->tensors[FIA_SLOT_QUERY_PADDING_SIZE].presence != FIA_PRESENT &&
+         c->tensors[FIA_SLOT_KV_PADDING_SIZE].presence != FIA_PRESENT))
+        return 0;
+    for (int i = 0; i < v->n_fired; i++)
+        if (strcmp(v->fired[i]->id, "NM-007") != 0)
+            return 0;
+    return 1;
+}
+
 static int round_trips(const fia_case *c)
 {
     char *text = fia_case_to_string(c);
@@ -97,13 +112,14 @@ int main(void)
     CHECK(c.tensors[FIA_SLOT_QUERY].presence == FIA_PRESENT);
     fia_case_free(&c);
 
-    int num_ok = 0, nn = 300;
+    int num_ok = 0, nn = 300, pad_nm = 0;
     for (int k = 0; k < nn; k++) {
         size_t len = random_input(&r, buf, sizeof buf);
         fuzz_decode_numeric(buf, len, &c);
         fia_oracle_verdict v;
         fia_oracle_evaluate(&c, FIA_PROFILE_DOC, &v, NULL);
-        num_ok += v.accept;
+        pad_nm += !v.accept && padding_not_modeled(&c, &v);
+        num_ok += v.accept || padding_not_modeled(&c, &v);
         if (!v.accept && getenv("FIA_SHOW_REJECTED"))
             printf("rejected by %s: %s\n", v.n_fired ? v.fired[0]->id : "?",
                    fia_case_to_string(&c));
@@ -111,7 +127,8 @@ int main(void)
             CHECK(round_trips(&c));
         fia_case_free(&c);
     }
-    printf("fuzz_numeric: %d of %d accepted\n", num_ok, nn);
+    printf("fuzz_numeric: %d of %d accepted (%d of them padded, not "
+           "modeled)\n", num_ok, nn, pad_nm);
     CHECK(num_ok >= nn * 97 / 100);
 
     int applied = 0;
@@ -123,7 +140,8 @@ int main(void)
         if (fuzz_meta_transform(&c, t, &c2, NULL) == FIA_OK) {
             fia_oracle_verdict v;
             fia_oracle_evaluate(&c2, FIA_PROFILE_DOC, &v, NULL);
-            CHECK_MSG(v.accept, "transform %s gives a rejected form", t);
+            CHECK_MSG(v.accept || padding_not_modeled(&c2, &v),
+                      "transform %s gives a rejected form", t);
             applied++;
             fia_case_free(&c2);
         }
