@@ -37,7 +37,9 @@
 
 /* fuzz_numeric's geometry ranges: its mask-pattern bookkeeping is sized by
  * them.  Most cases are small (B <= 3, KV_S <= 20); the reach plans
- * (fzn_layout_reach) go beyond fast/'s path thresholds, up to these. */
+ * (fzn_layout_reach) go beyond fast/'s path thresholds, up to these.  The
+ * left-padded form (fzn_padding, made last) grows Q_S and KV_S past them
+ * by its padding rows. */
 #define FZ_NUM_MAX_B 4
 #define FZ_NUM_MAX_KV_S 640
 #define FZ_NUM_MAX_D 160
