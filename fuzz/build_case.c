@@ -1,5 +1,6 @@
 /* Case building and layout geometry for the decoders, the metamorphic
  * relation and the minimizer. */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include "fuzz/fuzz_internal.h"
@@ -222,9 +223,24 @@ static int tnd_geom(const fia_case *c, fz_geom *g)
     return 0;
 }
 
+/* The physical row of query row s of batch b under a query left-padding
+ * scene (docs/features/padding.md): q_start = Q_S - p_q - q_len, compared
+ * as p_q > Q_S - q_len so that nothing overflows; -1 for a row past the
+ * length or a start < 0 (unspecified). */
+static int64_t padded_row(const fia_case *c, const fz_geom *g, int64_t b,
+                          int64_t s)
+{
+    const int64_t len = fz_q_len(c, g, b);
+    if (len < 0 || len > g->Q_S || s >= len || g->p_q > g->Q_S - len)
+        return -1;
+    return g->Q_S - g->p_q - len + s;
+}
+
 int64_t fz_out_index(const fia_case *c, const fz_geom *g, int64_t b,
                      int64_t n, int64_t s, int64_t d)
 {
+    if (!g->tnd && g->qpad && (s = padded_row(c, g, b, s)) < 0)
+        return -1;
     if (!g->tnd)
         return fz_index(fz_out_layout(g->layout), g->B, g->N, g->Q_S, g->D,
                         b, n, s, d);
@@ -238,6 +254,8 @@ int64_t fz_out_index(const fia_case *c, const fz_geom *g, int64_t b,
 int64_t fz_lse_index(const fia_case *c, const fz_geom *g, int64_t b,
                      int64_t n, int64_t s)
 {
+    if (!g->tnd && g->qpad && (s = padded_row(c, g, b, s)) < 0)
+        return -1;
     if (!g->tnd)
         return (b * g->N + n) * g->Q_S + s;
     fz_geom tn = *g; /* (T, N, 1) read as [T, N] of D 1 */
@@ -245,7 +263,63 @@ int64_t fz_lse_index(const fia_case *c, const fz_geom *g, int64_t b,
     return fz_out_index(c, &tn, b, n, s, 0);
 }
 
+/* A padding tensor's value as the operator reads it (element 0, one for
+ * every batch) against S: below 0 read as 0, past S as S + 1 (a start < 0
+ * for every length); 0 when it has no element (*given 0) or its data
+ * cannot be made (a generated tensor too large to make for one value). */
+static int64_t padding_value(const fia_case *c, fia_slot s, int64_t S,
+                             int *given)
+{
+    const fia_tensor_spec *sp = &c->tensors[s];
+    *given = sp->presence == FIA_PRESENT && sp->count >= 1 && sp->t != NULL &&
+             fia_tensor_numel(&sp->t[0]) >= 1;
+    if (!*given)
+        return 0;
+    double v = 0, *data = NULL;
+    int64_t n = 0;
+    if (sp->gen.kind == FIA_GEN_VALUES && sp->gen.n_values >= 1)
+        v = sp->gen.values[0];
+    else if (fia_tensor_numel(&sp->t[0]) <= 4096 &&
+             fz_slot_data(c, s, &data, &n, NULL) == FIA_OK && n >= 1)
+        v = data[0];
+    free(data);
+    v = nearbyint(v); /* as the int64 data holds it */
+    return !(v > 0) ? 0 : v > (double)S ? S + 1 : (int64_t)v;
+}
+
+/* The left-padding scenes of a call of geometry g, and their values. */
+static void padding_scenes(const fia_case *c, fz_geom *g)
+{
+    int qgiven, kvgiven;
+    g->p_q = padding_value(c, FIA_SLOT_QUERY_PADDING_SIZE, g->Q_S, &qgiven);
+    g->p_kv = padding_value(c, FIA_SLOT_KV_PADDING_SIZE, g->KV_S, &kvgiven);
+    const int q_seq = c->arrays[FIA_ARR_ACTUAL_SEQ_LENGTHS].presence ==
+                      FIA_PRESENT;
+    const int kv_seq = c->arrays[FIA_ARR_ACTUAL_SEQ_LENGTHS_KV].presence ==
+                       FIA_PRESENT;
+    /* token layouts take no padding (not modeled); a decode list or page
+     * table ignores kv padding (profile doc rejects the page table) */
+    g->qpad = !g->tnd && qgiven && q_seq && g->Q_S > 1;
+    g->kvpad = !g->tnd && kvgiven && kv_seq &&
+               !(g->Q_S == 1 && (g->list || g->paged));
+    if (!g->qpad)
+        g->p_q = 0;
+    if (!g->kvpad)
+        g->p_kv = 0;
+}
+
+static int geom_of_call(const fia_case *c, fz_geom *g);
+
 int fz_geom_of_call(const fia_case *c, fz_geom *g)
+{
+    if (geom_of_call(c, g) != 0)
+        return -1;
+    padding_scenes(c, g);
+    return 0;
+}
+
+/* fz_geom_of_call without the padding. */
+static int geom_of_call(const fia_case *c, fz_geom *g)
 {
     if (fz_geom_of(c, g) == 0)
         return 0;

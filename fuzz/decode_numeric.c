@@ -35,6 +35,7 @@ static const fz_fragment numeric_fragments[] = {
     {FIA_FEATURE_PAGED, fzn_paged},
     {FIA_FEATURE_TENSOR_LIST, fzn_tensor_list},
     {FIA_FEATURE_TND, fzn_tnd},
+    {FIA_FEATURE_PADDING, fzn_padding},
 };
 
 /* Shared by numeric and metamorphic: a valid small case.  meta: keep
@@ -105,6 +106,24 @@ static int applicable_transforms(const fia_case *c, const fz_geom *g, int to,
     return n;
 }
 
+/* The left-padded form's arguments "pad=<p_q>,<p_kv>,<seed>" (meta_padding.c)
+ * from 5 bytes: the scenes (both, query, kv; decode: kv), p_q 0..7, p_kv
+ * 0..7 or 0..130 (past fast/'s key block), the seed (zeros written
+ * negative, extra rows). */
+static void pad_transform(fdp *f, const fz_geom *g, char *transform,
+                          size_t tlen)
+{
+    int scene = fdp_pick(f, 3);
+    long long p_q = fdp_range(f, 0, 7);
+    long long p_kv = fdp_bool(f) ? fdp_range(f, 0, 130) : fdp_range(f, 0, 7);
+    unsigned seed = fdp_u8(f);
+    if (g->Q_S == 1 || scene == 2)
+        p_q = -1;
+    if (g->Q_S > 1 && scene == 1)
+        p_kv = -1;
+    snprintf(transform, tlen, "pad=%lld,%lld,%u", p_q, p_kv, seed);
+}
+
 fia_status fuzz_decode_metamorphic(const uint8_t *data, size_t size,
                                    fia_case *c, char *transform, size_t tlen)
 {
@@ -115,10 +134,21 @@ fia_status fuzz_decode_metamorphic(const uint8_t *data, size_t size,
     fz_geom g;
     char opts[8][32];
     int n;
+    /* the left-padded form, from bytes after the case's: a zero byte (a
+     * stored seed run out) keeps the pick below, so stored seeds keep
+     * their transform */
+    const int pad = fdp_rare(&f, 20);
     /* a live-rows case's data follows its layout's offsets: a transform
      * would give the second form other data (and copy GiB) */
-    if (c->live_rows || fz_geom_of(c, &g) != 0 ||
-        (n = applicable_transforms(c, &g, to, opts)) == 0) {
+    if (c->live_rows || fz_geom_of(c, &g) != 0) {
+        snprintf(transform, tlen, "none");
+        return st;
+    }
+    if (pad && fz_pad_applies(c, &g)) {
+        pad_transform(&f, &g, transform, tlen);
+        return st;
+    }
+    if ((n = applicable_transforms(c, &g, to, opts)) == 0) {
         snprintf(transform, tlen, "none");
         return st;
     }

@@ -37,6 +37,7 @@ static const fz_fragment params_fragments[] = {
     {FIA_FEATURE_TENSOR_LIST, fzp_tensor_list_shapes},
     {FIA_FEATURE_TND, fzp_tnd},
     {FIA_FEATURE_PADDING, fzp_padding},
+    {FIA_FEATURE_PADDING, fzp_padding_scene},
     {FIA_FEATURE_PSE, fzp_pse},
     {FIA_FEATURE_PREFIX, fzp_prefix_tensors},
 };

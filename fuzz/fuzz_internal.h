@@ -44,6 +44,12 @@ typedef struct fz_geom {
      * output [T, N, D] or, o_ntd, [N, T, D] (fz_out_index) */
     int tnd, o_ntd;
     int64_t T;
+    /* fz_geom_of_call: the left-padding scenes (docs/features/padding.md)
+     * and the padding values read from the case's data, a value below 0 as
+     * 0 and one past S as S + 1 (every start < 0): query row s < q_len[b]
+     * of batch b is physical row Q_S - p_q - q_len[b] + s (fz_out_index) */
+    int qpad, kvpad;
+    int64_t p_q, p_kv;
 } fz_geom;
 
 /* 0 when the case's query/key/value agree with its layout and attributes
@@ -63,8 +69,10 @@ int64_t fz_index(fz_layout l, int64_t B, int64_t N, int64_t S, int64_t D,
 /* Output layout of an input layout (BNSD_BSND -> BSND). */
 fz_layout fz_out_layout(fz_layout l);
 /* Flat index of element (b, n, s, d) of c's attention_out (geometry g of
- * fz_geom_of_call, a token layout's too); -1 for a row a token layout's
- * batch does not have. */
+ * fz_geom_of_call, a token layout's too): row s of batch b at its physical
+ * row under a query left-padding scene; -1 for a row a token layout's
+ * batch does not have, or a padded batch's row s >= q_len or of a start
+ * < 0 (unspecified). */
 int64_t fz_out_index(const fia_case *c, const fz_geom *g, int64_t b,
                      int64_t n, int64_t s, int64_t d);
 /* The same for row (b, n, s) of its softmax_lse ([B, N, Q_S, 1], a token
@@ -127,6 +135,25 @@ fia_status fz_tnd_case(const fia_case *c, const fz_geom *g, uint64_t seed,
 int fz_tnd_applies(const fia_case *c, const fz_geom *g, int exact);
 /* The reference's work of that form (as fia_check_reference_work counts). */
 double fz_tnd_work(const fia_case *c, const fz_geom *g);
+/* *out (a copy of c, geometry g: one of the four layouts, contiguous,
+ * not live_rows, no other optional input but the mask) as its left-padded
+ * equivalent (meta_padding.c): query_padding_size p_q (Q_S > 1 only) and
+ * kv_padding_size p_kv, each not given when below 0, with the lengths they
+ * need; Q_S and KV_S grown so the rows fit right-aligned before p rows
+ * (plus extra rows, and 0..3 more key rows from the seed); the rows moved
+ * there, every other row NaN; the mask moved likewise (per batch; mode 0's
+ * pre/next band folded in).  extra < 0: the scene's axes are |extra| rows
+ * short, so the batches of the longest length start below 0 (their rows
+ * not placed).  seed bits 0 / 1: a zero p_q / p_kv written as a negative
+ * value (bits 2-3: -1, -2..-256, INT64_MIN, -(S + 1)).  FIA_ERR_BAD_INPUT
+ * when c has no such form or no scene is asked for, NOMEM. */
+fia_status fz_pad_case(const fia_case *c, const fz_geom *g, int64_t p_q,
+                       int64_t p_kv, int64_t extra, uint64_t seed,
+                       fia_case *out, fia_error *err);
+/* 1 when fz_pad_case applies to c (geometry g of fz_geom_of). */
+int fz_pad_applies(const fia_case *c, const fz_geom *g);
+fia_status fz_meta_padding(const fia_case *, const fz_geom *, const char *,
+                           fia_case *, fia_error *);
 fia_status fz_meta_sparse_to_mask(const fia_case *, const fz_geom *,
                                   const char *, fia_case *, fia_error *);
 /* q/k/v of c permuted into layout l2, K/V heads repeated when mha. */

@@ -37,7 +37,9 @@
 
 /* fuzz_numeric's geometry ranges: its mask-pattern bookkeeping is sized by
  * them.  Most cases are small (B <= 3, KV_S <= 20); the reach plans
- * (fzn_layout_reach) go beyond fast/'s path thresholds, up to these. */
+ * (fzn_layout_reach) go beyond fast/'s path thresholds, up to these.  The
+ * left-padded form (fzn_padding, made last) grows Q_S and KV_S past them
+ * by its padding rows. */
 #define FZ_NUM_MAX_B 4
 #define FZ_NUM_MAX_KV_S 640
 #define FZ_NUM_MAX_D 160
@@ -166,6 +168,7 @@ void fzp_paged_cache(fz_gen *g);      /* key/value as a paged cache, block_table
 void fzp_tensor_list_shapes(fz_gen *g); /* key/value as B tensors of batch 1 */
 void fzp_tnd(fz_gen *g);              /* a token-layout call, now and then */
 void fzp_padding(fz_gen *g);          /* a left-padding scene and an exclusion */
+void fzp_padding_scene(fz_gen *g);    /* valid scenes, ignored and empty padding */
 void fzp_pse(fz_gen *g);              /* pse_shift for the path, a rule broken */
 void fzp_prefix_tensors(fz_gen *g);   /* prefix tensors like the key, a rule broken */
 
@@ -195,5 +198,6 @@ void fzn_layout_run(fz_gen *g);       /* threads, kernel_level (reach) */
 void fzn_paged(fz_gen *g);            /* the keys as a paged cache, now and then */
 void fzn_tensor_list(fz_gen *g);      /* the keys as a tensor per batch, now and then */
 void fzn_tnd(fz_gen *g);              /* the case packed as TND / NTD_TND, now and then */
+void fzn_padding(fz_gen *g);          /* the case left-padded, now and then */
 
 #endif

@@ -3,7 +3,8 @@
  * another layout; K/V heads repeated instead of GQA; a length-1 sequence-
  * length array written out per batch; a sparse mode as the equivalent
  * explicit mask under sparse mode 0 or 1; the keys behind a block table
- * or as a tensor per batch; the rows packed as a token layout).  Both
+ * or as a tensor per batch; the rows packed as a token layout; the rows
+ * left-padded, moved to the end of longer axes).  Both
  * forms are run through
  * fast/ and their outputs compared element by element in the canonical
  * BNSD order, over the rows the documents define (i < q_len). */
@@ -27,6 +28,7 @@ static const struct {
     {"paged=", fz_meta_paged},
     {"list=", fz_meta_tensor_list},
     {"tnd=", fz_meta_tnd},
+    {"pad=", fz_meta_padding},
     {"sparse-to-mask=", fz_meta_sparse_to_mask},
 };
 
@@ -91,11 +93,13 @@ static fia_status run_form(const fia_case *c, const fz_geom *canon,
     fz_geom f, geom, *g = &geom; /* the form's; the loops' (canonical) */
     memset(o, 0, sizeof *o);
     fia_error_clear(err);
-    if (fz_geom_of_call(c, &f) != 0 || (f.tnd && f.B != canon->B))
+    if (fz_geom_of_call(c, &f) != 0 ||
+        ((f.tnd || f.qpad) && (f.B != canon->B || f.N != canon->N)))
         return fia_fail(err, FIA_ERR_BAD_INPUT, "the form does not follow "
                         "its layout");
-    /* a token form has rows of the canonical problem, packed */
-    *g = f.tnd ? *canon : f;
+    /* a token form has rows of the canonical problem, packed; a padded
+     * one has them at the end of a longer axis (fz_out_index finds them) */
+    *g = f.tnd || f.qpad ? *canon : f;
     fia_status st = fia_case_materialize(c, 1, &d, err);
     if (st != FIA_OK)
         return st;
@@ -103,8 +107,8 @@ static fia_status run_form(const fia_case *c, const fz_geom *canon,
     const fia_tensor *ot = d.t[FIA_SLOT_ATTENTION_OUT];
     const fia_tensor *lt = d.t[FIA_SLOT_SOFTMAX_LSE];
     int64_t n = g->B * g->N * g->Q_S * g->D, nl = g->B * g->N * g->Q_S;
-    int64_t on = f.tnd ? f.T * f.N * f.D : n;
-    int64_t onl = f.tnd ? f.T * f.N : nl;
+    int64_t on = f.tnd ? f.T * f.N * f.D : f.B * f.N * f.Q_S * f.D;
+    int64_t onl = f.tnd ? f.T * f.N : f.B * f.N * f.Q_S;
     if (st == FIA_OK && ot != NULL && fia_tensor_numel(ot) == on) {
         o->out.dtype = ot->dtype;
         o->out.ndim = 4;

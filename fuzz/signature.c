@@ -88,6 +88,10 @@ void fuzz_feature_set(const fia_case *c, char *buf, size_t len)
         sb_add(buf, len, "+rowinv");
     if (geom && g.KV_S == 0)
         sb_add(buf, len, "+emptykv");
+    if (geom && g.qpad)
+        sb_add(buf, len, "+padq");
+    if (geom && g.kvpad)
+        sb_add(buf, len, "+padkv");
 }
 
 static const char *qdtype(const fia_case *c)
@@ -190,9 +194,9 @@ void fuzz_fail_pattern(const fuzz_fail_view *v, char *buf, size_t len)
 }
 
 /* The pattern of a case's masks, out_fail in the output layout of c (or
- * BNSD when canonical), lse_fail (b, n, s) (a token layout's own (T, N)
- * unless canonical); "irregular" when c has no regular geometry, "?" out
- * of memory. */
+ * BNSD when canonical), lse_fail (b, n, s) (a token layout's own (T, N),
+ * a query-padded call's physical rows, unless canonical); "irregular" when
+ * c has no regular geometry, "?" out of memory. */
 static void case_pattern(const fia_case *c, const uint8_t *out_fail,
                          const uint8_t *lse_fail, int canonical, char *buf,
                          size_t len)
@@ -207,7 +211,7 @@ static void case_pattern(const fia_case *c, const uint8_t *out_fail,
                         lse_fail};
     int64_t *lens = malloc((size_t)(2 * g.B + 1) * sizeof *lens);
     uint8_t *out = out_fail && !canonical ? malloc((size_t)nout + 1) : NULL;
-    const int lse_map = lse_fail && !canonical && g.tnd;
+    const int lse_map = lse_fail && !canonical && (g.tnd || g.qpad);
     uint8_t *lse = lse_map ? calloc((size_t)(g.B * g.N * g.Q_S + 1), 1) : NULL;
     if (lens == NULL || (out_fail && !canonical && out == NULL) ||
         (lse_map && lse == NULL)) {
@@ -220,6 +224,9 @@ static void case_pattern(const fia_case *c, const uint8_t *out_fail,
     for (int64_t b = 0; b < g.B; b++) {
         lens[b] = fz_q_len(c, &g, b);
         lens[g.B + b] = fz_kv_len(c, &g, b);
+        /* a query-padded batch that starts below 0: no row specified */
+        if (!canonical && g.qpad && fz_out_index(c, &g, b, 0, 0, 0) < 0)
+            lens[b] = 0;
     }
     v.q_len = lens, v.kv_len = lens + g.B;
     if (out != NULL) {
@@ -232,7 +239,7 @@ static void case_pattern(const fia_case *c, const uint8_t *out_fail,
                         out[i++] = at < 0 ? 0 : out_fail[at];
                     }
     }
-    if (lse != NULL) { /* a token layout's (T, N, 1) */
+    if (lse != NULL) { /* a token layout's (T, N, 1), padded rows */
         for (int64_t b = 0; b < g.B; b++)
             for (int64_t n = 0; n < g.N; n++)
                 for (int64_t s = 0; s < g.Q_S; s++) {

@@ -123,7 +123,8 @@ int main(void)
         if (fuzz_meta_transform(&c, t, &c2, NULL) == FIA_OK) {
             fia_oracle_verdict v;
             fia_oracle_evaluate(&c2, FIA_PROFILE_DOC, &v, NULL);
-            CHECK_MSG(v.accept, "transform %s gives a rejected form", t);
+            CHECK_MSG(v.accept,
+                      "transform %s gives a rejected form", t);
             applied++;
             fia_case_free(&c2);
         }

@@ -69,6 +69,11 @@ int main(void)
     int tail = 0, split = 0, rows_tiled = 0, rows_blocks = 0, dtail_pre = 0,
         dtail_dec = 0, decoded = 0, huge = 0, threads[5] = {0}, levels[FIA_KL_COUNT] = {0};
     int tnd_pre = 0, tnd_dec = 0;
+    /* left-padded cases on the paths where fast/ offsets the keys: a
+     * split decode, prefill past one key block, prefill with K/V widened
+     * once (tiled rows); and query padding with tiled rows */
+    int pad_split = 0, pad_tail = 0, pad_kvpre = 0, pad_rows = 0,
+        pad_offgrid = 0;
     paged_counts pg = {0};
     int pre_multi = 0;
     double *works = calloc(INPUTS, sizeof *works);
@@ -138,6 +143,23 @@ int main(void)
         if (c.live_rows && (double)fia_tensor_numel(k) > 4294967296.0)
             huge++;
         levels[c.kernel_level]++;
+        fz_geom pgm;
+        if (bt->presence != FIA_PRESENT && fz_geom_of_call(&c, &pgm) == 0 &&
+            (pgm.qpad || pgm.kvpad)) {
+            int64_t most = 0, off = 0;
+            for (int64_t b = 0; b < pgm.B; b++) {
+                int64_t l = fz_kv_len(&c, &pgm, b);
+                most = l > most ? l : most;
+                off = pgm.kvpad && pgm.p_kv <= pgm.KV_S - l
+                          ? pgm.KV_S - pgm.p_kv - l : off;
+            }
+            pad_split += pgm.kvpad && qs == 1 && nthreads > 1 &&
+                         most >= th.split_min_keys;
+            pad_tail += pgm.kvpad && qs > 1 && most > th.key_block;
+            pad_kvpre += pgm.kvpad && qs > 1 && group * qs > th.dot_max_rows;
+            pad_rows += pgm.qpad && group * qs > th.dot_max_rows;
+            pad_offgrid += off % th.key_block != 0 && most > th.key_block;
+        }
         works[i] = fia_check_reference_work(&c);
         fia_case_free(&c);
     }
@@ -176,6 +198,17 @@ int main(void)
     /* token layouts on both of fast/'s paths */
     CHECK_MSG(tnd_pre > min && tnd_dec > min / 2, "token layouts: %d with "
               "several query rows in a batch, %d with one", tnd_pre, tnd_dec);
+    /* left padding on the paths that offset the keys or the rows */
+    CHECK_MSG(pad_split > min / 4 && pad_tail > min / 4 &&
+                  pad_kvpre > min / 4 && pad_rows > min / 4 &&
+                  pad_offgrid > min / 4,
+              "padded: split decode %d, prefill past a key block %d, K/V "
+              "widened once %d, query padding with tiled rows %d, a key "
+              "start off the key block's grid %d", pad_split, pad_tail,
+              pad_kvpre, pad_rows, pad_offgrid);
+    printf("padded: split decode %d, prefill past a key block %d, K/V widened "
+           "once %d, query padding with tiled rows %d, key start off the grid "
+           "%d\n", pad_split, pad_tail, pad_kvpre, pad_rows, pad_offgrid);
     /* and the reference stays affordable */
     double worst = 0;
     for (int i = 0; works && i < INPUTS; i++)
