@@ -2,13 +2,16 @@
  * excludes (docs/features/mask.md).  A nonzero element excludes
  * the key.
  *
- * Prefill (Q_S > 1): the last two dims are (rows >= Q_S, cols >= KV_S);
- * element (b, i, j) at b * bstride + i * cols + j, with bstride 0 for a
- * rank-2 mask or a batch dim of 1, numel / B for a batch dim of B.  Only
+ * Prefill (Q_S > 1): the last two dims are (rows >= Q_S, cols >= P + KV_S),
+ * P the shared prefix's length (0 without; PREFIX-009); element (b, i, j)
+ * at b * bstride + i * cols + j, j the logical key (a prefix's keys first,
+ * read_prefix.c), with bstride 0 for a rank-2 mask or a batch dim of 1,
+ * numel / B for a batch dim of B.  Only
  * sparse modes 0 and 1 read the bits; modes 2-4 use the geometry the
  * compressed mask encodes (keys_sparse.c), so the mask is not read.
  * Decode (Q_S = 1; the mode is forced to 0): (B, KV_S), (B, 1, KV_S) or
- * (B, 1, 1, KV_S), dim 0 the batch, row 0 for the single query row.
+ * (B, 1, 1, KV_S), dim 0 the batch, row 0 for the single query row (never
+ * with a prefix: not modeled, read_prefix.c).
  * With left padding (read_padding.c) the element read is the physical one:
  * (b, q_start + i, kv_start + j), at Q_S = 1 (b, kv_start + j) (the
  * released kernels offset the mask by both paddings); both stay within the
@@ -42,12 +45,12 @@ fia_status ref_read_mask(ref_problem *p, const fia_case *c,
                             (long long)cols, (long long)p->KV_S);
     } else {
         int64_t rows = m->shape[nd - 2];
-        if (rows < p->Q_S || cols < p->KV_S)
+        if (rows < p->Q_S || cols < p->P + p->KV_S)
             return fia_fail(err, FIA_ERR_PARAM_INVALID,
                             "atten_mask last dims (%lld, %lld) smaller than "
-                            "(Q_S, KV_S) = (%lld, %lld)", (long long)rows,
-                            (long long)cols, (long long)p->Q_S,
-                            (long long)p->KV_S);
+                            "(Q_S, prefix + KV_S) = (%lld, %lld)",
+                            (long long)rows, (long long)cols,
+                            (long long)p->Q_S, (long long)(p->P + p->KV_S));
         bdim = nd == 2 ? 1 : m->shape[0];
     }
     if (bdim == 1 || (!p->decode && nd == 2))

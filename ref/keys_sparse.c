@@ -1,7 +1,9 @@
 /* ref/ reading, feature "sparse": sparse_mode 0-4 with pre_tokens and
  * next_tokens, which keys of a row they let take part (docs/features/sparse.md).
  *
- * With off = kv_len[b] - q_len[b], key j takes part in row i when
+ * With off = kv_len'[b] - q_len[b] (kv_len' = P + kv_len: a shared
+ * prefix's keys count, read_prefix.c; RELEASED "Silent normalisations":
+ * mode 3's next = kv + prefix - q), logical key j takes part in row i when
  *   mode 0: all keys without a mask; with a mask, i - pre <= j <= i + next
  *           (and the mask, keys_mask.c), but all keys the mask admits in
  *           a left-padding scene (002 sparseMode: "在左padding场景传入
@@ -13,18 +15,21 @@
  * i and j are logical rows (left padding moves only where they live).
  * Modes 2-4 ignore the mask's bits (it encodes this geometry).  Decode
  * (Q_S = 1) forces mode 0 with tokens INT_MAX: the mask alone decides.
- * pre / next are clamped to +-2^40: every |i|, |j|, |off| < 2^40, so no sum
- * above overflows int64, and a clamped bound excludes no key a larger one
- * would admit.  Mode 3 with q_len > kv_len gets row-invalid correction
- * from the operator itself (002 innerPrecise). */
+ * pre / next are clamped to +-2^42: every |i| < 2^40 and |j|, |off| < 2^41
+ * (a prefix's S_p and KV_S each below 2^40), so no sum above overflows
+ * int64, and a clamped bound excludes no key a larger one would admit.  Mode 3
+ * with q_len > kv_len' gets row-invalid correction from the operator
+ * itself (002 innerPrecise). */
 #include "ref_internal.h"
+
+#define TOKENS_LIMIT (4 * REF_DIM_LIMIT)
 
 static int64_t clamp_tokens(int64_t v)
 {
-    if (v > REF_DIM_LIMIT)
-        return REF_DIM_LIMIT;
-    if (v < -REF_DIM_LIMIT)
-        return -REF_DIM_LIMIT;
+    if (v > TOKENS_LIMIT)
+        return TOKENS_LIMIT;
+    if (v < -TOKENS_LIMIT)
+        return -TOKENS_LIMIT;
     return v;
 }
 
@@ -46,7 +51,7 @@ int ref_sparse_admits(const ref_problem *p, int64_t b, int64_t i, int64_t j)
 {
     if (p->decode)
         return 1;
-    int64_t off = p->kv_len[b] - p->q_len[b];
+    int64_t off = ref_kv_len(p, b) - p->q_len[b]; /* prefix included */
     switch (p->sparse_mode) {
     case 0: /* a left-padding scene ignores pre/next (PAD-N04) */
         return !p->mask || ref_pad_scene(p) ||
@@ -66,5 +71,6 @@ int ref_sparse_admits(const ref_problem *p, int64_t b, int64_t i, int64_t j)
 
 int ref_sparse_corrects(const ref_problem *p, int64_t b)
 {
-    return !p->decode && p->sparse_mode == 3 && p->q_len[b] > p->kv_len[b];
+    return !p->decode && p->sparse_mode == 3 &&
+           p->q_len[b] > ref_kv_len(p, b);
 }

@@ -15,9 +15,10 @@
  * out, KV_S, KV_N for key and value).  Every dim is checked below 2^40 and
  * the tensors are materialized, so these products stay far from int64
  * overflow.  Row s is the physical row: with left padding (read_padding.c)
- * batch b's row i and key j live at ref_pad_q_row / ref_pad_kv_row.  The
- * loads widen fp16 / bf16 exactly to binary64 (the tensors feature accepts
- * nothing else). */
+ * batch b's row i and key j live at ref_pad_q_row / ref_pad_kv_row; a
+ * shared prefix's rows come before each batch's own keys (ref_load_kv_rows,
+ * read_prefix.c).  The loads widen fp16 / bf16 exactly to binary64 (the
+ * tensors feature accepts nothing else). */
 #include <math.h>
 #include <string.h>
 #include "ref_internal.h"
@@ -244,14 +245,20 @@ void ref_load_q_row(const ref_problem *p, int64_t b, int64_t n, int64_t i,
         q[d] = load_half(p->q->dtype, p->q->data, ref_q_index(p, b, n, i, d));
 }
 
+/* Logical key j: row j of the shared prefix for j < P, else the batch's
+ * own key j - P (read_prefix.c). */
 void ref_load_kv_rows(const ref_problem *p, int64_t b, int64_t kn,
                       int64_t nkeys, double *k, double *v)
 {
     const fia_tensor *kt = ref_k_tensor(p, b), *vt = ref_v_tensor(p, b);
-    for (int64_t j = 0; j < nkeys; j++)
+    for (int64_t j = 0; j < nkeys; j++) {
+        const int pre = j < p->P;
+        const fia_tensor *ks = pre ? p->kp : kt, *vs = pre ? p->vp : vt;
         for (int64_t d = 0; d < p->D; d++) {
-            int64_t idx = ref_kv_index(p, b, kn, j, d);
-            k[j * p->D + d] = load_half(kt->dtype, kt->data, idx);
-            v[j * p->D + d] = load_half(vt->dtype, vt->data, idx);
+            int64_t idx = pre ? ref_prefix_index(p, kn, j, d)
+                              : ref_kv_index(p, b, kn, j - p->P, d);
+            k[j * p->D + d] = load_half(ks->dtype, ks->data, idx);
+            v[j * p->D + d] = load_half(vs->dtype, vs->data, idx);
         }
+    }
 }

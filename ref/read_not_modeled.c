@@ -34,10 +34,6 @@ static const struct {
      "value_antiquant_scale (antiquant)"},
     {FIA_FEATURE_ANTIQUANT, FIA_SLOT_VALUE_ANTIQUANT_OFFSET,
      "value_antiquant_offset (antiquant)"},
-    {FIA_FEATURE_PREFIX, FIA_SLOT_KEY_SHARED_PREFIX,
-     "key_shared_prefix (shared prefix)"},
-    {FIA_FEATURE_PREFIX, FIA_SLOT_VALUE_SHARED_PREFIX,
-     "value_shared_prefix (shared prefix)"},
     {FIA_FEATURE_MLA, FIA_SLOT_QUERY_ROPE, "query_rope (MLA)"},
     {FIA_FEATURE_MLA, FIA_SLOT_KEY_ROPE, "key_rope (MLA)"},
     {FIA_FEATURE_QUERY_QUANT, FIA_SLOT_DEQUANT_SCALE_QUERY,
@@ -48,9 +44,10 @@ static const struct {
 static const char *const refused_layouts[] = {"BSH_NBSD", "BSND_NBSD",
                                               "BNSD_NBSD"};
 
-/* feature padding: refused with a token layout only */
-static const fia_slot padding_slots[2] = {FIA_SLOT_QUERY_PADDING_SIZE,
-                                          FIA_SLOT_KV_PADDING_SIZE};
+/* features padding and prefix: refused with a token layout only */
+static const fia_slot token_refused_slots[4] = {
+    FIA_SLOT_QUERY_PADDING_SIZE, FIA_SLOT_KV_PADDING_SIZE,
+    FIA_SLOT_KEY_SHARED_PREFIX, FIA_SLOT_VALUE_SHARED_PREFIX};
 
 /* feature int_inputs: int8 / int4 / uint8 query, key or value */
 static int is_quant_dtype(fia_dtype dt)
@@ -67,10 +64,15 @@ fia_status ref_read_not_modeled(ref_problem *p, const fia_case *c,
         if (ref_slot_given(d, refused_slots[i].s))
             return fia_fail(err, FIA_ERR_NOT_MODELED, "not modeled yet: %s",
                             refused_slots[i].what);
-    /* feature prefix */
-    if (d->arr_present[FIA_ARR_ACTUAL_SHARED_PREFIX_LEN])
+    /* feature prefix: the length without the tensors is undocumented; the
+     * other refusal, a prefix with a mask at Q_S = 1, needs Q_S
+     * (read_prefix.c) */
+    if (d->arr_present[FIA_ARR_ACTUAL_SHARED_PREFIX_LEN] &&
+        !ref_slot_given(d, FIA_SLOT_KEY_SHARED_PREFIX) &&
+        !ref_slot_given(d, FIA_SLOT_VALUE_SHARED_PREFIX))
         return fia_fail(err, FIA_ERR_NOT_MODELED,
-                        "not modeled yet: actual_shared_prefix_len (shared "
+                        "not modeled yet: actual_shared_prefix_len without "
+                        "key_shared_prefix / value_shared_prefix (shared "
                         "prefix)");
     /* feature query_quant */
     if (c->attrs.query_quant_mode != 0)
@@ -86,17 +88,20 @@ fia_status ref_read_not_modeled(ref_problem *p, const fia_case *c,
                             "not modeled yet: %s %s (quantization)",
                             fia_dtype_name(t->dtype), fia_slot_name(qkv[i]));
     }
-    /* feature padding: 003's token layouts have no padding parameters
-     * (003 §功能说明 sends left padding to the older interface); the other
-     * refusal, a kv scene with a key/value list, needs Q_S
-     * (read_padding.c) */
+    /* features padding and prefix: 003's token layouts have no padding or
+     * prefix parameters (003 §功能说明 sends left padding and the system
+     * prefix to the older interface); the other refusals, a kv scene with
+     * a key/value list and a prefix with a mask at Q_S = 1, need Q_S
+     * (read_padding.c, read_prefix.c) */
     if (fia_layout_is_tnd(c->attrs.input_layout))
-        for (size_t i = 0; i < 2; i++)
-            if (ref_slot_given(d, padding_slots[i]))
+        for (size_t i = 0; i < 4; i++)
+            if (ref_slot_given(d, token_refused_slots[i]))
                 return fia_fail(err, FIA_ERR_NOT_MODELED,
                                 "not modeled yet: %s with the token layout "
-                                "%s (padding)", fia_slot_name(padding_slots[i]),
-                                c->attrs.input_layout);
+                                "%s (%s)",
+                                fia_slot_name(token_refused_slots[i]),
+                                c->attrs.input_layout,
+                                i < 2 ? "padding" : "shared prefix");
     for (size_t i = 0;
          i < sizeof refused_layouts / sizeof refused_layouts[0]; i++)
         if (strcmp(c->attrs.input_layout, refused_layouts[i]) == 0)

@@ -4,7 +4,8 @@
  * (one value for every batch, or at least B values; each within [0, S]);
  * the full Q_S / KV_S when absent.  Decode (Q_S = 1) ignores
  * actual_seq_lengths: q_len = 1.  Query rows i >= q_len[b] are padding rows
- * (ref_rows.c), keys j >= kv_len[b] take part in no row. */
+ * (ref_rows.c), keys j >= kv_len[b] take part in no row: with a shared
+ * prefix, logical keys j >= P + kv_len[b] (read_prefix.c). */
 #include <stdlib.h>
 #include "ref_internal.h"
 
@@ -62,5 +63,5 @@ fia_status ref_read_seqlen(ref_problem *p, const fia_case *c,
 int ref_seqlen_admits(const ref_problem *p, int64_t b, int64_t i, int64_t j)
 {
     (void)i;
-    return j < p->kv_len[b];
+    return j < ref_kv_len(p, b); /* the shared prefix's P included */
 }

@@ -148,13 +148,19 @@ static fia_status compute_row(const ref_row_view *row, void *vctx,
 }
 
 /* The scores are exact at a precision set by the values the rows may read:
- * the query rows within q_len and the key rows within kv_len of each batch
- * (not the whole tensors: a case may hold many GiB of rows no call reads,
- * docs/case-format.md "data = live_rows"). */
+ * the query rows within q_len and the key rows within kv_len of each batch,
+ * and a shared prefix's first P rows (not the whole tensors: a case may
+ * hold many GiB of rows no call reads, docs/case-format.md "data =
+ * live_rows"). */
 static mpfr_prec_t score_precision(void *vp)
 {
     const ref_problem *p = vp;
     ref_value_range qr = {0}, kr = {0};
+    for (int64_t n = 0; n < p->KV_N; n++)
+        for (int64_t j = 0; j < p->P; j++)
+            for (int64_t d = 0; d < p->D; d++)
+                ref_value_range_add(&kr, fia_load_as_double(
+                    p->kp->dtype, p->kp->data, ref_prefix_index(p, n, j, d)));
     for (int64_t b = 0; b < p->B; b++) {
         if (ref_pad_start_neg(p, b))
             continue; /* a left-padding start below 0: no row computed */

@@ -5,7 +5,8 @@
  *   the READING (ref_problem.c and one file per feature of fia/feature.h:
  *   read_tensors.c, read_not_modeled.c, read_layout.c, read_gqa.c,
  *   read_output.c, read_scale.c, read_precise.c, read_lse.c, read_seqlen.c,
- *   read_padding.c, keys_mask.c, keys_sparse.c; the walk over the rows,
+ *   read_padding.c, read_prefix.c, keys_mask.c, keys_sparse.c; the walk
+ *   over the rows,
  *   ref_rows.c) turns a case into rows: where each element lives, which
  *   keys take part in each row, what the documents say of a row with none;
  *
@@ -58,7 +59,7 @@ typedef struct ref_problem {
     double scale;
     /* sparse (keys_sparse.c) */
     int64_t sparse_mode;          /* as given; ignored when decode */
-    int64_t pre, next;            /* clamped to +-2^40 */
+    int64_t pre, next;            /* clamped to +-2^42 */
     /* precise (read_precise.c) */
     int row_invalid;              /* inner_precise bit 1 */
     int round_p;                  /* the permitted algorithm rounds P to the
@@ -90,7 +91,8 @@ typedef struct ref_problem {
     int64_t T, T_kv;
     int64_t *q_tok, *kv_tok;
     /* seqlen (read_seqlen.c; read_tnd.c for a token layout) */
-    int64_t *q_len, *kv_len;      /* per batch, owned */
+    int64_t *q_len, *kv_len;      /* per batch, owned; kv_len the batch's
+                                     own keys (a prefix: ref_kv_len) */
     /* padding (read_padding.c): the left-padding scenes, decided by the
      * tensors' presence; batch b's row i < q_len[b] is physical row
      * q_start[b] + i of query, attention_out and softmax_lse, its key j
@@ -100,6 +102,12 @@ typedef struct ref_problem {
     int q_pad, kv_pad;
     int64_t *q_start, *kv_start;
     uint8_t *start_neg;
+    /* prefix (read_prefix.c): key_shared_prefix / value_shared_prefix (NULL
+     * without them), S_p rows read like a key of batch 1; P the length
+     * used.  Batch b reads kv_len'[b] = P + kv_len[b] logical keys
+     * (ref_kv_len): key j < P is prefix row j, key P + j its own key j */
+    const fia_tensor *kp, *vp;
+    int64_t S_p, P;
     /* mask (keys_mask.c; NULL when absent, empty or not read): element
      * (b, i, j) at b * mask_bstride + i * mask_cols + j */
     const fia_tensor *mask;
@@ -107,7 +115,8 @@ typedef struct ref_problem {
 } ref_problem;
 
 /* Every dim below 2^40 keeps all index arithmetic far from int64 overflow;
- * pre/next are clamped to the same magnitude. */
+ * pre/next are clamped to 4 times that (a prefix's keys and the own keys:
+ * logical keys below 2^41; keys_sparse.c). */
 #define REF_DIM_LIMIT ((int64_t)1 << 40)
 
 /* ---- ref_problem.c: the lists ------------------------------------------ */
@@ -122,7 +131,8 @@ void ref_problem_free(ref_problem *p);
 /* 1 when key j takes part in row i of batch b (i < q_len[b]): every key
  * rule admits it. */
 int ref_key_takes_part(const ref_problem *p, int64_t b, int64_t i, int64_t j);
-/* The most keys any row can read: the largest kv_len (at least 1).  Per-row
+/* The most keys any row can read: the largest kv_len' (the prefix's P
+ * included; at least 1).  Per-row
  * buffers are sized by it, not by KV_S: a case may hold GiB of rows no row
  * reads (docs/case-format.md "data = live_rows"). */
 int64_t ref_max_kv_len(const ref_problem *p);
@@ -177,7 +187,8 @@ int64_t ref_out_index(const ref_problem *p, int64_t b, int64_t n, int64_t i,
 /* The exact values of query row (b, n, i) into q[D]. */
 void ref_load_q_row(const ref_problem *p, int64_t b, int64_t n, int64_t i,
                     double *q);
-/* The exact key and value rows j < nkeys of KV head kn of batch b into
+/* The exact key and value rows of logical keys j < nkeys (the prefix's
+ * then the batch's own, read_prefix.c) of KV head kn of batch b into
  * k[j][D], v[j][D]. */
 void ref_load_kv_rows(const ref_problem *p, int64_t b, int64_t kn,
                       int64_t nkeys, double *k, double *v);
@@ -206,7 +217,7 @@ fia_status ref_read_scale(ref_problem *p, const fia_case *c,
 fia_status ref_read_sparse(ref_problem *p, const fia_case *c,
                            const fia_case_data *d, fia_error *err);
 int ref_sparse_admits(const ref_problem *p, int64_t b, int64_t i, int64_t j);
-/* Sparse mode 3 with q_len > kv_len: the operator corrects by itself. */
+/* Sparse mode 3 with q_len > kv_len': the operator corrects by itself. */
 int ref_sparse_corrects(const ref_problem *p, int64_t b);
 
 /* ---- read_precise.c ---------------------------------------------------- */
@@ -277,7 +288,7 @@ int64_t ref_tnd_out_index(const ref_problem *p, int64_t b, int64_t n,
 
 fia_status ref_read_seqlen(ref_problem *p, const fia_case *c,
                            const fia_case_data *d, fia_error *err);
-/* Key j lies within batch b's effective key length. */
+/* Logical key j lies within batch b's kv_len' (prefix included). */
 int ref_seqlen_admits(const ref_problem *p, int64_t b, int64_t i, int64_t j);
 
 /* ---- read_padding.c ---------------------------------------------------- */
@@ -301,6 +312,19 @@ int64_t ref_pad_kv_row(const ref_problem *p, int64_t b, int64_t j);
 /* 1 when batch b's query or kv start is below 0. */
 int ref_pad_start_neg(const ref_problem *p, int64_t b);
 
+/* ---- read_prefix.c ----------------------------------------------------- */
+
+/* After the values: the prefix tensors, P, and the refusal of a prefix with
+ * a mask at Q_S = 1. */
+fia_status ref_read_prefix(ref_problem *p, const fia_case *c,
+                           const fia_case_data *d, fia_error *err);
+/* kv_len'[b]: the logical keys batch b reads, the prefix's P then its own
+ * kv_len[b].  Every key rule and the walk read this, not kv_len. */
+int64_t ref_kv_len(const ref_problem *p, int64_t b);
+/* Flat index of element (kn, j, dd) (j < S_p) of a prefix tensor. */
+int64_t ref_prefix_index(const ref_problem *p, int64_t kn, int64_t j,
+                         int64_t dd);
+
 /* ---- keys_mask.c ------------------------------------------------------- */
 
 fia_status ref_read_mask(ref_problem *p, const fia_case *c,
@@ -311,11 +335,11 @@ int ref_mask_admits(const ref_problem *p, int64_t b, int64_t i, int64_t j);
 /* ---- ref_rows.c: the walk over the rows -------------------------------- */
 
 /* One row (b, n, i) as the reading hands it over.  A computed row has at
- * least one key: keys[0..nk) ascending index kbuf / vbuf ([kv_len][D], the
- * key and value rows of the row's KV head).  A row with no value to compute
- * (padding row, no key taking part) has computed 0 and what the documents
- * say of it: output zero, out_unspec 1 when unspecified; lse +inf when
- * lse_inf, unspecified otherwise. */
+ * least one key: keys[0..nk) ascending index kbuf / vbuf ([kv_len'][D],
+ * the logical key and value rows of the row's KV head).  A row with no
+ * value to compute (padding row, no key taking part) has computed 0 and
+ * what the documents say of it: output zero, out_unspec 1 when
+ * unspecified; lse +inf when lse_inf, unspecified otherwise. */
 typedef struct ref_row_view {
     int64_t b, n, i;
     int computed;

@@ -33,6 +33,7 @@ static const ref_read_step read_steps[] = {
     ref_read_precise,          /* inner_precise */
     ref_read_lse,              /* softmax_lse_flag and its shape */
     ref_read_tensors_data,     /* the values are materialized */
+    ref_read_prefix,           /* shared prefix: its tensors and P */
     ref_read_seqlen,           /* q_len, kv_len per batch */
     ref_read_paged_blocks,     /* paged: KV_S, the block ids read */
     ref_read_tensor_list_lengths, /* lists: each batch within its S */

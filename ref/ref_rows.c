@@ -1,9 +1,10 @@
 /* ref/ reading: the walk over the rows of a case, the one place where the
  * reading meets the math.  For each row (b, n, i), in that order:
  *
- *   - the key and value rows of its KV head (gqa: ref_kv_head) for the keys
- *     j < kv_len[b] (seqlen), loaded once per (b, KV head) and shared by the
- *     group's query heads;
+ *   - the key and value rows of its KV head (gqa: ref_kv_head) for the
+ *     logical keys j < kv_len'[b] (seqlen; a shared prefix's P keys first,
+ *     read_prefix.c), loaded once per (b, KV head) and shared by the group's
+ *     query heads;
  *   - a padding row i >= q_len[b] (seqlen) has no value: output and lse
  *     unspecified;
  *   - a batch whose left-padding start is below 0 (read_padding.c): every
@@ -12,8 +13,9 @@
  *   - otherwise its keys, those every key rule admits (ref_key_takes_part),
  *     ascending, and its query row;
  *   - a row with no key is degenerate (docs/features/precise.md, seqlen.md):
- *       kv_len[b] = 0 (empty key sequence): output 0 exactly; lse +inf when
- *         KV_S = 0 or the row is corrected, unspecified otherwise;
+ *       kv_len'[b] = 0 (empty key sequence; kv_len[b] = 0 with a prefix of
+ *         P > 0 keys is not): output 0 exactly; lse +inf when KV_S = 0 or
+ *         the row is corrected, unspecified otherwise;
  *       fully masked and corrected (ref_row_corrected): output 0, lse +inf;
  *       fully masked otherwise: output and lse unspecified.
  *
@@ -22,14 +24,14 @@
  * padding a rotation of the S axis, so that every physical row of
  * attention_out and softmax_lse is visited exactly once.
  *
- * Cost: O(B KV_N kv_len D) loads, O(B N Q_S kv_len) key-rule evaluations;
+ * Cost: O(B KV_N kv_len' D) loads, O(B N Q_S kv_len') key-rule evaluations;
  * the arithmetic on the rows is the caller's. */
 #include <stdlib.h>
 #include "ref_internal.h"
 
 typedef struct rows_buf {
-    double *k, *v, *q; /* [max kv_len][D] twice, [D] */
-    int64_t *keys;     /* [max kv_len] */
+    double *k, *v, *q; /* [max kv_len'][D] twice, [D] */
+    int64_t *keys;     /* [max kv_len'] */
 } rows_buf;
 
 static void rb_free(rows_buf *rb)
@@ -55,7 +57,7 @@ static void degenerate(const ref_problem *p, int64_t b, ref_row_view *row)
 {
     int corr = ref_row_corrected(p, b);
     row->computed = 0;
-    if (p->kv_len[b] == 0) {
+    if (ref_kv_len(p, b) == 0) {
         row->out_unspec = 0;
         row->lse_inf = p->KV_S == 0 || corr;
     } else if (corr) {
@@ -71,7 +73,7 @@ int64_t ref_max_kv_len(const ref_problem *p)
 {
     int64_t m = 1;
     for (int64_t b = 0; b < p->B; b++)
-        m = p->kv_len[b] > m ? p->kv_len[b] : m;
+        m = ref_kv_len(p, b) > m ? ref_kv_len(p, b) : m;
     return m;
 }
 
@@ -89,7 +91,7 @@ fia_status ref_rows_walk(const ref_problem *p, ref_row_fn fn, void *ctx,
     for (int64_t b = 0; b < p->B && st == FIA_OK; b++) {
         const int neg = ref_pad_start_neg(p, b);
         for (int64_t kn = 0; kn < p->KV_N && st == FIA_OK; kn++) {
-            ref_load_kv_rows(p, b, kn, p->kv_len[b], rb.k, rb.v);
+            ref_load_kv_rows(p, b, kn, ref_kv_len(p, b), rb.k, rb.v);
             for (int64_t n = 0; n < p->N && st == FIA_OK; n++) {
                 if (ref_kv_head(p, n) != kn)
                     continue;
@@ -112,7 +114,7 @@ fia_status ref_rows_walk(const ref_problem *p, ref_row_fn fn, void *ctx,
                         st = fn(&row, ctx, err);
                         continue;
                     }
-                    for (int64_t j = 0; j < p->kv_len[b]; j++)
+                    for (int64_t j = 0; j < ref_kv_len(p, b); j++)
                         if (ref_key_takes_part(p, b, i, j))
                             rb.keys[row.nk++] = j;
                     if (row.nk == 0) {

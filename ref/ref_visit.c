@@ -11,7 +11,7 @@ typedef struct visit_ctx {
     fia_ref_row_fn fn;
     void *fn_ctx;
     fia_ref_row row;
-    double *k, *v;    /* [max kv_len][D], packed */
+    double *k, *v;    /* [max kv_len'][D], packed */
     int64_t *idx;     /* [D] */
 } visit_ctx;
 
@@ -81,7 +81,7 @@ static fia_status key_row(const ref_row_view *rv, void *vctx, fia_error *err)
     const ref_problem *p = x->p;
     fia_ref_key_row row = {
         .b = rv->b, .n = rv->n, .kv_head = ref_kv_head(p, rv->n), .i = rv->i,
-        .q_len = p->q_len[rv->b], .kv_len = p->kv_len[rv->b],
+        .q_len = p->q_len[rv->b], .kv_len = ref_kv_len(p, rv->b),
         /* a left-padding start below 0: the batch has no computed row */
         .padding = rv->i >= p->q_len[rv->b] || ref_pad_start_neg(p, rv->b),
         .lse_inf = rv->lse_inf,
