@@ -98,8 +98,12 @@ typedef struct fia_ref_dims {
 } fia_ref_dims;
 typedef struct fia_ref_key_row {
     int64_t b, n, kv_head, i;
-    int64_t q_len, kv_len;     /* batch b's effective lengths */
-    int padding;               /* i >= q_len: a row with no value */
+    int64_t q_len, kv_len;     /* batch b's effective lengths; kv_len
+                                  counts a shared prefix's P keys first
+                                  (docs/features/prefix.md) */
+    int padding;               /* a row with no value: i >= q_len, or a
+                                  batch whose left padding starts before
+                                  row 0 (docs/features/padding.md) */
     int lse_inf;               /* no key taking part: the reference's lse
                                   is +inf (else unspecified) */
     int64_t nk;                /* keys taking part, ascending in keys */
