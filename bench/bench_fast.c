@@ -13,7 +13,9 @@
  * peak of the threads (bench/fma_peak.h), the real ceiling of the prefill.
  * Everything uses two threads.  Each figure is the best of a few runs.
  * Page attention and left padding are measured against the contiguous,
- * right-padded path in the same turns (--only paged, --only padding).
+ * right-padded path in the same turns (--only paged, --only padding), a
+ * shared prefix against the keys concatenated (--only prefix,
+ * bench_fast_prefix.h).
  * Ends with one line per shape, e.g.
  *   prefill causal: 101.2 GFLOP/s = 73% of sgemm, 1.80x onednn
  *   decode: 41.0 GB/s = 76% of bandwidth */
@@ -28,6 +30,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "fia/fast.h"
+#include "bench_fast_prefix.h"
 #include "fma_peak.h"
 #ifdef FIA_HAVE_DNNL
 #include <dnnl.h>
@@ -671,6 +674,11 @@ int main(int argc, char **argv)
         bench_padding(argc > 3 ? atoi(argv[3]) : 3);
         return 0;
     }
+    if (argc > 2 && strcmp(argv[1], "--only") == 0 &&
+        strcmp(argv[2], "prefix") == 0) {
+        bench_prefix(argc > 3 ? atoi(argv[3]) : 3);
+        return 0;
+    }
     if (argc > 2 && strcmp(argv[1], "--only") == 0) { /* for profiling */
         const shape *s = strcmp(argv[2], "decode") == 0   ? &DECODE
                          : strcmp(argv[2], "causal") == 0 ? &CAUSAL
@@ -793,5 +801,6 @@ int main(int argc, char **argv)
         printf("\n");
     bench_paged(reps);
     bench_padding(reps);
+    bench_prefix(reps);
     return 0;
 }

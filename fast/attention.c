@@ -8,8 +8,13 @@
  * on blocks is in the micro-kernels (kernel/); which keys a row may use is
  * each feature's reading (run_sparse.c: the band of the sparse mode,
  * run_mask.c: the mask bits, the lengths of the plan), what a row without
- * a key gives is run_precise.c's, and where outputs go run_output.c's.  A decode task covers one KV split and leaves its
- * partial (m, l, acc) for fast_merge_splits (flash-decoding).  When all the
+ * a key gives is run_precise.c's, and where outputs go run_output.c's.
+ * The keys are a batch's logical ones: a shared prefix's first
+ * (fast_kv_src; prefix.md), widened once for every batch under kv_pre.  A
+ * decode task covers one KV split and leaves its partial (m, l, acc) for
+ * fast_merge_splits (flash-decoding); with a shared prefix and B > 1 the
+ * prefix's keys are tasks of their own whose rows are every batch's
+ * (schedule.c), their partials merged with the own keys'.  When all the
  * few rows of a task use the same keys without a mask (decode), the fused
  * decode kernel (kernel->decode) runs the whole range instead, reading the
  * fp16/bf16 K/V rows directly; if its result is not finite the task is
@@ -40,6 +45,8 @@ typedef struct scratch {
     int32_t *lo, *hi;   /* keys of each row, relative to the block */
     int64_t *alo, *ahi; /* absolute */
     uint8_t *excl;      /* [KBLOCK][L]: mask bits (modes 0/1, decode) */
+    uint16_t *gk, *gv;  /* [FAST_DEC_KB][D]: a decode block across the
+                           prefix's end, gathered (with a prefix) */
 } scratch;
 
 /* The scratch of one worker, carved from base (or only measured). */
@@ -70,6 +77,8 @@ static uint64_t layout(const fast_plan *p, char *base, scratch *s)
     TAKE(alo, int64_t, L);
     TAKE(ahi, int64_t, L);
     TAKE(excl, uint8_t, KB * L);
+    TAKE(gk, uint16_t, p->P > 0 ? FAST_DEC_KB * Dp : 0);
+    TAKE(gv, uint16_t, p->P > 0 ? FAST_DEC_KB * Dp : 0);
 #undef TAKE
     return off;
 }
@@ -79,47 +88,72 @@ uint64_t fast_scratch_bytes(const fast_plan *p)
     return layout(p, NULL, NULL);
 }
 
-int64_t fast_task_count(const fast_plan *p)
+/* Tasks of a shared prefix (schedule.c), before the others. */
+static int64_t prefix_tasks(const fast_plan *p)
 {
-    return p->B * p->KV_N * p->n_hsub * p->n_qblk * p->nsplit;
+    return p->shared ? p->KV_N * p->n_ptile * p->n_psplit : 0;
 }
 
-/* Where a decode split leaves row (b, n): m, l, then acc at +16. */
-static float *partial_rec(const fast_plan *p, float *partials, int64_t b,
-                          int64_t n, int64_t split)
+int64_t fast_task_count(const fast_plan *p)
 {
-    return partials + ((b * p->N + n) * p->nsplit + split) * (p->Dp + 16);
+    return prefix_tasks(p) +
+           p->B * p->KV_N * p->n_hsub * p->n_qblk * p->nsplit;
+}
+
+/* Where partial record rec of row (b, n) lies (a decode split's, or a
+ * shared prefix split's): m, l, then acc at +16. */
+static float *partial_rec(const fast_plan *p, float *partials, int64_t b,
+                          int64_t n, int64_t rec)
+{
+    return partials + ((b * p->N + n) * p->nrec + rec) * (p->Dp + 16);
 }
 
 /* ---- K/V widened once (kv_pre) ------------------------------------------ */
-int64_t fast_kvpre_chunks(const fast_plan *p)
+static int64_t chunks_of(int64_t rows)
 {
-    const int64_t per = (p->KV_S + FAST_KVPRE_ROWS - 1) / FAST_KVPRE_ROWS;
-    return p->B * p->KV_N * per;
+    return (rows + FAST_KVPRE_ROWS - 1) / FAST_KVPRE_ROWS;
 }
 
-/* Rows [s0, s1) of one (b, KV head): K and V widened to float rows of Dp
- * (padding columns zero), and whether each V row is finite.  Rows at or
- * beyond kv_len[b] are never read and stay as they are. */
+int64_t fast_kvpre_chunks(const fast_plan *p)
+{
+    return p->B * p->KV_N * chunks_of(p->KV_S) + p->KV_N * chunks_of(p->P);
+}
+
+/* Chunk c: rows [s0, s1) of one (b, KV head)'s own keys, or of one KV
+ * head's prefix keys (once for every batch; the chunks after the own
+ * ones): K and V widened to float rows of Dp (padding columns zero), and
+ * whether each V row is finite.  Own rows at or beyond the batch's length
+ * are never read and stay as they are. */
 void fast_kvpre_chunk(const fast_plan *p, char *ws, int64_t c)
 {
     const fast_kernels *kern = fast_kernels_select();
-    const int64_t per = (p->KV_S + FAST_KVPRE_ROWS - 1) / FAST_KVPRE_ROWS;
-    const int64_t bh = c / per, s0 = c % per * FAST_KVPRE_ROWS;
-    const int64_t b = bh / p->KV_N, kvh = bh % p->KV_N;
-    int64_t s1 = s0 + FAST_KVPRE_ROWS;
-    s1 = s1 > p->KV_S ? p->KV_S : s1;
-    s1 = s1 > p->kv_len[b] ? p->kv_len[b] : s1;
+    const int64_t per = chunks_of(p->KV_S), own = p->B * p->KV_N * per;
+    int64_t b = 0, kvh, s0, s1, first, row0;
+    if (c < own) {
+        const int64_t bh = c / per;
+        b = bh / p->KV_N, kvh = bh % p->KV_N;
+        s0 = c % per * FAST_KVPRE_ROWS;
+        s1 = p->kv_len[b] - p->P < p->KV_S ? p->kv_len[b] - p->P : p->KV_S;
+        first = p->P; /* own row s is logical key P + s */
+        row0 = bh * p->KV_S;
+    } else {
+        const int64_t pper = chunks_of(p->P);
+        kvh = (c - own) / pper;
+        s0 = (c - own) % pper * FAST_KVPRE_ROWS;
+        s1 = p->P, first = 0;
+        row0 = p->B * p->KV_N * p->KV_S + kvh * p->P;
+    }
+    s1 = s1 > s0 + FAST_KVPRE_ROWS ? s0 + FAST_KVPRE_ROWS : s1;
     const int64_t D = p->D, Dp = p->Dp;
-    const uint64_t row0 = (uint64_t)bh * (uint64_t)p->KV_S;
-    float *kf = (float *)(void *)(ws + p->kv_offset) + row0 * Dp;
-    float *vf = (float *)(void *)(ws + p->kv_offset + p->kv_bytes) + row0 * Dp;
+    float *kf = (float *)(void *)(ws + p->kv_offset) + (uint64_t)row0 * Dp;
+    float *vf = (float *)(void *)(ws + p->kv_offset + p->kv_bytes) +
+                (uint64_t)row0 * Dp;
     uint8_t *vbad = (uint8_t *)ws + p->vbad_offset + row0;
-    const uint16_t *k = fast_k_base(p, b), *v = fast_v_base(p, b);
     for (int64_t j = s0; j < s1; j++) {
-        const int64_t o = fast_kv_row(p, b, kvh, j);
-        kern->widen(p->dt, k + o, kf + j * Dp, D);
-        vbad[j] = !kern->widen(p->dt, v + o, vf + j * Dp, D);
+        const uint16_t *k, *v;
+        fast_kv_src(p, b, kvh, first + j, &k, &v);
+        kern->widen(p->dt, k, kf + j * Dp, D);
+        vbad[j] = !kern->widen(p->dt, v, vf + j * Dp, D);
         if (Dp > D) {
             memset(kf + j * Dp + D, 0, (size_t)(Dp - D) * sizeof(float));
             memset(vf + j * Dp + D, 0, (size_t)(Dp - D) * sizeof(float));
@@ -127,28 +161,83 @@ void fast_kvpre_chunk(const fast_plan *p, char *ws, int64_t c)
     }
 }
 
-/* K and V rows j0 .. j0 + nk - 1 of (b, kvh) widened into w->k, w->v
- * (prefetching the rows FAST_PREFETCH keys ahead, up to jmax: decode streams
- * K/V from memory); returns whether every V row is finite. */
+/* The rows of one (batch, KV head) widened once (kv_pre): its own keys and
+ * the shared prefix's (NULL without one). */
+typedef struct kv_view {
+    const float *k, *v, *pk, *pv;
+    const uint8_t *bad, *pbad;
+} kv_view;
+
+static kv_view view_of(const fast_plan *p, const char *ws, int64_t b,
+                       int64_t kvh)
+{
+    const uint64_t Dp = (uint64_t)p->Dp;
+    const uint64_t own = (uint64_t)(b * p->KV_N + kvh) * (uint64_t)p->KV_S;
+    const uint64_t pre = (uint64_t)(p->B * p->KV_N * p->KV_S) +
+                         (uint64_t)(kvh * p->P);
+    const float *k = (const float *)(const void *)(ws + p->kv_offset);
+    const float *v = (const float *)(const void *)(ws + p->kv_offset +
+                                                   p->kv_bytes);
+    const uint8_t *bad = (const uint8_t *)ws + p->vbad_offset;
+    kv_view x = {k + own * Dp, v + own * Dp, NULL, NULL, bad + own, NULL};
+    if (p->P > 0)
+        x.pk = k + pre * Dp, x.pv = v + pre * Dp, x.pbad = bad + pre;
+    return x;
+}
+
+/* Logical keys j0 .. j0 + nk - 1 of a view: *kb, *vb at their widened rows
+ * (a block across the prefix's end gathered into w->k, w->v, so that the
+ * blocks stay those of the plain call); returns whether every V row is
+ * finite. */
+static bool view_block(const fast_plan *p, const kv_view *x, scratch *w,
+                       int64_t j0, int nk, const float **kb,
+                       const float **vb)
+{
+    const int64_t Dp = p->Dp, P = p->P;
+    bool fin = true;
+    for (int c = 0; c < nk; c++)
+        fin &= (j0 + c < P ? x->pbad[j0 + c] : x->bad[j0 + c - P]) == 0;
+    if (j0 >= P) {
+        *kb = x->k + (j0 - P) * Dp, *vb = x->v + (j0 - P) * Dp;
+    } else if (j0 + nk <= P) {
+        *kb = x->pk + j0 * Dp, *vb = x->pv + j0 * Dp;
+    } else {
+        const size_t np = (size_t)(P - j0) * (size_t)Dp * sizeof(float);
+        const size_t no = (size_t)(j0 + nk - P) * (size_t)Dp * sizeof(float);
+        memcpy(w->k, x->pk + j0 * Dp, np);
+        memcpy(w->v, x->pv + j0 * Dp, np);
+        memcpy((char *)w->k + np, x->k, no);
+        memcpy((char *)w->v + np, x->v, no);
+        *kb = w->k, *vb = w->v;
+    }
+    return fin;
+}
+
+/* K and V of logical keys j0 .. j0 + nk - 1 of (b, kvh) widened into
+ * w->k, w->v (prefetching the rows FAST_PREFETCH keys ahead, up to jmax:
+ * decode streams K/V from memory); returns whether every V row is
+ * finite. */
 static bool widen_block(const fast_plan *p, const fast_kernels *kern,
                         scratch *w, int64_t b, int64_t kvh, int64_t j0,
                         int nk, int64_t jmax)
 {
-    const uint16_t *k = fast_k_base(p, b), *v = fast_v_base(p, b);
     const int64_t Dp = p->Dp, D = p->D;
     bool vfinite = true;
     for (int c = 0; c < nk;) {
-        /* a run of rows at stride k_ss: all of them, or to a block's end */
-        const int64_t o = fast_kv_row(p, b, kvh, j0 + c);
+        /* a run of rows at stride k_ss: all of them, or to a block's (or
+         * the prefix's) end */
+        const uint16_t *kr, *vr;
+        fast_kv_src(p, b, kvh, j0 + c, &kr, &vr);
         const int run = (int)fast_kv_run(p, j0 + c, nk - c);
-        const uint16_t *kr = k + o, *vr = v + o;
         for (int r = 0; r < run; r++, c++) {
             if (j0 + c + FAST_PREFETCH <= jmax) {
-                const int64_t po = r + FAST_PREFETCH < run
-                    ? o + (r + FAST_PREFETCH) * p->k_ss
-                    : fast_kv_row(p, b, kvh, j0 + c + FAST_PREFETCH);
-                const char *pk = (const char *)(k + po);
-                const char *pv = (const char *)(v + po);
+                const uint16_t *fk, *fv;
+                if (r + FAST_PREFETCH < run)
+                    fk = kr + (r + FAST_PREFETCH) * p->k_ss,
+                    fv = vr + (r + FAST_PREFETCH) * p->k_ss;
+                else
+                    fast_kv_src(p, b, kvh, j0 + c + FAST_PREFETCH, &fk, &fv);
+                const char *pk = (const char *)fk, *pv = (const char *)fv;
                 for (int64_t x = 0; x < D * 2; x += 64) {
                     __builtin_prefetch(pk + x);
                     __builtin_prefetch(pv + x);
@@ -183,30 +272,26 @@ static void weight0_nonfinite(const fast_plan *p, scratch *w, int mr, int nk,
         }
 }
 
-/* Blocks of keys [jmin, jmax] for the mr rows of the task, of batch b and
- * KV head kvh; kf, vf, vbad: that head's rows widened once (kv_pre), or
+/* Blocks of logical keys [jmin, jmax] for the mr rows of the task, of
+ * batch b and KV head kvh; pre: that head's rows widened once (kv_pre), or
  * NULL. */
 static void key_loop(const fast_plan *p, const fast_kernels *kern,
                      scratch *w, int mr, bool dot, int64_t b, int64_t kvh,
                      int64_t i0, int nq, int64_t jmin, int64_t jmax,
-                     const float *kf, const float *vf, const uint8_t *vbad)
+                     const kv_view *pre)
 {
     const int64_t L = p->L, Dp = p->Dp, D = p->D;
-    const uint8_t *mask = p->mask;
+    const uint8_t *mask = p->mask; /* never with a shared prefix's task */
     const int round = !p->round_p ? 0 : p->dt == FIA_DT_FP16 ? 1 : 2;
     for (int64_t j0 = jmin; j0 <= jmax; j0 += FAST_KBLOCK) {
         int nk = jmax + 1 - j0 < FAST_KBLOCK ? (int)(jmax + 1 - j0)
                                              : FAST_KBLOCK;
         bool vfinite = true;
         const float *kblk = w->k, *vblk = w->v;
-        if (kf != NULL) { /* widened once for the whole run */
-            kblk = kf + j0 * Dp;
-            vblk = vf + j0 * Dp;
-            for (int c = 0; c < nk; c++)
-                vfinite &= vbad[j0 + c] == 0;
-        } else {
+        if (pre != NULL) /* widened once for the whole run */
+            vfinite = view_block(p, pre, w, j0, nk, &kblk, &vblk);
+        else
             vfinite = widen_block(p, kern, w, b, kvh, j0, nk, jmax);
-        }
         /* every key of the block in every row (and row padding), no
          * mask: Q.K^T with the softmax's first pass fused (qk_t_max) */
         bool full = !dot && mask == NULL && kern->qk_t_max != NULL;
@@ -245,22 +330,73 @@ static void key_loop(const fast_plan *p, const fast_kernels *kern,
     }
 }
 
-/* One task: which batch, KV head, query heads and rows, and which keys. */
+/* One task: which batch, KV head, query heads and rows, and which keys;
+ * or (g0 >= 0) a shared prefix's: rows g0 .. g0 + mr - 1 of its KV head's
+ * B x group (row g: batch g / group, head kvh * group + g % group, query
+ * row 0). */
 typedef struct task {
     int64_t b, kvh, split;
     int64_t n0, i0;          /* first query head and row */
     int nq, mr;              /* rows per head; M = heads x rows */
+    int64_t g0;              /* a shared prefix task's first row, or -1 */
+    int64_t rec;             /* its partial record (decode) */
     int64_t q_len, kv_len;   /* the batch's effective lengths */
     int64_t k0, k1;          /* the keys of the split: [k0, k1) */
     bool correct;            /* a row without a key is 0, lse +inf */
     bool dot;                /* few rows: the dot-form Q.K^T */
 } task;
 
+/* Row r of the task: batch, query head and query row. */
+static void task_row(const fast_plan *p, const task *k, int r, int64_t *b,
+                     int64_t *n, int64_t *i)
+{
+    if (k->g0 >= 0) {
+        const int64_t g = k->g0 + r;
+        *b = g / p->group, *n = k->kvh * p->group + g % p->group, *i = 0;
+        return;
+    }
+    *b = k->b, *n = k->n0 + r / k->nq, *i = k->i0 + r % k->nq;
+}
+
+/* A shared prefix's task t < prefix_tasks(p): (KV head, prefix split,
+ * tile of rows), the tiles of a split one after the other. */
+static void prefix_locate(const fast_plan *p, int64_t t, task *k)
+{
+    const int64_t tile = t % p->n_ptile;
+    t /= p->n_ptile;
+    k->split = k->rec = t % p->n_psplit;
+    k->kvh = t / p->n_psplit;
+    k->b = 0; /* prefix rows are every batch's */
+    k->g0 = tile * p->pt_rows;
+    const int64_t left = p->B * p->group - k->g0;
+    k->mr = (int)(left < p->pt_rows ? left : p->pt_rows);
+    k->n0 = k->i0 = 0, k->nq = 1;
+    k->q_len = 1, k->kv_len = p->P;
+    k->k0 = k->split * p->p_chunk, k->k1 = k->k0 + p->p_chunk;
+    k->k1 = k->k1 > p->P ? p->P : k->k1;
+    k->correct = false; /* partials: the merge decides */
+    k->dot = k->mr <= FAST_DOT_MAX;
+}
+
 /* Task index t < fast_task_count(p) to its coordinates; the query blocks
- * of a (head run) are taken in reverse: long rows (causal) first. */
+ * of a (head run) are taken in reverse: long rows (causal) first.  A
+ * shared prefix's tasks (matrix products, bound by the arithmetic) are
+ * spread evenly among the own keys' (streams, bound by memory), task k at
+ * k * stride: the threads then run both kinds at once. */
 static void task_locate(const fast_plan *p, int64_t t, task *k)
 {
+    const int64_t npt = prefix_tasks(p);
+    if (npt > 0) {
+        const int64_t stride = fast_task_count(p) / npt, kk = t / stride;
+        if (t % stride == 0 && kk < npt) {
+            prefix_locate(p, kk, k);
+            return;
+        }
+        t -= kk + 1 < npt ? kk + 1 : npt;
+    }
     k->split = t % p->nsplit;
+    k->rec = p->n_psplit + k->split;
+    k->g0 = -1;
     t /= p->nsplit;
     const int64_t qblk = p->n_qblk - 1 - t % p->n_qblk; /* long rows first */
     t /= p->n_qblk;
@@ -274,7 +410,8 @@ static void task_locate(const fast_plan *p, int64_t t, task *k)
     k->nq = (int)(p->Q_S - k->i0 < p->qb ? p->Q_S - k->i0 : p->qb);
     k->mr = (int)nh * k->nq; /* row r: head n0 + r / nq, i0 + r % nq */
     k->q_len = p->q_len[k->b], k->kv_len = p->kv_len[k->b];
-    k->k0 = k->split * p->kv_chunk, k->k1 = k->k0 + p->kv_chunk;
+    k->k0 = p->kv_base + k->split * p->kv_chunk;
+    k->k1 = k->k0 + p->kv_chunk;
     k->k1 = k->k1 > k->kv_len ? k->kv_len : k->k1;
     k->correct = fast_row_corrected(p, k->q_len, k->kv_len);
     k->dot = k->mr <= FAST_DOT_MAX;
@@ -282,16 +419,21 @@ static void task_locate(const fast_plan *p, int64_t t, task *k)
 
 /* The keys of every row of the task within its split, [alo, ahi] (empty
  * for padding rows), the running max and sum reset; returns the union
- * [*jmin, *jmax] (*jmax < 0 when no row uses a key). */
+ * [*jmin, *jmax] (*jmax < 0 when no row uses a key).  A row's band is over
+ * its batch's logical keys (a shared prefix's task: every prefix key of
+ * the split, the decode band being every key). */
 static void task_bands(const fast_plan *p, const task *k, scratch *w,
                        int64_t *jmin_out, int64_t *jmax_out)
 {
     int64_t jmin = INT64_MAX, jmax = -1;
     for (int64_t r = 0; r < p->L; r++) {
-        int64_t i = k->i0 + r % k->nq;
         w->alo[r] = 0, w->ahi[r] = -1;
-        if (r < k->mr && i < k->q_len && k->kv_len > 0) {
-            fast_row_band(p, i, k->q_len, k->kv_len, &w->alo[r], &w->ahi[r]);
+        int64_t b = 0, n, i = 0;
+        if (r < k->mr)
+            task_row(p, k, (int)r, &b, &n, &i);
+        const int64_t q_len = p->q_len[b], kv_len = p->kv_len[b];
+        if (r < k->mr && i < q_len && kv_len > 0) {
+            fast_row_band(p, i, q_len, kv_len, &w->alo[r], &w->ahi[r]);
             w->alo[r] = w->alo[r] < k->k0 ? k->k0 : w->alo[r];
             w->ahi[r] = w->ahi[r] > k->k1 - 1 ? k->k1 - 1 : w->ahi[r];
         }
@@ -313,17 +455,19 @@ static void task_load_q(const fast_plan *p, const fast_kernels *kern,
                         const task *k, scratch *w)
 {
     const int64_t L = p->L, Dp = p->Dp, D = p->D;
-    const int mr = k->mr, nq = k->nq;
+    const int mr = k->mr;
     if (k->dot)
         memset(w->q, 0, (size_t)(Dp * L) * sizeof(float));
     for (int r0 = 0; r0 < mr; r0 += 16) {
         const int rn = mr - r0 < 16 ? mr - r0 : 16;
         const uint16_t *rows[16];
-        for (int r = r0; r < r0 + rn; r++)
+        for (int r = r0; r < r0 + rn; r++) {
+            int64_t b, n, i;
+            task_row(p, k, r, &b, &n, &i);
             rows[r - r0] = w->alo[r] > w->ahi[r]
                 ? NULL /* uses no key: zero */
-                : (const uint16_t *)p->q +
-                      fast_q_row(p, k->b, k->n0 + r / nq, k->i0 + r % nq);
+                : (const uint16_t *)p->q + fast_q_row(p, b, n, i);
+        }
         if (!k->dot) {
             kern->widen_t(p->dt, rows, rn, D, w->q + r0, L);
             continue;
@@ -334,26 +478,52 @@ static void task_load_q(const fast_plan *p, const fast_kernels *kern,
     }
 }
 
+/* The block of logical keys from j (up to jmax) runs across a shared
+ * prefix's end. */
+static bool across_prefix(const fast_plan *p, int64_t j, int64_t jmax)
+{
+    return j < p->P && p->P - j < FAST_DEC_KB && p->P <= jmax;
+}
+
 /* Keys [jmin, jmax] of the task through the fused decode kernel, in
  * calls of up to 64 blocks of FAST_DEC_KB keys, each block's K and V rows
  * read where they are (a paged cache's blocks anywhere: block_size is a
  * multiple of 16, so a block of 16 keys lies in one of them, unless a
- * range starts off the grid; such a partial block ends its call).
- * Returns false when the kernel's result is not finite. */
+ * range starts off the grid; such a partial block ends its call; a block
+ * across a shared prefix's end is gathered).  Returns false when the
+ * kernel's result is not finite. */
 static bool decode_range(const fast_plan *p, const fast_kernels *kern,
                          const task *k, scratch *w, int64_t jmin,
                          int64_t jmax, int round)
 {
-    const uint16_t *kc = fast_k_base(p, k->b), *vc = fast_v_base(p, k->b);
     const uint16_t *kp[64], *vp[64];
     for (int64_t j = jmin; j <= jmax;) {
+        if (across_prefix(p, j, jmax)) {
+            /* its rows gathered, a call of its own: the blocks (and so the
+             * arithmetic) stay those of the plain call */
+            const int nb = jmax + 1 - j < FAST_DEC_KB ? (int)(jmax + 1 - j)
+                                                      : FAST_DEC_KB;
+            for (int c = 0; c < nb; c++) {
+                const uint16_t *kr, *vr;
+                fast_kv_src(p, k->b, k->kvh, j + c, &kr, &vr);
+                memcpy(w->gk + c * p->D, kr, (size_t)p->D * 2);
+                memcpy(w->gv + c * p->D, vr, (size_t)p->D * 2);
+            }
+            const uint16_t *gk = w->gk, *gv = w->gv;
+            if (!kern->decode(w->q, p->Dp, k->mr, &gk, &gv, p->D, nb, p->D,
+                              p->dt, p->scale, round, w->m, w->l, w->acc,
+                              p->Dp))
+                return false;
+            j += nb;
+            continue;
+        }
         const int64_t start = j;
         int n = 0;
-        while (j <= jmax && n < 64) {
-            const int64_t o = fast_kv_row(p, k->b, k->kvh, j);
+        while (j <= jmax && n < 64 && (n == 0 || !across_prefix(p, j, jmax))) {
             const int64_t run = fast_kv_run(p, j, jmax + 1 - j);
             const int64_t g = run < FAST_DEC_KB ? run : FAST_DEC_KB;
-            kp[n] = kc + o, vp[n] = vc + o, n++;
+            fast_kv_src(p, k->b, k->kvh, j, &kp[n], &vp[n]);
+            n++;
             j += g;
             if (g < FAST_DEC_KB)
                 break; /* only the last block of a call may be short */
@@ -376,16 +546,9 @@ static void task_keys(const fast_plan *p, const fast_kernels *kern,
     const int64_t Dp = p->Dp, D = p->D;
     const int mr = k->mr;
     memset(w->acc, 0, (size_t)(mr * Dp) * sizeof(float));
-    const float *kf = NULL, *vf = NULL;
-    const uint8_t *vbad = NULL;
-    if (p->kv_pre) {
-        const uint64_t row0 = (uint64_t)(k->b * p->KV_N + k->kvh) *
-                              (uint64_t)p->KV_S;
-        kf = (const float *)(const void *)(ws + p->kv_offset) + row0 * Dp;
-        vf = (const float *)(const void *)(ws + p->kv_offset +
-                                           p->kv_bytes) + row0 * Dp;
-        vbad = (const uint8_t *)ws + p->vbad_offset + row0;
-    }
+    kv_view pre;
+    if (p->kv_pre)
+        pre = view_of(p, ws, k->b, k->kvh);
     /* Decode: the fused kernel when every row uses every key of the
      * range (no mask); a non-finite result is recomputed below. */
     bool uniform = k->dot && kern->decode != NULL && p->mask == NULL &&
@@ -405,21 +568,22 @@ static void task_keys(const fast_plan *p, const fast_kernels *kern,
     }
     if (!done)
         key_loop(p, kern, w, mr, k->dot, k->b, k->kvh, k->i0, k->nq, jmin,
-                 jmax, kf, vf, vbad);
+                 jmax, p->kv_pre ? &pre : NULL);
 }
 
-/* The rows of the task: a decode split's partial (m, l, acc) for the
- * merge, or the output row and lse. */
+/* The rows of the task: a decode split's (or a shared prefix split's)
+ * partial (m, l, acc) for the merge, or the output row and lse. */
 static void task_store(const fast_plan *p, const fast_kernels *kern,
                        const task *k, scratch *w, float *partials)
 {
     const int64_t Dp = p->Dp, D = p->D;
     for (int r = 0; r < k->mr; r++) {
-        int64_t n = k->n0 + r / k->nq, i = k->i0 + r % k->nq;
-        if (p->nsplit <= 1 && !fast_row_exists(p, k->b, i))
+        int64_t b, n, i;
+        task_row(p, k, r, &b, &n, &i);
+        if (p->nrec <= 1 && !fast_row_exists(p, b, i))
             continue; /* a token layout's batch ends before the block */
-        if (p->nsplit > 1) {
-            float *rec = partial_rec(p, partials, k->b, n, k->split);
+        if (p->nrec > 1) {
+            float *rec = partial_rec(p, partials, b, n, k->rec);
             rec[0] = w->m[r];
             rec[1] = w->l[r];
             if (w->l[r] != 0.0f)
@@ -427,16 +591,16 @@ static void task_store(const fast_plan *p, const fast_kernels *kern,
         } else if (i >= k->q_len || k->kv_len == 0) {
             /* padding rows (unspecified) and empty key sequences (002
              * 入参为空的处理; RELEASED): zeros, lse +inf. */
-            fast_store_zero(p, k->b, n, i);
+            fast_store_zero(p, b, n, i);
         } else if (w->l[r] == 0.0f) {
             if (k->correct) /* row-invalid correction: 0, lse +inf */
-                fast_store_zero(p, k->b, n, i);
+                fast_store_zero(p, b, n, i);
             else
-                fast_degenerate_mean(p, k->b, n, i, k->kv_len, w->tmp);
+                fast_degenerate_mean(p, b, n, i, k->kv_len, w->tmp);
         } else {
             kern->store(p->dt, w->acc + r * Dp, (double)w->l[r],
-                        fast_out_row(p, k->b, n, i), D);
-            fast_store_lse(p, k->b, n, i, (double)w->m[r] + log((double)w->l[r]));
+                        fast_out_row(p, b, n, i), D);
+            fast_store_lse(p, b, n, i, (double)w->m[r] + log((double)w->l[r]));
         }
     }
 }
@@ -473,14 +637,14 @@ void fast_merge_splits(const fast_plan *p, float *partials, void *scr)
                 continue;
             }
             float mx = -INFINITY;
-            for (int64_t s = 0; s < p->nsplit; s++) {
+            for (int64_t s = 0; s < p->nrec; s++) {
                 const float *rec = partial_rec(p, partials, b, n, s);
                 if (rec[1] != 0.0f && rec[0] > mx)
                     mx = rec[0];
             }
             double l = 0.0;
             bool first = true;
-            for (int64_t s = 0; s < p->nsplit; s++) {
+            for (int64_t s = 0; s < p->nrec; s++) {
                 const float *rec = partial_rec(p, partials, b, n, s);
                 if (rec[1] == 0.0f)
                     continue; /* no key of this split takes part */

@@ -1,8 +1,9 @@
 /* prefix: the shared system prefix (key_shared_prefix,
  * value_shared_prefix, actual_shared_prefix_len).  The registered dtypes;
  * the combination it refuses (all-int8 at Q_S > 1); its shape rules, like
- * any semantic rule; then, for a call every rule accepts, its refusal (the
- * prefix is not computed yet). */
+ * any semantic rule; then what fast/ does not compute, and for the rest
+ * the plan's prefix (phase two reads it: fast_kv_src, attention.c,
+ * schedule.c). */
 #include <string.h>
 #include "validate.h"
 
@@ -87,6 +88,9 @@ fia_status fast_check_prefix_shape(const fast_args *a, fast_plan *p,
                     (long long)vp->shape[sa]);
     int64_t len = s_p;
     if (a->prefix_len) {
+        if (a->prefix_len->values == NULL)
+            FAST_REJECT("S_PREFIX_LEN", "actual_shared_prefix_len has one "
+                        "element but no values");
         len = a->prefix_len->values[0];
         if (len < 0 || len > s_p)
             FAST_REJECT("S_PREFIX_LEN", "actual_shared_prefix_len %lld "
@@ -110,15 +114,43 @@ fia_status fast_check_prefix_shape(const fast_args *a, fast_plan *p,
     return FIA_OK;
 }
 
-/* Layer 6: a prefix tensor passed (even empty), or the length array. */
+/* Layer 6: what is not computed (docs/features/prefix.md): the length
+ * array without the prefix tensors (undocumented), a prefix with a token
+ * layout (003 has no prefix), and at Q_S = 1 a prefix with a mask (the
+ * decode mask rules ask only KV_S columns: no document says which the
+ * prefix keys read).  Everything else with both tensors (the rows above
+ * checked them: the key's rank, dtype, heads and D, batch 1, the length
+ * within [0, S_p]) is computed: fills P, S_p and the data; P = 0 (S_p = 0
+ * or a length 0) is no prefix key. */
 fia_status fast_check_prefix(const fast_args *a, fast_plan *p, fia_error *err)
 {
-    (void)p;
-    fia_status st = fast_refuse_opt(a, inputs, NINPUTS, err);
-    if (st != FIA_OK)
-        return st;
-    if (a->prefix_len)
-        FAST_NOTMOD("M_OPTIONAL", "actual_shared_prefix_len is not modeled "
-                    "yet");
+    const fia_tensor *kp = a->opt[FAST_OPT_KEY_SHARED_PREFIX];
+    const fia_tensor *vp = a->opt[FAST_OPT_VALUE_SHARED_PREFIX];
+    if (kp == NULL && vp == NULL) {
+        if (a->prefix_len)
+            FAST_NOTMOD("M_PREFIX_LEN", "actual_shared_prefix_len without "
+                        "key_shared_prefix / value_shared_prefix is not "
+                        "modeled");
+        return FIA_OK;
+    }
+    if (kp == NULL || vp == NULL)
+        return FIA_OK; /* S_PREFIX_PAIR (layer 5) */
+    if (fast_token_layout(a->layout, NULL, NULL))
+        FAST_NOTMOD("M_PREFIX_LAYOUT", "a shared prefix with input_layout %s "
+                    "is not modeled", a->layout);
+    if (fast_early_q_s(a) == 1 && fast_present(a->mask))
+        FAST_NOTMOD("M_PREFIX_MASK", "a shared prefix with an atten_mask at "
+                    "Q_S = 1 is not modeled (no document says which mask "
+                    "columns the prefix keys read)");
+    /* contiguous key/value in a 002 layout: page attention, lists and left
+     * padding refused the prefix in layer 3 */
+    const int sa = p->layout == FAST_LAYOUT_BSH ||
+                   p->layout == FAST_LAYOUT_BSND ? 1 : 2;
+    p->S_p = kp->shape[sa];
+    p->P = a->prefix_len ? a->prefix_len->values[0] : p->S_p;
+    p->kp = kp->data;
+    p->vp = vp->data;
+    if (p->P == 0)
+        p->kp = p->vp = NULL; /* nothing read */
     return FIA_OK;
 }

@@ -39,6 +39,10 @@ void fast_plan_finish(fast_plan *p)
     } else {
         p->o_sn = p->q_sn, p->o_ss = p->q_ss, p->o_sb = p->q_sb;
     }
+    /* the shared prefix, [1, S_p, KV_N, D] or [1, KV_N, S_p, D]: the key's
+     * row stride, its own head stride */
+    p->kp_sn = p->layout == FAST_LAYOUT_BSH || p->layout == FAST_LAYOUT_BSND
+                   ? D : p->S_p * D;
     fast_plan_schedule(p); /* threads, splits and the workspace size */
 }
 
@@ -87,9 +91,11 @@ fia_status fast_executor_create(const fast_plan *plan,
          * array gives its first B values. */
         ex->plan.q_len[b] = asl ? asl->values[asl->count == 1 ? 0 : b]
                                 : plan->Q_S;
-        /* a list's batch reads its own tensor's S by default */
-        ex->plan.kv_len[b] = aslkv ? aslkv->values[aslkv->count == 1 ? 0 : b]
-                             : plan->kv_list ? plan->list_s[b] : plan->KV_S;
+        /* a list's batch reads its own tensor's S by default; the logical
+         * length counts a shared prefix's P keys first (prefix.md) */
+        ex->plan.kv_len[b] = plan->P +
+            (aslkv ? aslkv->values[aslkv->count == 1 ? 0 : b]
+                   : plan->kv_list ? plan->list_s[b] : plan->KV_S);
     }
     *out = ex;
     return FIA_OK;
@@ -161,6 +167,10 @@ fia_status fast_executor_check_run(const fast_executor *ex,
         /* Status-only runs carry no data; running one is a runtime error. */
         return fast_fail(err, FIA_ERR_RUNTIME_ERROR, "R_NO_DATA",
                          "a tensor needed by phase two has no data");
+    if (!p->empty && p->P > 0 && (p->kp == NULL || p->vp == NULL))
+        return fast_fail(err, FIA_ERR_RUNTIME_ERROR, "R_NO_DATA",
+                         "key_shared_prefix / value_shared_prefix has no "
+                         "data");
     for (int64_t b = 0; !p->empty && p->kv_list && b < p->B; b++)
         if ((p->list_k[b] == NULL || p->list_v[b] == NULL) && p->list_s[b] > 0)
             return fast_fail(err, FIA_ERR_RUNTIME_ERROR, "R_NO_DATA",

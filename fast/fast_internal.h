@@ -124,18 +124,45 @@ typedef struct fast_plan {
     int64_t q_pad_numel, kv_pad_numel;
     int64_t *q_start, *kv_start;
 
+    /* Shared prefix (check_prefix.c; docs/features/prefix.md): P rows of
+     * key_shared_prefix / value_shared_prefix (kp, vp: batch 1 in the
+     * query's layout, S_p rows, head stride kp_sn, row stride k_ss like
+     * the key's) come before every batch's own keys.  kv_len[b] is the
+     * logical length P + own (the executor's storage) and every rule reads
+     * the logical key j: j < P is prefix row j, j >= P own row j - P
+     * (fast_kv_src).  P = 0 without a prefix or with an empty one; only
+     * contiguous key/value in a 002 layout take it (no list, cache, token
+     * layout or left padding). */
+    int64_t P, S_p, kp_sn;
+    const void *kp, *vp;
+
     /* Schedule (fast_plan_schedule): heads and query rows per task, M and
      * its padding L (multiple of 16), D padded to Dp (multiple of 16),
      * threads, KV splits (decode: flash-decoding, merged at the end). */
     int64_t hpt, qb, mrows, L, Dp;
     int64_t n_hsub, n_qblk, kv_chunk;
     int nthreads, nsplit;
+    /* The KV splits of a (batch, KV head) start at key kv_base (0, or P
+     * when the prefix runs apart), split s at kv_base + s * kv_chunk. */
+    int64_t kv_base;
+    /* Decode with a prefix and B > 1 (shared): the prefix keys run apart,
+     * once for every batch: per KV head its B x group query rows (all
+     * batches, all heads of the group) in tiles of pt_rows, against the
+     * prefix keys in n_psplit splits of p_chunk keys; these tasks are
+     * spread among the others (attention.c), each leaves partials like a
+     * KV split.  A row (b, n) then has nrec partial records: the prefix
+     * splits', then the nsplit own-key splits' (nrec = nsplit without
+     * shared). */
+    bool shared;
+    int64_t pt_rows, n_ptile, n_psplit, p_chunk;
+    int nrec;
     uint64_t scratch_bytes;   /* per thread, multiple of 64 */
     uint64_t partial_offset;  /* decode partials after the scratches */
-    /* kv_pre: K and V widened once into the workspace as float rows
-     * [B][KV_N][KV_S][Dp] (zero padding columns) at kv_offset / v at
-     * kv_offset + kv_bytes, and one byte per V row (nonzero: the row has
-     * an inf or NaN) at vbad_offset. */
+    /* kv_pre: K and V widened once into the workspace as float rows of Dp
+     * (zero padding columns): the own rows [B][KV_N][KV_S], then the
+     * prefix's [KV_N][P] (once for every batch), K at kv_offset, V at
+     * kv_offset + kv_bytes, and one byte per V row in the same order
+     * (nonzero: the row has an inf or NaN) at vbad_offset. */
     bool kv_pre;
     uint64_t kv_offset, kv_bytes, vbad_offset;
 
@@ -145,7 +172,8 @@ typedef struct fast_plan {
 struct fast_executor {
     uint32_t magic;
     fast_plan plan;
-    int64_t lens[]; /* 2 * B: q_len then kv_len (token layouts 4 * B: then
+    int64_t lens[]; /* 2 * B: q_len then kv_len (logical: a shared
+                       prefix's P + own; token layouts 4 * B: then
                        q_tok, kv_tok; left padding 4 * B: then q_start,
                        kv_start) */
 };
@@ -162,10 +190,11 @@ static inline const uint16_t *fast_v_base(const fast_plan *p, int64_t b)
     return (const uint16_t *)(p->kv_list ? p->list_v[b] : p->v);
 }
 
-/* Element offset of key/value row j of batch b, KV head h, from
- * fast_k_base / fast_v_base (contiguous, a list's tensor, or paged).  Key j
- * of a kv left-padding scene is physical row kv_start[b] + j (only
- * contiguous key/value take the scene). */
+/* Element offset of the batch's own key/value row j of batch b, KV head
+ * h, from fast_k_base / fast_v_base (contiguous, a list's tensor, or
+ * paged).  Key j of a kv left-padding scene is physical row kv_start[b] +
+ * j (only contiguous key/value take the scene).  The logical key j of a
+ * call with a shared prefix: fast_kv_src. */
 static inline int64_t fast_kv_row(const fast_plan *p, int64_t b, int64_t h,
                                   int64_t j)
 {
@@ -209,12 +238,33 @@ static inline bool fast_row_exists(const fast_plan *p, int64_t b, int64_t i)
     return !p->tnd || i < p->q_len[b];
 }
 
-/* How many of the n rows from j on lie at stride k_ss from row j: all of
- * them, or paged up to the end of j's block. */
+/* Key and value row of logical key j of batch b, KV head h: prefix row j
+ * (j < P, the same for every batch), else the batch's own row j - P. */
+static inline void fast_kv_src(const fast_plan *p, int64_t b, int64_t h,
+                               int64_t j, const uint16_t **k,
+                               const uint16_t **v)
+{
+    if (j < p->P) {
+        const int64_t o = h * p->kp_sn + j * p->k_ss;
+        *k = (const uint16_t *)p->kp + o;
+        *v = (const uint16_t *)p->vp + o;
+        return;
+    }
+    const int64_t o = fast_kv_row(p, b, h, j - p->P);
+    *k = fast_k_base(p, b) + o;
+    *v = fast_v_base(p, b) + o;
+}
+
+/* How many of the n logical keys from j on lie at stride k_ss from key j:
+ * all of them, up to the prefix's end, or paged up to the end of j's
+ * block. */
 static inline int64_t fast_kv_run(const fast_plan *p, int64_t j, int64_t n)
 {
+    if (j < p->P)
+        return p->P - j < n ? p->P - j : n;
     if (!p->paged)
         return n;
+    j -= p->P; /* the own row (a cache takes no prefix: P = 0) */
     const int64_t left = p->block_size - j % p->block_size;
     return left < n ? left : n;
 }

@@ -5,7 +5,9 @@
  * mask row 0.  i and j are physical rows: under left padding the mask of
  * query row i, key j is element (q_start + i, kv_start + j)
  * (docs/features/padding.md: the released kernels offset the mask by both
- * paddings). */
+ * paddings).  With a shared prefix (never with left padding) j is the
+ * logical key: prefix key j reads column j, own key j column P + j
+ * (prefix.md; PREFIX-009 made the mask that wide). */
 #include "fast_internal.h"
 
 /* excl[c * ld + r] = the mask bit of key j0 + c for task row r (query row

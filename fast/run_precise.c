@@ -14,17 +14,19 @@ bool fast_row_corrected(const fast_plan *p, int64_t q_len, int64_t kv_len)
     return p->row_invalid || (p->sparse_mode == 3 && q_len > kv_len);
 }
 
-/* Row (b, n, i) as the mean of V over [0, kv_len) and lse = fill +
- * log(kv_len); tmp holds D floats. */
+/* Row (b, n, i) as the mean of V over the logical keys [0, kv_len) (a
+ * shared prefix's first) and lse = fill + log(kv_len); tmp holds D
+ * floats. */
 void fast_degenerate_mean(const fast_plan *p, int64_t b, int64_t n,
                           int64_t i, int64_t kv_len, float *tmp)
 {
     const int64_t kvh = n / p->group;
-    const uint16_t *v = fast_v_base(p, b);
     for (int64_t d = 0; d < p->D; d++) {
         double sum = 0.0;
         for (int64_t j = 0; j < kv_len; j++) {
-            uint16_t h = v[fast_kv_row(p, b, kvh, j) + d];
+            const uint16_t *kr, *vr;
+            fast_kv_src(p, b, kvh, j, &kr, &vr);
+            uint16_t h = vr[d];
             sum += p->dt == FIA_DT_FP16 ? fast_fp16_to_float(h)
                                         : fast_bf16_to_float(h);
         }

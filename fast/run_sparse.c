@@ -7,7 +7,9 @@
 /* Row i of a batch with lengths q_len, kv_len: keys [*lo, *hi] within
  * [0, kv_len) (empty when *lo > *hi).  Mode 0 with a mask: i - pre .. i +
  * next; 2: up to i; 3: up to i + off; 4: i + off - pre .. i + off + next,
- * with off = kv_len - q_len (logical rows, also under left padding); 0
+ * with off = kv_len - q_len (logical rows, also under left padding; with
+ * a shared prefix kv_len is the logical P + own, so mode 3's next is kv +
+ * P - q as RELEASED offsets it, prefix.md); 0
  * without a mask or in a left-padding scene, and 1: every key.  pre/next
  * are clamped to int32 and i, off bounded by 2^25, so nothing overflows. */
 void fast_row_band(const fast_plan *p, int64_t i, int64_t q_len,

@@ -6,8 +6,10 @@
  * rows), taken by the threads from a shared counter, longest (latest query
  * rows under a causal mask) first.  Decode (Q_S = 1): every (batch, KV head)
  * is also split along the keys, one split per thread (flash-decoding), and
- * the splits are merged at the end.  With kv_pre the threads first widen
- * K/V into the workspace in chunks, then wait for all chunks, then run.
+ * the splits are merged at the end; a shared prefix runs as tasks of its
+ * own, once for every batch (schedule_shared).  With kv_pre the threads
+ * first widen K/V into the workspace in chunks, then wait for all chunks,
+ * then run.
  * Threads: FIA_FAST_THREADS (1..16), default 2; fixed at plan time because the workspace depends on it. */
 #include <pthread.h>
 #include <sched.h>
@@ -30,6 +32,56 @@ int fast_thread_count(void)
     return n > 0 ? n : 2;
 }
 
+/* Decode with a shared prefix and B > 1: the prefix keys as tasks of
+ * their own, once for every batch (prefix.md: "fast/ reads the prefix once
+ * for all batches"): per KV head its B x group query rows in tiles of up
+ * to FAST_MROWS (one block of prefix keys, widened once, serves a whole
+ * tile: a matrix product instead of B streams of the same rows), the
+ * prefix split along the keys until every thread has a task; the own keys
+ * are split from P on as decode splits.  The tiles of one split are taken
+ * in order (a split's keys then come from the cache), spread among the
+ * own keys' tasks (attention.c).  Off (the per-batch path, every key read
+ * by its batch) when the partial records of every row would pass
+ * FAST_SPLIT_MAX_BYTES. */
+static void schedule_shared(fast_plan *p, uint64_t rec)
+{
+    const int64_t rows = p->B * p->group;
+    const int64_t pt = rows < FAST_MROWS ? rows : FAST_MROWS;
+    const int64_t ntile = (rows + pt - 1) / pt;
+    const int64_t per_split = p->KV_N * ntile;
+    int64_t want = (p->nthreads + per_split - 1) / per_split;
+    const int64_t most = (p->P + FAST_KBLOCK - 1) / FAST_KBLOCK;
+    want = want < 1 ? 1 : want > most ? most : want;
+    const int64_t per = (p->P + want - 1) / want;
+    const int64_t chunk = (per + FAST_KBLOCK - 1) / FAST_KBLOCK * FAST_KBLOCK;
+    const int64_t npsplit = (p->P + chunk - 1) / chunk;
+    if ((uint64_t)(p->B * p->N) * (uint64_t)(npsplit + p->nsplit) * rec >
+        FAST_SPLIT_MAX_BYTES)
+        return;
+    p->shared = true;
+    p->pt_rows = pt, p->n_ptile = ntile;
+    p->n_psplit = npsplit, p->p_chunk = chunk;
+    const int64_t L = (pt + 15) & ~(int64_t)15;
+    p->L = p->L > L ? p->L : L;
+}
+
+/* Decode (flash-decoding): keys [base, base + S) of every (batch, KV head)
+ * split into one chunk per thread (multiples of FAST_KBLOCK). */
+static void schedule_splits(fast_plan *p, int64_t base, int64_t S,
+                            uint64_t rec)
+{
+    p->nsplit = 1;
+    p->kv_base = base;
+    p->kv_chunk = S > 0 ? S : 1;
+    if (p->Q_S == 1 && p->nthreads > 1 && S >= 2 * (int64_t)FAST_KBLOCK &&
+        (uint64_t)(p->B * p->N) * (uint64_t)p->nthreads * rec <=
+            FAST_SPLIT_MAX_BYTES) {
+        int64_t per = (S + p->nthreads - 1) / p->nthreads;
+        p->kv_chunk = (per + FAST_KBLOCK - 1) / FAST_KBLOCK * FAST_KBLOCK;
+        p->nsplit = (int)((S + p->kv_chunk - 1) / p->kv_chunk);
+    }
+}
+
 void fast_plan_schedule(fast_plan *p)
 {
     p->Dp = (p->D + 15) & ~(int64_t)15;
@@ -42,30 +94,31 @@ void fast_plan_schedule(fast_plan *p)
     p->mrows = p->hpt * p->qb;
     p->L = (p->mrows + 15) & ~(int64_t)15;
     p->nthreads = fast_thread_count();
-    p->nsplit = 1;
-    p->kv_chunk = p->KV_S > 0 ? p->KV_S : 1;
     uint64_t rec = (uint64_t)(p->Dp + 16) * sizeof(float);
-    if (p->Q_S == 1 && p->nthreads > 1 &&
-        p->KV_S >= 2 * (int64_t)FAST_KBLOCK &&
-        (uint64_t)(p->B * p->N) * (uint64_t)p->nthreads * rec <=
-            FAST_SPLIT_MAX_BYTES) {
-        int64_t per = (p->KV_S + p->nthreads - 1) / p->nthreads;
-        p->kv_chunk = (per + FAST_KBLOCK - 1) / FAST_KBLOCK * FAST_KBLOCK;
-        p->nsplit = (int)((p->KV_S + p->kv_chunk - 1) / p->kv_chunk);
+    /* a batch's keys are logical: a shared prefix's P, then its own */
+    p->shared = false;
+    p->pt_rows = p->n_ptile = p->n_psplit = 0, p->p_chunk = 1;
+    if (p->Q_S == 1 && p->P > 0 && p->B > 1) {
+        schedule_splits(p, p->P, p->KV_S, rec);
+        schedule_shared(p, rec);
     }
+    if (!p->shared)
+        schedule_splits(p, 0, p->P + p->KV_S, rec);
+    p->nrec = (int)(p->n_psplit + p->nsplit);
     p->scratch_bytes = ALIGN64(fast_scratch_bytes(p));
     p->partial_offset = (uint64_t)p->nthreads * p->scratch_bytes;
-    uint64_t partial = p->nsplit > 1
-                           ? (uint64_t)(p->B * p->N * p->nsplit) * rec : 0;
+    uint64_t partial = p->nrec > 1
+                           ? (uint64_t)(p->B * p->N * p->nrec) * rec : 0;
     uint64_t end = ALIGN64(p->partial_offset + partial);
     /* K/V widened once per run (kv_pre) for the register-tiled Q.K^T:
      * each row would otherwise be widened by every task of its KV head
      * (n_hsub x n_qblk of them; ~8 % of the prefill bench).  Also with one
      * task per head, so that small shapes (the tests) take this path too;
-     * the dot form (decode) streams K/V once and widens per block. */
-    uint64_t kvb = (uint64_t)p->B * (uint64_t)p->KV_N * (uint64_t)p->KV_S *
-                   (uint64_t)p->Dp * sizeof(float);
-    uint64_t nrows = (uint64_t)p->B * (uint64_t)p->KV_N * (uint64_t)p->KV_S;
+     * the dot form (decode) streams K/V once and widens per block.  A
+     * shared prefix is widened once for every batch. */
+    uint64_t nrows = (uint64_t)p->B * (uint64_t)p->KV_N * (uint64_t)p->KV_S +
+                     (uint64_t)p->KV_N * (uint64_t)p->P;
+    uint64_t kvb = nrows * (uint64_t)p->Dp * sizeof(float);
     p->kv_pre = p->Q_S > 1 && p->mrows > FAST_DOT_MAX && nrows > 0 &&
                 2 * kvb + nrows <= FAST_KVPRE_MAX_BYTES;
     p->kv_offset = p->kv_bytes = p->vbad_offset = 0;
@@ -142,7 +195,7 @@ void fast_attention_run(const fast_plan *p, void *ws)
     for (int i = 1; i < nt; i++)
         if (started[i])
             pthread_join(tid[i], NULL);
-    if (p->nsplit > 1)
+    if (p->nrec > 1)
         fast_merge_splits(p, pl.partials, ws);
 }
 

@@ -158,10 +158,13 @@ static void judge_fully_masked(const tally *t, fia_intent_result *ir)
 
 static void judge_ragged_seqlen(const tally *t, fia_intent_result *ir)
 {
-    int q = t->q_min != t->q_max && t->q_min < t->dims.Q_S;
-    int kv = t->kv_min != t->kv_max && t->kv_min < t->dims.KV_S;
-    say(ir, q || kv, "actual_seq_lengths %lld..%lld of Q_S %lld, "
-        "actual_seq_lengths_kv %lld..%lld of KV_S %lld over %lld batches",
+    /* lengths that differ: the shorter are below the S they are read from
+     * (the key tensor's, or P + its with a shared prefix, whose P keys the
+     * visited kv_len counts) */
+    int q = t->q_min != t->q_max;
+    int kv = t->kv_min != t->kv_max;
+    say(ir, q || kv, "actual_seq_lengths %lld..%lld of Q_S %lld, keys "
+        "%lld..%lld (KV_S %lld) over %lld batches",
         (long long)t->q_min, (long long)t->q_max, (long long)t->dims.Q_S,
         (long long)t->kv_min, (long long)t->kv_max, (long long)t->dims.KV_S,
         (long long)t->dims.B);

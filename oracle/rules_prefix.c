@@ -3,8 +3,8 @@
  *
  * The prefix's keys and values come before each batch's own (facts_prefix.c
  * reads it through the layout).  Its rules need no prefix arithmetic, so
- * they are checked while the prefix is not computed: NM-008 is in the last
- * layer, refusing only a call every documented rule accepts; the
+ * they come before everything fiacheck does not model (NM-008, in the
+ * last layer, refusing only a call every documented rule accepts); the
  * combinations the documents refuse with it are exclusions (page
  * attention's is PAGED-003, left padding's PAD-X02, tensor lists'
  * LIST-001). */
@@ -138,7 +138,21 @@ ORC_PRED(pse_cols,
              f->t[FIA_SLOT_PSE_SHIFT]->ndim == 4,
          !covers_prefix(f, FIA_SLOT_PSE_SHIFT))
 ORC_PRED(x_int8, orc_prefix_given(f) && orc_is_prefill(f), all_int8(f))
-ORC_PRED(nm_prefix, 1, orc_prefix_given(f) || len_array(f) != NULL)
+static int token_layout(const fia_oracle_facts *f)
+{
+    return f->layout == ORC_LAYOUT_TND || f->layout == ORC_LAYOUT_TND_NTD ||
+           f->layout == ORC_LAYOUT_NTD_TND || f->layout == ORC_LAYOUT_NTD;
+}
+
+/* Not modeled: the length without the tensors (undocumented), a prefix
+ * with a token layout (003 has no prefix parameters), a decode call with a
+ * prefix and a mask (no document says which mask columns the prefix keys
+ * read). */
+ORC_PRED(nm_prefix, 1,
+         (len_array(f) != NULL && !orc_prefix_given(f)) ||
+             (orc_prefix_given(f) && token_layout(f)) ||
+             (kp_given(f) && vp_given(f) && orc_is_decode(f) &&
+              f->mask_effective))
 
 #define CPX " (prefix相关参数约束)"
 #define C_BOTH C002_GT1 CPX "; " C002_EQ1 CPX
@@ -187,11 +201,12 @@ const fia_rule orc_rules_prefix[] = {
      NULL, ORC_FN(pse_cols)},
     {"NM-008", "prefix", FIA_RULE_NOT_MODELED, ORC_NM_LATE,
      C002_GT1 CPX,
-     "the shared system prefix (key/value_shared_prefix, "
-     "actual_shared_prefix_len) is not modeled yet: refused only when every "
-     "documented rule accepts the call",
-     "000 calls these parameters reserved and not enabled yet; "
-     "actual_shared_prefix_len without prefix tensors is undocumented",
+     "not modeled, refused only when every documented rule accepts the "
+     "call: actual_shared_prefix_len without prefix tensors, a prefix with "
+     "a token layout, Q_S = 1 with a prefix and an atten_mask",
+     "000 calls these parameters reserved and not enabled yet; the length "
+     "alone is undocumented; 003 has no prefix parameters; the decode mask "
+     "rules ask KV_S columns and no document says which the prefix reads",
      ORC_FN(nm_prefix)},
 };
 const size_t orc_rules_prefix_count =

@@ -289,11 +289,12 @@ static void not_modeled(void)
             i != FAST_OPT_VALUE_SHARED_PREFIX) /* below */
             CASE("M_OPTIONAL", K_NOTMOD, a.has_opt[i] = true,
                  a.opt[i] = t2(ok_dt[i], 1, 1));
-    /* the shared prefix: its shape rules before its refusal (last layer) */
+    /* the shared prefix: its shape rules, then computed (what is not:
+     * test_fast_prefix.c) */
     enum { KP = FAST_OPT_KEY_SHARED_PREFIX, VP = FAST_OPT_VALUE_SHARED_PREFIX };
     CASE("S_PREFIX_PAIR", K_SEM, a.has_opt[KP] = true,
          a.opt[KP] = t3(FIA_DT_FP16, 1, 8, 64));
-    CASE("M_OPTIONAL", K_NOTMOD, a.has_opt[KP] = a.has_opt[VP] = true,
+    CASE("", K_OK, a.has_opt[KP] = a.has_opt[VP] = true,
          a.opt[KP] = a.opt[VP] = t3(FIA_DT_FP16, 1, 8, 64));
     CASE("S_PREFIX_BATCH", K_SEM, a.has_opt[KP] = a.has_opt[VP] = true,
          a.opt[KP] = a.opt[VP] = t3(FIA_DT_FP16, 2, 8, 64));
@@ -306,7 +307,7 @@ static void not_modeled(void)
          a.has_prefix = true, a.prefix = (fia_int_array){1, vals9});
     CASE("S_PREFIX_LEN", K_SEM, a.has_prefix = true,
          a.prefix = (fia_int_array){2, vals});
-    CASE("M_OPTIONAL", K_NOTMOD, a.has_prefix = true,
+    CASE("M_PREFIX_LEN", K_NOTMOD, a.has_prefix = true,
          a.prefix = (fia_int_array){1, vals});
     CASE("M_PSE", K_NOTMOD, a.has_pse = true,
          a.pse = t4(FIA_DT_FP16, 2, 4, 16, 32));
@@ -612,6 +613,9 @@ static void own_refusals(void)
             continue; /* page attention is modeled: test_fast_paged.c */
         if (o == FAST_OPT_QUERY_PADDING_SIZE || o == FAST_OPT_KV_PADDING_SIZE)
             continue; /* left padding too: test_fast_padding.c */
+        if (o == FAST_OPT_KEY_SHARED_PREFIX ||
+            o == FAST_OPT_VALUE_SHARED_PREFIX)
+            continue; /* and the prefix: test_fast_prefix.c */
         fast_args a = ok;
         a.opt[o] = &t;
         char msg[64];
@@ -623,7 +627,7 @@ static void own_refusals(void)
     }
     fast_args a = ok;
     a.prefix_len = &prefix;
-    expect_refusal(&a, (refusal){"prefix", "M_OPTIONAL: actual_shared_prefix_len"},
+    expect_refusal(&a, (refusal){"prefix", "M_PREFIX_LEN: actual_shared_prefix_len"},
                    __LINE__);
     a = ok, a.pse = &pse;
     expect_refusal(&a, (refusal){"pse", "M_PSE"}, __LINE__);
@@ -642,9 +646,8 @@ static void own_refusals(void)
     a = ok, a.layout = "BNSD_NBSD";
     expect_refusal(&a, (refusal){"tnd", "M_LAYOUT"}, __LINE__);
     /* and through the entry: a not-modeled input's refusal, with its id */
-    CASE("M_OPTIONAL: key_shared_prefix", K_NOTMOD,
-         a.has_opt[14] = a.has_opt[15] = true,
-         a.opt[14] = a.opt[15] = t3(FIA_DT_FP16, 1, 8, 64));
+    CASE("M_OPTIONAL: antiquant_scale", K_NOTMOD, a.has_opt[5] = true,
+         a.opt[5] = t2(FIA_DT_FP16, 1, 1));
 }
 
 /* Left padding's exclusions come before its refusal, only in a left-
@@ -664,8 +667,8 @@ static void padding_exclusions(void)
          a.has_asl = true, a.asl = (fia_int_array){2, lens},
          a.has_opt[14] = true, a.opt[14] = a.k);
     /* query padding at Q_S = 1 is ignored: no scene (the prefix is then
-     * refused as not modeled) */
-    CASE("M_OPTIONAL: key_shared_prefix", K_NOTMOD,
+     * computed) */
+    CASE("", K_OK,
          bnsd(&a, 2, 4, 4, 1, 32, 16), a.has_opt[8] = true, a.opt[8] = pad,
          a.has_asl = true, a.asl = (fia_int_array){2, lens},
          a.has_opt[14] = a.has_opt[15] = true,

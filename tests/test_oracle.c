@@ -593,7 +593,18 @@ static const rule_case cases[] = {
      PREFILL,
      "kv_padding_size = int64 [1]\nactual_seq_lengths_kv = [20]\n"
      "quant_scale2 = fp32 [1]"},
-    {"NM-008", PREFILL, "actual_shared_prefix_len = [4]", PREFILL, ""},
+    {"NM-008", PREFILL, "actual_shared_prefix_len = [4]", PREFILL,
+     "key_shared_prefix = fp16 [1,2,8,64]\nvalue_shared_prefix = fp16 [1,2,8,64]\n"
+     "actual_shared_prefix_len = [4]"},
+    {"NM-008", DECODE,
+     "key_shared_prefix = fp16 [1,2,8,64]\nvalue_shared_prefix = fp16 [1,2,8,64]\n"
+     "atten_mask = bool [2,1,1,32]",
+     DECODE,
+     "key_shared_prefix = fp16 [1,2,8,64]\nvalue_shared_prefix = fp16 [1,2,8,64]\n"
+     "atten_mask = bool [2,1,1,0]"},
+    {"NM-008", TND,
+     "key_shared_prefix = bf16 [1,8,2,128]\nvalue_shared_prefix = bf16 [1,8,2,128]",
+     TND, ""},
     /* key/value tensor lists: B = 3, tensors of S 32, 20, 9 */
     {"LIST-001", LIST3, "key_shared_prefix = fp16 [1,2,8,64]\n"
      "value_shared_prefix = fp16 [1,2,8,64]", LIST3, ""},
