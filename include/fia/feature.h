@@ -33,8 +33,8 @@
                                 "modeled yet)")                               \
     X(INT8_OUT, "int8_out", "int8 attention_out (not modeled yet)")           \
     X(PAGED, "paged", "block_table and block_size: page attention")         \
-    X(PADDING, "padding", "query/kv left padding (not modeled yet)")          \
-    X(PREFIX, "prefix", "the shared system prefix (not modeled yet)")         \
+    X(PADDING, "padding", "query/kv left padding")                          \
+    X(PREFIX, "prefix", "the shared system prefix")                         \
     X(TENSOR_LIST, "tensor_list", "key/value tensor lists: a tensor per "     \
                                   "batch")                                    \
     X(MLA, "mla", "MLA rope inputs (not modeled yet)")                        \
