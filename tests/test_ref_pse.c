@@ -453,7 +453,8 @@ static void big_constant(void)
         int64_t bad = 0;
         for (int64_t e = 0; e < rn.r.out_numel; e++)
             bad += a[e] != b[e] || p[e] != b[e];
-        CHECK_MSG(bad == 0, "2^100 constant: %lld outputs differ", (long long)bad);
+        CHECK_MSG(bad == 0, "2^100 constant: %lld outputs differ",
+                  (long long)bad);
         CHECK(rw.r.n_escalated > 0);
         for (int64_t li = 0; li < rn.r.lse_numel; li++)
             CHECK(lval(&rw, li) == 0x1p100f);
