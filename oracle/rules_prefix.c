@@ -146,13 +146,14 @@ static int token_layout(const fia_oracle_facts *f)
 
 /* Not modeled: the length without the tensors (undocumented), a prefix
  * with a token layout (003 has no prefix parameters), a decode call with a
- * prefix and a mask (no document says which mask columns the prefix keys
- * read). */
+ * prefix and a mask or a pse (no document says which of their columns the
+ * prefix keys read). */
 ORC_PRED(nm_prefix, 1,
          (len_array(f) != NULL && !orc_prefix_given(f)) ||
              (orc_prefix_given(f) && token_layout(f)) ||
              (kp_given(f) && vp_given(f) && orc_is_decode(f) &&
-              f->mask_effective))
+              (f->mask_effective || (f->given[FIA_SLOT_PSE_SHIFT] &&
+                                     f->numel[FIA_SLOT_PSE_SHIFT] != 0))))
 
 #define CPX " (prefix相关参数约束)"
 #define C_BOTH C002_GT1 CPX "; " C002_EQ1 CPX
@@ -203,10 +204,12 @@ const fia_rule orc_rules_prefix[] = {
      C002_GT1 CPX,
      "not modeled, refused only when every documented rule accepts the "
      "call: actual_shared_prefix_len without prefix tensors, a prefix with "
-     "a token layout, Q_S = 1 with a prefix and an atten_mask",
+     "a token layout, Q_S = 1 with a prefix and an atten_mask or a "
+     "pse_shift",
      "000 calls these parameters reserved and not enabled yet; the length "
      "alone is undocumented; 003 has no prefix parameters; the decode mask "
-     "rules ask KV_S columns and no document says which the prefix reads",
+     "and pse rules ask KV_S columns and no document says which the prefix "
+     "reads",
      ORC_FN(nm_prefix)},
 };
 const size_t orc_rules_prefix_count =

@@ -1,11 +1,7 @@
 /* Rules: pse_shift, the positional bias added to the scores
- * (docs/features/pse.md).
- *
- * Its shape and dtype rules need no pse arithmetic, so they are checked
- * while the bias itself is not computed: NM-001 is in the last layer
- * (arithmetic), refusing only a call every documented rule accepts.  An
- * empty pse_shift is absent (RELEASED), so no rule reads it.  A token
- * layout refuses pse altogether (TND-X02). */
+ * (docs/features/pse.md).  An empty pse_shift is absent (RELEASED), so no
+ * rule reads it.  A token layout refuses pse altogether (TND-X02); a
+ * shared prefix at Q_S = 1 with pse is not modeled (NM-008). */
 #include "oracle_internal.h"
 
 static const fia_tensor *pse(const fia_oracle_facts *f)
@@ -62,7 +58,10 @@ ORC_PRED(lead, scope(f), lead_dims_bad(f))
 ORC_PRED(sdims, scope(f) && f->k_rank_ok && !lead_dims_bad(f), s_dims_bad(f))
 ORC_PRED(d16, scope(f) && orc_is_decode(f) && f->q_d_ok, f->D % 16 != 0)
 ORC_PRED(empty, f->given[FIA_SLOT_PSE_SHIFT], f->numel[FIA_SLOT_PSE_SHIFT] == 0)
-ORC_PRED(nm_pse, 1, pse(f) != NULL)
+ORC_PRED(fp16_precise,
+         pse(f) != NULL && f->t[FIA_SLOT_QUERY] != NULL &&
+             f->t[FIA_SLOT_QUERY]->dtype == FIA_DT_FP16,
+         1)
 
 #define C_PSE_GT1 C002_GT1 " (pseShift功能使用限制)"
 #define C_PSE_EQ1 C002_EQ1 " (pseShift功能使用限制)"
@@ -102,12 +101,13 @@ const fia_rule orc_rules_pse[] = {
     {"PSE-N01", "pse", FIA_RULE_NORMALIZE, ORC_NORM,
      CREL("Silent normalisations"),
      "an empty pse_shift (no element) is absent", NULL, ORC_FN(empty)},
-    {"NM-001", "pse", FIA_RULE_NOT_MODELED, ORC_NM_LATE,
-     C002_P("pseShiftOptional"),
-     "pse_shift (positional bias added to the scores) with at least one "
-     "element is not modeled yet: refused only when every documented rule "
-     "accepts the call",
-     NULL, ORC_FN(nm_pse)},
+    {"PSE-N02", "pse", FIA_RULE_NORMALIZE, ORC_NORM,
+     C_PSE_GT1 "; " C000_GT1 "; " CREL("Silent normalisations"),
+     "an fp16 query with pse_shift runs in high precision whatever "
+     "inner_precise says (P is not rounded to fp16 before P.V)",
+     "002 and 000 say so under Q_S > 1; RELEASED without a path: fiacheck "
+     "applies it on both paths in both profiles",
+     ORC_FN(fp16_precise)},
 };
 const size_t orc_rules_pse_count =
     sizeof orc_rules_pse / sizeof orc_rules_pse[0];

@@ -13,7 +13,6 @@ static const struct {
     fia_slot s;
     const char *what;
 } refused_slots[] = {
-    {FIA_FEATURE_PSE, FIA_SLOT_PSE_SHIFT, "pse_shift"},
     {FIA_FEATURE_INT8_QUANT, FIA_SLOT_DEQUANT_SCALE1,
      "dequant_scale1 (quantization)"},
     {FIA_FEATURE_INT8_QUANT, FIA_SLOT_QUANT_SCALE1, "quant_scale1 (quantization)"},

@@ -133,6 +133,7 @@ static fia_status compute_row(const ref_row_view *row, void *vctx,
     x->in.kbuf = row->kbuf;
     x->in.vbuf = row->vbuf;
     x->in.keys = row->keys;
+    x->in.bias = row->bias;
     x->in.nk = row->nk;
     fia_status st = ref_core_row(x->core, &x->in, &x->ro, &r->n_elements,
                                  &r->n_escalated, err);
@@ -149,9 +150,9 @@ static fia_status compute_row(const ref_row_view *row, void *vctx,
 
 /* The scores are exact at a precision set by the values the rows may read:
  * the query rows within q_len and the key rows within kv_len of each batch,
- * and a shared prefix's first P rows (not the whole tensors: a case may
- * hold many GiB of rows no call reads, docs/case-format.md "data =
- * live_rows"). */
+ * a shared prefix's first P rows (not the whole tensors: a case may hold
+ * many GiB of rows no call reads, docs/case-format.md "data = live_rows"),
+ * the scale and the pse values of those rows and keys. */
 static mpfr_prec_t score_precision(void *vp)
 {
     const ref_problem *p = vp;
@@ -176,7 +177,9 @@ static mpfr_prec_t score_precision(void *vp)
                         ref_k_tensor(p, b)->dtype, ref_k_tensor(p, b)->data,
                         ref_kv_index(p, b, n, j, d)));
     }
-    return ref_score_precision(&qr, &kr, p->D);
+    ref_value_range br = {0};
+    ref_pse_range(p, &br);
+    return ref_score_precision(&qr, &kr, p->D, p->scale, &br);
 }
 
 static fia_status compute_rows(const ref_problem *p, long prec,

@@ -1,10 +1,12 @@
 /* ref/ math core: one attention row in MPFR, correctly rounded.
  *
  * A row is a query vector q[D], its keys (k[j], v[j] for j in the key set,
- * at least one) and the scale; nothing here knows where they came from
- * (layouts, heads, masks, sparse modes, lengths: the reading, ref_rows.c).
+ * at least one), their biases (pse; none without) and the scale; nothing
+ * here knows where they came from (layouts, heads, masks, sparse modes,
+ * lengths, pse rows and columns: the reading, ref_rows.c, read_pse.c).
  * Over the row's keys:
- *   s_j = scale * sum_d q[d] k[j][d]         exact (ref_score_precision)
+ *   s_j = scale * sum_d q[d] k[j][d] (+ bias_j, pse)
+ *                                            exact (ref_score_precision)
  *   m = max s_j, e_j = exp(s_j - m)          s_j - m exact, exp rounded at p
  *   S = sum e_j, out[d] = sum_j e_j v[j][d] / S, lse = m + log S   at p
  * Error bounds (|eps| <= 2^-p per rounding, e_j > 0):
@@ -94,9 +96,14 @@ void ref_value_range_add(ref_value_range *r, double x)
 /* Precision that holds every score and every difference of two scores
  * exactly: products q k lie in [2^(Lq+Lk), 2^(Eq+Ek)), a dot of D of them
  * needs Eq+Ek+ceil(log2 D) - (Lq+Lk) bits, times scale 53 more, a difference
- * one more. */
+ * one more.  With a bias, a score scale * dot + bias is a multiple of
+ * 2^min(Lq+Lk+Ls, Lb) below 2^(max(Eq+Ek+lg+Es, Eb) + 1) in magnitude (Es,
+ * Ls the scale's), a difference of two below twice that: the bits between
+ * those, one more for safety.  A scale or dot of 0 leaves the bias alone; a
+ * non-finite scale leaves scores that are not numbers (exact anyway). */
 mpfr_prec_t ref_score_precision(const ref_value_range *q,
-                                const ref_value_range *k, int64_t D)
+                                const ref_value_range *k, int64_t D,
+                                double scale, const ref_value_range *bias)
 {
     long lg = 0;
     while (((int64_t)1 << lg) < D)
@@ -105,6 +112,19 @@ mpfr_prec_t ref_score_precision(const ref_value_range *q,
                     ? (q->emax + k->emax) - (q->lmin + k->lmin) + lg + 2
                     : 2;
     bits += 53 + 2;
+    if (bias && bias->any) {
+        ref_value_range sr = {0};
+        ref_value_range_add(&sr, scale);
+        long top = bias->emax, bot = bias->lmin;
+        if (q->any && k->any && sr.any) {
+            long ptop = q->emax + k->emax + lg + sr.emax;
+            long pbot = q->lmin + k->lmin + sr.lmin;
+            top = ptop > top ? ptop : top;
+            bot = pbot < bot ? pbot : bot;
+        }
+        long bb = top - bot + 3;
+        bits = bb > bits ? bb : bits;
+    }
     return bits < 64 ? 64 : (mpfr_prec_t)bits;
 }
 
@@ -261,6 +281,9 @@ static int64_t compute_row(ref_ws *w, const ref_row_in *in, row_out *ro)
             mpfr_mul_d(w->dterm[d], w->qm[d], krow[d], MPFR_RNDN);
         mpfr_sum(w->dot, w->dptr, (unsigned long)D, MPFR_RNDN);
         mpfr_mul_d(w->score[t], w->dot, in->scale, MPFR_RNDN);
+        if (in->bias) /* exact: the precision covers the bias */
+            mpfr_add_d(w->score[t], w->score[t], in->bias[in->keys[t]],
+                       MPFR_RNDN);
         if (mpfr_nan_p(w->score[t]))
             any_nan = 1;
         else if (t == 0 || mpfr_greater_p(w->score[t], w->m))

@@ -7,6 +7,8 @@
  *
  *   computed weights  w^_j = w_j (1 + th_j),   |th_j| <= T_j = e^{L_j} - 1,
  *   L_j = (score error) + u |s_j - M| (subtraction) + exp error (+ rescales);
+ *   score error  g_{D+r} |scale| sum |q k| (+ u |bias_j| for a bias
+ *                nonzero, which makes r one more) + underflow;
  *   numerator terms   w^_j (1 + a_j) v_j,  |a_j| <= u_in + g_K (1 + u_in);
  *   denominator terms w^_j (1 + b_j),      |b_j| <= g_K.
  * Then exactly
@@ -14,8 +16,9 @@
  *               + g_K |o|) + absolute terms] / (1 - E) + u |o^|
  * with E = sum p_j ((1 + T_j)(1 + g_K) - 1) >= |weighted mean of b|, and
  *   |lse^ - lse| <= -log(1 - E) + e_log |log S| + u |lse|.
- * The double pass uses u = 2^-53, g over D + 1 and nk + 1 terms, exp/log
- * within 2 ulp; the model uses the float32 pipeline (u = 2^-24). */
+ * The double pass uses u = 2^-53, g over D + 1 (r = 1) and nk + 1 terms,
+ * exp/log within 2 ulp; the model uses the float32 pipeline (u = 2^-24,
+ * r = 2: the rounding of scale, then of the product). */
 #include <float.h>
 #include <math.h>
 #include <stdlib.h>
@@ -139,20 +142,29 @@ static void nonfinite_column(const ref_row_in *in, row_out *ro, int64_t d,
     set_ieee(in, ro, d, y, safe);
 }
 
-/* The IEEE class of key t's score s = (q . k) * scale: 0 finite, -1 for
- * -inf, 1 for NaN or +inf.  fp16 / bf16 products and their sums are finite
- * in binary64, so the binary64 dot is non-finite exactly when the exact one
- * is, and then with the same class (NaN, or the infinity). */
+/* The IEEE class of key t's score s = (q . k) * scale (+ bias): 0 finite,
+ * -1 for -inf, 1 for NaN or +inf.  fp16 / bf16 products and their sums
+ * are finite in binary64, so the binary64 dot is non-finite exactly when
+ * the exact one is, and then with the same class (NaN, or the infinity);
+ * a finite dot and scale give a finite product exactly (binary64 may
+ * overflow where the exact one does not), and a finite bias keeps the
+ * class of the product, an infinite or NaN one adds as IEEE says. */
 static int score_class(const ref_row_in *in, int64_t t)
 {
     const double *k = in->kbuf + in->keys[t] * in->D;
     double dot = 0.0;
     for (int64_t d = 0; d < in->D; d++)
         dot += in->q[d] * k[d];
-    if (isfinite(dot) && isfinite(in->scale))
-        return 0;
-    double s = dot * in->scale;
-    return s == -INFINITY ? -1 : 1;
+    const double b = in->bias ? in->bias[in->keys[t]] : 0.0;
+    double s;
+    if (isfinite(dot) && isfinite(in->scale)) {
+        if (isfinite(b))
+            return 0;
+        s = b;
+    } else {
+        s = dot * in->scale + (isfinite(b) ? 0.0 : b);
+    }
+    return s == -INFINITY ? -1 : isfinite(s) ? 0 : 1;
 }
 
 static int64_t dbl_row_finite(ref_dbl *x, const ref_row_in *in, row_out *ro);
@@ -213,7 +225,12 @@ static int64_t dbl_row_finite(ref_dbl *x, const ref_row_in *in, row_out *ro)
     const double as = fabs(in->scale);
     int ok = isfinite(in->scale) && nk > 0;   /* double pass usable */
     int model = ok && (as == 0.0 || (as <= FLT_MAX && as >= FLT_MIN));
+    /* a bias adds one more rounding to the score: gamma over one more
+     * term for |scale| sum |q k|, plus u |bias| (docs/tolerance.md
+     * "Scores"); a bias of 0 adds nothing (x + 0 is exact) */
     const double g53 = gam((double)D + 1, U53), g24 = gam((double)D + 2, U24);
+    const double g53b = gam((double)D + 2, U53);
+    const double g24b = gam((double)D + 3, U24);
     double m = -INFINITY, smin = INFINITY, emax = 0.0;
     for (int64_t t = 0; t < nk && ok; t++) {
         const double *k = in->kbuf + in->keys[t] * D;
@@ -223,16 +240,27 @@ static int64_t dbl_row_finite(ref_dbl *x, const ref_row_in *in, row_out *ro)
             dot += pr;
             a += fabs(pr);
         }
-        x->s[t] = in->scale * dot;
+        const double b = in->bias ? in->bias[in->keys[t]] : 0.0;
+        x->s[t] = in->scale * dot + b;
         x->a[t] = as * a * (1.0 + 2.0 * g53); /* >= |scale| sum |q k| */
         if (!isfinite(x->s[t]) || !isfinite(x->a[t])) {
             ok = model = 0;
             break;
         }
-        if (x->a[t] * 2.0 > FLT_MAX / 4)
+        if ((x->a[t] + fabs(b)) * 2.0 > FLT_MAX / 4)
             model = 0; /* float32 scores could overflow */
-        double em = g24 * x->a[t] + (as * (double)D + 1.0) * 0x1p-149;
-        emax = em > emax ? em : emax;
+        /* the score errors: binary64 (td), the float32 model (tm) */
+        const double sub = (as * (double)D + 1.0) * 0x1p-149;
+        if (b == 0.0) {
+            x->td[t] = g53 * x->a[t] + ((double)D + 2.0) * 0x1p-1074;
+            x->tm[t] = g24 * x->a[t] + sub;
+        } else {
+            x->td[t] = g53b * x->a[t] + U53 * fabs(b) * SAFE +
+                       ((double)D + 3.0) * 0x1p-1074;
+            x->tm[t] = g24b * x->a[t] + U24 * fabs(b) * SAFE +
+                       sub * (1.0 + U24);
+        }
+        emax = x->tm[t] > emax ? x->tm[t] : emax;
         m = x->s[t] > m ? x->s[t] : m;
         smin = x->s[t] < smin ? x->s[t] : smin;
     }
@@ -259,11 +287,9 @@ static int64_t dbl_row_finite(ref_dbl *x, const ref_row_in *in, row_out *ro)
             ok = 0; /* binary64 exp underflows: leave the row to MPFR */
         x->w[t] = exp(diff);
         S += x->w[t];
-        double ed = g53 * x->a[t] + ((double)D + 2.0) * 0x1p-1074;
-        double ld = ed + U53 * fabs(diff) * SAFE + EXP53;
+        double ld = x->td[t] + U53 * fabs(diff) * SAFE + EXP53;
         x->td[t] = expm1(ld) * SAFE;
-        double lm = g24 * x->a[t] + (as * (double)D + 1.0) * 0x1p-149 +
-                    U24 * (fabs(diff) + 2.0 * emax) * SAFE +
+        double lm = x->tm[t] + U24 * (fabs(diff) + 2.0 * emax) * SAFE +
                     EXP24 * (1.0 + R) + U24 * span * SAFE;
         x->tm[t] = expm1(lm) * SAFE;
         tdmax = x->td[t] > tdmax ? x->td[t] : tdmax;

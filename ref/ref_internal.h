@@ -5,16 +5,16 @@
  *   the READING (ref_problem.c and one file per feature of fia/feature.h:
  *   read_tensors.c, read_not_modeled.c, read_layout.c, read_gqa.c,
  *   read_output.c, read_scale.c, read_precise.c, read_lse.c, read_seqlen.c,
- *   read_padding.c, read_prefix.c, keys_mask.c, keys_sparse.c; the walk
- *   over the rows,
- *   ref_rows.c) turns a case into rows: where each element lives, which
- *   keys take part in each row, what the documents say of a row with none;
+ *   read_padding.c, read_prefix.c, read_pse.c, keys_mask.c,
+ *   keys_sparse.c; the walk over the rows, ref_rows.c) turns a case into
+ *   rows: where each element lives, which keys take part in each row, each
+ *   key's positional bias, what the documents say of a row with none;
  *
  *   the MATH CORE (ref_attention.c, ref_double.c, ref_exact.c, ref_round.c)
- *   sees only "a row": its query vector, its key set and their value rows,
- *   the scale, the output format.  It evaluates scores, softmax, output and
- *   lse, refines with Ziv's strategy and rounds correctly; it knows nothing
- *   of layouts, masks, sparse modes or lengths.
+ *   sees only "a row": its query vector, its key set, their value rows and
+ *   biases, the scale, the output format.  It evaluates scores, softmax,
+ *   output and lse, refines with Ziv's strategy and rounds correctly; it
+ *   knows nothing of layouts, masks, sparse modes or lengths.
  *
  * A new feature is a new reading file and one line in a list of
  * ref_problem.c (the reading steps, the key rules, the correction rules);
@@ -112,6 +112,12 @@ typedef struct ref_problem {
      * (b, i, j) at b * mask_bstride + i * mask_cols + j */
     const fia_tensor *mask;
     int64_t mask_bstride, mask_cols;
+    /* pse (read_pse.c; NULL when absent or empty): the bias of key j in
+     * row i of batch b, head n, is element b * pse_bstride + n *
+     * pse_nstride + r * pse_cols + c with r, c the physical row and column
+     * (ref_load_pse_row); pse_bstride 0 for a pse of batch 1 */
+    const fia_tensor *pse;
+    int64_t pse_bstride, pse_nstride, pse_cols;
 } ref_problem;
 
 /* Every dim below 2^40 keeps all index arithmetic far from int64 overflow;
@@ -332,11 +338,28 @@ fia_status ref_read_mask(ref_problem *p, const fia_case *c,
 /* The mask (when read) does not exclude key j from row i of batch b. */
 int ref_mask_admits(const ref_problem *p, int64_t b, int64_t i, int64_t j);
 
+/* ---- read_pse.c -------------------------------------------------------- */
+
+/* After the padding starts and inner_precise: the pse tensor and its
+ * strides, refusing one the rows cannot be read from (FIA_ERR_PARAM_INVALID);
+ * an fp16 query with pse runs in high precision (round_p 0). */
+fia_status ref_read_pse(ref_problem *p, const fia_case *c,
+                        const fia_case_data *d, fia_error *err);
+/* The exact biases of row i of batch b, head n, for its keys j = keys[t],
+ * t < nk, into bias[j] (the other entries are not written); no pse:
+ * nothing is written (the caller passes no bias). */
+void ref_load_pse_row(const ref_problem *p, int64_t b, int64_t n, int64_t i,
+                      const int64_t *keys, int64_t nk, double *bias);
+/* Adds to *r every pse value a computed row may read (rows i < q_len[b],
+ * keys j < kv_len[b]); nothing without pse. */
+void ref_pse_range(const ref_problem *p, ref_value_range *r);
+
 /* ---- ref_rows.c: the walk over the rows -------------------------------- */
 
 /* One row (b, n, i) as the reading hands it over.  A computed row has at
  * least one key: keys[0..nk) ascending index kbuf / vbuf ([kv_len'][D],
- * the logical key and value rows of the row's KV head).  A row with no
+ * the logical key and value rows of the row's KV head) and bias
+ * ([kv_len'], the keys' pse values; NULL without pse).  A row with no
  * value to compute (padding row, no key taking part) has computed 0 and
  * what the documents say of it: output zero, out_unspec 1 when
  * unspecified; lse +inf when lse_inf, unspecified otherwise. */
@@ -346,6 +369,7 @@ typedef struct ref_row_view {
     int out_unspec, lse_inf;
     const double *q;             /* [D] */
     const double *kbuf, *vbuf;
+    const double *bias;          /* [kv_len], set at keys[], or NULL */
     const int64_t *keys;
     int64_t nk;
 } ref_row_view;
@@ -419,6 +443,9 @@ typedef struct ref_row_in {
     const double *q;             /* [D] */
     const double *kbuf, *vbuf;   /* [>= max keys][D] */
     const int64_t *keys;         /* [nk], ascending rows of kbuf / vbuf */
+    const double *bias;          /* NULL, or [>= max keys] indexed like the
+                                    rows of kbuf: key j's score is
+                                    scale * (q . k_j) + bias[j] */
     int64_t nk, D;
     double scale;
     ref_fmt fmt;                 /* output format */
@@ -458,10 +485,12 @@ struct ref_value_range {
 };
 
 void ref_value_range_add(ref_value_range *r, double x);
-/* Precision holding every score scale * q.k and every difference of two
- * scores exactly, for query values in q, key values in k, dot length D. */
+/* Precision holding every score scale * q.k + bias and every difference of
+ * two scores exactly, for query values in q, key values in k, dot length
+ * D, bias values in bias (none: bias->any 0). */
 mpfr_prec_t ref_score_precision(const ref_value_range *q,
-                                const ref_value_range *k, int64_t D);
+                                const ref_value_range *k, int64_t D,
+                                double scale, const ref_value_range *bias);
 
 typedef struct ref_core ref_core;
 

@@ -11,7 +11,8 @@
  *     row's output and lse unspecified at Q_S > 1, output 0 and lse
  *     unspecified at Q_S = 1;
  *   - otherwise its keys, those every key rule admits (ref_key_takes_part),
- *     ascending, and its query row;
+ *     ascending, its query row and, with pse, its keys' biases
+ *     (read_pse.c);
  *   - a row with no key is degenerate (docs/features/precise.md, seqlen.md):
  *       kv_len'[b] = 0 (empty key sequence; kv_len[b] = 0 with a prefix of
  *         P > 0 keys is not): output 0 exactly; lse +inf when KV_S = 0 or
@@ -32,11 +33,12 @@
 typedef struct rows_buf {
     double *k, *v, *q; /* [max kv_len'][D] twice, [D] */
     int64_t *keys;     /* [max kv_len'] */
+    double *bias;      /* [max kv_len'] */
 } rows_buf;
 
 static void rb_free(rows_buf *rb)
 {
-    free(rb->k), free(rb->v), free(rb->q), free(rb->keys);
+    free(rb->k), free(rb->v), free(rb->q), free(rb->keys), free(rb->bias);
 }
 
 static fia_status rb_alloc(rows_buf *rb, int64_t D, int64_t KV_S,
@@ -47,7 +49,8 @@ static fia_status rb_alloc(rows_buf *rb, int64_t D, int64_t KV_S,
     rb->v = malloc(kv * d * sizeof(double));
     rb->q = malloc(d * sizeof(double));
     rb->keys = malloc(kv * sizeof(int64_t));
-    if (!rb->k || !rb->v || !rb->q || !rb->keys)
+    rb->bias = malloc(kv * sizeof(double));
+    if (!rb->k || !rb->v || !rb->q || !rb->keys || !rb->bias)
         return fia_fail(err, FIA_ERR_NOMEM, "out of memory (reference rows)");
     return FIA_OK;
 }
@@ -87,7 +90,7 @@ fia_status ref_rows_walk(const ref_problem *p, ref_row_fn fn, void *ctx,
         return st;
     }
     ref_row_view row = {.q = rb.q, .kbuf = rb.k, .vbuf = rb.v,
-                        .keys = rb.keys};
+                        .bias = p->pse ? rb.bias : NULL, .keys = rb.keys};
     for (int64_t b = 0; b < p->B && st == FIA_OK; b++) {
         const int neg = ref_pad_start_neg(p, b);
         for (int64_t kn = 0; kn < p->KV_N && st == FIA_OK; kn++) {
@@ -122,6 +125,7 @@ fia_status ref_rows_walk(const ref_problem *p, ref_row_fn fn, void *ctx,
                     } else {
                         row.computed = 1;
                         ref_load_q_row(p, b, n, i, rb.q);
+                        ref_load_pse_row(p, b, n, i, rb.keys, row.nk, rb.bias);
                     }
                     st = fn(&row, ctx, err);
                 }

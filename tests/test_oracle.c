@@ -422,7 +422,7 @@ static const rule_case cases[] = {
     {"SCALE-N01", PREFILL, "scale = -1", PREFILL, "scale = 0.125"},
 
     /* not modeled */
-    {"NM-001", PREFILL, "pse_shift = fp16 [1,2,16,32]", PREFILL,
+    {"PSE-N02", PREFILL, "pse_shift = fp16 [1,2,16,32]", PREFILL,
      "pse_shift = fp16 [1,2,0,32]"},
     /* shared prefix: the rules before its late refusal */
     {"PREFIX-X02", PREFILL,
@@ -602,6 +602,12 @@ static const rule_case cases[] = {
      DECODE,
      "key_shared_prefix = fp16 [1,2,8,64]\nvalue_shared_prefix = fp16 [1,2,8,64]\n"
      "atten_mask = bool [2,1,1,0]"},
+    {"NM-008", DECODE,
+     "key_shared_prefix = fp16 [1,2,8,64]\nvalue_shared_prefix = fp16 [1,2,8,64]\n"
+     "pse_shift = fp16 [2,2,1,32]",
+     DECODE,
+     "key_shared_prefix = fp16 [1,2,8,64]\nvalue_shared_prefix = fp16 [1,2,8,64]\n"
+     "pse_shift = fp16 [2,2,1,0]"},
     {"NM-008", TND,
      "key_shared_prefix = bf16 [1,8,2,128]\nvalue_shared_prefix = bf16 [1,8,2,128]",
      TND, ""},
@@ -893,15 +899,25 @@ static void test_precedence(void)
     expect_both(t, FIA_ERR_NOT_MODELED, FIA_ERR_NOT_MODELED,
                 "not modeled beats semantic");
     free(t);
-    /* pse's refusal is in the last layer: its own shape rules and every
+    /* the prefix's refusal is in the last layer: its own rules and every
      * other semantic rule come first */
-    t = mk(PREFILL, "pse_shift = fp16 [1,2,16,32]\nsparse_mode = 9");
+    t = mk(DECODE, "key_shared_prefix = fp16 [1,2,8,64]\n"
+                   "value_shared_prefix = fp16 [1,2,8,64]\n"
+                   "pse_shift = fp16 [2,2,1,32]\nnum_heads = 3");
     expect_both(t, FIA_ERR_PARAM_INVALID, FIA_ERR_INNER_TILING_ERROR,
-                "semantic beats pse's late not modeled");
+                "semantic beats the prefix's late not modeled");
     free(t);
-    t = mk(PREFILL, "pse_shift = fp16 [1,2,16,31]");
+    t = mk(DECODE, "key_shared_prefix = fp16 [1,2,8,64]\n"
+                   "value_shared_prefix = fp16 [1,2,8,64]\n"
+                   "pse_shift = fp16 [2,2,1,31]");
     expect_both(t, FIA_ERR_PARAM_INVALID, FIA_ERR_INNER_TILING_ERROR,
-                "pse's shape rule beats its not modeled");
+                "pse's shape rule beats the prefix's not modeled");
+    free(t);
+    t = mk(DECODE, "key_shared_prefix = fp16 [1,2,8,64]\n"
+                   "value_shared_prefix = fp16 [1,2,8,64]\n"
+                   "pse_shift = fp16 [2,2,1,32]");
+    expect_both(t, FIA_ERR_NOT_MODELED, FIA_ERR_NOT_MODELED,
+                "decode prefix with pse: not modeled");
     free(t);
     t = mk(PREFILL, "query = fp32 [1,2,16,64]\nsparse_mode = 9");
     expect_both(t, FIA_ERR_PARAM_INVALID, FIA_ERR_PARAM_INVALID,

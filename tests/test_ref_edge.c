@@ -384,7 +384,7 @@ static void test_refusals(void)
         fia_status want;
         const char *needle;
     } cases[] = {
-        {"pse_shift = fp16 [1,1,2,2]", FIA_ERR_NOT_MODELED, "pse_shift"},
+        {"pse_shift = fp16 [1,1,2,1]", FIA_ERR_PARAM_INVALID, "pse_shift"},
         {"block_table = int32 [1,1]", FIA_ERR_PARAM_INVALID, "block_size"},
         {"query_quant_mode = 1", FIA_ERR_NOT_MODELED, "query_quant_mode"},
         {"actual_shared_prefix_len = [1]", FIA_ERR_NOT_MODELED, "prefix"},
