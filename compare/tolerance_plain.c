@@ -44,7 +44,10 @@ static int plain_row(const fia_ref_row *row, void *vctx)
         float acc = 0.0f;
         for (int64_t d = 0; d < D; d++)
             acc += (float)row->q[d] * (float)row->k[t * D + d];
-        c->s[t] = to_dt(c->dt, acc * scale);
+        /* pse_shift added after the scale, in float32 (RELEASED "Numeric
+         * pipeline") */
+        const float bias = row->bias != NULL ? (float)row->bias[t] : 0.0f;
+        c->s[t] = to_dt(c->dt, acc * scale + bias);
         if (c->s[t] > m || isnan(c->s[t]))
             m = c->s[t];
     }

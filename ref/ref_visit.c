@@ -12,6 +12,7 @@ typedef struct visit_ctx {
     void *fn_ctx;
     fia_ref_row row;
     double *k, *v;    /* [max kv_len'][D], packed */
+    double *bias;     /* [max kv_len'], packed (pse) */
     int64_t *idx;     /* [D] */
 } visit_ctx;
 
@@ -28,6 +29,10 @@ static fia_status visit_row(const ref_row_view *rv, void *vctx,
         memcpy(x->k + t * p->D, rv->kbuf + rv->keys[t] * p->D, rowbytes);
         memcpy(x->v + t * p->D, rv->vbuf + rv->keys[t] * p->D, rowbytes);
     }
+    if (rv->bias != NULL)
+        for (int64_t t = 0; t < rv->nk; t++)
+            x->bias[t] = rv->bias[rv->keys[t]];
+    x->row.bias = rv->bias != NULL ? x->bias : NULL;
     for (int64_t dd = 0; dd < p->D; dd++)
         x->idx[dd] = ref_out_index(p, rv->b, rv->n, rv->i, dd);
     x->row.q = rv->q;
@@ -54,14 +59,15 @@ fia_status fia_ref_visit_rows(const fia_case *c, const fia_case_data *d,
     x.k = malloc(kv * dn * sizeof(double));
     x.v = malloc(kv * dn * sizeof(double));
     x.idx = malloc(dn * sizeof(int64_t));
-    if (!x.k || !x.v || !x.idx) {
+    x.bias = malloc(kv * sizeof(double));
+    if (!x.k || !x.v || !x.idx || !x.bias) {
         st = fia_fail(err, FIA_ERR_NOMEM, "out of memory (visit rows)");
     } else {
         x.row = (fia_ref_row){.D = p.D, .scale = p.scale, .k = x.k,
                               .v = x.v, .out_index = x.idx};
         st = ref_rows_walk(&p, visit_row, &x, err);
     }
-    free(x.k), free(x.v), free(x.idx);
+    free(x.k), free(x.v), free(x.idx), free(x.bias);
     ref_problem_free(&p);
     return st;
 }

@@ -79,6 +79,8 @@ typedef struct fia_ref_row {
     double scale;
     const double *q;           /* [D] */
     const double *k, *v;       /* [nk][D] */
+    const double *bias;        /* [nk]: the keys' pse_shift values, added
+                                  after the scale; NULL without pse */
     const int64_t *out_index;  /* [D] */
     int64_t lse_index;
 } fia_ref_row;
