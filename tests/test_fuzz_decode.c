@@ -26,6 +26,21 @@ static int shapes_fit(const fia_case *c)
     return 1;
 }
 
+/* The pse and the shared prefix are computed apart from fuzz/: until the
+ * oracle models them (remove this at that merge), a case with either is
+ * not modeled by NM-001 / NM-008 alone (any other rule that fires is a
+ * generator's mistake). */
+static int pse_prefix_not_modeled(const fia_oracle_verdict *v)
+{
+    if (!v->not_modeled || v->n_fired == 0)
+        return 0;
+    for (int i = 0; i < v->n_fired; i++)
+        if (strcmp(v->fired[i]->id, "NM-001") != 0 &&
+            strcmp(v->fired[i]->id, "NM-008") != 0)
+            return 0;
+    return 1;
+}
+
 static int round_trips(const fia_case *c)
 {
     char *text = fia_case_to_string(c);
@@ -97,13 +112,14 @@ int main(void)
     CHECK(c.tensors[FIA_SLOT_QUERY].presence == FIA_PRESENT);
     fia_case_free(&c);
 
-    int num_ok = 0, nn = 300;
+    int num_ok = 0, nn = 300, nm = 0;
     for (int k = 0; k < nn; k++) {
         size_t len = random_input(&r, buf, sizeof buf);
         fuzz_decode_numeric(buf, len, &c);
         fia_oracle_verdict v;
         fia_oracle_evaluate(&c, FIA_PROFILE_DOC, &v, NULL);
-        num_ok += v.accept;
+        nm += !v.accept && pse_prefix_not_modeled(&v);
+        num_ok += v.accept || pse_prefix_not_modeled(&v);
         if (!v.accept && getenv("FIA_SHOW_REJECTED"))
             printf("rejected by %s: %s\n", v.n_fired ? v.fired[0]->id : "?",
                    fia_case_to_string(&c));
@@ -111,7 +127,8 @@ int main(void)
             CHECK(round_trips(&c));
         fia_case_free(&c);
     }
-    printf("fuzz_numeric: %d of %d accepted\n", num_ok, nn);
+    printf("fuzz_numeric: %d of %d accepted (%d of them with pse or a "
+           "prefix, not modeled)\n", num_ok, nn, nm);
     CHECK(num_ok >= nn * 97 / 100);
 
     int applied = 0;
@@ -123,8 +140,9 @@ int main(void)
         if (fuzz_meta_transform(&c, t, &c2, NULL) == FIA_OK) {
             fia_oracle_verdict v;
             fia_oracle_evaluate(&c2, FIA_PROFILE_DOC, &v, NULL);
-            CHECK_MSG(v.accept,
-                      "transform %s gives a rejected form", t);
+            CHECK_MSG(v.accept || pse_prefix_not_modeled(&v),
+                      "transform %s gives a rejected form (%s)", t,
+                      v.n_fired ? v.fired[0]->id : "?");
             applied++;
             fia_case_free(&c2);
         }
