@@ -14,6 +14,7 @@
 #include "check.h"
 #include "fia/check.h"
 #include "fia/fast.h"
+#include "fia/ref.h"
 #include "fuzz/fuzz.h"
 #include "fuzz/gen.h"
 #include "fuzz/signature.h"
@@ -460,6 +461,103 @@ static void test_decoders(void)
     CHECK(paged > 10 && list > 5 && pad > 10);
 }
 
+/* The reference's outputs of c; FIA_OK or its status. */
+static fia_status ref_of(const fia_case *c, fia_ref_result *r)
+{
+    fia_case_data d;
+    fia_ref_options o;
+    fia_ref_options_default(&o);
+    memset(r, 0, sizeof *r);
+    fia_status st = fia_case_materialize(c, 1, &d, NULL);
+    if (st != FIA_OK)
+        return st;
+    st = fia_ref_compute(c, &d, &o, r, NULL);
+    fia_case_data_free(&d);
+    return st;
+}
+
+/* The number of elements where two results differ: the same unspecified
+ * elements, the same exact values elsewhere (NaN equal to NaN). */
+static int64_t results_differ(const fia_ref_result *a, const fia_ref_result *b,
+                              int64_t *compared)
+{
+    int64_t bad = a->out_numel != b->out_numel || a->has_lse != b->has_lse;
+    for (int64_t k = 0; !bad && k < a->out_numel; k++) {
+        bad += a->out_unspecified[k] != b->out_unspecified[k];
+        if (!a->out_unspecified[k]) {
+            bad += !same(a->out_exact[k], b->out_exact[k]);
+            (*compared)++;
+        }
+    }
+    for (int64_t k = 0; !bad && a->has_lse && k < a->lse_numel; k++) {
+        bad += a->lse_unspecified[k] != b->lse_unspecified[k];
+        if (!a->lse_unspecified[k])
+            bad += !same(a->lse_exact[k], b->lse_exact[k]);
+    }
+    return bad;
+}
+
+/* The relation's two forms are one problem: the reference (which computes
+ * the prefix) gives both the same exact outputs, the same unspecified
+ * elements.  fast/ does not compute the prefix yet: this is the relation
+ * checked on the reading, independently of the kernels. */
+static void test_relation_by_reference(void)
+{
+    fuzz_rng r = {4242};
+    uint8_t buf[512];
+    int forms = 0, both = 0, differ = 0;
+    int64_t compared = 0;
+    for (int k = 0; k < 3000 && forms < 60; k++) {
+        fia_case c, p;
+        char t[64];
+        fuzz_decode_metamorphic(buf, random_input(&r, buf, 64, sizeof buf), &c,
+                                t, sizeof t);
+        if (strncmp(t, "prefix=", 7) != 0 ||
+            fia_check_reference_work(&c) > 2e5 ||
+            fuzz_meta_transform(&c, t, &p, NULL) != FIA_OK) {
+            fia_case_free(&c);
+            continue;
+        }
+        forms++;
+        static fia_ref_result ra, rb;
+        if (ref_of(&c, &ra) == FIA_OK && ref_of(&p, &rb) == FIA_OK) {
+            both++;
+            int64_t d = results_differ(&ra, &rb, &compared);
+            differ += d != 0;
+            if (d != 0 && getenv("FIA_SHOW_DIFF"))
+                printf("%s differs:\n%s", t, fia_case_to_string(&c));
+        }
+        fia_ref_result_free(&ra);
+        fia_ref_result_free(&rb);
+        fia_case_free(&p);
+        fia_case_free(&c);
+    }
+    printf("prefix= by the reference: %d forms, %d computed, %d differ, %lld "
+           "elements compared\n", forms, both, differ, (long long)compared);
+    CHECK(forms >= 30 && both >= forms * 9 / 10 && compared > 1000);
+    CHECK_EQ_INT(differ, 0);
+
+    /* fuzz_numeric's prefixed cases (without a pse) are ones the
+     * reference reads */
+    int cases = 0, computed = 0;
+    for (int k = 0; k < 20000 && cases < 60; k++) {
+        fia_case c;
+        fuzz_decode_numeric(buf, random_input(&r, buf, 64, sizeof buf), &c);
+        if (c.tensors[FIA_SLOT_KEY_SHARED_PREFIX].presence == FIA_PRESENT &&
+            c.tensors[FIA_SLOT_PSE_SHIFT].presence == FIA_ABSENT &&
+            fia_check_reference_work(&c) <= 2e5) {
+            static fia_ref_result rr;
+            cases++;
+            computed += ref_of(&c, &rr) == FIA_OK;
+            fia_ref_result_free(&rr);
+        }
+        fia_case_free(&c);
+    }
+    printf("fuzz_numeric's prefixed cases: %d of %d computed by the "
+           "reference\n", computed, cases);
+    CHECK(cases >= 30 && computed == cases);
+}
+
 int main(void)
 {
     test_relation_form();
@@ -467,5 +565,6 @@ int main(void)
     test_moved();
     test_work_and_signature();
     test_decoders();
+    test_relation_by_reference();
     return check_summary();
 }
