@@ -215,7 +215,8 @@ fia_status fz_meta_pse_mask(const fia_case *, const fz_geom *, const char *,
 /* 1 when pse-zero= (mask 0) or pse-mask= (mask 1) applies to c. */
 int fz_pse_applies(const fia_case *c, const fz_geom *g, int mask);
 /* pse-mask=: the rows of c (geometry g) whose two forms the documents let
- * differ marked in unspec (BNSD elements) and lunspec ((b, n, i)): rows
+ * differ marked in unspec (BNSD elements) and lunspec ((b, n, i), logical
+ * row i < q_len at stride g->Q_S): rows
  * with no key the mask admits (corrected 0 against NaN), and rows with a
  * key the mask excludes holding a non-finite key or value (never read
  * against read with weight 0).  FIA_OK or NOMEM. */

@@ -269,16 +269,18 @@ fia_status fz_meta_pse_mask(const fia_case *c, const fz_geom *g,
     return FIA_OK;
 }
 
-/* 1 when key j (logical, own key j - P) of batch b, KV head kn, holds a
- * non-finite key or value element; k and v [B, KV_N, KV_S, D] in l. */
+/* 1 when logical key j of batch b, KV head kn, holds a non-finite key or
+ * value element: own key j - P at physical row kst + j - P of k and v
+ * ([B, KV_N, KV_S, D] in l). */
 static int nonfinite_key(const fz_geom *g, fz_layout l, const double *k,
-                         const double *v, int64_t b, int64_t kn, int64_t j)
+                         const double *v, int64_t b, int64_t kn, int64_t kst,
+                         int64_t j)
 {
     if (j < g->P)
         return 0; /* the prefix's rows: not this relation's */
     for (int64_t d = 0; d < g->D; d++) {
         int64_t at = fz_index(l, g->B, g->KV_N, g->KV_S, g->D, b, kn,
-                              j - g->P, d);
+                              kst + j - g->P, d);
         if (!isfinite(k[at]) || !isfinite(v[at]))
             return 1;
     }
@@ -305,7 +307,8 @@ fia_status fz_pse_mask_unspecified(const fia_case *c, const fz_geom *g,
     for (int64_t b = 0; b < g->B; b++) {
         int64_t ql, kl, qst, kst;
         fz_batch_place(c, g, b, &ql, &kl, &qst, &kst);
-        for (int64_t i = 0; i < ql && i < rows; i++) {
+        for (int64_t i = 0; qst >= 0 && kst >= 0 && i < ql && i < rows;
+             i++) {
             const uint8_t *xr = x + (b * rows + i) * kv;
             int open = 0;
             for (int64_t j = 0; j < kl && j < kv; j++)
@@ -314,7 +317,8 @@ fia_status fz_pse_mask_unspecified(const fia_case *c, const fz_geom *g,
                 int bad = !open;
                 for (int64_t j = 0; !bad && j < kl && j < kv; j++)
                     bad = xr[j] && nonfinite_key(g, l, k, v, b,
-                                                 group ? n / group : 0, j);
+                                                 group ? n / group : 0, kst,
+                                                 j);
                 if (!bad)
                     continue;
                 const int64_t row = (b * g->N + n) * g->Q_S + i;
@@ -346,16 +350,17 @@ fia_status fz_pse_mask_clean(fia_case *c, const fz_geom *g)
     for (int64_t b = 0; b < g->B; b++) {
         int64_t ql, kl, qst, kst;
         fz_batch_place(c, g, b, &ql, &kl, &qst, &kst);
-        for (int64_t j = g->P; j < kl && j < kv; j++) {
+        for (int64_t j = g->P; qst >= 0 && kst >= 0 && j < kl && j < kv;
+             j++) {
             int ex = 0, bad = 0;
             for (int64_t i = 0; i < ql && i < rows; i++)
                 ex |= x[(b * rows + i) * kv + j];
             for (int64_t kn = 0; ex && !bad && kn < g->KV_N; kn++)
-                bad = nonfinite_key(g, l, k, v, b, kn, j);
+                bad = nonfinite_key(g, l, k, v, b, kn, kst, j);
             for (int64_t kn = 0; bad && kn < g->KV_N; kn++)
                 for (int64_t d = 0; d < g->D; d++) {
                     int64_t at = fz_index(l, g->B, g->KV_N, g->KV_S, g->D, b,
-                                          kn, j - g->P, d);
+                                          kn, kst + j - g->P, d);
                     k[at] = v[at] = 0.0;
                 }
             changed |= bad;

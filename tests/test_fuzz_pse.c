@@ -296,6 +296,22 @@ static void test_pse_mask_prefill(void)
     /* rows (b, n, i) at (b * 2 + n) * 3 + i: batch 1's rows 0 and 2 */
     CHECK_EQ_INT(marked, (1 << 1) | (1 << 4) | (1 << 6) | (1 << 8) |
                              (1 << 9) | (1 << 11));
+    /* the same rows of its left-padded form (keys and mask at the physical
+     * positions; mode 0's band folded into the mask) */
+    fia_case pp;
+    fz_geom gp;
+    CHECK(fia_case_copy(&pp, &c) == FIA_OK);
+    CHECK(fz_pad_case(&c, &g, 2, 3, 1, 0, &pp, &err) == FIA_OK);
+    CHECK(fz_geom_of_call(&pp, &gp) == 0 && gp.qpad && gp.kvpad);
+    uint8_t *un2 = calloc((size_t)(2 * 2 * gp.Q_S * 16), 1);
+    uint8_t *lun2 = calloc((size_t)(2 * 2 * gp.Q_S), 1);
+    CHECK(fz_pse_mask_unspecified(&pp, &gp, un2, lun2) == FIA_OK);
+    int pmarked = 0;
+    for (int k = 0; lun2 && k < 12; k++) /* logical row i of (b, n) */
+        pmarked += lun2[(k / 3) * gp.Q_S + k % 3] ? 1 << k : 0;
+    CHECK_EQ_INT(pmarked, marked);
+    free(un2), free(lun2);
+    fia_case_free(&pp);
     /* cleaned: the key's values 0, only the keyless rows left */
     CHECK(fz_pse_mask_clean(&c, &g) == FIA_OK);
     vv = data_of(&c, FIA_SLOT_VALUE, &nv);
