@@ -308,6 +308,26 @@ static void padding_scenes(const fia_case *c, fz_geom *g)
         g->p_kv = 0;
 }
 
+/* The shared prefix's length P of c (docs/features/prefix.md): with both
+ * prefix tensors in the layout's rank, actual_shared_prefix_len[0] within
+ * [0, S_p] when given, else S_p; 0 otherwise.  The outputs do not move:
+ * only the keys a row reads (signature.c) and the pse's columns do. */
+static int64_t prefix_of(const fia_case *c, const fz_geom *g)
+{
+    const fia_tensor_spec *kp = &c->tensors[FIA_SLOT_KEY_SHARED_PREFIX];
+    const fia_tensor_spec *vp = &c->tensors[FIA_SLOT_VALUE_SHARED_PREFIX];
+    const int nd = g->layout == FZ_BSH ? 3 : 4;
+    if (g->layout == FZ_OTHER || !single(kp) || !single(vp) ||
+        kp->t->ndim != nd)
+        return 0;
+    const int64_t sp = kp->t->shape[g->layout == FZ_BSH ||
+                                            g->layout == FZ_BSND ? 1 : 2];
+    const fia_int_array_spec *a = &c->arrays[FIA_ARR_ACTUAL_SHARED_PREFIX_LEN];
+    if (a->presence != FIA_PRESENT || a->count < 1 || a->values == NULL)
+        return sp;
+    return a->values[0] < 0 ? 0 : a->values[0] > sp ? sp : a->values[0];
+}
+
 static int geom_of_call(const fia_case *c, fz_geom *g);
 
 int fz_geom_of_call(const fia_case *c, fz_geom *g)
@@ -315,6 +335,7 @@ int fz_geom_of_call(const fia_case *c, fz_geom *g)
     if (geom_of_call(c, g) != 0)
         return -1;
     padding_scenes(c, g);
+    g->P = prefix_of(c, g);
     return 0;
 }
 
@@ -392,6 +413,7 @@ int fz_geom_of(const fia_case *c, fz_geom *g)
         g->KV_S = kt->shape[1];
         if (kt->shape[2] / KV_N != g->D || kt->shape[0] != g->B)
             return -1;
+        g->P = prefix_of(c, g);
         return 0;
     }
     if (qt->ndim != 4 || kt->ndim != 4)
@@ -402,6 +424,7 @@ int fz_geom_of(const fia_case *c, fz_geom *g)
     if (qt->shape[na] != N || kt->shape[na] != KV_N || kt->shape[3] != g->D ||
         kt->shape[0] != g->B)
         return -1;
+    g->P = prefix_of(c, g);
     return 0;
 }
 

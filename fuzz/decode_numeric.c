@@ -36,6 +36,8 @@ static const fz_fragment numeric_fragments[] = {
     {FIA_FEATURE_TENSOR_LIST, fzn_tensor_list},
     {FIA_FEATURE_TND, fzn_tnd},
     {FIA_FEATURE_PADDING, fzn_padding},
+    {FIA_FEATURE_PREFIX, fzn_prefix},
+    {FIA_FEATURE_PSE, fzn_pse},
 };
 
 /* Shared by numeric and metamorphic: a valid small case.  meta: keep
@@ -124,6 +126,55 @@ static void pad_transform(fdp *f, const fz_geom *g, char *transform,
     snprintf(transform, tlen, "pad=%lld,%lld,%u", p_q, p_kv, seed);
 }
 
+/* The prefix and pse relations (meta_prefix.c, meta_pse.c), the kind
+ * from `which` and the next ones when it does not apply: prefix=<P>,<seed>
+ * with the base's batches made to share their first P rows, pse-zero=, or
+ * pse-mask= with the base's excluded non-finite keys made 0.  0 when none
+ * applies (c unchanged). */
+static int prefix_pse_transform(fia_case *c, const fz_geom *g, int which,
+                                unsigned seed, int64_t plen,
+                                char *transform, size_t tlen,
+                                fia_status *st)
+{
+    int64_t most = g->KV_S; /* the fewest keys of a batch */
+    for (int64_t b = 0; b < g->B; b++) {
+        int64_t kl = fz_kv_len(c, g, b);
+        most = kl < most ? kl : most;
+    }
+    for (int k = 0; k < 3; k++) {
+        switch ((which + k) % 3) {
+        case 0: {
+            const int64_t P = most >= 1 ? 1 + plen % most : 0;
+            if (P < 1 || !fz_prefix_applies(c, g, P))
+                break;
+            fia_status s = fz_prefix_share(c, g, P);
+            if (s != FIA_OK) {
+                *st = *st == FIA_OK && s == FIA_ERR_NOMEM ? s : *st;
+                break;
+            }
+            snprintf(transform, tlen, "prefix=%lld,%u", (long long)P, seed);
+            return 1;
+        }
+        case 1:
+            if (!fz_pse_applies(c, g, 0))
+                break;
+            snprintf(transform, tlen, "pse-zero=%u", seed);
+            return 1;
+        default:
+            if (!fz_pse_applies(c, g, 1))
+                break;
+            fia_status s = fz_pse_mask_clean(c, g);
+            if (s != FIA_OK) {
+                *st = *st == FIA_OK && s == FIA_ERR_NOMEM ? s : *st;
+                break;
+            }
+            snprintf(transform, tlen, "pse-mask=%u", seed);
+            return 1;
+        }
+    }
+    return 0;
+}
+
 fia_status fuzz_decode_metamorphic(const uint8_t *data, size_t size,
                                    fia_case *c, char *transform, size_t tlen)
 {
@@ -148,6 +199,15 @@ fia_status fuzz_decode_metamorphic(const uint8_t *data, size_t size,
         pad_transform(&f, &g, transform, tlen);
         return st;
     }
+    /* the prefix and pse relations, from the bytes after those: a zero
+     * byte keeps the pick below */
+    const int pp = fdp_rare(&f, 30);
+    const int which = fdp_pick(&f, 3);
+    const unsigned seed = fdp_u8(&f);
+    const int64_t plen = fdp_range(&f, 0, 255);
+    if (pp && prefix_pse_transform(c, &g, which, seed, plen, transform, tlen,
+                                   &st))
+        return st;
     if ((n = applicable_transforms(c, &g, to, opts)) == 0) {
         snprintf(transform, tlen, "none");
         return st;

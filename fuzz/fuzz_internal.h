@@ -50,6 +50,12 @@ typedef struct fz_geom {
      * of batch b is physical row Q_S - p_q - q_len[b] + s (fz_out_index) */
     int qpad, kvpad;
     int64_t p_q, p_kv;
+    /* fz_geom_of / fz_geom_of_call: the shared prefix's length P read
+     * (docs/features/prefix.md: actual_shared_prefix_len[0] within [0,
+     * S_p] when given, else S_p; 0 without both prefix tensors): batch b
+     * reads P + kv_len[b] keys, own key j at logical (and pse) column P + j;
+     * the outputs do not move */
+    int64_t P;
 } fz_geom;
 
 /* 0 when the case's query/key/value agree with its layout and attributes
@@ -154,6 +160,73 @@ fia_status fz_pad_case(const fia_case *c, const fz_geom *g, int64_t p_q,
 int fz_pad_applies(const fia_case *c, const fz_geom *g);
 fia_status fz_meta_padding(const fia_case *, const fz_geom *, const char *,
                            fia_case *, fia_error *);
+/* ---- the shared prefix (meta_prefix.c) ---- */
+/* 1 when fz_prefix_case(c, g, P, ...) applies: one of the four layouts,
+ * contiguous, no padding, page table, prefix or input but the mask, pse
+ * and outputs; every batch with at least P keys; at Q_S = 1 no mask. */
+int fz_prefix_applies(const fia_case *c, const fz_geom *g, int64_t P);
+/* *out (a copy of c, geometry g of fz_geom_of) with the first P key/value
+ * rows of batch src in key_shared_prefix / value_shared_prefix of S_p = P
+ * + 0..3 rows (the extras NaN; actual_shared_prefix_len [P] given then),
+ * every batch's own rows shifted by P (KV_S' = KV_S - P + 0..3 rows, the
+ * extras NaN), actual_seq_lengths_kv - P, the mask's and pse's columns
+ * unchanged (column j' = j; widened, masked / NaN, to P + KV_S').  seed:
+ * bit 0 the length given even when S_p, bits 1-2 S_p's extra rows, bits
+ * 3-4 the own extra rows, bit 5 the lengths written out, bits 8.. src
+ * (when not same).  same: src 0 and every batch's first P rows must equal
+ * batch 0's (the relation), else FIA_ERR_BAD_INPUT. */
+fia_status fz_prefix_case(const fia_case *c, const fz_geom *g, int64_t P,
+                          uint64_t seed, int same, fia_case *out,
+                          fia_error *err);
+/* c's batches' first P key/value rows made batch 0's (in place), so that
+ * the prefix= relation applies; FIA_OK, NOMEM or BAD_INPUT. */
+fia_status fz_prefix_share(fia_case *c, const fz_geom *g, int64_t P);
+fia_status fz_meta_prefix(const fia_case *, const fz_geom *, const char *,
+                          fia_case *, fia_error *);
+
+/* ---- pse_shift (meta_pse.c) ---- */
+/* A pse value for batch b, head n, logical query row i, logical key j (a
+ * prefix's keys first). */
+typedef double (*fz_pse_fn)(void *ctx, int64_t b, int64_t n, int64_t i,
+                            int64_t j);
+/* Batch b's rows and keys in a call of geometry g (fz_geom_of_call): ql
+ * query rows from physical row qst, kl = P + kv_len logical keys from
+ * physical column kst (a list's tensor S when it has no lengths); qst or
+ * kst -1 when the batch starts below 0 (left padding). */
+void fz_batch_place(const fia_case *c, const fz_geom *g, int64_t b,
+                    int64_t *ql, int64_t *kl, int64_t *qst, int64_t *kst);
+/* The values of a pse of shape sh (batch 1 or B) for c: every position a
+ * row reads (batch b, head n, row i < ql at physical row qst + i, or 0 at
+ * Q_S = 1, logical key j < kl at column kst + j) fn's value, every other
+ * position `unread`.  *out (sh's element count) the caller frees; NOMEM. */
+fia_status fz_pse_values(const fia_case *c, const fz_geom *g,
+                         const int64_t sh[4], fz_pse_fn fn, void *ctx,
+                         double unread, double **out);
+/* Which logical keys c's full mask (sparse 0 / 1 at Q_S > 1, any at Q_S =
+ * 1; read at the physical positions) and mode 0's pre/next band exclude:
+ * [B][rows][g->P + g->KV_S], rows Q_S (1 at Q_S = 1), 1 excluded.  *out
+ * NULL (FIA_OK) when c has no full mask; NOMEM, BAD_INPUT. */
+fia_status fz_excluded_keys(const fia_case *c, const fz_geom *g,
+                            uint8_t **out);
+fia_status fz_meta_pse_zero(const fia_case *, const fz_geom *, const char *,
+                            fia_case *, fia_error *);
+fia_status fz_meta_pse_mask(const fia_case *, const fz_geom *, const char *,
+                            fia_case *, fia_error *);
+/* 1 when pse-zero= (mask 0) or pse-mask= (mask 1) applies to c. */
+int fz_pse_applies(const fia_case *c, const fz_geom *g, int mask);
+/* pse-mask=: the rows of c (geometry g) whose two forms the documents let
+ * differ marked in unspec (BNSD elements) and lunspec ((b, n, i), logical
+ * row i < q_len at stride g->Q_S): rows
+ * with no key the mask admits (corrected 0 against NaN), and rows with a
+ * key the mask excludes holding a non-finite key or value (never read
+ * against read with weight 0).  FIA_OK or NOMEM. */
+fia_status fz_pse_mask_unspecified(const fia_case *c, const fz_geom *g,
+                                   uint8_t *unspec, uint8_t *lunspec);
+/* c's keys that its mask excludes from some row and that hold a non-finite
+ * key or value set to 0 (in place), so that pse-mask= compares them;
+ * FIA_OK, NOMEM or BAD_INPUT. */
+fia_status fz_pse_mask_clean(fia_case *c, const fz_geom *g);
+
 fia_status fz_meta_sparse_to_mask(const fia_case *, const fz_geom *,
                                   const char *, fia_case *, fia_error *);
 /* q/k/v of c permuted into layout l2, K/V heads repeated when mha. */

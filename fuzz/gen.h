@@ -97,6 +97,7 @@ typedef struct fz_gen {
      * asks for */
     fuzz_rng rng;
     double scale;
+    int vkind;          /* the distribution fzn_tensors_data chose */
 } fz_gen;
 
 typedef void (*fz_fragment_fn)(fz_gen *g);
@@ -199,5 +200,13 @@ void fzn_paged(fz_gen *g);            /* the keys as a paged cache, now and then
 void fzn_tensor_list(fz_gen *g);      /* the keys as a tensor per batch, now and then */
 void fzn_tnd(fz_gen *g);              /* the case packed as TND / NTD_TND, now and then */
 void fzn_padding(fz_gen *g);          /* the case left-padded, now and then */
+void fzn_prefix(fz_gen *g);           /* a shared prefix, now and then */
+void fzn_pse(fz_gen *g);              /* a pse_shift, now and then */
+
+/* fuzz_numeric: key (role 1) or value (role 2) values [B, H, S, D] in the
+ * layout g->L from the distribution g->vkind with the generator g->rng
+ * (gen_tensors_data.c); NULL out of memory. */
+double *fzn_data_values(fz_gen *g, int role, int64_t B, int64_t H,
+                        int64_t S);
 
 #endif

@@ -154,6 +154,7 @@ void fzn_tensors_data(fz_gen *g)
      * of 9-15 s cases of 226-304 rows); larger ones get dominant keys */
     if (k == VK_SENTINEL && g->B * g->N * g->Q_S > FZ_SENTINEL_MAX_ROWS)
         k = VK_DOMINANT;
+    g->vkind = (int)k;
     g->scale = c->attrs.scale;
     if (c->live_rows)
         return; /* the case model generates the live rows (normal(0, 1)) */
@@ -181,4 +182,14 @@ void fzn_tensors_data(fz_gen *g)
     if (vv) fb_values(c, FIA_SLOT_VALUE, vv, numel4(&ks));
     if (!qv || !kv || !vv)
         fz_note(g, FIA_ERR_NOMEM);
+}
+
+double *fzn_data_values(fz_gen *g, int role, int64_t B, int64_t H, int64_t S)
+{
+    shape4 s = {g->L == FZ_BNSD_BSND ? FZ_BNSD : g->L, B, H, S, g->D};
+    vkind k = g->vkind >= 0 && g->vkind < VK_COUNT ? (vkind)g->vkind
+                                                   : VK_NORMAL;
+    double scale = g->scale; /* a sentinel key asks for it again: kept */
+    return make_values(&g->rng, role == 2 && k == VK_SENTINEL ? VK_NORMAL : k,
+                       role, g->qdt, &s, &scale);
 }

@@ -4,8 +4,9 @@
  * length array written out per batch; a sparse mode as the equivalent
  * explicit mask under sparse mode 0 or 1; the keys behind a block table
  * or as a tensor per batch; the rows packed as a token layout; the rows
- * left-padded, moved to the end of longer axes).  Both
- * forms are run through
+ * left-padded, moved to the end of longer axes; the batches' equal first
+ * keys in a shared prefix; a pse of zeros added; the mask as a pse of
+ * -inf and 0).  Both forms are run through
  * fast/ and their outputs compared element by element in the canonical
  * BNSD order, over the rows the documents define (i < q_len). */
 #include <math.h>
@@ -30,6 +31,9 @@ static const struct {
     {"tnd=", fz_meta_tnd},
     {"pad=", fz_meta_padding},
     {"sparse-to-mask=", fz_meta_sparse_to_mask},
+    {"prefix=", fz_meta_prefix},
+    {"pse-zero=", fz_meta_pse_zero},
+    {"pse-mask=", fz_meta_pse_mask},
 };
 
 fia_status fuzz_meta_transform(const fia_case *c, const char *transform,
@@ -236,6 +240,14 @@ static void compare_forms(const fia_case *c, const fz_geom *g,
         unspecified_rows(c, g, &unspec, &lunspec) != FIA_OK) {
         free(fail);
         free(lfail);
+        r->applicable = 0;
+        return;
+    }
+    /* the mask as a pse: rows where masked (never read) and -inf (read
+     * with weight 0) differ by the documents */
+    if (strncmp(transform, "pse-mask=", 9) == 0 &&
+        fz_pse_mask_unspecified(c, g, unspec, lunspec) != FIA_OK) {
+        free(fail), free(lfail), free(unspec), free(lunspec);
         r->applicable = 0;
         return;
     }

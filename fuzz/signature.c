@@ -31,8 +31,9 @@
  *               units inside the region (the chance that k failures
  *               spread like the valid units would all land there).  The
  *               units are rows (b, n, s) with s < q_len(b) and a key
- *               (kv_len(b) > 0: a row without keys has nothing to get
- *               wrong but its documented value) for the row, head and
+ *               (P + kv_len(b) > 0, P a shared prefix's length: a row
+ *               without keys has nothing to get wrong but its documented
+ *               value) for the row, head and
  *               batch regions, elements of such rows for dtail.
  *               A bug confined to a region the case does not contrast
  *               (say every batch has 64 keys or more) is then named
@@ -92,6 +93,12 @@ void fuzz_feature_set(const fia_case *c, char *buf, size_t len)
         sb_add(buf, len, "+padq");
     if (geom && g.kvpad)
         sb_add(buf, len, "+padkv");
+    if (geom && g.P > 0)
+        sb_add(buf, len, "+prefix");
+    const fia_tensor_spec *pse = &c->tensors[FIA_SLOT_PSE_SHIFT];
+    if (pse->presence == FIA_PRESENT && pse->count >= 1 &&
+        fia_tensor_numel(&pse->t[0]) > 0)
+        sb_add(buf, len, "+pse");
 }
 
 static const char *qdtype(const fia_case *c)
@@ -223,7 +230,8 @@ static void case_pattern(const fia_case *c, const uint8_t *out_fail,
     }
     for (int64_t b = 0; b < g.B; b++) {
         lens[b] = fz_q_len(c, &g, b);
-        lens[g.B + b] = fz_kv_len(c, &g, b);
+        /* the keys a row reads: a shared prefix's P first */
+        lens[g.B + b] = g.P + fz_kv_len(c, &g, b);
         /* a query-padded batch that starts below 0: no row specified */
         if (!canonical && g.qpad && fz_out_index(c, &g, b, 0, 0, 0) < 0)
             lens[b] = 0;

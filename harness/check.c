@@ -219,6 +219,21 @@ double fia_check_reference_work(const fia_case *c)
                      c->tensors[FIA_SLOT_BLOCK_TABLE].presence == FIA_PRESENT
                  ? longest : kv;
     }
+    /* a shared prefix: every row reads its P keys first (P the length
+     * given, within [0, S_p], else S_p; docs/features/prefix.md) */
+    const fia_tensor_spec *kp = &c->tensors[FIA_SLOT_KEY_SHARED_PREFIX];
+    if (kp->presence == FIA_PRESENT && kp->count >= 1 && kp->t[0].ndim >= 3) {
+        const char *l = c->attrs.input_layout;
+        const int sa = strcmp(l, "BNSD") == 0 || strcmp(l, "BNSD_BSND") == 0
+                           ? 2 : 1;
+        double P = (double)kp->t[0].shape[sa];
+        const fia_int_array_spec *pl =
+            &c->arrays[FIA_ARR_ACTUAL_SHARED_PREFIX_LEN];
+        if (pl->presence == FIA_PRESENT && pl->count >= 1 && pl->values)
+            P = (double)pl->values[0] < 0 ? 0
+                : (double)pl->values[0] < P ? (double)pl->values[0] : P;
+        kv += P;
+    }
     /* a token layout's lengths are cumulative: a row reads at most the
      * longest batch's keys */
     if (fia_layout_is_tnd(c->attrs.input_layout) &&

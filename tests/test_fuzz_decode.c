@@ -124,7 +124,8 @@ int main(void)
             fia_oracle_verdict v;
             fia_oracle_evaluate(&c2, FIA_PROFILE_DOC, &v, NULL);
             CHECK_MSG(v.accept,
-                      "transform %s gives a rejected form", t);
+                      "transform %s gives a rejected form (%s)", t,
+                      v.n_fired ? v.fired[0]->id : "?");
             applied++;
             fia_case_free(&c2);
         }
