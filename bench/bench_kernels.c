@@ -172,7 +172,7 @@ static bool call(const fast_kernels *t, kid id, bufs *b)
         if (t->decode == NULL)
             return false;
         reset_rows(b);
-        t->decode(b->qrows, D, DEC_ROWS, b->kblk, b->vblk, D, DEC_KEYS, D,
+        t->decode(b->qrows, D, DEC_ROWS, b->kblk, b->vblk, D, NULL, DEC_KEYS, D,
                   FIA_DT_FP16, 0.088f, 1, b->m, b->l, b->acc, D);
         return true;
     case K_WIDEN:

@@ -15,7 +15,8 @@
  * fp16/bf16 K/V rows directly; if its result is not finite the task is
  * recomputed by the blocked loop, which keeps p = 0 times inf/NaN out.
  *
- * Numerics (RELEASED "Numeric pipeline"): s = (Q.K^T) * scale in float32;
+ * Numerics (RELEASED "Numeric pipeline"): s = (Q.K^T) * scale in float32,
+ * with a pse + pse in float32 (kernels.h: bias, before the mask and max);
  * p = exp(s - m) in float32 against the running max, rounded to the input
  * dtype before P.V when round_p (fp16 high-performance, always for bf16);
  * the row sum of the unrounded p in float32; P.V accumulated in float32;
@@ -40,6 +41,7 @@ typedef struct scratch {
     int32_t *lo, *hi;   /* keys of each row, relative to the block */
     int64_t *alo, *ahi; /* absolute */
     uint8_t *excl;      /* [KBLOCK][L]: mask bits (modes 0/1, decode) */
+    const uint16_t **prow, **pblk; /* pse rows at column 0, and a block's */
 } scratch;
 
 /* The scratch of one worker, carved from base (or only measured). */
@@ -70,6 +72,8 @@ static uint64_t layout(const fast_plan *p, char *base, scratch *s)
     TAKE(alo, int64_t, L);
     TAKE(ahi, int64_t, L);
     TAKE(excl, uint8_t, KB * L);
+    TAKE(prow, const uint16_t *, L);
+    TAKE(pblk, const uint16_t *, L);
 #undef TAKE
     return off;
 }
@@ -193,6 +197,7 @@ static void key_loop(const fast_plan *p, const fast_kernels *kern,
 {
     const int64_t L = p->L, Dp = p->Dp, D = p->D;
     const uint8_t *mask = p->mask;
+    const bool pse = p->pse_given;
     const int round = !p->round_p ? 0 : p->dt == FIA_DT_FP16 ? 1 : 2;
     for (int64_t j0 = jmin; j0 <= jmax; j0 += FAST_KBLOCK) {
         int nk = jmax + 1 - j0 < FAST_KBLOCK ? (int)(jmax + 1 - j0)
@@ -208,7 +213,8 @@ static void key_loop(const fast_plan *p, const fast_kernels *kern,
             vfinite = widen_block(p, kern, w, b, kvh, j0, nk, jmax);
         }
         /* every key of the block in every row (and row padding), no
-         * mask: Q.K^T with the softmax's first pass fused (qk_t_max) */
+         * mask: Q.K^T with the softmax's first pass fused (qk_t_max; with
+         * a pse the bias step gives the block max) */
         bool full = !dot && mask == NULL && kern->qk_t_max != NULL;
         for (int64_t r = 0; r < L; r++) {
             int64_t lo = w->alo[r] - j0, hi = w->ahi[r] - j0;
@@ -220,7 +226,21 @@ static void key_loop(const fast_plan *p, const fast_kernels *kern,
             }
             full &= lo <= 0 && hi >= nk - 1 && w->alo[r] <= w->ahi[r];
         }
-        if (full) {
+        if (pse) {
+            /* Q.K^T, then scale + pse in float32 (kernels.h: bias); rows
+             * up to round_up(mr, 16) for softmax_full */
+            if (dot)
+                kern->qk_dot(w->q, Dp, mr, kblk, Dp, nk, Dp, w->s, L);
+            else
+                kern->qk_t(w->q, L, full ? (mr + 15) & ~15 : mr, kblk, Dp,
+                           nk, D, w->s, L);
+            fast_pse_block(p, b, w->prow, mr, j0, w->pblk);
+            kern->bias(p->dt, w->pblk, mr, nk, p->scale, w->s, L,
+                       full ? w->bmax : NULL);
+            if (full)
+                kern->softmax_full(w->s, L, mr, nk, w->bmax, round, w->m,
+                                   w->l, w->alpha);
+        } else if (full) {
             kern->qk_t_max(w->q, L, mr, kblk, Dp, nk, D, p->scale, w->s, L,
                            w->bmax);
             kern->softmax_full(w->s, L, mr, nk, w->bmax, round, w->m, w->l,
@@ -233,9 +253,10 @@ static void key_loop(const fast_plan *p, const fast_kernels *kern,
         if (mask)
             fast_mask_block(p, b, i0, nq, mr, j0, nk, w->lo, w->hi, w->excl,
                             L);
-        if (!full)
-            kern->softmax(w->s, L, mr, nk, p->scale, w->lo, w->hi,
-                          mask ? w->excl : NULL, round, w->m, w->l, w->alpha);
+        if (!full) /* with a pse the scores are scaled already */
+            kern->softmax(w->s, L, mr, nk, pse ? 1.0f : p->scale, w->lo,
+                          w->hi, mask ? w->excl : NULL, round, w->m, w->l,
+                          w->alpha);
         /* p = 0 times inf or NaN in V must stay out: the scalar P.V skips
          * p = 0 (keys that take no part). */
         const fast_kernels *pvk = vfinite ? kern : &fast_kernels_scalar;
@@ -334,6 +355,16 @@ static void task_load_q(const fast_plan *p, const fast_kernels *kern,
     }
 }
 
+/* The pse row of each row of the task at column 0 (NULL for rows that use
+ * no key: padding rows are never read). */
+static void task_pse_rows(const fast_plan *p, const task *k, scratch *w)
+{
+    for (int r = 0; r < k->mr; r++)
+        w->prow[r] = w->alo[r] > w->ahi[r]
+            ? NULL
+            : fast_pse_row(p, k->b, k->n0 + r / k->nq, k->i0 + r % k->nq);
+}
+
 /* Keys [jmin, jmax] of the task through the fused decode kernel, in
  * calls of up to 64 blocks of FAST_DEC_KB keys, each block's K and V rows
  * read where they are (a paged cache's blocks anywhere: block_size is a
@@ -358,9 +389,14 @@ static bool decode_range(const fast_plan *p, const fast_kernels *kern,
             if (g < FAST_DEC_KB)
                 break; /* only the last block of a call may be short */
         }
-        if (!kern->decode(w->q, p->Dp, k->mr, kp, vp, p->k_ss, j - start,
-                          p->D, p->dt, p->scale, round, w->m, w->l, w->acc,
-                          p->Dp))
+        const uint16_t *const *bias = NULL; /* the pse from key start on */
+        if (p->pse_given) {
+            fast_pse_block(p, k->b, w->prow, k->mr, start, w->pblk);
+            bias = w->pblk;
+        }
+        if (!kern->decode(w->q, p->Dp, k->mr, kp, vp, p->k_ss, bias,
+                          j - start, p->D, p->dt, p->scale, round, w->m,
+                          w->l, w->acc, p->Dp))
             return false;
     }
     return true;
@@ -433,6 +469,8 @@ static void task_store(const fast_plan *p, const fast_kernels *kern,
                 fast_store_zero(p, k->b, n, i);
             else
                 fast_degenerate_mean(p, k->b, n, i, k->kv_len, w->tmp);
+        } else if (fast_pse_all_dropped(p, w->m[r])) {
+            fast_store_nan(p, k->b, n, i); /* every key's score -inf */
         } else {
             kern->store(p->dt, w->acc + r * Dp, (double)w->l[r],
                         fast_out_row(p, k->b, n, i), D);
@@ -453,6 +491,8 @@ void fast_run_task(const fast_plan *p, const char *ws, void *scr,
     task_bands(p, &k, &w, &jmin, &jmax);
     if (jmax >= 0) {
         task_load_q(p, kern, &k, &w);
+        if (p->pse_given)
+            task_pse_rows(p, &k, &w);
         task_keys(p, kern, ws, &k, &w, jmin, jmax);
     }
     task_store(p, kern, &k, &w, partials);
@@ -495,6 +535,10 @@ void fast_merge_splits(const fast_plan *p, float *partials, void *scr)
                     fast_store_zero(p, b, n, 0);
                 else
                     fast_degenerate_mean(p, b, n, 0, kv_len, w.tmp);
+                continue;
+            }
+            if (fast_pse_all_dropped(p, mx)) { /* every key's score -inf */
+                fast_store_nan(p, b, n, 0);
                 continue;
             }
             kern->store(p->dt, w.tmp, l, fast_out_row(p, b, n, 0), p->D);
