@@ -235,6 +235,15 @@ static void key_loop(const fast_plan *p, const fast_kernels *kern,
                 kern->qk_t(w->q, L, full ? (mr + 15) & ~15 : mr, kblk, Dp,
                            nk, D, w->s, L);
             fast_pse_block(p, b, w->prow, mr, j0, w->pblk);
+            /* the pse two blocks ahead into L2: two lines of each of the
+             * mr rows, rows KV_S apart (no hardware stream follows that
+             * many).  The bias kernel's loads still stall: ~3x its
+             * in-cache time in the prefill bench, with or without this
+             * (which moved the pse/plain ratio within the noise, upwards) */
+            for (int r = 0; j0 + 3 * FAST_KBLOCK <= jmax && r < mr; r++)
+                for (int x = 0; w->pblk[r] != NULL && x < FAST_KBLOCK; x += 32)
+                    __builtin_prefetch(w->pblk[r] + 2 * FAST_KBLOCK + x, 0,
+                                       2);
             kern->bias(p->dt, w->pblk, mr, nk, p->scale, w->s, L,
                        full ? w->bmax : NULL);
             if (full)

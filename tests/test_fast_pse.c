@@ -50,11 +50,20 @@ static double from16(fia_dtype dt, uint16_t h)
 {
     return dt == FIA_DT_FP16 ? fia_fp16_to_double(h) : fia_bf16_to_double(h);
 }
-static uint16_t nan16(fia_dtype dt) { return dt == FIA_DT_FP16 ? 0x7e00 : 0x7fc0; }
-static uint16_t ninf16(fia_dtype dt) { return dt == FIA_DT_FP16 ? 0xfc00 : 0xff80; }
-static uint16_t pinf16(fia_dtype dt) { return dt == FIA_DT_FP16 ? 0x7c00 : 0x7f80; }
+static uint16_t nan16(fia_dtype dt)
+{
+    return dt == FIA_DT_FP16 ? 0x7e00 : 0x7fc0;
+}
+static uint16_t ninf16(fia_dtype dt)
+{
+    return dt == FIA_DT_FP16 ? 0xfc00 : 0xff80;
+}
+static uint16_t pinf16(fia_dtype dt)
+{
+    return dt == FIA_DT_FP16 ? 0x7c00 : 0x7f80;
+}
 
-/* ---- the logical model of a call ----------------------------------------- */
+/* ---- the logical model of a call ------------------------------------- */
 typedef struct model {
     fia_dtype dt;
     int64_t QS, KVS;
@@ -120,7 +129,7 @@ static void free_model(model *m)
     free(m->q), free(m->k), free(m->v), free(m->pse), free(m->mask);
 }
 
-/* ---- how the model is passed ---------------------------------------------- */
+/* ---- how the model is passed ------------------------------------------ */
 typedef struct form {
     const char *layout;
     bool pse;             /* pass the pse */
@@ -199,8 +208,8 @@ static result run(const model *m, const form *f)
     for (int64_t b = 0; b < B; b++) {
         for (int64_t n = 0; n < N; n++)
             for (int64_t i = 0; i < m->ql[b]; i++) {
-                memcpy(q + at(bn, N, QS, b, n, qs[b] + i), m->q + qi(m, b, n, i),
-                       D * 2);
+                memcpy(q + at(bn, N, QS, b, n, qs[b] + i),
+                       m->q + qi(m, b, n, i), D * 2);
                 /* a pse of batch 1: every batch's cells into batch 0 (the
                  * model's batches agree) */
                 for (int64_t j = 0; j < m->kl[b]; j++)
@@ -233,7 +242,8 @@ static result run(const model *m, const form *f)
                 const int64_t src = at(bn, KVN, KVS, x / cols, h,
                                        x % cols * bs + r);
                 const int64_t dst = ((id * KVN + h) * bs + r) * D;
-                memcpy(kc + dst, k + src, D * 2), memcpy(vc + dst, v + src, D * 2);
+                memcpy(kc + dst, k + src, D * 2);
+                memcpy(vc + dst, v + src, D * 2);
             }
     }
     fia_tensor qt = tensor_of(f->layout, bn, dt, B, N, QS, q);
@@ -243,9 +253,9 @@ static result run(const model *m, const form *f)
     const fia_tensor *kp[B], *vp[B];
     const int kcount = f->list ? B : 1;
     for (int b = 0; b < kcount; b++) {
-        const int64_t off = f->list ? (bn ? b * KVN * KVS * D : b * KVS * KVN * D) : 0;
-        kt[b] = tensor_of(f->layout, bn, dt, f->list ? 1 : B, KVN, KVS, k + off);
-        vt[b] = tensor_of(f->layout, bn, dt, f->list ? 1 : B, KVN, KVS, v + off);
+        const int64_t off = f->list ? b * KVN * KVS * D : 0, nb = f->list ? 1 : B;
+        kt[b] = tensor_of(f->layout, bn, dt, nb, KVN, KVS, k + off);
+        vt[b] = tensor_of(f->layout, bn, dt, nb, KVN, KVS, v + off);
         if (bs) {
             kt[b] = (fia_tensor){.dtype = dt, .ndim = 4,
                                  .shape = {B * cols, KVN, bs, D}, .data = kc};
@@ -278,7 +288,8 @@ static result run(const model *m, const form *f)
     fastSetThreadCount(f->threads);
     fast_executor *ex = NULL;
     uint64_t wss = 0;
-    result r = {.o = calloc((size_t)nq, 2), .lse = calloc((size_t)(B * N * QS), 4)};
+    result r = {.o = calloc((size_t)nq, 2),
+                .lse = calloc((size_t)(B * N * QS), 4)};
     r.status = fastFusedInferAttentionScoreV2GetWorkspaceSize(
         &qt, &kl, &vl, f->pse ? &pt : NULL,
         m->mask || f->sparse ? &mt : NULL, lens && !dec ? &asl : NULL,
@@ -308,7 +319,7 @@ static result run(const model *m, const form *f)
 
 static void free_result(result *r) { free(r->o), free(r->lse); }
 
-/* ---- comparisons ------------------------------------------------------------ */
+/* ---- comparisons ------------------------------------------------------ */
 /* Rows of a and b bit for bit (NaN for NaN), each one finite in a unless
  * nan_ok; returns the rows that differ. */
 static int64_t same(const model *m, const result *a, const result *b,
@@ -408,7 +419,12 @@ static void naive(const model *m, const result *a, double tol,
               "attention", line, what, (long long)bad);
 }
 
-static double tol_of(const model *m) { return m->dt == FIA_DT_FP16 ? 2e-3 : 1.6e-2; }
+/* An output's tolerance against another rounding of the same attention:
+ * a few units of the format's last place at |o| <= 2. */
+static double tol_of(const model *m)
+{
+    return m->dt == FIA_DT_FP16 ? 2e-3 : 1.6e-2;
+}
 
 static const char *const layouts[] = {"BSH", "BSND", "BNSD", "BNSD_BSND"};
 static const int64_t PQL[B] = {97, 61, 17}, PKL[B] = {144, 130, 9};
