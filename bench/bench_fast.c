@@ -12,10 +12,10 @@
  * than the last-level cache (in turns with the decode runs), and the FMA
  * peak of the threads (bench/fma_peak.h), the real ceiling of the prefill.
  * Everything uses two threads.  Each figure is the best of a few runs.
- * Page attention and left padding are measured against the contiguous,
- * right-padded path in the same turns (--only paged, --only padding), a
- * shared prefix against the keys concatenated (--only prefix,
- * bench_fast_prefix.h).
+ * Page attention, left padding and pse_shift are measured against the
+ * contiguous, right-padded, plain path in the same turns (--only paged,
+ * --only padding, --only pse), a shared prefix against the keys
+ * concatenated (--only prefix, bench_fast_prefix.h).
  * Ends with one line per shape, e.g.
  *   prefill causal: 101.2 GFLOP/s = 73% of sgemm, 1.80x onednn
  *   decode: 41.0 GB/s = 76% of bandwidth */
@@ -183,10 +183,11 @@ typedef struct padcall {
 } padcall;
 
 /* Best of reps runs of fast/ on shape s (paged through pg, with lengths
- * and padding pd, when not NULL); the workspace is allocated outside the
- * timing and kept in rn. */
+ * and padding pd, with pse_shift pse, when not NULL); the workspace is
+ * allocated outside the timing and kept in rn. */
 static double time_fast_pd(const shape *s, const data *d, const paged *pg,
-                           const padcall *pd, int reps, runner *rn)
+                           const padcall *pd, const fia_tensor *pse,
+                           int reps, runner *rn)
 {
     fia_tensor q = {FIA_DT_FP16, 4, {s->B, s->N, s->QS, s->D}, d->q};
     fia_tensor k = {FIA_DT_FP16, 4, {s->B, s->KVN, s->KVS, s->D}, d->k};
@@ -218,7 +219,7 @@ static double time_fast_pd(const shape *s, const data *d, const paged *pg,
         uint64_t wss = 0;
         fast_executor *ex = NULL;
         fia_status st = fastFusedInferAttentionScoreV2GetWorkspaceSize(
-            &q, &kl, &vl, NULL, s->sparse ? &m : NULL, asl ? &ql : NULL,
+            &q, &kl, &vl, pse, s->sparse ? &m : NULL, asl ? &ql : NULL,
             pg || pd ? &kvl : NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL,
             pg ? &bt : NULL, left && asl ? &qpad : NULL, left ? &kvpad : NULL,
             NULL, NULL, NULL, NULL, NULL, NULL, NULL, s->N, 1.0 / sqrt((double)s->D), 2147483647, 0, "BNSD",
@@ -253,7 +254,7 @@ static double time_fast_pd(const shape *s, const data *d, const paged *pg,
 static double time_fast_pg(const shape *s, const data *d, const paged *pg,
                            int reps, runner *rn)
 {
-    return time_fast_pd(s, d, pg, NULL, reps, rn);
+    return time_fast_pd(s, d, pg, NULL, NULL, reps, rn);
 }
 
 static double time_fast_in(const shape *s, const data *d, int reps,
@@ -289,7 +290,7 @@ static void bench_padding(int reps)
         for (int r = 0; r < turns; r++)
             for (int k = 0; k < 3; k++) {
                 double x = time_fast_pd(s, &d, NULL, k < 2 ? &pc[k] : NULL,
-                                        1, &rn[k]);
+                                        NULL, 1, &rn[k]);
                 t[k] = x < t[k] ? x : t[k];
             }
         for (int k = 0; k < 3; k++) {
@@ -349,6 +350,8 @@ static void bench_paged(int reps)
         free_data(&d);
     }
 }
+
+#include "bench_fast_pse.h"
 
 static double time_fast(const shape *s, const data *d, int reps)
 {
@@ -664,21 +667,17 @@ int main(int argc, char **argv)
     bool quick = argc > 1 && strcmp(argv[1], "--quick") == 0;
     int reps = quick ? 1 : 3;
     setvbuf(stdout, NULL, _IOLBF, 0);
-    if (argc > 2 && strcmp(argv[1], "--only") == 0 &&
-        strcmp(argv[2], "paged") == 0) {
-        bench_paged(argc > 3 ? atoi(argv[3]) : 3);
-        return 0;
-    }
-    if (argc > 2 && strcmp(argv[1], "--only") == 0 &&
-        strcmp(argv[2], "padding") == 0) {
-        bench_padding(argc > 3 ? atoi(argv[3]) : 3);
-        return 0;
-    }
-    if (argc > 2 && strcmp(argv[1], "--only") == 0 &&
-        strcmp(argv[2], "prefix") == 0) {
-        bench_prefix(argc > 3 ? atoi(argv[3]) : 3);
-        return 0;
-    }
+    /* the comparisons in turns alone: --only paged|padding|pse|prefix
+     * [REPS] */
+    static const struct { const char *name; void (*run)(int); } only[] = {
+        {"paged", bench_paged}, {"padding", bench_padding}, {"pse", bench_pse},
+        {"prefix", bench_prefix}};
+    for (size_t i = 0; argc > 2 && i < sizeof only / sizeof *only; i++)
+        if (strcmp(argv[1], "--only") == 0 &&
+            strcmp(argv[2], only[i].name) == 0) {
+            only[i].run(argc > 3 ? atoi(argv[3]) : 3);
+            return 0;
+        }
     if (argc > 2 && strcmp(argv[1], "--only") == 0) { /* for profiling */
         const shape *s = strcmp(argv[2], "decode") == 0   ? &DECODE
                          : strcmp(argv[2], "causal") == 0 ? &CAUSAL
@@ -801,6 +800,7 @@ int main(int argc, char **argv)
         printf("\n");
     bench_paged(reps);
     bench_padding(reps);
+    bench_pse(reps);
     bench_prefix(reps);
     return 0;
 }
