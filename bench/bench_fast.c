@@ -608,6 +608,29 @@ static double onednn_attention(const shape *s, const data *d, int reps,
 #endif
 
 /* ---- main ------------------------------------------------------------------ */
+/* --only NAME [REPS]: a comparison in turns alone (paged, padding, pse,
+ * prefix), or fast/ alone on one shape (decode, causal, else prefill), for
+ * profiling. */
+static void run_only(const char *name, int reps)
+{
+    static const struct { const char *name; void (*run)(int); } only[] = {
+        {"paged", bench_paged}, {"padding", bench_padding}, {"pse", bench_pse},
+        {"prefix", bench_prefix}};
+    for (size_t i = 0; i < sizeof only / sizeof *only; i++)
+        if (strcmp(name, only[i].name) == 0) {
+            only[i].run(reps);
+            return;
+        }
+    const shape *s = strcmp(name, "decode") == 0   ? &DECODE
+                     : strcmp(name, "causal") == 0 ? &CAUSAL
+                                                   : &PREFILL;
+    data d = make_data(s);
+    double t = time_fast(s, &d, reps);
+    printf("fast %s: %.2f ms, %.1f GFLOP/s, %.1f GB/s K/V\n", s->name,
+           t * 1e3, flops(s) / t * 1e-9, kv_bytes(s) / t * 1e-9);
+    free_data(&d);
+}
+
 int main(int argc, char **argv)
 {
 #ifdef FIA_HAVE_OPENBLAS
@@ -625,26 +648,8 @@ int main(int argc, char **argv)
     bool quick = argc > 1 && strcmp(argv[1], "--quick") == 0;
     int reps = quick ? 1 : 3;
     setvbuf(stdout, NULL, _IOLBF, 0);
-    /* the comparisons in turns alone: --only paged|padding|pse|prefix
-     * [REPS] */
-    static const struct { const char *name; void (*run)(int); } only[] = {
-        {"paged", bench_paged}, {"padding", bench_padding}, {"pse", bench_pse},
-        {"prefix", bench_prefix}};
-    for (size_t i = 0; argc > 2 && i < sizeof only / sizeof *only; i++)
-        if (strcmp(argv[1], "--only") == 0 &&
-            strcmp(argv[2], only[i].name) == 0) {
-            only[i].run(argc > 3 ? atoi(argv[3]) : 3);
-            return 0;
-        }
-    if (argc > 2 && strcmp(argv[1], "--only") == 0) { /* for profiling */
-        const shape *s = strcmp(argv[2], "decode") == 0   ? &DECODE
-                         : strcmp(argv[2], "causal") == 0 ? &CAUSAL
-                                                          : &PREFILL;
-        data d = make_data(s);
-        double t = time_fast(s, &d, argc > 3 ? atoi(argv[3]) : 3);
-        printf("fast %s: %.2f ms, %.1f GFLOP/s, %.1f GB/s K/V\n", s->name,
-               t * 1e3, flops(s) / t * 1e-9, kv_bytes(s) / t * 1e-9);
-        free_data(&d);
+    if (argc > 2 && strcmp(argv[1], "--only") == 0) {
+        run_only(argv[2], argc > 3 ? atoi(argv[3]) : 3);
         return 0;
     }
     printf("fiacheck bench --fast: %d threads%s\n", THREADS,
