@@ -12,10 +12,10 @@
  * than the last-level cache (in turns with the decode runs), and the FMA
  * peak of the threads (bench/fma_peak.h), the real ceiling of the prefill.
  * Everything uses two threads.  Each figure is the best of a few runs.
- * Page attention and left padding are measured against the contiguous,
- * right-padded path in the same turns (--only paged, --only padding), a
- * shared prefix against the keys concatenated (--only prefix,
- * bench_fast_prefix.h).
+ * Page attention, left padding and pse_shift are measured against the
+ * contiguous, right-padded, plain path in the same turns (--only paged,
+ * --only padding, --only pse), a shared prefix against the keys
+ * concatenated (--only prefix, bench_fast_prefix.h).
  * Ends with one line per shape, e.g.
  *   prefill causal: 101.2 GFLOP/s = 73% of sgemm, 1.80x onednn
  *   decode: 41.0 GB/s = 76% of bandwidth */
@@ -183,10 +183,11 @@ typedef struct padcall {
 } padcall;
 
 /* Best of reps runs of fast/ on shape s (paged through pg, with lengths
- * and padding pd, when not NULL); the workspace is allocated outside the
- * timing and kept in rn. */
+ * and padding pd, with pse_shift pse, when not NULL); the workspace is
+ * allocated outside the timing and kept in rn. */
 static double time_fast_pd(const shape *s, const data *d, const paged *pg,
-                           const padcall *pd, int reps, runner *rn)
+                           const padcall *pd, const fia_tensor *pse,
+                           int reps, runner *rn)
 {
     fia_tensor q = {FIA_DT_FP16, 4, {s->B, s->N, s->QS, s->D}, d->q};
     fia_tensor k = {FIA_DT_FP16, 4, {s->B, s->KVN, s->KVS, s->D}, d->k};
@@ -218,7 +219,7 @@ static double time_fast_pd(const shape *s, const data *d, const paged *pg,
         uint64_t wss = 0;
         fast_executor *ex = NULL;
         fia_status st = fastFusedInferAttentionScoreV2GetWorkspaceSize(
-            &q, &kl, &vl, NULL, s->sparse ? &m : NULL, asl ? &ql : NULL,
+            &q, &kl, &vl, pse, s->sparse ? &m : NULL, asl ? &ql : NULL,
             pg || pd ? &kvl : NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL,
             pg ? &bt : NULL, left && asl ? &qpad : NULL, left ? &kvpad : NULL,
             NULL, NULL, NULL, NULL, NULL, NULL, NULL, s->N, 1.0 / sqrt((double)s->D), 2147483647, 0, "BNSD",
@@ -253,56 +254,13 @@ static double time_fast_pd(const shape *s, const data *d, const paged *pg,
 static double time_fast_pg(const shape *s, const data *d, const paged *pg,
                            int reps, runner *rn)
 {
-    return time_fast_pd(s, d, pg, NULL, reps, rn);
+    return time_fast_pd(s, d, pg, NULL, NULL, reps, rn);
 }
 
 static double time_fast_in(const shape *s, const data *d, int reps,
                            runner *rn)
 {
     return time_fast_pg(s, d, NULL, reps, rn);
-}
-
-/* Left padding against right padding of the same lengths (S - 128, the
- * left-padded rows starting at 64: the same work) and against the plain
- * call (no lengths: all S rows), in turns as for page attention: prefill
- * (no mask, causal) in GFLOP/s of the scores that take part, decode in
- * GB/s of the K/V rows read. */
-static void bench_padding(int reps)
-{
-    const shape *shapes[3] = {&PREFILL, &CAUSAL, &DECODE};
-    for (int i = 0; i < 3; i++) {
-        const shape *s = shapes[i];
-        data d = make_data(s);
-        padcall pc[2];
-        for (int k = 0; k < 2; k++) {
-            pc[k] = (padcall){.pq = 64, .pkv = 64, .left = k == 1};
-            for (int64_t b = 0; b < s->B; b++) {
-                pc[k].q_len[b] = s->QS > 1 ? s->QS - 128 : 1;
-                pc[k].kv_len[b] = s->KVS - 128;
-            }
-        }
-        shape w = *s; /* the work of the lengths */
-        w.QS = pc[0].q_len[0], w.KVS = pc[0].kv_len[0];
-        runner rn[3] = {{NULL, 0}, {NULL, 0}, {NULL, 0}};
-        double t[3] = {INFINITY, INFINITY, INFINITY}, rate[3];
-        const int turns = s->QS == 1 ? reps + 5 : reps;
-        for (int r = 0; r < turns; r++)
-            for (int k = 0; k < 3; k++) {
-                double x = time_fast_pd(s, &d, NULL, k < 2 ? &pc[k] : NULL,
-                                        1, &rn[k]);
-                t[k] = x < t[k] ? x : t[k];
-            }
-        for (int k = 0; k < 3; k++) {
-            const shape *wk = k < 2 ? &w : s;
-            rate[k] = (s->QS == 1 ? kv_bytes(wk) : flops(wk)) / t[k] * 1e-9;
-            free(rn[k].ws);
-        }
-        printf("%s left padding: %.1f %s = %.0f%% of right padding, %.0f%% "
-               "of plain (%.1f, %.1f in the same turns)\n", s->name, rate[1],
-               s->QS == 1 ? "GB/s" : "GFLOP/s", 100.0 * rate[1] / rate[0],
-               100.0 * rate[1] / rate[2], rate[0], rate[2]);
-        free_data(&d);
-    }
 }
 
 /* Page attention against the contiguous layout of the same keys, in turns
@@ -349,6 +307,9 @@ static void bench_paged(int reps)
         free_data(&d);
     }
 }
+
+#include "bench_fast_padding.h"
+#include "bench_fast_pse.h"
 
 static double time_fast(const shape *s, const data *d, int reps)
 {
@@ -647,6 +608,29 @@ static double onednn_attention(const shape *s, const data *d, int reps,
 #endif
 
 /* ---- main ------------------------------------------------------------------ */
+/* --only NAME [REPS]: a comparison in turns alone (paged, padding, pse,
+ * prefix), or fast/ alone on one shape (decode, causal, else prefill), for
+ * profiling. */
+static void run_only(const char *name, int reps)
+{
+    static const struct { const char *name; void (*run)(int); } only[] = {
+        {"paged", bench_paged}, {"padding", bench_padding}, {"pse", bench_pse},
+        {"prefix", bench_prefix}};
+    for (size_t i = 0; i < sizeof only / sizeof *only; i++)
+        if (strcmp(name, only[i].name) == 0) {
+            only[i].run(reps);
+            return;
+        }
+    const shape *s = strcmp(name, "decode") == 0   ? &DECODE
+                     : strcmp(name, "causal") == 0 ? &CAUSAL
+                                                   : &PREFILL;
+    data d = make_data(s);
+    double t = time_fast(s, &d, reps);
+    printf("fast %s: %.2f ms, %.1f GFLOP/s, %.1f GB/s K/V\n", s->name,
+           t * 1e3, flops(s) / t * 1e-9, kv_bytes(s) / t * 1e-9);
+    free_data(&d);
+}
+
 int main(int argc, char **argv)
 {
 #ifdef FIA_HAVE_OPENBLAS
@@ -664,30 +648,8 @@ int main(int argc, char **argv)
     bool quick = argc > 1 && strcmp(argv[1], "--quick") == 0;
     int reps = quick ? 1 : 3;
     setvbuf(stdout, NULL, _IOLBF, 0);
-    if (argc > 2 && strcmp(argv[1], "--only") == 0 &&
-        strcmp(argv[2], "paged") == 0) {
-        bench_paged(argc > 3 ? atoi(argv[3]) : 3);
-        return 0;
-    }
-    if (argc > 2 && strcmp(argv[1], "--only") == 0 &&
-        strcmp(argv[2], "padding") == 0) {
-        bench_padding(argc > 3 ? atoi(argv[3]) : 3);
-        return 0;
-    }
-    if (argc > 2 && strcmp(argv[1], "--only") == 0 &&
-        strcmp(argv[2], "prefix") == 0) {
-        bench_prefix(argc > 3 ? atoi(argv[3]) : 3);
-        return 0;
-    }
-    if (argc > 2 && strcmp(argv[1], "--only") == 0) { /* for profiling */
-        const shape *s = strcmp(argv[2], "decode") == 0   ? &DECODE
-                         : strcmp(argv[2], "causal") == 0 ? &CAUSAL
-                                                          : &PREFILL;
-        data d = make_data(s);
-        double t = time_fast(s, &d, argc > 3 ? atoi(argv[3]) : 3);
-        printf("fast %s: %.2f ms, %.1f GFLOP/s, %.1f GB/s K/V\n", s->name,
-               t * 1e3, flops(s) / t * 1e-9, kv_bytes(s) / t * 1e-9);
-        free_data(&d);
+    if (argc > 2 && strcmp(argv[1], "--only") == 0) {
+        run_only(argv[2], argc > 3 ? atoi(argv[3]) : 3);
         return 0;
     }
     printf("fiacheck bench --fast: %d threads%s\n", THREADS,
@@ -801,6 +763,7 @@ int main(int argc, char **argv)
         printf("\n");
     bench_paged(reps);
     bench_padding(reps);
+    bench_pse(reps);
     bench_prefix(reps);
     return 0;
 }

@@ -10,7 +10,11 @@
  *     plain call);
  *   decode B=8, P=4096 + 256 own: K/V bytes read per token (per batch's
  *     query: the prefix counted once, shared by the B tokens) against the
- *     plain call's (B copies of the prefix), and the times.
+ *     plain call's (B copies of the prefix), and the times;
+ *   decode B=8, P=4096 + 4096 own with a pse_shift (B, N, 1, P + own) fp16,
+ *     the same tensor for both forms (column j of logical key j): the
+ *     prefix's tasks read each row's own batch's pse row (the pse's 4 MB
+ *     not counted in the bytes).
  * Header-only, for bench_fast.c (self-contained, like fma_peak.h). */
 #ifndef FIA_BENCH_FAST_PREFIX_H
 #define FIA_BENCH_FAST_PREFIX_H
@@ -27,6 +31,7 @@ typedef struct pfx_shape {
     const char *name;
     int64_t B, N, KVN, QS, P, KVS, D; /* KVS: each batch's own keys */
     int sparse;                       /* 0 or 3 (causal) */
+    bool pse;                         /* decode: a pse_shift */
 } pfx_shape;
 
 static double pfx_now(void)
@@ -55,7 +60,7 @@ static void pfx_fill(uint16_t *p, int64_t n, int e0)
  * D] (the prefix's rows, then the batch's own); the causal 2048 x 2048
  * mask. */
 typedef struct pfx_data {
-    uint16_t *q, *kp, *vp, *k, *v, *kc, *vc, *o;
+    uint16_t *q, *kp, *vp, *k, *v, *kc, *vc, *o, *pse;
     uint8_t *mask;
 } pfx_data;
 
@@ -72,7 +77,9 @@ static pfx_data pfx_make(const pfx_shape *s)
     d.kc = malloc((size_t)(nh * S * D) * 2);
     d.vc = malloc((size_t)(nh * S * D) * 2);
     d.mask = malloc(2048 * 2048);
-    if (!d.q || !d.o || !d.kp || !d.vp || !d.k || !d.v || !d.kc || !d.vc ||
+    const int64_t np = s->pse ? s->B * s->N * s->QS * S : 0;
+    d.pse = malloc((size_t)np * 2 + 2);
+    if (!d.pse || !d.q || !d.o || !d.kp || !d.vp || !d.k || !d.v || !d.kc || !d.vc ||
         !d.mask) {
         fprintf(stderr, "prefix bench: out of memory\n");
         exit(1);
@@ -82,6 +89,7 @@ static pfx_data pfx_make(const pfx_shape *s)
     pfx_fill(d.vp, s->KVN * s->P * D, 13);
     pfx_fill(d.k, nh * s->KVS * D, 12);
     pfx_fill(d.v, nh * s->KVS * D, 13);
+    pfx_fill(d.pse, np, 12);
     for (int64_t b = 0; b < s->B; b++)
         for (int64_t h = 0; h < s->KVN; h++) {
             const size_t pre = (size_t)(s->P * D), own = (size_t)(s->KVS * D);
@@ -99,7 +107,7 @@ static pfx_data pfx_make(const pfx_shape *s)
 static void pfx_free(pfx_data *d)
 {
     free(d->q), free(d->o), free(d->kp), free(d->vp), free(d->k);
-    free(d->v), free(d->kc), free(d->vc), free(d->mask);
+    free(d->v), free(d->kc), free(d->vc), free(d->mask), free(d->pse);
 }
 
 /* The workspace, kept from run to run of one form. */
@@ -123,13 +131,15 @@ static double pfx_time(const pfx_shape *s, const pfx_data *d, bool prefixed,
     fia_tensor kp = {FIA_DT_FP16, 4, {1, s->KVN, s->P, s->D}, d->kp};
     fia_tensor vp = {FIA_DT_FP16, 4, {1, s->KVN, s->P, s->D}, d->vp};
     fia_tensor m = {FIA_DT_BOOL, 2, {2048, 2048}, d->mask};
+    fia_tensor pse = {FIA_DT_FP16, 4, {s->B, s->N, s->QS, s->P + s->KVS},
+                      d->pse};
     const fia_tensor *kl1[1] = {&k}, *vl1[1] = {&v};
     fia_tensor_list kl = {1, kl1}, vl = {1, vl1};
     double t0 = pfx_now();
     uint64_t wss = 0;
     fast_executor *ex = NULL;
     fia_status st = fastFusedInferAttentionScoreV2GetWorkspaceSize(
-        &q, &kl, &vl, NULL, s->sparse ? &m : NULL, NULL, NULL, NULL, NULL,
+        &q, &kl, &vl, s->pse ? &pse : NULL, s->sparse ? &m : NULL, NULL, NULL, NULL, NULL,
         NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL,
         NULL, prefixed ? &kp : NULL, prefixed ? &vp : NULL, NULL, s->N,
         1.0 / sqrt((double)s->D), 2147483647, 0, "BNSD", s->KVN, s->sparse,
@@ -218,11 +228,12 @@ static void pfx_machine(void)
 static void bench_prefix(int reps)
 {
     static const pfx_shape prefill[2] = {
-        {"prefill", 2, 32, 8, 1024, 1024, 1024, 128, 0},
-        {"prefill causal", 2, 32, 8, 1024, 1024, 1024, 128, 3}};
-    static const pfx_shape decode[2] = {
-        {"decode", 8, 32, 8, 1, 4096, 4096, 128, 0},
-        {"decode 4k prefix + 256 own", 8, 32, 8, 1, 4096, 256, 128, 0}};
+        {"prefill", 2, 32, 8, 1024, 1024, 1024, 128, 0, false},
+        {"prefill causal", 2, 32, 8, 1024, 1024, 1024, 128, 3, false}};
+    static const pfx_shape decode[3] = {
+        {"decode", 8, 32, 8, 1, 4096, 4096, 128, 0, false},
+        {"decode 4k prefix + 256 own", 8, 32, 8, 1, 4096, 256, 128, 0, false},
+        {"decode + pse", 8, 32, 8, 1, 4096, 4096, 128, 0, true}};
     pfx_machine();
     for (int i = 0; i < 2; i++) {
         const pfx_shape *s = &prefill[i];
@@ -234,7 +245,7 @@ static void bench_prefix(int reps)
                (long long)s->P, (long long)s->KVS, pfx_flops(s) / tp * 1e-9,
                tc / tp, pfx_flops(s) / tc * 1e-9);
     }
-    for (int i = 0; i < 2; i++) {
+    for (int i = 0; i < 3; i++) {
         const pfx_shape *s = &decode[i];
         double tp, tc;
         pfx_turns(s, reps + 5, &tp, &tc);

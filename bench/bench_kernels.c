@@ -48,6 +48,8 @@ typedef struct bufs {
     int32_t *lo, *hi;
     uint16_t *kh, *vh, *out;
     const uint16_t *kblk[DEC_KEYS / FAST_DEC_KB], *vblk[DEC_KEYS / FAST_DEC_KB];
+    const uint16_t *prow[MR]; /* pse rows: 128 rows KV_S = 2048 apart */
+    const uint16_t *pdec[DEC_ROWS]; /* decode's pse rows */
 } bufs;
 
 static float frand(uint64_t *st)
@@ -115,6 +117,12 @@ static void make_bufs(bufs *b)
         b->vblk[i] = b->vh + i * FAST_DEC_KB * D;
     for (int r = 0; r < MR; r++)
         b->lo[r] = 0, b->hi[r] = KB - 1, b->alpha[r] = 1.0f;
+    /* the pse of a prefill block read from K's fp16 buffer: rows 2048
+     * apart as in a (N, 2048, 2048) pse; decode's of 8192 keys */
+    for (int r = 0; r < MR; r++)
+        b->prow[r] = b->kh + r * 2048;
+    for (int r = 0; r < DEC_ROWS; r++)
+        b->pdec[r] = b->vh + r * (DEC_KEYS * D / DEC_ROWS);
 }
 
 static void reset_rows(bufs *b)
@@ -126,12 +134,12 @@ static void reset_rows(bufs *b)
 /* ---- the kernels, one call each ------------------------------------------ */
 typedef enum kid {
     K_QK_T, K_QK_T_MAX, K_SOFTMAX_FULL, K_SOFTMAX, K_PV, K_QK_DOT, K_DECODE,
-    K_WIDEN, K_WIDEN_T, K_STORE, K_COUNT
+    K_DECODE_PSE, K_BIAS, K_WIDEN, K_WIDEN_T, K_STORE, K_COUNT
 } kid;
 
 static const char *const KNAME[K_COUNT] = {
     "qk_t", "qk_t_max", "softmax_full", "softmax", "pv", "qk_dot", "decode",
-    "widen", "widen_t", "store"};
+    "decode+pse", "bias", "widen", "widen_t", "store"};
 
 /* Returns false when the table has no such kernel. */
 static bool call(const fast_kernels *t, kid id, bufs *b)
@@ -172,8 +180,18 @@ static bool call(const fast_kernels *t, kid id, bufs *b)
         if (t->decode == NULL)
             return false;
         reset_rows(b);
-        t->decode(b->qrows, D, DEC_ROWS, b->kblk, b->vblk, D, DEC_KEYS, D,
+        t->decode(b->qrows, D, DEC_ROWS, b->kblk, b->vblk, D, NULL, DEC_KEYS, D,
                   FIA_DT_FP16, 0.088f, 1, b->m, b->l, b->acc, D);
+        return true;
+    case K_DECODE_PSE: /* decode with a pse row per query row */
+        if (t->decode == NULL)
+            return false;
+        reset_rows(b);
+        t->decode(b->qrows, D, DEC_ROWS, b->kblk, b->vblk, D, b->pdec,
+                  DEC_KEYS, D, FIA_DT_FP16, 0.088f, 0, b->m, b->l, b->acc, D);
+        return true;
+    case K_BIAS: /* the scores of qk_t plus the pse, with the block max */
+        t->bias(FIA_DT_FP16, b->prow, MR, KB, 0.088f, b->s, MR, b->bmax);
         return true;
     case K_WIDEN:
         t->widen(FIA_DT_FP16, b->kh, b->qrows, MR * D);
@@ -202,13 +220,13 @@ static double work(kid id, const char **unit, const char **shape)
     case K_QK_T: case K_QK_T_MAX: case K_PV:
         *unit = "GFLOP/s", *shape = "64x128x128";
         return 2.0 * KB * MR * D;
-    case K_SOFTMAX_FULL: case K_SOFTMAX:
+    case K_SOFTMAX_FULL: case K_SOFTMAX: case K_BIAS:
         *unit = "Gscore/s", *shape = "64x128";
         return (double)KB * MR;
     case K_QK_DOT:
         *unit = "GFLOP/s", *shape = "64x4x128";
         return 2.0 * KB * DEC_ROWS * D;
-    case K_DECODE:
+    case K_DECODE: case K_DECODE_PSE:
         *unit = "GFLOP/s", *shape = "8192x4x128";
         return 4.0 * DEC_KEYS * DEC_ROWS * D;
     case K_WIDEN: case K_WIDEN_T:
@@ -227,7 +245,8 @@ static double time_kernel(const fast_kernels *t, kid id, bufs *b,
     /* softmax kernels overwrite their scores: restore them in every call
      * of both the timed and the calibration runs (its cost is measured
      * and taken off) */
-    const bool restore = id == K_SOFTMAX_FULL || id == K_SOFTMAX;
+    const bool restore = id == K_SOFTMAX_FULL || id == K_SOFTMAX ||
+                         id == K_BIAS;
     long n = 1;
     for (;;) { /* calibrate */
         double t0 = now();

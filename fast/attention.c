@@ -20,7 +20,8 @@
  * fp16/bf16 K/V rows directly; if its result is not finite the task is
  * recomputed by the blocked loop, which keeps p = 0 times inf/NaN out.
  *
- * Numerics (RELEASED "Numeric pipeline"): s = (Q.K^T) * scale in float32;
+ * Numerics (RELEASED "Numeric pipeline"): s = (Q.K^T) * scale in float32,
+ * with a pse + pse in float32 (kernels.h: bias, before the mask and max);
  * p = exp(s - m) in float32 against the running max, rounded to the input
  * dtype before P.V when round_p (fp16 high-performance, always for bf16);
  * the row sum of the unrounded p in float32; P.V accumulated in float32;
@@ -47,6 +48,7 @@ typedef struct scratch {
     uint8_t *excl;      /* [KBLOCK][L]: mask bits (modes 0/1, decode) */
     uint16_t *gk, *gv;  /* [FAST_DEC_KB][D]: a decode block across the
                            prefix's end, gathered (with a prefix) */
+    const uint16_t **prow, **pblk; /* pse rows at column 0, and a block's */
 } scratch;
 
 /* The scratch of one worker, carved from base (or only measured). */
@@ -79,6 +81,8 @@ static uint64_t layout(const fast_plan *p, char *base, scratch *s)
     TAKE(excl, uint8_t, KB * L);
     TAKE(gk, uint16_t, p->P > 0 ? FAST_DEC_KB * Dp : 0);
     TAKE(gv, uint16_t, p->P > 0 ? FAST_DEC_KB * Dp : 0);
+    TAKE(prow, const uint16_t *, L);
+    TAKE(pblk, const uint16_t *, L);
 #undef TAKE
     return off;
 }
@@ -282,6 +286,7 @@ static void key_loop(const fast_plan *p, const fast_kernels *kern,
 {
     const int64_t L = p->L, Dp = p->Dp, D = p->D;
     const uint8_t *mask = p->mask; /* never with a shared prefix's task */
+    const bool pse = p->pse_given;
     const int round = !p->round_p ? 0 : p->dt == FIA_DT_FP16 ? 1 : 2;
     for (int64_t j0 = jmin; j0 <= jmax; j0 += FAST_KBLOCK) {
         int nk = jmax + 1 - j0 < FAST_KBLOCK ? (int)(jmax + 1 - j0)
@@ -293,7 +298,8 @@ static void key_loop(const fast_plan *p, const fast_kernels *kern,
         else
             vfinite = widen_block(p, kern, w, b, kvh, j0, nk, jmax);
         /* every key of the block in every row (and row padding), no
-         * mask: Q.K^T with the softmax's first pass fused (qk_t_max) */
+         * mask: Q.K^T with the softmax's first pass fused (qk_t_max; with
+         * a pse the bias step gives the block max) */
         bool full = !dot && mask == NULL && kern->qk_t_max != NULL;
         for (int64_t r = 0; r < L; r++) {
             int64_t lo = w->alo[r] - j0, hi = w->ahi[r] - j0;
@@ -305,7 +311,30 @@ static void key_loop(const fast_plan *p, const fast_kernels *kern,
             }
             full &= lo <= 0 && hi >= nk - 1 && w->alo[r] <= w->ahi[r];
         }
-        if (full) {
+        if (pse) {
+            /* Q.K^T, then scale + pse in float32 (kernels.h: bias); rows
+             * up to round_up(mr, 16) for softmax_full */
+            if (dot)
+                kern->qk_dot(w->q, Dp, mr, kblk, Dp, nk, Dp, w->s, L);
+            else
+                kern->qk_t(w->q, L, full ? (mr + 15) & ~15 : mr, kblk, Dp,
+                           nk, D, w->s, L);
+            fast_pse_block(p, b, w->prow, mr, j0, w->pblk);
+            /* the pse two blocks ahead into L2: two lines of each of the
+             * mr rows, rows KV_S apart (no hardware stream follows that
+             * many).  The bias kernel's loads still stall: ~3x its
+             * in-cache time in the prefill bench, with or without this
+             * (which moved the pse/plain ratio within the noise, upwards) */
+            for (int r = 0; j0 + 3 * FAST_KBLOCK <= jmax && r < mr; r++)
+                for (int x = 0; w->pblk[r] != NULL && x < FAST_KBLOCK; x += 32)
+                    __builtin_prefetch(w->pblk[r] + 2 * FAST_KBLOCK + x, 0,
+                                       2);
+            kern->bias(p->dt, w->pblk, mr, nk, p->scale, w->s, L,
+                       full ? w->bmax : NULL);
+            if (full)
+                kern->softmax_full(w->s, L, mr, nk, w->bmax, round, w->m,
+                                   w->l, w->alpha);
+        } else if (full) {
             kern->qk_t_max(w->q, L, mr, kblk, Dp, nk, D, p->scale, w->s, L,
                            w->bmax);
             kern->softmax_full(w->s, L, mr, nk, w->bmax, round, w->m, w->l,
@@ -318,9 +347,10 @@ static void key_loop(const fast_plan *p, const fast_kernels *kern,
         if (mask)
             fast_mask_block(p, b, i0, nq, mr, j0, nk, w->lo, w->hi, w->excl,
                             L);
-        if (!full)
-            kern->softmax(w->s, L, mr, nk, p->scale, w->lo, w->hi,
-                          mask ? w->excl : NULL, round, w->m, w->l, w->alpha);
+        if (!full) /* with a pse the scores are scaled already */
+            kern->softmax(w->s, L, mr, nk, pse ? 1.0f : p->scale, w->lo,
+                          w->hi, mask ? w->excl : NULL, round, w->m, w->l,
+                          w->alpha);
         /* p = 0 times inf or NaN in V must stay out: the scalar P.V skips
          * p = 0 (keys that take no part). */
         const fast_kernels *pvk = vfinite ? kern : &fast_kernels_scalar;
@@ -478,11 +508,38 @@ static void task_load_q(const fast_plan *p, const fast_kernels *kern,
     }
 }
 
+/* The pse row of each row of the task at column 0, the row's own (batch,
+ * head, physical row): a shared prefix's task holds rows of every batch
+ * (task_row).  NULL for rows that use no key: padding rows are never
+ * read. */
+static void task_pse_rows(const fast_plan *p, const task *k, scratch *w)
+{
+    for (int r = 0; r < k->mr; r++) {
+        int64_t b, n, i;
+        task_row(p, k, r, &b, &n, &i);
+        w->prow[r] = w->alo[r] > w->ahi[r] ? NULL : fast_pse_row(p, b, n, i);
+    }
+}
+
 /* The block of logical keys from j (up to jmax) runs across a shared
  * prefix's end. */
 static bool across_prefix(const fast_plan *p, int64_t j, int64_t jmax)
 {
     return j < p->P && p->P - j < FAST_DEC_KB && p->P <= jmax;
+}
+
+/* The pse of a decode call from logical key j on (its column j, or the
+ * physical one under kv left padding: fast_pse_col), NULL without one.
+ * The rows are the task rows' own (task_pse_rows); only a kv left
+ * padding's column depends on k->b, and a shared prefix's task (rows of
+ * every batch, k->b 0) never comes with one. */
+static const uint16_t *const *decode_bias(const fast_plan *p, const task *k,
+                                          scratch *w, int64_t j)
+{
+    if (!p->pse_given)
+        return NULL;
+    fast_pse_block(p, k->b, w->prow, k->mr, j, w->pblk);
+    return w->pblk;
 }
 
 /* Keys [jmin, jmax] of the task through the fused decode kernel, in
@@ -510,9 +567,9 @@ static bool decode_range(const fast_plan *p, const fast_kernels *kern,
                 memcpy(w->gv + c * p->D, vr, (size_t)p->D * 2);
             }
             const uint16_t *gk = w->gk, *gv = w->gv;
-            if (!kern->decode(w->q, p->Dp, k->mr, &gk, &gv, p->D, nb, p->D,
-                              p->dt, p->scale, round, w->m, w->l, w->acc,
-                              p->Dp))
+            if (!kern->decode(w->q, p->Dp, k->mr, &gk, &gv, p->D,
+                              decode_bias(p, k, w, j), nb, p->D, p->dt,
+                              p->scale, round, w->m, w->l, w->acc, p->Dp))
                 return false;
             j += nb;
             continue;
@@ -528,9 +585,9 @@ static bool decode_range(const fast_plan *p, const fast_kernels *kern,
             if (g < FAST_DEC_KB)
                 break; /* only the last block of a call may be short */
         }
-        if (!kern->decode(w->q, p->Dp, k->mr, kp, vp, p->k_ss, j - start,
-                          p->D, p->dt, p->scale, round, w->m, w->l, w->acc,
-                          p->Dp))
+        if (!kern->decode(w->q, p->Dp, k->mr, kp, vp, p->k_ss,
+                          decode_bias(p, k, w, start), j - start, p->D, p->dt, p->scale, round, w->m,
+                          w->l, w->acc, p->Dp))
             return false;
     }
     return true;
@@ -597,6 +654,8 @@ static void task_store(const fast_plan *p, const fast_kernels *kern,
                 fast_store_zero(p, b, n, i);
             else
                 fast_degenerate_mean(p, b, n, i, k->kv_len, w->tmp);
+        } else if (fast_pse_all_dropped(p, w->m[r])) {
+            fast_store_nan(p, b, n, i); /* every key's score -inf */
         } else {
             kern->store(p->dt, w->acc + r * Dp, (double)w->l[r],
                         fast_out_row(p, b, n, i), D);
@@ -617,6 +676,8 @@ void fast_run_task(const fast_plan *p, const char *ws, void *scr,
     task_bands(p, &k, &w, &jmin, &jmax);
     if (jmax >= 0) {
         task_load_q(p, kern, &k, &w);
+        if (p->pse_given)
+            task_pse_rows(p, &k, &w);
         task_keys(p, kern, ws, &k, &w, jmin, jmax);
     }
     task_store(p, kern, &k, &w, partials);
@@ -659,6 +720,10 @@ void fast_merge_splits(const fast_plan *p, float *partials, void *scr)
                     fast_store_zero(p, b, n, 0);
                 else
                     fast_degenerate_mean(p, b, n, 0, kv_len, w.tmp);
+                continue;
+            }
+            if (fast_pse_all_dropped(p, mx)) { /* every key's score -inf */
+                fast_store_nan(p, b, n, 0);
                 continue;
             }
             kern->store(p->dt, w.tmp, l, fast_out_row(p, b, n, 0), p->D);

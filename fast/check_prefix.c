@@ -118,7 +118,11 @@ fia_status fast_check_prefix_shape(const fast_args *a, fast_plan *p,
  * array without the prefix tensors (undocumented), a prefix with a token
  * layout (003 has no prefix), and at Q_S = 1 a prefix with a mask (the
  * decode mask rules ask only KV_S columns: no document says which the
- * prefix keys read).  Everything else with both tensors (the rows above
+ * prefix keys read) or with a pse narrower than P + KV_S (its rule asks
+ * KV_S columns at Q_S = 1; 002 asks P + KV_S only at Q_S > 1, PREFIX-010:
+ * a wider one is read at the logical column, prefix key j at j, own key j
+ * at P + j, pse.md; a narrower one would be read past its end).
+ * Everything else with both tensors (the rows above
  * checked them: the key's rank, dtype, heads and D, batch 1, the length
  * within [0, S_p]) is computed: fills P, S_p and the data; P = 0 (S_p = 0
  * or a length 0) is no prefix key. */
@@ -148,6 +152,14 @@ fia_status fast_check_prefix(const fast_args *a, fast_plan *p, fia_error *err)
                    p->layout == FAST_LAYOUT_BSND ? 1 : 2;
     p->S_p = kp->shape[sa];
     p->P = a->prefix_len ? a->prefix_len->values[0] : p->S_p;
+    /* the pse's shape passed its rules (layer 5): 4-D */
+    if (p->Q_S == 1 && p->pse_given && a->pse->shape[3] < p->P + p->KV_S)
+        FAST_NOTMOD("M_PREFIX_PSE", "a shared prefix with a pse_shift of "
+                    "%lld columns at Q_S = 1 is not modeled (it covers "
+                    "fewer than the prefix length + key S = %lld; the "
+                    "decode pse rules ask only key S)",
+                    (long long)a->pse->shape[3],
+                    (long long)(p->P + p->KV_S));
     p->kp = kp->data;
     p->vp = vp->data;
     if (p->P == 0)

@@ -1,7 +1,6 @@
 /* pse: pse_shift, the positional bias added to the scores.  Its registered
  * dtypes; its shape and the dtype it pairs with, checked like any semantic
- * rule; then, for a call every rule accepts, its refusal (the bias is not
- * computed yet). */
+ * rule, and the plan's view of it (attention.c adds it, run_pse.c). */
 #include "validate.h"
 
 /* Layer 2.  REG_OP: pse_shift fp16 or bf16. */
@@ -52,14 +51,18 @@ fia_status fast_check_pse_shape(const fast_args *a, fast_plan *p,
     if (decode && p->D % 16 != 0)
         FAST_REJECT("S_PSE_D", "Q_S = 1 with pse_shift: D %lld is not a "
                     "multiple of 16", (long long)p->D);
-    return FIA_OK;
-}
-
-/* Layer 6: a call every rule accepts whose bias is not computed. */
-fia_status fast_check_pse(const fast_args *a, fast_plan *p, fia_error *err)
-{
-    (void)p;
-    if (fast_present(a->pse))
-        FAST_NOTMOD("M_PSE", "pse_shift is not modeled yet");
+    /* The plan's view (no data read here; phase two checks it has data).
+     * An int8 query stopped in layer 4, so the pse's dtype is dt.  Rows
+     * past Q_S and columns past KV_S are never read. */
+    p->pse_given = true;
+    p->pse = (const uint16_t *)t->data;
+    p->pse_sn = rows * cols;
+    p->pse_sb = t->shape[0] == 1 ? 0 : p->N * rows * cols;
+    p->pse_ss = decode ? 0 : cols;
+    /* 002 (Q_S > 1), 000, RELEASED (both paths): an fp16 query with pse
+     * runs in high precision whatever inner_precise bit 0 says, so P is
+     * not rounded to fp16 before P.V (bf16 always rounds). */
+    if (p->dt == FIA_DT_FP16)
+        p->round_p = false;
     return FIA_OK;
 }

@@ -163,6 +163,7 @@ fia_status fast_executor_check_run(const fast_executor *ex,
          (p->v == NULL && p->kv_numel > 0) ||
          (p->out == NULL && p->out_numel > 0) ||
          (p->mask_given && p->mask == NULL && p->sparse_mode < 2) ||
+         (p->pse_given && p->pse == NULL) ||
          (p->lse == NULL && p->lse_numel > 0)))
         /* Status-only runs carry no data; running one is a runtime error. */
         return fast_fail(err, FIA_ERR_RUNTIME_ERROR, "R_NO_DATA",

@@ -136,6 +136,16 @@ typedef struct fast_plan {
     int64_t P, S_p, kp_sn;
     const void *kp, *vp;
 
+    /* pse_shift (check_pse.c; docs/features/pse.md): the bias of query row
+     * i, key j of batch b, head n is element pse[b * pse_sb + n * pse_sn +
+     * r * pse_ss + c], r = fast_q_phys (Q_S = 1: pse_ss = 0, row 0), c =
+     * fast_pse_col; pse_sb = 0 broadcasts a pse of batch 1.  Its dtype is
+     * dt (002 pairs it with the query's).  pse_given: a non-empty pse was
+     * passed (data may be NULL in status-only runs; checked in phase two). */
+    bool pse_given;
+    const uint16_t *pse;
+    int64_t pse_sb, pse_sn, pse_ss;
+
     /* Schedule (fast_plan_schedule): heads and query rows per task, M and
      * its padding L (multiple of 16), D padded to Dp (multiple of 16),
      * threads, KV splits (decode: flash-decoding, merged at the end). */
@@ -229,6 +239,25 @@ static inline int64_t fast_q_row(const fast_plan *p, int64_t b, int64_t n,
 {
     const int64_t base = p->tnd ? p->q_tok[b] * p->q_ss : b * p->q_sb;
     return base + n * p->q_sn + fast_q_phys(p, b, i) * p->q_ss;
+}
+
+/* The pse column of key j of batch b: the key's physical column (kv_start
+ * + j with kv left padding), the logical key j with a paged cache or a
+ * list, and with a shared prefix (prefix key j at column j, own key j at
+ * P + j: j is logical already, and left padding never comes with a
+ * prefix, so the column is the same for every batch).  The pse of a block
+ * of keys is read from the column of its first key on, contiguous. */
+static inline int64_t fast_pse_col(const fast_plan *p, int64_t b, int64_t j)
+{
+    return p->kv_start ? p->kv_start[b] + j : j;
+}
+
+/* The pse row of query row i (< Q_S) of batch b, head n, at column 0. */
+static inline const uint16_t *fast_pse_row(const fast_plan *p, int64_t b,
+                                           int64_t n, int64_t i)
+{
+    return p->pse + b * p->pse_sb + n * p->pse_sn +
+           fast_q_phys(p, b, i) * p->pse_ss;
 }
 
 /* Row i of batch b is part of attention_out: always but in a token layout,
@@ -346,6 +375,16 @@ uint16_t *fast_out_row(const fast_plan *p, int64_t b, int64_t n, int64_t i);
 void fast_store_lse(const fast_plan *p, int64_t b, int64_t n, int64_t i,
                     double x);
 void fast_store_zero(const fast_plan *p, int64_t b, int64_t n, int64_t i);
+/* run_pse.c: the pse of keys j0.. of each of mr rows, out[r] = rows[r]
+ * (the row at column 0, fast_pse_row; NULL: none) from key j0's column;
+ * whether a row's final max m says every key it used scored -inf (the
+ * bias kernels clamp -inf to -FLT_MAX; docs/semantics.md: the row is NaN),
+ * and that row's NaN output and lse. */
+void fast_pse_block(const fast_plan *p, int64_t b,
+                    const uint16_t *const *rows, int mr, int64_t j0,
+                    const uint16_t **out);
+bool fast_pse_all_dropped(const fast_plan *p, float m);
+void fast_store_nan(const fast_plan *p, int64_t b, int64_t n, int64_t i);
 
 /* ---- micro-kernels (kernel/) ------------------------------------------ */
 /* The table contract, the instruction-set levels and the portable helpers

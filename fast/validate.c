@@ -83,7 +83,6 @@ const fast_check fast_checks[] = {
     {"prefix", FAST_LAYER_SEMANTIC, fast_check_prefix_shape},
     /* Layer 6: judged by every rule above, but not computed. */
     {"tnd", FAST_LAYER_ARITHMETIC, fast_check_tnd_value_d},
-    {"pse", FAST_LAYER_ARITHMETIC, fast_check_pse},
     {"prefix", FAST_LAYER_ARITHMETIC, fast_check_prefix},
 };
 const size_t fast_check_count = sizeof fast_checks / sizeof fast_checks[0];

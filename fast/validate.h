@@ -175,10 +175,10 @@ fia_status fast_check_output_dtypes(const fast_args *, fast_plan *, fia_error *)
 fia_status fast_check_output(const fast_args *, fast_plan *, fia_error *);
 /* scale */
 fia_status fast_check_scale(const fast_args *, fast_plan *, fia_error *);
-/* not modeled yet: the registered dtypes of their inputs, their refusal */
+/* pse */
 fia_status fast_check_pse_dtypes(const fast_args *, fast_plan *, fia_error *);
 fia_status fast_check_pse_shape(const fast_args *, fast_plan *, fia_error *);
-fia_status fast_check_pse(const fast_args *, fast_plan *, fia_error *);
+/* not modeled yet: the registered dtypes of their inputs, their refusal */
 fia_status fast_check_int8_quant_dtypes(const fast_args *, fast_plan *, fia_error *);
 fia_status fast_check_int8_quant(const fast_args *, fast_plan *, fia_error *);
 fia_status fast_check_antiquant_dtypes(const fast_args *, fast_plan *, fia_error *);

@@ -144,16 +144,25 @@ static int token_layout(const fia_oracle_facts *f)
            f->layout == ORC_LAYOUT_NTD_TND || f->layout == ORC_LAYOUT_NTD;
 }
 
+/* Q_S = 1 with a prefix: a 4-D pse narrower than the prefix length + key
+ * S (its rule asks KV_S columns; the logical columns reach P + KV_S). */
+static int decode_pse_narrow(const fia_oracle_facts *f)
+{
+    const fia_tensor *t = f->t[FIA_SLOT_PSE_SHIFT];
+    return t != NULL && f->numel[FIA_SLOT_PSE_SHIFT] != 0 && t->ndim == 4 &&
+           f->prefix_len_ok && f->k_rank_ok &&
+           t->shape[3] < f->prefix_len + f->KV_S;
+}
+
 /* Not modeled: the length without the tensors (undocumented), a prefix
  * with a token layout (003 has no prefix parameters), a decode call with a
- * prefix and a mask or a pse (no document says which of their columns the
- * prefix keys read). */
+ * prefix and a mask, or a pse narrower than its logical keys (no document
+ * says which of their columns the prefix keys read). */
 ORC_PRED(nm_prefix, 1,
          (len_array(f) != NULL && !orc_prefix_given(f)) ||
              (orc_prefix_given(f) && token_layout(f)) ||
              (kp_given(f) && vp_given(f) && orc_is_decode(f) &&
-              (f->mask_effective || (f->given[FIA_SLOT_PSE_SHIFT] &&
-                                     f->numel[FIA_SLOT_PSE_SHIFT] != 0))))
+              (f->mask_effective || decode_pse_narrow(f))))
 
 #define CPX " (prefix相关参数约束)"
 #define C_BOTH C002_GT1 CPX "; " C002_EQ1 CPX
@@ -205,11 +214,12 @@ const fia_rule orc_rules_prefix[] = {
      "not modeled, refused only when every documented rule accepts the "
      "call: actual_shared_prefix_len without prefix tensors, a prefix with "
      "a token layout, Q_S = 1 with a prefix and an atten_mask or a "
-     "pse_shift",
+     "pse_shift narrower than the prefix length + key S",
      "000 calls these parameters reserved and not enabled yet; the length "
      "alone is undocumented; 003 has no prefix parameters; the decode mask "
      "and pse rules ask KV_S columns and no document says which the prefix "
-     "reads",
+     "reads (a pse of P + KV_S columns is read at the logical key, as at "
+     "Q_S > 1)",
      ORC_FN(nm_prefix)},
 };
 const size_t orc_rules_prefix_count =

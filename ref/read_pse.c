@@ -44,13 +44,15 @@ fia_status ref_read_pse(ref_problem *p, const fia_case *c,
                         "pse_shift has rank %d (expected 4)", (int)t->ndim);
     /* a shared prefix: the pse's columns are the logical keys (prefix key
      * j at j, own key j at P + j; PREFIX-010 makes them that many at
-     * Q_S > 1); at Q_S = 1 no document says which columns the prefix keys
-     * read (PSE-004 asks KV_S columns) */
-    if (p->kp != NULL && p->decode)
-        return fia_fail(err, FIA_ERR_NOT_MODELED, "not modeled yet: "
-                        "pse_shift with a shared prefix at Q_S = 1");
-    const int64_t rows = p->decode ? 1 : p->Q_S;
+     * Q_S > 1); at Q_S = 1 PSE-004 asks only KV_S columns: a pse that wide
+     * is read the same way, a narrower one is not modeled */
     const int64_t cols = p->KV_S + (p->kp != NULL ? p->P : 0);
+    if (p->kp != NULL && p->decode && t->ndim == 4 && t->shape[3] < cols)
+        return fia_fail(err, FIA_ERR_NOT_MODELED, "not modeled yet: "
+                        "pse_shift of %lld columns with a shared prefix at "
+                        "Q_S = 1 (fewer than the prefix length + key S = "
+                        "%lld)", (long long)t->shape[3], (long long)cols);
+    const int64_t rows = p->decode ? 1 : p->Q_S;
     if ((t->shape[0] != 1 && t->shape[0] != p->B) || t->shape[1] != p->N ||
         t->shape[2] < rows || t->shape[3] < cols)
         return fia_fail(err, FIA_ERR_PARAM_INVALID,

@@ -2,6 +2,7 @@
  * scalar table, kernel by kernel, on ragged sizes (row, key and column
  * tails), masks, rounding modes and non-finite values; the run-time
  * dispatch (fast_force_isa, FIA_FAST_ISA). */
+#include <float.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include "check.h"
@@ -336,8 +337,13 @@ static void decode(const fast_kernels *k, const char *isa)
     if (k->decode == NULL)
         return;
     static const int64_t Ds[] = {16, 48, 128, 144};
-    int bad = 0, runs = 0;
-    for (int it = 0; it < 96; it++) {
+    int bad = 0, runs = 0, ndropped = 0;
+    for (int it2 = 0; it2 < 192; it2++) {
+        /* the second half with a bias (a pse row per query row, exact
+         * size: ASan sees a read past the keys), -inf on every fifth key
+         * and in one kind of run on every key of row 0 */
+        const int it = it2 % 96;
+        const bool with_bias = it2 >= 96;
         const int mr = 1 + it % FAST_DOT_MAX;
         const int64_t D = Ds[it / 8 % 4], ldkv = D + (it % 3 == 0 ? 16 : 0);
         /* probe: at most 8 keys (one block of the kernel) and V rows unit
@@ -369,6 +375,19 @@ static void decode(const fast_kernels *k, const char *isa)
             vh[(nk / 2) * ldkv + D - 1] = inf;
         if (poison == 2) /* NaN in K */
             kh[(nk - 1) * ldkv] = (uint16_t)(inf | 1);
+        uint16_t *bias[FAST_DOT_MAX];
+        const uint16_t *bb[FAST_DOT_MAX];
+        const uint16_t ninf = dt == FIA_DT_FP16 ? 0xfc00 : 0xff80;
+        for (int r = 0; with_bias && r < mr; r++) {
+            bias[r] = malloc((size_t)nk * 2);
+            for (int64_t c = 0; c < nk; c++) {
+                double x = (double)((int)(urand() * 17) - 8) / 4;
+                bias[r][c] = dt == FIA_DT_FP16 ? fast_double_to_fp16(x)
+                                               : fast_double_to_bf16(x);
+                if (c % 5 == 3 || (r == 0 && it % 8 == 6))
+                    bias[r][c] = ninf;
+            }
+        }
         float *q = frand(FAST_DOT_MAX * Dp, 1);
         for (int64_t i = 0; i < FAST_DOT_MAX * Dp; i++)
             q[i] = (float)(int)(q[i] * 2.5f); /* integers -2..2 */
@@ -391,8 +410,12 @@ static void decode(const fast_kernels *k, const char *isa)
                 sc->widen(dt, vh + (j0 + c) * ldkv, vf + c * Dp, D);
             }
             sc->qk_dot(q, Dp, mr, kf, Dp, nb, D, st, 16);
-            sc->softmax(st, 16, mr, nb, scale, lo, hi, NULL, round, m0, l0,
-                        alpha);
+            for (int r = 0; with_bias && r < mr; r++)
+                bb[r] = bias[r] + j0;
+            if (with_bias)
+                sc->bias(dt, bb, mr, nb, scale, st, 16, NULL);
+            sc->softmax(st, 16, mr, nb, with_bias ? 1.0f : scale, lo, hi,
+                        NULL, round, m0, l0, alpha);
             sc->pv(st, 16, mr, vf, Dp, nb, D, alpha, acc0, Dp);
         }
         /* a pointer per 16 keys: every other run scatters them as a
@@ -421,8 +444,16 @@ static void decode(const fast_kernels *k, const char *isa)
                    (size_t)(rows * ldkv) * 2);
             kp[i] = ks + slot, vp[i] = vs + slot;
         }
-        bool ok = k->decode(q, Dp, mr, kp, vp, ldkv, nk, D, dt, scale, round,
-                            m1, l1, acc1, Dp);
+        for (int r = 0; with_bias && r < mr; r++)
+            bb[r] = bias[r];
+        bool ok = k->decode(q, Dp, mr, kp, vp, ldkv, with_bias ? bb : NULL,
+                            nk, D, dt, scale, round, m1, l1, acc1, Dp);
+        for (int r = 0; with_bias && r < mr; r++)
+            free(bias[r]);
+        if (with_bias && it % 8 == 6 && !poison) { /* row 0 all -inf */
+            ndropped++;
+            bad += m1[0] != -FLT_MAX || m0[0] != -FLT_MAX;
+        }
         free(kp), free(vp), free(ks), free(vs);
         runs++;
         if (poison) {
@@ -450,6 +481,82 @@ static void decode(const fast_kernels *k, const char *isa)
     }
     CHECK_MSG(bad == 0, "%s decode: %d values off in %d runs", isa, bad,
               runs);
+    CHECK_MSG(ndropped > 0, "%s decode: no row of every key -inf", isa);
+}
+
+/* bias (the pse after the scale) against the scalar kernel bit for bit:
+ * each element is one multiplication, one addition and a clamp, in any
+ * order of elements.  Ragged rows and keys, NULL rows, fp16 and bf16,
+ * -inf / +inf / NaN in the bias and NaN / -inf scores, with and without
+ * the block max; pse rows of exactly nk values (ASan sees a read past the
+ * keys), nothing outside round_up(mr, 16) rows x nk keys written.  The
+ * scalar kernel against the contract on the special values. */
+static void bias(const fast_kernels *k, const char *isa)
+{
+    int bad = 0;
+    for (int it = 0; it < 160; it++) {
+        const int mr = it % 8 == 0 ? 16 * (1 + it / 8 % 4)
+                                   : 1 + (int)(urand() * 70);
+        const int nk = it % 6 == 0 ? 64 : 1 + (int)(urand() * 64);
+        const fia_dtype dt = it % 2 ? FIA_DT_BF16 : FIA_DT_FP16;
+        const bool with_max = it % 3 != 0, specials = it % 4 == 1;
+        const float scale = it % 5 == 0 ? 2.5f : 0.37f;
+        uint16_t *rows[L];
+        const uint16_t *rp[L];
+        for (int r = 0; r < mr; r++) {
+            rows[r] = malloc((size_t)nk * 2);
+            for (int c = 0; c < nk; c++) {
+                double x = (2 * urand() - 1) * 6;
+                rows[r][c] = dt == FIA_DT_FP16 ? fast_double_to_fp16(x)
+                                               : fast_double_to_bf16(x);
+                if (specials && urand() < 0.05) {
+                    static const uint16_t sp[2][3] = {{0xfc00, 0x7c00, 0x7e00},
+                                                      {0xff80, 0x7f80, 0x7fc0}};
+                    rows[r][c] = sp[dt == FIA_DT_BF16][(int)(urand() * 3)];
+                }
+            }
+            rp[r] = r % 9 == 4 ? NULL : rows[r];
+        }
+        float *s0 = frand(64 * L, 8), *s1 = malloc(64 * L * sizeof(float));
+        for (int i = 0; specials && i < 64 * L; i++)
+            if (urand() < 0.02)
+                s0[i] = urand() < 0.5 ? NAN : -INFINITY;
+        memcpy(s1, s0, 64 * L * sizeof(float));
+        float bm0[L + 16], bm1[L + 16];
+        for (int r = 0; r < L + 16; r++)
+            bm0[r] = bm1[r] = 7.0f; /* guard */
+        fast_kernels_scalar.bias(dt, rp, mr, nk, scale, s0, L,
+                                 with_max ? bm0 : NULL);
+        k->bias(dt, rp, mr, nk, scale, s1, L, with_max ? bm1 : NULL);
+        const int rows16 = (mr + 15) & ~15;
+        for (int c = 0; c < 64; c++)
+            for (int r = 0; r < L; r++) {
+                const float a = s0[c * L + r], b = s1[c * L + r];
+                bad += memcmp(&a, &b, 4) != 0 && !(isnan(a) && isnan(b));
+            }
+        for (int r = 0; r < L + 16; r++) {
+            bad += memcmp(&bm0[r], &bm1[r], 4) != 0;
+            bad += (r >= rows16 || !with_max) && bm1[r] != 7.0f;
+        }
+        for (int r = 0; r < mr; r++)
+            free(rows[r]);
+        free(s0), free(s1);
+    }
+    CHECK_MSG(bad == 0, "%s bias: %d values off", isa, bad);
+    if (k != &fast_kernels_scalar)
+        return;
+    /* the contract on special values, one row of 5 keys (fp16) */
+    const uint16_t b5[5] = {0xfc00, 0x3c00, 0x7c00, 0x7e00, 0x0000};
+    const uint16_t *rp[1] = {b5};
+    float st[5 * 16] = {0}, bm[16];
+    st[0] = 1.0f, st[16] = 2.0f, st[32] = 1.0f, st[48] = 1.0f;
+    st[64] = NAN;
+    fast_kernels_scalar.bias(FIA_DT_FP16, rp, 1, 5, 0.5f, st, 16, bm);
+    CHECK(st[0] == -FLT_MAX);              /* 0.5 + -inf, clamped */
+    CHECK(st[16] == 2.0f);                 /* 1 + 1 */
+    CHECK(isinf(st[32]) && st[32] > 0);    /* +inf stays */
+    CHECK(isnan(st[48]) && isnan(st[64])); /* NaN stays */
+    CHECK(bm[0] == INFINITY && st[1] == 0.0f && bm[1] == 0.0f);
 }
 
 /* A table (one file per kernel, assembled in fast/kernel/table_<isa>.c)
@@ -458,7 +565,7 @@ static void table_complete(const fast_kernels *k, const char *isa)
 {
     CHECK_MSG(k->name != NULL && k->qk_t != NULL && k->qk_dot != NULL &&
                   k->softmax != NULL && k->pv != NULL && k->widen != NULL &&
-                  k->widen_t != NULL && k->store != NULL,
+                  k->widen_t != NULL && k->store != NULL && k->bias != NULL,
               "%s: a mandatory kernel missing from the table", isa);
     CHECK_MSG((k->qk_t_max == NULL) == (k->softmax_full == NULL),
               "%s: qk_t_max and softmax_full come together", isa);
@@ -496,6 +603,7 @@ int main(void)
         pv(k, isa);
         conversions(k, isa);
         widen_t(k, isa);
+        bias(k, isa);
         decode(k, isa);
         printf("%s: tested\n", isa);
     }

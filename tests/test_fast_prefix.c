@@ -23,6 +23,15 @@
  * sums of the unrounded p) by 1e-5.  Measured differences are far below
  * (printed).
  *
+ * With a pse_shift (with_pse, make_pse): one pse tensor for both calls,
+ * since its column is the logical key's (prefix key j at j, own key j at
+ * P + j) and its row the query row's own (batch, head, row), also in the
+ * decode tasks of the prefix whose rows are every batch's; a pse of batch
+ * B (a row reading another batch's pse shows) or of batch 1, -inf cells
+ * (a row whose every key is -inf is NaN in both, also after the merge of
+ * the prefix's partials), the same bounds.  Then the pse's width at Q_S =
+ * 1 (M_PREFIX_PSE) and Q_S > 1 (S_PREFIX_PSE).
+ *
  * NaN rows (and finite poison rows in a second pass: the decode kernel's
  * non-finite results are recomputed by the blocked loop, which NaN alone
  * would let hide a wrong read of its own) fill every row no call may read:
@@ -73,8 +82,8 @@ static double to_double(fia_dtype dt, uint16_t h)
 typedef struct api {
     const char *layout;
     int64_t N, KVN, sparse, pre, next, precise;
-    fia_tensor q, k, v, out, lse, mask, kp, vp;
-    bool has_mask, has_prefix, has_plen;
+    fia_tensor q, k, v, out, lse, mask, kp, vp, pse;
+    bool has_mask, has_prefix, has_plen, has_pse;
     fia_int_array aslkv, asl, plen;
     bool has_asl, has_aslkv;
 } api;
@@ -84,7 +93,8 @@ static fia_status phase_one(api *a, fast_executor **ex, uint64_t *ws)
     const fia_tensor *kk[1] = {&a->k}, *vv[1] = {&a->v};
     fia_tensor_list kl = {1, kk}, vl = {1, vv};
     return fastFusedInferAttentionScoreV2GetWorkspaceSize(
-        &a->q, &kl, &vl, NULL, a->has_mask ? &a->mask : NULL,
+        &a->q, &kl, &vl, a->has_pse ? &a->pse : NULL,
+        a->has_mask ? &a->mask : NULL,
         a->has_asl ? &a->asl : NULL, a->has_aslkv ? &a->aslkv : NULL, NULL,
         NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL,
         NULL, NULL, a->has_prefix ? &a->kp : NULL,
@@ -168,6 +178,8 @@ typedef struct spec {
     int sparse;                  /* 2..4: the compressed causal mask */
     int64_t pre, next;
     int threads, precise;
+    int pse;                     /* 1: a pse of batch B, 2: of batch 1 */
+    bool ninf;                   /* -inf pse cells (make_pse) */
 } spec;
 
 typedef struct call {
@@ -245,20 +257,30 @@ static api api_of(const spec *s, uint16_t *q, uint8_t *mask, call *c,
 
 /* The differences of one comparison. */
 typedef struct diff {
-    int64_t rows, lse, nonfinite, guards;
+    int64_t rows, lse, nonfinite, guards, nan_rows;
     double worst, worst_lse; /* tolerance mode: the largest seen */
 } diff;
 
 /* Row (b, n, i) of both calls: bit for bit, or within the bound of the
- * header (tol). */
+ * header (tol); want_nan (every key's pse -inf): NaN in both. */
 static void compare_row(const spec *s, const call *x, const call *y,
-                        int64_t b, int64_t n, int64_t i, bool tol, diff *d)
+                        int64_t b, int64_t n, int64_t i, bool tol,
+                        bool want_nan, diff *d)
 {
     const bool obn = strcmp(s->layout, "BNSD") == 0;
     const int64_t o = at(obn, s->N, s->QS, s->D, b, n, i);
     const int64_t l = (b * s->N + n) * s->QS + i;
     const double u = s->dt == FIA_DT_FP16 ? 0x1p-11 : 0x1p-8;
     bool bad = false;
+    if (want_nan) {
+        for (int64_t e = 0; e < s->D; e++)
+            bad |= !isnan(to_double(s->dt, x->o[o + e])) ||
+                   !isnan(to_double(s->dt, y->o[o + e]));
+        d->lse += !isnan(x->lse[l]) || !isnan(y->lse[l]);
+        d->rows += bad;
+        d->nan_rows++;
+        return;
+    }
     for (int64_t e = 0; e < s->D; e++) {
         const double p = to_double(s->dt, x->o[o + e]);
         const double q = to_double(s->dt, y->o[o + e]);
@@ -281,6 +303,68 @@ static void compare_row(const spec *s, const call *x, const call *y,
         d->lse += memcmp(&x->lse[l], &y->lse[l], 4) != 0;
     }
     d->rows += bad;
+}
+
+/* ---- pse_shift with a prefix ------------------------------------------ */
+/* pse.md: the pse column of logical key j is j (prefix key j at column j,
+ * own key j at P + j), its row the query row's own (batch, head, row): the
+ * plain call's pse is the prefix form's, one tensor for both.
+ * [pb, N, Q_S + 2 (1 at Q_S = 1), P + KVS + 3]: values of [-4, 4) in the
+ * cells of the keys a row reads (rows < q_len, keys < P + own), poison in
+ * the others.  With ninf (a pse of batch B, no mask, every key in every
+ * row's band), by head n % 4: 0 every key -inf (the row NaN), 1 the prefix
+ * keys (a prefix split's partial whose every key dropped, merged with the
+ * own keys'), 2 the own keys, 3 about a third. */
+static uint16_t ninf16(fia_dtype dt)
+{
+    return dt == FIA_DT_FP16 ? 0xfc00u : 0xff80u;
+}
+
+static uint16_t *make_pse(const spec *s, int64_t P, const int64_t *ql,
+                          const int64_t *kl, fia_tensor *t)
+{
+    const int64_t pb = s->pse == 2 ? 1 : s->B, N = s->N;
+    const int64_t prow = s->QS > 1 ? s->QS + 2 : 1, pcol = P + s->KVS + 3;
+    const int64_t np = pb * N * prow * pcol;
+    uint16_t *p = malloc((size_t)np * 2);
+    for (int64_t e = 0; e < np; e++) p[e] = poison(s->dt);
+    int64_t mq = 0, mk = 0; /* a pse of batch 1: the longest batch's */
+    for (int b = 0; b < s->B; b++) {
+        mq = ql[b] > mq ? ql[b] : mq;
+        mk = kl[b] > mk ? kl[b] : mk;
+    }
+    for (int64_t b = 0; b < pb; b++)
+        for (int64_t n = 0; n < N; n++)
+            for (int64_t i = 0; i < (pb == 1 ? mq : ql[b]); i++)
+                for (int64_t j = 0; j < P + (pb == 1 ? mk : kl[b]); j++) {
+                    const int pat = s->ninf ? (int)(n % 4) : -1;
+                    const bool drop = pat == 0 || (pat == 1 && j < P) ||
+                                      (pat == 2 && j >= P) ||
+                                      (pat == 3 && next32() % 3 == 0);
+                    const float x = ((float)(next32() % 8192) - 4096) / 1024;
+                    p[((b * N + n) * prow + i) * pcol + j] =
+                        drop ? ninf16(s->dt)
+                        : s->dt == FIA_DT_FP16 ? fia_float_to_fp16(x)
+                                               : fia_float_to_bf16(x);
+                }
+    *t = (fia_tensor){.dtype = s->dt, .ndim = 4,
+                      .shape = {pb, N, prow, pcol}, .data = p};
+    return p;
+}
+
+/* Every key of row (b, n, i) (keys of them) scored -inf. */
+static bool row_nan(const spec *s, const fia_tensor *t, int64_t b,
+                    int64_t n, int64_t i, int64_t keys)
+{
+    if (!s->ninf || keys == 0)
+        return false;
+    const uint16_t *p = t->data;
+    const int64_t row = (((t->shape[0] == 1 ? 0 : b) * s->N + n) *
+                         t->shape[2] + i) * t->shape[3];
+    for (int64_t j = 0; j < keys; j++)
+        if (p[row + j] != ninf16(s->dt))
+            return false;
+    return true;
 }
 
 static void prefix_vs_plain(const spec *s, const char *what)
@@ -333,6 +417,10 @@ static void prefix_vs_plain(const spec *s, const char *what)
     int64_t lens1[MAXB], lens2[MAXB], plen[1];
     api plain = api_of(s, q, mask, &x, false, lens1, plen, NULL);
     api pfx = api_of(s, q, mask, &y, true, lens2, plen, &pre);
+    fia_tensor pt = {0};
+    uint16_t *pse = s->pse ? make_pse(s, P, ql, kl, &pt) : NULL;
+    plain.has_pse = pfx.has_pse = pse != NULL;
+    plain.pse = pfx.pse = pt;
     fia_status st1 = run(&plain), st2 = run(&pfx);
     CHECK_MSG(st1 == FIA_OK && st2 == FIA_OK, "%s: status %d / %d (%s)",
               what, st1, st2, fastLastError());
@@ -342,21 +430,25 @@ static void prefix_vs_plain(const spec *s, const char *what)
     for (int64_t b = 0; b < B; b++)
         for (int64_t n = 0; n < N; n++)
             for (int64_t i = 0; i < ql[b]; i++)
-                compare_row(s, &x, &y, b, n, i, tol, &d);
+                compare_row(s, &x, &y, b, n, i, tol,
+                            row_nan(s, &pt, b, n, i, P + kl[b]), &d);
     for (int64_t e = 0; e < GUARD; e++)
         d.guards += (y.o[nq + e] != SENT) + (y.lse[y.nlse + e] != -7.0f);
-    CHECK_MSG(d.rows == 0 && d.lse == 0 && d.nonfinite == 0 && d.guards == 0,
-              "%s %s %s B %d P %lld threads %d: %lld rows and %lld lse "
+    CHECK_MSG(d.rows == 0 && d.lse == 0 && d.nonfinite == 0 &&
+              d.guards == 0 && (!s->ninf || d.nan_rows > 0),
+              "%s %s %s%s B %d P %lld threads %d: %lld rows and %lld lse "
               "differ from the plain call's%s, %lld non-finite in the plain "
-              "call, %lld guards overwritten", what, s->layout,
-              s->dt == FIA_DT_FP16 ? "fp16" : "bf16", s->B, (long long)P,
-              s->threads, (long long)d.rows, (long long)d.lse,
+              "call, %lld guards overwritten, %lld NaN rows", what, s->layout,
+              s->dt == FIA_DT_FP16 ? "fp16" : "bf16",
+              s->pse == 2 ? " pse of batch 1" : s->pse ? " pse" : "", s->B,
+              (long long)P, s->threads, (long long)d.rows, (long long)d.lse,
               tol ? " beyond the bound" : "", (long long)d.nonfinite,
-              (long long)d.guards);
+              (long long)d.guards, (long long)d.nan_rows);
     if (tol && getenv("FIA_TEST_VERBOSE"))
-        printf("%s %s: worst %.3g of the bound 4u, lse %.3g\n", what,
-               s->dt == FIA_DT_FP16 ? "fp16" : "bf16", d.worst, d.worst_lse);
-    free(q), free(mask);
+        printf("%s%s %s: worst %.3g of the bound 4u, lse %.3g\n", what,
+               s->pse ? " (pse)" : "", s->dt == FIA_DT_FP16 ? "fp16" : "bf16",
+               d.worst, d.worst_lse);
+    free(q), free(mask), free(pse);
     free_call(&x), free_call(&y), free_call(&pre);
     fastSetThreadCount(0);
 }
@@ -432,6 +524,68 @@ static void decode(void)
         prefix_vs_plain(&s, "decode, 16 rows a KV head");
         s.N = s.KVN = 2, s.B = 4, s.S_p = 1000, s.P = 999, s.threads = 3;
         prefix_vs_plain(&s, "decode, no GQA, long prefix");
+    }
+}
+
+/* pse_shift with a prefix (make_pse): prefill bit for bit (no mask,
+ * -inf cells, a pse of batch 1, sparse 0 with a mask, 3, 4 at P = S_p =
+ * 64); decode with one batch bit for bit, with several within the bound
+ * (the prefix's tasks, whose rows are every batch's and read their own
+ * batch's pse row: the fused kernel at 6 rows a KV head, the tiled loop at
+ * 12 and 16, split across threads or not, a long prefix in several
+ * splits, -inf cells: a prefix split whose keys all dropped merged with
+ * the own keys', rows whose every key dropped NaN after the merge). */
+static void with_pse(void)
+{
+    static const int64_t ql[3] = {97, 61, 60}, kl[3] = {150, 40, 0};
+    static const int64_t dkl[3] = {300, 0, 17}, dkl1[1] = {300};
+    for (int l = 0; l < 4; l++) {
+        spec s = {.layout = layouts[l], .dt = l % 2 ? FIA_DT_BF16
+                                                    : FIA_DT_FP16,
+                  .B = 3, .N = 4, .KVN = 2, .D = 64, .QS = 100, .KVS = 150,
+                  .S_p = 45, .P = 37, .qlen = ql, .kvlen = kl,
+                  .pre = I32MAX, .next = I32MAX, .threads = 2,
+                  .precise = 1, .pse = 1};
+        prefix_vs_plain(&s, "prefill");
+        s.ninf = true;
+        prefix_vs_plain(&s, "prefill, -inf");
+        s.ninf = false, s.pse = 2;
+        prefix_vs_plain(&s, "prefill");
+        s.pse = 1, s.mask = 1, s.pre = 30, s.next = 5;
+        prefix_vs_plain(&s, "sparse 0, mask, pre/next");
+        s.mask = 0, s.sparse = 3, s.pre = s.next = I32MAX, s.threads = 1;
+        prefix_vs_plain(&s, "sparse 3");
+        s.sparse = 4, s.pre = 20, s.next = 2, s.threads = 2;
+        s.S_p = 64, s.P = -1, s.kvlen = NULL, s.qlen = NULL;
+        prefix_vs_plain(&s, "sparse 4, P = S_p = 64");
+        if (l == 3)
+            continue; /* BNSD_BSND needs Q_S > 1 */
+        spec d = {.layout = layouts[l], .dt = l % 2 ? FIA_DT_FP16
+                                                    : FIA_DT_BF16,
+                  .B = 1, .N = 4, .KVN = 2, .D = 64, .QS = 1, .KVS = 300,
+                  .S_p = 45, .P = 37, .kvlen = dkl1, .pre = I32MAX,
+                  .next = I32MAX, .threads = 3, .precise = 1, .pse = 1};
+        prefix_vs_plain(&d, "decode, one batch, split");
+        d.threads = 1;
+        prefix_vs_plain(&d, "decode, one batch");
+        d.B = 3, d.kvlen = dkl;
+        prefix_vs_plain(&d, "decode, 6 rows a KV head");
+        d.ninf = true;
+        prefix_vs_plain(&d, "decode, -inf");
+        d.threads = 3;
+        prefix_vs_plain(&d, "decode, -inf, split");
+        d.ninf = false, d.pse = 2;
+        prefix_vs_plain(&d, "decode, split");
+        d.pse = 1, d.N = 8, d.threads = 2, d.S_p = d.P = 200;
+        prefix_vs_plain(&d, "decode, 12 rows a KV head");
+        d.ninf = true;
+        prefix_vs_plain(&d, "decode, 12 rows a KV head, -inf");
+        d.ninf = false, d.N = 16, d.B = 2, d.P = -1, d.kvlen = NULL;
+        prefix_vs_plain(&d, "decode, 16 rows a KV head");
+        d.N = d.KVN = 2, d.B = 4, d.S_p = 1000, d.P = 999, d.threads = 3;
+        prefix_vs_plain(&d, "decode, no GQA, long prefix");
+        d.ninf = true;
+        prefix_vs_plain(&d, "decode, no GQA, long prefix, -inf");
     }
 }
 
@@ -545,6 +699,24 @@ static void statuses(void)
     t.k = t.v = (fia_tensor){.dtype = FIA_DT_BF16, .ndim = 3,
                              .shape = {2, 60, 128}};
     expect(&t, NM, "M_PREFIX_LAYOUT", __LINE__);
+    /* a pse covers P + KV_S: rejected at Q_S > 1 (PREFIX-010), not modeled
+     * at Q_S = 1 (its rule asks KV_S columns; fast/ reads P + KV_S) */
+    for (int qs = 1; qs <= 4; qs += 3) {
+        api ps = small(qs);
+        ps.has_prefix = ps.has_plen = ps.has_pse = true; /* P = 1 */
+        ps.pse = (fia_tensor){.dtype = FIA_DT_FP16, .ndim = 4,
+                              .shape = {2, 4, qs, 41}};
+        expect(&ps, FIA_OK, NULL, __LINE__);
+        ps.pse.shape[3] = 40;
+        expect(&ps, qs == 1 ? NM : FIA_ERR_PARAM_INVALID,
+               qs == 1 ? "M_PREFIX_PSE" : "S_PREFIX_PSE", __LINE__);
+        ps.plen.values = (int64_t[]){0}; /* no prefix key */
+        expect(&ps, FIA_OK, NULL, __LINE__);
+        ps.has_plen = false, ps.pse.shape[3] = 47; /* P = S_p = 8 */
+        expect(&ps, qs == 1 ? NM : FIA_ERR_PARAM_INVALID, NULL, __LINE__);
+        ps.pse.shape[3] = 48;
+        expect(&ps, FIA_OK, NULL, __LINE__);
+    }
     /* the rules before: one tensor alone, a length beyond S_p */
     api r = small(1);
     r.has_prefix = true, r.has_plen = true, r.plen.values = (int64_t[]){9};
@@ -582,9 +754,11 @@ int main(void)
 {
     prefill();
     decode();
+    with_pse();
     poison_finite = true;
     prefill();
     decode();
+    with_pse();
     poison_finite = false;
     no_prefix_key();
     statuses();

@@ -309,8 +309,8 @@ static void not_modeled(void)
          a.prefix = (fia_int_array){2, vals});
     CASE("M_PREFIX_LEN", K_NOTMOD, a.has_prefix = true,
          a.prefix = (fia_int_array){1, vals});
-    CASE("M_PSE", K_NOTMOD, a.has_pse = true,
-         a.pse = t4(FIA_DT_FP16, 2, 4, 16, 32));
+    /* pse is computed (test_fast_pse.c) */
+    CASE("", K_OK, a.has_pse = true, a.pse = t4(FIA_DT_FP16, 2, 4, 16, 32));
     CASE("", K_OK, a.has_pse = true, a.pse = t4(FIA_DT_FP16, 0, 4, 16, 32));
     /* lists are modeled (test_fast_tensor_list.c): two tensors of batch 2 */
     CASE("S_LIST_BATCH", K_SEM, a.key_count = 2);
@@ -587,7 +587,6 @@ static void own_refusals(void)
 {
     fia_tensor q = t3(FIA_DT_FP16, 2, 16, 64), kv = t3(FIA_DT_FP16, 2, 32, 64);
     fia_tensor out = q, t = t2(FIA_DT_FP32, 1, 1);
-    fia_tensor pse = t4(FIA_DT_FP16, 2, 4, 16, 32);
     const fia_tensor *kp[2] = {&kv, &kv};
     fia_tensor_list kl = {1, kp};
     fia_int_array prefix = {1, vals};
@@ -629,8 +628,6 @@ static void own_refusals(void)
     a.prefix_len = &prefix;
     expect_refusal(&a, (refusal){"prefix", "M_PREFIX_LEN: actual_shared_prefix_len"},
                    __LINE__);
-    a = ok, a.pse = &pse;
-    expect_refusal(&a, (refusal){"pse", "M_PSE"}, __LINE__);
     fia_tensor q8 = q, kv4 = kv, out8 = out;
     q8.dtype = FIA_DT_INT8, kv4.dtype = FIA_DT_INT4, out8.dtype = FIA_DT_INT8;
     a = ok, a.query = &q8;

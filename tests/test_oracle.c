@@ -607,7 +607,7 @@ static const rule_case cases[] = {
      "pse_shift = fp16 [2,2,1,32]",
      DECODE,
      "key_shared_prefix = fp16 [1,2,8,64]\nvalue_shared_prefix = fp16 [1,2,8,64]\n"
-     "pse_shift = fp16 [2,2,1,0]"},
+     "pse_shift = fp16 [2,2,1,40]"},
     {"NM-008", TND,
      "key_shared_prefix = bf16 [1,8,2,128]\nvalue_shared_prefix = bf16 [1,8,2,128]",
      TND, ""},
@@ -917,7 +917,12 @@ static void test_precedence(void)
                    "value_shared_prefix = fp16 [1,2,8,64]\n"
                    "pse_shift = fp16 [2,2,1,32]");
     expect_both(t, FIA_ERR_NOT_MODELED, FIA_ERR_NOT_MODELED,
-                "decode prefix with pse: not modeled");
+                "decode prefix with a narrow pse: not modeled");
+    free(t);
+    t = mk(DECODE, "key_shared_prefix = fp16 [1,2,8,64]\n"
+                   "value_shared_prefix = fp16 [1,2,8,64]\n"
+                   "pse_shift = fp16 [2,2,1,40]");
+    expect_both(t, FIA_OK, FIA_OK, "decode prefix with a pse of P + KV_S");
     free(t);
     t = mk(PREFILL, "query = fp32 [1,2,16,64]\nsparse_mode = 9");
     expect_both(t, FIA_ERR_PARAM_INVALID, FIA_ERR_PARAM_INVALID,

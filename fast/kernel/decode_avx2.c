@@ -6,6 +6,7 @@
  * keys of dot products, the softmax per row, P.V as 4 rows x 16 columns.
  * V of the block DEC_PFV ahead is prefetched during Q.K^T and K of the
  * block DEC_PFK ahead during P.V (decode streams K/V from memory). */
+#include <float.h>
 #include "simd_avx2.h"
 #ifdef FAST_HAVE_AVX2
 
@@ -106,12 +107,27 @@ INLINE float hmax8(__m256 v)
     return _mm_cvtss_f32(x);
 }
 
+/* The bias of 8 keys of a row of the pse, w of them in the block (a short
+ * run copied first: nothing past the block's keys read). */
+INLINE __m256 dec_bias(const uint16_t *p, int w, const int bf)
+{
+    if (w >= 8)
+        return dec_ld(p, bf);
+    uint16_t tmp[8] = {0};
+    memcpy(tmp, p, (size_t)w * sizeof(uint16_t));
+    return dec_ld(tmp, bf);
+}
+
 /* The online-softmax step of one block of nb keys, all taking part; the
- * row state (mr <= 8 rows) in scalars. */
+ * row state (mr <= 8 rows) in scalars.  With bias (NULL: none) the bias
+ * step first (kernels.h: scaled, plus the bias, clamped to -FLT_MAX), its
+ * scores stored for the second pass. */
 INLINE void dec_softmax(float *s, int mr, int nb, float scale, int round,
-                        float *m, float *l, float *alpha)
+                        float *m, float *l, float *alpha,
+                        const uint16_t *const *bias, const int bf)
 {
     const __m256 vs = _mm256_set1_ps(scale);
+    const __m256 lowest = _mm256_set1_ps(-FLT_MAX);
     const __m256i lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
     const int nv = (nb + 7) / 8;
     __m256 km[DEC_KB / 8];
@@ -121,9 +137,16 @@ INLINE void dec_softmax(float *s, int mr, int nb, float scale, int round,
     for (int r = 0; r < mr; r++) {
         float *x = s + r * DEC_KB;
         __m256 bm = _mm256_set1_ps(-INFINITY);
-        for (int j = 0; j < nv; j++) /* NaN leaves the max alone */
-            bm = _mm256_blendv_ps(
-                bm, _mm256_max_ps(dec_scaled(x + 8 * j, vs), bm), km[j]);
+        for (int j = 0; j < nv; j++) { /* NaN leaves the max alone */
+            __m256 v = dec_scaled(x + 8 * j, vs);
+            if (bias != NULL) {
+                v = _mm256_add_ps(v, dec_bias(bias[r] + 8 * j, nb - 8 * j,
+                                              bf));
+                v = _mm256_max_ps(lowest, v); /* NaN: v */
+                _mm256_storeu_ps(x + 8 * j, v);
+            }
+            bm = _mm256_blendv_ps(bm, _mm256_max_ps(v, bm), km[j]);
+        }
         const float bmax = hmax8(bm);
         /* mnew = bmax > m ? bmax : m, as the scalar kernel */
         const float mold = m[r], mnew = bmax > mold ? bmax : mold;
@@ -133,8 +156,9 @@ INLINE void dec_softmax(float *s, int mr, int nb, float scale, int round,
         const __m256 mv = _mm256_set1_ps(mnew);
         __m256 sum = _mm256_setzero_ps();
         for (int j = 0; j < nv; j++) {
-            __m256 p = _mm256_and_ps(
-                km[j], exp8(_mm256_sub_ps(dec_scaled(x + 8 * j, vs), mv)));
+            const __m256 sx = bias != NULL ? _mm256_loadu_ps(x + 8 * j)
+                                           : dec_scaled(x + 8 * j, vs);
+            __m256 p = _mm256_and_ps(km[j], exp8(_mm256_sub_ps(sx, mv)));
             sum = _mm256_add_ps(sum, p);
             _mm256_storeu_ps(x + 8 * j, round_p8(p, round));
         }
@@ -152,12 +176,12 @@ INLINE void dec_softmax(float *s, int mr, int nb, float scale, int round,
 bool fast_decode_avx2(const float *q, int64_t ldq, int mr,
                       const uint16_t *const *k,
                       const uint16_t *const *v, int64_t ldkv,
-                      int64_t nk, int64_t D, fia_dtype dt, float scale,
-                      int round, float *m, float *l, float *acc,
-                      int64_t ldacc)
+                      const uint16_t *const *bias, int64_t nk, int64_t D,
+                      fia_dtype dt, float scale, int round, float *m,
+                      float *l, float *acc, int64_t ldacc)
 {
-    dec_run_dt(q, ldq, mr, k, v, ldkv, nk, D, dt, scale, round, m, l, acc,
-               ldacc);
+    dec_run_dt(q, ldq, mr, k, v, ldkv, bias, nk, D, dt, scale, round, m, l,
+               acc, ldacc);
     /* inf - inf and 0 * inf make NaN, inf stays: one test for all rows */
     const __m256 zero = _mm256_setzero_ps();
     __m256 z = zero;

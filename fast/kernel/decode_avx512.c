@@ -11,6 +11,7 @@
  * of the next block during Q.K^T and K of the block after next during P.V
  * (measured on the decode bench: 2 threads, ~5.2 ms against ~6.5 ms for
  * no prefetch or one block of K ahead with blocks of 32 keys). */
+#include <float.h>
 #include "simd_avx512.h"
 #ifdef FAST_HAVE_AVX512
 
@@ -93,11 +94,25 @@ INLINE void dec_pv_tile(const float *p, const int rt, const uint16_t *v,
             _mm512_storeu_ps(acc + r * ldacc + 16 * j, a[r][j]);
 }
 
-/* The online-softmax step of one block of nb keys, all taking part. */
+/* The bias of 16 keys (lanes of km) of a row of the pse: a masked load,
+ * nothing past the block's keys read. */
+INLINE __m512 dec_bias(const uint16_t *p, __mmask16 km, const int bf)
+{
+    __m256i x = _mm256_maskz_loadu_epi16(km, p);
+    return bf ? _mm512_castsi512_ps(
+                    _mm512_slli_epi32(_mm512_cvtepu16_epi32(x), 16))
+              : _mm512_cvtph_ps(x);
+}
+
+/* The online-softmax step of one block of nb keys, all taking part; with
+ * bias (NULL: none) the bias step first (kernels.h: scaled, plus the
+ * bias, clamped to -FLT_MAX), its scores stored for the second pass. */
 INLINE void dec_softmax(float *s, int mr, int nb, float scale, int round,
-                        float *m, float *l, float *alpha)
+                        float *m, float *l, float *alpha,
+                        const uint16_t *const *bias, const int bf)
 {
     const __m512 vs = _mm512_set1_ps(scale);
+    const __m512 lowest = _mm512_set1_ps(-FLT_MAX);
     const int nv = (nb + 15) / 16;
     __mmask16 km[DEC_KB / 16] = {0};
     for (int j = 0; j < nv; j++)
@@ -107,7 +122,13 @@ INLINE void dec_softmax(float *s, int mr, int nb, float scale, int round,
     for (int r = 0; r < mr; r++) {
         __m512 bm = _mm512_set1_ps(-INFINITY);
         for (int j = 0; j < nv; j++) {
-            __m512 x = scaled(s + r * DEC_KB + 16 * j, vs);
+            float *xp = s + r * DEC_KB + 16 * j;
+            __m512 x = scaled(xp, vs);
+            if (bias != NULL) {
+                x = _mm512_add_ps(x, dec_bias(bias[r] + 16 * j, km[j], bf));
+                x = _mm512_max_ps(lowest, x); /* NaN: x */
+                _mm512_storeu_ps(xp, x);
+            }
             bm = _mm512_mask_max_ps(bm, km[j], x, bm);
         }
         bmax[r] = _mm512_reduce_max_ps(bm);
@@ -130,8 +151,10 @@ INLINE void dec_softmax(float *s, int mr, int nb, float scale, int round,
         __m512 sum = _mm512_setzero_ps();
         for (int j = 0; j < nv; j++) {
             float *x = s + r * DEC_KB + 16 * j;
+            const __m512 sx = bias != NULL ? _mm512_loadu_ps(x)
+                                           : scaled(x, vs);
             __m512 p = _mm512_maskz_mov_ps(
-                km[j], exp16(_mm512_sub_ps(scaled(x, vs), mv)));
+                km[j], exp16(_mm512_sub_ps(sx, mv)));
             sum = _mm512_add_ps(sum, p);
             if (round == 1)
                 p = round_fp16(p);
@@ -154,12 +177,12 @@ INLINE void dec_softmax(float *s, int mr, int nb, float scale, int round,
 bool fast_decode_avx512(const float *q, int64_t ldq, int mr,
                         const uint16_t *const *k,
                         const uint16_t *const *v, int64_t ldkv,
-                        int64_t nk, int64_t D, fia_dtype dt, float scale,
-                        int round, float *m, float *l, float *acc,
-                        int64_t ldacc)
+                        const uint16_t *const *bias, int64_t nk, int64_t D,
+                        fia_dtype dt, float scale, int round, float *m,
+                        float *l, float *acc, int64_t ldacc)
 {
-    dec_run_dt(q, ldq, mr, k, v, ldkv, nk, D, dt, scale, round, m, l, acc,
-               ldacc);
+    dec_run_dt(q, ldq, mr, k, v, ldkv, bias, nk, D, dt, scale, round, m, l,
+               acc, ldacc);
     /* inf - inf and 0 * inf make NaN, inf stays: one test for all rows */
     __m512 z = _mm512_setzero_ps();
     const __mmask16 rm = (__mmask16)((1u << mr) - 1);

@@ -51,12 +51,16 @@ typedef void fast_widen_t_fn(fia_dtype dt, const uint16_t *const *rows,
                              int nrows, int64_t n, float *dst, int64_t ldd);
 typedef void fast_store_fn(fia_dtype dt, const float *acc, double l,
                            uint16_t *dst, int64_t n);
+typedef void fast_bias_fn(fia_dtype dt, const uint16_t *const *bias, int mr,
+                          int nk, float scale, float *st, int64_t lds,
+                          float *bmax);
 /* Keys per block of the fused decode kernels: their K and V come as one
  * pointer per block (decode.k[i], decode.v[i]). */
 #define FAST_DEC_KB 16
 typedef bool fast_decode_fn(const float *q, int64_t ldq, int mr,
                             const uint16_t *const *k,
                             const uint16_t *const *v, int64_t ldkv,
+                            const uint16_t *const *bias,
                             int64_t nk, int64_t D, fia_dtype dt,
                             float scale, int round, float *m, float *l,
                             float *acc, int64_t ldacc);
@@ -99,17 +103,33 @@ typedef struct fast_kernels {
     fast_widen_t_fn *widen_t;
     /* dst[i] = acc[i] / l in double, rounded once (nearest-even) to dt. */
     fast_store_fn *store;
+    /* The scores plus a bias (pse_shift), after the scale, on S^T as qk_t
+     * leaves it: for r < round_up(mr, 16) and c < nk,
+     *   st[c*lds + r] = max(fl(fl(st[c*lds + r] * scale) + b), -FLT_MAX)
+     * (each operation rounded on its own, a NaN stays NaN), b =
+     * widen(bias[r][c]), bias[r] a row of fp16/bf16 (dt) values of the
+     * keys (NULL, or r >= mr: b = 0).  The clamp keeps a key of score -inf
+     * at weight exactly 0 (exp(-FLT_MAX - m) = 0 for any max m that is not
+     * itself -FLT_MAX) without a block whose every score is -inf giving
+     * the online softmax a max of -inf (-inf - -inf = NaN): a row whose
+     * keys all scored -inf ends with the max -FLT_MAX, which the caller
+     * turns into NaN (docs/semantics.md).  bmax (NULL: not computed):
+     * bmax[r] = the largest new score over c < nk (NaN skipped, -inf if
+     * none), as qk_t_max gives it to softmax_full. */
+    fast_bias_fn *bias;
     /* Decode, fused (NULL when a table has none): mr <= FAST_DOT_MAX rows
      * q[r*ldq + d] that all use every key c < nk (no mask), K and V read
      * as fp16/bf16 rows k[c / 16][(c % 16)*ldkv + d], likewise v, d < D (D
      * a multiple of 16): a pointer per FAST_DEC_KB keys, so that keys
      * scattered over the blocks of a paged cache are read in place (the
-     * kernel prefetches through the same pointers).  In blocks of keys;
-     * per block the same steps as qk_dot,
-     * softmax (lo = 0, hi = nb - 1) and pv, with m, l (mr entries) and
+     * kernel prefetches through the same pointers).  bias: NULL, or mr
+     * rows of fp16/bf16 (dt) bias values, bias[r][c] for key c < nk (the
+     * pse).  In blocks of keys; per block the same steps as qk_dot, with
+     * a bias the bias step then softmax at scale 1 (without, softmax at
+     * scale), lo = 0, hi = nb - 1, and pv, with m, l (mr entries) and
      * acc[r*ldacc + d] carried from block to block.  Returns false when
-     * m, l or acc came out non-finite (inf or NaN in Q, K or V; the
-     * caller then recomputes with the kernels above, which keep p = 0
+     * m, l or acc came out non-finite (inf or NaN in Q, K, V or the bias;
+     * the caller then recomputes with the kernels above, which keep p = 0
      * times a non-finite V out). */
     fast_decode_fn *decode;
 } fast_kernels;
@@ -149,6 +169,7 @@ fast_pv_fn fast_pv_scalar, fast_pv_avx2, fast_pv_avx512;
 fast_widen_fn fast_widen_avx2, fast_widen_avx512;
 fast_widen_t_fn fast_widen_t_avx2, fast_widen_t_avx512;
 fast_store_fn fast_store_avx2, fast_store_avx512;
+fast_bias_fn fast_bias_scalar, fast_bias_avx2, fast_bias_avx512;
 fast_decode_fn fast_decode_avx2, fast_decode_avx512;
 
 /* The portable conversions: the scalar table's, and the tails of the SIMD

@@ -6,8 +6,10 @@
  *   dec_qk_tile(q, ldq, rt, k, ldk, kt, D, s, bf, pv): the rt x kt dot
  *           products s[r*DEC_KB + c] of fp16 (bf 0) or bf16 (bf 1) K rows,
  *           prefetching the V rows at pv (NULL: none) during the loop over D
- *   dec_softmax(s, mr, nb, scale, round, m, l, alpha): the online-softmax
- *           step of one block, every key taking part
+ *   dec_softmax(s, mr, nb, scale, round, m, l, alpha, bias, bf): the
+ *           online-softmax step of one block, every key taking part, with
+ *           the bias step first when bias (the block's rows of the pse,
+ *           bias[r][c], c < nb) is not NULL
  *   dec_pv_tile(p, rt, v, ldv, nb, dv, alpha, acc, ldacc, bf, pk): rt rows
  *           x dv units of 16 columns of acc, prefetching the K rows at pk
  *           (NULL: none; a tile gets it when it starts a 64-byte line).
@@ -80,15 +82,18 @@ _Static_assert(DEC_KB == FAST_DEC_KB && DEC_PFV % DEC_KB == 0 &&
                    DEC_PFK % DEC_KB == 0,
                "decode blocks and prefetch distances in FAST_DEC_KB keys");
 
+/* bias: NULL (a literal in the calls without a pse, so that its steps
+ * compile away) or the mr rows of the pse for keys 0 .. nk - 1. */
 INLINE void dec_run(const float *q, int64_t ldq, int mr,
                     const uint16_t *const *k, const uint16_t *const *v,
-                    int64_t ldkv, int64_t nk, int64_t D, float scale,
-                    int round, float *m, float *l, float *acc, int64_t ldacc,
-                    const int bf)
+                    int64_t ldkv, const uint16_t *const *bias, int64_t nk,
+                    int64_t D, float scale, int round, float *m, float *l,
+                    float *acc, int64_t ldacc, const int bf)
 {
     /* zeroed: the softmax loads whole vectors (lanes past nb are masked) */
     float s[FAST_DOT_MAX * DEC_KB] __attribute__((aligned(64))) = {0};
     float alpha[16];
+    const uint16_t *bb[FAST_DOT_MAX]; /* the block's bias rows */
     for (int64_t j0 = 0; j0 < nk; j0 += DEC_KB) {
         const int nb = nk - j0 < DEC_KB ? (int)(nk - j0) : DEC_KB;
         const int64_t i = j0 / DEC_KB;
@@ -97,31 +102,43 @@ INLINE void dec_run(const float *q, int64_t ldq, int mr,
         const bool pfk = j0 + nb + DEC_PFK <= nk;
         dec_qk(q, ldq, mr, kb, ldkv, nb, D, s, bf,
                pfv ? v[i + DEC_PFV / DEC_KB] : NULL);
+        if (bias != NULL)
+            for (int r = 0; r < mr; r++)
+                bb[r] = bias[r] + j0;
+        const uint16_t *const *br = bias != NULL ? bb : NULL;
         if (round == 1)
-            dec_softmax(s, mr, nb, scale, 1, m, l, alpha);
+            dec_softmax(s, mr, nb, scale, 1, m, l, alpha, br, bf);
         else if (round == 2)
-            dec_softmax(s, mr, nb, scale, 2, m, l, alpha);
+            dec_softmax(s, mr, nb, scale, 2, m, l, alpha, br, bf);
         else
-            dec_softmax(s, mr, nb, scale, 0, m, l, alpha);
+            dec_softmax(s, mr, nb, scale, 0, m, l, alpha, br, bf);
         dec_pv(s, mr, vb, ldkv, nb, D, alpha, acc, ldacc, bf,
                pfk ? k[i + DEC_PFK / DEC_KB] : NULL);
     }
 }
 
-/* The whole range for fp16 (bf = 0) or bf16 (bf = 1) K/V. */
+/* The whole range for fp16 (bf = 0) or bf16 (bf = 1) K/V, with or
+ * without a bias: four instances of the loop. */
 INLINE void dec_run_dt(const float *q, int64_t ldq, int mr,
                        const uint16_t *const *k, const uint16_t *const *v,
-                       int64_t ldkv,
+                       int64_t ldkv, const uint16_t *const *bias,
                        int64_t nk, int64_t D, fia_dtype dt, float scale,
                        int round, float *m, float *l, float *acc,
                        int64_t ldacc)
 {
-    if (dt == FIA_DT_BF16)
-        dec_run(q, ldq, mr, k, v, ldkv, nk, D, scale, round, m, l, acc,
-                ldacc, 1);
+    const int bf = dt == FIA_DT_BF16;
+    if (bias == NULL && bf)
+        dec_run(q, ldq, mr, k, v, ldkv, NULL, nk, D, scale, round, m, l,
+                acc, ldacc, 1);
+    else if (bias == NULL)
+        dec_run(q, ldq, mr, k, v, ldkv, NULL, nk, D, scale, round, m, l,
+                acc, ldacc, 0);
+    else if (bf)
+        dec_run(q, ldq, mr, k, v, ldkv, bias, nk, D, scale, round, m, l,
+                acc, ldacc, 1);
     else
-        dec_run(q, ldq, mr, k, v, ldkv, nk, D, scale, round, m, l, acc,
-                ldacc, 0);
+        dec_run(q, ldq, mr, k, v, ldkv, bias, nk, D, scale, round, m, l,
+                acc, ldacc, 0);
 }
 
 #endif

@@ -104,6 +104,58 @@ INLINE void acc_load(__m256 a[][2], const int rt, const float *alpha,
     }
 }
 
+/* ---- transposes ---------------------------------------------------------- */
+/* x[r] = columns d0 .. d0 + w - 1 (1 <= w <= 8) of fp16/bf16 row rows[r]
+ * widened, r < 8 (lanes past w zero: a short run is copied first, nothing
+ * past it read); a row r >= nrows or NULL is zero. */
+INLINE void widen_rows8(fia_dtype dt, const uint16_t *const *rows,
+                        int nrows, int64_t d0, int w, __m256 x[8])
+{
+    const bool h = dt == FIA_DT_FP16;
+    UNROLL for (int r = 0; r < 8; r++) {
+        const uint16_t *src = r < nrows ? rows[r] : NULL;
+        if (src == NULL) {
+            x[r] = _mm256_setzero_ps();
+            continue;
+        }
+        __m128i v;
+        if (w == 8) {
+            v = _mm_loadu_si128((const __m128i *)(const void *)(src + d0));
+        } else {
+            uint16_t tmp[8] = {0};
+            memcpy(tmp, src + d0, (size_t)w * sizeof(uint16_t));
+            v = _mm_loadu_si128((const __m128i *)(const void *)tmp);
+        }
+        x[r] = h ? _mm256_cvtph_ps(v)
+                 : _mm256_castsi256_ps(
+                       _mm256_slli_epi32(_mm256_cvtepu16_epi32(v), 16));
+    }
+}
+
+/* An 8 x 8 transpose in registers (pairs of floats, quads, then 128-bit
+ * halves): x[r][c] becomes x[c][r]. */
+INLINE void transpose8(__m256 x[8])
+{
+    __m256 t[8];
+    UNROLL for (int r = 0; r < 8; r += 2) {
+        t[r] = _mm256_unpacklo_ps(x[r], x[r + 1]);
+        t[r + 1] = _mm256_unpackhi_ps(x[r], x[r + 1]);
+    }
+    /* x[4q + j]: in half l, column 4l + j of rows 4q..4q+3 */
+    UNROLL for (int r = 0; r < 8; r += 4) {
+        x[r] = _mm256_shuffle_ps(t[r], t[r + 2], 0x44);
+        x[r + 1] = _mm256_shuffle_ps(t[r], t[r + 2], 0xee);
+        x[r + 2] = _mm256_shuffle_ps(t[r + 1], t[r + 3], 0x44);
+        x[r + 3] = _mm256_shuffle_ps(t[r + 1], t[r + 3], 0xee);
+    }
+    UNROLL for (int j = 0; j < 4; j++) {
+        t[j] = _mm256_permute2f128_ps(x[j], x[4 + j], 0x20);
+        t[4 + j] = _mm256_permute2f128_ps(x[j], x[4 + j], 0x31);
+    }
+    UNROLL for (int c = 0; c < 8; c++)
+        x[c] = t[c];
+}
+
 #else
 typedef int fast_no_avx2; /* not an x86-64 build with the flags */
 #endif

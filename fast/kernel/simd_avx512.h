@@ -180,6 +180,68 @@ INLINE __m128 hsum4x16(const __m512 a[4])
     return _mm_add_ps(_mm256_castps256_ps128(h), _mm256_extractf128_ps(h, 1));
 }
 
+/* ---- transposes ---------------------------------------------------------- */
+/* x[r] = columns d0 .. d0 + w - 1 (w <= 16) of fp16/bf16 row rows[r]
+ * widened (lanes past w zero, not read), r < 16; a row r >= nrows or NULL
+ * is zero. */
+INLINE void widen_rows16(fia_dtype dt, const uint16_t *const *rows,
+                         int nrows, int64_t d0, int64_t w, __m512 x[16])
+{
+    const bool h = dt == FIA_DT_FP16;
+    const __mmask16 k = (__mmask16)((1u << w) - 1);
+    UNROLL for (int r = 0; r < 16; r++) {
+        const uint16_t *src = r < nrows ? rows[r] : NULL;
+        if (src == NULL) {
+            x[r] = _mm512_setzero_ps();
+            continue;
+        }
+        __m256i v = _mm256_maskz_loadu_epi16(k, src + d0);
+        x[r] = h ? _mm512_cvtph_ps(v)
+                 : _mm512_castsi512_ps(
+                       _mm512_slli_epi32(_mm512_cvtepu16_epi32(v), 16));
+    }
+}
+
+/* A 16 x 16 transpose in registers (4 rounds of shuffles: pairs of floats,
+ * quads, 128-bit lanes twice): x[r][c] becomes x[c][r]. */
+INLINE void transpose16(__m512 x[16])
+{
+    __m512 t[16];
+    /* t: pairs of rows interleaved */
+    UNROLL for (int r = 0; r < 16; r += 2) {
+        t[r] = _mm512_unpacklo_ps(x[r], x[r + 1]);
+        t[r + 1] = _mm512_unpackhi_ps(x[r], x[r + 1]);
+    }
+    /* x: 4 rows per 128-bit lane */
+    UNROLL for (int r = 0; r < 16; r += 4) {
+        x[r] = _mm512_castpd_ps(_mm512_unpacklo_pd(
+            _mm512_castps_pd(t[r]), _mm512_castps_pd(t[r + 2])));
+        x[r + 1] = _mm512_castpd_ps(_mm512_unpackhi_pd(
+            _mm512_castps_pd(t[r]), _mm512_castps_pd(t[r + 2])));
+        x[r + 2] = _mm512_castpd_ps(_mm512_unpacklo_pd(
+            _mm512_castps_pd(t[r + 1]), _mm512_castps_pd(t[r + 3])));
+        x[r + 3] = _mm512_castpd_ps(_mm512_unpackhi_pd(
+            _mm512_castps_pd(t[r + 1]), _mm512_castps_pd(t[r + 3])));
+    }
+    /* now lane l (128 bits) of x[4g + j] is column 4l + j of rows
+     * 4g..4g+3; gather the four groups' lanes l of each column */
+    UNROLL for (int j = 0; j < 4; j++) {
+        /* t[j]: lanes 0, 2 of groups 0 and 1; t[4 + j]: lanes 1, 3 of
+         * them; t[8 + j], t[12 + j]: the same of groups 2 and 3 */
+        t[j] = _mm512_shuffle_f32x4(x[j], x[4 + j], 0x88);
+        t[4 + j] = _mm512_shuffle_f32x4(x[j], x[4 + j], 0xdd);
+        t[8 + j] = _mm512_shuffle_f32x4(x[8 + j], x[12 + j], 0x88);
+        t[12 + j] = _mm512_shuffle_f32x4(x[8 + j], x[12 + j], 0xdd);
+    }
+    UNROLL for (int j = 0; j < 4; j++) {
+        /* column 4l + j, rows 0-15 */
+        x[j] = _mm512_shuffle_f32x4(t[j], t[8 + j], 0x88);
+        x[4 + j] = _mm512_shuffle_f32x4(t[4 + j], t[12 + j], 0x88);
+        x[8 + j] = _mm512_shuffle_f32x4(t[j], t[8 + j], 0xdd);
+        x[12 + j] = _mm512_shuffle_f32x4(t[4 + j], t[12 + j], 0xdd);
+    }
+}
+
 #else
 typedef int fast_no_avx512; /* not an x86-64 build with the flags */
 #endif

@@ -15,6 +15,7 @@ const fast_kernels fast_kernels_avx2 = {
     .widen = fast_widen_avx2,
     .widen_t = fast_widen_t_avx2,
     .store = fast_store_avx2,
+    .bias = fast_bias_avx2,
     .decode = fast_decode_avx2,
 };
 

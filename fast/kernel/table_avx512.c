@@ -15,6 +15,7 @@ const fast_kernels fast_kernels_avx512 = {
     .widen = fast_widen_avx512,
     .widen_t = fast_widen_t_avx512,
     .store = fast_store_avx512,
+    .bias = fast_bias_avx512,
     .decode = fast_decode_avx512,
 };
 

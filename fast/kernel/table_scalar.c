@@ -11,4 +11,5 @@ const fast_kernels fast_kernels_scalar = {
     .widen = fast_widen_scalar,
     .widen_t = fast_widen_t_scalar,
     .store = fast_store_scalar,
+    .bias = fast_bias_scalar,
 };

@@ -25,7 +25,7 @@
     X(PRECISE, "precise", "inner_precise: precision and row-invalid fix")     \
     X(OUTPUT, "output", "attention_out: presence, dtype and shape")           \
     X(SCALE, "scale", "the scale attribute")                                  \
-    X(PSE, "pse", "pse_shift, the positional bias (not modeled yet)")         \
+    X(PSE, "pse", "pse_shift, the positional bias")                           \
     X(INT8_QUANT, "int8_quant", "int8 quantization scales (not modeled "      \
                                 "yet)")                                       \
     X(ANTIQUANT, "antiquant", "key/value antiquantization (not modeled yet)") \
