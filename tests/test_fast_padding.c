@@ -19,42 +19,11 @@
 #include "check.h"
 #include "fia/dtype.h"
 #include "fia/fast.h"
+#include "fast_testlib.h"
 
 enum { B = 3, N = 4, KVN = 2, D = 64, GUARD = 64 };
 #define SENT 0x5a5au
 #define I32MAX 2147483647
-
-static uint64_t rng = 0x9e3779b97f4a7c15ull;
-static uint32_t next32(void)
-{
-    rng = rng * 6364136223846793005ull + 1442695040888963407ull;
-    return (uint32_t)(rng >> 33);
-}
-
-/* a value of [-2, 2) with 10 fraction bits: exact in fp16 and bf16 */
-static uint16_t rnd(fia_dtype dt)
-{
-    float x = ((float)(next32() % 4096) - 2048.0f) / 1024.0f;
-    return dt == FIA_DT_FP16 ? fia_float_to_fp16(x) : fia_float_to_bf16(x);
-}
-
-/* What the rows no call may read hold: NaN (shows through any sum), or,
- * poison_finite, 7.5 (the decode kernel recomputes a non-finite result by
- * the blocked loop, which would hide its own wrong read of a NaN row). */
-static bool poison_finite;
-static uint16_t nan_of(fia_dtype dt)
-{
-    if (poison_finite)
-        return dt == FIA_DT_FP16 ? fia_float_to_fp16(7.5f)
-                                 : fia_float_to_bf16(7.5f);
-    return dt == FIA_DT_FP16 ? 0x7e00u : 0x7fc0u;
-}
-
-static bool is_nan16(fia_dtype dt, uint16_t h)
-{
-    return dt == FIA_DT_FP16 ? (h & 0x7c00u) == 0x7c00u && (h & 0x3ffu)
-                             : (h & 0x7f80u) == 0x7f80u && (h & 0x7fu);
-}
 
 /* ---- one call of both phases ------------------------------------------- */
 typedef struct api {
@@ -124,36 +93,6 @@ static void expect(api *a, fia_status doc, fia_status cann, const char *id,
     }
 }
 
-/* ---- layouts ------------------------------------------------------------- */
-static bool bnsd_in(const char *layout)
-{
-    return strncmp(layout, "BNSD", 4) == 0;
-}
-
-/* Element of row s of head n of batch b in a tensor of H heads and S rows:
- * [B, H, S, D] or [B, S, H, D] (BSH alike). */
-static int64_t at(bool bnsd, int64_t H, int64_t S, int64_t b, int64_t n,
-                  int64_t s)
-{
-    return bnsd ? ((b * H + n) * S + s) * D : ((b * S + s) * H + n) * D;
-}
-
-/* A tensor of nb batches of H heads and S rows in the layout. */
-static fia_tensor tensor_of(const char *layout, bool bnsd, fia_dtype dt,
-                            int64_t nb, int64_t H, int64_t S, void *data)
-{
-    fia_tensor t = {.dtype = dt, .ndim = 4, .data = data};
-    if (strcmp(layout, "BSH") == 0) {
-        t.ndim = 3;
-        t.shape[0] = nb, t.shape[1] = S, t.shape[2] = H * D;
-    } else if (bnsd) {
-        t.shape[0] = nb, t.shape[1] = H, t.shape[2] = S, t.shape[3] = D;
-    } else {
-        t.shape[0] = nb, t.shape[1] = S, t.shape[2] = H, t.shape[3] = D;
-    }
-    return t;
-}
-
 /* ---- a call and its left-padded equivalent ------------------------------ */
 /* The padding tensors passed: n elements (-1: not passed; 0: empty), the
  * first v (then 999, -1: only element 0 counts); q_scene / kv_scene: the
@@ -199,11 +138,11 @@ static buffers alloc_buffers(const spec *s)
     x.o = malloc((size_t)(x.nq + GUARD) * 2);
     x.lse = malloc((size_t)(x.nlse + GUARD) * 4);
     x.mask = malloc((size_t)x.nmask);
-    for (int64_t i = 0; i < x.nq; i++) x.q[i] = nan_of(s->dt);
-    for (int64_t i = 0; i < x.nkv; i++) x.k[i] = x.v[i] = nan_of(s->dt);
+    for (int64_t i = 0; i < x.nq; i++) x.q[i] = ftl_poison(s->dt);
+    for (int64_t i = 0; i < x.nkv; i++) x.k[i] = x.v[i] = ftl_poison(s->dt);
     for (int64_t i = 0; i < x.nq + GUARD; i++) x.o[i] = SENT;
     for (int64_t i = 0; i < x.nlse + GUARD; i++) x.lse[i] = -7.0f;
-    for (int64_t i = 0; i < x.nmask; i++) x.mask[i] = next32() % 2;
+    for (int64_t i = 0; i < x.nmask; i++) x.mask[i] = ftl_next32() % 2;
     return x;
 }
 
@@ -217,18 +156,18 @@ static void free_buffers(buffers *x)
 static api api_of(const spec *s, buffers *x, bool padded, int64_t *pq,
                   int64_t *pkv, fia_tensor *kt, fia_tensor *vt)
 {
-    const bool bn = bnsd_in(s->layout);
+    const bool bn = ftl_bnsd(s->layout);
     api a = {.layout = s->layout, .N = N, .KVN = KVN, .sparse = s->sparse,
              .pre = s->pre, .next = s->next, .kcount = s->list ? B : 1};
-    a.q = tensor_of(s->layout, bn, s->dt, B, N, s->QS, x->q);
-    a.out = tensor_of(s->layout, strcmp(s->layout, "BNSD") == 0, s->dt, B,
-                      N, s->QS, x->o);
+    a.q = ftl_tensor(s->layout, bn, s->dt, B, N, s->QS, D, x->q);
+    a.out = ftl_tensor(s->layout, strcmp(s->layout, "BNSD") == 0, s->dt, B,
+                      N, s->QS, D, x->o);
     for (int b = 0; b < a.kcount; b++) {
         const int64_t off = s->list ? b * KVN * s->KVS * D : 0;
-        kt[b] = tensor_of(s->layout, bn, s->dt, s->list ? 1 : B, KVN,
-                          s->KVS, x->k + off);
-        vt[b] = tensor_of(s->layout, bn, s->dt, s->list ? 1 : B, KVN,
-                          s->KVS, x->v + off);
+        kt[b] = ftl_tensor(s->layout, bn, s->dt, s->list ? 1 : B, KVN,
+                          s->KVS, D, x->k + off);
+        vt[b] = ftl_tensor(s->layout, bn, s->dt, s->list ? 1 : B, KVN,
+                          s->KVS, D, x->v + off);
         a.k[b] = &kt[b], a.v[b] = &vt[b];
     }
     a.lse = (fia_tensor){.dtype = FIA_DT_FP32, .ndim = 4,
@@ -271,27 +210,27 @@ static void fill(const spec *s, buffers *plain, buffers *pad,
                  const int64_t *ql, const int64_t *kl, const int64_t *qs,
                  const int64_t *ks)
 {
-    const bool bn = bnsd_in(s->layout);
+    const bool bn = ftl_bnsd(s->layout);
     for (int64_t b = 0; b < B; b++) {
         const bool placed = qs[b] >= 0 && ks[b] >= 0;
         for (int64_t n = 0; n < N; n++)
             for (int64_t i = 0; i < ql[b]; i++)
                 for (int64_t d = 0; d < D; d++) {
-                    uint16_t x = rnd(s->dt);
-                    plain->q[at(bn, N, s->QS, b, n, i) + d] = x;
+                    uint16_t x = ftl_rnd(s->dt);
+                    plain->q[ftl_at(bn, N, s->QS, D, b, n, i) + d] = x;
                     if (placed)
-                        pad->q[at(bn, N, s->QS, b, n, qs[b] + i) + d] = x;
+                        pad->q[ftl_at(bn, N, s->QS, D, b, n, qs[b] + i) + d] = x;
                 }
         for (int64_t h = 0; h < KVN; h++)
             for (int64_t j = 0; j < kl[b]; j++)
                 for (int64_t d = 0; d < D; d++) {
-                    uint16_t x = rnd(s->dt), y = rnd(s->dt);
-                    plain->k[at(bn, KVN, s->KVS, b, h, j) + d] = x;
-                    plain->v[at(bn, KVN, s->KVS, b, h, j) + d] = y;
+                    uint16_t x = ftl_rnd(s->dt), y = ftl_rnd(s->dt);
+                    plain->k[ftl_at(bn, KVN, s->KVS, D, b, h, j) + d] = x;
+                    plain->v[ftl_at(bn, KVN, s->KVS, D, b, h, j) + d] = y;
                     if (!placed)
                         continue;
-                    pad->k[at(bn, KVN, s->KVS, b, h, ks[b] + j) + d] = x;
-                    pad->v[at(bn, KVN, s->KVS, b, h, ks[b] + j) + d] = y;
+                    pad->k[ftl_at(bn, KVN, s->KVS, D, b, h, ks[b] + j) + d] = x;
+                    pad->v[ftl_at(bn, KVN, s->KVS, D, b, h, ks[b] + j) + d] = y;
                 }
         if (s->sparse >= 2 || !s->mask || !placed)
             continue;
@@ -338,7 +277,7 @@ static void padded_vs_plain(const spec *s, const char *what)
         const bool placed = qs[b] >= 0 && ks[b] >= 0;
         for (int64_t n = 0; n < N; n++) {
             if (!placed && s->QS == 1) { /* 002: a start < 0 gives 0 */
-                const uint16_t *o = y.o + at(obn, N, 1, b, n, 0);
+                const uint16_t *o = y.o + ftl_at(obn, N, 1, D, b, n, 0);
                 for (int64_t d = 0; d < D; d++)
                     zbad += o[d] != 0;
                 continue;
@@ -346,10 +285,10 @@ static void padded_vs_plain(const spec *s, const char *what)
             if (!placed)
                 continue; /* Q_S > 1: unspecified */
             for (int64_t i = 0; i < ql[b]; i++) {
-                const uint16_t *o1 = x.o + at(obn, N, s->QS, b, n, i);
-                const uint16_t *o2 = y.o + at(obn, N, s->QS, b, n, qs[b] + i);
+                const uint16_t *o1 = x.o + ftl_at(obn, N, s->QS, D, b, n, i);
+                const uint16_t *o2 = y.o + ftl_at(obn, N, s->QS, D, b, n, qs[b] + i);
                 for (int64_t d = 0; d < D; d++)
-                    nonfinite += is_nan16(s->dt, o1[d]);
+                    nonfinite += ftl_is_nan16(s->dt, o1[d]);
                 bad += memcmp(o1, o2, D * 2) != 0;
                 lbad += memcmp(x.lse + (b * N + n) * s->QS + i,
                                y.lse + (b * N + n) * s->QS + qs[b] + i,
@@ -503,8 +442,8 @@ static api small(int64_t qs, int64_t kvs)
 {
     api a = {.layout = "BNSD", .N = N, .KVN = KVN, .pre = I32MAX,
              .next = I32MAX, .kcount = 1};
-    a.q = a.out = tensor_of("BNSD", true, FIA_DT_FP16, B, N, qs, NULL);
-    small_k[0] = tensor_of("BNSD", true, FIA_DT_FP16, B, KVN, kvs, NULL);
+    a.q = a.out = ftl_tensor("BNSD", true, FIA_DT_FP16, B, N, qs, D, NULL);
+    small_k[0] = ftl_tensor("BNSD", true, FIA_DT_FP16, B, KVN, kvs, D, NULL);
     a.k[0] = a.v[0] = &small_k[0];
     a.lse = (fia_tensor){.dtype = FIA_DT_FP32, .ndim = 4,
                          .shape = {B, N, qs, 1}};
@@ -552,7 +491,7 @@ static void statuses(void)
     /* a kv scene with tensor lists at Q_S > 1: not modeled; at Q_S = 1,
      * or without the lengths, accepted */
     api l = small(4, 40);
-    fia_tensor lk = tensor_of("BNSD", true, FIA_DT_FP16, 1, KVN, 40, NULL);
+    fia_tensor lk = ftl_tensor("BNSD", true, FIA_DT_FP16, 1, KVN, 40, D, NULL);
     l.kcount = B;
     for (int b = 0; b < B; b++)
         l.k[b] = l.v[b] = &lk;
@@ -563,7 +502,7 @@ static void statuses(void)
     l.kvpad.shape[0] = 0;
     expect(&l, FIA_OK, FIA_OK, NULL, __LINE__);
     l.kvpad.shape[0] = 1;
-    l.q = l.out = tensor_of("BNSD", true, FIA_DT_FP16, B, N, 1, NULL);
+    l.q = l.out = ftl_tensor("BNSD", true, FIA_DT_FP16, B, N, 1, D, NULL);
     l.lse.shape[2] = 1;
     expect(&l, FIA_OK, FIA_OK, NULL, __LINE__);
     /* the dtype layer comes first */
@@ -594,8 +533,8 @@ static void paged(void)
         float *l2 = malloc((size_t)(B * N * qs) * 4);
         for (int64_t i = 0; i < blocknum; i++) tab[i] = (int32_t)i;
         for (int64_t i = 0; i < nc; i++)
-            kc[i] = rnd(FIA_DT_FP16), vc[i] = rnd(FIA_DT_FP16);
-        for (int64_t i = 0; i < nq; i++) q[i] = rnd(FIA_DT_FP16);
+            kc[i] = ftl_rnd(FIA_DT_FP16), vc[i] = ftl_rnd(FIA_DT_FP16);
+        for (int64_t i = 0; i < nq; i++) q[i] = ftl_rnd(FIA_DT_FP16);
         fia_tensor kt = {.dtype = FIA_DT_FP16, .ndim = 3,
                          .shape = {blocknum, bs, KVN * D}, .data = kc};
         fia_tensor vt = kt;
@@ -652,8 +591,8 @@ static void no_data(void)
               .qlen = ql, .kvlen = kl, .qpad_n = 1, .kvpad_n = 1,
               .pre = I32MAX, .next = I32MAX};
     buffers x = alloc_buffers(&s);
-    for (int64_t i = 0; i < x.nq; i++) x.q[i] = rnd(s.dt);
-    for (int64_t i = 0; i < x.nkv; i++) x.k[i] = x.v[i] = rnd(s.dt);
+    for (int64_t i = 0; i < x.nq; i++) x.q[i] = ftl_rnd(s.dt);
+    for (int64_t i = 0; i < x.nkv; i++) x.k[i] = x.v[i] = ftl_rnd(s.dt);
     int64_t pq[3], pkv[3];
     fia_tensor kt[B], vt[B];
     api a = api_of(&s, &x, true, pq, pkv, kt, vt);
@@ -677,10 +616,10 @@ int main(void)
 {
     prefill();
     decode();
-    poison_finite = true;
+    ftl_poison_finite = true;
     prefill();
     decode();
-    poison_finite = false;
+    ftl_poison_finite = false;
     ignored_and_values();
     lists();
     statuses();

@@ -45,33 +45,11 @@
 #include "check.h"
 #include "fia/dtype.h"
 #include "fia/fast.h"
+#include "fast_testlib.h"
 
 enum { MAXB = 4, GUARD = 64 };
 #define SENT 0x5a5au
 #define I32MAX 2147483647
-
-static uint64_t rng = 0x9e3779b97f4a7c15ull;
-static uint32_t next32(void)
-{
-    rng = rng * 6364136223846793005ull + 1442695040888963407ull;
-    return (uint32_t)(rng >> 33);
-}
-
-/* a value of [-2, 2) with 10 fraction bits: exact in fp16 and bf16 */
-static uint16_t rnd(fia_dtype dt)
-{
-    float x = ((float)(next32() % 4096) - 2048.0f) / 1024.0f;
-    return dt == FIA_DT_FP16 ? fia_float_to_fp16(x) : fia_float_to_bf16(x);
-}
-
-static bool poison_finite;
-static uint16_t poison(fia_dtype dt)
-{
-    if (poison_finite)
-        return dt == FIA_DT_FP16 ? fia_float_to_fp16(7.5f)
-                                 : fia_float_to_bf16(7.5f);
-    return dt == FIA_DT_FP16 ? 0x7e00u : 0x7fc0u;
-}
 
 static double to_double(fia_dtype dt, uint16_t h)
 {
@@ -136,36 +114,6 @@ static void expect(api *a, fia_status want, const char *id, int line)
                   id);
 }
 
-/* ---- layouts ------------------------------------------------------------- */
-static bool bnsd_in(const char *layout)
-{
-    return strncmp(layout, "BNSD", 4) == 0;
-}
-
-/* Element of row s of head n of batch b in a tensor of H heads, S rows,
- * head dim D: [B, H, S, D] or [B, S, H, D] (BSH alike). */
-static int64_t at(bool bnsd, int64_t H, int64_t S, int64_t D, int64_t b,
-                  int64_t n, int64_t s)
-{
-    return bnsd ? ((b * H + n) * S + s) * D : ((b * S + s) * H + n) * D;
-}
-
-static fia_tensor tensor_of(const char *layout, bool bnsd, fia_dtype dt,
-                            int64_t nb, int64_t H, int64_t S, int64_t D,
-                            void *data)
-{
-    fia_tensor t = {.dtype = dt, .ndim = 4, .data = data};
-    if (strcmp(layout, "BSH") == 0) {
-        t.ndim = 3;
-        t.shape[0] = nb, t.shape[1] = S, t.shape[2] = H * D;
-    } else if (bnsd) {
-        t.shape[0] = nb, t.shape[1] = H, t.shape[2] = S, t.shape[3] = D;
-    } else {
-        t.shape[0] = nb, t.shape[1] = S, t.shape[2] = H, t.shape[3] = D;
-    }
-    return t;
-}
-
 /* ---- a plain call and its prefix form ----------------------------------- */
 typedef struct spec {
     const char *layout;
@@ -195,7 +143,7 @@ static call alloc_call(const spec *s, int64_t nb, int64_t S, int64_t nq)
     c.k = malloc((size_t)(c.nkv + 1) * 2), c.v = malloc((size_t)(c.nkv + 1) * 2);
     c.o = malloc((size_t)(c.no + GUARD) * 2);
     c.lse = malloc((size_t)(c.nlse + GUARD) * 4);
-    for (int64_t i = 0; i < c.nkv; i++) c.k[i] = c.v[i] = poison(s->dt);
+    for (int64_t i = 0; i < c.nkv; i++) c.k[i] = c.v[i] = ftl_poison(s->dt);
     for (int64_t i = 0; i < c.no + GUARD; i++) c.o[i] = SENT;
     for (int64_t i = 0; i < c.nlse + GUARD; i++) c.lse[i] = -7.0f;
     return c;
@@ -211,17 +159,17 @@ static api api_of(const spec *s, uint16_t *q, uint8_t *mask, call *c,
                   bool prefixed, int64_t *lens, int64_t *plen,
                   const call *pre)
 {
-    const bool bn = bnsd_in(s->layout);
+    const bool bn = ftl_bnsd(s->layout);
     const int64_t P = s->P < 0 ? s->S_p : s->P;
     const int64_t S = prefixed ? s->KVS : P + s->KVS;
     api a = {.layout = s->layout, .N = s->N, .KVN = s->KVN,
              .sparse = s->sparse, .pre = s->pre, .next = s->next,
              .precise = s->precise};
-    a.q = tensor_of(s->layout, bn, s->dt, s->B, s->N, s->QS, s->D, q);
-    a.out = tensor_of(s->layout, strcmp(s->layout, "BNSD") == 0, s->dt,
+    a.q = ftl_tensor(s->layout, bn, s->dt, s->B, s->N, s->QS, s->D, q);
+    a.out = ftl_tensor(s->layout, strcmp(s->layout, "BNSD") == 0, s->dt,
                       s->B, s->N, s->QS, s->D, c->o);
-    a.k = tensor_of(s->layout, bn, s->dt, s->B, s->KVN, S, s->D, c->k);
-    a.v = tensor_of(s->layout, bn, s->dt, s->B, s->KVN, S, s->D, c->v);
+    a.k = ftl_tensor(s->layout, bn, s->dt, s->B, s->KVN, S, s->D, c->k);
+    a.v = ftl_tensor(s->layout, bn, s->dt, s->B, s->KVN, S, s->D, c->v);
     a.lse = (fia_tensor){.dtype = FIA_DT_FP32, .ndim = 4,
                          .shape = {s->B, s->N, s->QS, 1}, .data = c->lse};
     if (s->sparse >= 2) {
@@ -244,9 +192,9 @@ static api api_of(const spec *s, uint16_t *q, uint8_t *mask, call *c,
         lens[b] = s->kvlen[b] + (prefixed ? 0 : P);
     if (prefixed) {
         a.has_prefix = true;
-        a.kp = tensor_of(s->layout, bn, s->dt, 1, s->KVN, s->S_p, s->D,
+        a.kp = ftl_tensor(s->layout, bn, s->dt, 1, s->KVN, s->S_p, s->D,
                          pre->k);
-        a.vp = tensor_of(s->layout, bn, s->dt, 1, s->KVN, s->S_p, s->D,
+        a.vp = ftl_tensor(s->layout, bn, s->dt, 1, s->KVN, s->S_p, s->D,
                          pre->v);
         a.has_plen = s->P >= 0;
         plen[0] = s->P;
@@ -268,7 +216,7 @@ static void compare_row(const spec *s, const call *x, const call *y,
                         bool want_nan, diff *d)
 {
     const bool obn = strcmp(s->layout, "BNSD") == 0;
-    const int64_t o = at(obn, s->N, s->QS, s->D, b, n, i);
+    const int64_t o = ftl_at(obn, s->N, s->QS, s->D, b, n, i);
     const int64_t l = (b * s->N + n) * s->QS + i;
     const double u = s->dt == FIA_DT_FP16 ? 0x1p-11 : 0x1p-8;
     bool bad = false;
@@ -327,7 +275,7 @@ static uint16_t *make_pse(const spec *s, int64_t P, const int64_t *ql,
     const int64_t prow = s->QS > 1 ? s->QS + 2 : 1, pcol = P + s->KVS + 3;
     const int64_t np = pb * N * prow * pcol;
     uint16_t *p = malloc((size_t)np * 2);
-    for (int64_t e = 0; e < np; e++) p[e] = poison(s->dt);
+    for (int64_t e = 0; e < np; e++) p[e] = ftl_poison(s->dt);
     int64_t mq = 0, mk = 0; /* a pse of batch 1: the longest batch's */
     for (int b = 0; b < s->B; b++) {
         mq = ql[b] > mq ? ql[b] : mq;
@@ -340,8 +288,8 @@ static uint16_t *make_pse(const spec *s, int64_t P, const int64_t *ql,
                     const int pat = s->ninf ? (int)(n % 4) : -1;
                     const bool drop = pat == 0 || (pat == 1 && j < P) ||
                                       (pat == 2 && j >= P) ||
-                                      (pat == 3 && next32() % 3 == 0);
-                    const float x = ((float)(next32() % 8192) - 4096) / 1024;
+                                      (pat == 3 && ftl_next32() % 3 == 0);
+                    const float x = ((float)(ftl_next32() % 8192) - 4096) / 1024;
                     p[((b * N + n) * prow + i) * pcol + j] =
                         drop ? ninf16(s->dt)
                         : s->dt == FIA_DT_FP16 ? fia_float_to_fp16(x)
@@ -370,7 +318,7 @@ static bool row_nan(const spec *s, const fia_tensor *t, int64_t b,
 static void prefix_vs_plain(const spec *s, const char *what)
 {
     fastSetThreadCount(s->threads);
-    const bool bn = bnsd_in(s->layout);
+    const bool bn = ftl_bnsd(s->layout);
     const int64_t P = s->P < 0 ? s->S_p : s->P, SP = P + s->KVS;
     const int64_t B = s->B, N = s->N, KVN = s->KVN, D = s->D, QS = s->QS;
     int64_t ql[MAXB], kl[MAXB];
@@ -384,34 +332,34 @@ static void prefix_vs_plain(const spec *s, const char *what)
     uint8_t *mask = malloc((size_t)nmask + 1);
     call x = alloc_call(s, B, SP, nq), y = alloc_call(s, B, s->KVS, nq);
     call pre = alloc_call(s, 1, s->S_p, 0);
-    for (int64_t e = 0; e < nq; e++) q[e] = rnd(s->dt);
+    for (int64_t e = 0; e < nq; e++) q[e] = ftl_rnd(s->dt);
     for (int64_t h = 0; h < KVN; h++)
         for (int64_t j = 0; j < P; j++)
             for (int64_t e = 0; e < D; e++) {
-                const uint16_t kk = rnd(s->dt), vv = rnd(s->dt);
-                pre.k[at(bn, KVN, s->S_p, D, 0, h, j) + e] = kk;
-                pre.v[at(bn, KVN, s->S_p, D, 0, h, j) + e] = vv;
+                const uint16_t kk = ftl_rnd(s->dt), vv = ftl_rnd(s->dt);
+                pre.k[ftl_at(bn, KVN, s->S_p, D, 0, h, j) + e] = kk;
+                pre.v[ftl_at(bn, KVN, s->S_p, D, 0, h, j) + e] = vv;
                 for (int64_t b = 0; b < B; b++) {
-                    x.k[at(bn, KVN, SP, D, b, h, j) + e] = kk;
-                    x.v[at(bn, KVN, SP, D, b, h, j) + e] = vv;
+                    x.k[ftl_at(bn, KVN, SP, D, b, h, j) + e] = kk;
+                    x.v[ftl_at(bn, KVN, SP, D, b, h, j) + e] = vv;
                 }
             }
     for (int64_t b = 0; b < B; b++)
         for (int64_t h = 0; h < KVN; h++)
             for (int64_t j = 0; j < kl[b]; j++)
                 for (int64_t e = 0; e < D; e++) {
-                    const uint16_t kk = rnd(s->dt), vv = rnd(s->dt);
-                    x.k[at(bn, KVN, SP, D, b, h, P + j) + e] = kk;
-                    x.v[at(bn, KVN, SP, D, b, h, P + j) + e] = vv;
-                    y.k[at(bn, KVN, s->KVS, D, b, h, j) + e] = kk;
-                    y.v[at(bn, KVN, s->KVS, D, b, h, j) + e] = vv;
+                    const uint16_t kk = ftl_rnd(s->dt), vv = ftl_rnd(s->dt);
+                    x.k[ftl_at(bn, KVN, SP, D, b, h, P + j) + e] = kk;
+                    x.v[ftl_at(bn, KVN, SP, D, b, h, P + j) + e] = vv;
+                    y.k[ftl_at(bn, KVN, s->KVS, D, b, h, j) + e] = kk;
+                    y.v[ftl_at(bn, KVN, s->KVS, D, b, h, j) + e] = vv;
                 }
     if (s->sparse >= 2) /* the compressed causal mask */
         for (int64_t e = 0; e < nmask; e++)
             mask[e] = (e % 2048) > (e / 2048);
     else
         for (int64_t e = 0; e < nmask; e++)
-            mask[e] = next32() % 4 == 0;
+            mask[e] = ftl_next32() % 4 == 0;
     if (s->mask && B > 1 && QS > 1) /* a row without a key */
         memset(mask + (1 * QS + 0) * SP, 1, (size_t)SP);
     int64_t lens1[MAXB], lens2[MAXB], plen[1];
@@ -634,9 +582,9 @@ static api small(int64_t qs)
 {
     api a = {.layout = "BNSD", .N = 4, .KVN = 2, .pre = I32MAX,
              .next = I32MAX, .precise = 1};
-    a.q = a.out = tensor_of("BNSD", true, FIA_DT_FP16, 2, 4, qs, 64, NULL);
-    a.k = a.v = tensor_of("BNSD", true, FIA_DT_FP16, 2, 2, 40, 64, NULL);
-    a.kp = a.vp = tensor_of("BNSD", true, FIA_DT_FP16, 1, 2, 8, 64, NULL);
+    a.q = a.out = ftl_tensor("BNSD", true, FIA_DT_FP16, 2, 4, qs, 64, NULL);
+    a.k = a.v = ftl_tensor("BNSD", true, FIA_DT_FP16, 2, 2, 40, 64, NULL);
+    a.kp = a.vp = ftl_tensor("BNSD", true, FIA_DT_FP16, 1, 2, 8, 64, NULL);
     a.lse = (fia_tensor){.dtype = FIA_DT_FP32, .ndim = 4,
                          .shape = {2, 4, qs, 1}};
     a.plen = (fia_int_array){1, one};
@@ -755,11 +703,11 @@ int main(void)
     prefill();
     decode();
     with_pse();
-    poison_finite = true;
+    ftl_poison_finite = true;
     prefill();
     decode();
     with_pse();
-    poison_finite = false;
+    ftl_poison_finite = false;
     no_prefix_key();
     statuses();
     no_data();

@@ -30,6 +30,7 @@
 #include "check.h"
 #include "fia/dtype.h"
 #include "fia/fast.h"
+#include "fast_testlib.h"
 
 enum { B = 3, N = 4, KVN = 2, D = 64 };
 #define I32MAX 2147483647
@@ -150,30 +151,6 @@ typedef struct result {
     int status;
 } result;
 
-static bool bnsd_in(const char *l) { return strncmp(l, "BNSD", 4) == 0; }
-
-/* Element of row s of head n of batch b in [nb, H, S, D] or [nb, S, H, D]. */
-static int64_t at(bool bnsd, int64_t H, int64_t S, int64_t b, int64_t n,
-                  int64_t s)
-{
-    return bnsd ? ((b * H + n) * S + s) * D : ((b * S + s) * H + n) * D;
-}
-
-static fia_tensor tensor_of(const char *layout, bool bnsd, fia_dtype dt,
-                            int64_t nb, int64_t H, int64_t S, void *data)
-{
-    fia_tensor t = {.dtype = dt, .ndim = 4, .data = data};
-    if (strcmp(layout, "BSH") == 0) {
-        t.ndim = 3;
-        t.shape[0] = nb, t.shape[1] = S, t.shape[2] = H * D;
-    } else if (bnsd) {
-        t.shape[0] = nb, t.shape[1] = H, t.shape[2] = S, t.shape[3] = D;
-    } else {
-        t.shape[0] = nb, t.shape[1] = S, t.shape[2] = H, t.shape[3] = D;
-    }
-    return t;
-}
-
 #define PADQ 3 /* query_padding_size */
 #define PADKV 5 /* kv_padding_size */
 
@@ -183,7 +160,7 @@ static fia_tensor tensor_of(const char *layout, bool bnsd, fia_dtype dt,
 static result run(const model *m, const form *f)
 {
     const fia_dtype dt = m->dt;
-    const bool bn = bnsd_in(f->layout), dec = m->QS == 1;
+    const bool bn = ftl_bnsd(f->layout), dec = m->QS == 1;
     const int64_t QS = m->QS, KVS = m->KVS;
     int64_t qs[B], ks[B];
     for (int b = 0; b < B; b++) {
@@ -208,7 +185,7 @@ static result run(const model *m, const form *f)
     for (int64_t b = 0; b < B; b++) {
         for (int64_t n = 0; n < N; n++)
             for (int64_t i = 0; i < m->ql[b]; i++) {
-                memcpy(q + at(bn, N, QS, b, n, qs[b] + i),
+                memcpy(q + ftl_at(bn, N, QS, D, b, n, qs[b] + i),
                        m->q + qi(m, b, n, i), D * 2);
                 /* a pse of batch 1: every batch's cells into batch 0 (the
                  * model's batches agree) */
@@ -218,9 +195,9 @@ static result run(const model *m, const form *f)
             }
         for (int64_t h = 0; h < KVN; h++)
             for (int64_t j = 0; j < m->kl[b]; j++) {
-                memcpy(k + at(bn, KVN, KVS, b, h, ks[b] + j),
+                memcpy(k + ftl_at(bn, KVN, KVS, D, b, h, ks[b] + j),
                        m->k + ki(m, b, h, j), D * 2);
-                memcpy(v + at(bn, KVN, KVS, b, h, ks[b] + j),
+                memcpy(v + ftl_at(bn, KVN, KVS, D, b, h, ks[b] + j),
                        m->v + ki(m, b, h, j), D * 2);
             }
         for (int64_t i = 0; m->mask && i < m->ql[b]; i++)
@@ -239,23 +216,23 @@ static result run(const model *m, const form *f)
         bt[x] = id;
         for (int64_t h = 0; h < KVN; h++)
             for (int64_t r = 0; r < bs; r++) {
-                const int64_t src = at(bn, KVN, KVS, x / cols, h,
+                const int64_t src = ftl_at(bn, KVN, KVS, D, x / cols, h,
                                        x % cols * bs + r);
                 const int64_t dst = ((id * KVN + h) * bs + r) * D;
                 memcpy(kc + dst, k + src, D * 2);
                 memcpy(vc + dst, v + src, D * 2);
             }
     }
-    fia_tensor qt = tensor_of(f->layout, bn, dt, B, N, QS, q);
-    fia_tensor ot = tensor_of(f->layout, strcmp(f->layout, "BNSD") == 0, dt,
-                              B, N, QS, o);
+    fia_tensor qt = ftl_tensor(f->layout, bn, dt, B, N, QS, D, q);
+    fia_tensor ot = ftl_tensor(f->layout, strcmp(f->layout, "BNSD") == 0, dt,
+                              B, N, QS, D, o);
     fia_tensor kt[B], vt[B];
     const fia_tensor *kp[B], *vp[B];
     const int kcount = f->list ? B : 1;
     for (int b = 0; b < kcount; b++) {
         const int64_t off = f->list ? b * KVN * KVS * D : 0, nb = f->list ? 1 : B;
-        kt[b] = tensor_of(f->layout, bn, dt, nb, KVN, KVS, k + off);
-        vt[b] = tensor_of(f->layout, bn, dt, nb, KVN, KVS, v + off);
+        kt[b] = ftl_tensor(f->layout, bn, dt, nb, KVN, KVS, D, k + off);
+        vt[b] = ftl_tensor(f->layout, bn, dt, nb, KVN, KVS, D, v + off);
         if (bs) {
             kt[b] = (fia_tensor){.dtype = dt, .ndim = 4,
                                  .shape = {B * cols, KVN, bs, D}, .data = kc};
@@ -308,7 +285,7 @@ static result run(const model *m, const form *f)
     for (int64_t b = 0; r.status == FIA_OK && b < B; b++)
         for (int64_t n = 0; n < N; n++)
             for (int64_t i = 0; i < m->ql[b]; i++) {
-                memcpy(r.o + qi(m, b, n, i), o + at(obn, N, QS, b, n, qs[b] + i),
+                memcpy(r.o + qi(m, b, n, i), o + ftl_at(obn, N, QS, D, b, n, qs[b] + i),
                        D * 2);
                 r.lse[(b * N + n) * QS + i] = lse[(b * N + n) * QS + qs[b] + i];
             }
