@@ -287,20 +287,35 @@ static int nonfinite_key(const fz_geom *g, fz_layout l, const double *k,
     return 0;
 }
 
+/* The excluded-keys table of c (fz_excluded_keys) and its key and value
+ * data (*nk, *nv elements): FIA_OK with all three (the caller frees them),
+ * FIA_ERR_BAD_INPUT when c has no table, NOMEM. */
+static fia_status excluded_with_kv(const fia_case *c, const fz_geom *g,
+                                   uint8_t **x, double **k, double **v,
+                                   int64_t *nk, int64_t *nv)
+{
+    *x = NULL, *k = *v = NULL;
+    fia_status st = fz_excluded_keys(c, g, x);
+    if (st != FIA_OK || *x == NULL)
+        return st == FIA_OK ? FIA_ERR_BAD_INPUT : st;
+    if (fz_slot_data(c, FIA_SLOT_KEY, k, nk, NULL) != FIA_OK ||
+        fz_slot_data(c, FIA_SLOT_VALUE, v, nv, NULL) != FIA_OK) {
+        free(*x), free(*k);
+        *x = NULL, *k = NULL;
+        return FIA_ERR_NOMEM;
+    }
+    return FIA_OK;
+}
+
 fia_status fz_pse_mask_unspecified(const fia_case *c, const fz_geom *g,
                                    uint8_t *unspec, uint8_t *lunspec)
 {
-    uint8_t *x = NULL;
-    double *k = NULL, *v = NULL;
+    uint8_t *x;
+    double *k, *v;
     int64_t nk, nv;
-    fia_status st = fz_excluded_keys(c, g, &x);
-    if (st != FIA_OK || x == NULL)
+    fia_status st = excluded_with_kv(c, g, &x, &k, &v, &nk, &nv);
+    if (st != FIA_OK)
         return st == FIA_ERR_NOMEM ? st : FIA_OK;
-    if (fz_slot_data(c, FIA_SLOT_KEY, &k, &nk, NULL) != FIA_OK ||
-        fz_slot_data(c, FIA_SLOT_VALUE, &v, &nv, NULL) != FIA_OK) {
-        free(x), free(k);
-        return FIA_ERR_NOMEM;
-    }
     const fz_layout l = g->layout == FZ_BNSD_BSND ? FZ_BNSD : g->layout;
     const int64_t rows = g->Q_S == 1 ? 1 : g->Q_S, kv = g->P + g->KV_S;
     const int64_t group = g->N / (g->KV_N > 0 ? g->KV_N : 1);
@@ -333,17 +348,12 @@ fia_status fz_pse_mask_unspecified(const fia_case *c, const fz_geom *g,
 
 fia_status fz_pse_mask_clean(fia_case *c, const fz_geom *g)
 {
-    uint8_t *x = NULL;
-    double *k = NULL, *v = NULL;
+    uint8_t *x;
+    double *k, *v;
     int64_t nk, nv;
-    fia_status st = fz_excluded_keys(c, g, &x);
-    if (st != FIA_OK || x == NULL)
-        return st == FIA_OK ? FIA_ERR_BAD_INPUT : st;
-    if (fz_slot_data(c, FIA_SLOT_KEY, &k, &nk, NULL) != FIA_OK ||
-        fz_slot_data(c, FIA_SLOT_VALUE, &v, &nv, NULL) != FIA_OK) {
-        free(x), free(k);
-        return FIA_ERR_NOMEM;
-    }
+    fia_status st = excluded_with_kv(c, g, &x, &k, &v, &nk, &nv);
+    if (st != FIA_OK)
+        return st;
     const fz_layout l = g->layout == FZ_BNSD_BSND ? FZ_BNSD : g->layout;
     const int64_t rows = g->Q_S == 1 ? 1 : g->Q_S, kv = g->P + g->KV_S;
     int changed = 0;

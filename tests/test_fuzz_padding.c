@@ -13,25 +13,7 @@
 #include "fuzz/fuzz.h"
 #include "fuzz/gen.h"
 #include "fuzz/signature.h"
-
-static fia_case parse(const char *text)
-{
-    fia_case c;
-    fia_error err;
-    if (fia_case_parse_string(text, "pad", &c, &err) != FIA_OK) {
-        fprintf(stderr, "parse: %s\n", err.msg);
-        fia_case_init(&c);
-    }
-    return c;
-}
-
-static double *data_of(const fia_case *c, fia_slot s, int64_t *n)
-{
-    double *v = NULL;
-    *n = 0;
-    CHECK(fz_slot_data(c, s, &v, n, NULL) == FIA_OK);
-    return v;
-}
+#include "fuzz_testlib.h"
 
 static double value0(const fia_case *c, fia_slot s)
 {
@@ -52,7 +34,7 @@ static void check_rows(const fia_case *c, const fz_geom *g, const fia_case *p,
     const fz_layout l = g->layout == FZ_BNSD_BSND ? FZ_BNSD : g->layout;
     for (int t = 0; t < 3; t++) {
         int64_t n0, n1;
-        double *a = data_of(c, slots[t], &n0), *b = data_of(p, slots[t], &n1);
+        double *a = ftl_data_of(c, slots[t], &n0), *b = ftl_data_of(p, slots[t], &n1);
         const int q = t == 0;
         const int64_t H = q ? g->N : g->KV_N;
         const int64_t S = q ? g->Q_S : g->KV_S, S2 = q ? gp->Q_S : gp->KV_S;
@@ -87,7 +69,7 @@ static void check_rows(const fia_case *c, const fz_geom *g, const fia_case *p,
  * and a pre/next band: both scenes, the rows and the mask moved. */
 static void test_prefill_both(void)
 {
-    fia_case c = parse(
+    fia_case c = ftl_parse(
         "input_layout = BSND\nnum_heads = 2\nnum_key_value_heads = 1\n"
         "query = fp16 [2,4,2,3]\nkey = fp16 [2,6,1,3]\nvalue = fp16 [2,6,1,3]\n"
         "actual_seq_lengths = [3,4]\nactual_seq_lengths_kv = [5,2]\n"
@@ -122,8 +104,8 @@ static void test_prefill_both(void)
     CHECK(mt->ndim == 4 && mt->shape[0] == 2 && mt->shape[1] == 1 &&
           mt->shape[2] == 7 && mt->shape[3] == 10);
     int64_t n0, n1;
-    double *m0 = data_of(&c, FIA_SLOT_ATTEN_MASK, &n0);
-    double *m1 = data_of(&p, FIA_SLOT_ATTEN_MASK, &n1);
+    double *m0 = ftl_data_of(&c, FIA_SLOT_ATTEN_MASK, &n0);
+    double *m1 = ftl_data_of(&p, FIA_SLOT_ATTEN_MASK, &n1);
     int64_t wrong = 0, open = 0, band_cut = 0;
     for (int64_t b = 0; m0 && m1 && b < 2; b++)
         for (int64_t r = 0; r < 7; r++)
@@ -178,7 +160,7 @@ static void test_prefill_both(void)
  * every negative kind of the seed. */
 static void test_negative_written(void)
 {
-    fia_case c = parse(
+    fia_case c = ftl_parse(
         "input_layout = BNSD\nnum_heads = 1\nquery = bf16 [2,1,3,2]\n"
         "key = bf16 [2,1,5,2]\nvalue = bf16 [2,1,5,2]\n"
         "actual_seq_lengths = [2]\nseed = 3\n");
@@ -213,7 +195,7 @@ static void test_negative_written(void)
  * the (B, KV_S) mask as (B, 1, 1, KV_S') at the physical keys. */
 static void test_decode(void)
 {
-    fia_case c = parse(
+    fia_case c = ftl_parse(
         "input_layout = BSH\nnum_heads = 2\nquery = fp16 [3,1,8]\n"
         "key = fp16 [3,9,8]\nvalue = fp16 [3,9,8]\n"
         "atten_mask = int8 [3,9]\natten_mask.gen = random(0.4)\nseed = 11\n");
@@ -239,8 +221,8 @@ static void test_decode(void)
     CHECK(mt->ndim == 4 && mt->shape[0] == 3 && mt->shape[2] == 1 &&
           mt->shape[3] == 15 && mt->dtype == FIA_DT_INT8);
     int64_t n0, n1, wrong = 0;
-    double *m0 = data_of(&c, FIA_SLOT_ATTEN_MASK, &n0);
-    double *m1 = data_of(&p, FIA_SLOT_ATTEN_MASK, &n1);
+    double *m0 = ftl_data_of(&c, FIA_SLOT_ATTEN_MASK, &n0);
+    double *m1 = ftl_data_of(&p, FIA_SLOT_ATTEN_MASK, &n1);
     for (int64_t b = 0; m0 && m1 && b < 3; b++)
         for (int64_t k = 0; k < 15; k++) {
             double want = k >= 2 && k < 11 ? m0[b * 9 + k - 2] : 1.0;
@@ -260,7 +242,7 @@ static void test_decode(void)
  * (every start below 0) and INT64_MIN (read as 0). */
 static void test_short_and_absurd(void)
 {
-    fia_case c = parse(
+    fia_case c = ftl_parse(
         "input_layout = BNSD_BSND\nnum_heads = 1\nquery = fp16 [2,1,5,4]\n"
         "key = fp16 [2,1,6,4]\nvalue = fp16 [2,1,6,4]\n"
         "actual_seq_lengths = [5,3]\nactual_seq_lengths_kv = [6,4]\n"
@@ -286,7 +268,7 @@ static void test_short_and_absurd(void)
     CHECK_EQ_INT(bad, 0);
     /* mode 1: the mask moved, no band; batch 0 (no rows) all masked */
     int64_t n1;
-    double *m1 = data_of(&p, FIA_SLOT_ATTEN_MASK, &n1);
+    double *m1 = ftl_data_of(&p, FIA_SLOT_ATTEN_MASK, &n1);
     int64_t open0 = 0;
     for (int64_t k = 0; m1 && k < 6 * 7; k++)
         open0 += m1[k] == 0;
@@ -329,7 +311,7 @@ static void test_short_and_absurd(void)
  * input the transform does not model has no padded form. */
 static void test_compressed_and_refused(void)
 {
-    fia_case c = parse(
+    fia_case c = ftl_parse(
         "input_layout = BSH\nnum_heads = 1\nquery = fp16 [1,4,16]\n"
         "key = fp16 [1,8,16]\nvalue = fp16 [1,8,16]\nsparse_mode = 4\n"
         "pre_tokens = 2\nnext_tokens = 0\natten_mask = bool [2048,2048]\n");
@@ -346,13 +328,13 @@ static void test_compressed_and_refused(void)
     fia_case_free(&p);
     fia_case_free(&c);
 
-    c = parse("input_layout = BSH\nnum_heads = 1\nquery = fp16 [1,4,16]\n"
+    c = ftl_parse("input_layout = BSH\nnum_heads = 1\nquery = fp16 [1,4,16]\n"
               "key = fp16 [1,8,16]\nvalue = fp16 [1,8,16]\n"
               "pse_shift = fp16 [1,1,4,8]\n");
     CHECK(fz_geom_of(&c, &g) == 0);
     CHECK(!fz_pad_applies(&c, &g));
     fia_case_free(&c);
-    c = parse("input_layout = BSH\nnum_heads = 1\nquery = fp16 [1,4,16]\n"
+    c = ftl_parse("input_layout = BSH\nnum_heads = 1\nquery = fp16 [1,4,16]\n"
               "key = fp16 [1,8,16]\nvalue = fp16 [1,8,16]\n"
               "kv_padding_size = int64 [1]\n");
     CHECK(fz_geom_of(&c, &g) == 0);
@@ -363,7 +345,7 @@ static void test_compressed_and_refused(void)
 /* The relation's transform: "pad=<p_q>,<p_kv>,<seed>", -1 for none. */
 static void test_relation(void)
 {
-    fia_case c = parse(
+    fia_case c = ftl_parse(
         "input_layout = BSND\nnum_heads = 2\nquery = bf16 [2,3,2,16]\n"
         "key = bf16 [2,5,2,16]\nvalue = bf16 [2,5,2,16]\nseed = 9\n");
     fia_case p;
@@ -386,7 +368,7 @@ static void test_relation(void)
  * rows of batch 1 they are (fuzz/signature.c). */
 static void test_signature(void)
 {
-    fia_case c = parse(
+    fia_case c = ftl_parse(
         "input_layout = BSH\nnum_heads = 1\nquery = fp16 [2,3,16]\n"
         "key = fp16 [2,70,16]\nvalue = fp16 [2,70,16]\nseed = 2\n"
         "actual_seq_lengths = [3,2]\n");

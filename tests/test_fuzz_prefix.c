@@ -18,25 +18,7 @@
 #include "fuzz/fuzz.h"
 #include "fuzz/gen.h"
 #include "fuzz/signature.h"
-
-static fia_case parse(const char *text)
-{
-    fia_case c;
-    fia_error err;
-    if (fia_case_parse_string(text, "prefix", &c, &err) != FIA_OK) {
-        fprintf(stderr, "parse: %s\n", err.msg);
-        fia_case_init(&c);
-    }
-    return c;
-}
-
-static double *data_of(const fia_case *c, fia_slot s, int64_t *n)
-{
-    double *v = NULL;
-    *n = 0;
-    CHECK(fz_slot_data(c, s, &v, n, NULL) == FIA_OK);
-    return v;
-}
+#include "fuzz_testlib.h"
 
 static int same(double x, double y)
 {
@@ -57,7 +39,7 @@ static int valid(const fia_case *c)
  * own rows shifted into 6 - 2 + 1 rows. */
 static void test_relation_form(void)
 {
-    fia_case c = parse(
+    fia_case c = ftl_parse(
         "input_layout = BSND\nnum_heads = 2\nnum_key_value_heads = 1\n"
         "query = fp16 [2,4,2,16]\nkey = fp16 [2,6,1,16]\nvalue = fp16 [2,6,1,16]\n"
         "actual_seq_lengths_kv = [5,4]\n"
@@ -93,8 +75,8 @@ static void test_relation_form(void)
         const fia_slot ps = t ? FIA_SLOT_VALUE_SHARED_PREFIX
                               : FIA_SLOT_KEY_SHARED_PREFIX;
         int64_t n0, n1, n2, wrong = 0, nan = 0;
-        double *a = data_of(&c, s, &n0), *own = data_of(&p, s, &n1);
-        double *pre = data_of(&p, ps, &n2);
+        double *a = ftl_data_of(&c, s, &n0), *own = ftl_data_of(&p, s, &n1);
+        double *pre = ftl_data_of(&p, ps, &n2);
         CHECK_EQ_INT(n1, 2 * 5 * 16);
         CHECK_EQ_INT(n2, 4 * 16);
         for (int64_t j = 0; a && pre && j < 4; j++)
@@ -116,16 +98,16 @@ static void test_relation_form(void)
     }
     /* the mask's and the pse's columns as they were, widened to P + 5 */
     int64_t n0, n1, wrong = 0;
-    double *m0 = data_of(&c, FIA_SLOT_ATTEN_MASK, &n0);
-    double *m1 = data_of(&p, FIA_SLOT_ATTEN_MASK, &n1);
+    double *m0 = ftl_data_of(&c, FIA_SLOT_ATTEN_MASK, &n0);
+    double *m1 = ftl_data_of(&p, FIA_SLOT_ATTEN_MASK, &n1);
     CHECK_EQ_INT(n1, 2 * 4 * 7);
     for (int64_t r = 0; m0 && m1 && r < 8; r++)
         for (int64_t j = 0; j < 7; j++)
             wrong += m1[r * 7 + j] != (j < 6 ? m0[r * 6 + j] : 1.0);
     CHECK_EQ_INT(wrong, 0);
     free(m0), free(m1);
-    double *s0 = data_of(&c, FIA_SLOT_PSE_SHIFT, &n0);
-    double *s1 = data_of(&p, FIA_SLOT_PSE_SHIFT, &n1);
+    double *s0 = ftl_data_of(&c, FIA_SLOT_PSE_SHIFT, &n0);
+    double *s1 = ftl_data_of(&p, FIA_SLOT_PSE_SHIFT, &n1);
     wrong = 0;
     for (int64_t r = 0; s0 && s1 && r < 8; r++)
         for (int64_t j = 0; j < 7; j++)
@@ -154,7 +136,7 @@ static void test_relation_form(void)
  * batches still read P keys); a mask, padding or a page table: none. */
 static void test_decode_all_keys(void)
 {
-    fia_case c = parse(
+    fia_case c = ftl_parse(
         "input_layout = BNSD\nnum_heads = 2\nquery = bf16 [1,2,1,16]\n"
         "key = bf16 [1,2,5,16]\nvalue = bf16 [1,2,5,16]\nseed = 3\n");
     fz_geom g, gp;
@@ -169,8 +151,8 @@ static void test_decode_all_keys(void)
     CHECK(p.arrays[FIA_ARR_ACTUAL_SHARED_PREFIX_LEN].values[0] == 5);
     CHECK(p.arrays[FIA_ARR_ACTUAL_SEQ_LENGTHS_KV].values[0] == 0);
     int64_t n0, n1, wrong = 0;
-    double *a = data_of(&c, FIA_SLOT_VALUE, &n0);
-    double *b = data_of(&p, FIA_SLOT_VALUE_SHARED_PREFIX, &n1);
+    double *a = ftl_data_of(&c, FIA_SLOT_VALUE, &n0);
+    double *b = ftl_data_of(&p, FIA_SLOT_VALUE_SHARED_PREFIX, &n1);
     for (int64_t k = 0; a && b && k < n0; k++)
         wrong += !same(a[k], b[k]); /* BNSD of batch 1: the same order */
     CHECK(n0 == n1 && wrong == 0);
@@ -178,7 +160,7 @@ static void test_decode_all_keys(void)
     CHECK(valid(&p));
     fia_case_free(&p);
 
-    fia_case m = parse(
+    fia_case m = ftl_parse(
         "input_layout = BSH\nnum_heads = 1\nquery = fp16 [2,1,16]\n"
         "key = fp16 [2,5,16]\nvalue = fp16 [2,5,16]\n"
         "atten_mask = bool [2,5]\n");
@@ -202,7 +184,7 @@ static void test_decode_all_keys(void)
  * others' own rows shifted; the lengths written out. */
 static void test_moved(void)
 {
-    fia_case c = parse(
+    fia_case c = ftl_parse(
         "input_layout = BSH\nnum_heads = 1\nquery = fp16 [3,2,16]\n"
         "key = fp16 [3,4,16]\nvalue = fp16 [3,4,16]\nseed = 5\n");
     fz_geom g;
@@ -213,8 +195,8 @@ static void test_moved(void)
     CHECK(fz_prefix_case(&c, &g, 1, (2u << 8) | (1 << 5), 0, &p, &err) ==
           FIA_OK);
     int64_t n0, n1;
-    double *a = data_of(&c, FIA_SLOT_KEY, &n0);
-    double *b = data_of(&p, FIA_SLOT_KEY_SHARED_PREFIX, &n1);
+    double *a = ftl_data_of(&c, FIA_SLOT_KEY, &n0);
+    double *b = ftl_data_of(&p, FIA_SLOT_KEY_SHARED_PREFIX, &n1);
     int wrong = 0;
     for (int64_t d = 0; a && b && d < 16; d++)
         wrong += !same(b[d], a[(2 * 4 + 0) * 16 + d]); /* batch 2's row 0 */
@@ -231,7 +213,7 @@ static void test_moved(void)
  * too (a batch of no own keys with a prefix has rows to get wrong). */
 static void test_work_and_signature(void)
 {
-    fia_case c = parse(
+    fia_case c = ftl_parse(
         "input_layout = BNSD\nnum_heads = 2\nquery = fp16 [2,2,4,16]\n"
         "key = fp16 [2,2,6,16]\nvalue = fp16 [2,2,6,16]\n"
         "key_shared_prefix = fp16 [1,2,10,16]\n"
@@ -311,9 +293,9 @@ static int prefix_case_ok(const fia_case *c, const fz_geom *g)
     bad += full && cols < g->P + g->KV_S;
     const fz_layout l = g->layout == FZ_BNSD_BSND ? FZ_BNSD : g->layout;
     int64_t n, nk, nm = 0;
-    double *kp = data_of(c, FIA_SLOT_KEY_SHARED_PREFIX, &n);
-    double *k = data_of(c, FIA_SLOT_KEY, &nk);
-    double *m = full ? data_of(c, FIA_SLOT_ATTEN_MASK, &nm) : NULL;
+    double *kp = ftl_data_of(c, FIA_SLOT_KEY_SHARED_PREFIX, &n);
+    double *k = ftl_data_of(c, FIA_SLOT_KEY, &nk);
+    double *m = full ? ftl_data_of(c, FIA_SLOT_ATTEN_MASK, &nm) : NULL;
     const int64_t S_p = n / (g->KV_N * g->D);
     for (int64_t j = 0; kp && j < S_p; j++)
         for (int64_t d = 0; d < g->D; d++)

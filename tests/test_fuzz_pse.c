@@ -13,25 +13,7 @@
 #include "check.h"
 #include "fuzz/fuzz.h"
 #include "fuzz/gen.h"
-
-static fia_case parse(const char *text)
-{
-    fia_case c;
-    fia_error err;
-    if (fia_case_parse_string(text, "pse", &c, &err) != FIA_OK) {
-        fprintf(stderr, "parse: %s\n", err.msg);
-        fia_case_init(&c);
-    }
-    return c;
-}
-
-static double *data_of(const fia_case *c, fia_slot s, int64_t *n)
-{
-    double *v = NULL;
-    *n = 0;
-    CHECK(fz_slot_data(c, s, &v, n, NULL) == FIA_OK);
-    return v;
-}
+#include "fuzz_testlib.h"
 
 /* 1 when the oracle accepts c. */
 static int valid(const fia_case *c)
@@ -84,7 +66,7 @@ static void check_places(const double *v, const int64_t sh[4], int64_t B,
  * read positions are the physical ones, the rest NaN; batch B and 1. */
 static void test_padded_places(void)
 {
-    fia_case c = parse(
+    fia_case c = ftl_parse(
         "input_layout = BNSD\nnum_heads = 2\nquery = fp16 [2,2,4,16]\n"
         "key = fp16 [2,2,6,16]\nvalue = fp16 [2,2,6,16]\n"
         "actual_seq_lengths = [3,4]\nactual_seq_lengths_kv = [5,2]\n"
@@ -123,7 +105,7 @@ static void test_padded_places(void)
  * row 0. */
 static void test_prefix_places(void)
 {
-    fia_case c = parse(
+    fia_case c = ftl_parse(
         "input_layout = BSH\nnum_heads = 1\nquery = bf16 [2,1,16]\n"
         "key = bf16 [2,4,16]\nvalue = bf16 [2,4,16]\n"
         "key_shared_prefix = bf16 [1,5,16]\n"
@@ -150,7 +132,7 @@ static void test_prefix_places(void)
  * a multiple of 16 at Q_S = 1, an int8 query. */
 static void test_pse_zero(void)
 {
-    fia_case c = parse(
+    fia_case c = ftl_parse(
         "input_layout = BSND\nnum_heads = 2\nquery = bf16 [3,5,2,16]\n"
         "key = bf16 [3,7,2,16]\nvalue = bf16 [3,7,2,16]\n"
         "actual_seq_lengths = [5,2,4]\nactual_seq_lengths_kv = [7,3,1]\n");
@@ -172,7 +154,7 @@ static void test_pse_zero(void)
     t = &p.tensors[FIA_SLOT_PSE_SHIFT].t[0];
     CHECK(t->shape[0] == 1 && t->shape[2] == 8 && t->shape[3] == 9);
     int64_t n, zeros = 0, nan = 0;
-    double *v = data_of(&p, FIA_SLOT_PSE_SHIFT, &n);
+    double *v = ftl_data_of(&p, FIA_SLOT_PSE_SHIFT, &n);
     for (int64_t k = 0; v && k < n; k++)
         zeros += v[k] == 0.0, nan += isnan(v[k]) != 0;
     /* batch 0 reads the most: rows 0..4, keys 0..6; batch 1 adds none */
@@ -189,12 +171,12 @@ static void test_pse_zero(void)
           FIA_ERR_BAD_INPUT); /* a pse already (c left empty) */
     fia_case_free(&p);
 
-    c = parse("input_layout = BSH\nnum_heads = 1\nquery = fp16 [2,1,24]\n"
+    c = ftl_parse("input_layout = BSH\nnum_heads = 1\nquery = fp16 [2,1,24]\n"
               "key = fp16 [2,5,24]\nvalue = fp16 [2,5,24]\n");
     CHECK(fuzz_meta_transform(&c, "pse-zero=0", &p, &err) ==
           FIA_ERR_BAD_INPUT); /* Q_S = 1, D 24 */
     fia_case_free(&c);
-    c = parse("input_layout = BSH\nnum_heads = 1\nquery = fp16 [2,1,32]\n"
+    c = ftl_parse("input_layout = BSH\nnum_heads = 1\nquery = fp16 [2,1,32]\n"
               "key = fp16 [2,5,32]\nvalue = fp16 [2,5,32]\n");
     CHECK(fuzz_meta_transform(&c, "pse-zero=7", &p, &err) == FIA_OK);
     t = &p.tensors[FIA_SLOT_PSE_SHIFT].t[0];
@@ -211,7 +193,7 @@ static void test_pse_zero(void)
 static void test_pse_mask_prefill(void)
 {
     /* batch 0: row 1 fully masked; batch 1: key 2 masked in rows 0, 2 */
-    fia_case c = parse(
+    fia_case c = ftl_parse(
         "input_layout = BNSD\nnum_heads = 2\nnum_key_value_heads = 1\n"
         "query = fp16 [2,2,3,16]\nkey = fp16 [2,1,4,16]\n"
         "value = fp16 [2,1,4,16]\nactual_seq_lengths_kv = [4,3]\n"
@@ -246,7 +228,7 @@ static void test_pse_mask_prefill(void)
     CHECK(t->shape[0] == 2 && t->shape[1] == 2 && t->shape[2] == 3 &&
           t->shape[3] == 4 && t->dtype == FIA_DT_FP16);
     int64_t n;
-    double *v = data_of(&p, FIA_SLOT_PSE_SHIFT, &n);
+    double *v = ftl_data_of(&p, FIA_SLOT_PSE_SHIFT, &n);
     wrong = 0;
     for (int b = 0; v && b < 2; b++)
         for (int h = 0; h < 2; h++)
@@ -274,7 +256,7 @@ static void test_pse_mask_prefill(void)
     CHECK(un[(0 * 3 + 1) * 16 + 5] == 1 && un[(1 * 3 + 1) * 16] == 1 &&
           un[0] == 0);
     int64_t nv;
-    double *vv = data_of(&c, FIA_SLOT_VALUE, &nv);
+    double *vv = ftl_data_of(&c, FIA_SLOT_VALUE, &nv);
     vv[(1 * 4 + 2) * 16 + 7] = NAN; /* batch 1, key 2 */
     fb_values(&c, FIA_SLOT_VALUE, vv, nv);
     memset(lun, 0, 12);
@@ -303,7 +285,7 @@ static void test_pse_mask_prefill(void)
     fia_case_free(&pp);
     /* cleaned: the key's values 0, only the keyless rows left */
     CHECK(fz_pse_mask_clean(&c, &g) == FIA_OK);
-    vv = data_of(&c, FIA_SLOT_VALUE, &nv);
+    vv = ftl_data_of(&c, FIA_SLOT_VALUE, &nv);
     CHECK(vv && vv[(1 * 4 + 2) * 16 + 7] == 0.0 && vv[(1 * 4 + 2) * 16] == 0.0);
     free(vv);
     memset(lun, 0, 12);
@@ -319,7 +301,7 @@ static void test_pse_mask_prefill(void)
 /* pse-mask= at Q_S = 1 and with a mask of batch 1 under mode 1. */
 static void test_pse_mask_other(void)
 {
-    fia_case c = parse(
+    fia_case c = ftl_parse(
         "input_layout = BSH\nnum_heads = 1\nquery = bf16 [2,1,16]\n"
         "key = bf16 [2,3,16]\nvalue = bf16 [2,3,16]\n"
         "atten_mask = bool [2,1,1,3]\natten_mask.values = 1,0,0, 0,0,1\n");
@@ -329,7 +311,7 @@ static void test_pse_mask_other(void)
     const fia_tensor *t = &p.tensors[FIA_SLOT_PSE_SHIFT].t[0];
     CHECK(t->shape[0] == 2 && t->shape[2] == 1 && t->shape[3] == 3);
     int64_t n;
-    double *v = data_of(&p, FIA_SLOT_PSE_SHIFT, &n);
+    double *v = ftl_data_of(&p, FIA_SLOT_PSE_SHIFT, &n);
     static const double want[6] = {-INFINITY, 0, 0, 0, 0, -INFINITY};
     int wrong = 0;
     for (int k = 0; v && k < 6; k++)
@@ -341,7 +323,7 @@ static void test_pse_mask_other(void)
     fia_case_free(&p);
     fia_case_free(&c);
 
-    c = parse("input_layout = BSND\nnum_heads = 1\nquery = fp16 [2,3,1,16]\n"
+    c = ftl_parse("input_layout = BSND\nnum_heads = 1\nquery = fp16 [2,3,1,16]\n"
               "key = fp16 [2,2,1,16]\nvalue = fp16 [2,2,1,16]\n"
               "sparse_mode = 1\natten_mask = bool [16,32]\n"
               "atten_mask.gen = random(0.5)\n");
@@ -444,7 +426,7 @@ static void test_decoders(void)
             invalid += !valid(&c);
             int64_t m;
             double *v = ps->gen.kind == FIA_GEN_VALUES
-                            ? data_of(&c, FIA_SLOT_PSE_SHIFT, &m) : NULL;
+                            ? ftl_data_of(&c, FIA_SLOT_PSE_SHIFT, &m) : NULL;
             const int64_t cols = t->shape[3];
             int ninf = 0, full_row = 0, nan = 0;
             for (int64_t row = 0; v && row < m / cols; row++) {
