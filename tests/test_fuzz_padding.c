@@ -407,14 +407,6 @@ static void test_signature(void)
     fia_case_free(&c);
 }
 
-static size_t random_input(fuzz_rng *r, uint8_t *buf, size_t lo, size_t cap)
-{
-    size_t n = lo + (size_t)(fuzz_rng_next(r) % (cap - lo));
-    for (size_t i = 0; i < n; i++)
-        buf[i] = (uint8_t)fuzz_rng_next(r);
-    return n;
-}
-
 /* The decoders: fuzz_numeric pads now and then in each variant, the
  * metamorphic target asks for pad= forms that apply, fuzz_params makes
  * scenes of every kind. */
@@ -425,7 +417,7 @@ static void test_decoders(void)
     int padded = 0, qscene = 0, kvdec = 0, neg = 0, past = 0, ign = 0, n = 3000;
     for (int k = 0; k < n; k++) {
         fia_case c;
-        fuzz_decode_numeric(buf, random_input(&r, buf, 64, sizeof buf), &c);
+        fuzz_decode_numeric(buf, ftl_random_input(&r, buf, 64, sizeof buf), &c);
         fz_geom g;
         const int given = c.tensors[FIA_SLOT_QUERY_PADDING_SIZE].presence ==
                               FIA_PRESENT ||
@@ -457,7 +449,7 @@ static void test_decoders(void)
     for (int k = 0; k < 600; k++) {
         fia_case c, p;
         char t[64];
-        fuzz_decode_metamorphic(buf, random_input(&r, buf, 64, sizeof buf), &c,
+        fuzz_decode_metamorphic(buf, ftl_random_input(&r, buf, 64, sizeof buf), &c,
                                 t, sizeof t);
         if (strncmp(t, "pad=", 4) == 0) {
             pads++;
@@ -476,7 +468,7 @@ static void test_decoders(void)
         paged = 0;
     for (int k = 0; k < 20000; k++) {
         fia_case c;
-        fuzz_decode_params(buf, random_input(&r, buf, 32, sizeof buf), &c);
+        fuzz_decode_params(buf, ftl_random_input(&r, buf, 32, sizeof buf), &c);
         const fia_tensor_spec *qp = &c.tensors[FIA_SLOT_QUERY_PADDING_SIZE];
         const fia_tensor_spec *kp = &c.tensors[FIA_SLOT_KV_PADDING_SIZE];
         const int qg = qp->presence == FIA_PRESENT, kg = kp->presence == FIA_PRESENT;
