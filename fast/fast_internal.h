@@ -42,6 +42,35 @@ typedef enum fast_layout {
  * 约束说明: "非连续场景下B不能大于256"). */
 #define FAST_LIST_MAX 256
 
+/* ---- antiquant -------------------------------------------------------- */
+/* What one scale (and offset) element covers (docs/features/antiquant.md,
+ * the mode table). */
+typedef enum fast_aq_form {
+    FAST_AQ_TENSOR,          /* one element */
+    FAST_AQ_CHANNEL,         /* [n][d] */
+    FAST_AQ_TOKEN,           /* [b][s] */
+    FAST_AQ_HEAD,            /* [n] (per-tensor per-head) */
+    FAST_AQ_TOKEN_HEAD,      /* [b][n][s] */
+    FAST_AQ_PAGE_TOKEN,      /* [block id][slot] */
+    FAST_AQ_PAGE_TOKEN_HEAD  /* [block id][n][slot] */
+} fast_aq_form;
+
+/* The dequantization of one of key / value: element (b, n, s, d) is
+ * (x + offset[i]) * scale[i] with i = base + the form's index, strides in
+ * elements of the scale tensor (offset has the scale's shape and dtype;
+ * NULL = symmetric).  s is the physical row of the key's S axis, the
+ * logical key with page attention (the slot is then found through the
+ * block table).  Data may be NULL in status-only runs (phase two checks). */
+typedef struct fast_aq {
+    fast_aq_form form;
+    fia_dtype sdt;           /* fp16, bf16 or fp32 */
+    const void *scale, *offset;
+    int64_t base;            /* combined set: the value's half starts here */
+    int64_t st_b, st_n, st_s; /* strides of b (or block id), n, s (or slot);
+                                 d's is 1 */
+    int64_t numel;           /* elements of the scale tensor */
+} fast_aq;
+
 /* ---- the plan --------------------------------------------------------- */
 /* Everything phase two needs, fixed by phase one.  Strides are in elements
  * and describe element (b, n, s, d) of query / key+value / attention_out. */
@@ -145,6 +174,15 @@ typedef struct fast_plan {
     bool pse_given;
     const uint16_t *pse;
     int64_t pse_sb, pse_sn, pse_ss;
+
+    /* Antiquant (check_antiquant.c fills it; docs/features/antiquant.md):
+     * key and value are int8 or int4 (kv_dt: FIA_DT_INT8 or FIA_DT_INT4,
+     * an int32 input counted as int4 with D = 8 x its last dim; strides
+     * k_sb.. are then in int4 elements) and each real element is
+     * (x + offset) * scale.  aq[0] is the key's, aq[1] the value's. */
+    bool antiquant;
+    fia_dtype kv_dt;          /* dt when !antiquant */
+    fast_aq aq[2];
 
     /* Schedule (fast_plan_schedule): heads and query rows per task, M and
      * its padding L (multiple of 16), D padded to Dp (multiple of 16),
