@@ -21,7 +21,7 @@ static void (*const steps[])(const fia_case *, fia_oracle_facts *) = {
     orc_facts_tensors, orc_facts_output, orc_facts_lse,  orc_facts_gqa,
     orc_facts_layout,  orc_facts_tensor_list, orc_facts_mask,
     orc_facts_seqlen,  orc_facts_paged,       orc_facts_tnd,
-    orc_facts_padding, orc_facts_prefix,
+    orc_facts_padding, orc_facts_prefix,      orc_facts_antiquant,
 };
 
 void orc_facts_compute(const fia_case *c, fia_oracle_facts *f)

@@ -91,6 +91,21 @@ static void key_dims(const fia_tensor *k, fia_oracle_facts *f)
         f->k_d_ok = 1;
         break;
     }
+    /* int4 packed eight to an int32: the last dim is D/8 or H/8 (002 当Q_S
+     * 等于1时 "KV的N、D或者H是实际值的八分之一"); the real dims are 8x. */
+    if (k->dtype == FIA_DT_INT32) {
+        if (f->KH > INT64_MAX / 8 || f->KD > INT64_MAX / 8) {
+            f->k_d_ok = 0;
+            return;
+        }
+        if (f->layout == ORC_LAYOUT_BSH) {
+            f->KH *= 8;
+            if (f->KV_N > 0 && f->KH % f->KV_N == 0)
+                f->KD = f->KH / f->KV_N, f->k_d_ok = 1;
+        } else {
+            f->KD *= 8;
+        }
+    }
 }
 
 void orc_facts_layout(const fia_case *c, fia_oracle_facts *f)

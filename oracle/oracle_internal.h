@@ -134,6 +134,13 @@ struct fia_oracle_facts {
     int prefix_s_ok, prefix_len_ok;
     int64_t prefix_s, prefix_len;
 
+    /* facts_antiquant.c: the antiquant scene (docs/features/antiquant.md):
+     * an fp16/bf16 query with int8 or int4 (int4 or int32) key and value.
+     * aq_sep: the separate set is in use (a key or value antiquant scale
+     * given); aq_comb: otherwise a combined tensor is given.  aq_int4: the
+     * key is int4 or int32. */
+    int aq_scene, aq_int4, aq_sep, aq_comb;
+
     int paged;
     int cache_rank;
     const fia_tensor *cache, *table;
@@ -231,6 +238,7 @@ void orc_facts_tensor_list(const fia_case *c, fia_oracle_facts *f);
 void orc_facts_tnd(const fia_case *c, fia_oracle_facts *f);
 void orc_facts_padding(const fia_case *c, fia_oracle_facts *f);
 void orc_facts_prefix(const fia_case *c, fia_oracle_facts *f);
+void orc_facts_antiquant(const fia_case *c, fia_oracle_facts *f);
 
 /* Helpers for predicates. */
 /* facts_tensors.c */
