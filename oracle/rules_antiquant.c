@@ -351,7 +351,7 @@ ORC_PRED(no_scale, f->aq_scene, !any_scale(f))
 ORC_PRED(all_int8_decode, decode(f),
          int8_of(f, FIA_SLOT_QUERY) && int8_of(f, FIA_SLOT_KEY) &&
              int8_of(f, FIA_SLOT_VALUE))
-ORC_PRED(ratio, f->aq_scene, ratio_over_64(f))
+ORC_PRED(ratio, f->aq_scene || int8_of(f, FIA_SLOT_QUERY), ratio_over_64(f))
 /* Normalizations. */
 ORC_PRED(sep_wins, f->aq_scene && f->aq_sep,
          f->given[FIA_SLOT_ANTIQUANT_SCALE] ||
@@ -519,9 +519,9 @@ const fia_rule orc_rules_antiquant[] = {
      ORC_FN(all_int8_decode)},
     {"ANTI-028", "antiquant", FIA_RULE_REJECT, ORC_SEM,
      C002_P("numKeyValueHeads") "; " CREL("Silent normalisations"),
-     "with int8/int4 key/value num_heads / num_key_value_heads is at most 64 "
-     "in both profiles (GQA-003's cann acceptance is for the non-quantized "
-     "path)",
+     "on a quantized path (int8/int4 key/value, or an int8 query) "
+     "num_heads / num_key_value_heads is at most 64 in both profiles "
+     "(GQA-003's cann acceptance is for the non-quantized path)",
      NULL, ORC_FN(ratio)},
     {"ANTI-N01", "antiquant", FIA_RULE_NORMALIZE, ORC_NORM,
      C_SEP_GT1 "; " C_SEP_EQ1 "; " C003_CONSTR,

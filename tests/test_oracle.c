@@ -498,11 +498,7 @@ static const rule_case cases[] = {
     {"PSE-N01", PREFILL, "pse_shift = fp16 [1,2,0,32]", PREFILL,
      "pse_shift = fp16 [1,2,16,32]"},
 
-    {"NM-002", PREFILL, "quant_scale1 = fp32 [1]", PREFILL, ""},
-    {"NM-003", PREFILL, "antiquant_mode = 1", PREFILL, ""},
-    {"NM-004", PREFILL, "key = int8 [1,2,32,64]\nvalue = int8 [1,2,32,64]",
-     PREFILL, ""},
-    {"NM-005", PREFILL, "attention_out = int8 [1,2,16,64]", PREFILL, ""},
+#include "oracle_cases_quant.h"
     {"PAGED-N01", PREFILL, "block_size = 128", PREFILL, ""},
     /* page attention */
     {"PAGED-001", PAGED_P,
@@ -895,7 +891,7 @@ static void test_precedence(void)
     expect_both(t, FIA_ERR_PARAM_INVALID, FIA_ERR_PARAM_INVALID,
                 "dtype beats not modeled");
     free(t);
-    t = mk(PREFILL, "quant_scale1 = fp32 [1]\nsparse_mode = 9");
+    t = mk(PREFILL, "dequant_scale_query = fp32 [1,2,16]\nsparse_mode = 9");
     expect_both(t, FIA_ERR_NOT_MODELED, FIA_ERR_NOT_MODELED,
                 "not modeled beats semantic");
     free(t);
