@@ -82,8 +82,20 @@ fia_status fast_check_layout_heads(const fast_args *a, fast_plan *p,
     return FIA_OK;
 }
 
+/* The key's last dim in int4 elements: an int32 packs eight (002 Q_S = 1
+ * "KV的N、D或者H是实际值的八分之一"; the other dims are the real ones).  -1
+ * when that overflows (no head dim matches it). */
+static int64_t kv_last_dim(const fia_tensor *k)
+{
+    const int64_t d = k->shape[k->ndim - 1];
+    if (k->dtype != FIA_DT_INT32)
+        return d;
+    return d > INT64_MAX / 8 ? -1 : d * 8;
+}
+
 /* Layer 4.  The key's batch, KV heads (KV_N from check_gqa.c), KV_S and
- * head dim under the layout (not for a paged call's cache). */
+ * head dim under the layout (not for a paged call's cache); an int32 key's
+ * last dim counts eight int4. */
 fia_status fast_check_layout_kv(const fast_args *a, fast_plan *p,
                                 fia_error *err)
 {
@@ -98,28 +110,29 @@ fia_status fast_check_layout_kv(const fast_args *a, fast_plan *p,
         FAST_REJECT("S_KV_SHAPE", "key batch %lld != query batch %lld",
                     (long long)k->shape[0], (long long)p->B);
     int64_t kv_d;
+    const int64_t last = kv_last_dim(k);
     switch (p->layout) {
     case FAST_LAYOUT_BSH:
-        if (k->shape[2] % p->KV_N != 0)
+        if (last < 0 || last % p->KV_N != 0)
             FAST_REJECT("S_KV_HEADS", "key H %lld not divisible by "
-                        "num_key_value_heads %lld", (long long)k->shape[2],
+                        "num_key_value_heads %lld", (long long)last,
                         (long long)p->KV_N);
         p->KV_S = k->shape[1];
-        kv_d = k->shape[2] / p->KV_N;
+        kv_d = last / p->KV_N;
         break;
     case FAST_LAYOUT_BSND:
         if (k->shape[2] != p->KV_N)
             FAST_REJECT("S_KV_HEADS", "key N %lld != num_key_value_heads %lld",
                         (long long)k->shape[2], (long long)p->KV_N);
         p->KV_S = k->shape[1];
-        kv_d = k->shape[3];
+        kv_d = last;
         break;
     default:
         if (k->shape[1] != p->KV_N)
             FAST_REJECT("S_KV_HEADS", "key N %lld != num_key_value_heads %lld",
                         (long long)k->shape[1], (long long)p->KV_N);
         p->KV_S = k->shape[2];
-        kv_d = k->shape[3];
+        kv_d = last;
         break;
     }
     if (kv_d != p->D)

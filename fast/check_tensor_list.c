@@ -52,29 +52,37 @@ static fia_status list_tensor(const fast_args *a, const fast_plan *p, int i,
         FAST_REJECT("S_LIST_BATCH", "key[%d] has batch %lld (a list's tensors "
                     "have batch 1)", i, (long long)k->shape[0]);
     bool heads_ok;
+    /* an int32 tensor's last dim is an eighth of the real one (eight int4
+     * each: docs/features/antiquant.md) */
+    int64_t last = k->shape[rank - 1];
+    if (k->dtype == FIA_DT_INT32)
+        last = last > INT64_MAX / 8 ? -1 : last * 8;
     switch (p->layout) {
     case FAST_LAYOUT_BSH:
         *s = k->shape[1];
-        heads_ok = k->shape[2] == p->KV_N * p->D;
+        heads_ok = last == p->KV_N * p->D;
         break;
     case FAST_LAYOUT_BSND:
         *s = k->shape[1];
-        heads_ok = k->shape[2] == p->KV_N && k->shape[3] == p->D;
+        heads_ok = k->shape[2] == p->KV_N && last == p->D;
         break;
     default:
         *s = k->shape[2];
-        heads_ok = k->shape[1] == p->KV_N && k->shape[3] == p->D;
+        heads_ok = k->shape[1] == p->KV_N && last == p->D;
         break;
     }
     if (!heads_ok)
         FAST_REJECT("S_LIST_HEADS", "key[%d]'s heads or D differ from the "
                     "call's (KV_N %lld, D %lld)", i, (long long)p->KV_N,
                     (long long)p->D);
-    if (k->dtype != a->query->dtype || v->dtype != a->query->dtype)
+    /* every tensor of the lists has the first key's dtype: the query's,
+     * or in the antiquant scene int8 / int4 (check_tensors.c checked the
+     * first pair) */
+    const fia_dtype want = a->key->tensors[0]->dtype;
+    if (k->dtype != want || v->dtype != want)
         FAST_REJECT("S_KV_DTYPE", "key/value[%d] dtype %s/%s differs from "
-                    "query %s", i, fast_dtype_name(k->dtype),
-                    fast_dtype_name(v->dtype),
-                    fast_dtype_name(a->query->dtype));
+                    "key[0]'s %s", i, fast_dtype_name(k->dtype),
+                    fast_dtype_name(v->dtype), fast_dtype_name(want));
     return FIA_OK;
 }
 

@@ -4,8 +4,8 @@
 
 /* Layer 2.  key/value: 002 参数说明 lists INT4 (INT32) besides REG_OP's
  * INT8, FP16, BF16; the aclnn-level description is the one the C API
- * checks, so int4 / int32 keys pass here and are refused as not modeled in
- * layer 3 (check_int_inputs.c). */
+ * checks, so int4 / int32 keys pass here (with an fp16 / bf16 query the
+ * antiquant scene, check_antiquant.c). */
 fia_status fast_check_tensors_dtypes(const fast_args *a, fast_plan *p,
                                      fia_error *err)
 {
@@ -58,14 +58,28 @@ fia_status fast_check_tensors_empty(const fast_args *a, fast_plan *p,
     return FIA_OK;
 }
 
-/* Layer 4.  Q and KV dtypes consistent (002 数据类型推导; the
- * non-quantized path, the only one modeled).  Fills dt. */
+static bool quantized(fia_dtype dt)
+{
+    return dt == FIA_DT_INT8 || dt == FIA_DT_INT4 || dt == FIA_DT_INT32;
+}
+
+/* Layer 4.  Q and KV dtypes consistent (002 数据类型推导): on the
+ * non-quantized path key/value have the query's dtype; in the antiquant
+ * scene (an fp16 / bf16 query, int8 / int4 key or value) key and value
+ * have one dtype (ANTI-025; its other rules: check_antiquant.c).  (An int8
+ * query is refused before, in layer 4.)  Fills dt. */
 fia_status fast_check_tensors_kv_dtype(const fast_args *a, fast_plan *p,
                                        fia_error *err)
 {
     const fia_tensor *q = a->query;
     const fia_tensor *k = a->key->tensors[0], *v = a->value->tensors[0];
-    if (k->dtype != q->dtype || v->dtype != q->dtype)
+    const bool qfloat = q->dtype == FIA_DT_FP16 || q->dtype == FIA_DT_BF16;
+    if (qfloat && (quantized(k->dtype) || quantized(v->dtype))) {
+        if (k->dtype != v->dtype)
+            FAST_REJECT("ANTI-025", "key dtype %s and value dtype %s differ "
+                        "(int8 / int4 key/value)", fast_dtype_name(k->dtype),
+                        fast_dtype_name(v->dtype));
+    } else if (k->dtype != q->dtype || v->dtype != q->dtype)
         FAST_REJECT("S_KV_DTYPE", "key/value dtype %s/%s differs from query %s",
                     fast_dtype_name(k->dtype), fast_dtype_name(v->dtype),
                     fast_dtype_name(q->dtype));

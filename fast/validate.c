@@ -51,9 +51,7 @@ const fast_check fast_checks[] = {
     {"prefix", FAST_LAYER_EXCLUSION, fast_check_prefix_exclusions},
     /* Layer 4: documented features fast/ does not model yet. */
     {"int8_quant", FAST_LAYER_NOT_MODELED, fast_check_int8_quant},
-    {"antiquant", FAST_LAYER_NOT_MODELED, fast_check_antiquant},
     {"padding", FAST_LAYER_NOT_MODELED, fast_check_padding},
-    {"antiquant", FAST_LAYER_NOT_MODELED, fast_check_antiquant_kv},
     {"int_inputs", FAST_LAYER_NOT_MODELED, fast_check_int_inputs},
     {"int8_out", FAST_LAYER_NOT_MODELED, fast_check_int8_out},
     {"tnd", FAST_LAYER_NOT_MODELED, fast_check_tnd},
@@ -81,9 +79,16 @@ const fast_check fast_checks[] = {
     {"scale", FAST_LAYER_SEMANTIC, fast_check_scale},
     {"pse", FAST_LAYER_SEMANTIC, fast_check_pse_shape},
     {"prefix", FAST_LAYER_SEMANTIC, fast_check_prefix_shape},
+    /* int8/int4 key/value: last, it reads the dims every row above fixed */
+    {"antiquant", FAST_LAYER_SEMANTIC, fast_check_antiquant},
     /* Layer 6: judged by every rule above, but not computed. */
     {"tnd", FAST_LAYER_ARITHMETIC, fast_check_tnd_value_d},
     {"prefix", FAST_LAYER_ARITHMETIC, fast_check_prefix},
+    {"antiquant", FAST_LAYER_ARITHMETIC, fast_check_antiquant_unmodeled},
+    /* TEMPORARY: the whole antiquant scene is not computed yet; the lead
+     * removes this row (and fast_check_antiquant_arith) when the
+     * arithmetic lands. */
+    {"antiquant", FAST_LAYER_ARITHMETIC, fast_check_antiquant_arith},
 };
 const size_t fast_check_count = sizeof fast_checks / sizeof fast_checks[0];
 

@@ -181,10 +181,13 @@ fia_status fast_check_pse_shape(const fast_args *, fast_plan *, fia_error *);
 /* not modeled yet: the registered dtypes of their inputs, their refusal */
 fia_status fast_check_int8_quant_dtypes(const fast_args *, fast_plan *, fia_error *);
 fia_status fast_check_int8_quant(const fast_args *, fast_plan *, fia_error *);
+/* antiquant (check_antiquant.c): dtypes of the two sets, the rules of
+ * int8/int4 key/value (layer 5), what is not computed (layer 6) */
 fia_status fast_check_antiquant_dtypes(const fast_args *, fast_plan *, fia_error *);
-fia_status fast_check_antiquant(const fast_args *, fast_plan *, fia_error *);
 fia_status fast_check_antiquant_kv_dtypes(const fast_args *, fast_plan *, fia_error *);
-fia_status fast_check_antiquant_kv(const fast_args *, fast_plan *, fia_error *);
+fia_status fast_check_antiquant(const fast_args *, fast_plan *, fia_error *);
+fia_status fast_check_antiquant_unmodeled(const fast_args *, fast_plan *, fia_error *);
+fia_status fast_check_antiquant_arith(const fast_args *, fast_plan *, fia_error *);
 fia_status fast_check_paged_dtypes(const fast_args *, fast_plan *, fia_error *);
 fia_status fast_check_paged_exclusions(const fast_args *, fast_plan *, fia_error *);
 fia_status fast_check_paged_cache(const fast_args *, fast_plan *, fia_error *);

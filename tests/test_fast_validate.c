@@ -322,8 +322,10 @@ static void not_modeled(void)
     CASE("M_ANTIQUANT_MODE", K_NOTMOD, a.v_aq_mode = -1);
     CASE("", K_OK, a.block_size = 128);
     CASE("M_QUANT", K_NOTMOD, a.q.dtype = a.k.dtype = a.v.dtype = FIA_DT_INT8);
-    CASE("M_QUANT", K_NOTMOD, a.k.dtype = a.v.dtype = FIA_DT_INT8);
-    CASE("M_QUANT", K_NOTMOD, a.k.dtype = a.v.dtype = FIA_DT_INT4);
+    /* int8 / int4 key/value with an fp16 query: the antiquant scene,
+     * whose rules (here D = 16) test_fast_antiquant_checks.c tests */
+    CASE("ANTI-020", K_SEM, a.k.dtype = a.v.dtype = FIA_DT_INT8);
+    CASE("ANTI-019", K_SEM, a.k.dtype = a.v.dtype = FIA_DT_INT4);
     CASE("M_QUANT", K_NOTMOD, a.out.dtype = FIA_DT_INT8);
     CASE("M_LAYOUT", K_NOTMOD, a.layout = "BSND_NBSD");
     /* not-modeled wins over semantics */
@@ -632,11 +634,17 @@ static void own_refusals(void)
     q8.dtype = FIA_DT_INT8, kv4.dtype = FIA_DT_INT4, out8.dtype = FIA_DT_INT8;
     a = ok, a.query = &q8;
     expect_refusal(&a, (refusal){"int_inputs", "M_QUANT: int8 query"}, __LINE__);
+    /* int4 key/value with an fp16 query are the antiquant scene, not
+     * refused by int_inputs (test_fast_antiquant_checks.c) */
     const fia_tensor *kp4[1] = {&kv4};
     fia_tensor_list kl4 = {1, kp4};
-    a = ok, a.key = &kl4;
-    expect_refusal(&a, (refusal){"int_inputs", "M_QUANT: key[0] dtype int4"},
-                   __LINE__);
+    a = ok, a.key = &kl4, a.value = &kl4;
+    {
+        fast_plan p;
+        memset(&p, 0, sizeof p);
+        fia_error e;
+        CHECK(fast_check_int_inputs(&a, &p, &e) == FIA_OK);
+    }
     a = ok, a.out = &out8;
     expect_refusal(&a, (refusal){"int8_out", "M_QUANT: int8 attention_out"},
                    __LINE__);
@@ -656,9 +664,9 @@ static void padding_exclusions(void)
     CASE("S_PADDING_INT4", K_SEM, a.has_opt[9] = true, a.opt[9] = pad,
          a.has_aslkv = true, a.aslkv = (fia_int_array){2, lens},
          a.k.dtype = a.k2.dtype = a.v.dtype = FIA_DT_INT4);
-    /* without the lengths: right padding, no scene (int4 is then refused
-     * as not modeled) */
-    CASE("M_QUANT: key[0] dtype int4", K_NOTMOD, a.has_opt[9] = true,
+    /* without the lengths: right padding, no scene (int4 then meets the
+     * antiquant rules: D = 16 breaks ANTI-019) */
+    CASE("ANTI-019", K_SEM, a.has_opt[9] = true,
          a.opt[9] = pad, a.k.dtype = a.k2.dtype = a.v.dtype = FIA_DT_INT4);
     CASE("S_PADDING_PREFIX", K_SEM, a.has_opt[8] = true, a.opt[8] = pad,
          a.has_asl = true, a.asl = (fia_int_array){2, lens},
