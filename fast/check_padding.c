@@ -61,7 +61,8 @@ fia_status fast_check_padding_exclusions(const fast_args *a, fast_plan *p,
     if (!qscene && !kvscene)
         return FIA_OK;
     const fia_dtype qd = a->query->dtype, kd = a->key->tensors[0]->dtype;
-    if ((qd == FIA_DT_FP16 || qd == FIA_DT_BF16) && kd == FIA_DT_INT4)
+    if ((qd == FIA_DT_FP16 || qd == FIA_DT_BF16) &&
+        (kd == FIA_DT_INT4 || kd == FIA_DT_INT32))
         FAST_REJECT("S_PADDING_INT4", "left padding with a %s query and int4 "
                     "key/value", fast_dtype_name(qd));
     if (a->opt[FAST_OPT_KEY_SHARED_PREFIX] ||

@@ -85,7 +85,8 @@ fia_status fast_check_paged_exclusions(const fast_args *a, fast_plan *p,
         FAST_REJECT("S_PAGED_PREFIX", "page attention with a shared prefix");
     /* 002 (both paths): no fp16/bf16 query with int4 KV. */
     const fia_dtype qd = a->query->dtype, kd = a->key->tensors[0]->dtype;
-    if ((qd == FIA_DT_FP16 || qd == FIA_DT_BF16) && kd == FIA_DT_INT4)
+    if ((qd == FIA_DT_FP16 || qd == FIA_DT_BF16) &&
+        (kd == FIA_DT_INT4 || kd == FIA_DT_INT32)) /* int32: packed int4 */
         FAST_REJECT("S_PAGED_INT4", "page attention with a %s query and int4 "
                     "key/value", fast_dtype_name(qd));
     if (qs < 0)

@@ -55,7 +55,8 @@ fia_status fast_check_tnd_exclusions(const fast_args *a, fast_plan *p,
         a->opt[FAST_OPT_KEY_ANTIQUANT_OFFSET] ||
         a->opt[FAST_OPT_VALUE_ANTIQUANT_SCALE] ||
         a->opt[FAST_OPT_VALUE_ANTIQUANT_OFFSET] ||
-        (qd != FIA_DT_INT8 && (kd == FIA_DT_INT8 || kd == FIA_DT_INT4)))
+        (qd != FIA_DT_INT8 &&
+         (kd == FIA_DT_INT8 || kd == FIA_DT_INT4 || kd == FIA_DT_INT32)))
         FAST_REJECT("S_TND_ANTIQUANT", "%s takes no key/value "
                     "antiquantization", a->layout);
     if (qd == FIA_DT_INT8 || a->opt[FAST_OPT_DEQUANT_SCALE1] ||

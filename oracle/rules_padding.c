@@ -24,7 +24,7 @@ static int half_query_int4_kv(const fia_oracle_facts *f)
 {
     const fia_tensor *q = f->t[FIA_SLOT_QUERY], *k = f->t[FIA_SLOT_KEY];
     return q && k && (q->dtype == FIA_DT_FP16 || q->dtype == FIA_DT_BF16) &&
-           k->dtype == FIA_DT_INT4;
+           (k->dtype == FIA_DT_INT4 || k->dtype == FIA_DT_INT32);
 }
 
 static int kv_antiquant_split(const fia_oracle_facts *f)

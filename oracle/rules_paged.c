@@ -88,7 +88,8 @@ ORC_PRED(p_list, f->paged, list_kv(f))
 ORC_PRED(p_padding, f->paged && !orc_is_decode(f), padding(f))
 ORC_PRED(p_padding_decode, f->paged && orc_is_decode(f), f->pad_kv_scene)
 ORC_PRED(p_prefix, f->paged, orc_prefix_given(f))
-ORC_PRED(p_int4, f->paged && q_half(f), kv_dtype(f) == FIA_DT_INT4)
+ORC_PRED(p_int4, f->paged && q_half(f),
+         kv_dtype(f) == FIA_DT_INT4 || kv_dtype(f) == FIA_DT_INT32)
 ORC_PRED(p_bs_prefill, f->paged && orc_is_prefill(f),
          bs_prefill_bad(f->block_size))
 ORC_PRED(p_bs_decode, f->paged && orc_is_decode(f),

@@ -92,7 +92,8 @@ static int int8_query(const fia_oracle_facts *f)
 static int kv_antiquant(const fia_oracle_facts *f)
 {
     const fia_tensor *k = f->t[FIA_SLOT_KEY];
-    int int_kv = k && (k->dtype == FIA_DT_INT8 || k->dtype == FIA_DT_INT4);
+    int int_kv = k && (k->dtype == FIA_DT_INT8 || k->dtype == FIA_DT_INT4 ||
+                       k->dtype == FIA_DT_INT32);
     return orc_antiquant_given(f) || (int_kv && !int8_query(f));
 }
 
