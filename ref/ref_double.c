@@ -18,7 +18,15 @@
  *   |lse^ - lse| <= -log(1 - E) + e_log |log S| + u |lse|.
  * The double pass uses u = 2^-53, g over D + 1 (r = 1) and nk + 1 terms,
  * exp/log within 2 ulp; the model uses the float32 pipeline (u = 2^-24,
- * r = 2: the rounding of scale, then of the product). */
+ * r = 2: the rounding of scale, then of the product).
+ *
+ * Antiquant (docs/tolerance.md "Antiquant"): the exact dequantized k and v
+ * are k + klo, v + vlo; the double pass reads k, v (the nearest binary64:
+ * one more relative rounding, g over D + 2 and nk + 2 terms when a rest is
+ * nonzero).  The model rounds them to the input dtype, x(1 + d) + e with
+ * |d| <= u_kv, |e| <= eta_kv: a score error gains u_kv A_j + |scale| eta_kv
+ * sum |q| (and A_j grows to (1 + u_kv) A_j + that), the numerator terms
+ * a_j -> (1 + a_j)(1 + u_kv) - 1 and an absolute (1 + T_max)(1 + a) eta_kv. */
 #include <float.h>
 #include <math.h>
 #include <stdlib.h>
@@ -228,9 +236,17 @@ static int64_t dbl_row_finite(ref_dbl *x, const ref_row_in *in, row_out *ro)
     /* a bias adds one more rounding to the score: gamma over one more
      * term for |scale| sum |q k|, plus u |bias| (docs/tolerance.md
      * "Scores"); a bias of 0 adds nothing (x + 0 is exact) */
-    const double g53 = gam((double)D + 1, U53), g24 = gam((double)D + 2, U24);
-    const double g53b = gam((double)D + 2, U53);
+    const double kr = in->klo ? 1.0 : 0.0; /* k rounded to binary64 */
+    const double g53 = gam((double)D + 1 + kr, U53);
+    const double g24 = gam((double)D + 2, U24);
+    const double g53b = gam((double)D + 2 + kr, U53);
     const double g24b = gam((double)D + 3, U24);
+    /* antiquant: |scale| eta_kv sum |q|, the subnormal part of a score */
+    const int aqm = in->u_kv > 0.0;
+    double qabs = 0.0;
+    for (int64_t d = 0; aqm && d < D; d++)
+        qabs += fabs(in->q[d]);
+    const double aabs = aqm ? as * in->eta_kv * qabs * SAFE : 0.0;
     double m = -INFINITY, smin = INFINITY, emax = 0.0;
     for (int64_t t = 0; t < nk && ok; t++) {
         const double *k = in->kbuf + in->keys[t] * D;
@@ -239,6 +255,8 @@ static int64_t dbl_row_finite(ref_dbl *x, const ref_row_in *in, row_out *ro)
             double pr = in->q[d] * k[d];
             dot += pr;
             a += fabs(pr);
+            if (aqm && !(fabs(k[d]) <= in->kv_lim))
+                model = 0; /* the dtype may not hold the rounded k */
         }
         const double b = in->bias ? in->bias[in->keys[t]] : 0.0;
         x->s[t] = in->scale * dot + b;
@@ -247,19 +265,23 @@ static int64_t dbl_row_finite(ref_dbl *x, const ref_row_in *in, row_out *ro)
             ok = model = 0;
             break;
         }
-        if ((x->a[t] + fabs(b)) * 2.0 > FLT_MAX / 4)
+        /* A_j of the kernel's rounded keys (antiquant; else A_j) */
+        const double at = x->a[t] * (1.0 + in->u_kv) * SAFE + aabs;
+        if ((at + fabs(b)) * 2.0 > FLT_MAX / 4)
             model = 0; /* float32 scores could overflow */
         /* the score errors: binary64 (td), the float32 model (tm) */
         const double sub = (as * (double)D + 1.0) * 0x1p-149;
         if (b == 0.0) {
             x->td[t] = g53 * x->a[t] + ((double)D + 2.0) * 0x1p-1074;
-            x->tm[t] = g24 * x->a[t] + sub;
+            x->tm[t] = g24 * at + sub;
         } else {
             x->td[t] = g53b * x->a[t] + U53 * fabs(b) * SAFE +
                        ((double)D + 3.0) * 0x1p-1074;
-            x->tm[t] = g24b * x->a[t] + U24 * fabs(b) * SAFE +
+            x->tm[t] = g24b * at + U24 * fabs(b) * SAFE +
                        sub * (1.0 + U24);
         }
+        /* the keys' own rounding to the input dtype (antiquant) */
+        x->tm[t] += (in->u_kv * x->a[t] + aabs) * SAFE;
         emax = x->tm[t] > emax ? x->tm[t] : emax;
         m = x->s[t] > m ? x->s[t] : m;
         smin = x->s[t] < smin ? x->s[t] : smin;
@@ -278,7 +300,8 @@ static int64_t dbl_row_finite(ref_dbl *x, const ref_row_in *in, row_out *ro)
         prev = lo > prev ? lo : prev;
     }
     const double K = (double)nk + R + 1.0;
-    const double gk24 = gam(K, U24), gk53 = gam((double)nk + 1, U53);
+    const double gk24 = gam(K, U24);
+    const double gk53 = gam((double)nk + (in->vlo ? 2 : 1), U53);
     const double span = m - smin + 2.0 * emax;
     double S = 0.0, tdmax = 0.0, tmmax = 0.0;
     for (int64_t t = 0; t < nk; t++) {
@@ -309,6 +332,10 @@ static int64_t dbl_row_finite(ref_dbl *x, const ref_row_in *in, row_out *ro)
         model = 0;
     const double small_w = 0x1p-14 * (1.0 + em_den);
     const double au = u_in + gk24 * (1.0 + u_in);
+    /* antiquant: each v rounded to the input dtype (relative u_kv, absolute
+     * eta_kv) */
+    const double au_kv = (au * (1.0 + in->u_kv) + in->u_kv) * SAFE;
+    const double ukv1 = 1.0 + in->u_kv;
     int64_t undecided = 0;
     for (int64_t d = 0; d < D; d++) {
         double num = -0.0, spv = 0.0, vmax = 0.0, small = 0.0; /* -0: sum identity */
@@ -341,10 +368,13 @@ static int64_t dbl_row_finite(ref_dbl *x, const ref_row_in *in, row_out *ro)
         std_ /= S;
         stm /= S;
         double ao = fabs(o);
-        if (model) {
-            double b = stm + (1.0 + tmmax) * (au * spv + gk24 * ao) +
-                       eta_in * (1.0 + tmmax) * small +
-                       (K + 2.0) * 0x1p-149 * (vmax + ao + 1.0);
+        if (model && !(aqm && !(vmax <= in->kv_lim))) {
+            double b = stm + (1.0 + tmmax) * (au_kv * spv + gk24 * ao) +
+                       (1.0 + tmmax) * (1.0 + au) * in->eta_kv +
+                       eta_in * (1.0 + tmmax) *
+                           (small * ukv1 + in->eta_kv * (double)nk) +
+                       (K + 2.0) * 0x1p-149 *
+                           (vmax * ukv1 + in->eta_kv + ao + 1.0);
             ro->bound[d] = (b / (1.0 - em_den) + U24 * ao) * SAFE;
         } else {
             ro->bound[d] = INFINITY;
