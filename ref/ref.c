@@ -207,7 +207,9 @@ static void antiquant_model(const ref_problem *p, ref_row_in *in)
     const int bf = p->in_dtype == FIA_DT_BF16;
     const double max = bf ? 0x1.fep127 : 65504.0;
     in->u_kv = 3.0 * (bf ? 0x1p-8 : 0x1p-11);
-    in->eta_kv = bf ? 0x1p-134 : 0x1p-25;
+    /* the dtype's subnormal half-step, and float32's where a float32
+     * product underflowed before it */
+    in->eta_kv = (bf ? 0x1p-134 : 0x1p-25) + 0x1p-149;
     in->kv_lim = p->aq_unmodeled ? -1.0
                                  : (max - in->eta_kv) / (1.0 + in->u_kv);
 }
