@@ -227,6 +227,55 @@ int64_t ref_dbl_row(ref_dbl *x, const ref_row_in *in, row_out *ro)
 
 /* ---- a row of finite scores ------------------------------------------- */
 
+/* The constants of a row's score errors. */
+typedef struct score_consts {
+    double as, g53, g24, g53b, g24b;
+    int aqm;      /* antiquant: k rounded to the input dtype in the model */
+    double aabs;  /* antiquant: |scale| eta_kv sum |q|, a score's
+                     subnormal part */
+} score_consts;
+
+/* Key t's binary64 score x->s[t], x->a[t] >= |scale| sum |q k|, and the
+ * score errors of the binary64 pass (x->td[t]) and of the model
+ * (x->tm[t]).  0 when the binary64 score is not finite; clears *model
+ * where the model does not hold. */
+static int key_score(ref_dbl *x, const ref_row_in *in, int64_t t,
+                     const score_consts *c, int *model)
+{
+    const int64_t D = in->D;
+    const double *k = in->kbuf + in->keys[t] * D;
+    double dot = 0.0, a = 0.0;
+    for (int64_t d = 0; d < D; d++) {
+        double pr = in->q[d] * k[d];
+        dot += pr;
+        a += fabs(pr);
+        if (c->aqm && !(fabs(k[d]) <= in->kv_lim))
+            *model = 0; /* the dtype may not hold the rounded k */
+    }
+    const double b = in->bias ? in->bias[in->keys[t]] : 0.0;
+    x->s[t] = in->scale * dot + b;
+    x->a[t] = c->as * a * (1.0 + 2.0 * c->g53); /* >= |scale| sum |q k| */
+    if (!isfinite(x->s[t]) || !isfinite(x->a[t]))
+        return 0;
+    /* A_j of the kernel's keys, rounded to the input dtype (antiquant) */
+    const double at = c->aqm ? x->a[t] * (1.0 + in->u_kv) * SAFE + c->aabs
+                             : x->a[t];
+    if ((at + fabs(b)) * 2.0 > FLT_MAX / 4)
+        *model = 0; /* float32 scores could overflow */
+    const double sub = (c->as * (double)D + 1.0) * 0x1p-149;
+    if (b == 0.0) {
+        x->td[t] = c->g53 * x->a[t] + ((double)D + 2.0) * 0x1p-1074;
+        x->tm[t] = c->g24 * at + sub;
+    } else {
+        x->td[t] = c->g53b * x->a[t] + U53 * fabs(b) * SAFE +
+                   ((double)D + 3.0) * 0x1p-1074;
+        x->tm[t] = c->g24b * at + U24 * fabs(b) * SAFE + sub * (1.0 + U24);
+    }
+    if (c->aqm) /* the keys' own rounding to the input dtype */
+        x->tm[t] += (in->u_kv * x->a[t] + c->aabs) * SAFE;
+    return 1;
+}
+
 static int64_t dbl_row_finite(ref_dbl *x, const ref_row_in *in, row_out *ro)
 {
     const int64_t D = in->D, nk = in->nk;
@@ -235,53 +284,24 @@ static int64_t dbl_row_finite(ref_dbl *x, const ref_row_in *in, row_out *ro)
     int model = ok && (as == 0.0 || (as <= FLT_MAX && as >= FLT_MIN));
     /* a bias adds one more rounding to the score: gamma over one more
      * term for |scale| sum |q k|, plus u |bias| (docs/tolerance.md
-     * "Scores"); a bias of 0 adds nothing (x + 0 is exact) */
-    const double kr = in->klo ? 1.0 : 0.0; /* k rounded to binary64 */
-    const double g53 = gam((double)D + 1 + kr, U53);
-    const double g24 = gam((double)D + 2, U24);
-    const double g53b = gam((double)D + 2 + kr, U53);
-    const double g24b = gam((double)D + 3, U24);
-    /* antiquant: |scale| eta_kv sum |q|, the subnormal part of a score */
-    const int aqm = in->u_kv > 0.0;
+     * "Scores"); a bias of 0 adds nothing (x + 0 is exact); a k that is
+     * the nearest binary64 of a dequantized one (klo) one more */
+    const double kr = in->klo ? 1.0 : 0.0;
+    score_consts c = {.as = as, .g53 = gam((double)D + 1 + kr, U53),
+                      .g24 = gam((double)D + 2, U24),
+                      .g53b = gam((double)D + 2 + kr, U53),
+                      .g24b = gam((double)D + 3, U24),
+                      .aqm = in->u_kv > 0.0};
     double qabs = 0.0;
-    for (int64_t d = 0; aqm && d < D; d++)
+    for (int64_t d = 0; c.aqm && d < D; d++)
         qabs += fabs(in->q[d]);
-    const double aabs = aqm ? as * in->eta_kv * qabs * SAFE : 0.0;
+    c.aabs = c.aqm ? as * in->eta_kv * qabs * SAFE : 0.0;
     double m = -INFINITY, smin = INFINITY, emax = 0.0;
     for (int64_t t = 0; t < nk && ok; t++) {
-        const double *k = in->kbuf + in->keys[t] * D;
-        double dot = 0.0, a = 0.0;
-        for (int64_t d = 0; d < D; d++) {
-            double pr = in->q[d] * k[d];
-            dot += pr;
-            a += fabs(pr);
-            if (aqm && !(fabs(k[d]) <= in->kv_lim))
-                model = 0; /* the dtype may not hold the rounded k */
-        }
-        const double b = in->bias ? in->bias[in->keys[t]] : 0.0;
-        x->s[t] = in->scale * dot + b;
-        x->a[t] = as * a * (1.0 + 2.0 * g53); /* >= |scale| sum |q k| */
-        if (!isfinite(x->s[t]) || !isfinite(x->a[t])) {
+        if (!key_score(x, in, t, &c, &model)) {
             ok = model = 0;
             break;
         }
-        /* A_j of the kernel's rounded keys (antiquant; else A_j) */
-        const double at = x->a[t] * (1.0 + in->u_kv) * SAFE + aabs;
-        if ((at + fabs(b)) * 2.0 > FLT_MAX / 4)
-            model = 0; /* float32 scores could overflow */
-        /* the score errors: binary64 (td), the float32 model (tm) */
-        const double sub = (as * (double)D + 1.0) * 0x1p-149;
-        if (b == 0.0) {
-            x->td[t] = g53 * x->a[t] + ((double)D + 2.0) * 0x1p-1074;
-            x->tm[t] = g24 * at + sub;
-        } else {
-            x->td[t] = g53b * x->a[t] + U53 * fabs(b) * SAFE +
-                       ((double)D + 3.0) * 0x1p-1074;
-            x->tm[t] = g24b * at + U24 * fabs(b) * SAFE +
-                       sub * (1.0 + U24);
-        }
-        /* the keys' own rounding to the input dtype (antiquant) */
-        x->tm[t] += (in->u_kv * x->a[t] + aabs) * SAFE;
         emax = x->tm[t] > emax ? x->tm[t] : emax;
         m = x->s[t] > m ? x->s[t] : m;
         smin = x->s[t] < smin ? x->s[t] : smin;
@@ -334,7 +354,8 @@ static int64_t dbl_row_finite(ref_dbl *x, const ref_row_in *in, row_out *ro)
     const double au = u_in + gk24 * (1.0 + u_in);
     /* antiquant: each v rounded to the input dtype (relative u_kv, absolute
      * eta_kv) */
-    const double au_kv = (au * (1.0 + in->u_kv) + in->u_kv) * SAFE;
+    const double au_kv =
+        c.aqm ? (au * (1.0 + in->u_kv) + in->u_kv) * SAFE : au;
     const double ukv1 = 1.0 + in->u_kv;
     int64_t undecided = 0;
     for (int64_t d = 0; d < D; d++) {
@@ -368,7 +389,7 @@ static int64_t dbl_row_finite(ref_dbl *x, const ref_row_in *in, row_out *ro)
         std_ /= S;
         stm /= S;
         double ao = fabs(o);
-        if (model && !(aqm && !(vmax <= in->kv_lim))) {
+        if (model && !(c.aqm && !(vmax <= in->kv_lim))) {
             double b = stm + (1.0 + tmmax) * (au_kv * spv + gk24 * ao) +
                        (1.0 + tmmax) * (1.0 + au) * in->eta_kv +
                        eta_in * (1.0 + tmmax) *
