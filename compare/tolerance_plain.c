@@ -6,7 +6,10 @@
  * rounded to the dtype, P = softmax(S) in float32 rounded to the dtype,
  * O = P V accumulated in float32 and rounded to the dtype; lse in float32.
  * The rows come from ref/ (fia_ref_visit_rows): which keys take part is the
- * reference's reading of the case; the arithmetic is here.  Shares nothing
+ * reference's reading of the case; the arithmetic is here.  int8 / int4
+ * key and value come dequantized (exactly, to binary64): same dtype means
+ * rounded to the output dtype, the query's in that scene
+ * (docs/features/antiquant.md, 002 "反量化到FLOAT16").  Shares nothing
  * with fast/. */
 #include <math.h>
 #include <stdlib.h>
@@ -27,6 +30,16 @@ static float to_dt(fia_dtype dt, float x)
                              : fia_fp16_to_float(fia_float_to_fp16(x));
 }
 
+/* k or v element i, in the dtype (dequantized ones rounded once). */
+static float kv_at(const plain_ctx *c, const fia_ref_row *row,
+                   const double *x, int64_t i)
+{
+    if (!row->kv_dequantized)
+        return (float)x[i];
+    return c->dt == FIA_DT_BF16 ? fia_bf16_to_float(fia_double_to_bf16(x[i]))
+                                : fia_fp16_to_float(fia_double_to_fp16(x[i]));
+}
+
 static int plain_row(const fia_ref_row *row, void *vctx)
 {
     plain_ctx *c = vctx;
@@ -43,7 +56,7 @@ static int plain_row(const fia_ref_row *row, void *vctx)
     for (int64_t t = 0; t < nk; t++) {
         float acc = 0.0f;
         for (int64_t d = 0; d < D; d++)
-            acc += (float)row->q[d] * (float)row->k[t * D + d];
+            acc += (float)row->q[d] * kv_at(c, row, row->k, t * D + d);
         /* pse_shift added after the scale, in float32 (RELEASED "Numeric
          * pipeline") */
         const float bias = row->bias != NULL ? (float)row->bias[t] : 0.0f;
@@ -61,7 +74,7 @@ static int plain_row(const fia_ref_row *row, void *vctx)
     for (int64_t d = 0; d < D; d++) {
         float acc = 0.0f;
         for (int64_t t = 0; t < nk; t++)
-            acc += c->s[t] * (float)row->v[t * D + d];
+            acc += c->s[t] * kv_at(c, row, row->v, t * D + d);
         uint16_t h = c->dt == FIA_DT_BF16 ? fia_float_to_bf16(acc)
                                           : fia_float_to_fp16(acc);
         ((uint16_t *)c->out->data)[row->out_index[d]] = h;

@@ -17,8 +17,11 @@
  * overflow.  Row s is the physical row: with left padding (read_padding.c)
  * batch b's row i and key j live at ref_pad_q_row / ref_pad_kv_row; a
  * shared prefix's rows come before each batch's own keys (ref_load_kv_rows,
- * read_prefix.c).  The loads widen fp16 / bf16 exactly to binary64 (the
- * tensors feature accepts nothing else). */
+ * read_prefix.c).  The loads widen fp16 / bf16 exactly to binary64; int8 /
+ * int4 / int32-packed key and value are dequantized (read_antiquant.c),
+ * element (b, n, s, d) at the same flat index of the real dims (an int32
+ * tensor's last dim is D / 8 or H / 8: its words hold elements 8i..8i+7,
+ * ref_kv_last_dim). */
 #include <math.h>
 #include <string.h>
 #include "ref_internal.h"
@@ -53,6 +56,11 @@ int ref_shape_is(const fia_tensor *t, int nd, const int64_t *dims)
         if (t->shape[i] != dims[i])
             return 0;
     return 1;
+}
+
+int64_t ref_kv_last_dim(const ref_problem *p, const fia_tensor *t)
+{
+    return t->shape[t->ndim - 1] * (p->kv_pack > 1 ? p->kv_pack : 1);
 }
 
 /* Q_S and D of the query alone (BSH reads D through N). */
@@ -90,14 +98,14 @@ static fia_status layout_dims(ref_problem *p, int64_t *kd, fia_error *err)
     case REF_LAYOUT_BSH:
         p->Q_S = q->shape[1];
         p->KV_S = k->shape[1];
-        if (q->shape[2] % p->N != 0 || k->shape[2] % p->KV_N != 0)
+        if (q->shape[2] % p->N != 0 || ref_kv_last_dim(p, k) % p->KV_N != 0)
             return fia_fail(err, FIA_ERR_PARAM_INVALID,
                             "BSH: H %lld / H_kv %lld not divisible by N %lld "
                             "/ KV_N %lld", (long long)q->shape[2],
                             (long long)k->shape[2], (long long)p->N,
                             (long long)p->KV_N);
         p->D = q->shape[2] / p->N;
-        *kd = k->shape[2] / p->KV_N;
+        *kd = ref_kv_last_dim(p, k) / p->KV_N;
         return FIA_OK;
     case REF_LAYOUT_BSND:
         p->Q_S = q->shape[1];
@@ -109,7 +117,7 @@ static fia_status layout_dims(ref_problem *p, int64_t *kd, fia_error *err)
                             (long long)k->shape[2], (long long)p->N,
                             (long long)p->KV_N);
         p->D = q->shape[3];
-        *kd = k->shape[3];
+        *kd = ref_kv_last_dim(p, k);
         return FIA_OK;
     default: /* BNSD, BNSD_BSND */
         p->Q_S = q->shape[2];
@@ -121,7 +129,7 @@ static fia_status layout_dims(ref_problem *p, int64_t *kd, fia_error *err)
                             (long long)k->shape[1], (long long)p->N,
                             (long long)p->KV_N);
         p->D = q->shape[3];
-        *kd = k->shape[3];
+        *kd = ref_kv_last_dim(p, k);
         return FIA_OK;
     }
 }
@@ -246,19 +254,34 @@ void ref_load_q_row(const ref_problem *p, int64_t b, int64_t n, int64_t i,
 }
 
 /* Logical key j: row j of the shared prefix for j < P, else the batch's
- * own key j - P (read_prefix.c). */
-void ref_load_kv_rows(const ref_problem *p, int64_t b, int64_t kn,
-                      int64_t nkeys, double *k, double *v)
+ * own key j - P (read_prefix.c); with antiquant (no prefix) the
+ * dequantized element (read_antiquant.c). */
+int ref_load_kv_rows(const ref_problem *p, int64_t b, int64_t kn,
+                     int64_t nkeys, double *k, double *v, double *klo,
+                     double *vlo)
 {
+    const int64_t D = p->D;
+    if (p->aq) {
+        int any = 0;
+        for (int64_t j = 0; j < nkeys; j++)
+            for (int64_t d = 0; d < D; d++) {
+                const int64_t e = j * D + d;
+                ref_aq_load(p, 0, b, kn, j, d, &k[e], &klo[e]);
+                ref_aq_load(p, 1, b, kn, j, d, &v[e], &vlo[e]);
+                any |= klo[e] != 0.0 || vlo[e] != 0.0;
+            }
+        return any;
+    }
     const fia_tensor *kt = ref_k_tensor(p, b), *vt = ref_v_tensor(p, b);
     for (int64_t j = 0; j < nkeys; j++) {
         const int pre = j < p->P;
         const fia_tensor *ks = pre ? p->kp : kt, *vs = pre ? p->vp : vt;
-        for (int64_t d = 0; d < p->D; d++) {
+        for (int64_t d = 0; d < D; d++) {
             int64_t idx = pre ? ref_prefix_index(p, kn, j, d)
                               : ref_kv_index(p, b, kn, j - p->P, d);
-            k[j * p->D + d] = load_half(ks->dtype, ks->data, idx);
-            v[j * p->D + d] = load_half(vs->dtype, vs->data, idx);
+            k[j * D + d] = load_half(ks->dtype, ks->data, idx);
+            v[j * D + d] = load_half(vs->dtype, vs->data, idx);
         }
     }
+    return 0;
 }

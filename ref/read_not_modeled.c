@@ -21,18 +21,6 @@ static const struct {
     {FIA_FEATURE_INT8_QUANT, FIA_SLOT_QUANT_SCALE2, "quant_scale2 (quantization)"},
     {FIA_FEATURE_INT8_QUANT, FIA_SLOT_QUANT_OFFSET2,
      "quant_offset2 (quantization)"},
-    {FIA_FEATURE_ANTIQUANT, FIA_SLOT_ANTIQUANT_SCALE,
-     "antiquant_scale (antiquant)"},
-    {FIA_FEATURE_ANTIQUANT, FIA_SLOT_ANTIQUANT_OFFSET,
-     "antiquant_offset (antiquant)"},
-    {FIA_FEATURE_ANTIQUANT, FIA_SLOT_KEY_ANTIQUANT_SCALE,
-     "key_antiquant_scale (antiquant)"},
-    {FIA_FEATURE_ANTIQUANT, FIA_SLOT_KEY_ANTIQUANT_OFFSET,
-     "key_antiquant_offset (antiquant)"},
-    {FIA_FEATURE_ANTIQUANT, FIA_SLOT_VALUE_ANTIQUANT_SCALE,
-     "value_antiquant_scale (antiquant)"},
-    {FIA_FEATURE_ANTIQUANT, FIA_SLOT_VALUE_ANTIQUANT_OFFSET,
-     "value_antiquant_offset (antiquant)"},
     {FIA_FEATURE_MLA, FIA_SLOT_QUERY_ROPE, "query_rope (MLA)"},
     {FIA_FEATURE_MLA, FIA_SLOT_KEY_ROPE, "key_rope (MLA)"},
     {FIA_FEATURE_QUERY_QUANT, FIA_SLOT_DEQUANT_SCALE_QUERY,
@@ -48,10 +36,61 @@ static const fia_slot token_refused_slots[4] = {
     FIA_SLOT_QUERY_PADDING_SIZE, FIA_SLOT_KV_PADDING_SIZE,
     FIA_SLOT_KEY_SHARED_PREFIX, FIA_SLOT_VALUE_SHARED_PREFIX};
 
-/* feature int_inputs: int8 / int4 / uint8 query, key or value */
+/* feature int_inputs: int8 / int4 / uint8 query, key or value (int8 /
+ * int4 / int32 key and value with an fp16 / bf16 query: antiquant,
+ * read_antiquant.c) */
 static int is_quant_dtype(fia_dtype dt)
 {
     return dt == FIA_DT_INT8 || dt == FIA_DT_INT4 || dt == FIA_DT_UINT8;
+}
+
+static int is_antiquant_kv(fia_dtype dt)
+{
+    return dt == FIA_DT_INT8 || dt == FIA_DT_INT4 || dt == FIA_DT_INT32;
+}
+
+/* feature antiquant (docs/features/antiquant.md "Not modeled"):
+ * antiquant parameters (tensors, or a mode != 0) with fp16 / bf16
+ * key/value, whose effect is undocumented; a shared prefix with int
+ * key/value (which per-token scale covers its rows?).  The per-token mode
+ * with a tensor list is read_antiquant.c's. */
+static const fia_slot antiquant_slots[6] = {
+    FIA_SLOT_ANTIQUANT_SCALE, FIA_SLOT_ANTIQUANT_OFFSET,
+    FIA_SLOT_KEY_ANTIQUANT_SCALE, FIA_SLOT_KEY_ANTIQUANT_OFFSET,
+    FIA_SLOT_VALUE_ANTIQUANT_SCALE, FIA_SLOT_VALUE_ANTIQUANT_OFFSET};
+
+static fia_status antiquant_not_modeled(const fia_case *c,
+                                        const fia_case_data *d,
+                                        fia_error *err)
+{
+    const fia_tensor *q = fia_case_data_tensor(d, FIA_SLOT_QUERY),
+                     *k = fia_case_data_tensor(d, FIA_SLOT_KEY);
+    if (!q || !k)
+        return FIA_OK;
+    const int scene = (q->dtype == FIA_DT_FP16 || q->dtype == FIA_DT_BF16) &&
+                      is_antiquant_kv(k->dtype);
+    if (scene) {
+        if (ref_slot_given(d, FIA_SLOT_KEY_SHARED_PREFIX) ||
+            ref_slot_given(d, FIA_SLOT_VALUE_SHARED_PREFIX))
+            return fia_fail(err, FIA_ERR_NOT_MODELED, "not modeled yet: a "
+                            "shared prefix with int8/int4 key/value "
+                            "(antiquant)");
+        return FIA_OK;
+    }
+    if (k->dtype != FIA_DT_FP16 && k->dtype != FIA_DT_BF16)
+        return FIA_OK;
+    for (size_t i = 0; i < 6; i++)
+        if (ref_slot_given(d, antiquant_slots[i]))
+            return fia_fail(err, FIA_ERR_NOT_MODELED, "not modeled yet: %s "
+                            "with %s key/value (antiquant)",
+                            fia_slot_name(antiquant_slots[i]),
+                            fia_dtype_name(k->dtype));
+    if (c->attrs.antiquant_mode != 0 || c->attrs.key_antiquant_mode != 0 ||
+        c->attrs.value_antiquant_mode != 0)
+        return fia_fail(err, FIA_ERR_NOT_MODELED, "not modeled yet: an "
+                        "antiquant mode with %s key/value (antiquant)",
+                        fia_dtype_name(k->dtype));
+    return FIA_OK;
 }
 
 fia_status ref_read_not_modeled(ref_problem *p, const fia_case *c,
@@ -80,13 +119,20 @@ fia_status ref_read_not_modeled(ref_problem *p, const fia_case *c,
                         (long long)c->attrs.query_quant_mode);
     static const fia_slot qkv[] = {FIA_SLOT_QUERY, FIA_SLOT_KEY,
                                    FIA_SLOT_VALUE};
+    const fia_tensor *q = fia_case_data_tensor(d, FIA_SLOT_QUERY);
+    const int half_q = q && (q->dtype == FIA_DT_FP16 ||
+                             q->dtype == FIA_DT_BF16);
     for (size_t i = 0; i < 3; i++) {
         const fia_tensor *t = fia_case_data_tensor(d, qkv[i]);
-        if (t && is_quant_dtype(t->dtype))
+        if (t && is_quant_dtype(t->dtype) &&
+            !(i > 0 && half_q && is_antiquant_kv(t->dtype)))
             return fia_fail(err, FIA_ERR_NOT_MODELED,
                             "not modeled yet: %s %s (quantization)",
                             fia_dtype_name(t->dtype), fia_slot_name(qkv[i]));
     }
+    fia_status st = antiquant_not_modeled(c, d, err);
+    if (st != FIA_OK)
+        return st;
     /* features padding and prefix: 003's token layouts have no padding or
      * prefix parameters (003 §功能说明 sends left padding and the system
      * prefix to the older interface); the other refusals, a kv scene with

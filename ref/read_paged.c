@@ -55,15 +55,15 @@ fia_status ref_paged_key_dims(ref_problem *p, int64_t *kd, fia_error *err)
                             (long long)k->shape[1], (long long)k->shape[2],
                             (long long)k->shape[3], (long long)p->KV_N,
                             (long long)bs);
-        *kd = k->shape[3];
+        *kd = ref_kv_last_dim(p, k);
     } else {
-        if (k->shape[1] != bs || k->shape[2] % p->KV_N != 0)
+        if (k->shape[1] != bs || ref_kv_last_dim(p, k) % p->KV_N != 0)
             return fia_fail(err, FIA_ERR_PARAM_INVALID, "cache [%lld,%lld,"
                             "%lld] is not (blocknum, block_size=%lld, "
                             "KV_N*D)", (long long)k->shape[0],
                             (long long)k->shape[1], (long long)k->shape[2],
                             (long long)bs);
-        *kd = k->shape[2] / p->KV_N;
+        *kd = ref_kv_last_dim(p, k) / p->KV_N;
     }
     p->blocknum = k->shape[0];
     if (p->bt_cols > REF_DIM_LIMIT / bs)

@@ -55,12 +55,12 @@ fia_status ref_list_key_dims(ref_problem *p, int64_t *kd, fia_error *err)
         int heads;
         if (p->layout == REF_LAYOUT_BSH) {
             s = k->shape[1];
-            heads = k->shape[2] % p->KV_N == 0;
-            d = heads ? k->shape[2] / p->KV_N : -1;
+            heads = ref_kv_last_dim(p, k) % p->KV_N == 0;
+            d = heads ? ref_kv_last_dim(p, k) / p->KV_N : -1;
         } else {
             s = bsx ? k->shape[1] : k->shape[2];
             heads = (bsx ? k->shape[2] : k->shape[1]) == p->KV_N;
-            d = k->shape[3];
+            d = ref_kv_last_dim(p, k);
         }
         if (!heads || d != p->D || s >= REF_DIM_LIMIT)
             return fia_fail(err, FIA_ERR_PARAM_INVALID, "key[%lld]'s heads or "

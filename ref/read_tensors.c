@@ -61,6 +61,20 @@ fia_status ref_read_tensors_dtypes(ref_problem *p, const fia_case *c,
     (void)c;
     static const fia_slot qkv[] = {FIA_SLOT_QUERY, FIA_SLOT_KEY,
                                    FIA_SLOT_VALUE};
+    const fia_dtype kd = p->k->dtype;
+    if (is_half(p->q->dtype) && (kd == FIA_DT_INT8 || kd == FIA_DT_INT4 ||
+                                 kd == FIA_DT_INT32)) {
+        if (p->v->dtype != kd)
+            return fia_fail(err, FIA_ERR_PARAM_INVALID, "int key with value "
+                            "dtype %s (the antiquant scene takes one "
+                            "dtype)", fia_dtype_name(p->v->dtype));
+        p->aq = 1; /* antiquant (read_antiquant.c) */
+        p->kv_dtype = kd;
+        p->kv_pack = kd == FIA_DT_INT32 ? 8 : 1;
+        p->in_dtype = p->q->dtype;
+        return FIA_OK;
+    }
+    p->kv_pack = 1;
     for (size_t i = 0; i < 3; i++) {
         const fia_tensor *t = fia_case_data_tensor(d, qkv[i]);
         if (!is_half(t->dtype))

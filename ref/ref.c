@@ -132,6 +132,8 @@ static fia_status compute_row(const ref_row_view *row, void *vctx,
     x->in.q = row->q;
     x->in.kbuf = row->kbuf;
     x->in.vbuf = row->vbuf;
+    x->in.klo = row->klo;
+    x->in.vlo = row->vlo;
     x->in.keys = row->keys;
     x->in.bias = row->bias;
     x->in.nk = row->nk;
@@ -172,14 +174,44 @@ static mpfr_prec_t score_precision(void *vp)
                         p->q->dtype, p->q->data, ref_q_index(p, b, n, i, d)));
         for (int64_t n = 0; n < p->KV_N; n++)
             for (int64_t j = 0; j < p->kv_len[b]; j++)
-                for (int64_t d = 0; d < p->D; d++)
-                    ref_value_range_add(&kr, fia_load_as_double(
-                        ref_k_tensor(p, b)->dtype, ref_k_tensor(p, b)->data,
-                        ref_kv_index(p, b, n, j, d)));
+                for (int64_t d = 0; d < p->D; d++) {
+                    if (!p->aq) {
+                        ref_value_range_add(&kr, fia_load_as_double(
+                            ref_k_tensor(p, b)->dtype,
+                            ref_k_tensor(p, b)->data,
+                            ref_kv_index(p, b, n, j, d)));
+                        continue;
+                    }
+                    double hi, lo;
+                    ref_aq_load(p, 0, b, n, j, d, &hi, &lo);
+                    ref_value_range_add(&kr, hi);
+                    ref_value_range_add(&kr, lo);
+                }
     }
     ref_value_range br = {0};
     ref_pse_range(p, &br);
-    return ref_score_precision(&qr, &kr, p->D, p->scale, &br);
+    /* a dequantized key is two parts (read_antiquant.c): 2 D products */
+    return ref_score_precision(&qr, &kr, p->aq ? 2 * p->D : p->D, p->scale,
+                               &br);
+}
+
+/* The permitted algorithm rounds dequantized key and value to the query's
+ * dtype (docs/tolerance.md "Antiquant"): up to three roundings of unit u_q
+ * or 2^-24, |delta| <= 3 u_q, plus the dtype's subnormal half-step; no
+ * model where the rounded value may overflow the dtype, or where an offset
+ * leaves x_int + offset beyond it (read_antiquant.c). */
+static void antiquant_model(const ref_problem *p, ref_row_in *in)
+{
+    if (!p->aq)
+        return;
+    const int bf = p->in_dtype == FIA_DT_BF16;
+    const double max = bf ? 0x1.fep127 : 65504.0;
+    in->u_kv = 3.0 * (bf ? 0x1p-8 : 0x1p-11);
+    /* the dtype's subnormal half-step, and float32's where a float32
+     * product underflowed before it */
+    in->eta_kv = (bf ? 0x1p-134 : 0x1p-25) + 0x1p-149;
+    in->kv_lim = p->aq_unmodeled ? -1.0
+                                 : (max - in->eta_kv) / (1.0 + in->u_kv);
 }
 
 static fia_status compute_rows(const ref_problem *p, long prec,
@@ -201,6 +233,7 @@ static fia_status compute_rows(const ref_problem *p, long prec,
     x.in = (ref_row_in){.D = p->D, .scale = p->scale, .fmt = fmt,
                         .want_lse = p->has_lse, .round_p = p->round_p,
                         .in_dtype = p->in_dtype};
+    antiquant_model(p, &x.in);
     st = ref_rows_walk(p, compute_row, &x, err);
     ref_row_out_free(&x.ro);
     ref_core_free(x.core);

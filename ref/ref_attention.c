@@ -46,14 +46,17 @@ struct ref_core {
     long prec0;         /* first MPFR precision of every row */
     long prec;          /* current working precision */
     int64_t D, KV_S;    /* columns, most keys of a row */
-    double *vcol;        /* [KV_S]: one v column over the row's keys */
+    double *vcol;        /* [2 KV_S]: one v column over the row's keys,
+                            then its rests (antiquant) */
     mpfr_t *qm;          /* [D], 53 bits */
-    mpfr_t *dterm;       /* [D], 106 bits: exact products q k */
+    mpfr_t *dterm;       /* [2 D], 106 bits: exact products q k (and q
+                            klo: a dequantized key is k + klo) */
     mpfr_ptr *dptr;
     mpfr_t *score;       /* [KV_S], ps bits */
     mpfr_t *e;           /* [KV_S], prec bits */
     mpfr_ptr *eptr;
-    mpfr_t *nterm;       /* [KV_S], prec + 53 bits: exact products e v */
+    mpfr_t *nterm;       /* [2 KV_S], prec + 53 bits: exact products e v
+                            (and e vlo) */
     mpfr_ptr *nptr;
     mpfr_t dot, m, diff, S, logS, lse, num, outv, lo, hi, rlo, rhi, r16, r32;
     int inited;
@@ -138,11 +141,13 @@ void ref_core_free(ref_ws *w)
         for (int64_t d = 0; d < w->D; d++) {
             mpfr_clear(w->qm[d]);
             mpfr_clear(w->dterm[d]);
+            mpfr_clear(w->dterm[w->D + d]);
         }
         for (int64_t j = 0; j < w->KV_S; j++) {
             mpfr_clear(w->score[j]);
             mpfr_clear(w->e[j]);
             mpfr_clear(w->nterm[j]);
+            mpfr_clear(w->nterm[w->KV_S + j]);
         }
         mpfr_clears(w->dot, w->m, w->diff, w->S, w->logS, w->lse, w->num,
                     w->outv, w->lo, w->hi, w->rlo, w->rhi, w->r16, w->r32,
@@ -180,7 +185,7 @@ fia_status ref_core_new(ref_ws **out, int64_t D, int64_t max_keys,
     w->KV_S = max_keys;
     w->pure_mpfr = pure_mpfr;
     size_t S = (size_t)max_keys;
-    w->vcol = malloc((S ? S : 1) * sizeof(double));
+    w->vcol = malloc((S ? 2 * S : 1) * sizeof(double));
     if (ref_dbl_init(&w->dbl, max_keys) != FIA_OK || !w->vcol) {
         ref_core_free(w);
         return fia_fail(err, FIA_ERR_NOMEM,
@@ -198,25 +203,28 @@ static fia_status ws_mpfr(ref_ws *w)
     w->ps = w->score_prec(w->score_prec_ctx);
     size_t D = (size_t)w->D, S = (size_t)w->KV_S;
     w->qm = malloc((D ? D : 1) * sizeof(mpfr_t));
-    w->dterm = malloc((D ? D : 1) * sizeof(mpfr_t));
-    w->dptr = malloc((D ? D : 1) * sizeof(mpfr_ptr));
+    w->dterm = malloc((D ? 2 * D : 1) * sizeof(mpfr_t));
+    w->dptr = malloc((D ? 2 * D : 1) * sizeof(mpfr_ptr));
     w->score = malloc((S ? S : 1) * sizeof(mpfr_t));
     w->e = malloc((S ? S : 1) * sizeof(mpfr_t));
     w->eptr = malloc((S ? S : 1) * sizeof(mpfr_ptr));
-    w->nterm = malloc((S ? S : 1) * sizeof(mpfr_t));
-    w->nptr = malloc((S ? S : 1) * sizeof(mpfr_ptr));
+    w->nterm = malloc((S ? 2 * S : 1) * sizeof(mpfr_t));
+    w->nptr = malloc((S ? 2 * S : 1) * sizeof(mpfr_ptr));
     if (!w->qm || !w->dterm || !w->dptr || !w->score || !w->e || !w->eptr ||
         !w->nterm || !w->nptr)
         return FIA_ERR_NOMEM;
     for (size_t d = 0; d < D; d++) {
         mpfr_init2(w->qm[d], 53);
         mpfr_init2(w->dterm[d], 106);
+        mpfr_init2(w->dterm[D + d], 106);
         w->dptr[d] = w->dterm[d];
+        w->dptr[D + d] = w->dterm[D + d];
     }
     for (size_t j = 0; j < S; j++) {
         mpfr_init2(w->score[j], w->ps);
         mpfr_init2(w->e[j], prec);
         mpfr_init2(w->nterm[j], prec + 53);
+        mpfr_init2(w->nterm[S + j], prec + 53);
     }
     mpfr_inits2(prec, w->S, w->logS, w->lse, w->num, w->outv, (mpfr_ptr)0);
     mpfr_init2(w->dot, w->ps);
@@ -235,6 +243,7 @@ static void ws_set_prec(ref_ws *w, long prec)
     for (int64_t t = 0; t < w->KV_S; t++) {
         mpfr_set_prec(w->e[t], prec);
         mpfr_set_prec(w->nterm[t], prec + 53);
+        mpfr_set_prec(w->nterm[w->KV_S + t], prec + 53);
     }
     mpfr_set_prec(w->S, prec);
     mpfr_set_prec(w->logS, prec);
@@ -279,7 +288,13 @@ static int64_t compute_row(ref_ws *w, const ref_row_in *in, row_out *ro)
         const double *krow = in->kbuf + in->keys[t] * D;
         for (int64_t d = 0; d < D; d++)
             mpfr_mul_d(w->dterm[d], w->qm[d], krow[d], MPFR_RNDN);
-        mpfr_sum(w->dot, w->dptr, (unsigned long)D, MPFR_RNDN);
+        if (in->klo) { /* the rests of dequantized keys, exact alike */
+            const double *lrow = in->klo + in->keys[t] * D;
+            for (int64_t d = 0; d < D; d++)
+                mpfr_mul_d(w->dterm[D + d], w->qm[d], lrow[d], MPFR_RNDN);
+        }
+        mpfr_sum(w->dot, w->dptr, (unsigned long)(in->klo ? 2 * D : D),
+                 MPFR_RNDN);
         mpfr_mul_d(w->score[t], w->dot, in->scale, MPFR_RNDN);
         if (in->bias) /* exact: the precision covers the bias */
             mpfr_add_d(w->score[t], w->score[t], in->bias[in->keys[t]],
@@ -340,11 +355,18 @@ static int64_t compute_row(ref_ws *w, const ref_row_in *in, row_out *ro)
             double v = in->vbuf[in->keys[t] * D + d];
             mpfr_mul_d(w->nterm[t], w->e[t], v, MPFR_RNDN); /* exact */
             w->nptr[t] = w->nterm[t];
+            if (in->vlo) { /* |vlo| <= 2^-53 |v|: vmax still bounds */
+                mpfr_mul_d(w->nterm[nk + t], w->e[t],
+                           in->vlo[in->keys[t] * D + d], MPFR_RNDN);
+                w->nptr[nk + t] = w->nterm[nk + t];
+            }
             if (fabs(v) > vmax || isnan(v))
                 vmax = fabs(v);
         }
         int ex = s_exact;
-        ex &= mpfr_sum(w->num, w->nptr, (unsigned long)nk, MPFR_RNDN) == 0;
+        ex &= mpfr_sum(w->num, w->nptr,
+                       (unsigned long)(in->vlo ? 2 * nk : nk),
+                       MPFR_RNDN) == 0;
         ex &= mpfr_div(w->outv, w->num, w->S, MPFR_RNDN) == 0;
         mpfr_exp_t err;
         if (vmax == 0.0) {
@@ -377,10 +399,15 @@ static fia_status settle_rational(ref_ws *w, const ref_row_in *in,
     for (int64_t d = 0; d < w->D; d++) {
         if (ro->done[d])
             continue;
-        for (int64_t t = 0; t < in->nk; t++)
+        for (int64_t t = 0; t < in->nk; t++) {
             w->vcol[t] = in->vbuf[in->keys[t] * w->D + d];
+            if (in->vlo)
+                w->vcol[in->nk + t] = in->vlo[in->keys[t] * w->D + d];
+        }
         int decided;
-        if (ref_rational_mean(w->score, w->vcol, in->nk, w->out_fmt, w->prec,
+        if (ref_rational_mean(w->score, w->vcol,
+                              in->vlo ? w->vcol + in->nk : NULL, in->nk,
+                              w->out_fmt, w->prec,
                               &decided, &ro->bits[d], &ro->exact[d]) != FIA_OK)
             return FIA_ERR_NOMEM;
         if (decided)

@@ -18,7 +18,15 @@
  *   |lse^ - lse| <= -log(1 - E) + e_log |log S| + u |lse|.
  * The double pass uses u = 2^-53, g over D + 1 (r = 1) and nk + 1 terms,
  * exp/log within 2 ulp; the model uses the float32 pipeline (u = 2^-24,
- * r = 2: the rounding of scale, then of the product). */
+ * r = 2: the rounding of scale, then of the product).
+ *
+ * Antiquant (docs/tolerance.md "Antiquant"): the exact dequantized k and v
+ * are k + klo, v + vlo; the double pass reads k, v (the nearest binary64:
+ * one more relative rounding, g over D + 2 and nk + 2 terms when a rest is
+ * nonzero).  The model rounds them to the input dtype, x(1 + d) + e with
+ * |d| <= u_kv, |e| <= eta_kv: a score error gains u_kv A_j + |scale| eta_kv
+ * sum |q| (and A_j grows to (1 + u_kv) A_j + that), the numerator terms
+ * a_j -> (1 + a_j)(1 + u_kv) - 1 and an absolute (1 + T_max)(1 + a) eta_kv. */
 #include <float.h>
 #include <math.h>
 #include <stdlib.h>
@@ -219,6 +227,55 @@ int64_t ref_dbl_row(ref_dbl *x, const ref_row_in *in, row_out *ro)
 
 /* ---- a row of finite scores ------------------------------------------- */
 
+/* The constants of a row's score errors. */
+typedef struct score_consts {
+    double as, g53, g24, g53b, g24b;
+    int aqm;      /* antiquant: k rounded to the input dtype in the model */
+    double aabs;  /* antiquant: |scale| eta_kv sum |q|, a score's
+                     subnormal part */
+} score_consts;
+
+/* Key t's binary64 score x->s[t], x->a[t] >= |scale| sum |q k|, and the
+ * score errors of the binary64 pass (x->td[t]) and of the model
+ * (x->tm[t]).  0 when the binary64 score is not finite; clears *model
+ * where the model does not hold. */
+static int key_score(ref_dbl *x, const ref_row_in *in, int64_t t,
+                     const score_consts *c, int *model)
+{
+    const int64_t D = in->D;
+    const double *k = in->kbuf + in->keys[t] * D;
+    double dot = 0.0, a = 0.0;
+    for (int64_t d = 0; d < D; d++) {
+        double pr = in->q[d] * k[d];
+        dot += pr;
+        a += fabs(pr);
+        if (c->aqm && !(fabs(k[d]) <= in->kv_lim))
+            *model = 0; /* the dtype may not hold the rounded k */
+    }
+    const double b = in->bias ? in->bias[in->keys[t]] : 0.0;
+    x->s[t] = in->scale * dot + b;
+    x->a[t] = c->as * a * (1.0 + 2.0 * c->g53); /* >= |scale| sum |q k| */
+    if (!isfinite(x->s[t]) || !isfinite(x->a[t]))
+        return 0;
+    /* A_j of the kernel's keys, rounded to the input dtype (antiquant) */
+    const double at = c->aqm ? x->a[t] * (1.0 + in->u_kv) * SAFE + c->aabs
+                             : x->a[t];
+    if ((at + fabs(b)) * 2.0 > FLT_MAX / 4)
+        *model = 0; /* float32 scores could overflow */
+    const double sub = (c->as * (double)D + 1.0) * 0x1p-149;
+    if (b == 0.0) {
+        x->td[t] = c->g53 * x->a[t] + ((double)D + 2.0) * 0x1p-1074;
+        x->tm[t] = c->g24 * at + sub;
+    } else {
+        x->td[t] = c->g53b * x->a[t] + U53 * fabs(b) * SAFE +
+                   ((double)D + 3.0) * 0x1p-1074;
+        x->tm[t] = c->g24b * at + U24 * fabs(b) * SAFE + sub * (1.0 + U24);
+    }
+    if (c->aqm) /* the keys' own rounding to the input dtype */
+        x->tm[t] += (in->u_kv * x->a[t] + c->aabs) * SAFE;
+    return 1;
+}
+
 static int64_t dbl_row_finite(ref_dbl *x, const ref_row_in *in, row_out *ro)
 {
     const int64_t D = in->D, nk = in->nk;
@@ -227,38 +284,23 @@ static int64_t dbl_row_finite(ref_dbl *x, const ref_row_in *in, row_out *ro)
     int model = ok && (as == 0.0 || (as <= FLT_MAX && as >= FLT_MIN));
     /* a bias adds one more rounding to the score: gamma over one more
      * term for |scale| sum |q k|, plus u |bias| (docs/tolerance.md
-     * "Scores"); a bias of 0 adds nothing (x + 0 is exact) */
-    const double g53 = gam((double)D + 1, U53), g24 = gam((double)D + 2, U24);
-    const double g53b = gam((double)D + 2, U53);
-    const double g24b = gam((double)D + 3, U24);
+     * "Scores"); a bias of 0 adds nothing (x + 0 is exact); a k that is
+     * the nearest binary64 of a dequantized one (klo) one more */
+    const double kr = in->klo ? 1.0 : 0.0;
+    score_consts c = {.as = as, .g53 = gam((double)D + 1 + kr, U53),
+                      .g24 = gam((double)D + 2, U24),
+                      .g53b = gam((double)D + 2 + kr, U53),
+                      .g24b = gam((double)D + 3, U24),
+                      .aqm = in->u_kv > 0.0};
+    double qabs = 0.0;
+    for (int64_t d = 0; c.aqm && d < D; d++)
+        qabs += fabs(in->q[d]);
+    c.aabs = c.aqm ? as * in->eta_kv * qabs * SAFE : 0.0;
     double m = -INFINITY, smin = INFINITY, emax = 0.0;
     for (int64_t t = 0; t < nk && ok; t++) {
-        const double *k = in->kbuf + in->keys[t] * D;
-        double dot = 0.0, a = 0.0;
-        for (int64_t d = 0; d < D; d++) {
-            double pr = in->q[d] * k[d];
-            dot += pr;
-            a += fabs(pr);
-        }
-        const double b = in->bias ? in->bias[in->keys[t]] : 0.0;
-        x->s[t] = in->scale * dot + b;
-        x->a[t] = as * a * (1.0 + 2.0 * g53); /* >= |scale| sum |q k| */
-        if (!isfinite(x->s[t]) || !isfinite(x->a[t])) {
+        if (!key_score(x, in, t, &c, &model)) {
             ok = model = 0;
             break;
-        }
-        if ((x->a[t] + fabs(b)) * 2.0 > FLT_MAX / 4)
-            model = 0; /* float32 scores could overflow */
-        /* the score errors: binary64 (td), the float32 model (tm) */
-        const double sub = (as * (double)D + 1.0) * 0x1p-149;
-        if (b == 0.0) {
-            x->td[t] = g53 * x->a[t] + ((double)D + 2.0) * 0x1p-1074;
-            x->tm[t] = g24 * x->a[t] + sub;
-        } else {
-            x->td[t] = g53b * x->a[t] + U53 * fabs(b) * SAFE +
-                       ((double)D + 3.0) * 0x1p-1074;
-            x->tm[t] = g24b * x->a[t] + U24 * fabs(b) * SAFE +
-                       sub * (1.0 + U24);
         }
         emax = x->tm[t] > emax ? x->tm[t] : emax;
         m = x->s[t] > m ? x->s[t] : m;
@@ -278,7 +320,8 @@ static int64_t dbl_row_finite(ref_dbl *x, const ref_row_in *in, row_out *ro)
         prev = lo > prev ? lo : prev;
     }
     const double K = (double)nk + R + 1.0;
-    const double gk24 = gam(K, U24), gk53 = gam((double)nk + 1, U53);
+    const double gk24 = gam(K, U24);
+    const double gk53 = gam((double)nk + (in->vlo ? 2 : 1), U53);
     const double span = m - smin + 2.0 * emax;
     double S = 0.0, tdmax = 0.0, tmmax = 0.0;
     for (int64_t t = 0; t < nk; t++) {
@@ -309,6 +352,11 @@ static int64_t dbl_row_finite(ref_dbl *x, const ref_row_in *in, row_out *ro)
         model = 0;
     const double small_w = 0x1p-14 * (1.0 + em_den);
     const double au = u_in + gk24 * (1.0 + u_in);
+    /* antiquant: each v rounded to the input dtype (relative u_kv, absolute
+     * eta_kv) */
+    const double au_kv =
+        c.aqm ? (au * (1.0 + in->u_kv) + in->u_kv) * SAFE : au;
+    const double ukv1 = 1.0 + in->u_kv;
     int64_t undecided = 0;
     for (int64_t d = 0; d < D; d++) {
         double num = -0.0, spv = 0.0, vmax = 0.0, small = 0.0; /* -0: sum identity */
@@ -341,10 +389,13 @@ static int64_t dbl_row_finite(ref_dbl *x, const ref_row_in *in, row_out *ro)
         std_ /= S;
         stm /= S;
         double ao = fabs(o);
-        if (model) {
-            double b = stm + (1.0 + tmmax) * (au * spv + gk24 * ao) +
-                       eta_in * (1.0 + tmmax) * small +
-                       (K + 2.0) * 0x1p-149 * (vmax + ao + 1.0);
+        if (model && !(c.aqm && !(vmax <= in->kv_lim))) {
+            double b = stm + (1.0 + tmmax) * (au_kv * spv + gk24 * ao) +
+                       (1.0 + tmmax) * (1.0 + au) * in->eta_kv +
+                       eta_in * (1.0 + tmmax) *
+                           (small * ukv1 + in->eta_kv * (double)nk) +
+                       (K + 2.0) * 0x1p-149 *
+                           (vmax * ukv1 + in->eta_kv + ao + 1.0);
             ro->bound[d] = (b / (1.0 - em_den) + U24 * ao) * SAFE;
         } else {
             ro->bound[d] = INFINITY;

@@ -22,7 +22,7 @@
 
 typedef struct keyref {
     mpfr_srcptr s;
-    double v;
+    double v, lo; /* the value v + lo (lo: a dequantized rest, or 0) */
 } keyref;
 
 static int cmp_key(const void *a, const void *b)
@@ -31,7 +31,8 @@ static int cmp_key(const void *a, const void *b)
     return mpfr_cmp(x->s, y->s);
 }
 
-fia_status ref_rational_mean(mpfr_t *scores, const double *v, int64_t nk,
+fia_status ref_rational_mean(mpfr_t *scores, const double *v,
+                             const double *vlo, int64_t nk,
                              ref_fmt f, long prec0, int *decided,
                              uint32_t *bits, double *exact)
 {
@@ -59,19 +60,24 @@ fia_status ref_rational_mean(mpfr_t *scores, const double *v, int64_t nk,
         free(kr), free(ptr), free(tv);
         return FIA_ERR_NOMEM;
     }
+    /* v + lo exactly: two binary64 values span at most 2^1024 to 2^-1074 */
+    const mpfr_prec_t vprec = vlo ? REF_EXACT_SUM_PREC : 53;
     for (int64_t t = 0, w = 0; t < nk; t++) {
-        mpfr_init2(tv[t], 53);
+        mpfr_init2(tv[t], vprec);
         if (mpfr_inf_p(scores[t]))
             continue;
         kr[w].s = scores[t];
         kr[w].v = v[t];
+        kr[w].lo = vlo ? vlo[t] : 0.0;
         w++;
     }
     const int64_t nall = nk;
     nk = nw;
     qsort(kr, (size_t)nk, sizeof *kr, cmp_key);
-    for (int64_t t = 0; t < nk; t++)
+    for (int64_t t = 0; t < nk; t++) {
         mpfr_set_d(tv[t], kr[t].v, MPFR_RNDN);
+        mpfr_add_d(tv[t], tv[t], kr[t].lo, MPFR_RNDN); /* exact */
+    }
 
     mpfr_t sum0, sum, a, b;
     mpfr_inits2(REF_EXACT_SUM_PREC, sum0, sum, (mpfr_ptr)0);

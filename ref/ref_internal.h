@@ -5,7 +5,7 @@
  *   the READING (ref_problem.c and one file per feature of fia/feature.h:
  *   read_tensors.c, read_not_modeled.c, read_layout.c, read_gqa.c,
  *   read_output.c, read_scale.c, read_precise.c, read_lse.c, read_seqlen.c,
- *   read_padding.c, read_prefix.c, read_pse.c, keys_mask.c,
+ *   read_padding.c, read_prefix.c, read_pse.c, read_antiquant.c, keys_mask.c,
  *   keys_sparse.c; the walk over the rows, ref_rows.c) turns a case into
  *   rows: where each element lives, which keys take part in each row, each
  *   key's positional bias, what the documents say of a row with none;
@@ -41,10 +41,39 @@ typedef enum ref_layout {
     REF_LAYOUT_BNSD_BSND
 } ref_layout;
 
+/* antiquant (read_antiquant.c): what one scale / offset element covers
+ * (docs/features/antiquant.md "Modes") */
+typedef enum ref_aq_form {
+    REF_AQ_TENSOR = 0,   /* [base] */
+    REF_AQ_CHANNEL,      /* [base + n D + d] */
+    REF_AQ_TOKEN,        /* [base + b cols + s] */
+    REF_AQ_HEAD,         /* [base + n] */
+    REF_AQ_TOKEN_HEAD,   /* [base + (b KV_N + n) cols + s] */
+    REF_AQ_PAGE,         /* [base + id cols + slot] */
+    REF_AQ_PAGE_HEAD     /* [base + (id KV_N + n) cols + slot] */
+} ref_aq_form;
+
+typedef struct ref_aq {
+    const fia_tensor *scale, *offset; /* offset NULL: 0 (symmetric) */
+    ref_aq_form form;
+    int64_t base;        /* combined set: index 0 key, 1 value */
+    int64_t cols;        /* S' (token forms), block_size (page forms) */
+} ref_aq;
+
 typedef struct ref_problem {
     /* tensors (read_tensors.c) */
     const fia_tensor *q, *k, *v;
     fia_dtype in_dtype;           /* query dtype */
+    /* antiquant (read_tensors.c: the scene; read_antiquant.c: the rest):
+     * int8 / int4 / int32-packed key and value read through
+     * x = (x_int + offset) * scale, aq[0] the key's, aq[1] the value's;
+     * kv_pack 8 for int32 (eight int4 per element), else 1 */
+    int aq;
+    fia_dtype kv_dtype;
+    int kv_pack;
+    ref_aq aqp[2];
+    int aq_unmodeled;             /* an offset the permitted algorithm's
+                                     dtype cannot hold: bounds infinite */
     int empty_query;              /* query numel 0: nothing to compute */
     /* layout (read_layout.c) */
     ref_layout layout;
@@ -195,9 +224,15 @@ void ref_load_q_row(const ref_problem *p, int64_t b, int64_t n, int64_t i,
                     double *q);
 /* The exact key and value rows of logical keys j < nkeys (the prefix's
  * then the batch's own, read_prefix.c) of KV head kn of batch b into
- * k[j][D], v[j][D]. */
-void ref_load_kv_rows(const ref_problem *p, int64_t b, int64_t kn,
-                      int64_t nkeys, double *k, double *v);
+ * k[j][D], v[j][D].  A dequantized element (antiquant) may need more than
+ * 53 bits: its value is k + klo exactly (k the nearest binary64); klo /
+ * vlo (NULL without antiquant) get the rest.  Returns 1 when some rest is
+ * nonzero. */
+int ref_load_kv_rows(const ref_problem *p, int64_t b, int64_t kn,
+                     int64_t nkeys, double *k, double *v, double *klo,
+                     double *vlo);
+/* The key tensor's head dim from its last dim (x8 for int32 packing). */
+int64_t ref_kv_last_dim(const ref_problem *p, const fia_tensor *t);
 
 /* ---- read_gqa.c -------------------------------------------------------- */
 
@@ -318,6 +353,21 @@ int64_t ref_pad_kv_row(const ref_problem *p, int64_t b, int64_t j);
 /* 1 when batch b's query or kv start is below 0. */
 int ref_pad_start_neg(const ref_problem *p, int64_t b);
 
+/* ---- read_antiquant.c --------------------------------------------------- */
+
+/* After the padding starts: the scale / offset tensors of key and value,
+ * their forms, and the refusals (inconsistent shapes: FIA_ERR_PARAM_INVALID;
+ * what docs/features/antiquant.md leaves not modeled: FIA_ERR_NOT_MODELED). */
+fia_status ref_read_antiquant(ref_problem *p, const fia_case *c,
+                              const fia_case_data *d, fia_error *err);
+/* Element (b, kn, j, dd) of key (which 0) or value (1), j the batch's own
+ * key j < kv_len[b], dequantized: *hi + *lo exactly, *hi the nearest
+ * binary64 (non-finite scale or offset: the IEEE value, *lo 0). */
+void ref_aq_load(const ref_problem *p, int which, int64_t b, int64_t kn,
+                 int64_t j, int64_t dd, double *hi, double *lo);
+/* The integer element idx of an int8 / int4 / int32-packed tensor. */
+int ref_aq_int(fia_dtype dt, const void *data, int64_t idx);
+
 /* ---- read_prefix.c ----------------------------------------------------- */
 
 /* After the values: the prefix tensors, P, and the refusal of a prefix with
@@ -369,6 +419,8 @@ typedef struct ref_row_view {
     int out_unspec, lse_inf;
     const double *q;             /* [D] */
     const double *kbuf, *vbuf;
+    const double *klo, *vlo;     /* the rests of dequantized elements
+                                    (ref_load_kv_rows), or NULL: none */
     const double *bias;          /* [kv_len], set at keys[], or NULL */
     const int64_t *keys;
     int64_t nk;
@@ -415,12 +467,14 @@ uint32_t ref_round_double_fmt(double x, ref_fmt f);
 
 /* ---- ref_exact.c -------------------------------------------------------- */
 
-/* The keys of a row (exact scores, v column d).  When every class of equal
+/* The keys of a row (exact scores, v column d: v[t] + vlo[t] exactly,
+ * vlo NULL when all 0).  When every class of equal
  * scores has the same mean of v, the output is exactly that mean: sets
  * *decided to 1 with its correctly rounded bits and binary64 value.
  * *decided 0: the output is irrational (never on a rounding boundary).
  * FIA_OK or FIA_ERR_NOMEM. */
-fia_status ref_rational_mean(mpfr_t *scores, const double *v, int64_t nk,
+fia_status ref_rational_mean(mpfr_t *scores, const double *v,
+                             const double *vlo, int64_t nk,
                              ref_fmt f, long prec0, int *decided,
                              uint32_t *bits, double *exact);
 
@@ -442,6 +496,8 @@ typedef struct row_out {
 typedef struct ref_row_in {
     const double *q;             /* [D] */
     const double *kbuf, *vbuf;   /* [>= max keys][D] */
+    const double *klo, *vlo;     /* NULL, or like kbuf / vbuf: the exact
+                                    value is kbuf + klo (antiquant) */
     const int64_t *keys;         /* [nk], ascending rows of kbuf / vbuf */
     const double *bias;          /* NULL, or [>= max keys] indexed like the
                                     rows of kbuf: key j's score is
@@ -452,6 +508,10 @@ typedef struct ref_row_in {
     int want_lse;
     int round_p;                 /* model: P rounded to the input dtype */
     fia_dtype in_dtype;
+    /* antiquant (docs/tolerance.md "Antiquant"): the model rounds k and v
+     * to the input dtype, x(1 + d) + e, |d| <= u_kv, |e| <= eta_kv; no
+     * model when some |x| > kv_lim.  u_kv 0: k and v are used as given. */
+    double u_kv, eta_kv, kv_lim;
 } ref_row_in;
 
 typedef struct ref_dbl {

@@ -38,6 +38,7 @@ static const ref_read_step read_steps[] = {
     ref_read_paged_blocks,     /* paged: KV_S, the block ids read */
     ref_read_tensor_list_lengths, /* lists: each batch within its S */
     ref_read_padding,          /* left padding: the physical starts */
+    ref_read_antiquant,        /* int key/value: scale / offset forms */
     ref_read_pse,              /* pse_shift (after precise and padding) */
     ref_read_mask,             /* atten_mask geometry (after lengths) */
 };

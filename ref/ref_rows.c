@@ -3,8 +3,8 @@
  *
  *   - the key and value rows of its KV head (gqa: ref_kv_head) for the
  *     logical keys j < kv_len'[b] (seqlen; a shared prefix's P keys first,
- *     read_prefix.c), loaded once per (b, KV head) and shared by the group's
- *     query heads;
+ *     read_prefix.c; int key/value dequantized, read_antiquant.c), loaded
+ *     once per (b, KV head) and shared by the group's query heads;
  *   - a padding row i >= q_len[b] (seqlen) has no value: output and lse
  *     unspecified;
  *   - a batch whose left-padding start is below 0 (read_padding.c): every
@@ -32,6 +32,7 @@
 
 typedef struct rows_buf {
     double *k, *v, *q; /* [max kv_len'][D] twice, [D] */
+    double *klo, *vlo; /* antiquant: the rests, like k, v (else NULL) */
     int64_t *keys;     /* [max kv_len'] */
     double *bias;      /* [max kv_len'] */
 } rows_buf;
@@ -39,9 +40,10 @@ typedef struct rows_buf {
 static void rb_free(rows_buf *rb)
 {
     free(rb->k), free(rb->v), free(rb->q), free(rb->keys), free(rb->bias);
+    free(rb->klo), free(rb->vlo);
 }
 
-static fia_status rb_alloc(rows_buf *rb, int64_t D, int64_t KV_S,
+static fia_status rb_alloc(rows_buf *rb, int64_t D, int64_t KV_S, int aq,
                            fia_error *err)
 {
     size_t d = (size_t)(D > 0 ? D : 1), kv = (size_t)(KV_S > 0 ? KV_S : 1);
@@ -50,6 +52,13 @@ static fia_status rb_alloc(rows_buf *rb, int64_t D, int64_t KV_S,
     rb->q = malloc(d * sizeof(double));
     rb->keys = malloc(kv * sizeof(int64_t));
     rb->bias = malloc(kv * sizeof(double));
+    if (aq) {
+        rb->klo = malloc(kv * d * sizeof(double));
+        rb->vlo = malloc(kv * d * sizeof(double));
+        if (!rb->klo || !rb->vlo)
+            return fia_fail(err, FIA_ERR_NOMEM, "out of memory (reference "
+                            "rows)");
+    }
     if (!rb->k || !rb->v || !rb->q || !rb->keys || !rb->bias)
         return fia_fail(err, FIA_ERR_NOMEM, "out of memory (reference rows)");
     return FIA_OK;
@@ -84,7 +93,7 @@ fia_status ref_rows_walk(const ref_problem *p, ref_row_fn fn, void *ctx,
                          fia_error *err)
 {
     rows_buf rb = {0};
-    fia_status st = rb_alloc(&rb, p->D, ref_max_kv_len(p), err);
+    fia_status st = rb_alloc(&rb, p->D, ref_max_kv_len(p), p->aq, err);
     if (st != FIA_OK) {
         rb_free(&rb);
         return st;
@@ -94,7 +103,11 @@ fia_status ref_rows_walk(const ref_problem *p, ref_row_fn fn, void *ctx,
     for (int64_t b = 0; b < p->B && st == FIA_OK; b++) {
         const int neg = ref_pad_start_neg(p, b);
         for (int64_t kn = 0; kn < p->KV_N && st == FIA_OK; kn++) {
-            ref_load_kv_rows(p, b, kn, ref_kv_len(p, b), rb.k, rb.v);
+            /* the rests of dequantized elements, when some is nonzero */
+            int lo = ref_load_kv_rows(p, b, kn, ref_kv_len(p, b), rb.k, rb.v,
+                                      rb.klo, rb.vlo);
+            row.klo = lo ? rb.klo : NULL;
+            row.vlo = lo ? rb.vlo : NULL;
             for (int64_t n = 0; n < p->N && st == FIA_OK; n++) {
                 if (ref_kv_head(p, n) != kn)
                     continue;

@@ -64,7 +64,8 @@ fia_status fia_ref_visit_rows(const fia_case *c, const fia_case_data *d,
         st = fia_fail(err, FIA_ERR_NOMEM, "out of memory (visit rows)");
     } else {
         x.row = (fia_ref_row){.D = p.D, .scale = p.scale, .k = x.k,
-                              .v = x.v, .out_index = x.idx};
+                              .v = x.v, .out_index = x.idx,
+                              .kv_dequantized = p.aq};
         st = ref_rows_walk(&p, visit_row, &x, err);
     }
     free(x.k), free(x.v), free(x.idx), free(x.bias);

@@ -414,10 +414,15 @@ static void test_refusals(void)
         CHECK(x.r.out.data == NULL && x.r.out_exact == NULL);
         run_free(&x);
     }
-    /* int8 key, key list */
+    /* int8 key without an antiquant scale (ANTI-026): refused; uint8 key
+     * not modeled; key list */
     run x;
     run_text(&x, "input_layout = BSH\nnum_heads = 1\nquery = fp16 [1,1,4]\n"
                  "key = int8 [1,2,4]\nvalue = int8 [1,2,4]\n", 0);
+    CHECK_EQ_INT(x.st, FIA_ERR_PARAM_INVALID);
+    run_free(&x);
+    run_text(&x, "input_layout = BSH\nnum_heads = 1\nquery = fp16 [1,1,4]\n"
+                 "key = uint8 [1,2,4]\nvalue = uint8 [1,2,4]\n", 0);
     CHECK_EQ_INT(x.st, FIA_ERR_NOT_MODELED);
     run_free(&x);
     /* a list of two tensors for B = 1: refused, nothing read */

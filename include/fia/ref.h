@@ -83,6 +83,11 @@ typedef struct fia_ref_row {
                                   after the scale; NULL without pse */
     const int64_t *out_index;  /* [D] */
     int64_t lse_index;
+    int kv_dequantized;        /* 1: k and v are int8/int4 key/value
+                                  dequantized exactly (to the nearest
+                                  binary64); a same-dtype implementation
+                                  rounds them to the query's dtype
+                                  (docs/features/antiquant.md) */
 } fia_ref_row;
 typedef int (*fia_ref_row_fn)(const fia_ref_row *row, void *ctx);
 
@@ -112,7 +117,9 @@ typedef struct fia_ref_key_row {
     const int64_t *keys;
     const double *q;           /* [D]: the query row, when nk > 0 */
     const double *k, *v;       /* [kv_len][D]: every key and value row of
-                                  the KV head within kv_len (exact) */
+                                  the KV head within kv_len (exact; int
+                                  key/value dequantized, to the nearest
+                                  binary64) */
 } fia_ref_key_row;
 typedef int (*fia_ref_key_fn)(const fia_ref_key_row *row, void *ctx);
 
