@@ -28,9 +28,11 @@ int fia_tol_profile_parse(const char *s, fia_tol_profile *out)
     return -1;
 }
 
-/* Bits of element i (16 or 32 bits). */
+/* Bits of element i (8, 16 or 32 bits). */
 static uint32_t bits_at(const fia_tensor *t, int64_t i)
 {
+    if (t->dtype == FIA_DT_INT8)
+        return ((const uint8_t *)t->data)[i];
     if (t->dtype == FIA_DT_FP32) {
         uint32_t u;
         memcpy(&u, (const uint8_t *)t->data + 4 * i, 4);
@@ -45,6 +47,8 @@ static uint32_t bits_at(const fia_tensor *t, int64_t i)
  * largest finite value). */
 static int64_t ord_bits(fia_dtype dt, uint32_t b)
 {
+    if (dt == FIA_DT_INT8) /* an int8 output: the integer itself */
+        return (int8_t)(uint8_t)b;
     if (dt == FIA_DT_FP32) {
         int64_t mag = b & 0x7fffffffu;
         return (b & 0x80000000u) ? -mag : mag;
@@ -75,6 +79,8 @@ static uint32_t round_bits(fia_dtype dt, double x)
 /* Half an ulp of the format at |x| (for the tightness ratio). */
 static double half_ulp(fia_dtype dt, double x)
 {
+    if (dt == FIA_DT_INT8)
+        return 0.5;
     int prec = dt == FIA_DT_FP16 ? 11 : dt == FIA_DT_BF16 ? 8 : 24;
     int emin = dt == FIA_DT_FP16 ? -14 : -126;
     int e;
@@ -101,8 +107,16 @@ static elem judge_bound(fia_dtype dt, double exact, uint32_t refb,
         return e;
     }
     double w = bound * (1.0 + 0x1p-40) + fabs(exact) * 0x1p-50;
-    int64_t lo = ord_bits(dt, round_bits(dt, exact - w));
-    int64_t hi = ord_bits(dt, round_bits(dt, exact + w));
+    int64_t lo, hi;
+    if (dt == FIA_DT_INT8) {
+        /* an int8 output (docs/features/int8_out.md): any integer a
+         * rounding of a value within w gives, ties either way, saturated */
+        lo = (int64_t)fmin(fmax(ceil(exact - w - 0.5), -128.0), 127.0);
+        hi = (int64_t)fmin(fmax(floor(exact + w + 0.5), -128.0), 127.0);
+    } else {
+        lo = ord_bits(dt, round_bits(dt, exact - w));
+        hi = ord_bits(dt, round_bits(dt, exact + w));
+    }
     int64_t o = ord_bits(dt, gotb);
     e.ok = !isnan(g) && lo <= o && o <= hi;
     e.leak = !e.ok && !isfinite(g);

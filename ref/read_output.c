@@ -1,5 +1,6 @@
-/* ref/ reading, feature "output": attention_out's dtype (fp16 / bf16 are
- * modeled; others are refused as not modeled) and its shape, the query's
+/* ref/ reading, feature "output": attention_out's dtype (fp16 / bf16, or
+ * int8 from an fp16 / bf16 query; others are refused as not modeled) and
+ * its shape, the query's
  * for the layout: BSH [B, Q_S, H], BNSD [B, N, Q_S, D], BSND and BNSD_BSND
  * [B, Q_S, N, D].  Where its elements live: ref_out_index (read_layout.c). */
 #include "ref_internal.h"
@@ -9,14 +10,23 @@ static int is_half(fia_dtype dt)
     return dt == FIA_DT_FP16 || dt == FIA_DT_BF16;
 }
 
+/* An int8 attention_out quantizes the output of an fp16 / bf16 query
+ * (read_int8_out.c); full quantization's int8 query is refused earlier. */
+static int out_ok(const ref_problem *p)
+{
+    return is_half(p->out_t->dtype) ||
+           (p->out_t->dtype == FIA_DT_INT8 && is_half(p->in_dtype));
+}
+
 fia_status ref_read_output_dtype(ref_problem *p, const fia_case *c,
                                  const fia_case_data *d, fia_error *err)
 {
     (void)c, (void)d;
-    if (!is_half(p->out_t->dtype))
+    if (!out_ok(p))
         return fia_fail(err, FIA_ERR_NOT_MODELED,
-                        "not modeled yet: attention_out dtype %s (only "
-                        "fp16/bf16)", fia_dtype_name(p->out_t->dtype));
+                        "not modeled yet: attention_out dtype %s with a %s "
+                        "query", fia_dtype_name(p->out_t->dtype),
+                        fia_dtype_name(p->in_dtype));
     p->out_dtype = p->out_t->dtype;
     return FIA_OK;
 }

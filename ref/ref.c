@@ -81,7 +81,10 @@ static fia_status alloc_result(const ref_problem *p, fia_ref_result *r,
 static void store_out(fia_ref_result *r, int64_t idx, uint32_t bits,
                       double exact, int unspec, double bound)
 {
-    ((uint16_t *)r->out.data)[idx] = (uint16_t)bits;
+    if (r->out.dtype == FIA_DT_INT8)
+        ((uint8_t *)r->out.data)[idx] = (uint8_t)bits;
+    else
+        ((uint16_t *)r->out.data)[idx] = (uint16_t)bits;
     r->out_exact[idx] = exact;
     r->out_unspecified[idx] = (uint8_t)unspec;
     r->out_bound[idx] = bound;
@@ -94,6 +97,20 @@ static void store_lse(fia_ref_result *r, int64_t idx, uint32_t bits,
     r->lse_exact[idx] = exact;
     r->lse_unspecified[idx] = (uint8_t)unspec;
     r->lse_bound[idx] = bound;
+}
+
+/* Output element (b, n, i, d) of a row: as computed, or quantized for an
+ * int8 attention_out (a documented exact 0 becomes sat(round(qo)), whose
+ * tie may round either way: a bound > 0). */
+static void store_row_elem(const ref_problem *p, fia_ref_result *r,
+                           int64_t b, int64_t n, int64_t i, int64_t d,
+                           uint32_t bits, double exact, int unspec,
+                           double bound)
+{
+    const int64_t idx = ref_out_index(p, b, n, i, d);
+    if (p->out_dtype == FIA_DT_INT8 && !unspec)
+        unspec = ref_int8_out(p, n, d, exact, bound, &bits, &exact, &bound);
+    store_out(r, idx, bits, exact, unspec, bound);
 }
 
 typedef struct compute_ctx {
@@ -121,8 +138,7 @@ static fia_status compute_row(const ref_row_view *row, void *vctx,
                          x->opt->progress_ctx);
     if (!row->computed) {
         for (int64_t d = 0; d < p->D; d++)
-            store_out(r, ref_out_index(p, b, n, i, d), 0, 0.0,
-                      row->out_unspec, 0.0);
+            store_row_elem(p, r, b, n, i, d, 0, 0.0, row->out_unspec, 0.0);
         if (p->has_lse)
             store_lse(r, ref_lse_index(p, b, n, i),
                       row->lse_inf ? 0x7F800000u : 0,
@@ -142,8 +158,8 @@ static fia_status compute_row(const ref_row_view *row, void *vctx,
     if (st != FIA_OK)
         return st;
     for (int64_t d = 0; d < p->D; d++)
-        store_out(r, ref_out_index(p, b, n, i, d), x->ro.bits[d],
-                  x->ro.exact[d], 0, x->ro.bound[d]);
+        store_row_elem(p, r, b, n, i, d, x->ro.bits[d], x->ro.exact[d], 0,
+                       x->ro.bound[d]);
     if (p->has_lse)
         store_lse(r, ref_lse_index(p, b, n, i), x->ro.lse_bits,
                   x->ro.lse_exact, 0, x->ro.lse_bound);
@@ -218,7 +234,10 @@ static fia_status compute_rows(const ref_problem *p, long prec,
                                const fia_ref_options *opt, fia_ref_result *r,
                                fia_error *err)
 {
-    ref_fmt fmt = p->out_dtype == FIA_DT_BF16 ? REF_FMT_BF16 : REF_FMT_FP16;
+    /* an int8 output quantizes the exact value (store_row_elem); the core
+     * still rounds to the query's dtype */
+    fia_dtype fdt = p->out_dtype == FIA_DT_INT8 ? p->in_dtype : p->out_dtype;
+    ref_fmt fmt = fdt == FIA_DT_BF16 ? REF_FMT_BF16 : REF_FMT_FP16;
     compute_ctx x = {.p = p, .r = r, .opt = opt};
     fia_status st = ref_core_new(&x.core, p->D, ref_max_kv_len(p), fmt, prec,
                                  score_precision, (void *)p, opt->pure_mpfr,

@@ -84,6 +84,10 @@ typedef struct ref_problem {
     /* output (read_output.c) */
     const fia_tensor *out_t;      /* the case's attention_out descriptor */
     fia_dtype out_dtype;
+    /* int8 output (read_int8_out.c): y = sat(round(x * qs + qo)), qs / qo
+     * per-tensor ([0]) or per-channel ([n * D + d]); oq_offset NULL: 0 */
+    const fia_tensor *oq_scale, *oq_offset;
+    int oq_per_channel;
     /* scale (read_scale.c) */
     double scale;
     /* sparse (keys_sparse.c) */
@@ -247,6 +251,18 @@ fia_status ref_read_output_dtype(ref_problem *p, const fia_case *c,
                                  const fia_case_data *d, fia_error *err);
 fia_status ref_read_output_shape(ref_problem *p, const fia_case *c,
                                  const fia_case_data *d, fia_error *err);
+
+/* ---- read_int8_out.c --------------------------------------------------- */
+
+fia_status ref_read_int8_out(ref_problem *p, const fia_case *c,
+                             const fia_case_data *d, fia_error *err);
+/* The int8 output of column (n, d) for the exact x and its bound b
+ * (docs/features/int8_out.md): *bits the int8 (round half to even,
+ * saturated), *exact y = x * qs + qo, *bound its bound before rounding to
+ * an integer (> 0: ties may round either way); 1 when y is unspecified
+ * (x NaN). */
+int ref_int8_out(const ref_problem *p, int64_t n, int64_t d, double x,
+                 double b, uint32_t *bits, double *exact, double *bound);
 
 /* ---- read_scale.c ------------------------------------------------------ */
 

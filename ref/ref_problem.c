@@ -39,6 +39,7 @@ static const ref_read_step read_steps[] = {
     ref_read_tensor_list_lengths, /* lists: each batch within its S */
     ref_read_padding,          /* left padding: the physical starts */
     ref_read_antiquant,        /* int key/value: scale / offset forms */
+    ref_read_int8_out,         /* int8 attention_out: quant_scale2/offset2 */
     ref_read_pse,              /* pse_shift (after precise and padding) */
     ref_read_mask,             /* atten_mask geometry (after lengths) */
 };
