@@ -16,8 +16,12 @@ fia_status fast_check_gqa(const fast_args *a, fast_plan *p, fia_error *err)
                     (long long)p->KV_N);
     p->group = p->N / p->KV_N;
     /* 002: ratio <= 64.  RELEASED: accepted on the fp16/bf16 non-quantized
-     * path (the only path fast/ models), so only the DOC profile rejects. */
-    if (p->group > 64 && a->profile == FIA_PROFILE_DOC)
+     * path, so only the DOC profile rejects there; a quantized path (an
+     * int8 query, int8/int4 key/value: ANTI-028) rejects in both. */
+    const fia_dtype kd = a->key->tensors[0]->dtype;
+    const bool quantized = a->query->dtype == FIA_DT_INT8 ||
+                           (kd != FIA_DT_FP16 && kd != FIA_DT_BF16);
+    if (p->group > 64 && (a->profile == FIA_PROFILE_DOC || quantized))
         FAST_REJECT("S_GQA_RATIO", "num_heads / num_key_value_heads = %lld "
                     "> 64", (long long)p->group);
     return FIA_OK;
