@@ -437,7 +437,8 @@ static void elsewhere(void)
     a.KVN = 2, a.k.shape[1] = a.v.shape[1] = 2;
     expect2(&a, REJ, FIA_OK, "S_GQA_RATIO", __LINE__);
     a = full8(FIA_DT_FP16);
-    a.q = t4(FIA_DT_INT8, B, 130, 16, 64), a.out = t4(FIA_DT_FP16, B, 130, 16, 64);
+    a.q = t4(FIA_DT_INT8, B, 130, 16, 64);
+    a.out = t4(FIA_DT_FP16, B, 130, 16, 64);
     a.N = 130, a.KVN = 2, a.k.shape[1] = a.v.shape[1] = 2;
     BAD("S_GQA_RATIO", a);
     a.N = 128, a.q.shape[1] = a.out.shape[1] = 128;
@@ -460,7 +461,7 @@ static void elsewhere(void)
     CHECK_MSG(st != FIA_OK, "Q_S = 1 all-int8 accepted");
 }
 
-/* ---- absurd shapes -------------------------------------------------------- */
+/* ---- absurd shapes ------------------------------------------------------ */
 /* Every rank 0..8, negative and huge dims, for the query and each scale:
  * a status, never a crash (run under ASan/UBSan in the sanitizer build). */
 static void absurd(void)
