@@ -16,17 +16,18 @@ fia_status fast_check_gqa(const fast_args *a, fast_plan *p, fia_error *err)
                     (long long)p->KV_N);
     p->group = p->N / p->KV_N;
     /* 002: ratio <= 64.  RELEASED: accepted on the fp16/bf16 non-quantized
-     * path, "rejected on quantized paths": the DOC profile rejects, the
-     * CANN profile with int8 / int4 key/value (ANTI-028; an int8 query is
-     * refused as not modeled before). */
+     * path, so only the DOC profile rejects there; a quantized path (an
+     * int8 query, int8/int4 key/value: ANTI-028) rejects in both. */
+    const fia_dtype kd = a->key->tensors[0]->dtype;
+    const bool quantized = a->query->dtype == FIA_DT_INT8 ||
+                           (kd != FIA_DT_FP16 && kd != FIA_DT_BF16);
+    if (p->group > 64 && quantized)
+        FAST_REJECT("ANTI-028", "num_heads / num_key_value_heads = %lld > 64 "
+                    "on a quantized path (%s query, %s key/value)",
+                    (long long)p->group, fast_dtype_name(a->query->dtype),
+                    fast_dtype_name(kd));
     if (p->group > 64 && a->profile == FIA_PROFILE_DOC)
         FAST_REJECT("S_GQA_RATIO", "num_heads / num_key_value_heads = %lld "
                     "> 64", (long long)p->group);
-    const fia_dtype kd = a->key->tensors[0]->dtype;
-    if (p->group > 64 &&
-        (kd == FIA_DT_INT8 || kd == FIA_DT_INT4 || kd == FIA_DT_INT32))
-        FAST_REJECT("ANTI-028", "num_heads / num_key_value_heads = %lld > 64 "
-                    "with %s key/value", (long long)p->group,
-                    fast_dtype_name(kd));
     return FIA_OK;
 }

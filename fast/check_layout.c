@@ -162,8 +162,15 @@ fia_status fast_check_layout_limits(const fast_args *a, fast_plan *p,
                         (long long)(p->N * p->D), a->layout);
         /* 002 约束说明 Q_S>1: fp16/bf16 need D % 16 == 0 (RELEASED: Q_S = 1
          * accepts any D).  This also makes the "B <= 128 when D is not
-         * aligned" rule unreachable. */
-        if (p->D % 16 != 0)
+         * aligned" rule unreachable.  With an int8 or int4 query, key or
+         * value D has its own, larger alignment (Q8-008, ANTI-019/020). */
+        const fia_dtype qd = a->query->dtype;
+        const fia_dtype kd = a->key->tensors[0]->dtype;
+        const fia_dtype vd = a->value->tensors[0]->dtype;
+        const bool fp = (qd == FIA_DT_FP16 || qd == FIA_DT_BF16) &&
+                        (kd == FIA_DT_FP16 || kd == FIA_DT_BF16) &&
+                        (vd == FIA_DT_FP16 || vd == FIA_DT_BF16);
+        if (fp && p->D % 16 != 0)
             FAST_REJECT("S_D_ALIGN", "head dim %lld not 16-aligned (Q_S > 1)",
                         (long long)p->D);
         /* 002 约束说明 Q_S>1: S <= 20971520. */

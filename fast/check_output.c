@@ -1,7 +1,7 @@
 /* output: attention_out's presence (api.c's layer 1), dtype and shape. */
 #include "validate.h"
 
-/* Layer 2.  REG_OP: fp16, int8, bf16 (int8 refused as not modeled in
+/* Layer 2.  REG_OP: fp16, int8, bf16 (an int8 output's rules:
  * check_int8_out.c). */
 fia_status fast_check_output_dtypes(const fast_args *a, fast_plan *p,
                                     fia_error *err)
@@ -15,12 +15,15 @@ fia_status fast_check_output_dtypes(const fast_args *a, fast_plan *p,
 }
 
 /* Layer 4.  002 attentionOut: the query's dtype, and the query's shape
- * ([B, Q_S, N, D] for BNSD_BSND).  Fills out and out_numel. */
+ * ([B, Q_S, N, D] for BNSD_BSND).  The quantized paths choose their own
+ * output dtypes: an int8 output (check_int8_out.c), an int8 query's int8
+ * or fp16 output (Q8-003, check_int8_quant.c).  Fills out and out_numel. */
 fia_status fast_check_output(const fast_args *a, fast_plan *p, fia_error *err)
 {
     const fia_tensor *q = a->query, *out = a->out;
     int64_t on;
-    if (out->dtype != q->dtype)
+    if (out->dtype != q->dtype && out->dtype != FIA_DT_INT8 &&
+        q->dtype != FIA_DT_INT8)
         FAST_REJECT("S_OUT_DTYPE", "attention_out dtype %s != query dtype %s",
                     fast_dtype_name(out->dtype), fast_dtype_name(q->dtype));
     bool shape_ok;

@@ -50,10 +50,7 @@ const fast_check fast_checks[] = {
     {"padding", FAST_LAYER_EXCLUSION, fast_check_padding_exclusions},
     {"prefix", FAST_LAYER_EXCLUSION, fast_check_prefix_exclusions},
     /* Layer 4: documented features fast/ does not model yet. */
-    {"int8_quant", FAST_LAYER_NOT_MODELED, fast_check_int8_quant},
     {"padding", FAST_LAYER_NOT_MODELED, fast_check_padding},
-    {"int_inputs", FAST_LAYER_NOT_MODELED, fast_check_int_inputs},
-    {"int8_out", FAST_LAYER_NOT_MODELED, fast_check_int8_out},
     {"tnd", FAST_LAYER_NOT_MODELED, fast_check_tnd},
     {"mla", FAST_LAYER_NOT_MODELED, fast_check_mla},
     {"query_quant", FAST_LAYER_NOT_MODELED, fast_check_query_quant},
@@ -62,6 +59,10 @@ const fast_check fast_checks[] = {
     {"tensors", FAST_LAYER_SEMANTIC, fast_check_tensors_lists},
     {"tensors", FAST_LAYER_SEMANTIC, fast_check_tensors_empty},
     {"layout", FAST_LAYER_SEMANTIC, fast_check_layout_shapes},
+    /* the quantization scenes (which scales go with which dtypes) before
+     * the dtype pairing of the non-quantized path */
+    {"int8_quant", FAST_LAYER_SEMANTIC, fast_check_int8_quant},
+    {"int8_out", FAST_LAYER_SEMANTIC, fast_check_int8_out},
     {"tensors", FAST_LAYER_SEMANTIC, fast_check_tensors_kv_dtype},
     {"layout", FAST_LAYER_SEMANTIC, fast_check_layout_heads},
     {"gqa", FAST_LAYER_SEMANTIC, fast_check_gqa},
@@ -79,12 +80,17 @@ const fast_check fast_checks[] = {
     {"scale", FAST_LAYER_SEMANTIC, fast_check_scale},
     {"pse", FAST_LAYER_SEMANTIC, fast_check_pse_shape},
     {"prefix", FAST_LAYER_SEMANTIC, fast_check_prefix_shape},
+    /* the int8 rules that read D, the band, the lengths and the prefix */
+    {"int8_quant", FAST_LAYER_SEMANTIC, fast_check_int8_quant_d},
+    {"int8_out", FAST_LAYER_SEMANTIC, fast_check_int8_out_shape},
     /* int8/int4 key/value: last, it reads the dims every row above fixed */
     {"antiquant", FAST_LAYER_SEMANTIC, fast_check_antiquant},
     /* Layer 6: judged by every rule above, but not computed. */
     {"tnd", FAST_LAYER_ARITHMETIC, fast_check_tnd_value_d},
     {"prefix", FAST_LAYER_ARITHMETIC, fast_check_prefix},
     {"antiquant", FAST_LAYER_ARITHMETIC, fast_check_antiquant_unmodeled},
+    {"int_inputs", FAST_LAYER_ARITHMETIC, fast_check_int_inputs_query},
+    {"int8_out", FAST_LAYER_ARITHMETIC, fast_check_int8_out_compute},
     /* TEMPORARY: the whole antiquant scene is not computed yet; the lead
      * removes this row (and fast_check_antiquant_arith) when the
      * arithmetic lands. */

@@ -385,9 +385,8 @@ static void dims_and_paths(void)
     /* wider than the key's S: read at its first KV_S columns */
     OBEYS(DEC Q16 KV8 "antiquant_scale = fp32 [2,2,48]\nantiquant_mode = 1\n");
 
-    /* ANTI-024 lies behind int8 attention_out's refusal (layer 4, NM-005)
-     * while that is not modeled: the call is refused, not rejected */
-    REFUSED("M_QUANT", DEC Q16 KV4 CHAN16 "attention_out = int8 [2,2,1,64]\n");
+    BREAKS("ANTI-024", DEC Q16 KV4 CHAN16 "attention_out = int8 [2,2,1,64]\n"
+                       "quant_scale2 = fp32 [1]\n");
 
     BREAKS("ANTI-025", DEC Q16 "key = int8 [2,2,32,64]\n"
                        "value = int4 [2,2,32,64]\n" CHAN16);
@@ -403,19 +402,20 @@ static void dims_and_paths(void)
     BREAKS("ANTI-026", PRE_H KV8);
     BREAKS("ANTI-026", DEC Q16 KV8 "antiquant_mode = 1\n");
 
-    /* ANTI-027 lies behind the int8 query's refusal (layer 4, NM-004) */
-    REFUSED("M_QUANT", DEC "query = int8 [2,2,1,64]\n" KV8
-                           "attention_out = fp16 [2,2,1,64]\n");
+    BREAKS("ANTI-027", DEC "query = int8 [2,2,1,64]\n" KV8
+                       "attention_out = fp16 [2,2,1,64]\n"
+                       "dequant_scale1 = fp32 [1]\nquant_scale1 = fp32 [1]\n"
+                       "dequant_scale2 = fp32 [1]\n");
 
 #define GQA(n, kd)                                                           \
     "input_layout = BNSD\nnum_heads = " #n "\nnum_key_value_heads = 2\n"   \
     "query = fp16 [1," #n ",1,64]\nkey = " kd " [1,2,32,64]\n"             \
     "value = " kd " [1,2,32,64]\n"
     expect_in(GQA(130, "int8") "antiquant_scale = fp16 [2,2,1,64]\n",
-              REJECT, "S_GQA_RATIO", "ANTI-028", NULL, __LINE__);
+              REJECT, "ANTI-028", "ANTI-028", NULL, __LINE__);
     expect_in(GQA(130, "int4") SEP("fp16", "[1,2,1,64]", "fp16",
                                    "[1,2,1,64]"),
-              REJECT, "S_GQA_RATIO", "ANTI-028", NULL, __LINE__);
+              REJECT, "ANTI-028", "ANTI-028", NULL, __LINE__);
     /* the non-quantized path: accepted in cann */
     expect_in(GQA(130, "fp16"), DOC_ONLY, "S_GQA_RATIO", NULL, NULL,
               __LINE__);

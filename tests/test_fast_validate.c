@@ -286,7 +286,8 @@ static void not_modeled(void)
             i != FAST_OPT_QUERY_PADDING_SIZE && /* test_fast_padding.c */
             i != FAST_OPT_KV_PADDING_SIZE &&
             i != FAST_OPT_KEY_SHARED_PREFIX &&
-            i != FAST_OPT_VALUE_SHARED_PREFIX) /* below */
+            i != FAST_OPT_VALUE_SHARED_PREFIX && /* below */
+            i > FAST_OPT_QUANT_OFFSET2) /* judged: test_fast_int8_checks.c */
             CASE("M_OPTIONAL", K_NOTMOD, a.has_opt[i] = true,
                  a.opt[i] = t2(ok_dt[i], 1, 1));
     /* the shared prefix: its shape rules, then computed (what is not:
@@ -321,15 +322,17 @@ static void not_modeled(void)
     CASE("M_ANTIQUANT_MODE", K_NOTMOD, a.k_aq_mode = 2);
     CASE("M_ANTIQUANT_MODE", K_NOTMOD, a.v_aq_mode = -1);
     CASE("", K_OK, a.block_size = 128);
-    CASE("M_QUANT", K_NOTMOD, a.q.dtype = a.k.dtype = a.v.dtype = FIA_DT_INT8);
-    /* int8 / int4 key/value with an fp16 query: the antiquant scene,
-     * whose rules (here D = 16) test_fast_antiquant_checks.c tests */
+    /* an int8 query or output is judged by its rules first, then refused
+     * as not computed (test_fast_int8_checks.c); int8 / int4 key/value
+     * with an fp16 query are the antiquant scene, whose rules (here D =
+     * 16) test_fast_antiquant_checks.c tests */
+    CASE("Q8-002", K_SEM, a.q.dtype = a.k.dtype = a.v.dtype = FIA_DT_INT8);
     CASE("ANTI-020", K_SEM, a.k.dtype = a.v.dtype = FIA_DT_INT8);
     CASE("ANTI-019", K_SEM, a.k.dtype = a.v.dtype = FIA_DT_INT4);
-    CASE("M_QUANT", K_NOTMOD, a.out.dtype = FIA_DT_INT8);
+    CASE("OQ-001", K_SEM, a.out.dtype = FIA_DT_INT8);
     CASE("M_LAYOUT", K_NOTMOD, a.layout = "BSND_NBSD");
     /* not-modeled wins over semantics */
-    CASE("M_QUANT", K_NOTMOD, a.out.dtype = FIA_DT_INT8, a.q.shape[0] = 65537);
+    CASE("M_LAYOUT", K_NOTMOD, a.layout = "BSND_NBSD", a.q.shape[0] = 65537);
 }
 
 static void shapes(void)
@@ -596,9 +599,6 @@ static void own_refusals(void)
                           .value = &kl, .num_heads = 4, .layout = "BSH",
                           .inner_precise = 1, .out = &out};
     static const char *const feature[FAST_OPT_COUNT] = {
-        [FAST_OPT_DEQUANT_SCALE1] = "int8_quant", [FAST_OPT_QUANT_SCALE1] = "int8_quant",
-        [FAST_OPT_DEQUANT_SCALE2] = "int8_quant", [FAST_OPT_QUANT_SCALE2] = "int8_quant",
-        [FAST_OPT_QUANT_OFFSET2] = "int8_quant",
         [FAST_OPT_ANTIQUANT_SCALE] = "antiquant",
         [FAST_OPT_ANTIQUANT_OFFSET] = "antiquant",
         [FAST_OPT_QUERY_PADDING_SIZE] = "padding",
@@ -612,6 +612,9 @@ static void own_refusals(void)
     for (int o = 0; o < FAST_OPT_COUNT; o++) {
         if (o == FAST_OPT_BLOCK_TABLE)
             continue; /* page attention is modeled: test_fast_paged.c */
+        if (o <= FAST_OPT_QUANT_OFFSET2)
+            continue; /* the int8 scales are judged by their rules, which
+                         no refusal row hides: test_fast_int8_checks.c */
         if (o == FAST_OPT_QUERY_PADDING_SIZE || o == FAST_OPT_KV_PADDING_SIZE)
             continue; /* left padding too: test_fast_padding.c */
         if (o == FAST_OPT_KEY_SHARED_PREFIX ||
@@ -633,7 +636,7 @@ static void own_refusals(void)
     fia_tensor q8 = q, kv4 = kv, out8 = out;
     q8.dtype = FIA_DT_INT8, kv4.dtype = FIA_DT_INT4, out8.dtype = FIA_DT_INT8;
     a = ok, a.query = &q8;
-    expect_refusal(&a, (refusal){"int_inputs", "M_QUANT: int8 query"}, __LINE__);
+    expect_refusal(&a, (refusal){"int_inputs", "NM-004: int8 query"}, __LINE__);
     /* int4 key/value with an fp16 query are the antiquant scene, not
      * refused by int_inputs (test_fast_antiquant_checks.c) */
     const fia_tensor *kp4[1] = {&kv4};
@@ -643,10 +646,10 @@ static void own_refusals(void)
         fast_plan p;
         memset(&p, 0, sizeof p);
         fia_error e;
-        CHECK(fast_check_int_inputs(&a, &p, &e) == FIA_OK);
+        CHECK(fast_check_int_inputs_query(&a, &p, &e) == FIA_OK);
     }
     a = ok, a.out = &out8;
-    expect_refusal(&a, (refusal){"int8_out", "M_QUANT: int8 attention_out"},
+    expect_refusal(&a, (refusal){"int8_out", "NM-005: int8 attention_out"},
                    __LINE__);
     a = ok, a.layout = "BNSD_NBSD";
     expect_refusal(&a, (refusal){"tnd", "M_LAYOUT"}, __LINE__);

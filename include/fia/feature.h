@@ -26,8 +26,8 @@
     X(OUTPUT, "output", "attention_out: presence, dtype and shape")           \
     X(SCALE, "scale", "the scale attribute")                                  \
     X(PSE, "pse", "pse_shift, the positional bias")                           \
-    X(INT8_QUANT, "int8_quant", "int8 quantization scales (not modeled "      \
-                                "yet)")                                       \
+    X(INT8_QUANT, "int8_quant", "full int8 quantization: the scales' rules " \
+                                "(the int8 query's refusal: int_inputs)")     \
     X(ANTIQUANT, "antiquant", "key/value antiquantization (not modeled yet)") \
     X(INT_INPUTS, "int_inputs", "int8 query, int8/int4 key/value (not "       \
                                 "modeled yet)")                               \
