@@ -32,12 +32,15 @@ static int given(const fia_case *c, fia_slot s)
 
 int fz_antiquant_in_use(const fia_case *c)
 {
-    if (!given(c, FIA_SLOT_QUERY) || !given(c, FIA_SLOT_KEY))
+    const fia_tensor_spec *q = &c->tensors[FIA_SLOT_QUERY];
+    const fia_tensor_spec *k = &c->tensors[FIA_SLOT_KEY];
+    /* an empty key (no keys) is the scene too */
+    if (q->presence != FIA_PRESENT || q->count != 1 ||
+        k->presence != FIA_PRESENT || k->count != 1)
         return 0;
-    const fia_dtype q = c->tensors[FIA_SLOT_QUERY].t[0].dtype;
-    const fia_dtype k = c->tensors[FIA_SLOT_KEY].t[0].dtype;
-    return (q == FIA_DT_FP16 || q == FIA_DT_BF16) &&
-           (k == FIA_DT_INT8 || k == FIA_DT_INT4 || k == FIA_DT_INT32);
+    const fia_dtype qd = q->t[0].dtype, kd = k->t[0].dtype;
+    return (qd == FIA_DT_FP16 || qd == FIA_DT_BF16) &&
+           (kd == FIA_DT_INT8 || kd == FIA_DT_INT4 || kd == FIA_DT_INT32);
 }
 
 /* The separate set is in use (a separate scale given: ANTI-N01). */
