@@ -403,7 +403,7 @@ static void shape_off(fz_aq_tensor *t, int pick)
 }
 
 /* Breaks the scene's rule brk (details from aux). */
-static void break_scene(fz_gen *g, aq_scene *s, int brk, int aux)
+static void break_scene(aq_scene *s, int brk, int aux)
 {
     fz_aq_tensor *t = s->t;
     switch (brk) {
@@ -531,7 +531,6 @@ static void break_scene(fz_gen *g, aq_scene *s, int brk, int aux)
     case BR_NO_SCALE: memset(t, 0, sizeof s->t); break;
     default: break; /* the others: by their choices (choose_scene) */
     }
-    (void)g;
 }
 
 /* The number of heads past 64 per KV head (ANTI-028, the cann profile):
@@ -637,13 +636,13 @@ void fzp_antiquant_scene(fz_gen *g)
         s.t[FZ_AQ_COMB_SCALE] = (fz_aq_tensor){1, s.qdt, 1, {two}};
         s.agiven = 1, s.amode = mp % 7;
     }
-    break_scene(g, &s, brk, aux);
+    break_scene(&s, brk, aux);
     write_scene(g, &s);
-    if (brk == BR_INT4_OUT) {
-        fz_note(g, fb_tensor(g->c, FIA_SLOT_ATTENTION_OUT, FIA_DT_INT8,
-                             g->c->tensors[FIA_SLOT_QUERY].t[0].ndim,
-                             g->c->tensors[FIA_SLOT_QUERY].t[0].shape));
-        int64_t one = 1;
+    if (brk == BR_INT4_OUT) { /* post-quantized output (per-tensor) */
+        int64_t osh[FIA_MAX_RANK], one = 1;
+        int ond = fz_shape(fz_out_layout(g->L), g->B, g->N, g->Q_S, g->D, osh);
+        fz_note(g, fb_tensor(g->c, FIA_SLOT_ATTENTION_OUT, FIA_DT_INT8, ond,
+                             osh));
         fz_note(g, fb_tensor(g->c, FIA_SLOT_QUANT_SCALE2, FIA_DT_FP32, 1, &one));
     } else if (brk == BR_ALL_INT8 && present1(g->c, FIA_SLOT_QUERY)) {
         g->c->tensors[FIA_SLOT_QUERY].t[0].dtype = FIA_DT_INT8;

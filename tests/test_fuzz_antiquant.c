@@ -9,8 +9,10 @@
  * antiquant= dequantizes exactly (hand cases of the combined per-channel
  * set and of int32-packed per-token scales) and refuses what is not
  * exact; the metamorphic decoder's quantized bases take it.  The kernels
- * and the oracle (which do not model antiquant yet in this branch) are not
- * run: the generators are checked on the cases they build. */
+ * are not run: the generators are checked on the cases they build.  Once
+ * the oracle models antiquant (it accepts MODELED_PROBE), the valid scenes
+ * must fire no ANTI rule, every break its own, and fuzz_numeric's cases
+ * must be accepted; until then those checks are skipped. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,6 +22,40 @@
 #include "fuzz/fuzz.h"
 #include "fuzz/gen.h"
 #include "fuzz_testlib.h"
+
+/* A valid call of the scene (the combined per-channel set with offsets,
+ * decode): the oracle models antiquant when it accepts it.  Until then
+ * (this branch) the checks against the oracle are skipped. */
+static const char *const MODELED_PROBE =
+    "input_layout = BNSD\nnum_heads = 2\nnum_key_value_heads = 1\n"
+    "query = fp16 [1,2,1,16]\nkey = int8 [1,1,2,16]\n"
+    "value = int8 [1,1,2,16]\nantiquant_scale = fp16 [2,1,16]\n"
+    "antiquant_offset = fp16 [2,1,16]\n";
+
+static int oracle_models(void)
+{
+    fia_case c = ftl_parse(MODELED_PROBE);
+    fia_oracle_verdict v;
+    const int m = fia_oracle_evaluate(&c, FIA_PROFILE_DOC, &v, NULL) ==
+                      FIA_OK && v.accept;
+    fia_case_free(&c);
+    return m;
+}
+
+/* 1 when rule `id` fired on c under profile p; *anti: an ANTI rule did. */
+static int fired(const fia_case *c, fia_profile p, const char *id, int *anti)
+{
+    fia_oracle_verdict v;
+    int hit = 0;
+    *anti = 0;
+    if (fia_oracle_evaluate(c, p, &v, NULL) != FIA_OK)
+        return 0;
+    for (int i = 0; i < v.n_fired; i++) {
+        hit |= strcmp(v.fired[i]->id, id) == 0;
+        *anti |= strncmp(v.fired[i]->id, "ANTI-0", 6) == 0;
+    }
+    return hit;
+}
 
 /* What a call's scene is, read back from the case. */
 typedef struct scene {
@@ -181,6 +217,8 @@ static void test_params(void)
     fuzz_rng r = {20251125};
     uint8_t buf[512];
     int n = 60000, scenes = 0, valid = 0, bad = 0, breaks[32] = {0};
+    const int modeled = oracle_models();
+    int hits[32] = {0}, anti_on_valid = 0;
     int cover[2][3][CL_COUNT]; /* [qs1][kd][class] */
     memset(cover, 0, sizeof cover);
     for (int k = 0; k < n; k++) {
@@ -194,8 +232,16 @@ static void test_params(void)
             continue;
         }
         scenes++;
-        if (brk >= 0)
+        int anti;
+        if (brk >= 0) {
             breaks[brk]++;
+            char id[16];
+            snprintf(id, sizeof id, "ANTI-%03d", brk + 1);
+            /* ANTI-028 is the cann profile's */
+            hits[brk] += modeled && fired(&c, brk == 27 ? FIA_PROFILE_CANN
+                                                        : FIA_PROFILE_DOC,
+                                          id, &anti);
+        }
         CHECK(brk < 0 || !strict_input(buf, len));
         if (brk < 0 && strict_input(buf, len)) {
             scene s;
@@ -207,6 +253,10 @@ static void test_params(void)
                 valid--;
             else if (!scene_ok(&c, &s))
                 bad++;
+            else if (modeled) {
+                fired(&c, FIA_PROFILE_DOC, "", &anti);
+                anti_on_valid += anti;
+            }
             else if (s.kd >= 0)
                 cover[s.qs1][s.kd][class_of(&s)]++;
         }
@@ -247,6 +297,18 @@ static void test_params(void)
     printf("\n");
     for (int i = 0; i < 28; i++)
         CHECK_MSG(breaks[i] > 3, "ANTI-%03d never broken", i + 1);
+    if (!modeled) {
+        printf("  the oracle does not model antiquant: its checks skipped\n");
+        return;
+    }
+    /* a valid scene breaks no ANTI rule; a break fires its rule */
+    printf("  ANTI rules fired by their breaks:");
+    for (int i = 0; i < 28; i++)
+        printf(" %d", hits[i]);
+    printf("; on valid scenes %d\n", anti_on_valid);
+    CHECK_EQ_INT(anti_on_valid, 0);
+    for (int i = 0; i < 28; i++)
+        CHECK_MSG(hits[i] > 0, "ANTI-%03d's break never fires it", i + 1);
 }
 
 /* ---- fuzz_numeric ---------------------------------------------------------- */
@@ -284,7 +346,8 @@ static void test_numeric(void)
     uint8_t buf[512];
     int n = 8000, quant = 0, ints_ok = 1, badscene = 0, roundtrip = 0;
     int cover[2][3][CL_COUNT], gqa = 0, mask = 0, ragged = 0, past = 0;
-    int cancel = 0, paged = 0, widened = 0;
+    int cancel = 0, paged = 0, widened = 0, refused = 0;
+    const int modeled = oracle_models();
     double lo8 = 0, hi8 = 0, lo4 = 0, hi4 = 0, smin = INFINITY, smax = 0;
     double worst = 0;
     memset(cover, 0, sizeof cover);
@@ -347,6 +410,11 @@ static void test_numeric(void)
                 break;
             }
         past += s.g.KV_S > th.key_block;
+        if (modeled) {
+            fia_oracle_verdict v;
+            fia_oracle_evaluate(&c, FIA_PROFILE_DOC, &v, NULL);
+            refused += !v.accept;
+        }
         char *text = fia_case_to_string(&c);
         fia_case p = ftl_parse(text ? text : "");
         roundtrip += fia_case_equal(&c, &p);
@@ -367,6 +435,7 @@ static void test_numeric(void)
     CHECK(cancel > 5 && gqa > 20 && mask > 20 && ragged > 20 && past > 10);
     CHECK(paged > 3 && widened > 10);
     CHECK(worst <= FZ_NUM_MAX_WORK);
+    CHECK_EQ_INT(refused, 0); /* 0 when the oracle does not model it */
     int classes = 0;
     for (int i = 0; i < CL_COUNT; i++)
         classes += cover[1][0][i] > 0;
