@@ -405,13 +405,17 @@ int fz_geom_of(const fia_case *c, fz_geom *g)
     if (N <= 0 || KV_N <= 0)
         return -1;
     g->N = N, g->KV_N = KV_N;
+    /* int4 packed eight to an int32 key/value: the last dim / 8
+     * (docs/features/antiquant.md) */
+    const int64_t pk = kt->dtype == FIA_DT_INT32 && qt->dtype != FIA_DT_INT32
+                           ? 8 : 1;
     if (g->layout == FZ_BSH) {
         if (qt->ndim != 3 || kt->ndim != 3 || qt->shape[2] % N ||
-            kt->shape[2] % KV_N)
+            (kt->shape[2] * pk) % KV_N)
             return -1;
         g->B = qt->shape[0], g->Q_S = qt->shape[1], g->D = qt->shape[2] / N;
         g->KV_S = kt->shape[1];
-        if (kt->shape[2] / KV_N != g->D || kt->shape[0] != g->B)
+        if (kt->shape[2] * pk / KV_N != g->D || kt->shape[0] != g->B)
             return -1;
         g->P = prefix_of(c, g);
         return 0;
@@ -421,7 +425,8 @@ int fz_geom_of(const fia_case *c, fz_geom *g)
     int sa = g->layout == FZ_BSND ? 1 : 2, na = g->layout == FZ_BSND ? 2 : 1;
     g->B = qt->shape[0], g->Q_S = qt->shape[sa], g->D = qt->shape[3];
     g->KV_S = kt->shape[sa];
-    if (qt->shape[na] != N || kt->shape[na] != KV_N || kt->shape[3] != g->D ||
+    if (qt->shape[na] != N || kt->shape[na] != KV_N ||
+        kt->shape[3] * pk != g->D ||
         kt->shape[0] != g->B)
         return -1;
     g->P = prefix_of(c, g);

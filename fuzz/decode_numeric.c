@@ -38,31 +38,32 @@ static const fz_fragment numeric_fragments[] = {
     {FIA_FEATURE_PADDING, fzn_padding},
     {FIA_FEATURE_PREFIX, fzn_prefix},
     {FIA_FEATURE_PSE, fzn_pse},
+    {FIA_FEATURE_ANTIQUANT, fzn_antiquant},
 };
 
 /* Shared by numeric and metamorphic: a valid small case.  meta: keep
  * row-invalid correction on in prefill (fully masked rows defined), and
  * sequence-length arrays of length 1 more often. */
-static fia_status small_case(fdp *f, fia_case *c, int meta)
+static fia_status small_case(fdp *f, fia_case *c, int meta, fz_gen *g)
 {
-    fz_gen g;
     fia_case_init(c);
-    memset(&g, 0, sizeof g);
-    g.f = f;
-    g.c = c;
-    g.meta = meta;
+    memset(g, 0, sizeof *g);
+    g->f = f;
+    g->c = c;
+    g->meta = meta;
     snprintf(c->name, sizeof c->name, meta ? "fuzz_metamorphic" : "fuzz_numeric");
     c->seed = fdp_u8(f);
-    g.qs1 = fdp_chance(f, 30);
-    fz_gen_apply(&g, numeric_fragments, FZ_ARRLEN(numeric_fragments));
-    return g.status;
+    g->qs1 = fdp_chance(f, 30);
+    fz_gen_apply(g, numeric_fragments, FZ_ARRLEN(numeric_fragments));
+    return g->status;
 }
 
 fia_status fuzz_decode_numeric(const uint8_t *data, size_t size, fia_case *c)
 {
     fdp f;
+    fz_gen g;
     fdp_init(&f, data, size);
-    return small_case(&f, c, 0);
+    return small_case(&f, c, 0, &g);
 }
 
 /* The transforms that apply to c (at most one per kind); returns how many
@@ -175,20 +176,18 @@ static int prefix_pse_transform(fia_case *c, const fz_geom *g, int which,
     return 0;
 }
 
-fia_status fuzz_decode_metamorphic(const uint8_t *data, size_t size,
-                                   fia_case *c, char *transform, size_t tlen)
+/* The transform of the base c (st its decoder's status), from the bytes
+ * after the case's. */
+static fia_status transform_of(fdp *f, fia_case *c, int pick, int to,
+                               fia_status st, char *transform, size_t tlen)
 {
-    fdp f;
-    fdp_init(&f, data, size);
-    int pick = fdp_u8(&f), to = fdp_u8(&f);
-    fia_status st = small_case(&f, c, 1);
     fz_geom g;
     char opts[8][32];
     int n;
     /* the left-padded form, from bytes after the case's: a zero byte (a
      * stored seed run out) keeps the pick below, so stored seeds keep
      * their transform */
-    const int pad = fdp_rare(&f, 20);
+    const int pad = fdp_rare(f, 20);
     /* a live-rows case's data follows its layout's offsets: a transform
      * would give the second form other data (and copy GiB) */
     if (c->live_rows || fz_geom_of(c, &g) != 0) {
@@ -196,15 +195,15 @@ fia_status fuzz_decode_metamorphic(const uint8_t *data, size_t size,
         return st;
     }
     if (pad && fz_pad_applies(c, &g)) {
-        pad_transform(&f, &g, transform, tlen);
+        pad_transform(f, &g, transform, tlen);
         return st;
     }
     /* the prefix and pse relations, from the bytes after those: a zero
      * byte keeps the pick below */
-    const int pp = fdp_rare(&f, 30);
-    const int which = fdp_pick(&f, 3);
-    const unsigned seed = fdp_u8(&f);
-    const int64_t plen = fdp_range(&f, 0, 255);
+    const int pp = fdp_rare(f, 30);
+    const int which = fdp_pick(f, 3);
+    const unsigned seed = fdp_u8(f);
+    const int64_t plen = fdp_range(f, 0, 255);
     if (pp && prefix_pse_transform(c, &g, which, seed, plen, transform, tlen,
                                    &st))
         return st;
@@ -213,5 +212,29 @@ fia_status fuzz_decode_metamorphic(const uint8_t *data, size_t size,
         return st;
     }
     snprintf(transform, tlen, "%s", opts[pick % n]);
+    return st;
+}
+
+fia_status fuzz_decode_metamorphic(const uint8_t *data, size_t size,
+                                   fia_case *c, char *transform, size_t tlen)
+{
+    fdp f;
+    fz_gen g;
+    fdp_init(&f, data, size);
+    int pick = fdp_u8(&f), to = fdp_u8(&f);
+    fia_status st = small_case(&f, c, 1, &g);
+    st = transform_of(&f, c, pick, to, st, transform, tlen);
+    /* the base quantized (fzn_antiquant_meta), from bytes after all those
+     * (a stored seed run out keeps its transform): it takes the antiquant
+     * relation only, the others would have to carry its scales along */
+    fzn_antiquant_meta(&g);
+    st = st == FIA_OK ? g.status : st;
+    if (fz_antiquant_in_use(c)) {
+        fz_geom geom;
+        if (fz_geom_of(c, &geom) == 0 && fz_antiquant_applies(c, &geom))
+            snprintf(transform, tlen, "antiquant=%d", to);
+        else
+            snprintf(transform, tlen, "none");
+    }
     return st;
 }

@@ -40,6 +40,7 @@ static const fz_fragment params_fragments[] = {
     {FIA_FEATURE_PADDING, fzp_padding_scene},
     {FIA_FEATURE_PSE, fzp_pse},
     {FIA_FEATURE_PREFIX, fzp_prefix_tensors},
+    {FIA_FEATURE_ANTIQUANT, fzp_antiquant_scene},
 };
 
 /* The case model refuses a tensor whose element count overflows int64

@@ -234,4 +234,56 @@ fia_status fz_meta_relayout(const fia_case *c, const fz_geom *g,
                             fz_layout l2, int mha, fia_case *out,
                             fia_error *err);
 
+/* ---- antiquant (gen_antiquant.c, meta_antiquant.c) ---- */
+/* What one scale element covers (docs/features/antiquant.md's table):
+ * per-tensor, per-channel, per-token, per-head (separate mode 2),
+ * per-token per-head (3), page-managed per-token (4) and per head (5). */
+typedef enum fz_aq_form {
+    FZ_AQ_TENSOR, FZ_AQ_CHANNEL, FZ_AQ_TOKEN, FZ_AQ_HEAD, FZ_AQ_TOKEN_HEAD,
+    FZ_AQ_PAGE_TOKEN, FZ_AQ_PAGE_TOKEN_HEAD, FZ_AQ_FORM_COUNT
+} fz_aq_form;
+/* The shape of a scale of form f into sh (rank returned): lead 2 for the
+ * combined set, 1 for the separate one at Q_S = 1, 0 at Q_S > 1 (no
+ * leading dim: (N,1,D), (N,D), (H), (B,S), and 003's forms with it); var
+ * picks among the per-channel shapes (3 with a lead, 6 without); S the
+ * per-token S'; blocknum and bs the cache's (page forms). */
+int fz_aq_shape(fz_aq_form f, int lead, int var, int64_t B, int64_t N,
+                int64_t D, int64_t S, int64_t blocknum, int64_t bs,
+                int64_t *sh);
+/* The six tensors of the two sets, in fz_aq_slot's order. */
+enum { FZ_AQ_COMB_SCALE, FZ_AQ_COMB_OFF, FZ_AQ_KEY_SCALE, FZ_AQ_KEY_OFF,
+       FZ_AQ_VAL_SCALE, FZ_AQ_VAL_OFF, FZ_AQ_NT };
+extern const fia_slot fz_aq_slot[FZ_AQ_NT];
+/* A scale or offset tensor to write (on: present). */
+typedef struct fz_aq_tensor {
+    int on;
+    fia_dtype dt;
+    int nd;
+    int64_t sh[4];
+} fz_aq_tensor;
+/* The dtype of form f's scale under a query of dtype qdt. */
+fia_dtype fz_aq_scale_dtype(fz_aq_form f, fia_dtype qdt);
+/* 1 for int4 and its int32 packing. */
+int fz_aq_int4(fia_dtype dt);
+/* Every tensor of slot s (a list's too) to dtype dt; int32 packs eight
+ * int4: its last dim / 8 (times 8 back from int32). */
+void fz_aq_set_kv_dtype(fia_case *c, fia_slot s, fia_dtype dt);
+/* The key S a per-token scale must cover (ANTI-023): a page table's
+ * columns x block_size, a list's longest tensor, else kv_s. */
+int64_t fz_aq_token_s(const fia_case *c, int64_t kv_s);
+/* The ANTI rule the last fzp_antiquant_scene broke (ANTI-(k + 1)), -1 for
+ * a valid scene (the tests read it). */
+extern int fz_aq_params_break;
+/* The form of separate mode m (-1 when none); per_tensor: mode 0's scale
+ * has one element. */
+int fz_aq_form_of_mode(int64_t m, int per_tensor);
+/* 1 when c is the antiquant scene: a single int8 / int4 / int32 key and
+ * an fp16 / bf16 query. */
+int fz_antiquant_in_use(const fia_case *c);
+/* 1 when antiquant= applies to c (geometry g): the scene, contiguous
+ * (no block table, list or padding), no mode 4 / 5. */
+int fz_antiquant_applies(const fia_case *c, const fz_geom *g);
+fia_status fz_meta_antiquant(const fia_case *, const fz_geom *, const char *,
+                             fia_case *, fia_error *);
+
 #endif

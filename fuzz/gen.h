@@ -172,6 +172,7 @@ void fzp_padding(fz_gen *g);          /* a left-padding scene and an exclusion *
 void fzp_padding_scene(fz_gen *g);    /* valid scenes, ignored and empty padding */
 void fzp_pse(fz_gen *g);              /* pse_shift for the path, a rule broken */
 void fzp_prefix_tensors(fz_gen *g);   /* prefix tensors like the key, a rule broken */
+void fzp_antiquant_scene(fz_gen *g);  /* an antiquant scene, a rule broken */
 
 /* ---- fuzz_numeric's fragments (a small case the rules accept) ----------- */
 void fzn_layout(fz_gen *g);           /* layout; L */
@@ -202,6 +203,10 @@ void fzn_tnd(fz_gen *g);              /* the case packed as TND / NTD_TND, now a
 void fzn_padding(fz_gen *g);          /* the case left-padded, now and then */
 void fzn_prefix(fz_gen *g);           /* a shared prefix, now and then */
 void fzn_pse(fz_gen *g);              /* a pse_shift, now and then */
+void fzn_antiquant(fz_gen *g);        /* key/value quantized, now and then */
+/* fuzz_metamorphic: its base quantized now and then (the decoder calls
+ * it after the transform's bytes, exact dequantized values). */
+void fzn_antiquant_meta(fz_gen *g);
 
 /* fuzz_numeric: key (role 1) or value (role 2) values [B, H, S, D] in the
  * layout g->L from the distribution g->vkind with the generator g->rng

@@ -6,7 +6,8 @@
  * or as a tensor per batch; the rows packed as a token layout; the rows
  * left-padded, moved to the end of longer axes; the batches' equal first
  * keys in a shared prefix; a pse of zeros added; the mask as a pse of
- * -inf and 0).  Both forms are run through
+ * -inf and 0; quantized keys and values as their dequantized values).
+ * Both forms are run through
  * fast/ and their outputs compared element by element in the canonical
  * BNSD order, over the rows the documents define (i < q_len). */
 #include <math.h>
@@ -35,6 +36,7 @@ static const struct {
     {"prefix=", fz_meta_prefix},
     {"pse-zero=", fz_meta_pse_zero},
     {"pse-mask=", fz_meta_pse_mask},
+    {"antiquant=", fz_meta_antiquant},
 };
 
 fia_status fuzz_meta_transform(const fia_case *c, const char *transform,
@@ -284,7 +286,8 @@ static int64_t beyond_bound(const fia_case *c, const fz_geom *g, int lse,
 
 /* The outputs of the two forms compared element by element, with twice
  * one kernel's tolerance (both forms carry an error). */
-static void compare_forms(const fia_case *c, const fz_geom *g,
+static void compare_forms(const fia_case *c, const fia_case *c2,
+                          const fz_geom *g,
                           const char *transform, const form_out *fa,
                           const form_out *fb, fuzz_meta_result *r)
 {
@@ -316,12 +319,13 @@ static void compare_forms(const fia_case *c, const fz_geom *g,
      * of that dtype relative, so an output moves by up to u * sum p|v| / l
      * <= u * max|v| in absolute terms: an output that cancels (small
      * beside its values) differs between two paths by far more than its
-     * own ulp, within the bound (docs/tolerance.md). */
+     * own ulp, within the bound (docs/tolerance.md).  The largest |v| of
+     * either form: a quantized base holds integers, not its values. */
     const int rounds_p = fa->out.dtype == FIA_DT_BF16 ||
                          (c->attrs.inner_precise & 1);
     if (rounds_p)
         tol.atol += 2 * (fa->out.dtype == FIA_DT_BF16 ? 0x1p-8 : 0x1p-11) *
-                    max_abs_value(c);
+                    fmax(max_abs_value(c), max_abs_value(c2));
     fia_compare_result m;
     int bad = fia_compare_tensor_fail(&fa->out, fa->out_d, unspec, &fb->out,
                                       &tol, &m, fail, NULL) != 0 ||
@@ -406,7 +410,7 @@ void fuzz_meta_check(const fia_case *c, const char *transform,
         snprintf(r->message, sizeof r->message, "phase two failed: A %d %.200s; "
                  "B %d %.200s", sa, ea.msg, sb, eb.msg);
     } else {
-        compare_forms(c, &g, transform, &fa, &fb, r);
+        compare_forms(c, &c2, &g, transform, &fa, &fb, r);
     }
     form_free(&fa);
     form_free(&fb);
