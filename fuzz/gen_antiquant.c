@@ -644,6 +644,14 @@ void fzp_antiquant_scene(fz_gen *g)
         fz_note(g, fb_tensor(g->c, FIA_SLOT_ATTENTION_OUT, FIA_DT_INT8, ond,
                              osh));
         fz_note(g, fb_tensor(g->c, FIA_SLOT_QUANT_SCALE2, FIA_DT_FP32, 1, &one));
+    } else if (fz_aq_int4(s.kd)) {
+        /* int4 takes no output quantization (ANTI-024): a quant_scale2
+         * another fragment chose would make the scene invalid */
+        fb_absent(g->c, FIA_SLOT_QUANT_SCALE2);
+        fb_absent(g->c, FIA_SLOT_QUANT_OFFSET2);
+        if (present1(g->c, FIA_SLOT_ATTENTION_OUT) &&
+            g->c->tensors[FIA_SLOT_ATTENTION_OUT].t[0].dtype == FIA_DT_INT8)
+            g->c->tensors[FIA_SLOT_ATTENTION_OUT].t[0].dtype = s.qdt;
     } else if (brk == BR_ALL_INT8 && present1(g->c, FIA_SLOT_QUERY)) {
         g->c->tensors[FIA_SLOT_QUERY].t[0].dtype = FIA_DT_INT8;
     } else if (brk == BR_GQA) {

@@ -236,7 +236,10 @@ static void test_params(void)
         if (brk >= 0) {
             breaks[brk]++;
             char id[16];
-            snprintf(id, sizeof id, "ANTI-%03d", brk + 1);
+            /* key and value of different dtypes is TENS-040's (the doc's
+             * ANTI-025 has no row of its own) */
+            snprintf(id, sizeof id, brk == 24 ? "TENS-040" : "ANTI-%03d",
+                     brk + 1);
             /* ANTI-028 is the cann profile's */
             hits[brk] += modeled && fired(&c, brk == 27 ? FIA_PROFILE_CANN
                                                         : FIA_PROFILE_DOC,
@@ -253,12 +256,20 @@ static void test_params(void)
                 valid--;
             else if (!scene_ok(&c, &s))
                 bad++;
-            else if (modeled) {
-                fired(&c, FIA_PROFILE_DOC, "", &anti);
-                anti_on_valid += anti;
+            else {
+                if (modeled) {
+                    fired(&c, FIA_PROFILE_DOC, "", &anti);
+                    anti_on_valid += anti;
+                    if (anti && getenv("FIA_TEST_VERBOSE")) {
+                        char *t = fia_case_to_string(&c);
+                        fprintf(stderr, "valid scene fires ANTI:\n%s\n",
+                                t ? t : "");
+                        free(t);
+                    }
+                }
+                if (s.kd >= 0)
+                    cover[s.qs1][s.kd][class_of(&s)]++;
             }
-            else if (s.kd >= 0)
-                cover[s.qs1][s.kd][class_of(&s)]++;
         }
         /* a call that prints parses back to itself */
         char *text = fia_case_to_string(&c);
