@@ -37,10 +37,21 @@ fia_status fast_check_antiquant_kv_dtypes(const fast_args *a, fast_plan *p,
 }
 
 /* Layer 3: any of them passed (even empty), or its mode not 0. */
+/* int8/int4 key/value with an fp16/bf16 query: the scene fast/ computes
+ * (plan_antiquant.c; the rules are this file's). */
+static bool aq_scene(const fast_args *a)
+{
+    const fia_dtype k = a->key->tensors[0]->dtype, q = a->query->dtype;
+    return (q == FIA_DT_FP16 || q == FIA_DT_BF16) &&
+           (k == FIA_DT_INT8 || k == FIA_DT_INT4 || k == FIA_DT_INT32);
+}
+
 fia_status fast_check_antiquant(const fast_args *a, fast_plan *p,
                                 fia_error *err)
 {
     (void)p;
+    if (aq_scene(a))
+        return FIA_OK;
     fia_status st = fast_refuse_opt(a, shared, COUNT(shared), err);
     if (st == FIA_OK && a->antiquant_mode != 0)
         FAST_NOTMOD("M_ANTIQUANT_MODE", "antiquant_mode %lld (antiquant) "
@@ -52,6 +63,8 @@ fia_status fast_check_antiquant_kv(const fast_args *a, fast_plan *p,
                                    fia_error *err)
 {
     (void)p;
+    if (aq_scene(a))
+        return FIA_OK;
     fia_status st = fast_refuse_opt(a, per_kv, COUNT(per_kv), err);
     if (st == FIA_OK &&
         (a->key_antiquant_mode != 0 || a->value_antiquant_mode != 0))

@@ -10,6 +10,8 @@ fia_status fast_check_int_inputs(const fast_args *a, fast_plan *p,
     (void)p;
     if (a->query->dtype == FIA_DT_INT8)
         FAST_NOTMOD("M_QUANT", "int8 query is not modeled yet");
+    if (a->query->dtype != FIA_DT_INT8)
+        return FIA_OK; /* int8/int4 key/value: antiquant (plan_antiquant.c) */
     /* every tensor of the lists (a tensor per batch may differ) */
     const fia_tensor_list *lists[2] = {a->key, a->value};
     for (int l = 0; l < 2; l++)

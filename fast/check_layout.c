@@ -100,12 +100,12 @@ fia_status fast_check_layout_kv(const fast_args *a, fast_plan *p,
     int64_t kv_d;
     switch (p->layout) {
     case FAST_LAYOUT_BSH:
-        if (k->shape[2] % p->KV_N != 0)
+        if (k->shape[2] * fast_kv_pack(k->dtype) % p->KV_N != 0)
             FAST_REJECT("S_KV_HEADS", "key H %lld not divisible by "
                         "num_key_value_heads %lld", (long long)k->shape[2],
                         (long long)p->KV_N);
         p->KV_S = k->shape[1];
-        kv_d = k->shape[2] / p->KV_N;
+        kv_d = k->shape[2] * fast_kv_pack(k->dtype) / p->KV_N;
         break;
     case FAST_LAYOUT_BSND:
         if (k->shape[2] != p->KV_N)
@@ -122,6 +122,8 @@ fia_status fast_check_layout_kv(const fast_args *a, fast_plan *p,
         kv_d = k->shape[3];
         break;
     }
+    if (p->layout != FAST_LAYOUT_BSH)
+        kv_d *= fast_kv_pack(k->dtype); /* int32: eight int4 each */
     if (kv_d != p->D)
         FAST_REJECT("S_KV_D", "key/value head dim %lld != query head dim %lld",
                     (long long)kv_d, (long long)p->D);

@@ -52,25 +52,29 @@ static fia_status list_tensor(const fast_args *a, const fast_plan *p, int i,
         FAST_REJECT("S_LIST_BATCH", "key[%d] has batch %lld (a list's tensors "
                     "have batch 1)", i, (long long)k->shape[0]);
     bool heads_ok;
+    const int64_t pk = fast_kv_pack(k->dtype); /* int32: eight int4 each */
     switch (p->layout) {
     case FAST_LAYOUT_BSH:
         *s = k->shape[1];
-        heads_ok = k->shape[2] == p->KV_N * p->D;
+        heads_ok = k->shape[2] * pk == p->KV_N * p->D;
         break;
     case FAST_LAYOUT_BSND:
         *s = k->shape[1];
-        heads_ok = k->shape[2] == p->KV_N && k->shape[3] == p->D;
+        heads_ok = k->shape[2] == p->KV_N && k->shape[3] * pk == p->D;
         break;
     default:
         *s = k->shape[2];
-        heads_ok = k->shape[1] == p->KV_N && k->shape[3] == p->D;
+        heads_ok = k->shape[1] == p->KV_N && k->shape[3] * pk == p->D;
         break;
     }
     if (!heads_ok)
         FAST_REJECT("S_LIST_HEADS", "key[%d]'s heads or D differ from the "
                     "call's (KV_N %lld, D %lld)", i, (long long)p->KV_N,
                     (long long)p->D);
-    if (k->dtype != a->query->dtype || v->dtype != a->query->dtype)
+    const bool aq = fast_kv_int(k->dtype) && v->dtype == k->dtype &&
+                    k->dtype == a->key->tensors[0]->dtype &&
+                    a->query->dtype != FIA_DT_INT8; /* antiquant */
+    if (!aq && (k->dtype != a->query->dtype || v->dtype != a->query->dtype))
         FAST_REJECT("S_KV_DTYPE", "key/value[%d] dtype %s/%s differs from "
                     "query %s", i, fast_dtype_name(k->dtype),
                     fast_dtype_name(v->dtype),

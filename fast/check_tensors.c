@@ -65,7 +65,11 @@ fia_status fast_check_tensors_kv_dtype(const fast_args *a, fast_plan *p,
 {
     const fia_tensor *q = a->query;
     const fia_tensor *k = a->key->tensors[0], *v = a->value->tensors[0];
-    if (k->dtype != q->dtype || v->dtype != q->dtype)
+    /* antiquant: int8/int4 key/value (both of one dtype) with an fp16/bf16
+     * query (plan_antiquant.c; its rules check_antiquant.c) */
+    const bool aq = (q->dtype == FIA_DT_FP16 || q->dtype == FIA_DT_BF16) &&
+                    fast_kv_int(k->dtype) && v->dtype == k->dtype;
+    if (!aq && (k->dtype != q->dtype || v->dtype != q->dtype))
         FAST_REJECT("S_KV_DTYPE", "key/value dtype %s/%s differs from query %s",
                     fast_dtype_name(k->dtype), fast_dtype_name(v->dtype),
                     fast_dtype_name(q->dtype));

@@ -81,6 +81,9 @@ const fast_check fast_checks[] = {
     {"scale", FAST_LAYER_SEMANTIC, fast_check_scale},
     {"pse", FAST_LAYER_SEMANTIC, fast_check_pse_shape},
     {"prefix", FAST_LAYER_SEMANTIC, fast_check_prefix_shape},
+    /* the antiquant description, after every row that fills the plan's
+     * layout, cache, list and padding (a fill of an accepted call) */
+    {"antiquant", FAST_LAYER_SEMANTIC, fast_plan_antiquant},
     /* Layer 6: judged by every rule above, but not computed. */
     {"tnd", FAST_LAYER_ARITHMETIC, fast_check_tnd_value_d},
     {"prefix", FAST_LAYER_ARITHMETIC, fast_check_prefix},

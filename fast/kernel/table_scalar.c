@@ -12,4 +12,5 @@ const fast_kernels fast_kernels_scalar = {
     .widen_t = fast_widen_t_scalar,
     .store = fast_store_scalar,
     .bias = fast_bias_scalar,
+    .aq_widen = fast_aq_widen_scalar,
 };
