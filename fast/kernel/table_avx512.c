@@ -18,6 +18,7 @@ const fast_kernels fast_kernels_avx512 = {
     .bias = fast_bias_avx512,
     .decode = fast_decode_avx512,
     .aq_widen = fast_aq_widen_avx512,
+    .decode_aq = fast_decode_aq_avx512,
 };
 
 #endif

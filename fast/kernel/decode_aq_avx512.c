@@ -1,0 +1,292 @@
+/* decode_aq (contract: kernels.h), AVX-512: the fused decode kernel over
+ * int8 / int4 K and V, dequantized in its loads (no copy): per block of
+ * DEC_KB keys Q.K^T (tiles of 4 rows x 4 keys), the softmax step of
+ * decode_avx512.c (dec_softmax_avx512.h) and P.V (4 rows x 64 columns).
+ *
+ * Each K or V element is converted to float once per tile of rows (the
+ * whole GQA group at mr <= 4) and gets its offset before any product
+ * (antiquant.md: x + o, never s o sum q).  The scales leave the inner
+ * loops: a per-channel key scale is folded into Q once per call (q_d s_d),
+ * a per-token one multiplies the key's score; a per-token value scale
+ * multiplies the key's p, a per-channel one is the caller's (acc in units
+ * of 1 / s_d).  So a key element costs a widening, a conversion and an
+ * add; int4 a permute and two shifts more (its 16 nibbles: dword 0 to
+ * lanes 0..7, dword 1 to 8..15, each shifted to the top and back). */
+#include <float.h>
+#include "simd_avx512.h"
+#ifdef FAST_HAVE_AVX512
+
+#define DEC_KB 16
+#define DEC_PFV 32 /* as decode_avx512.c */
+#define DEC_PFK 32
+#define DEC_RT 4
+#define DEC_KT 4
+#define DEC_DV 4
+
+#include "dec_softmax_avx512.h"
+
+/* 16 elements from element d of a row (int8, or int4 at half a byte
+ * each), as float, exact. */
+INLINE __m512 aq_ld(const int8_t *row, int64_t d, const int int4)
+{
+    if (!int4)
+        return _mm512_cvtepi32_ps(_mm512_cvtepi8_epi32(
+            _mm_loadu_si128((const __m128i *)(const void *)(row + d))));
+    const __m512i idx = _mm512_set_epi32(1, 1, 1, 1, 1, 1, 1, 1,
+                                         0, 0, 0, 0, 0, 0, 0, 0);
+    const __m512i sh = _mm512_set_epi32(0, 4, 8, 12, 16, 20, 24, 28,
+                                        0, 4, 8, 12, 16, 20, 24, 28);
+    __m128i y = _mm_loadl_epi64((const __m128i *)(const void *)(row + d / 2));
+    __m512i x = _mm512_permutexvar_epi32(idx, _mm512_castsi128_si512(y));
+    return _mm512_cvtepi32_ps(
+        _mm512_srai_epi32(_mm512_sllv_epi32(x, sh), 28));
+}
+
+/* s[r*DEC_KB + c] = sum_d q_r[d] (x_c[d] + o), o = ko[d] per channel or
+ * ko[c] per token (then times ks[c]); rt 1..4 rows x kt 1..4 keys. */
+INLINE void aq_qk_tile(const float *q, int64_t ldq, const int rt,
+                       const int8_t *k, int64_t ldk, const int kt, int64_t D,
+                       float *s, const int int4, const int ktok,
+                       const float *ks, const float *ko, const int8_t *pv)
+{
+    __m512 a[4][4], oc[4];
+    UNROLL for (int r = 0; r < rt; r++)
+        UNROLL for (int c = 0; c < kt; c++)
+            a[r][c] = _mm512_setzero_ps();
+    if (ktok)
+        UNROLL for (int c = 0; c < kt; c++)
+            oc[c] = _mm512_set1_ps(ko[c]);
+    const int64_t ldb = int4 ? ldk / 2 : ldk; /* bytes per row */
+    const int64_t line = int4 ? 128 : 64;     /* elements per 64 bytes */
+    for (int64_t d = 0; d < D; d += 16) {
+        __m512 kv[4];
+        const __m512 od = ktok ? _mm512_setzero_ps() : _mm512_loadu_ps(ko + d);
+        UNROLL for (int c = 0; c < kt; c++)
+            kv[c] = _mm512_add_ps(aq_ld(k + c * ldb, d, int4),
+                                  ktok ? oc[c] : od);
+        if (pv != NULL && d % line == 0) /* the lines of V this block reads */
+            UNROLL for (int c = 0; c < kt; c++)
+                _mm_prefetch((const char *)(pv + c * ldb + (int4 ? d / 2 : d)),
+                             _MM_HINT_T0);
+        UNROLL for (int r = 0; r < rt; r++) {
+            __m512 qv = _mm512_loadu_ps(q + r * ldq + d);
+            UNROLL for (int c = 0; c < kt; c++)
+                a[r][c] = _mm512_fmadd_ps(qv, kv[c], a[r][c]);
+        }
+    }
+    if (kt == 4) { /* the 4 sums of a row in one tree */
+        UNROLL for (int r = 0; r < rt; r++) {
+            __m128 t = hsum4x16(a[r]);
+            if (ktok)
+                t = _mm_mul_ps(t, _mm_loadu_ps(ks));
+            _mm_storeu_ps(s + r * DEC_KB, t);
+        }
+        return;
+    }
+    UNROLL for (int r = 0; r < rt; r++)
+        UNROLL for (int c = 0; c < kt; c++) {
+            const float t = _mm512_reduce_add_ps(a[r][c]);
+            s[r * DEC_KB + c] = ktok ? t * ks[c] : t;
+        }
+}
+
+/* acc[r][d0 + 16j] = acc * alpha[r] + sum_c p[r][c] (x_c + o), o = vo[d]
+ * per channel (the scale the caller's) or vo[c] per token (p already
+ * times vs[c]). */
+INLINE void aq_pv_tile(const float *p, const int rt, const int8_t *v,
+                       int64_t ldv, int nb, const int dv, const float *alpha,
+                       float *acc, int64_t ldacc, const int int4,
+                       const int vtok, const float *vo, const int8_t *pk)
+{
+    __m512 a[4][4], od[4];
+    acc_load(a, rt, dv, alpha, acc, ldacc);
+    if (!vtok)
+        UNROLL for (int j = 0; j < dv; j++)
+            od[j] = _mm512_loadu_ps(vo + 16 * j);
+    const int64_t ldb = int4 ? ldv / 2 : ldv;
+    for (int c = 0; c < nb; c++) {
+        __m512 vv[4];
+        const __m512 oc = vtok ? _mm512_set1_ps(vo[c]) : _mm512_setzero_ps();
+        UNROLL for (int j = 0; j < dv; j++)
+            vv[j] = _mm512_add_ps(aq_ld(v + c * ldb, 16 * j, int4),
+                                  vtok ? oc : od[j]);
+        if (pk != NULL) /* the next block's K, spread over this loop */
+            _mm_prefetch((const char *)(pk + c * ldb), _MM_HINT_T0);
+        UNROLL for (int r = 0; r < rt; r++) {
+            __m512 b = _mm512_set1_ps(p[r * DEC_KB + c]);
+            UNROLL for (int j = 0; j < dv; j++)
+                a[r][j] = _mm512_fmadd_ps(b, vv[j], a[r][j]);
+        }
+    }
+    UNROLL for (int r = 0; r < rt; r++)
+        UNROLL for (int j = 0; j < dv; j++)
+            _mm512_storeu_ps(acc + r * ldacc + 16 * j, a[r][j]);
+}
+
+typedef struct aq_args {
+    const float *q;
+    int64_t ldq;
+    int mr;
+    const void *const *k, *const *v;
+    int64_t ldkv;
+    const fast_aq_dec *ka, *va;
+    const uint16_t *const *bias;
+    int64_t nk, D;
+    float scale;
+    int round, bf;
+    float *m, *l, *acc;
+    int64_t ldacc;
+} aq_args;
+
+INLINE void aq_qk(const aq_args *x, const int8_t *kb, int nb, float *s,
+                  const int int4, const int ktok, const float *ks,
+                  const float *ko, const int8_t *pv)
+{
+    for (int r0 = 0; r0 < x->mr; r0 += DEC_RT) {
+        const int rt = FAST_TILE_EXTENT(x->mr, r0, 1, DEC_RT);
+        for (int c0 = 0; c0 < nb; c0 += DEC_KT) {
+            const int kt = FAST_TILE_EXTENT(nb, c0, 1, DEC_KT);
+            const float *qq = x->q + r0 * x->ldq;
+            const int8_t *kk = kb + (int4 ? c0 * x->ldkv / 2 : c0 * x->ldkv);
+            const int8_t *pp = r0 == 0 && pv != NULL
+                ? pv + (int4 ? c0 * x->ldkv / 2 : c0 * x->ldkv) : NULL;
+            float *ss = s + r0 * DEC_KB + c0;
+            const float *kss = ktok ? ks + c0 : ks;
+            const float *koo = ktok ? ko + c0 : ko;
+#define AQK_CASE(R, K)                                                     \
+    case FAST_TILE(R, K):                                                  \
+        aq_qk_tile(qq, x->ldq, R, kk, x->ldkv, K, x->D, ss, int4, ktok,    \
+                   kss, koo, pp);                                          \
+        break;
+            switch (FAST_TILE(rt, kt)) {
+            FAST_TILE_CASES(DEC_RT, DEC_KT, AQK_CASE)
+            default: break;
+            }
+#undef AQK_CASE
+        }
+    }
+}
+
+INLINE void aq_pv(const aq_args *x, const float *p, const int8_t *vb,
+                  int nb, const float *alpha, const int int4, const int vtok,
+                  const float *vo, const int8_t *pk)
+{
+    for (int r0 = 0; r0 < x->mr; r0 += DEC_RT) {
+        const int rt = FAST_TILE_EXTENT(x->mr, r0, 1, DEC_RT);
+        for (int64_t d0 = 0; d0 < x->D; d0 += 16 * DEC_DV) {
+            const int dv = FAST_TILE_EXTENT(x->D, d0, 16, DEC_DV);
+            const float *pp_ = p + r0 * DEC_KB, *al = alpha + r0;
+            const int8_t *vv = vb + (int4 ? d0 / 2 : d0);
+            float *ac = x->acc + r0 * x->ldacc + d0;
+            const float *voo = vtok ? vo : vo + d0;
+            const int64_t lb = int4 ? 128 : 64; /* elements per line */
+            const int8_t *pp = r0 == 0 && pk != NULL && d0 % lb == 0
+                                   ? pk + (int4 ? d0 / 2 : d0) : NULL;
+#define APV_CASE(R, V)                                                     \
+    case FAST_TILE(R, V):                                                  \
+        aq_pv_tile(pp_, R, vv, x->ldkv, nb, V, al, ac, x->ldacc, int4,     \
+                   vtok, voo, pp);                                         \
+        break;
+            switch (FAST_TILE(rt, dv)) {
+            FAST_TILE_CASES(DEC_RT, DEC_DV, APV_CASE)
+            default: break;
+            }
+#undef APV_CASE
+        }
+    }
+}
+
+/* The whole range for one (int4, ktok, vtok); q already times the
+ * per-channel key scale. */
+INLINE void aq_run(const aq_args *x, const int int4, const int ktok,
+                   const int vtok)
+{
+    float s[FAST_DOT_MAX * DEC_KB] __attribute__((aligned(64))) = {0};
+    float alpha[16];
+    const uint16_t *bb[FAST_DOT_MAX];
+    const float *ks = x->ka->s, *ko = x->ka->o, *vs = x->va->s,
+                *vo = x->va->o;
+    for (int64_t j0 = 0; j0 < x->nk; j0 += DEC_KB) {
+        const int nb = x->nk - j0 < DEC_KB ? (int)(x->nk - j0) : DEC_KB;
+        const int64_t i = j0 / DEC_KB;
+        const int8_t *kb = x->k[i], *vb = x->v[i];
+        const bool pfv = j0 + nb + DEC_PFV <= x->nk;
+        const bool pfk = j0 + nb + DEC_PFK <= x->nk;
+        aq_qk(x, kb, nb, s, int4, ktok, ktok ? ks + j0 : ks,
+              ktok ? ko + j0 : ko,
+              pfv ? (const int8_t *)x->v[i + DEC_PFV / DEC_KB] : NULL);
+        const uint16_t *const *br = NULL;
+        if (x->bias != NULL) {
+            for (int r = 0; r < x->mr; r++)
+                bb[r] = x->bias[r] + j0;
+            br = bb;
+        }
+        if (x->round == 1)
+            dec_softmax(s, x->mr, nb, x->scale, 1, x->m, x->l, alpha, br,
+                        x->bf);
+        else if (x->round == 2)
+            dec_softmax(s, x->mr, nb, x->scale, 2, x->m, x->l, alpha, br,
+                        x->bf);
+        else
+            dec_softmax(s, x->mr, nb, x->scale, 0, x->m, x->l, alpha, br,
+                        x->bf);
+        if (vtok) { /* p_c s_c: the value's per-token scale */
+            const __mmask16 km = (__mmask16)((1u << nb) - 1);
+            const __m512 sv = _mm512_maskz_loadu_ps(km, vs + j0);
+            for (int r = 0; r < x->mr; r++)
+                _mm512_storeu_ps(s + r * DEC_KB,
+                                 _mm512_mul_ps(_mm512_loadu_ps(s + r * DEC_KB),
+                                               sv));
+        }
+        aq_pv(x, s, vb, nb, alpha, int4, vtok, vtok ? vo + j0 : vo,
+              pfk ? (const int8_t *)x->k[i + DEC_PFK / DEC_KB] : NULL);
+    }
+}
+
+bool fast_decode_aq_avx512(const float *q, int64_t ldq, int mr,
+                           const void *const *k, const void *const *v,
+                           int64_t ldkv, int int4, const fast_aq_dec *ka,
+                           const fast_aq_dec *va,
+                           const uint16_t *const *bias, int64_t nk,
+                           int64_t D, fia_dtype dt, float scale, int round,
+                           float *m, float *l, float *acc, int64_t ldacc)
+{
+    /* q times the per-channel key scale, once per call */
+    float qs[FAST_DOT_MAX * 512] __attribute__((aligned(64)));
+    const float *qq = q;
+    int64_t ldqq = ldq;
+    if (!ka->tok) {
+        for (int r = 0; r < mr; r++)
+            for (int64_t d = 0; d < D; d += 16)
+                _mm512_storeu_ps(qs + r * D + d,
+                                 _mm512_mul_ps(_mm512_loadu_ps(q + r * ldq + d),
+                                               _mm512_loadu_ps(ka->s + d)));
+        qq = qs, ldqq = D;
+    }
+    const aq_args x = {qq, ldqq, mr, k, v, ldkv, ka, va, bias, nk, D, scale,
+                       round, dt == FIA_DT_BF16, m, l, acc, ldacc};
+    const int sel = (int4 ? 4 : 0) | (ka->tok ? 2 : 0) | (va->tok ? 1 : 0);
+    switch (sel) {
+    case 0: aq_run(&x, 0, 0, 0); break;
+    case 1: aq_run(&x, 0, 0, 1); break;
+    case 2: aq_run(&x, 0, 1, 0); break;
+    case 3: aq_run(&x, 0, 1, 1); break;
+    case 4: aq_run(&x, 1, 0, 0); break;
+    case 5: aq_run(&x, 1, 0, 1); break;
+    case 6: aq_run(&x, 1, 1, 0); break;
+    default: aq_run(&x, 1, 1, 1); break;
+    }
+    /* inf - inf and 0 * inf make NaN, inf stays: one test for all rows */
+    __m512 z = _mm512_setzero_ps();
+    const __mmask16 rm = (__mmask16)((1u << mr) - 1);
+    z = _mm512_add_ps(z, _mm512_mul_ps(_mm512_maskz_loadu_ps(rm, m), z));
+    z = _mm512_add_ps(z, _mm512_mul_ps(_mm512_maskz_loadu_ps(rm, l), z));
+    for (int r = 0; r < mr; r++)
+        for (int64_t d = 0; d < D; d += 16)
+            z = _mm512_add_ps(
+                z, _mm512_mul_ps(_mm512_loadu_ps(acc + r * ldacc + d),
+                                 _mm512_setzero_ps()));
+    return _mm512_cmp_ps_mask(z, z, _CMP_UNORD_Q) == 0;
+}
+
+#endif
