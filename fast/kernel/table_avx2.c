@@ -18,6 +18,7 @@ const fast_kernels fast_kernels_avx2 = {
     .bias = fast_bias_avx2,
     .decode = fast_decode_avx2,
     .aq_widen = fast_aq_widen_avx2,
+    .decode_aq = fast_decode_aq_avx2,
 };
 
 #endif
