@@ -10,8 +10,8 @@
  * a per-token one multiplies the key's score; a per-token value scale
  * multiplies the key's p, a per-channel one is the caller's (acc in units
  * of 1 / s_d).  So a key element costs a widening, a conversion and an
- * add; int4 a permute and two shifts more (its 16 nibbles: dword 0 to
- * lanes 0..7, dword 1 to 8..15, each shifted to the top and back). */
+ * add; int4 a shift, a lookup and an add (aq_ld: its lanes in a permuted
+ * order, which Q, the offsets and acc take once per call). */
 #include <float.h>
 #include "simd_avx512.h"
 #ifdef FAST_HAVE_AVX512
@@ -25,21 +25,43 @@
 
 #include "dec_softmax_avx512.h"
 
-/* 16 elements from element d of a row (int8, or int4 at half a byte
- * each), as float, exact. */
+/* 16 elements from element d of a row as float, exact: int8 in order;
+ * int4 (half a byte each) in a permuted order: the 8 bytes broadcast (a
+ * load, no shuffle), lane 2i takes nibble i of the low dword and lane
+ * 2i + 1 nibble i of the high one (element 8 + i), shifted to the bottom,
+ * its value (-8..7) looked up in a register.  The caller puts Q, the per-channel
+ * offsets and acc in that order once per call. */
 INLINE __m512 aq_ld(const int8_t *row, int64_t d, const int int4)
 {
     if (!int4)
         return _mm512_cvtepi32_ps(_mm512_cvtepi8_epi32(
             _mm_loadu_si128((const __m128i *)(const void *)(row + d))));
-    const __m512i idx = _mm512_set_epi32(1, 1, 1, 1, 1, 1, 1, 1,
-                                         0, 0, 0, 0, 0, 0, 0, 0);
-    const __m512i sh = _mm512_set_epi32(0, 4, 8, 12, 16, 20, 24, 28,
-                                        0, 4, 8, 12, 16, 20, 24, 28);
-    __m128i y = _mm_loadl_epi64((const __m128i *)(const void *)(row + d / 2));
-    __m512i x = _mm512_permutexvar_epi32(idx, _mm512_castsi128_si512(y));
-    return _mm512_cvtepi32_ps(
-        _mm512_srai_epi32(_mm512_sllv_epi32(x, sh), 28));
+    const __m512i sh = _mm512_set_epi32(28, 28, 24, 24, 20, 20, 16, 16,
+                                        12, 12, 8, 8, 4, 4, 0, 0);
+    const __m512 val = _mm512_set_ps(-1, -2, -3, -4, -5, -6, -7, -8,
+                                     7, 6, 5, 4, 3, 2, 1, 0);
+    int64_t w;
+    memcpy(&w, row + d / 2, 8);
+    /* the lane's nibble in its low 4 bits (the rest ignored) picks its
+     * value out of a register */
+    return _mm512_permutexvar_ps(_mm512_srlv_epi32(_mm512_set1_epi64(w), sh),
+                                 val);
+}
+
+/* The order of the int4 lanes: lane i holds element PERM[i] of its 16. */
+static const int32_t PERM[16] = {0, 8, 1, 9, 2, 10, 3, 11,
+                                 4, 12, 5, 13, 6, 14, 7, 15};
+static const int32_t UNPERM[16] = {0, 2, 4, 6, 8, 10, 12, 14,
+                                   1, 3, 5, 7, 9, 11, 13, 15};
+
+/* n floats (a multiple of 16) permuted per 16 (idx: PERM or UNPERM). */
+static void permute16(const float *src, float *dst, int64_t n,
+                      const int32_t *idx)
+{
+    const __m512i ix = _mm512_loadu_si512(idx);
+    for (int64_t i = 0; i < n; i += 16)
+        _mm512_storeu_ps(dst + i, _mm512_permutexvar_ps(
+                                      ix, _mm512_loadu_ps(src + i)));
 }
 
 /* s[r*DEC_KB + c] = sum_d q_r[d] (x_c[d] + o), o = ko[d] per channel or
@@ -253,6 +275,8 @@ bool fast_decode_aq_avx512(const float *q, int64_t ldq, int mr,
 {
     /* q times the per-channel key scale, once per call */
     float qs[FAST_DOT_MAX * 512] __attribute__((aligned(64)));
+    float ko[512] __attribute__((aligned(64)));
+    float vo[512] __attribute__((aligned(64)));
     const float *qq = q;
     int64_t ldqq = ldq;
     if (!ka->tok) {
@@ -263,8 +287,20 @@ bool fast_decode_aq_avx512(const float *q, int64_t ldq, int mr,
                                                _mm512_loadu_ps(ka->s + d)));
         qq = qs, ldqq = D;
     }
-    const aq_args x = {qq, ldqq, mr, k, v, ldkv, ka, va, bias, nk, D, scale,
-                       round, dt == FIA_DT_BF16, m, l, acc, ldacc};
+    fast_aq_dec kx = *ka, vx = *va;
+    if (int4) { /* aq_ld's order: Q, per-channel offsets and acc */
+        for (int r = 0; r < mr; r++)
+            permute16(qq + r * ldqq, qs + r * D, D, PERM);
+        qq = qs, ldqq = D;
+        if (!ka->tok)
+            permute16(ka->o, ko, D, PERM), kx.o = ko;
+        if (!va->tok)
+            permute16(va->o, vo, D, PERM), vx.o = vo;
+        for (int r = 0; r < mr; r++)
+            permute16(acc + r * ldacc, acc + r * ldacc, D, PERM);
+    }
+    const aq_args x = {qq, ldqq, mr, k, v, ldkv, &kx, &vx, bias, nk, D,
+                       scale, round, dt == FIA_DT_BF16, m, l, acc, ldacc};
     const int sel = (int4 ? 4 : 0) | (ka->tok ? 2 : 0) | (va->tok ? 1 : 0);
     switch (sel) {
     case 0: aq_run(&x, 0, 0, 0); break;
@@ -276,6 +312,9 @@ bool fast_decode_aq_avx512(const float *q, int64_t ldq, int mr,
     case 6: aq_run(&x, 1, 1, 0); break;
     default: aq_run(&x, 1, 1, 1); break;
     }
+    if (int4)
+        for (int r = 0; r < mr; r++)
+            permute16(acc + r * ldacc, acc + r * ldacc, D, UNPERM);
     /* inf - inf and 0 * inf make NaN, inf stays: one test for all rows */
     __m512 z = _mm512_setzero_ps();
     const __mmask16 rm = (__mmask16)((1u << mr) - 1);
