@@ -175,7 +175,8 @@ typedef struct fast_plan {
     const uint16_t *pse;
     int64_t pse_sb, pse_sn, pse_ss;
 
-    /* Antiquant (check_antiquant.c fills it; docs/features/antiquant.md):
+    /* Antiquant (plan_antiquant.c fills it, after the rules of
+     * check_antiquant.c; run_antiquant.c reads it; antiquant.md):
      * key and value are int8 or int4 (kv_dt: FIA_DT_INT8 or FIA_DT_INT4,
      * an int32 input counted as int4 with D = 8 x its last dim; strides
      * k_sb.. are then in int4 elements) and each real element is

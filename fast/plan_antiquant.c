@@ -119,6 +119,12 @@ fia_status fast_plan_antiquant(const fast_args *a, fast_plan *p,
         return FIA_OK; /* not the scene (an int8 query: full quantization) */
     p->antiquant = true;
     p->kv_dt = kd == FIA_DT_INT8 ? FIA_DT_INT8 : FIA_DT_INT4;
+    /* rows phase two could not place: a shared prefix's (not modeled,
+     * antiquant.md), a token layout's (excluded, TND-X04) */
+    if (a->opt[FAST_OPT_KEY_SHARED_PREFIX] != NULL || p->tnd)
+        FAST_NOTMOD("C_ANTIQUANT", "%s key/value with %s",
+                    fast_dtype_name(kd),
+                    p->tnd ? "a token layout" : "a shared prefix");
     const fia_tensor *const *o = a->opt;
     const bool separate = o[FAST_OPT_KEY_ANTIQUANT_SCALE] != NULL ||
                           o[FAST_OPT_VALUE_ANTIQUANT_SCALE] != NULL;

@@ -428,6 +428,12 @@ static void decode_modes(void)
                 RUN(c);
             }
         }
+        /* a bf16 query (per-channel bf16, per-token fp32) */
+        for (int64_t m = 0; m < 2; m++) {
+            cfg b = base(1, kd[t], SEPARATE, m, m);
+            b.qdt = FIA_DT_BF16;
+            RUN(b);
+        }
         cfg c = base(1, kd[t], SEPARATE, 0, 1); /* key 0 + value 1 */
         RUN(c);
         c.offset = false;
@@ -527,8 +533,37 @@ static void paged_padding_lists(void)
     }
 }
 
+/* A status-only run (no scale data): phase one accepts, the run refuses
+ * with 361001 (R_NO_DATA), as for the other tensors. */
+static void no_data(void)
+{
+    static int8_t kd[2 * 2 * 16 * 64];
+    static uint16_t qd[2 * 8 * 64], od[2 * 8 * 64];
+    fia_tensor q = {FIA_DT_FP16, 4, {2, 8, 1, 64}, qd};
+    fia_tensor o = q;
+    o.data = od;
+    fia_tensor k = {FIA_DT_INT8, 4, {2, 2, 16, 64}, kd};
+    fia_tensor sc = {FIA_DT_FP16, 1, {2}, NULL};
+    const fia_tensor *kp[1] = {&k};
+    fia_tensor_list kl = {1, kp};
+    fast_executor *ex = NULL;
+    uint64_t wss = 0;
+    fia_status st = fastFusedInferAttentionScoreV2GetWorkspaceSize(
+        &q, &kl, &kl, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL,
+        &sc, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL,
+        8, 0.125, 2147483647, 2147483647, "BNSD", 2, 0, 1, 0, 0, false, 0, 0,
+        &o, NULL, &wss, &ex);
+    CHECK_MSG(st == FIA_OK, "%s", fastLastError());
+    void *ws = malloc(wss + 64);
+    st = fastFusedInferAttentionScoreV2(ws, wss + 64, ex, NULL);
+    free(ws);
+    CHECK_EQ_INT(st, FIA_ERR_RUNTIME_ERROR);
+    CHECK(strncmp(fastLastError(), "R_NO_DATA", 9) == 0);
+}
+
 int main(void)
 {
+    no_data();
     decode_modes();
     prefill_modes();
     shapes_threads();
