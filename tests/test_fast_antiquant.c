@@ -28,6 +28,7 @@ typedef struct cfg {
     int chshape;             /* per-channel shape variant 0..2 */
     bool offset;
     int64_t bs;              /* > 0: page attention, 3-D cache */
+    bool cache4d;            /* (blocknum, KV_N, block_size, D) instead */
     int64_t kvpad;           /* >= 0 with lens: kv left padding */
     bool list;               /* key/value tensor lists */
     const int64_t *lens;     /* actual_seq_lengths_kv, or NULL */
@@ -220,7 +221,10 @@ static void build_kv(const cfg *c, const scales *x, int half, kvbuf *kb,
                 for (int64_t s = 0; s < rows; s++)
                     for (int64_t d = 0; d < D; d++) {
                         int64_t e;
-                        if (c->bs > 0) /* (blocknum, bs, KV_N*D): row s */
+                        if (c->bs > 0 && c->cache4d) /* slot s % bs */
+                            e = (((s / c->bs) * KV_N + n) * c->bs +
+                                 s % c->bs) * D + d;
+                        else if (c->bs > 0) /* (blocknum, bs, KV_N*D) */
                             e = (s * KV_N + n) * D + d;
                         else
                             e = ftl_at(bnsd, KV_N, rows, D, b, n, s) + d;
@@ -246,7 +250,11 @@ static void build_kv(const cfg *c, const scales *x, int half, kvbuf *kb,
                     }
         free(ib), free(ij);
         const int64_t S = c->bs > 0 ? c->bs : rows;
-        if (c->bs > 0) {
+        if (c->bs > 0 && c->cache4d) {
+            fia_tensor ti = {.dtype = c->kdt, .ndim = 4,
+                             .shape = {blocknum(c), KV_N, c->bs, D}};
+            kb->ti[t] = kb->tf[t] = ti;
+        } else if (c->bs > 0) {
             fia_tensor ti = {.dtype = c->kdt, .ndim = 3,
                              .shape = {blocknum(c), c->bs, KV_N * D}};
             kb->ti[t] = kb->tf[t] = ti;
@@ -503,6 +511,13 @@ static void paged_padding_lists(void)
         c.bs = 32;
         c.KV_S = 96;
         c.lens = lens;
+        RUN(c);
+        /* a 4-D cache with a BNSD query, blocks of 64 (two decode blocks
+         * of 16 keys per cache block, a split across them) */
+        c.layout = "BNSD";
+        c.cache4d = true;
+        c.bs = 64;
+        c.KV_S = 128;
         RUN(c);
     }
     {
