@@ -16,9 +16,16 @@
 #include "simd_avx512.h"
 #ifdef FAST_HAVE_AVX512
 
-#define DEC_KB 16
-#define DEC_PFV 32 /* as decode_avx512.c */
-#define DEC_PFK 32
+/* keys per block: 64, read through the pointers of FAST_DEC_KB keys.  The
+ * fp16 kernel's 16 spends a larger share on the softmax step's latency;
+ * the narrower int8/int4 stream loses less to it from memory.  Measured
+ * (bench --fast antiquant, 2 threads, best of 3 x 2 runs): blocks of 16
+ * int8 ~4.4 ms, int4 ~4.8 ms; 32 keys (prefetch 32/32) 4.3 / 3.8; 64 with
+ * V 32 and K 64 keys ahead 3.9 / 3.4 (V 64 / K 64: 4.5 / 3.7) */
+#define DEC_KB 64
+#define DEC_PFV 32 /* keys ahead whose V is prefetched during Q.K^T */
+#define DEC_PFK 64 /* keys ahead whose K is prefetched during P.V: the
+                    * next block's, whose Q.K^T comes next */
 #define DEC_RT 4
 #define DEC_KT 4
 #define DEC_DV 4
@@ -114,11 +121,14 @@ INLINE void aq_qk_tile(const float *q, int64_t ldq, const int rt,
 
 /* acc[r][d0 + 16j] = acc * alpha[r] + sum_c p[r][c] (x_c + o), o = vo[d]
  * per channel (the scale the caller's) or vo[c] per token (p already
- * times vs[c]). */
-INLINE void aq_pv_tile(const float *p, const int rt, const int8_t *v,
-                       int64_t ldv, int nb, const int dv, const float *alpha,
-                       float *acc, int64_t ldacc, const int int4,
-                       const int vtok, const float *vo, const int8_t *pk)
+ * times vs[c]); key c's row at vbl[c / 16] (a pointer per FAST_DEC_KB
+ * keys) + doff bytes; the K row of key jpf + c (< nk) prefetched when pf. */
+INLINE void aq_pv_tile(const float *p, const int rt,
+                       const void *const *vbl, int64_t doff, int64_t ldv,
+                       int nb, const int dv, const float *alpha, float *acc,
+                       int64_t ldacc, const int int4, const int vtok,
+                       const float *vo, const void *const *kall, int64_t jpf,
+                       int64_t nk, bool pf)
 {
     __m512 a[4][4], od[4];
     acc_load(a, rt, dv, alpha, acc, ldacc);
@@ -127,13 +137,17 @@ INLINE void aq_pv_tile(const float *p, const int rt, const int8_t *v,
             od[j] = _mm512_loadu_ps(vo + 16 * j);
     const int64_t ldb = int4 ? ldv / 2 : ldv;
     for (int c = 0; c < nb; c++) {
+        const int8_t *vr = (const int8_t *)vbl[c / FAST_DEC_KB] +
+                           (c % FAST_DEC_KB) * ldb + doff;
         __m512 vv[4];
         const __m512 oc = vtok ? _mm512_set1_ps(vo[c]) : _mm512_setzero_ps();
         UNROLL for (int j = 0; j < dv; j++)
-            vv[j] = _mm512_add_ps(aq_ld(v + c * ldb, 16 * j, int4),
+            vv[j] = _mm512_add_ps(aq_ld(vr, 16 * j, int4),
                                   vtok ? oc : od[j]);
-        if (pk != NULL) /* the next block's K, spread over this loop */
-            _mm_prefetch((const char *)(pk + c * ldb), _MM_HINT_T0);
+        if (pf && jpf + c < nk) /* K ahead, spread over this loop */
+            _mm_prefetch((const char *)kall[(jpf + c) / FAST_DEC_KB] +
+                             ((jpf + c) % FAST_DEC_KB) * ldb + doff,
+                         _MM_HINT_T0);
         UNROLL for (int r = 0; r < rt; r++) {
             __m512 b = _mm512_set1_ps(p[r * DEC_KB + c]);
             UNROLL for (int j = 0; j < dv; j++)
@@ -160,18 +174,26 @@ typedef struct aq_args {
     int64_t ldacc;
 } aq_args;
 
-INLINE void aq_qk(const aq_args *x, const int8_t *kb, int nb, float *s,
+/* Keys j0 .. j0 + nb - 1 (a multiple of FAST_DEC_KB from j0 on): a tile
+ * of DEC_KT keys never spans two of the 16-key pointers. */
+INLINE void aq_qk(const aq_args *x, int64_t j0, int nb, float *s,
                   const int int4, const int ktok, const float *ks,
-                  const float *ko, const int8_t *pv)
+                  const float *ko)
 {
+    const int64_t rowb = int4 ? x->ldkv / 2 : x->ldkv;
     for (int r0 = 0; r0 < x->mr; r0 += DEC_RT) {
         const int rt = FAST_TILE_EXTENT(x->mr, r0, 1, DEC_RT);
         for (int c0 = 0; c0 < nb; c0 += DEC_KT) {
             const int kt = FAST_TILE_EXTENT(nb, c0, 1, DEC_KT);
+            const int64_t j = j0 + c0, jv = j + DEC_PFV;
             const float *qq = x->q + r0 * x->ldq;
-            const int8_t *kk = kb + (int4 ? c0 * x->ldkv / 2 : c0 * x->ldkv);
-            const int8_t *pp = r0 == 0 && pv != NULL
-                ? pv + (int4 ? c0 * x->ldkv / 2 : c0 * x->ldkv) : NULL;
+            const int8_t *kk = (const int8_t *)x->k[j / FAST_DEC_KB] +
+                               (j % FAST_DEC_KB) * rowb;
+            /* the V rows DEC_PFV keys ahead */
+            const int8_t *pp = r0 == 0 && jv < x->nk
+                ? (const int8_t *)x->v[jv / FAST_DEC_KB] +
+                      (jv % FAST_DEC_KB) * rowb
+                : NULL;
             float *ss = s + r0 * DEC_KB + c0;
             const float *kss = ktok ? ks + c0 : ks;
             const float *koo = ktok ? ko + c0 : ko;
@@ -189,25 +211,26 @@ INLINE void aq_qk(const aq_args *x, const int8_t *kb, int nb, float *s,
     }
 }
 
-INLINE void aq_pv(const aq_args *x, const float *p, const int8_t *vb,
-                  int nb, const float *alpha, const int int4, const int vtok,
-                  const float *vo, const int8_t *pk)
+INLINE void aq_pv(const aq_args *x, const float *p, int64_t j0, int nb,
+                  const float *alpha, const int int4, const int vtok,
+                  const float *vo)
 {
+    const void *const *vbl = x->v + j0 / FAST_DEC_KB;
     for (int r0 = 0; r0 < x->mr; r0 += DEC_RT) {
         const int rt = FAST_TILE_EXTENT(x->mr, r0, 1, DEC_RT);
         for (int64_t d0 = 0; d0 < x->D; d0 += 16 * DEC_DV) {
             const int dv = FAST_TILE_EXTENT(x->D, d0, 16, DEC_DV);
             const float *pp_ = p + r0 * DEC_KB, *al = alpha + r0;
-            const int8_t *vv = vb + (int4 ? d0 / 2 : d0);
+            const int64_t doff = int4 ? d0 / 2 : d0;
             float *ac = x->acc + r0 * x->ldacc + d0;
             const float *voo = vtok ? vo : vo + d0;
             const int64_t lb = int4 ? 128 : 64; /* elements per line */
-            const int8_t *pp = r0 == 0 && pk != NULL && d0 % lb == 0
-                                   ? pk + (int4 ? d0 / 2 : d0) : NULL;
+            /* one prefetch per 64-byte line of the K rows ahead */
+            const bool pf = r0 == 0 && d0 % lb == 0;
 #define APV_CASE(R, V)                                                     \
     case FAST_TILE(R, V):                                                  \
-        aq_pv_tile(pp_, R, vv, x->ldkv, nb, V, al, ac, x->ldacc, int4,     \
-                   vtok, voo, pp);                                         \
+        aq_pv_tile(pp_, R, vbl, doff, x->ldkv, nb, V, al, ac, x->ldacc,    \
+                   int4, vtok, voo, x->k, j0 + DEC_PFK, x->nk, pf);        \
         break;
             switch (FAST_TILE(rt, dv)) {
             FAST_TILE_CASES(DEC_RT, DEC_DV, APV_CASE)
@@ -230,13 +253,8 @@ INLINE void aq_run(const aq_args *x, const int int4, const int ktok,
                 *vo = x->va->o;
     for (int64_t j0 = 0; j0 < x->nk; j0 += DEC_KB) {
         const int nb = x->nk - j0 < DEC_KB ? (int)(x->nk - j0) : DEC_KB;
-        const int64_t i = j0 / DEC_KB;
-        const int8_t *kb = x->k[i], *vb = x->v[i];
-        const bool pfv = j0 + nb + DEC_PFV <= x->nk;
-        const bool pfk = j0 + nb + DEC_PFK <= x->nk;
-        aq_qk(x, kb, nb, s, int4, ktok, ktok ? ks + j0 : ks,
-              ktok ? ko + j0 : ko,
-              pfv ? (const int8_t *)x->v[i + DEC_PFV / DEC_KB] : NULL);
+        aq_qk(x, j0, nb, s, int4, ktok, ktok ? ks + j0 : ks,
+              ktok ? ko + j0 : ko);
         const uint16_t *const *br = NULL;
         if (x->bias != NULL) {
             for (int r = 0; r < x->mr; r++)
@@ -252,16 +270,18 @@ INLINE void aq_run(const aq_args *x, const int int4, const int ktok,
         else
             dec_softmax(s, x->mr, nb, x->scale, 0, x->m, x->l, alpha, br,
                         x->bf);
-        if (vtok) { /* p_c s_c: the value's per-token scale */
-            const __mmask16 km = (__mmask16)((1u << nb) - 1);
-            const __m512 sv = _mm512_maskz_loadu_ps(km, vs + j0);
+        for (int c = 0; vtok && c < nb; c += 16) {
+            /* p_c s_c: the value's per-token scale */
+            const __mmask16 km = nb - c >= 16
+                                     ? 0xffff
+                                     : (__mmask16)((1u << (nb - c)) - 1);
+            const __m512 sv = _mm512_maskz_loadu_ps(km, vs + j0 + c);
             for (int r = 0; r < x->mr; r++)
-                _mm512_storeu_ps(s + r * DEC_KB,
-                                 _mm512_mul_ps(_mm512_loadu_ps(s + r * DEC_KB),
-                                               sv));
+                _mm512_storeu_ps(s + r * DEC_KB + c,
+                                 _mm512_mul_ps(
+                                     _mm512_loadu_ps(s + r * DEC_KB + c), sv));
         }
-        aq_pv(x, s, vb, nb, alpha, int4, vtok, vtok ? vo + j0 : vo,
-              pfk ? (const int8_t *)x->k[i + DEC_PFK / DEC_KB] : NULL);
+        aq_pv(x, s, j0, nb, alpha, int4, vtok, vtok ? vo + j0 : vo);
     }
 }
 
