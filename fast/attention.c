@@ -19,6 +19,9 @@
  * decode kernel (kernel->decode) runs the whole range instead, reading the
  * fp16/bf16 K/V rows directly; if its result is not finite the task is
  * recomputed by the blocked loop, which keeps p = 0 times inf/NaN out.
+ * int8 / int4 K/V (antiquant.md) take the same paths: their rows
+ * dequantized where fp16 ones are widened (run_antiquant.c, kernel
+ * aq_widen), decode through kernel decode_aq, which reads them in place.
  *
  * Numerics (RELEASED "Numeric pipeline"): s = (Q.K^T) * scale in float32,
  * with a pse + pse in float32 (kernels.h: bias, before the mask and max);
