@@ -50,6 +50,11 @@ typedef struct bufs {
     const uint16_t *kblk[DEC_KEYS / FAST_DEC_KB], *vblk[DEC_KEYS / FAST_DEC_KB];
     const uint16_t *prow[MR]; /* pse rows: 128 rows KV_S = 2048 apart */
     const uint16_t *pdec[DEC_ROWS]; /* decode's pse rows */
+    /* antiquant: K/V's bytes read as int8 or int4 blocks, per-channel
+     * scale and offset */
+    const void *k8[DEC_KEYS / FAST_DEC_KB], *v8[DEC_KEYS / FAST_DEC_KB];
+    const void *k4[DEC_KEYS / FAST_DEC_KB], *v4[DEC_KEYS / FAST_DEC_KB];
+    float aqs[D], aqo[D];
 } bufs;
 
 static float frand(uint64_t *st)
@@ -115,6 +120,14 @@ static void make_bufs(bufs *b)
     for (int i = 0; i < DEC_KEYS / FAST_DEC_KB; i++) /* contiguous keys */
         b->kblk[i] = b->kh + i * FAST_DEC_KB * D,
         b->vblk[i] = b->vh + i * FAST_DEC_KB * D;
+    for (int i = 0; i < DEC_KEYS / FAST_DEC_KB; i++) {
+        b->k8[i] = (const int8_t *)b->kh + i * FAST_DEC_KB * D;
+        b->v8[i] = (const int8_t *)b->vh + i * FAST_DEC_KB * D;
+        b->k4[i] = (const int8_t *)b->kh + i * FAST_DEC_KB * D / 2;
+        b->v4[i] = (const int8_t *)b->vh + i * FAST_DEC_KB * D / 2;
+    }
+    for (int d = 0; d < D; d++)
+        b->aqs[d] = 1.0f / 64, b->aqo[d] = (float)(d % 7) - 3;
     for (int r = 0; r < MR; r++)
         b->lo[r] = 0, b->hi[r] = KB - 1, b->alpha[r] = 1.0f;
     /* the pse of a prefill block read from K's fp16 buffer: rows 2048
@@ -134,12 +147,14 @@ static void reset_rows(bufs *b)
 /* ---- the kernels, one call each ------------------------------------------ */
 typedef enum kid {
     K_QK_T, K_QK_T_MAX, K_SOFTMAX_FULL, K_SOFTMAX, K_PV, K_QK_DOT, K_DECODE,
-    K_DECODE_PSE, K_BIAS, K_WIDEN, K_WIDEN_T, K_STORE, K_COUNT
+    K_DECODE_PSE, K_BIAS, K_WIDEN, K_WIDEN_T, K_STORE, K_AQ_WIDEN8,
+    K_AQ_WIDEN4, K_DECODE_AQ8, K_DECODE_AQ4, K_COUNT
 } kid;
 
 static const char *const KNAME[K_COUNT] = {
     "qk_t", "qk_t_max", "softmax_full", "softmax", "pv", "qk_dot", "decode",
-    "decode+pse", "bias", "widen", "widen_t", "store"};
+    "decode+pse", "bias", "widen", "widen_t", "store", "aq_widen int8",
+    "aq_widen int4", "decode_aq int8", "decode_aq int4"};
 
 /* Returns false when the table has no such kernel. */
 static bool call(const fast_kernels *t, kid id, bufs *b)
@@ -207,6 +222,25 @@ static bool call(const fast_kernels *t, kid id, bufs *b)
     case K_STORE:
         t->store(FIA_DT_FP16, b->acc, 3.0, b->out, D);
         return true;
+    case K_AQ_WIDEN8: /* antiquant: 128 per-channel rows */
+    case K_AQ_WIDEN4:
+        for (int r = 0; r < MR; r++)
+            t->aq_widen(id == K_AQ_WIDEN8 ? b->k8[0] : b->k4[0],
+                        id == K_AQ_WIDEN4, b->aqs, b->aqo, 0, 0,
+                        b->qrows + r * D, D);
+        return true;
+    case K_DECODE_AQ8: /* decode over int8 / int4 K/V, per-channel */
+    case K_DECODE_AQ4: {
+        if (t->decode_aq == NULL)
+            return false;
+        const fast_aq_dec ch = {0, b->aqs, b->aqo};
+        const bool i4 = id == K_DECODE_AQ4;
+        reset_rows(b);
+        t->decode_aq(b->qrows, D, DEC_ROWS, i4 ? b->k4 : b->k8,
+                     i4 ? b->v4 : b->v8, D, i4, &ch, &ch, NULL, DEC_KEYS, D,
+                     FIA_DT_FP16, 0.088f, 1, b->m, b->l, b->acc, D);
+        return true;
+    }
     default:
         return false;
     }
@@ -226,10 +260,10 @@ static double work(kid id, const char **unit, const char **shape)
     case K_QK_DOT:
         *unit = "GFLOP/s", *shape = "64x4x128";
         return 2.0 * KB * DEC_ROWS * D;
-    case K_DECODE: case K_DECODE_PSE:
+    case K_DECODE: case K_DECODE_PSE: case K_DECODE_AQ8: case K_DECODE_AQ4:
         *unit = "GFLOP/s", *shape = "8192x4x128";
         return 4.0 * DEC_KEYS * DEC_ROWS * D;
-    case K_WIDEN: case K_WIDEN_T:
+    case K_WIDEN: case K_WIDEN_T: case K_AQ_WIDEN8: case K_AQ_WIDEN4:
         *unit = "Gelem/s", *shape = "16384";
         return (double)MR * D;
     default:

@@ -19,6 +19,9 @@
  * decode kernel (kernel->decode) runs the whole range instead, reading the
  * fp16/bf16 K/V rows directly; if its result is not finite the task is
  * recomputed by the blocked loop, which keeps p = 0 times inf/NaN out.
+ * int8 / int4 K/V (antiquant.md) take the same paths: their rows
+ * dequantized where fp16 ones are widened (run_antiquant.c, kernel
+ * aq_widen), decode through kernel decode_aq, which reads them in place.
  *
  * Numerics (RELEASED "Numeric pipeline"): s = (Q.K^T) * scale in float32,
  * with a pse + pse in float32 (kernels.h: bias, before the mask and max);
@@ -49,6 +52,9 @@ typedef struct scratch {
     uint16_t *gk, *gv;  /* [FAST_DEC_KB][D]: a decode block across the
                            prefix's end, gathered (with a prefix) */
     const uint16_t **prow, **pblk; /* pse rows at column 0, and a block's */
+    float *aqv, *aqt;   /* antiquant: the head's scale / offset vectors
+                           (4 x Dp, fast_aq_heads), a decode call's
+                           per-token ones (4 x 1024) */
 } scratch;
 
 /* The scratch of one worker, carved from base (or only measured). */
@@ -83,6 +89,8 @@ static uint64_t layout(const fast_plan *p, char *base, scratch *s)
     TAKE(gv, uint16_t, p->P > 0 ? FAST_DEC_KB * Dp : 0);
     TAKE(prow, const uint16_t *, L);
     TAKE(pblk, const uint16_t *, L);
+    TAKE(aqv, float, p->antiquant ? 4 * Dp : 0);
+    TAKE(aqt, float, p->antiquant ? 4 * 1024 : 0);
 #undef TAKE
     return off;
 }
@@ -153,6 +161,19 @@ void fast_kvpre_chunk(const fast_plan *p, char *ws, int64_t c)
     float *vf = (float *)(void *)(ws + p->kv_offset + p->kv_bytes) +
                 (uint64_t)row0 * Dp;
     uint8_t *vbad = (uint8_t *)ws + p->vbad_offset + row0;
+    if (p->antiquant) { /* int8/int4 dequantized (run_antiquant.c) */
+        float hv[4 * 528];
+        fast_aq_heads(p, kvh, hv);
+        for (int64_t j = s0; j < s1; j++) {
+            vbad[j] = !fast_aq_widen_rows(p, kern, b, kvh, j, 1, hv,
+                                          kf + j * Dp, vf + j * Dp, Dp);
+            if (Dp > D) {
+                memset(kf + j * Dp + D, 0, (size_t)(Dp - D) * sizeof(float));
+                memset(vf + j * Dp + D, 0, (size_t)(Dp - D) * sizeof(float));
+            }
+        }
+        return;
+    }
     for (int64_t j = s0; j < s1; j++) {
         const uint16_t *k, *v;
         fast_kv_src(p, b, kvh, first + j, &k, &v);
@@ -226,6 +247,9 @@ static bool widen_block(const fast_plan *p, const fast_kernels *kern,
                         int nk, int64_t jmax)
 {
     const int64_t Dp = p->Dp, D = p->D;
+    if (p->antiquant) /* int8/int4 dequantized (run_antiquant.c) */
+        return fast_aq_widen_rows(p, kern, b, kvh, j0, nk, w->aqv, w->k,
+                                  w->v, Dp);
     bool vfinite = true;
     for (int c = 0; c < nk;) {
         /* a run of rows at stride k_ss: all of them, or to a block's (or
@@ -608,15 +632,22 @@ static void task_keys(const fast_plan *p, const fast_kernels *kern,
         pre = view_of(p, ws, k->b, k->kvh);
     /* Decode: the fused kernel when every row uses every key of the
      * range (no mask); a non-finite result is recomputed below. */
-    bool uniform = k->dot && kern->decode != NULL && p->mask == NULL &&
-                   D % 16 == 0;
+    if (p->antiquant)
+        fast_aq_heads(p, k->kvh, w->aqv);
+    bool uniform = k->dot && p->mask == NULL && D % 16 == 0 &&
+                   (p->antiquant ? kern->decode_aq != NULL
+                                 : kern->decode != NULL);
     for (int r = 0; uniform && r < mr; r++)
         uniform = w->alo[r] == jmin && w->ahi[r] == jmax;
     bool done = false;
     if (uniform) {
         const int round = !p->round_p ? 0
                           : p->dt == FIA_DT_FP16 ? 1 : 2;
-        done = decode_range(p, kern, k, w, jmin, jmax, round);
+        done = p->antiquant
+                   ? fast_aq_decode(p, kern, k->b, k->kvh, w->q, mr, jmin,
+                                    jmax, round, decode_bias(p, k, w, jmin),
+                                    w->aqv, w->aqt, w->m, w->l, w->acc)
+                   : decode_range(p, kern, k, w, jmin, jmax, round);
         if (!done) {
             for (int r = 0; r < mr; r++)
                 w->m[r] = -INFINITY, w->l[r] = 0.0f;

@@ -422,16 +422,3 @@ fia_status fast_check_antiquant_unmodeled(const fast_args *a, fast_plan *p,
                     "says which S the scales' S' counts)");
     return FIA_OK;
 }
-
-/* TEMPORARY, removed at merge with its table row (validate.c) when the
- * antiquant arithmetic (fast/plan_antiquant.c and the kernels) lands: a
- * call every rule above accepts, in the scene, is not computed yet. */
-fia_status fast_check_antiquant_arith(const fast_args *a, fast_plan *p,
-                                      fia_error *err)
-{
-    (void)p;
-    if (in_scene(a))
-        FAST_NOTMOD("M_ANTIQUANT_ARITH", "%s key/value dequantization is not "
-                    "computed yet", fast_dtype_name(a->key->tensors[0]->dtype));
-    return FIA_OK;
-}

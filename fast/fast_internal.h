@@ -175,7 +175,8 @@ typedef struct fast_plan {
     const uint16_t *pse;
     int64_t pse_sb, pse_sn, pse_ss;
 
-    /* Antiquant (check_antiquant.c fills it; docs/features/antiquant.md):
+    /* Antiquant (plan_antiquant.c fills it, after the rules of
+     * check_antiquant.c; run_antiquant.c reads it; antiquant.md):
      * key and value are int8 or int4 (kv_dt: FIA_DT_INT8 or FIA_DT_INT4,
      * an int32 input counted as int4 with D = 8 x its last dim; strides
      * k_sb.. are then in int4 elements) and each real element is
@@ -423,6 +424,41 @@ void fast_pse_block(const fast_plan *p, int64_t b,
                     const uint16_t **out);
 bool fast_pse_all_dropped(const fast_plan *p, float m);
 void fast_store_nan(const fast_plan *p, int64_t b, int64_t n, int64_t i);
+
+/* run_antiquant.c (docs/features/antiquant.md), with p->antiquant:
+ * fast_aq_head: key (kv 0) or value (kv 1)'s per-channel scale and offset
+ * of KV head n as D floats (per-tensor, per-head: the constant); false,
+ * nothing written, for a per-token form.  fast_aq_key: a per-token form's
+ * scale and offset of own key j of batch b, head n (the physical row with
+ * kv left padding, the block table's slot with a page-managed form).
+ * fast_aq_src: the addresses of own key j's K and V rows (int4: the byte
+ * of its first element).  fast_aq_heads: hv = 4 x Dp floats, the key's
+ * scale and offset vectors then the value's (zeros for a per-token one).
+ * fast_aq_widen_rows: keys j0 .. j0 + nk - 1 dequantized (kernels.h:
+ * aq_widen) into rows kd / vd of stride ldd, hv from fast_aq_heads;
+ * returns whether every V value is finite.  fast_aq_decode: keys [jmin,
+ * jmax] of the mr rows q (stride Dp) through kern->decode_aq, m, l and acc
+ * (stride Dp) carried; tok: 4 x 1024 floats of scratch; bias as
+ * kern->decode's from key jmin on (NULL: none); false when the result is
+ * not finite.  fast_aq_check_data: phase two's R_NO_DATA (361001) when a
+ * scale has no data (a status-only run). */
+bool fast_aq_head(const fast_plan *p, int kv, int64_t n, float *sv,
+                  float *ov);
+void fast_aq_key(const fast_plan *p, int kv, int64_t b, int64_t n, int64_t j,
+                 float *s, float *o);
+void fast_aq_src(const fast_plan *p, int64_t b, int64_t h, int64_t j,
+                 const void **k, const void **v);
+void fast_aq_heads(const fast_plan *p, int64_t h, float *hv);
+struct fast_kernels;
+bool fast_aq_widen_rows(const fast_plan *p, const struct fast_kernels *kern,
+                        int64_t b, int64_t h, int64_t j0, int nk,
+                        const float *hv, float *kd, float *vd, int64_t ldd);
+bool fast_aq_decode(const fast_plan *p, const struct fast_kernels *kern,
+                    int64_t b, int64_t h, const float *q, int mr,
+                    int64_t jmin, int64_t jmax, int round,
+                    const uint16_t *const *bias, const float *hv, float *tok,
+                    float *m, float *l, float *acc);
+fia_status fast_aq_check_data(const fast_plan *p, fia_error *err);
 
 /* ---- micro-kernels (kernel/) ------------------------------------------ */
 /* The table contract, the instruction-set levels and the portable helpers

@@ -156,6 +156,18 @@ fia_status fast_check_layout_shapes(const fast_args *, fast_plan *, fia_error *)
 fia_status fast_check_layout_heads(const fast_args *, fast_plan *, fia_error *);
 fia_status fast_check_layout_kv(const fast_args *, fast_plan *, fia_error *);
 fia_status fast_check_layout_limits(const fast_args *, fast_plan *, fia_error *);
+/* An int8 / int4 / int32 (int4 packed eight to one) key or value dtype;
+ * an int32's last dim holds D / 8 of them (its real D: x fast_kv_pack). */
+static inline bool fast_kv_int(fia_dtype dt)
+{
+    return dt == FIA_DT_INT8 || dt == FIA_DT_INT4 || dt == FIA_DT_INT32;
+}
+static inline int64_t fast_kv_pack(fia_dtype dt)
+{
+    return dt == FIA_DT_INT32 ? 8 : 1;
+}
+/* antiquant: the plan's fill (plan_antiquant.c) */
+fia_status fast_plan_antiquant(const fast_args *, fast_plan *, fia_error *);
 /* gqa */
 fia_status fast_check_gqa(const fast_args *, fast_plan *, fia_error *);
 /* mask */
@@ -188,7 +200,6 @@ fia_status fast_check_antiquant_dtypes(const fast_args *, fast_plan *, fia_error
 fia_status fast_check_antiquant_kv_dtypes(const fast_args *, fast_plan *, fia_error *);
 fia_status fast_check_antiquant(const fast_args *, fast_plan *, fia_error *);
 fia_status fast_check_antiquant_unmodeled(const fast_args *, fast_plan *, fia_error *);
-fia_status fast_check_antiquant_arith(const fast_args *, fast_plan *, fia_error *);
 fia_status fast_check_paged_dtypes(const fast_args *, fast_plan *, fia_error *);
 fia_status fast_check_paged_exclusions(const fast_args *, fast_plan *, fia_error *);
 fia_status fast_check_paged_cache(const fast_args *, fast_plan *, fia_error *);

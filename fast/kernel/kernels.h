@@ -51,9 +51,22 @@ typedef void fast_widen_t_fn(fia_dtype dt, const uint16_t *const *rows,
                              int nrows, int64_t n, float *dst, int64_t ldd);
 typedef void fast_store_fn(fia_dtype dt, const float *acc, double l,
                            uint16_t *dst, int64_t n);
+typedef void fast_store_q8_fn(const float *acc, float l, const float *qs,
+                              const float *qo, int64_t qstride, int8_t *dst,
+                              int64_t n);
 typedef void fast_bias_fn(fia_dtype dt, const uint16_t *const *bias, int mr,
                           int nk, float scale, float *st, int64_t lds,
                           float *bmax);
+typedef bool fast_aq_widen_fn(const void *src, int int4, const float *sv,
+                              const float *ov, float s, float o, float *dst,
+                              int64_t n);
+/* Antiquant's per-key dequantization in the fused decode kernel: per key
+ * c of the call (tok) the scalars s[c], o[c], else per channel d the
+ * vectors s[d], o[d] (o never NULL: zeros when symmetric). */
+typedef struct fast_aq_dec {
+    int tok;
+    const float *s, *o;
+} fast_aq_dec;
 /* Keys per block of the fused decode kernels: their K and V come as one
  * pointer per block (decode.k[i], decode.v[i]). */
 #define FAST_DEC_KB 16
@@ -64,6 +77,15 @@ typedef bool fast_decode_fn(const float *q, int64_t ldq, int mr,
                             int64_t nk, int64_t D, fia_dtype dt,
                             float scale, int round, float *m, float *l,
                             float *acc, int64_t ldacc);
+
+typedef bool fast_decode_aq_fn(const float *q, int64_t ldq, int mr,
+                               const void *const *k, const void *const *v,
+                               int64_t ldkv, int int4, const fast_aq_dec *ka,
+                               const fast_aq_dec *va,
+                               const uint16_t *const *bias, int64_t nk,
+                               int64_t D, fia_dtype dt, float scale,
+                               int round, float *m, float *l, float *acc,
+                               int64_t ldacc);
 
 typedef struct fast_kernels {
     const char *name;
@@ -103,6 +125,11 @@ typedef struct fast_kernels {
     fast_widen_t_fn *widen_t;
     /* dst[i] = acc[i] / l in double, rounded once (nearest-even) to dt. */
     fast_store_fn *store;
+    /* An int8 output row (docs/features/int8_out.md): x = acc[i] / l in
+     * float32, y = x * qs[i * qstride] + qo[i * qstride] in float32 (qo
+     * NULL: no offset; qstride 1 per-channel, 0 per-tensor), dst[i] = y
+     * clamped to [-128, 127] and rounded half to even; NaN gives 0. */
+    fast_store_q8_fn *store_q8;
     /* The scores plus a bias (pse_shift), after the scale, on S^T as qk_t
      * leaves it: for r < round_up(mr, 16) and c < nk,
      *   st[c*lds + r] = max(fl(fl(st[c*lds + r] * scale) + b), -FLT_MAX)
@@ -132,6 +159,25 @@ typedef struct fast_kernels {
      * the caller then recomputes with the kernels above, which keep p = 0
      * times a non-finite V out). */
     fast_decode_fn *decode;
+    /* Antiquant (docs/features/antiquant.md): a row of n int8 (int4 0) or
+     * int4 (int4 1: two per byte, low nibble first, the row starting at a
+     * byte) elements to float, dst[d] = (x[d] + o_d) * s_d with the
+     * per-channel vectors sv[d], ov[d] (ov never NULL) or, sv NULL, the
+     * scalars s, o: the offset added to each element before its product,
+     * each operation rounded in float32.  Returns whether every dst[d] is
+     * finite.  The prefill's K/V widening (kv_pre, per block) of an
+     * int8/int4 cache. */
+    fast_aq_widen_fn *aq_widen;
+    /* Optional: decode (above) over int8/int4 K and V (int4 as aq_widen,
+     * ldkv in elements, k[i] / v[i] at an element of a whole byte),
+     * dequantized in registers, no copy: the key's element is (x + o) * s
+     * as ka describes it, computed as sum_d (q_d s_d)(x_d + o_d) per
+     * channel or s_c sum_d q_d (x_d + o_c) per token (q times the channel
+     * scale rounded in float32); the value's per token as p_c s_c (x +
+     * o_c), per channel as p_c (x + o_d): acc is then in units of 1 / s_d
+     * (the caller multiplies the final acc by va->s[d]).  Else as decode
+     * (D a multiple of 16). */
+    fast_decode_aq_fn *decode_aq;
 } fast_kernels;
 
 /* Instruction-set levels, lowest first. */
@@ -169,8 +215,12 @@ fast_pv_fn fast_pv_scalar, fast_pv_avx2, fast_pv_avx512;
 fast_widen_fn fast_widen_avx2, fast_widen_avx512;
 fast_widen_t_fn fast_widen_t_avx2, fast_widen_t_avx512;
 fast_store_fn fast_store_avx2, fast_store_avx512;
+fast_store_q8_fn fast_store_q8_scalar, fast_store_q8_avx2, fast_store_q8_avx512;
 fast_bias_fn fast_bias_scalar, fast_bias_avx2, fast_bias_avx512;
 fast_decode_fn fast_decode_avx2, fast_decode_avx512;
+fast_aq_widen_fn fast_aq_widen_scalar, fast_aq_widen_avx2,
+    fast_aq_widen_avx512;
+fast_decode_aq_fn fast_decode_aq_avx2, fast_decode_aq_avx512;
 
 /* The portable conversions: the scalar table's, and the tails of the SIMD
  * ones (also called directly by attention.c). */

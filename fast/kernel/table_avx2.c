@@ -15,8 +15,11 @@ const fast_kernels fast_kernels_avx2 = {
     .widen = fast_widen_avx2,
     .widen_t = fast_widen_t_avx2,
     .store = fast_store_avx2,
+    .store_q8 = fast_store_q8_avx2,
     .bias = fast_bias_avx2,
     .decode = fast_decode_avx2,
+    .aq_widen = fast_aq_widen_avx2,
+    .decode_aq = fast_decode_aq_avx2,
 };
 
 #endif

@@ -15,8 +15,11 @@ const fast_kernels fast_kernels_avx512 = {
     .widen = fast_widen_avx512,
     .widen_t = fast_widen_t_avx512,
     .store = fast_store_avx512,
+    .store_q8 = fast_store_q8_avx512,
     .bias = fast_bias_avx512,
     .decode = fast_decode_avx512,
+    .aq_widen = fast_aq_widen_avx512,
+    .decode_aq = fast_decode_aq_avx512,
 };
 
 #endif

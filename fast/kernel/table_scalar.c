@@ -11,5 +11,7 @@ const fast_kernels fast_kernels_scalar = {
     .widen = fast_widen_scalar,
     .widen_t = fast_widen_t_scalar,
     .store = fast_store_scalar,
+    .store_q8 = fast_store_q8_scalar,
     .bias = fast_bias_scalar,
+    .aq_widen = fast_aq_widen_scalar,
 };
