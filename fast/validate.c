@@ -85,13 +85,14 @@ const fast_check fast_checks[] = {
     {"int8_out", FAST_LAYER_SEMANTIC, fast_check_int8_out_shape},
     /* int8/int4 key/value: last, it reads the dims every row above fixed */
     {"antiquant", FAST_LAYER_SEMANTIC, fast_check_antiquant},
-    /* the antiquant description, after every row that fills the plan's
-     * layout, cache, list and padding (a fill of an accepted call) */
-    {"antiquant", FAST_LAYER_SEMANTIC, fast_plan_antiquant},
     /* Layer 6: judged by every rule above, but not computed. */
     {"tnd", FAST_LAYER_ARITHMETIC, fast_check_tnd_value_d},
     {"prefix", FAST_LAYER_ARITHMETIC, fast_check_prefix},
     {"antiquant", FAST_LAYER_ARITHMETIC, fast_check_antiquant_unmodeled},
+    /* the antiquant description of a call every rule accepts and no row
+     * above refuses (after the rows that fill the plan's layout, cache,
+     * list and padding) */
+    {"antiquant", FAST_LAYER_ARITHMETIC, fast_plan_antiquant},
     {"int_inputs", FAST_LAYER_ARITHMETIC, fast_check_int_inputs_query},
     {"int8_out", FAST_LAYER_ARITHMETIC, fast_check_int8_out_compute},
 };
