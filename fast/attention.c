@@ -688,8 +688,8 @@ static void task_store(const fast_plan *p, const fast_kernels *kern,
         } else if (fast_pse_all_dropped(p, w->m[r])) {
             fast_store_nan(p, b, n, i); /* every key's score -inf */
         } else {
-            kern->store(p->dt, w->acc + r * Dp, (double)w->l[r],
-                        fast_out_row(p, b, n, i), D);
+            fast_store_row(p, b, n, i, w->acc + r * Dp, (double)w->l[r],
+                           kern);
             fast_store_lse(p, b, n, i, (double)w->m[r] + log((double)w->l[r]));
         }
     }
@@ -757,7 +757,7 @@ void fast_merge_splits(const fast_plan *p, float *partials, void *scr)
                 fast_store_nan(p, b, n, 0);
                 continue;
             }
-            kern->store(p->dt, w.tmp, l, fast_out_row(p, b, n, 0), p->D);
+            fast_store_row(p, b, n, 0, w.tmp, l, kern);
             fast_store_lse(p, b, n, 0, (double)mx + log(l));
         }
     }

@@ -3,9 +3,9 @@
  * the way the tiling checks them: which scales go with which output and
  * their dtypes (layer 5, beside int8_quant's), their shape against the
  * output's H and the Q_S > 1 interceptions (layer 5, last: they read D, the
- * sparse band, the lengths and the prefix).  Computing the quantized output
- * is not modeled: a call every rule accepts is refused in layer 6
- * (NM-005). */
+ * sparse band, the lengths and the prefix).  A call every rule accepts
+ * has its quantization filled into the plan in layer 6 (run_output.c
+ * computes it; an int8 query is refused before, NM-004). */
 #include "validate.h"
 
 /* Element count, or -1 for a shape that has none (a rank outside 0..8, a
@@ -185,9 +185,25 @@ fia_status fast_check_int8_out_shape(const fast_args *a, fast_plan *p,
 fia_status fast_check_int8_out_compute(const fast_args *a, fast_plan *p,
                                        fia_error *err)
 {
-    (void)p;
-    if (a->out->dtype == FIA_DT_INT8)
-        FAST_NOTMOD("NM-005", "int8 attention_out (output quantization) is "
-                    "not computed yet");
+    p->oq = false;
+    if (a->out->dtype != FIA_DT_INT8)
+        return FIA_OK;
+    /* an int8 query (full quantization) was refused above (NM-004); the
+     * rules above made quant_scale2 one element or N x D, fp32 or bf16,
+     * and quant_offset2 like it */
+    const fia_tensor *qs2 = a->opt[FAST_OPT_QUANT_SCALE2];
+    const fia_tensor *qo2 = a->opt[FAST_OPT_QUANT_OFFSET2];
+    const int64_t n = qs2 != NULL ? numel_of(qs2) : -1;
+    if (a->query->dtype == FIA_DT_INT8 || n < 1 ||
+        (qs2->dtype != FIA_DT_FP32 && qs2->dtype != FIA_DT_BF16))
+        FAST_NOTMOD("NM-005", "int8 attention_out with a %s query and this "
+                    "quant_scale2 is not computed",
+                    fast_dtype_name(a->query->dtype));
+    p->oq = true;
+    p->oq_pc = n > 1;
+    p->oq_dt = qs2->dtype;
+    p->oq_s = qs2->data;
+    p->oq_o = qo2 != NULL && numel_of(qo2) > 0 ? qo2->data : NULL;
+    p->oq_o_given = qo2 != NULL && numel_of(qo2) > 0;
     return FIA_OK;
 }

@@ -176,6 +176,10 @@ fia_status fast_executor_check_run(const fast_executor *ex,
         if ((p->list_k[b] == NULL || p->list_v[b] == NULL) && p->list_s[b] > 0)
             return fast_fail(err, FIA_ERR_RUNTIME_ERROR, "R_NO_DATA",
                              "key/value[%lld] has no data", (long long)b);
+    if (!p->empty && p->oq && (p->oq_s == NULL ||
+                               (p->oq_o_given && p->oq_o == NULL)))
+        return fast_fail(err, FIA_ERR_RUNTIME_ERROR, "R_NO_DATA",
+                         "quant_scale2 / quant_offset2 has no data");
     fia_status st = fast_aq_check_data(p, err);
     if (st != FIA_OK)
         return st;

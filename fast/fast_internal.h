@@ -42,6 +42,9 @@ typedef enum fast_layout {
  * 约束说明: "非连续场景下B不能大于256"). */
 #define FAST_LIST_MAX 256
 
+/* The largest head dim (002: D <= 512, both paths). */
+#define FAST_D_LIMIT 512
+
 /* ---- antiquant -------------------------------------------------------- */
 /* What one scale (and offset) element covers (docs/features/antiquant.md,
  * the mode table). */
@@ -184,6 +187,15 @@ typedef struct fast_plan {
     bool antiquant;
     fia_dtype kv_dt;          /* dt when !antiquant */
     fast_aq aq[2];
+
+    /* An int8 attention_out (check_int8_out.c; docs/features/int8_out.md):
+     * y = sat(round(x * qs + qo)), quant_scale2 / quant_offset2 (oq_o
+     * NULL: 0) of dtype oq_dt (fp32 or bf16), per-channel (oq_pc: element
+     * n * D + d) or per-tensor.  Data may be NULL in status-only runs
+     * (phase two checks). */
+    bool oq, oq_pc, oq_o_given;
+    fia_dtype oq_dt;
+    const void *oq_s, *oq_o;
 
     /* Schedule (fast_plan_schedule): heads and query rows per task, M and
      * its padding L (multiple of 16), D padded to Dp (multiple of 16),
@@ -409,8 +421,17 @@ void fast_mask_block(const fast_plan *p, int64_t b, int64_t i0, int nq,
 bool fast_row_corrected(const fast_plan *p, int64_t q_len, int64_t kv_len);
 void fast_degenerate_mean(const fast_plan *p, int64_t b, int64_t n,
                           int64_t i, int64_t kv_len, float *tmp);
-/* run_output.c: where row (b, n, i)'s output and lse go. */
+/* run_output.c: where row (b, n, i)'s output and lse go; fast_store_row
+ * stores acc / l there, rounded to dt or, an int8 output, quantized
+ * (store / store_q8 of kern, NULL: the portable ones). */
 uint16_t *fast_out_row(const fast_plan *p, int64_t b, int64_t n, int64_t i);
+struct fast_kernels;
+void fast_store_row(const fast_plan *p, int64_t b, int64_t n, int64_t i,
+                    const float *acc, double l,
+                    const struct fast_kernels *kern);
+/* An int8 output row of D copies of v. */
+void fast_store_q8_fill(const fast_plan *p, int64_t b, int64_t n, int64_t i,
+                        int8_t v);
 void fast_store_lse(const fast_plan *p, int64_t b, int64_t n, int64_t i,
                     double x);
 void fast_store_zero(const fast_plan *p, int64_t b, int64_t n, int64_t i);

@@ -14,6 +14,36 @@ bool fast_row_corrected(const fast_plan *p, int64_t q_len, int64_t kv_len)
     return p->row_invalid || (p->sparse_mode == 3 && q_len > kv_len);
 }
 
+/* Value d of logical key j of KV head kvh: fp16/bf16, or int8/int4
+ * dequantized (antiquant.md) with the head's per-channel vectors sv / ov,
+ * or (sv NULL) the key's per-token scale and offset. */
+static double value_at(const fast_plan *p, int64_t b, int64_t kvh, int64_t j,
+                       int64_t d, const float *sv, const float *ov)
+{
+    if (!p->antiquant) {
+        const uint16_t *kr, *vr;
+        fast_kv_src(p, b, kvh, j, &kr, &vr);
+        return p->dt == FIA_DT_FP16 ? fast_fp16_to_float(vr[d])
+                                    : fast_bf16_to_float(vr[d]);
+    }
+    const void *kr, *vr;
+    fast_aq_src(p, b, kvh, j, &kr, &vr);
+    int x;
+    if (p->kv_dt == FIA_DT_INT4) {
+        const uint8_t byte = ((const uint8_t *)vr)[d / 2];
+        x = d % 2 ? byte >> 4 : byte & 0xf;
+        x = x >= 8 ? x - 16 : x;
+    } else {
+        x = ((const int8_t *)vr)[d];
+    }
+    float s, o;
+    if (sv != NULL)
+        s = sv[d], o = ov[d];
+    else
+        fast_aq_key(p, 1, b, kvh, j, &s, &o);
+    return ((float)x + o) * s;
+}
+
 /* Row (b, n, i) as the mean of V over the logical keys [0, kv_len) (a
  * shared prefix's first) and lse = fill + log(kv_len); tmp holds D
  * floats. */
@@ -21,18 +51,17 @@ void fast_degenerate_mean(const fast_plan *p, int64_t b, int64_t n,
                           int64_t i, int64_t kv_len, float *tmp)
 {
     const int64_t kvh = n / p->group;
+    /* int8/int4 values: the head's per-channel scale and offset (a
+     * per-token form reads its own per key) */
+    float sv[FAST_D_LIMIT], ov[FAST_D_LIMIT];
+    const bool channel = p->antiquant && fast_aq_head(p, 1, kvh, sv, ov);
     for (int64_t d = 0; d < p->D; d++) {
         double sum = 0.0;
-        for (int64_t j = 0; j < kv_len; j++) {
-            const uint16_t *kr, *vr;
-            fast_kv_src(p, b, kvh, j, &kr, &vr);
-            uint16_t h = vr[d];
-            sum += p->dt == FIA_DT_FP16 ? fast_fp16_to_float(h)
-                                        : fast_bf16_to_float(h);
-        }
+        for (int64_t j = 0; j < kv_len; j++)
+            sum += value_at(p, b, kvh, j, d, channel ? sv : NULL,
+                            channel ? ov : NULL);
         tmp[d] = (float)sum;
     }
-    fast_store_scalar(p->dt, tmp, (double)kv_len, fast_out_row(p, b, n, i),
-                      p->D);
+    fast_store_row(p, b, n, i, tmp, (double)kv_len, NULL);
     fast_store_lse(p, b, n, i, FAST_MASK_FILL + log((double)kv_len));
 }

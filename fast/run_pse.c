@@ -29,6 +29,11 @@ bool fast_pse_all_dropped(const fast_plan *p, float m)
 
 void fast_store_nan(const fast_plan *p, int64_t b, int64_t n, int64_t i)
 {
+    if (p->oq) { /* NaN has no int8 value (unspecified): 0 */
+        fast_store_q8_fill(p, b, n, i, 0);
+        fast_store_lse(p, b, n, i, NAN);
+        return;
+    }
     const uint16_t nan = p->dt == FIA_DT_FP16 ? 0x7e00u : 0x7fc0u;
     uint16_t *o = fast_out_row(p, b, n, i);
     for (int64_t d = 0; d < p->D; d++)

@@ -2,8 +2,8 @@
  * docs/features/int8_out.md): y = sat(round(x * quant_scale2 +
  * quant_offset2)).  quant_scale2 / quant_offset2 are per-tensor (one
  * element) or per-channel (the output's H = N * D elements).  These rules
- * need no arithmetic; computing the int8 output is not modeled yet
- * (NM-005, last layer, so a documented rejection always wins).
+ * need no arithmetic (ref/ and fast/ compute an int8 output of an
+ * fp16/bf16 query; an int8 query's is NM-004's).
  * Exclusions elsewhere: PAD-X04 (per-channel with left padding), ANTI-024
  * (int4 key/value), TND-X06. */
 #include "oracle_internal.h"
@@ -132,7 +132,6 @@ ORC_PRED(uncomputed,
          rows_uncomputed(f))
 ORC_PRED(out8_d32, out_int8(f) && orc_is_prefill(f) && f->q_d_ok,
          f->D % 32 != 0)
-ORC_PRED(nm_int_out, 1, out_int8(f))
 
 const fia_rule orc_rules_int8_out[] = {
     {"OQ-001", "int8_out", FIA_RULE_REJECT, ORC_SEM,
@@ -193,11 +192,6 @@ const fia_rule orc_rules_int8_out[] = {
     {"OQ-010", "int8_out", FIA_RULE_REJECT, ORC_SEM, C002_GT1 "; " C003_GT1,
      "Q_S > 1, int8 attention_out: D is a multiple of 32", NULL,
      ORC_FN(out8_d32)},
-    {"NM-005", "int8_out", FIA_RULE_NOT_MODELED, ORC_NM_LATE,
-     C002_P("attentionOut"),
-     "computing an int8 attention_out (output quantization) is not modeled "
-     "yet; its rules are checked",
-     NULL, ORC_FN(nm_int_out)},
 };
 const size_t orc_rules_int8_out_count =
     sizeof orc_rules_int8_out / sizeof orc_rules_int8_out[0];

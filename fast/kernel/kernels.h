@@ -51,7 +51,7 @@ typedef void fast_widen_t_fn(fia_dtype dt, const uint16_t *const *rows,
                              int nrows, int64_t n, float *dst, int64_t ldd);
 typedef void fast_store_fn(fia_dtype dt, const float *acc, double l,
                            uint16_t *dst, int64_t n);
-typedef void fast_store_q8_fn(const float *acc, float l, const float *qs,
+typedef void fast_store_q8_fn(const float *acc, double l, const float *qs,
                               const float *qo, int64_t qstride, int8_t *dst,
                               int64_t n);
 typedef void fast_bias_fn(fia_dtype dt, const uint16_t *const *bias, int mr,
@@ -126,7 +126,8 @@ typedef struct fast_kernels {
     /* dst[i] = acc[i] / l in double, rounded once (nearest-even) to dt. */
     fast_store_fn *store;
     /* An int8 output row (docs/features/int8_out.md): x = acc[i] / l in
-     * float32, y = x * qs[i * qstride] + qo[i * qstride] in float32 (qo
+     * double rounded once to float32, y = x * qs[i * qstride] +
+     * qo[i * qstride] in float32 (qo
      * NULL: no offset; qstride 1 per-channel, 0 per-tensor), dst[i] = y
      * clamped to [-128, 127] and rounded half to even; NaN gives 0. */
     fast_store_q8_fn *store_q8;

@@ -5,17 +5,21 @@
 #include "simd_avx2.h"
 #ifdef FAST_HAVE_AVX2
 
-void fast_store_q8_avx2(const float *acc, float l, const float *qs,
+void fast_store_q8_avx2(const float *acc, double l, const float *qs,
                         const float *qo, int64_t qstride, int8_t *dst,
                         int64_t n)
 {
-    const __m256 vl = _mm256_set1_ps(l);
+    const __m256d vl = _mm256_set1_pd(l);
     const __m256 lo = _mm256_set1_ps(-128.0f), hi = _mm256_set1_ps(127.0f);
     int64_t i = 0;
     for (; i + 8 <= n; i += 8) {
         __m256 s = qstride ? _mm256_loadu_ps(qs + i) : _mm256_set1_ps(qs[0]);
-        __m256 y = _mm256_mul_ps(_mm256_div_ps(_mm256_loadu_ps(acc + i), vl),
-                                 s);
+        /* acc / l in double, rounded once to float */
+        __m128 x0 = _mm256_cvtpd_ps(
+            _mm256_div_pd(_mm256_cvtps_pd(_mm_loadu_ps(acc + i)), vl));
+        __m128 x1 = _mm256_cvtpd_ps(
+            _mm256_div_pd(_mm256_cvtps_pd(_mm_loadu_ps(acc + i + 4)), vl));
+        __m256 y = _mm256_mul_ps(_mm256_set_m128(x1, x0), s);
         if (qo != NULL)
             y = _mm256_add_ps(y, qstride ? _mm256_loadu_ps(qo + i)
                                          : _mm256_set1_ps(qo[0]));

@@ -6,12 +6,12 @@
 #include <math.h>
 #include "../fast_internal.h"
 
-void fast_store_q8_scalar(const float *acc, float l, const float *qs,
+void fast_store_q8_scalar(const float *acc, double l, const float *qs,
                           const float *qo, int64_t qstride, int8_t *dst,
                           int64_t n)
 {
     for (int64_t i = 0; i < n; i++) {
-        float y = acc[i] / l * qs[i * qstride];
+        float y = (float)((double)acc[i] / l) * qs[i * qstride];
         if (qo != NULL)
             y += qo[i * qstride];
         if (isnan(y)) {
