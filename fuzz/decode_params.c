@@ -41,6 +41,8 @@ static const fz_fragment params_fragments[] = {
     {FIA_FEATURE_PSE, fzp_pse},
     {FIA_FEATURE_PREFIX, fzp_prefix_tensors},
     {FIA_FEATURE_ANTIQUANT, fzp_antiquant_scene},
+    {FIA_FEATURE_INT8_OUT, fzp_int8_out_scene},
+    {FIA_FEATURE_INT8_QUANT, fzp_int8_quant_scene},
 };
 
 /* The case model refuses a tensor whose element count overflows int64

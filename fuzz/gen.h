@@ -98,6 +98,10 @@ typedef struct fz_gen {
     fuzz_rng rng;
     double scale;
     int vkind;          /* the distribution fzn_tensors_data chose */
+
+    /* params: an int8-output scene was made (fzp_int8_out_scene), which
+     * the full-int8 scene after it leaves alone */
+    int out8;
 } fz_gen;
 
 typedef void (*fz_fragment_fn)(fz_gen *g);
@@ -173,6 +177,8 @@ void fzp_padding_scene(fz_gen *g);    /* valid scenes, ignored and empty padding
 void fzp_pse(fz_gen *g);              /* pse_shift for the path, a rule broken */
 void fzp_prefix_tensors(fz_gen *g);   /* prefix tensors like the key, a rule broken */
 void fzp_antiquant_scene(fz_gen *g);  /* an antiquant scene, a rule broken */
+void fzp_int8_out_scene(fz_gen *g);   /* an int8 output, an OQ rule broken */
+void fzp_int8_quant_scene(fz_gen *g); /* full int8, a Q8 rule broken */
 
 /* ---- fuzz_numeric's fragments (a small case the rules accept) ----------- */
 void fzn_layout(fz_gen *g);           /* layout; L */
@@ -204,6 +210,7 @@ void fzn_padding(fz_gen *g);          /* the case left-padded, now and then */
 void fzn_prefix(fz_gen *g);           /* a shared prefix, now and then */
 void fzn_pse(fz_gen *g);              /* a pse_shift, now and then */
 void fzn_antiquant(fz_gen *g);        /* key/value quantized, now and then */
+void fzn_int8_out(fz_gen *g);         /* the output quantized, now and then */
 /* fuzz_metamorphic: its base quantized now and then (the decoder calls
  * it after the transform's bytes, exact dequantized values). */
 void fzn_antiquant_meta(fz_gen *g);
@@ -213,5 +220,29 @@ void fzn_antiquant_meta(fz_gen *g);
  * (gen_tensors_data.c); NULL out of memory. */
 double *fzn_data_values(fz_gen *g, int role, int64_t B, int64_t H,
                         int64_t S);
+
+/* ---- the int8 output and full int8 (gen_int8_out.c, gen_int8_quant.c) -- */
+/* quant_scale2's forms: per-tensor [1], per-channel [H], [1,1,H], [N,D],
+ * [1,N,1,D], [1,1,N,D] (H = N * D). */
+enum { FZ_OQ_TENSOR, FZ_OQ_H, FZ_OQ_11H, FZ_OQ_ND, FZ_OQ_1N1D, FZ_OQ_11ND,
+       FZ_OQ_FORM_COUNT };
+/* The shape of form `form` into sh (rank returned). */
+int fz_oq_shape(int form, int64_t N, int64_t D, int64_t *sh);
+/* quant_scale2 / quant_offset2 to write: present, form and dtype. */
+typedef struct fz_oq_scene {
+    int scale, offset;
+    int form, oform;
+    fia_dtype dt, odt;
+    int64_t N, D;
+} fz_oq_scene;
+/* Writes s's quant_scale2 and quant_offset2 (absent when not present). */
+void fz_oq_write(fz_gen *g, const fz_oq_scene *s);
+/* 1 when c (geometry g) leaves rows uncomputed that a quant_offset2 would
+ * still fill at Q_S > 1 (OQ-009's conditions). */
+int fz_oq_uncomputed(const fia_case *c, const fz_geom *g);
+/* The rule the last fzp_int8_out_scene broke (OQ-(k + 1)) and the last
+ * fzp_int8_quant_scene (Q8-(k + 1), 8: ANTI-027), -1 for a valid scene
+ * (the tests read them). */
+extern int fz_oq_params_break, fz_q8_params_break;
 
 #endif
