@@ -158,7 +158,10 @@ fia_status fast_aq_check_data(const fast_plan *p, fia_error *err)
 {
     if (p->empty || !p->antiquant)
         return FIA_OK;
-    if (p->aq[0].scale == NULL || p->aq[1].scale == NULL)
+    /* a scale without elements (a per-token S' of 0 over empty key/value)
+     * has no data to read, and none is read */
+    if ((p->aq[0].scale == NULL && p->aq[0].numel > 0) ||
+        (p->aq[1].scale == NULL && p->aq[1].numel > 0))
         return fast_fail(err, FIA_ERR_RUNTIME_ERROR, "R_NO_DATA",
                          "an antiquant scale has no data");
     return FIA_OK;

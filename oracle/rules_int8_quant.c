@@ -57,7 +57,9 @@ ORC_PRED(int8_fp, q_int8(f) && f->given[FIA_SLOT_ATTENTION_OUT] &&
 ORC_PRED(int8_out_dt, q_int8(f) && f->given[FIA_SLOT_ATTENTION_OUT],
          !out_is(f, FIA_DT_FP16) && !out_is(f, FIA_DT_INT8))
 ORC_PRED(int8_kv, q_int8(f), !kv_int8(f))
-ORC_PRED(per_tensor, 1,
+/* The scales are read with an int8 query only (an fp16/bf16 call rejects
+ * them, Q8-006/007 and OQ-003, or, cann at Q_S > 1, ignores them). */
+ORC_PRED(per_tensor, q_int8(f),
          not_one(f, FIA_SLOT_DEQUANT_SCALE1) ||
              not_one(f, FIA_SLOT_QUANT_SCALE1) ||
              not_one(f, FIA_SLOT_DEQUANT_SCALE2))
@@ -92,8 +94,8 @@ const fia_rule orc_rules_int8_quant[] = {
     {"Q8-005", "int8_quant", FIA_RULE_REJECT, ORC_SEM,
      C002_P("deqScale1Optional") "; " C002_P("quantScale1Optional") "; "
          C002_P("deqScale2Optional") "; " C001_P("dequant_scale1"),
-     "dequant_scale1, quant_scale1 and dequant_scale2 are per-tensor (one "
-     "element)",
+     "int8 query: dequant_scale1, quant_scale1 and dequant_scale2 are "
+     "per-tensor (one element)",
      NULL, ORC_FN(per_tensor)},
     {"Q8-006", "int8_quant", FIA_RULE_REJECT, FIA_LAYER_SEMANTIC,
      FIA_ERR_PARAM_INVALID, FIA_OK, C_Q8IO "; " CREL("Silent normalisations"),

@@ -36,10 +36,14 @@ static int heads_differ(const fia_oracle_facts *f)
         const fia_tensor *t = &k->t[i];
         if (t->ndim != f->q_rank_want)
             continue; /* LAYOUT-004's */
-        if (f->layout == ORC_LAYOUT_BSH ? t->shape[2] != f->KV_N * f->D
+        /* int4 packed eight to an int32: the last dim is D/8 or H/8 */
+        const int64_t last = t->shape[t->ndim - 1];
+        const int64_t real = t->dtype == FIA_DT_INT32 && last <= INT64_MAX / 8
+                                 ? 8 * last : last;
+        if (f->layout == ORC_LAYOUT_BSH ? real != f->KV_N * f->D
             : f->layout == ORC_LAYOUT_BSND
-                ? t->shape[2] != f->KV_N || t->shape[3] != f->D
-                : t->shape[1] != f->KV_N || t->shape[3] != f->D)
+                ? t->shape[2] != f->KV_N || real != f->D
+                : t->shape[1] != f->KV_N || real != f->D)
             return 1;
     }
     return 0;

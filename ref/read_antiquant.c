@@ -205,7 +205,9 @@ static fia_status check_pair(ref_problem *p, const ref_aq *a,
     if (o && !ref_shape_is(o, s->ndim, s->shape))
         return fia_fail(err, FIA_ERR_PARAM_INVALID, "%s: offset shape "
                         "differs from the scale's", what);
-    if (!s->data || (o && !o->data))
+    /* an empty scale (over empty key/value) has nothing to read */
+    if ((!s->data && fia_tensor_numel(s) > 0) ||
+        (o && !o->data && fia_tensor_numel(o) > 0))
         return fia_fail(err, FIA_ERR_PARAM_INVALID, "%s: scale / offset "
                         "has no data", what);
     const double lim = p->in_dtype == FIA_DT_BF16 ? 0x1.fep127 : 65504.0;
