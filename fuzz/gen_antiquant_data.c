@@ -64,14 +64,31 @@ static int64_t int_value(aqn *a)
     }
 }
 
+/* The largest |x + offset| the data kinds give: a unit scale is chosen
+ * against it, so that dequantized values are of magnitude ~1 as a real
+ * quantization makes them (larger ones make scores whose error bound is
+ * +inf in fp16/bf16: a case nothing is compared in). */
+static double magnitude(const aqn *a)
+{
+    const double x = a->ik == IK_SMALL ? 3.0
+                     : a->ik == IK_CANCEL ? 1.0
+                                          : (double)a->hi;
+    const double o = a->ok == OK_NONE ? 0.0
+                     : a->ok == OK_LARGE ? (a->hi > 7 ? 128.0 : 8.0)
+                     : a->ok == OK_CONST ? fabs(a->cst)
+                                         : 8.0;
+    return x + o;
+}
+
 /* One scale element: a power of two for the metamorphic target, else
  * times a factor in [1, 2). */
 static double scale_value(aqn *a)
 {
     int k = a->sk == SK_MIXED ? (int)rnd(&a->rng, 0, 2) : a->sk;
+    const int unit = -(int)ceil(log2(magnitude(a) + 1.0));
     int e = k == SK_LARGE ? (int)rnd(&a->rng, 4, a->meta ? 7 : 6)
             : k == SK_TINY ? -(int)rnd(&a->rng, 14, 20)
-                           : -(int)rnd(&a->rng, 0, 7);
+                           : unit + (int)rnd(&a->rng, -1, 1);
     double m = a->meta ? 1.0 : 1.0 + fuzz_rng_unit(&a->rng);
     return ldexp(m, e);
 }
@@ -246,7 +263,12 @@ static void quantize(fz_gen *g, int pct)
     s.sep = fdp_bool(f);
     const int kdp = fdp_pick(f, 4), mp = fdp_u8(f);
     s.var = fdp_pick(f, 6);
-    a.ik = fdp_pick(f, IK_COUNT), a.sk = fdp_pick(f, SK_COUNT);
+    /* scales mostly of unit magnitude (7 in 10), now and then large,
+     * tiny or mixed per element */
+    static const int sk_of[10] = {SK_UNIT, SK_UNIT,  SK_UNIT, SK_UNIT,
+                                  SK_UNIT, SK_UNIT,  SK_UNIT, SK_LARGE,
+                                  SK_TINY, SK_MIXED};
+    a.ik = fdp_pick(f, IK_COUNT), a.sk = sk_of[fdp_pick(f, 10)];
     a.ok = fdp_pick(f, OK_COUNT);
     const int extra = fdp_rare(f, 25) ? (int)fdp_range(f, 1, 4) : 0;
     const int widen = fdp_bool(f);

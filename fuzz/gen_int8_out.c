@@ -14,14 +14,12 @@
  * per-tensor scales only (PAD-X04), an offset is dropped where rows stay
  * uncomputed (OQ-009).
  *
- * fuzz_numeric (fzn_int8_out, last): now and then (rarely while the
- * oracle refuses the computation, NM-005: the decoder's tests want most
- * cases computed) a valid case's output quantized, the scales sized from
- * the values so that the outputs cross the whole int8 range and some
- * saturate; offsets none, small integers, eighths or odd halves (ties on
- * exact rows).  Not for the metamorphic bases, a shared prefix's or a
- * pse's case (their tests compute them), key/value quantization, a token
- * layout, nor a prefill D that is not a multiple of 32.
+ * fuzz_numeric (fzn_int8_out, last): now and then (8 %) a valid case's
+ * output quantized, the scales sized from the values so that the outputs
+ * cross the whole int8 range and some saturate; offsets none, small
+ * integers, eighths or odd halves (ties on exact rows).  Not for the
+ * metamorphic bases, key/value quantization, a token layout, nor a
+ * prefill D that is not a multiple of 32.
  * Fragment contract: fuzz/gen.h. */
 #include <math.h>
 #include <stdlib.h>
@@ -439,18 +437,15 @@ void fzn_int8_out(fz_gen *g)
     if (g->meta)
         return;
     fdp *f = g->f;
-    if (!fdp_rare(f, 3))
+    if (!fdp_rare(f, 8))
         return;
     const int formp = fdp_pick(f, 8), bf = fdp_bool(f);
     const int okind = fdp_pick(f, OO_COUNT), outp = fdp_pick(f, 3);
     fuzz_rng r = {fdp_u64(f)};
     fia_case *c = g->c;
     fz_geom geom;
-    /* a shared prefix's or a pse's case stays theirs: their tests want
-     * it computed, which an int8 output is not yet (NM-005) */
     if (c->live_rows || fz_geom_of_call(c, &geom) != 0 || geom.tnd ||
-        !takes_scene(g, &geom) || present1(c, FIA_SLOT_KEY_SHARED_PREFIX) ||
-        present1(c, FIA_SLOT_PSE_SHIFT) ||
+        !takes_scene(g, &geom) ||
         (geom.Q_S > 1 && (geom.D % 32 != 0 || band_negative(c))))
         return;
     const fia_dtype qdt = c->tensors[FIA_SLOT_QUERY].t[0].dtype;

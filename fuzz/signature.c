@@ -99,6 +99,22 @@ void fuzz_feature_set(const fia_case *c, char *buf, size_t len)
     if (pse->presence == FIA_PRESENT && pse->count >= 1 &&
         fia_tensor_numel(&pse->t[0]) > 0)
         sb_add(buf, len, "+pse");
+    /* quantization: int8 / int4 key/value (antiquant with a float query,
+     * full quantization with an int8 one), an int8 output */
+    const fia_tensor_spec *k = &c->tensors[FIA_SLOT_KEY];
+    if (k->presence == FIA_PRESENT && k->count >= 1) {
+        const fia_dtype kd = k->t[0].dtype;
+        if (kd == FIA_DT_INT8)
+            sb_add(buf, len, "+int8kv");
+        else if (kd == FIA_DT_INT4 || kd == FIA_DT_INT32)
+            sb_add(buf, len, "+int4kv");
+    }
+    const fia_tensor_spec *o = &c->tensors[FIA_SLOT_ATTENTION_OUT];
+    const fia_tensor_spec *qs2 = &c->tensors[FIA_SLOT_QUANT_SCALE2];
+    if ((o->presence == FIA_PRESENT && o->count >= 1 &&
+         o->t[0].dtype == FIA_DT_INT8) ||
+        (o->presence != FIA_PRESENT && qs2->presence == FIA_PRESENT))
+        sb_add(buf, len, "+int8out");
 }
 
 static const char *qdtype(const fia_case *c)
