@@ -147,13 +147,14 @@ static void reset_rows(bufs *b)
 /* ---- the kernels, one call each ------------------------------------------ */
 typedef enum kid {
     K_QK_T, K_QK_T_MAX, K_SOFTMAX_FULL, K_SOFTMAX, K_PV, K_QK_DOT, K_DECODE,
-    K_DECODE_PSE, K_BIAS, K_WIDEN, K_WIDEN_T, K_STORE, K_AQ_WIDEN8,
-    K_AQ_WIDEN4, K_DECODE_AQ8, K_DECODE_AQ4, K_COUNT
+    K_DECODE_PSE, K_BIAS, K_WIDEN, K_WIDEN_T, K_STORE, K_STORE_Q8,
+    K_AQ_WIDEN8, K_AQ_WIDEN4, K_DECODE_AQ8, K_DECODE_AQ4, K_COUNT
 } kid;
 
 static const char *const KNAME[K_COUNT] = {
     "qk_t", "qk_t_max", "softmax_full", "softmax", "pv", "qk_dot", "decode",
-    "decode+pse", "bias", "widen", "widen_t", "store", "aq_widen int8",
+    "decode+pse", "bias", "widen", "widen_t", "store", "store_q8",
+    "aq_widen int8",
     "aq_widen int4", "decode_aq int8", "decode_aq int4"};
 
 /* Returns false when the table has no such kernel. */
@@ -221,6 +222,9 @@ static bool call(const fast_kernels *t, kid id, bufs *b)
         return true;
     case K_STORE:
         t->store(FIA_DT_FP16, b->acc, 3.0, b->out, D);
+        return true;
+    case K_STORE_Q8: /* an int8 output row, per-channel with offsets */
+        t->store_q8(b->acc, 3.0, b->aqs, b->aqo, 1, (int8_t *)b->out, D);
         return true;
     case K_AQ_WIDEN8: /* antiquant: 128 per-channel rows */
     case K_AQ_WIDEN4:

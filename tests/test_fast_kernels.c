@@ -280,6 +280,62 @@ static void conversions(const fast_kernels *k, const char *isa)
     CHECK_MSG(bad == 0, "%s widen/store: %d mismatches", isa, bad);
 }
 
+/* store_q8 (an int8 output row): against the definition computed here —
+ * x = fl32(acc / l), y = fl32(fl32(x * qs) + qo), clamped, rounded half to
+ * even (a fused x * qs + qo may differ by one float32 rounding: then y's
+ * integer may differ only where y is within 2^-20 of a tie) — per-channel
+ * and per-tensor, with and without offset, saturation, exact ties, NaN
+ * (0), ragged lengths, and nothing written past n. */
+static void store_q8(const fast_kernels *k, const char *isa)
+{
+    int bad = 0, ties = 0, sat = 0;
+    for (int64_t n = 1; n <= 70; n += (n < 20 ? 1 : 13)) {
+        float acc[80], qs[80], qo[80];
+        int8_t out[96];
+        for (int64_t i = 0; i < n; i++) {
+            acc[i] = (float)((2 * urand() - 1) * 3.0);
+            qs[i] = (float)((urand() < 0.1 ? -1 : 1) * (1 + urand() * 100));
+            qo[i] = (float)(floor(urand() * 16 - 8) + (urand() < 0.3 ? 0.5 : 0));
+        }
+        acc[0] = 0.0f; /* x = 0: y = qo, a tie when qo is a half */
+        if (n > 3)
+            acc[3] = NAN;
+        for (int pc = 0; pc < 2; pc++)
+            for (int off = 0; off < 2; off++)
+                for (int li = 0; li < 2; li++) {
+                    const double l = li ? 2.5 : 1.0;
+                    memset(out, 0x5a, sizeof out);
+                    k->store_q8(acc, l, qs, off ? qo : NULL, pc, out, n);
+                    for (int64_t i = 0; i < n; i++) {
+                        const int64_t j = pc ? i : 0;
+                        const float x = (float)((double)acc[i] / l);
+                        const float xs = x * qs[j];
+                        float y = off ? xs + qo[j] : xs;
+                        int want;
+                        if (isnan(y)) {
+                            want = 0;
+                        } else {
+                            float c = y < -128 ? -128 : y > 127 ? 127 : y;
+                            want = (int)nearbyintf(c);
+                            sat += y < -128 || y > 127;
+                            ties += c - floorf(c) == 0.5f;
+                        }
+                        const double fused = (double)x * qs[j] +
+                                             (off ? qo[j] : 0.0);
+                        const int near_tie =
+                            fabs(fabs(fused - floor(fused)) - 0.5) < 0x1p-20;
+                        if (out[i] != want && !near_tie)
+                            bad++;
+                    }
+                    for (int64_t i = n; i < 96; i++)
+                        bad += out[i] != 0x5a;
+                }
+    }
+    CHECK_MSG(bad == 0, "%s store_q8: %d mismatches", isa, bad);
+    CHECK_MSG(ties > 0 && sat > 0, "%s store_q8: %d ties, %d saturated",
+              isa, ties, sat);
+}
+
 /* widen_t: 16 columns of Q^T from up to 16 rows (NULL rows and rows past
  * nrows zero), against widen row by row; nothing else of dst written. */
 static void widen_t(const fast_kernels *k, const char *isa)
@@ -565,7 +621,8 @@ static void table_complete(const fast_kernels *k, const char *isa)
 {
     CHECK_MSG(k->name != NULL && k->qk_t != NULL && k->qk_dot != NULL &&
                   k->softmax != NULL && k->pv != NULL && k->widen != NULL &&
-                  k->widen_t != NULL && k->store != NULL && k->bias != NULL,
+                  k->widen_t != NULL && k->store != NULL && k->bias != NULL &&
+                  k->store_q8 != NULL,
               "%s: a mandatory kernel missing from the table", isa);
     CHECK_MSG((k->qk_t_max == NULL) == (k->softmax_full == NULL),
               "%s: qk_t_max and softmax_full come together", isa);
@@ -602,6 +659,7 @@ int main(void)
         qk_max(k, isa);
         pv(k, isa);
         conversions(k, isa);
+        store_q8(k, isa);
         widen_t(k, isa);
         bias(k, isa);
         decode(k, isa);
