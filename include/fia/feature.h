@@ -28,10 +28,10 @@
     X(PSE, "pse", "pse_shift, the positional bias")                           \
     X(INT8_QUANT, "int8_quant", "full int8 quantization: the scales' rules " \
                                 "(the int8 query's refusal: int_inputs)")     \
-    X(ANTIQUANT, "antiquant", "key/value antiquantization (not modeled yet)") \
-    X(INT_INPUTS, "int_inputs", "int8 query, int8/int4 key/value (not "       \
-                                "modeled yet)")                               \
-    X(INT8_OUT, "int8_out", "int8 attention_out (not modeled yet)")           \
+    X(ANTIQUANT, "antiquant", "int8/int4 key/value antiquantization")        \
+    X(INT_INPUTS, "int_inputs", "int8 query (computing full quantization: "   \
+                                "not modeled yet), int8/int4 key/value")      \
+    X(INT8_OUT, "int8_out", "int8 attention_out (output quantization)")       \
     X(PAGED, "paged", "block_table and block_size: page attention")         \
     X(PADDING, "padding", "query/kv left padding")                          \
     X(PREFIX, "prefix", "the shared system prefix")                         \
