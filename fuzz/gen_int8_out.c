@@ -64,6 +64,8 @@ int fz_oq_uncomputed(const fia_case *c, const fz_geom *g)
         return 1;
     const fia_tensor_spec *k = &c->tensors[FIA_SLOT_KEY];
     const int sa = g->layout == FZ_BNSD || g->layout == FZ_BNSD_BSND ? 2 : 1;
+    if (g->B > 65536)
+        return 1; /* beyond the documented batch (LAYOUT-020): "unsafe" */
     for (int64_t b = 0; b < g->B; b++) {
         const int64_t q = fz_q_len(c, g, b);
         int64_t kv = fz_kv_len(c, g, b);
@@ -72,10 +74,10 @@ int fz_oq_uncomputed(const fia_case *c, const fz_geom *g)
             k->t[b].shape[sa] < kv)
             kv = k->t[b].shape[sa];
         for (int64_t P = 0; P <= g->P; P += g->P > 0 ? g->P : 1) {
-            if (mode == 0 && mask && q - kv - P - pre > 0)
-                return 1;
-            if ((mode == 3 && kv + P - q < 0) ||
-                (mode == 4 && next + kv + P - q < 0))
+            /* pre / next and the lengths may be any int64 */
+            const __int128 d = (__int128)q - kv - P;
+            if ((mode == 0 && mask && d > pre) || (mode == 3 && d > 0) ||
+                (mode == 4 && next < d))
                 return 1;
         }
     }

@@ -76,13 +76,16 @@ static int rows_uncomputed(const fia_oracle_facts *f)
         return 1;
     if (mode == 0 && f->mask_effective && next < 0)
         return 1;
+    /* q - kv - P is small (lengths are checked before); pre and next are
+     * int64 as passed: compared without adding them, so no sum overflows */
     for (int64_t b = 0; b < f->B; b++) {
         const int64_t q = orc_q_len(f, b), kv = orc_kv_len(f, b);
-        if (mode == 0 && f->mask_effective && q - kv - P - pre > 0)
+        const __int128 d = (__int128)q - kv - P; /* any int64 lengths */
+        if (mode == 0 && f->mask_effective && d > pre)
             return 1;
-        if (mode == 3 && kv + P - q < 0)
+        if (mode == 3 && d > 0)
             return 1;
-        if (mode == 4 && next + kv + P - q < 0)
+        if (mode == 4 && next < d)
             return 1;
     }
     return 0;
