@@ -19,53 +19,12 @@
 #include "fia/compare.h"
 #include "fia/dtype.h"
 #include "fia/ref.h"
+#include "tolerance_testlib.h"
 #include "ref/ref_internal.h"
 
 #define NQ 2 /* query heads, on one KV head */
 #define QS 3
 
-typedef struct call {
-    fia_case c;
-    fia_case_data d;
-    fia_ref_result r;
-    int ok;
-} call;
-
-static int open_call(call *x, const char *text)
-{
-    fia_error err;
-    memset(x, 0, sizeof *x);
-    fia_case_init(&x->c);
-    if (fia_case_parse_string(text, "<tol-aq>", &x->c, &err) != FIA_OK ||
-        fia_case_materialize(&x->c, 1, &x->d, &err) != FIA_OK) {
-        CHECK_MSG(0, "case: %s\n%s", err.msg, text);
-        fia_case_free(&x->c);
-        return 0;
-    }
-    fia_status st = fia_ref_compute(&x->c, &x->d, NULL, &x->r, &err);
-    CHECK_MSG(st == FIA_OK, "reference: %s", err.msg);
-    x->ok = st == FIA_OK;
-    if (!x->ok) {
-        fia_case_data_free(&x->d);
-        fia_case_free(&x->c);
-    }
-    return x->ok;
-}
-
-static void close_call(call *x)
-{
-    if (!x->ok)
-        return;
-    fia_ref_result_free(&x->r);
-    fia_case_data_free(&x->d);
-    fia_case_free(&x->c);
-}
-
-static float to_dt(double p, fia_dtype dt)
-{
-    return dt == FIA_DT_BF16 ? (float)fia_bf16_to_double(fia_double_to_bf16(p))
-                             : (float)fia_fp16_to_double(fia_double_to_fp16(p));
-}
 
 /* Scale / offset element of key (w 0) or value (1) row j, column d:
  * per-channel [1, D] or per-token [1, KV_S]. */
