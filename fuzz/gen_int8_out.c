@@ -183,7 +183,7 @@ static void break_uncomputed(fz_gen *g, const fz_geom *geom, int aux)
     int v = aux % 3;
     if (v == 1) { /* sparse 3 and every batch without its own keys */
         int64_t most = 0;
-        for (int64_t b = 0; b < geom->B; b++) {
+        for (int64_t b = 0; b < geom->B && b <= 4096; b++) {
             const int64_t q = fz_q_len(c, geom, b);
             most = q > most ? q : most;
         }
