@@ -1,8 +1,8 @@
 /* fast/'s phase one on int8 / int4 key/value (docs/features/antiquant.md,
  * Rules): for every ANTI row a call that breaks it (the status in both
  * profiles and the row's id at the start of fastLastError()) and one that
- * obeys it (accepted: status 0, or until the arithmetic lands the
- * temporary M_ANTIQUANT_ARITH refusal of layer 6); the normalisations
+ * obeys it (accepted: status 0, the antiquant description filled); the
+ * normalisations
  * (ANTI-N01..N03); the not-modeled list (layer 6, so a documented
  * rejection wins over it); the exclusions of the other features still
  * first; absurd shapes of the antiquant tensors and of an int32 key (rank
@@ -54,7 +54,7 @@ static int status_of(const char *text, const char *name, fia_profile prof,
 }
 
 enum {
-    ACCEPT,   /* 0, or the temporary M_ANTIQUANT_ARITH refusal */
+    ACCEPT,   /* 0 */
     REJECT,   /* semantic: 161002 doc, 561002 cann */
     DOC_ONLY, /* semantic in doc, accepted in cann */
     NOTMOD,   /* not modeled, both profiles */
@@ -76,9 +76,7 @@ static void expect_in(const char *text, int kind, const char *id,
         bool ok;
         switch (kind) {
         case ACCEPT:
-            ok = st == FIA_OK ||
-                 (st == FIA_ERR_NOT_MODELED &&
-                  strncmp(msg, "M_ANTIQUANT_ARITH", 17) == 0);
+            ok = st == FIA_OK;
             want_id = NULL;
             break;
         case REJECT:
@@ -86,10 +84,7 @@ static void expect_in(const char *text, int kind, const char *id,
                              : FIA_ERR_PARAM_INVALID);
             break;
         case DOC_ONLY:
-            ok = prof ? st == FIA_OK || (st == FIA_ERR_NOT_MODELED &&
-                                         strncmp(msg, "M_ANTIQUANT_ARITH",
-                                                 17) == 0)
-                      : st == FIA_ERR_PARAM_INVALID;
+            ok = prof ? st == FIA_OK : st == FIA_ERR_PARAM_INVALID;
             if (prof)
                 want_id = NULL;
             break;
