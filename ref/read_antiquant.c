@@ -87,7 +87,14 @@ static int channel_shape(const ref_problem *p, const fia_tensor *t, int lead,
 static fia_status token_cols(const ref_problem *p, int64_t cols,
                              const char *what, fia_error *err)
 {
-    const int64_t need = p->paged ? ref_max_kv_len(p) : p->KV_S;
+    /* page attention: the longest batch's keys (ref_max_kv_len is at
+     * least 1, a buffer size: a cache no batch reads needs S' = 0) */
+    int64_t need = p->KV_S;
+    if (p->paged) {
+        need = 0;
+        for (int64_t b = 0; b < p->B; b++)
+            need = ref_kv_len(p, b) > need ? ref_kv_len(p, b) : need;
+    }
     if (cols < need)
         return fia_fail(err, FIA_ERR_PARAM_INVALID, "%s: per-token S' %lld "
                         "below the %lld key rows read", what, (long long)cols,
