@@ -128,28 +128,6 @@ static void kernel(const call *x, int blk, int round_p, int in_dt, void *out,
     free(kk), free(vv), free(s), free(acc);
 }
 
-/* Outputs and lse against the reference's bound: elements outside. */
-static int64_t outside(const fia_ref_result *ref, const fia_tensor *got,
-                       const fia_tensor *glse, double *ratio)
-{
-    fia_compare_ref co = {&ref->out, ref->out_exact, ref->out_unspecified,
-                          ref->out_bound, &ref->out};
-    fia_compare_ref cl = {&ref->lse, ref->lse_exact, ref->lse_unspecified,
-                          ref->lse_bound, &ref->lse};
-    fia_compare_result ro, rl;
-    fia_error err;
-    if (fia_compare_profile(FIA_TOL_BOUND, 0, 0, &co, got, &ro, &err) !=
-            FIA_OK ||
-        fia_compare_profile(FIA_TOL_BOUND, 0, 0, &cl, glse, &rl, &err) !=
-            FIA_OK) {
-        CHECK_MSG(0, "compare: %s", err.msg);
-        return -1;
-    }
-    CHECK(ro.n_compared == ro.n_total && rl.n_compared == rl.n_total);
-    *ratio = ro.max_ratio > rl.max_ratio ? ro.max_ratio : rl.max_ratio;
-    return ro.n_fail + ro.n_nan_leak + rl.n_fail + rl.n_nan_leak;
-}
-
 /* The bounds of the rows without the antiquant term (u_kv = eta_kv = 0),
  * from the exact dequantized values (per-channel fp16 / bf16 parameters:
  * exact in binary64) into bound[NQ][QS][D]. */

@@ -6,6 +6,7 @@
 #include <string.h>
 #include "check.h"
 #include "fia/case.h"
+#include "fia/compare.h"
 #include "fia/dtype.h"
 #include "fia/ref.h"
 
@@ -53,5 +54,28 @@ static inline float to_dt(double p, fia_dtype dt)
 {
     return dt == FIA_DT_BF16 ? (float)fia_bf16_to_double(fia_double_to_bf16(p))
                              : (float)fia_fp16_to_double(fia_double_to_fp16(p));
+}
+/* The outputs got and lse glse of a kernel against reference ref's bound:
+ * the number of elements outside it (-1 when not compared); *ratio the
+ * largest error / bound. */
+static inline int64_t outside(const fia_ref_result *ref, const fia_tensor *got,
+                       const fia_tensor *glse, double *ratio)
+{
+    fia_compare_ref co = {&ref->out, ref->out_exact, ref->out_unspecified,
+                          ref->out_bound, &ref->out};
+    fia_compare_ref cl = {&ref->lse, ref->lse_exact, ref->lse_unspecified,
+                          ref->lse_bound, &ref->lse};
+    fia_compare_result ro, rl;
+    fia_error err;
+    if (fia_compare_profile(FIA_TOL_BOUND, 0, 0, &co, got, &ro, &err) !=
+            FIA_OK ||
+        fia_compare_profile(FIA_TOL_BOUND, 0, 0, &cl, glse, &rl, &err) !=
+            FIA_OK) {
+        CHECK_MSG(0, "compare: %s", err.msg);
+        return -1;
+    }
+    CHECK(ro.n_compared == ro.n_total && rl.n_compared == rl.n_total);
+    *ratio = ro.max_ratio > rl.max_ratio ? ro.max_ratio : rl.max_ratio;
+    return ro.n_fail + ro.n_nan_leak + rl.n_fail + rl.n_nan_leak;
 }
 #endif

@@ -95,4 +95,22 @@ INLINE void dec_softmax(float *s, int mr, int nb, float scale, int round,
     }
 }
 
+/* Whether m, l (mr entries) and acc (mr rows of D) are all finite after a
+ * decode: inf - inf and 0 * inf make NaN, inf stays, so one test covers
+ * every row. */
+static inline bool dec_finite(int mr, const float *m, const float *l,
+                              const float *acc, int64_t ldacc, int64_t D)
+{
+    const __m256 zero = _mm256_setzero_ps();
+    __m256 z = zero;
+    for (int r = 0; r < mr; r++) {
+        z = _mm256_add_ps(z, _mm256_mul_ps(_mm256_set1_ps(m[r]), zero));
+        z = _mm256_add_ps(z, _mm256_mul_ps(_mm256_set1_ps(l[r]), zero));
+        for (int64_t d = 0; d < D; d += 8)
+            z = _mm256_add_ps(
+                z, _mm256_mul_ps(_mm256_loadu_ps(acc + r * ldacc + d), zero));
+    }
+    return _mm256_movemask_ps(_mm256_cmp_ps(z, z, _CMP_UNORD_Q)) == 0;
+}
+
 #endif

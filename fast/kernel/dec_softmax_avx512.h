@@ -82,4 +82,22 @@ INLINE void dec_softmax(float *s, int mr, int nb, float scale, int round,
                           _mm512_add_ps(lv, _mm512_maskz_loadu_ps(rm, sums)));
 }
 
+/* Whether m, l (mr entries) and acc (mr rows of D) are all finite after a
+ * decode: inf - inf and 0 * inf make NaN, inf stays, so one test covers
+ * every row. */
+static inline bool dec_finite(int mr, const float *m, const float *l,
+                              const float *acc, int64_t ldacc, int64_t D)
+{
+    __m512 z = _mm512_setzero_ps();
+    const __mmask16 rm = (__mmask16)((1u << mr) - 1);
+    z = _mm512_add_ps(z, _mm512_mul_ps(_mm512_maskz_loadu_ps(rm, m), z));
+    z = _mm512_add_ps(z, _mm512_mul_ps(_mm512_maskz_loadu_ps(rm, l), z));
+    for (int r = 0; r < mr; r++)
+        for (int64_t d = 0; d < D; d += 16)
+            z = _mm512_add_ps(
+                z, _mm512_mul_ps(_mm512_loadu_ps(acc + r * ldacc + d),
+                                 _mm512_setzero_ps()));
+    return _mm512_cmp_ps_mask(z, z, _CMP_UNORD_Q) == 0;
+}
+
 #endif

@@ -241,16 +241,7 @@ bool fast_decode_aq_avx2(const float *q, int64_t ldq, int mr,
     case 6: aq_run(&x, 1, 1, 0); break;
     default: aq_run(&x, 1, 1, 1); break;
     }
-    const __m256 zero = _mm256_setzero_ps();
-    __m256 z = zero;
-    for (int r = 0; r < mr; r++) {
-        z = _mm256_add_ps(z, _mm256_mul_ps(_mm256_set1_ps(m[r]), zero));
-        z = _mm256_add_ps(z, _mm256_mul_ps(_mm256_set1_ps(l[r]), zero));
-        for (int64_t d = 0; d < D; d += 8)
-            z = _mm256_add_ps(
-                z, _mm256_mul_ps(_mm256_loadu_ps(acc + r * ldacc + d), zero));
-    }
-    return _mm256_movemask_ps(_mm256_cmp_ps(z, z, _CMP_UNORD_Q)) == 0;
+    return dec_finite(mr, m, l, acc, ldacc, D);
 }
 
 #endif

@@ -335,17 +335,7 @@ bool fast_decode_aq_avx512(const float *q, int64_t ldq, int mr,
     if (int4)
         for (int r = 0; r < mr; r++)
             permute16(acc + r * ldacc, acc + r * ldacc, D, UNPERM);
-    /* inf - inf and 0 * inf make NaN, inf stays: one test for all rows */
-    __m512 z = _mm512_setzero_ps();
-    const __mmask16 rm = (__mmask16)((1u << mr) - 1);
-    z = _mm512_add_ps(z, _mm512_mul_ps(_mm512_maskz_loadu_ps(rm, m), z));
-    z = _mm512_add_ps(z, _mm512_mul_ps(_mm512_maskz_loadu_ps(rm, l), z));
-    for (int r = 0; r < mr; r++)
-        for (int64_t d = 0; d < D; d += 16)
-            z = _mm512_add_ps(
-                z, _mm512_mul_ps(_mm512_loadu_ps(acc + r * ldacc + d),
-                                 _mm512_setzero_ps()));
-    return _mm512_cmp_ps_mask(z, z, _CMP_UNORD_Q) == 0;
+    return dec_finite(mr, m, l, acc, ldacc, D);
 }
 
 #endif
