@@ -262,7 +262,8 @@ static fia_status compute_rows(const ref_problem *p, long prec,
     antiquant_model(p, &x.in);
     if (p->q8) {
         x.q8s = (ref_q8_scales){p->q8_ds1, p->q8_qs1, p->q8_ds2};
-        st = ref_q8_new(&x.q8, p->D, ref_max_kv_len(p), fmt, prec, err);
+        st = ref_q8_new(&x.q8, p->D, ref_max_kv_len(p), fmt, prec,
+                        opt->pure_mpfr, err);
     }
     if (st == FIA_OK)
         st = ref_rows_walk(p, compute_row, &x, err);

@@ -39,9 +39,13 @@
  * qs1, ds2 or scale, a non-finite bias, |dot ds1 scale| + |b| beyond
  * float32.
  *
- * Cost per row of nk keys: O(nk D) integer operations, nk exact score sums
- * and exps at p bits (p from precision_bits, doubling when undecided:
- * almost never), O(nk D) for N and the bound. */
+ * Ziv's strategy: the row is first evaluated in binary64 with a rigorous
+ * error bound (dbl_row); only a row where some P_j or an element is not
+ * decided goes through MPFR (its decided elements kept).
+ *
+ * Cost per row of nk keys: O(nk D) integer operations, nk exps in binary64,
+ * O(nk D) for N and the bound; an escalated row nk exact score sums and
+ * exps at p bits (p from precision_bits, doubling when undecided). */
 #include <float.h>
 #include <math.h>
 #include <stdlib.h>
@@ -55,6 +59,7 @@
 struct ref_q8 {
     ref_fmt out_fmt;
     long prec0;
+    int pure_mpfr;    /* no binary64 pass (cross-checks) */
     int64_t D, KV_S;
     int64_t *dot;     /* [KV_S] */
     int32_t *P;       /* [KV_S] quantized weights */
@@ -86,7 +91,7 @@ void ref_q8_free(ref_q8 *w)
 }
 
 fia_status ref_q8_new(ref_q8 **out, int64_t D, int64_t max_keys,
-                      ref_fmt fmt, long prec, fia_error *err)
+                      ref_fmt fmt, long prec, int pure_mpfr, fia_error *err)
 {
     ref_q8 *w = calloc(1, sizeof *w);
     *out = NULL;
@@ -96,6 +101,7 @@ fia_status ref_q8_new(ref_q8 **out, int64_t D, int64_t max_keys,
     size_t Dn = (size_t)(D > 0 ? D : 1);
     w->out_fmt = fmt;
     w->prec0 = prec;
+    w->pure_mpfr = pure_mpfr;
     w->D = D;
     w->KV_S = (int64_t)S;
     w->dot = malloc(S * sizeof *w->dot);
@@ -349,7 +355,7 @@ static int32_t sat_i8(double x)
 
 /* ro->bound, ro->lse_bound for the decided P, N, l (see the header). */
 static void bounds(ref_q8 *w, const ref_row_in *in, const ref_q8_scales *sc,
-                   row_out *ro)
+                   double l, double m, row_out *ro)
 {
     const int64_t nk = in->nk, D = in->D;
     const double g3 = gam(3.0);
@@ -360,7 +366,7 @@ static void bounds(ref_q8 *w, const ref_row_in *in, const ref_q8_scales *sc,
         double dl = (g3 * A + U24 * fabs(b)) * SAFE + 3 * 0x1p-149;
         Delta = dl > Delta ? dl : Delta;
     }
-    double l = mpfr_get_d(w->l, MPFR_RNDN), sumeT = 0.0, Tmax = 0.0;
+    double sumeT = 0.0, Tmax = 0.0;
     for (int64_t t = 0; t < nk; t++) {
         double b = in->bias ? in->bias[in->keys[t]] : 0.0;
         double A = fabs((double)w->dot[t] * sc->ds1 * in->scale);
@@ -395,11 +401,115 @@ static void bounds(ref_q8 *w, const ref_row_in *in, const ref_q8_scales *sc,
         /* > 0: a zero output may come as -0 (fl32(0 * -ds2)) */
         ro->bound[d] = bnd > 0x1p-1074 ? bnd : 0x1p-1074;
     }
-    double lse = ro->lse_exact, m = mpfr_get_d(w->m, MPFR_RNDN);
+    double lse = ro->lse_exact;
     ro->lse_bound = E < 0.5 ? (Delta + (-log1p(-E)) +
                                0x1p-21 * (fabs(log(l)) + fabs(lse) +
                                           fabs(m))) * SAFE
                             : INFINITY;
+}
+
+
+/* ---- the binary64 first pass ------------------------------------------- */
+
+#define U53 0x1p-53
+
+/* 1 with the bits when every value within b of v rounds to one value of
+ * f (v's own binary64 error and the rounding of v -+ b included). */
+static int decide_dbl(double v, double b, ref_fmt f, uint32_t *bits)
+{
+    if (!isfinite(v) || !isfinite(b))
+        return 0;
+    double e = b * SAFE + fabs(v) * 0x1p-50 + 0x1p-1074;
+    uint32_t lo = ref_round_double_fmt(v - e, f);
+    uint32_t hi = ref_round_double_fmt(v + e, f);
+    if (lo != hi)
+        return 0;
+    *bits = lo;
+    return 1;
+}
+
+/* The row in binary64 with rigorous error bounds (Ziv's first step):
+ * s_j = fl(fl(dot ds1) scale) + b (dot ds1 exact: 24 + 25 bits), within
+ * es_j = 2^-53 (|dot ds1 scale| + |s_j|) (2 roundings); m the computed
+ * max, within the largest es; d_j = fl(s_j - m) within es_j + es_max +
+ * 2^-53 |d_j|; e_j = exp(d_j) (glibc: < 1 ulp) relative T_j =
+ * expm1(that) + 2^-52; t_j = fl(e_j qs1) within |t_j| (T_j + 2^-52).
+ * P_j is decided when t_j's interval holds no rounding boundary (a tie,
+ * even an exact one, is left to MPFR).  l = sum e_j within sum e_j T_j +
+ * g_nk l; x_d = fl(fl(N_d ds2) / l) relative 2^-52 + E_l; lse = m +
+ * log l.  Returns 1 when every P_j is decided (sets *l, *m); marks the
+ * elements decided in ro. */
+static int dbl_row(ref_q8 *w, const ref_row_in *in, const ref_q8_scales *sc,
+                   row_out *ro, double *l_out, double *m_out)
+{
+    const int64_t nk = in->nk, D = in->D;
+    double m = -INFINITY, esm = 0.0;
+    for (int64_t t = 0; t < nk; t++) {
+        double b = in->bias ? in->bias[in->keys[t]] : 0.0;
+        double s = (double)w->dot[t] * sc->ds1 * in->scale + b;
+        w->sd[t] = s;
+        double es = U53 * (fabs((double)w->dot[t] * sc->ds1 * in->scale) +
+                           fabs(s)) * SAFE;
+        esm = es > esm ? es : esm;
+        m = s > m ? s : m;
+    }
+    double l = 0.0, leT = 0.0;
+    for (int64_t t = 0; t < nk; t++) {
+        double b = in->bias ? in->bias[in->keys[t]] : 0.0;
+        double es = U53 * (fabs((double)w->dot[t] * sc->ds1 * in->scale) +
+                           fabs(w->sd[t])) * SAFE;
+        double dv = w->sd[t] - m;
+        double T = expm1((es + esm + U53 * fabs(dv)) * SAFE) * SAFE + 0x1p-52;
+        double e = exp(dv);
+        double tv = e * sc->qs1;
+        double r = fabs(tv) * (T + 0x1p-52) * SAFE + 0x1p-1074;
+        double lo = floor(tv - r + 0.5), hi = floor(tv + r + 0.5);
+        lo = lo < -128.0 ? -128.0 : lo > 127.0 ? 127.0 : lo;
+        hi = hi < -128.0 ? -128.0 : hi > 127.0 ? 127.0 : hi;
+        if (lo != hi || !isfinite(tv))
+            return 0;
+        w->P[t] = (int32_t)lo;
+        w->sd[t] = dv;
+        w->td[t] = tv;
+        l += e;
+        leT += e * T;
+        (void)b;
+    }
+    for (int64_t d = 0; d < D; d++) {
+        int64_t n = 0;
+        for (int64_t t = 0; t < nk; t++)
+            n += (int64_t)w->P[t] *
+                 (int64_t)in->vbuf[in->keys[t] * in->D + d];
+        w->N[d] = n;
+    }
+    const double El = (leT / l + (double)(nk + 1) * U53) * SAFE;
+    for (int64_t d = 0; d < D; d++) {
+        double x = (double)w->N[d] * sc->ds2 / l;
+        if (w->N[d] == 0) { /* exactly 0 */
+            ro->bits[d] = ref_round_double_fmt(0.0, w->out_fmt);
+            ro->exact[d] = 0.0;
+            ro->done[d] = 1;
+        } else if (decide_dbl(x, fabs(x) * (El + 0x1p-51), w->out_fmt,
+                              &ro->bits[d])) {
+            ro->exact[d] = x;
+            ro->done[d] = 1;
+        }
+    }
+    if (in->want_lse) {
+        double ll = log(l), lse = m + ll;
+        double b = esm + El + 0x1p-52 * fabs(ll) + U53 * fabs(lse);
+        if (nk == 1) { /* lse = m: exact when the score is */
+            b = esm;
+            lse = m;
+        }
+        if (decide_dbl(lse, b, REF_FMT_FP32, &ro->lse_bits)) {
+            ro->lse_exact = lse;
+            ro->lse_done = 1;
+        }
+    }
+    *l_out = l;
+    *m_out = m;
+    return 1;
 }
 
 /* ---- one row ----------------------------------------------------------- */
@@ -439,16 +549,26 @@ void ref_q8_row(ref_q8 *w, const ref_row_in *in, const ref_q8_scales *sc,
         unmodeled_row(in, ro);
         return;
     }
+    double l = 1.0, m = 0.0;
+    const int pdone = !w->pure_mpfr && dbl_row(w, in, sc, ro, &l, &m);
+    int64_t left = 0;
+    for (int64_t d = 0; d < D; d++)
+        left += !ro->done[d];
+    left += !ro->lse_done;
+    if (pdone && left == 0) {
+        bounds(w, in, sc, l, m, ro);
+        return;
+    }
+    *n_escalated += pdone ? left : D + (in->want_lse ? 1 : 0);
+    /* MPFR: P is the same at every precision that decides it; the outputs
+     * not decided at one are evaluated again at twice that (the safety
+     * stop takes what it has) */
     exact_scores(w, in, sc);
-    /* P is the same at every precision that decides it; the outputs not
-     * decided at one are evaluated again at twice that (the safety stop
-     * takes what it has) */
     long prec = w->prec0;
     int l_exact = 0;
     while (!weights(w, in, sc, prec, &l_exact) ||
-           outputs(w, in, sc, prec, l_exact, ro) > 0) {
+           outputs(w, in, sc, prec, l_exact, ro) > 0)
         prec *= 2;
-        (*n_escalated)++;
-    }
-    bounds(w, in, sc, ro);
+    bounds(w, in, sc, mpfr_get_d(w->l, MPFR_RNDN),
+           mpfr_get_d(w->m, MPFR_RNDN), ro);
 }

@@ -617,9 +617,10 @@ typedef struct ref_q8 ref_q8;
 
 /* A workspace for rows of D columns and at most max_keys keys, output
  * format fmt (fp16; an int8 output is quantized from the exact value),
- * first MPFR precision prec.  FIA_OK or FIA_ERR_NOMEM. */
+ * first MPFR precision prec; pure_mpfr: no binary64 first pass.  FIA_OK
+ * or FIA_ERR_NOMEM. */
 fia_status ref_q8_new(ref_q8 **w, int64_t D, int64_t max_keys, ref_fmt fmt,
-                      long prec, fia_error *err);
+                      long prec, int pure_mpfr, fia_error *err);
 void ref_q8_free(ref_q8 *w);
 
 /* One row of full int8 (in: the int8 values as binary64, in->nk >= 1) into

@@ -239,8 +239,67 @@ static void test_int8_out(void)
     run_free(&r), run_free(&f);
 }
 
+/* The binary64 first pass and the MPFR path give the same bits, exact
+ * values and bounds (qs1 a half-integer: the row with an exact tie goes
+ * to MPFR in both). */
+static void test_pure_mpfr_agrees(void)
+{
+    static const char *const qs[] = {"127", "300", "2.5", "-90"};
+    for (int c = 0; c < 4; c++) {
+        char text[2048];
+        snprintf(text, sizeof text,
+                 "input_layout = BSND\nnum_heads = 4\nnum_key_value_heads = 2\n"
+                 "seed = %d\nsoftmax_lse_flag = true\nsparse_mode = 2\n"
+                 "atten_mask = bool [2048,2048]\n"
+                 "query = int8 [2,7,4,32]\nkey = int8 [2,70,2,32]\n"
+                 "value = int8 [2,70,2,32]\nattention_out = fp16 [2,7,4,32]\n"
+                 "query.gen = uniform(-128,127)\n"
+                 "key.gen = uniform(-20,20)\nvalue.gen = uniform(-128,127)\n"
+                 "dequant_scale1 = fp32 [1]\ndequant_scale1.values = 0.002\n"
+                 "quant_scale1 = fp32 [1]\nquant_scale1.values = %s\n"
+                 "dequant_scale2 = fp32 [1]\ndequant_scale2.values = 0.01\n",
+                 c + 3, qs[c]);
+        run a, b;
+        run_text(&a, text, 0);
+        memset(&b, 0, sizeof b);
+        fia_error err;
+        fia_case_init(&b.c);
+        int ok = fia_case_parse_string(text, "<t>", &b.c, &err) == 0 &&
+                 fia_case_materialize(&b.c, 1, &b.d, &err) == 0;
+        b.ok = ok;
+        fia_ref_options o;
+        fia_ref_options_default(&o);
+        o.pure_mpfr = 1;
+        b.st = ok ? fia_ref_compute(&b.c, &b.d, &o, &b.r, &b.err) : -1;
+        CHECK_MSG(a.st == FIA_OK && b.st == FIA_OK, "qs1 %s: %d %d %s", qs[c],
+                  (int)a.st, (int)b.st, a.err.msg);
+        if (a.st == FIA_OK && b.st == FIA_OK) {
+            int bad = 0;
+            for (int64_t i = 0; i < a.r.out_numel; i++)
+                bad += ((const uint16_t *)a.r.out.data)[i] !=
+                           ((const uint16_t *)b.r.out.data)[i] ||
+                       fabs(a.r.out_exact[i] - b.r.out_exact[i]) >
+                           1e-14 * fabs(a.r.out_exact[i]) ||
+                       fabs(a.r.out_bound[i] - b.r.out_bound[i]) >
+                           1e-6 * a.r.out_bound[i];
+            for (int64_t i = 0; i < a.r.lse_numel; i++)
+                bad += ((const uint32_t *)a.r.lse.data)[i] !=
+                       ((const uint32_t *)b.r.lse.data)[i];
+            CHECK_MSG(bad == 0, "qs1 %s: %d elements differ", qs[c], bad);
+            CHECK_MSG(c != 2 || a.r.n_escalated > 0,
+                      "an exact tie did not go to MPFR");
+            CHECK_MSG(c == 2 || a.r.n_escalated < a.r.n_elements / 10,
+                      "qs1 %s: %lld of %lld escalated", qs[c],
+                      (long long)a.r.n_escalated,
+                      (long long)a.r.n_elements);
+        }
+        run_free(&a), run_free(&b);
+    }
+}
+
 int main(void)
 {
+    test_pure_mpfr_agrees();
     test_uint64_truncation();
     test_fp32_saturation();
     test_tie();
