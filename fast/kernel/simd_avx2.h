@@ -27,11 +27,12 @@ INLINE float hsum8(__m256 v)
 }
 
 /* ---- softmax ------------------------------------------------------------ */
-/* exp(x) for x <= 0 (Cephes polynomial, ~1 ulp); NaN stays NaN, x below
- * ln(FLT_MIN) gives 0. */
+/* exp(x) for x <= 0 (Cephes polynomial, ~1 ulp); NaN stays NaN, results
+ * below FLT_MIN are float32 subnormals (the permitted algorithm's expf
+ * keeps them), x below ln(2^-150) gives 0. */
 INLINE __m256 exp8(__m256 x)
 {
-    const __m256 lo = _mm256_set1_ps(-87.33654f);
+    const __m256 lo = _mm256_set1_ps(-103.972084f);
     __m256 keep = _mm256_cmp_ps(x, lo, _CMP_NLT_UQ);
     x = _mm256_max_ps(lo, x); /* NaN-preserving operand order */
     x = _mm256_min_ps(_mm256_set1_ps(88.37626f), x);
@@ -48,8 +49,17 @@ INLINE __m256 exp8(__m256 x)
     y = _mm256_fmadd_ps(y, r, _mm256_set1_ps(5.0000001201e-1f));
     y = _mm256_fmadd_ps(y, _mm256_mul_ps(r, r),
                         _mm256_add_ps(r, _mm256_set1_ps(1.0f)));
-    __m256i e = _mm256_slli_epi32(
-        _mm256_add_epi32(_mm256_cvtps_epi32(fx), _mm256_set1_epi32(127)), 23);
+    /* y * 2^fx in one rounding: 2^n is a float for n >= -149, a normal
+     * one's exponent field (n >= -126) or a subnormal's single bit
+     * 1 << (n + 149) (n = -150: a shift out of range gives 0, within an
+     * ulp of the result) */
+    const __m256i n = _mm256_cvtps_epi32(fx);
+    const __m256i en = _mm256_slli_epi32(
+        _mm256_add_epi32(n, _mm256_set1_epi32(127)), 23);
+    const __m256i es = _mm256_sllv_epi32(
+        _mm256_set1_epi32(1), _mm256_add_epi32(n, _mm256_set1_epi32(149)));
+    const __m256i e = _mm256_blendv_epi8(
+        es, en, _mm256_cmpgt_epi32(n, _mm256_set1_epi32(-127)));
     return _mm256_and_ps(keep, _mm256_mul_ps(y, _mm256_castsi256_ps(e)));
 }
 

@@ -16,12 +16,14 @@
 #include "tile_loop.h"
 
 /* ---- softmax ------------------------------------------------------------ */
-/* exp(x) for x <= 0 (Cephes polynomial, ~1 ulp); NaN stays NaN, x below
- * ln(FLT_MIN) gives 0.  Lanes with x > 0 (only ones the callers mask
- * off) give garbage: no clamp from above. */
+/* exp(x) for x <= 0 (Cephes polynomial, ~1 ulp); NaN stays NaN, results
+ * below FLT_MIN are float32 subnormals (the permitted algorithm's expf
+ * keeps them: a weight e^-90 is not 0), x below ln(2^-150) gives 0.
+ * Lanes with x > 0 (only ones the callers mask off) give garbage: no
+ * clamp from above. */
 INLINE __m512 exp16(__m512 x)
 {
-    const __m512 lo = _mm512_set1_ps(-87.33654f);
+    const __m512 lo = _mm512_set1_ps(-103.972084f);
     __mmask16 keep = _mm512_cmp_ps_mask(x, lo, _CMP_NLT_UQ);
     x = _mm512_max_ps(lo, x); /* NaN-preserving operand order */
     __m512 fx = _mm512_roundscale_ps(
@@ -42,8 +44,8 @@ INLINE __m512 exp16(__m512 x)
                                 _mm512_set1_ps(5.0000001201e-1f));
     __m512 y = _mm512_fmadd_ps(_mm512_fmadd_ps(ya, r2, yb), r2, yc);
     y = _mm512_fmadd_ps(y, r2, _mm512_add_ps(r, _mm512_set1_ps(1.0f)));
-    /* y * 2^fx in one rounding (fx >= -126: 2^fx is a normal float), the
-     * same value as the multiplication by the exponent built in integers */
+    /* y * 2^fx in one rounding, also where the result is subnormal (fx
+     * down to -150: scalef takes any exponent) */
     return _mm512_maskz_mov_ps(keep, _mm512_scalef_ps(y, fx));
 }
 
