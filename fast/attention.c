@@ -78,6 +78,7 @@ static uint64_t layout(const fast_plan *p, char *base, scratch *s)
     TAKE(aqv, float, p->antiquant ? 4 * Dp : 0);
     TAKE(aqt, float, p->antiquant ? 4 * 1024 : 0);
     TAKE(nacc, double, p->q8 ? L * Dp : 0);
+    TAKE(keep, float, (uint64_t)fast_q8_keep_keys(p) * L);
 #undef TAKE
     return off;
 }

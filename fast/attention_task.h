@@ -23,6 +23,7 @@ typedef struct scratch {
                            (4 x Dp, fast_aq_heads), a decode call's
                            per-token ones (4 x 1024) */
     double *nacc;       /* full int8: P.V's exact sums N [L][Dp] */
+    float *keep;        /* full int8: a task's scores, [keep keys][L] */
 } scratch;
 
 /* One task: which batch, KV head, query heads and rows, and which keys;
@@ -51,6 +52,21 @@ static inline void task_row(const fast_plan *p, const task *k, int r,
         return;
     }
     *b = k->b, *n = k->n0 + r / k->nq, *i = k->i0 + r % k->nq;
+}
+
+/* Full int8: the keys whose scores a task keeps between its two passes
+ * (attention_q8.c), a multiple of FAST_KBLOCK: up to FAST_Q8_KEEP_BYTES
+ * of scratch per worker, no more than the longest batch needs. */
+#define FAST_Q8_KEEP_BYTES ((int64_t)4 << 20)
+static inline int64_t fast_q8_keep_keys(const fast_plan *p)
+{
+    if (!p->q8)
+        return 0;
+    const int64_t most = FAST_Q8_KEEP_BYTES / (p->L * (int64_t)sizeof(float))
+                         / FAST_KBLOCK * FAST_KBLOCK;
+    const int64_t need = (p->KV_S + FAST_KBLOCK - 1) / FAST_KBLOCK *
+                         FAST_KBLOCK;
+    return need < most ? need : most;
 }
 
 /* Full int8 quantization (attention_q8.c; int8_quant.md): the keys [jmin,

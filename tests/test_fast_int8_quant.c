@@ -9,7 +9,8 @@
  * which the check finds and allows) and int8 (quant_scale2 /
  * quant_offset2, between the quantized ends of that interval).  Layouts,
  * GQA, masks with bands, causal sparse mode 3, pse, lengths, left
- * padding, tensor lists, lse, the row-invalid correction, uint64 scales
+ * padding, tensor lists, lse, the row-invalid correction, the scores kept
+ * between the passes or (many keys) computed again, uint64 scales
  * (the low 32 bits truncated to the vendor's 19-bit float) and float32
  * ones, threads 1..3.  And a row whose max comes in a late block: the
  * quantization against a running max (an online softmax) would give
@@ -411,6 +412,11 @@ static void shapes(void)
     run_case(&(cfg){"BNSD", 1, 4, 1, 40, 300, 32, .pre = 2147483647,
                     .next = 2147483647, .threads = 2, .lse = true,
                     .qpad = -1, .kvpad = -1}, __LINE__);
+    /* more keys than a task keeps the scores of (128 rows: 8192 keys):
+     * pass 2 computes them again */
+    run_case(&(cfg){"BNSD", 1, 4, 1, 40, 8300, 32, .pre = 2147483647,
+                    .next = 2147483647, .pse = true, .lse = true,
+                    .threads = 2, .qpad = -1, .kvpad = -1}, __LINE__);
     /* more than 16 blocks of keys: P.V's sums leave the float acc */
     run_case(&(cfg){"BSND", 1, 2, 1, 2, 1100, 32, .pre = 2147483647,
                     .next = 2147483647, .threads = 1, .qpad = -1,
