@@ -42,7 +42,6 @@
 /* Keys ahead whose K/V rows are prefetched (one block). */
 #define FAST_PREFETCH 64
 
-
 /* The scratch of one worker, carved from base (or only measured). */
 static uint64_t layout(const fast_plan *p, char *base, scratch *s)
 {
