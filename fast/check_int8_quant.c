@@ -84,7 +84,7 @@ static fia_status check_int8_query(const fast_args *a, fia_error *err)
     for (int i = 0; i < 3; i++) {
         const fia_tensor *t = a->opt[in_scales[i]];
         int64_t n;
-        if (!fast_shape_numel(t, &n) || n > 1)
+        if (!fast_shape_numel(t, &n) || n != 1)
             FAST_REJECT("Q8-005", "%s must be per-tensor (one element)",
                         fast_optional_name(in_scales[i]));
     }
@@ -146,8 +146,8 @@ fia_status fast_plan_int8_quant(const fast_args *a, fast_plan *p,
     for (int i = 0; i < 3; i++) {
         const fia_tensor *t = a->opt[in_scales[i]];
         int64_t n = 0;
-        /* Q8-001 / Q8-002 and Q8-005 left one element or none: an empty
-         * scale has no value to compute with */
+        /* Q8-001 / Q8-002 and Q8-005 left exactly one element (a guard
+         * only: nothing else reaches here) */
         if (t == NULL || !fast_shape_numel(t, &n) || n != 1)
             FAST_NOTMOD("C_INT8_QUANT", "%s without an element",
                         fast_optional_name(in_scales[i]));
