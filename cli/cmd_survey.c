@@ -28,7 +28,7 @@
 static const char survey_usage[] =
     "usage: fiacheck survey [--cases N] [--seed S] [--db PATH] "
     "[--profile doc|cann]\n"
-    "                       [--revision NAME] [--quiet]\n"
+    "                       [--revision NAME] [--only TAG] [--quiet]\n"
     "  Runs N cases (default 500) of fuzz_numeric decoded from a fixed\n"
     "  stream of inputs (seed S, default 1), records them as a campaign of\n"
     "  target 'survey' (samples, findings, rule coverage), and prints a\n"
@@ -36,13 +36,18 @@ static const char survey_usage[] =
     "  `fiacheck db regressions` compares them case by case.\n"
     "  --db PATH        the store (default results/findings.db; created)\n"
     "  --revision NAME  the revision to store (default: the build's)\n"
+    "  --only TAG       run only the cases of the stream whose feature set\n"
+    "                   has TAG (a bucket's word, e.g. int8kv, int4kv,\n"
+    "                   int8out, pse): N counts those; the others are\n"
+    "                   decoded and skipped, so the cases stay the same\n"
+    "                   at every revision\n"
     "  --quiet          no line per finding on stderr\n"
     "exit status: 0 no finding, 1 findings, 2 bad usage or input\n";
 
 typedef struct survey_opts {
     long cases;
     long seed;
-    const char *db, *revision, *profile;
+    const char *db, *revision, *profile, *only;
     int quiet;
 } survey_opts;
 
@@ -54,7 +59,7 @@ static int usage(void)
 
 static int parse(int argc, char **argv, survey_opts *o)
 {
-    int seen[5] = {0};
+    int seen[6] = {0};
     o->cases = 500;
     o->seed = 1;
     o->db = "results/findings.db";
@@ -80,6 +85,15 @@ static int parse(int argc, char **argv, survey_opts *o)
             if (cli_once("survey", a, &seen[2]) ||
                 cli_value("survey", argc, argv, &i, &o->db))
                 return -1;
+        } else if (strcmp(a, "--only") == 0) {
+            if (cli_once("survey", a, &seen[5]) ||
+                cli_value("survey", argc, argv, &i, &o->only))
+                return -1;
+            if (o->only[0] == '\0' || strchr(o->only, '+') != NULL) {
+                fprintf(stderr, "fiacheck survey: --only takes one feature "
+                        "word without '+', e.g. int8kv\n");
+                return -1;
+            }
         } else if (strcmp(a, "--revision") == 0) {
             if (cli_once("survey", a, &seen[3]) ||
                 cli_value("survey", argc, argv, &i, &o->revision))
@@ -114,6 +128,26 @@ static void survey_input(long seed, long k, uint8_t *buf, size_t n)
         for (size_t j = 0; j < 8 && i + j < n; j++)
             buf[i + j] = (uint8_t)(r >> (8 * j));
     }
+}
+
+/* Whether input buf decodes to a case whose feature set has "+tag" (a
+ * whole word: "+int8" is not "+int8kv").  A case the decoder refuses has
+ * no feature. */
+static int has_tag(const uint8_t *buf, size_t n, const char *tag)
+{
+    fia_case c;
+    fia_case_init(&c);
+    int in = 0;
+    if (fuzz_decode_numeric(buf, n, &c) == FIA_OK) {
+        char fs[FUZZ_SIGNATURE_LEN];
+        fuzz_feature_set(&c, fs, sizeof fs);
+        const size_t tl = strlen(tag);
+        for (const char *p = strchr(fs, '+'); p && !in; p = strchr(p + 1, '+'))
+            in = strncmp(p + 1, tag, tl) == 0 &&
+                 (p[1 + tl] == '\0' || p[1 + tl] == '+');
+    }
+    fia_case_free(&c);
+    return in;
 }
 
 /* The command line as one string, for the campaign's record. */
@@ -179,9 +213,19 @@ int cmd_survey(int argc, char **argv)
     fuzz_report_quiet(o.quiet);
     time_t t0 = time(NULL);
     uint8_t buf[SURVEY_INPUT_BYTES];
-    for (long k = 0; k < o.cases; k++) {
+    long drawn = 0;
+    for (long k = 0, run = 0; run < o.cases; k++) {
+        if (k == LONG_MAX || (o.only && k >= 1000 && run * 100000 < k)) {
+            fprintf(stderr, "fiacheck survey: --only %s: %ld of %ld cases "
+                    "drawn have it; stopped\n", o.only, run, k);
+            break; /* fewer than 1 in 100000: the tag may not exist */
+        }
         survey_input(o.seed, k, buf, sizeof buf);
+        drawn = k + 1;
+        if (o.only && !has_tag(buf, sizeof buf, o.only))
+            continue;
         fuzz_run_one(FUZZ_NUMERIC, buf, sizeof buf);
+        run++;
     }
     fuzz_report_flush();
     const fuzz_counters *n = fuzz_report_counters();
@@ -193,6 +237,9 @@ int cmd_survey(int argc, char **argv)
     fia_store_close(st);
     if (unstored == 0)
         (void)rmdir(spool); /* only when empty; its parent may be shared */
+    if (o.only)
+        printf("--only %s: %lld of %ld cases drawn\n", o.only,
+               (long long)n->execs, drawn);
     printf("survey of %lld cases (seed %ld) at %.12s: %lld judged, %lld "
            "compared nothing, %lld findings; campaign %lld in %s\n",
            (long long)n->execs, o.seed, revision, (long long)n->evaluated,

@@ -17,7 +17,8 @@
  * overflow.  Row s is the physical row: with left padding (read_padding.c)
  * batch b's row i and key j live at ref_pad_q_row / ref_pad_kv_row; a
  * shared prefix's rows come before each batch's own keys (ref_load_kv_rows,
- * read_prefix.c).  The loads widen fp16 / bf16 exactly to binary64; int8 /
+ * read_prefix.c).  The loads widen fp16 / bf16 (and the int8 of full
+ * int8) exactly to binary64; int8 /
  * int4 / int32-packed key and value are dequantized (read_antiquant.c),
  * element (b, n, s, d) at the same flat index of the real dims (an int32
  * tensor's last dim is D / 8 or H / 8: its words hold elements 8i..8i+7,
@@ -221,6 +222,8 @@ int64_t ref_out_index(const ref_problem *p, int64_t b, int64_t n, int64_t i,
  * loop). */
 static inline double load_half(fia_dtype dt, const void *data, int64_t i)
 {
+    if (dt == FIA_DT_INT8) /* full int8 (int8_quant.md) */
+        return (double)((const int8_t *)data)[i];
     uint16_t h = ((const uint16_t *)data)[i];
     if (dt == FIA_DT_BF16) {
         uint32_t u = (uint32_t)h << 16;

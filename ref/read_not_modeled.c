@@ -14,7 +14,7 @@ static const struct {
     const char *what;
 } refused_slots[] = {
     /* dequant_scale1 / quant_scale1 / dequant_scale2 are read only by full
-     * quantization (an int8 query, refused below); with an fp16 / bf16
+     * quantization (an int8 query, read_int8_quant.c); with an fp16 / bf16
      * query the oracle rejects them or, cann at Q_S > 1, they are ignored
      * (int8_quant.md Q8-006): so are they here. */
     {FIA_FEATURE_MLA, FIA_SLOT_QUERY_ROPE, "query_rope (MLA)"},
@@ -118,10 +118,14 @@ fia_status ref_read_not_modeled(ref_problem *p, const fia_case *c,
     const fia_tensor *q = fia_case_data_tensor(d, FIA_SLOT_QUERY);
     const int half_q = q && (q->dtype == FIA_DT_FP16 ||
                              q->dtype == FIA_DT_BF16);
+    const int int8_q = q && q->dtype == FIA_DT_INT8;
     for (size_t i = 0; i < 3; i++) {
         const fia_tensor *t = fia_case_data_tensor(d, qkv[i]);
+        /* int8 / int4 key and value of an fp16 / bf16 query: antiquant;
+         * int8 everywhere: full int8 (int8_quant.md) */
         if (t && is_quant_dtype(t->dtype) &&
-            !(i > 0 && half_q && is_antiquant_kv(t->dtype)))
+            !(i > 0 && half_q && is_antiquant_kv(t->dtype)) &&
+            !(int8_q && t->dtype == FIA_DT_INT8))
             return fia_fail(err, FIA_ERR_NOT_MODELED,
                             "not modeled yet: %s %s (quantization)",
                             fia_dtype_name(t->dtype), fia_slot_name(qkv[i]));

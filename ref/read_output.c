@@ -1,5 +1,6 @@
 /* ref/ reading, feature "output": attention_out's dtype (fp16 / bf16, or
- * int8 from an fp16 / bf16 query; others are refused as not modeled) and
+ * int8 from an fp16 / bf16 query; fp16 or int8 from an int8 one; others
+ * are refused as not modeled) and
  * its shape, the query's
  * for the layout: BSH [B, Q_S, H], BNSD [B, N, Q_S, D], BSND and BNSD_BSND
  * [B, Q_S, N, D].  Where its elements live: ref_out_index (read_layout.c). */
@@ -11,9 +12,13 @@ static int is_half(fia_dtype dt)
 }
 
 /* An int8 attention_out quantizes the output of an fp16 / bf16 query
- * (read_int8_out.c); full quantization's int8 query is refused earlier. */
+ * (read_int8_out.c); full int8 (int8 query) has an fp16 or int8 one
+ * (int8_quant.md). */
 static int out_ok(const ref_problem *p)
 {
+    if (p->q8)
+        return p->out_t->dtype == FIA_DT_FP16 ||
+               p->out_t->dtype == FIA_DT_INT8;
     return is_half(p->out_t->dtype) ||
            (p->out_t->dtype == FIA_DT_INT8 && is_half(p->in_dtype));
 }

@@ -75,6 +75,15 @@ fia_status ref_read_tensors_dtypes(ref_problem *p, const fia_case *c,
         return FIA_OK;
     }
     p->kv_pack = 1;
+    if (p->q->dtype == FIA_DT_INT8) { /* full int8 (read_int8_quant.c) */
+        if (kd != FIA_DT_INT8 || p->v->dtype != FIA_DT_INT8)
+            return fia_fail(err, FIA_ERR_PARAM_INVALID, "int8 query with "
+                            "key %s, value %s (full int8 takes int8)",
+                            fia_dtype_name(kd), fia_dtype_name(p->v->dtype));
+        p->q8 = 1;
+        p->in_dtype = FIA_DT_INT8;
+        return FIA_OK;
+    }
     for (size_t i = 0; i < 3; i++) {
         const fia_tensor *t = fia_case_data_tensor(d, qkv[i]);
         if (!is_half(t->dtype))

@@ -117,6 +117,8 @@ typedef struct compute_ctx {
     const ref_problem *p;
     fia_ref_result *r;
     ref_core *core;
+    ref_q8 *q8;         /* full int8 (p->q8): its own row math */
+    ref_q8_scales q8s;
     ref_row_in in;      /* the constant part of every row */
     row_out ro;
     const fia_ref_options *opt;
@@ -153,10 +155,15 @@ static fia_status compute_row(const ref_row_view *row, void *vctx,
     x->in.keys = row->keys;
     x->in.bias = row->bias;
     x->in.nk = row->nk;
-    fia_status st = ref_core_row(x->core, &x->in, &x->ro, &r->n_elements,
-                                 &r->n_escalated, err);
-    if (st != FIA_OK)
-        return st;
+    if (x->q8) {
+        ref_q8_row(x->q8, &x->in, &x->q8s, &x->ro, &r->n_elements,
+                   &r->n_escalated);
+    } else {
+        fia_status st = ref_core_row(x->core, &x->in, &x->ro,
+                                     &r->n_elements, &r->n_escalated, err);
+        if (st != FIA_OK)
+            return st;
+    }
     for (int64_t d = 0; d < p->D; d++)
         store_row_elem(p, r, b, n, i, d, x->ro.bits[d], x->ro.exact[d], 0,
                        x->ro.bound[d]);
@@ -253,8 +260,15 @@ static fia_status compute_rows(const ref_problem *p, long prec,
                         .want_lse = p->has_lse, .round_p = p->round_p,
                         .in_dtype = p->in_dtype};
     antiquant_model(p, &x.in);
-    st = ref_rows_walk(p, compute_row, &x, err);
+    if (p->q8) {
+        x.q8s = (ref_q8_scales){p->q8_ds1, p->q8_qs1, p->q8_ds2};
+        st = ref_q8_new(&x.q8, p->D, ref_max_kv_len(p), fmt, prec,
+                        opt->pure_mpfr, err);
+    }
+    if (st == FIA_OK)
+        st = ref_rows_walk(p, compute_row, &x, err);
     ref_row_out_free(&x.ro);
+    ref_q8_free(x.q8);
     ref_core_free(x.core);
     return st;
 }

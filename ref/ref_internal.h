@@ -74,6 +74,11 @@ typedef struct ref_problem {
     ref_aq aqp[2];
     int aq_unmodeled;             /* an offset the permitted algorithm's
                                      dtype cannot hold: bounds infinite */
+    /* full int8 (read_tensors.c: the scene; read_int8_quant.c: the
+     * scales): int8 query, key and value; dequant_scale1, quant_scale1,
+     * dequant_scale2 as the values the computation uses */
+    int q8;
+    double q8_ds1, q8_qs1, q8_ds2;
     int empty_query;              /* query numel 0: nothing to compute */
     /* layout (read_layout.c) */
     ref_layout layout;
@@ -263,6 +268,11 @@ fia_status ref_read_int8_out(ref_problem *p, const fia_case *c,
  * (x NaN). */
 int ref_int8_out(const ref_problem *p, int64_t n, int64_t d, double x,
                  double b, uint32_t *bits, double *exact, double *bound);
+
+/* ---- read_int8_quant.c ------------------------------------------------- */
+
+fia_status ref_read_int8_quant(ref_problem *p, const fia_case *c,
+                               const fia_case_data *d, fia_error *err);
 
 /* ---- read_scale.c ------------------------------------------------------ */
 
@@ -595,5 +605,29 @@ void ref_row_out_free(row_out *ro);
 fia_status ref_core_row(ref_core *w, const ref_row_in *in, row_out *ro,
                         int64_t *n_elements, int64_t *n_escalated,
                         fia_error *err);
+
+/* ---- ref_int8_quant.c: full int8, one row ------------------------------ */
+
+/* The scales of full int8 as the computation uses them (read_int8_quant.c). */
+typedef struct ref_q8_scales {
+    double ds1, qs1, ds2;
+} ref_q8_scales;
+
+typedef struct ref_q8 ref_q8;
+
+/* A workspace for rows of D columns and at most max_keys keys, output
+ * format fmt (fp16; an int8 output is quantized from the exact value),
+ * first MPFR precision prec; pure_mpfr: no binary64 first pass.  FIA_OK
+ * or FIA_ERR_NOMEM. */
+fia_status ref_q8_new(ref_q8 **w, int64_t D, int64_t max_keys, ref_fmt fmt,
+                      long prec, int pure_mpfr, fia_error *err);
+void ref_q8_free(ref_q8 *w);
+
+/* One row of full int8 (in: the int8 values as binary64, in->nk >= 1) into
+ * *ro: every element decided, correctly rounded, with its bound
+ * (int8_quant.md); outside the model, NaN with bound +inf.  Adds to
+ * *n_elements and, per escalation, *n_escalated. */
+void ref_q8_row(ref_q8 *w, const ref_row_in *in, const ref_q8_scales *sc,
+                row_out *ro, int64_t *n_elements, int64_t *n_escalated);
 
 #endif

@@ -20,7 +20,7 @@ static const ref_read_step read_steps[] = {
     ref_read_not_modeled,      /* refusals: FIA_ERR_NOT_MODELED */
     ref_read_tensors_empty,    /* empty query: nothing more to read */
     ref_read_layout_name,      /* input_layout */
-    ref_read_tensors_dtypes,   /* fp16 / bf16 query, key, value */
+    ref_read_tensors_dtypes,   /* fp16 / bf16 or int8 query, key, value */
     ref_read_output_dtype,     /* fp16 / bf16 attention_out */
     ref_read_gqa,              /* N, KV_N, the head groups */
     ref_read_paged,            /* a block_table: key/value are caches */
@@ -40,6 +40,7 @@ static const ref_read_step read_steps[] = {
     ref_read_padding,          /* left padding: the physical starts */
     ref_read_antiquant,        /* int key/value: scale / offset forms */
     ref_read_int8_out,         /* int8 attention_out: quant_scale2/offset2 */
+    ref_read_int8_quant,       /* int8 query: the three scales */
     ref_read_pse,              /* pse_shift (after precise and padding) */
     ref_read_mask,             /* atten_mask geometry (after lengths) */
 };
