@@ -440,7 +440,10 @@ void fzn_int8_quant(fz_gen *g)
               a.u64[1] ? FIA_DT_UINT64 : FIA_DT_FP32,
               dequant_value(ds2, a.u64[1], a.junk, r));
     /* an output is ds2 times a weighted mean of P·v / e: P ~ e·qs1,
-     * saturated at 127 */
+     * saturated at 127; the mean of values over the whole range is mostly
+     * well inside them: 4 times the largest, so that fz_oq_fill's factors
+     * 2^[-1, 5) saturate a quarter of the outputs, not half */
     const double q = fabs(qs1) < 127 ? fabs(qs1) : 127;
-    output(g, &geom, &a, fabs(ds2) * q * (st[2].amax > 1 ? st[2].amax : 1));
+    output(g, &geom, &a,
+           4 * fabs(ds2) * q * (st[2].amax > 1 ? st[2].amax : 1));
 }

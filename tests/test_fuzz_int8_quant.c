@@ -14,13 +14,16 @@
  * fragments (mask, pse, GQA, lse, lists, left padding, an empty key row,
  * inner_precise, keys past fast/'s key block) and a late maximum: the
  * keys' largest score past the first key block, the first block's a few
- * units below it.  The signature puts them in their own bucket. */
+ * units below it.  ref/ computes them, few outputs outside its error
+ * model, int8 outputs over the whole range, some saturated.  The
+ * signature puts them in their own bucket. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include "check.h"
 #include "fia/check.h"
 #include "fia/fast.h"
+#include "fia/ref.h"
 #include "fuzz/fuzz.h"
 #include "fuzz/gen.h"
 #include "fuzz/signature.h"
@@ -196,6 +199,56 @@ static void int_range(const fia_case *c, double *lo, double *hi)
     }
 }
 
+/* What ref/ makes of the cases: computed or refused (and why), outputs
+ * compared (a finite bound), outside the error model (an infinite one) or
+ * unspecified; the int8 outputs' spread and saturation. */
+typedef struct ref_tally {
+    int cases, refused, nm;
+    int64_t cmp, outside, unspec, o8, sat, hist[256];
+} ref_tally;
+
+static void ref_outputs(const fia_case *c, int o8, ref_tally *t)
+{
+    fia_case_data d;
+    fia_ref_result r;
+    fia_ref_options o;
+    fia_error err;
+    memset(&r, 0, sizeof r);
+    if (fia_case_materialize(c, 1, &d, &err) != FIA_OK) {
+        t->refused++;
+        return;
+    }
+    fia_ref_options_default(&o);
+    const fia_status st = fia_ref_compute(c, &d, &o, &r, &err);
+    if (st == FIA_ERR_NOT_MODELED) {
+        t->nm++;
+    } else if (st != FIA_OK) {
+        t->refused++;
+        show(c, err.msg);
+    } else {
+        t->cases++;
+        for (int64_t i = 0; i < r.out_numel; i++) {
+            if (r.out_unspecified[i]) {
+                t->unspec++;
+                continue;
+            }
+            if (!isfinite(r.out_bound[i])) {
+                t->outside++;
+                continue;
+            }
+            t->cmp++;
+            if (o8) {
+                const int8_t y = ((const int8_t *)r.out.data)[i];
+                t->hist[y + 128]++;
+                t->o8++;
+                t->sat += fabs(r.out_exact[i]) > 128;
+            }
+        }
+    }
+    fia_ref_result_free(&r);
+    fia_case_data_free(&d);
+}
+
 enum {
     CV_DS1_U64, CV_DS1_F32, CV_DS2_U64, CV_DS2_F32, CV_JUNK_HI, CV_JUNK_LO,
     CV_OUT_FP16, CV_OUT_INT8, CV_OUT_INFERRED, CV_PER_CHANNEL, CV_OFFSET,
@@ -265,6 +318,8 @@ static void test_numeric(void)
     int quant = 0, bad = 0, refused = 0, roundtrip = 0, bucket = 0;
     int cv[CV_N] = {0};
     double lo = 0, hi = 0;
+    ref_tally rt;
+    memset(&rt, 0, sizeof rt);
     for (int k = 0; k < n; k++) {
         fia_case c;
         fuzz_decode_numeric(buf, ftl_random_input(&r, buf, 64, sizeof buf), &c);
@@ -291,6 +346,8 @@ static void test_numeric(void)
             show(&c, v.n_fired ? v.fired[0]->id : "rejected");
         }
         cover(&c, &g, o8, th.key_block, cv);
+        if (quant <= 300)
+            ref_outputs(&c, o8, &rt);
         int_range(&c, &lo, &hi);
         char fs[128];
         fuzz_feature_set(&c, fs, sizeof fs);
@@ -314,6 +371,23 @@ static void test_numeric(void)
     CHECK(lo == -128 && hi == 127);
     for (int i = 0; i < CV_N; i++)
         CHECK_MSG(cv[i] > 3, "%s: %d", CV_NAME[i], cv[i]);
+    int distinct = 0;
+    for (int i = 0; i < 256; i++)
+        distinct += rt.hist[i] > 0;
+    printf("  ref/: %d computed, %d not modeled, %d refused; outputs "
+           "compared %lld, outside the model %lld, unspecified %lld; int8 "
+           "outputs %d distinct, saturated %lld\n", rt.cases, rt.nm,
+           rt.refused, (long long)rt.cmp, (long long)rt.outside,
+           (long long)rt.unspec, distinct, (long long)rt.sat);
+    /* ref/ computes every case (not modeled: before it did); few outputs
+     * lie outside its error model (the scales are sized to stay inside),
+     * the int8 outputs spread over the whole range, some saturate */
+    CHECK_EQ_INT(rt.refused, 0);
+    if (rt.cases > 0) {
+        CHECK_EQ_INT(rt.nm, 0);
+        CHECK(rt.outside < rt.cmp / 20);
+        CHECK(distinct > 240 && rt.sat > 0 && rt.sat < rt.o8 / 2);
+    }
     /* random data gives a late maximum in every row of a few small cases
      * (4 of these inputs without the late-max form, 35 with it) */
     CHECK_MSG(cv[CV_LATE_MAX] > 20, "late max: %d", cv[CV_LATE_MAX]);
