@@ -16,7 +16,8 @@
  * contiguous, right-padded, plain path in the same turns (--only paged,
  * --only padding, --only pse), a shared prefix against the keys
  * concatenated (--only prefix, bench_fast_prefix.h), int8 / int4 key and
- * value against fp16 (--only antiquant, bench_fast_antiquant.h).
+ * value against fp16 (--only antiquant, bench_fast_antiquant.h), full
+ * int8 quantization against fp16 (--only int8, bench_fast_int8.h).
  * Ends with one line per shape, e.g.
  *   prefill causal: 101.2 GFLOP/s = 73% of sgemm, 1.80x onednn
  *   decode: 41.0 GB/s = 76% of bandwidth */
@@ -312,6 +313,7 @@ static void bench_paged(int reps)
 #include "bench_fast_padding.h"
 #include "bench_fast_pse.h"
 #include "bench_fast_antiquant.h"
+#include "bench_fast_int8.h"
 
 static double time_fast(const shape *s, const data *d, int reps)
 {
@@ -617,7 +619,8 @@ static void run_only(const char *name, int reps)
 {
     static const struct { const char *name; void (*run)(int); } only[] = {
         {"paged", bench_paged}, {"padding", bench_padding}, {"pse", bench_pse},
-        {"prefix", bench_prefix}, {"antiquant", bench_antiquant}};
+        {"prefix", bench_prefix}, {"antiquant", bench_antiquant},
+        {"int8", bench_int8}};
     for (size_t i = 0; i < sizeof only / sizeof *only; i++)
         if (strcmp(name, only[i].name) == 0) {
             only[i].run(reps);
@@ -768,5 +771,6 @@ int main(int argc, char **argv)
     bench_pse(reps);
     bench_prefix(reps);
     bench_antiquant(reps);
+    bench_int8(reps);
     return 0;
 }

@@ -148,14 +148,16 @@ static void reset_rows(bufs *b)
 typedef enum kid {
     K_QK_T, K_QK_T_MAX, K_SOFTMAX_FULL, K_SOFTMAX, K_PV, K_QK_DOT, K_DECODE,
     K_DECODE_PSE, K_BIAS, K_WIDEN, K_WIDEN_T, K_STORE, K_STORE_Q8,
-    K_AQ_WIDEN8, K_AQ_WIDEN4, K_DECODE_AQ8, K_DECODE_AQ4, K_COUNT
+    K_AQ_WIDEN8, K_AQ_WIDEN4, K_DECODE_AQ8, K_DECODE_AQ4, K_Q8_ROWMAX,
+    K_Q8_PQUANT, K_COUNT
 } kid;
 
 static const char *const KNAME[K_COUNT] = {
     "qk_t", "qk_t_max", "softmax_full", "softmax", "pv", "qk_dot", "decode",
     "decode+pse", "bias", "widen", "widen_t", "store", "store_q8",
     "aq_widen int8",
-    "aq_widen int4", "decode_aq int8", "decode_aq int4"};
+    "aq_widen int4", "decode_aq int8", "decode_aq int4", "q8_rowmax",
+    "q8_pquant"};
 
 /* Returns false when the table has no such kernel. */
 static bool call(const fast_kernels *t, kid id, bufs *b)
@@ -245,6 +247,16 @@ static bool call(const fast_kernels *t, kid id, bufs *b)
                      FIA_DT_FP16, 0.088f, 1, b->m, b->l, b->acc, D);
         return true;
     }
+    case K_Q8_ROWMAX: /* full int8: the row max of a block (pass 1) */
+        reset_rows(b);
+        t->q8_rowmax(b->s, MR, MR, KB, 0.088f, b->lo, b->hi, NULL, b->m);
+        return true;
+    case K_Q8_PQUANT: /* P quantized against that max (pass 2) */
+        for (int r = 0; r < MR; r++)
+            b->m[r] = 8.0f, b->l[r] = 0.0f;
+        t->q8_pquant(b->s, MR, MR, KB, 0.088f, b->lo, b->hi, NULL, b->m,
+                     127.0f, b->l);
+        return true;
     default:
         return false;
     }
@@ -258,7 +270,8 @@ static double work(kid id, const char **unit, const char **shape)
     case K_QK_T: case K_QK_T_MAX: case K_PV:
         *unit = "GFLOP/s", *shape = "64x128x128";
         return 2.0 * KB * MR * D;
-    case K_SOFTMAX_FULL: case K_SOFTMAX: case K_BIAS:
+    case K_SOFTMAX_FULL: case K_SOFTMAX: case K_BIAS: case K_Q8_ROWMAX:
+    case K_Q8_PQUANT:
         *unit = "Gscore/s", *shape = "64x128";
         return (double)KB * MR;
     case K_QK_DOT:
@@ -284,7 +297,8 @@ static double time_kernel(const fast_kernels *t, kid id, bufs *b,
      * of both the timed and the calibration runs (its cost is measured
      * and taken off) */
     const bool restore = id == K_SOFTMAX_FULL || id == K_SOFTMAX ||
-                         id == K_BIAS;
+                         id == K_BIAS || id == K_Q8_ROWMAX ||
+                         id == K_Q8_PQUANT;
     long n = 1;
     for (;;) { /* calibrate */
         double t0 = now();

@@ -171,6 +171,7 @@ fia_status fastFusedInferAttentionScoreV2(void *workspace,
     if (st != FIA_OK)
         record(st, &err);
     else if (!p->empty) {
+        fast_q8_apply(p); /* device data: full quantization's scales */
         uintptr_t w = ((uintptr_t)workspace + 63u) & ~(uintptr_t)63u;
         fast_attention_run(p, (void *)w);
     }

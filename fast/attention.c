@@ -22,6 +22,9 @@
  * int8 / int4 K/V (antiquant.md) take the same paths: their rows
  * dequantized where fp16 ones are widened (run_antiquant.c, kernel
  * aq_widen), decode through kernel decode_aq, which reads them in place.
+ * Full int8 quantization (an int8 query, int8_quant.md) quantizes P
+ * against the row's final max: its tasks walk their keys twice
+ * (attention_q8.c), on the same task, scratch and kv_pre rows.
  *
  * Numerics (RELEASED "Numeric pipeline"): s = (Q.K^T) * scale in float32,
  * with a pse + pse in float32 (kernels.h: bias, before the mask and max);
@@ -32,30 +35,13 @@
  * rounding to the output dtype; lse = m + log(sum) in double, rounded to
  * float32.  Splits merge as l = sum l_s e^(m_s - M), acc likewise. */
 #include <stdlib.h>
-#include "fast_internal.h"
+#include "attention_task.h"
 
 #define ALIGN64(x) (((x) + 63u) & ~(uint64_t)63u)
 
 /* Keys ahead whose K/V rows are prefetched (one block). */
 #define FAST_PREFETCH 64
 
-typedef struct scratch {
-    float *q;           /* Q^T [Dp][L], or rows [L][Dp] for the dot form */
-    float *k, *v;       /* [KBLOCK][Dp] */
-    float *s;           /* S^T, then P^T: [KBLOCK][L] */
-    float *acc;         /* [L][Dp] */
-    float *m, *l, *alpha, *tmp;
-    float *bmax;        /* block max per row (qk_t_max) */
-    int32_t *lo, *hi;   /* keys of each row, relative to the block */
-    int64_t *alo, *ahi; /* absolute */
-    uint8_t *excl;      /* [KBLOCK][L]: mask bits (modes 0/1, decode) */
-    uint16_t *gk, *gv;  /* [FAST_DEC_KB][D]: a decode block across the
-                           prefix's end, gathered (with a prefix) */
-    const uint16_t **prow, **pblk; /* pse rows at column 0, and a block's */
-    float *aqv, *aqt;   /* antiquant: the head's scale / offset vectors
-                           (4 x Dp, fast_aq_heads), a decode call's
-                           per-token ones (4 x 1024) */
-} scratch;
 
 /* The scratch of one worker, carved from base (or only measured). */
 static uint64_t layout(const fast_plan *p, char *base, scratch *s)
@@ -91,6 +77,7 @@ static uint64_t layout(const fast_plan *p, char *base, scratch *s)
     TAKE(pblk, const uint16_t *, L);
     TAKE(aqv, float, p->antiquant ? 4 * Dp : 0);
     TAKE(aqt, float, p->antiquant ? 4 * 1024 : 0);
+    TAKE(nacc, double, p->q8 ? L * Dp : 0);
 #undef TAKE
     return off;
 }
@@ -161,6 +148,11 @@ void fast_kvpre_chunk(const fast_plan *p, char *ws, int64_t c)
     float *vf = (float *)(void *)(ws + p->kv_offset + p->kv_bytes) +
                 (uint64_t)row0 * Dp;
     uint8_t *vbad = (uint8_t *)ws + p->vbad_offset + row0;
+    if (p->q8) { /* full int8: the integers as float (attention_q8.c) */
+        fast_q8_kvpre_rows(p, kern, b, kvh, s0, s1, kf, vf);
+        memset(vbad + s0, 0, (size_t)(s1 > s0 ? s1 - s0 : 0));
+        return;
+    }
     if (p->antiquant) { /* int8/int4 dequantized (run_antiquant.c) */
         float hv[4 * 528];
         fast_aq_heads(p, kvh, hv);
@@ -382,34 +374,6 @@ static void key_loop(const fast_plan *p, const fast_kernels *kern,
         if (!vfinite)
             weight0_nonfinite(p, w, mr, nk, mask != NULL, vblk);
     }
-}
-
-/* One task: which batch, KV head, query heads and rows, and which keys;
- * or (g0 >= 0) a shared prefix's: rows g0 .. g0 + mr - 1 of its KV head's
- * B x group (row g: batch g / group, head kvh * group + g % group, query
- * row 0). */
-typedef struct task {
-    int64_t b, kvh, split;
-    int64_t n0, i0;          /* first query head and row */
-    int nq, mr;              /* rows per head; M = heads x rows */
-    int64_t g0;              /* a shared prefix task's first row, or -1 */
-    int64_t rec;             /* its partial record (decode) */
-    int64_t q_len, kv_len;   /* the batch's effective lengths */
-    int64_t k0, k1;          /* the keys of the split: [k0, k1) */
-    bool correct;            /* a row without a key is 0, lse +inf */
-    bool dot;                /* few rows: the dot-form Q.K^T */
-} task;
-
-/* Row r of the task: batch, query head and query row. */
-static void task_row(const fast_plan *p, const task *k, int r, int64_t *b,
-                     int64_t *n, int64_t *i)
-{
-    if (k->g0 >= 0) {
-        const int64_t g = k->g0 + r;
-        *b = g / p->group, *n = k->kvh * p->group + g % p->group, *i = 0;
-        return;
-    }
-    *b = k->b, *n = k->n0 + r / k->nq, *i = k->i0 + r % k->nq;
 }
 
 /* A shared prefix's task t < prefix_tasks(p): (KV head, prefix split,
@@ -705,7 +669,15 @@ void fast_run_task(const fast_plan *p, const char *ws, void *scr,
     task_locate(p, t, &k);
     int64_t jmin, jmax;
     task_bands(p, &k, &w, &jmin, &jmax);
-    if (jmax >= 0) {
+    if (jmax >= 0 && p->q8) { /* full int8: two passes (attention_q8.c) */
+        fast_q8_load_q(p, &k, &w);
+        if (p->pse_given)
+            task_pse_rows(p, &k, &w);
+        const kv_view x = p->kv_pre ? view_of(p, ws, k.b, k.kvh)
+                                    : (kv_view){NULL, NULL, NULL, NULL,
+                                                NULL, NULL};
+        fast_q8_keys(p, kern, &k, &w, x.k, x.v, jmin, jmax);
+    } else if (jmax >= 0) {
         task_load_q(p, kern, &k, &w);
         if (p->pse_given)
             task_pse_rows(p, &k, &w);

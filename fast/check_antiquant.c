@@ -314,8 +314,8 @@ fia_status fast_check_antiquant(const fast_args *a, fast_plan *p,
                                 fia_error *err)
 {
     const fia_dtype qd = a->query->dtype, kd = a->key->tensors[0]->dtype;
-    /* 002 Q_S = 1 "均为INT8的场景暂不支持" (full quantization: the int8
-     * query is refused as not modeled in layer 4 today, int_inputs) */
+    /* 002 Q_S = 1 "均为INT8的场景暂不支持" (full quantization exists at
+     * Q_S > 1 only: int8_quant) */
     if (p->Q_S == 1 && qd == FIA_DT_INT8 && kd == FIA_DT_INT8 &&
         a->value->tensors[0]->dtype == FIA_DT_INT8)
         FAST_REJECT("ANTI-027", "query, key and value all int8 (Q_S = 1)");

@@ -5,7 +5,7 @@
  * output's H and the Q_S > 1 interceptions (layer 5, last: they read D, the
  * sparse band, the lengths and the prefix).  A call every rule accepts
  * has its quantization filled into the plan in layer 6 (run_output.c
- * computes it; an int8 query is refused before, NM-004). */
+ * computes it, after full quantization's x with an int8 query). */
 #include "validate.h"
 
 /* Element count, or -1 for a shape that has none (a rank outside 0..8, a
@@ -188,13 +188,13 @@ fia_status fast_check_int8_out_compute(const fast_args *a, fast_plan *p,
     p->oq = false;
     if (a->out->dtype != FIA_DT_INT8)
         return FIA_OK;
-    /* an int8 query (full quantization) was refused above (NM-004); the
-     * rules above made quant_scale2 one element or N x D, fp32 or bf16,
-     * and quant_offset2 like it */
+    /* either query (fp16/bf16, or int8: full quantization, whose x is
+     * quantized the same way); the rules above made quant_scale2 one
+     * element or N x D, fp32 or bf16, and quant_offset2 like it */
     const fia_tensor *qs2 = a->opt[FAST_OPT_QUANT_SCALE2];
     const fia_tensor *qo2 = a->opt[FAST_OPT_QUANT_OFFSET2];
     const int64_t n = qs2 != NULL ? numel_of(qs2) : -1;
-    if (a->query->dtype == FIA_DT_INT8 || n < 1 ||
+    if (n < 1 ||
         (qs2->dtype != FIA_DT_FP32 && qs2->dtype != FIA_DT_BF16))
         FAST_NOTMOD("NM-005", "int8 attention_out with a %s query and this "
                     "quant_scale2 is not computed",

@@ -3,10 +3,10 @@
  * dequant_scale2 (after P.V); docs/features/int8_quant.md, rows Q8-*.
  * Checked the way the tiling checks them: the registered dtypes (layer 2),
  * the combination of dtypes and scales (layer 5, as soon as the layout gave
- * Q_S), the head dim (layer 5, once D is known).  Computing it is not
- * modeled: an int8 query every rule accepts is refused last, in layer 6
- * (check_int_inputs.c, NM-004).  The output scales quant_scale2 /
- * quant_offset2 are int8_out's rules (check_int8_out.c). */
+ * Q_S), the head dim (layer 5, once D is known); a call every rule accepts
+ * gets its plan last, in layer 6 (fast_plan_int8_quant; run_int8_quant.c
+ * and attention_q8.c compute it).  The output scales quant_scale2 /
+ * quant_offset2 are int8_out's rules and plan (check_int8_out.c). */
 #include "validate.h"
 
 /* REG_OP order and registered dtypes. */
@@ -129,5 +129,30 @@ fia_status fast_check_int8_quant_d(const fast_args *a, fast_plan *p,
     if (p->D % 32 != 0)
         FAST_REJECT("Q8-008", "int8 query at Q_S > 1: head dim %lld not a "
                     "multiple of 32", (long long)p->D);
+    return FIA_OK;
+}
+
+/* Layer 6: an int8 query every rule accepted (Q8-*, ANTI-027 / -028, the
+ * exclusions of page attention, a shared prefix and the token layouts:
+ * Q_S > 1, contiguous key/value or a tensor list, D a multiple of 32),
+ * after int_inputs' row gave the plan its dtypes (p->q8).  The scales'
+ * data and dtypes; their values are device data, read by fast_q8_apply
+ * before the run. */
+fia_status fast_plan_int8_quant(const fast_args *a, fast_plan *p,
+                                fia_error *err)
+{
+    if (a->query->dtype != FIA_DT_INT8)
+        return FIA_OK;
+    for (int i = 0; i < 3; i++) {
+        const fia_tensor *t = a->opt[in_scales[i]];
+        int64_t n = 0;
+        /* Q8-001 / Q8-002 and Q8-005 left one element or none: an empty
+         * scale has no value to compute with */
+        if (t == NULL || !fast_shape_numel(t, &n) || n != 1)
+            FAST_NOTMOD("C_INT8_QUANT", "%s without an element",
+                        fast_optional_name(in_scales[i]));
+        p->q8_s[i] = t->data;
+        p->q8_sdt[i] = t->dtype;
+    }
     return FIA_OK;
 }

@@ -52,8 +52,8 @@ fia_status fast_check_pse_shape(const fast_args *a, fast_plan *p,
         FAST_REJECT("S_PSE_D", "Q_S = 1 with pse_shift: D %lld is not a "
                     "multiple of 16", (long long)p->D);
     /* The plan's view (no data read here; phase two checks it has data).
-     * An int8 query is refused in layer 6 (not computed), so for a call
-     * phase two runs the pse's dtype is dt.  Rows
+     * The pse's dtype is dt (an int8 query's plan sets dt fp16, the
+     * pse's: fast_plan_int8_quant).  Rows
      * past Q_S and columns past KV_S are never read. */
     p->pse_given = true;
     p->pse = (const uint16_t *)t->data;

@@ -181,6 +181,8 @@ fia_status fast_executor_check_run(const fast_executor *ex,
         return fast_fail(err, FIA_ERR_RUNTIME_ERROR, "R_NO_DATA",
                          "quant_scale2 / quant_offset2 has no data");
     fia_status st = fast_aq_check_data(p, err);
+    if (st == FIA_OK)
+        st = fast_q8_check_data(p, err);
     if (st != FIA_OK)
         return st;
     if (!p->empty && p->paged)

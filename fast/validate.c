@@ -93,7 +93,11 @@ const fast_check fast_checks[] = {
      * above refuses (after the rows that fill the plan's layout, cache,
      * list and padding) */
     {"antiquant", FAST_LAYER_ARITHMETIC, fast_plan_antiquant},
+    /* an int8 query every rule accepts: the full quantization's plan, its
+     * dtypes then its scales (before int8_out's, which fills the output
+     * scales of either query) */
     {"int_inputs", FAST_LAYER_ARITHMETIC, fast_check_int_inputs_query},
+    {"int8_quant", FAST_LAYER_ARITHMETIC, fast_plan_int8_quant},
     {"int8_out", FAST_LAYER_ARITHMETIC, fast_check_int8_out_compute},
 };
 const size_t fast_check_count = sizeof fast_checks / sizeof fast_checks[0];

@@ -190,10 +190,12 @@ fia_status fast_check_scale(const fast_args *, fast_plan *, fia_error *);
 /* pse */
 fia_status fast_check_pse_dtypes(const fast_args *, fast_plan *, fia_error *);
 fia_status fast_check_pse_shape(const fast_args *, fast_plan *, fia_error *);
-/* int8_quant (full quantization): dtypes, the scales' scene, D */
+/* int8_quant (full quantization): dtypes, the scales' scene, D, and the plan
+ * of a call every rule accepts */
 fia_status fast_check_int8_quant_dtypes(const fast_args *, fast_plan *, fia_error *);
 fia_status fast_check_int8_quant(const fast_args *, fast_plan *, fia_error *);
 fia_status fast_check_int8_quant_d(const fast_args *, fast_plan *, fia_error *);
+fia_status fast_plan_int8_quant(const fast_args *, fast_plan *, fia_error *);
 /* antiquant (check_antiquant.c): dtypes of the two sets, the rules of
  * int8/int4 key/value (layer 5), what is not computed (layer 6) */
 fia_status fast_check_antiquant_dtypes(const fast_args *, fast_plan *, fia_error *);
@@ -217,6 +219,7 @@ fia_status fast_check_prefix_shape(const fast_args *, fast_plan *, fia_error *);
 fia_status fast_check_prefix(const fast_args *, fast_plan *, fia_error *);
 fia_status fast_check_tensor_list_exclusions(const fast_args *, fast_plan *, fia_error *);
 fia_status fast_check_tensor_list(const fast_args *, fast_plan *, fia_error *);
+/* int_inputs: an int8 query's dtypes in the plan (full quantization) */
 fia_status fast_check_int_inputs_query(const fast_args *, fast_plan *, fia_error *);
 /* int8_out (output quantization): the scales' scene, their shape and the
  * Q_S > 1 interceptions, then the refusal of what every rule accepts */

@@ -3,7 +3,7 @@
  * quant_offset2)).  quant_scale2 / quant_offset2 are per-tensor (one
  * element) or per-channel (the output's H = N * D elements).  These rules
  * need no arithmetic (ref/ and fast/ compute an int8 output of an
- * fp16/bf16 query; an int8 query's is NM-004's).
+ * fp16/bf16 query and, after full quantization, of an int8 one).
  * Exclusions elsewhere: PAD-X04 (per-channel with left padding), ANTI-024
  * (int4 key/value), TND-X06. */
 #include "oracle_internal.h"

@@ -1,10 +1,9 @@
 /* Rules: full int8 quantization, int8 query, key and value with
  * dequant_scale1 (after Q.K^T), quant_scale1 (P before P.V) and
  * dequant_scale2 (after P.V), each per-tensor
- * (docs/features/int8_quant.md).  These rules need no arithmetic;
- * computing full quantization is not modeled yet (NM-004, in
- * rules_int_inputs.c, last layer).  An int8 output's own rules are
- * int8_out's (OQ-*). */
+ * (docs/features/int8_quant.md).  These rules need no arithmetic; a
+ * call they all accept is computed (ref/, fast/).  An int8 output's own
+ * rules are int8_out's (OQ-*). */
 #include "oracle_internal.h"
 
 #define C_Q8IO C002_CONSTR " (int8量化相关入参)"

@@ -93,7 +93,7 @@ const fia_rule orc_rules_tensors[] = {
     DT_ROW("TENS-010", "query", dt_query,
            C002_P("query") "; " C002_REGOP, "fp16, bf16, int8",
            "001 (IFA) and 003 (v2) list only fp16/bf16 for query; 002 and "
-           "000 add int8 (int8 query is not modeled: NM-004)"),
+           "000 add int8 (an int8 query: full quantization, int8_quant)"),
     DT_ROW("TENS-011", "every key tensor", dt_key,
            C002_P("key") "; " C002_REGOP, "fp16, bf16, int8, int4, int32",
            "002 REG_OP registers only int8/fp16/bf16 for key, while the 002 "

@@ -635,10 +635,29 @@ static void own_refusals(void)
                    __LINE__);
     fia_tensor q8 = q, kv4 = kv, out8 = out;
     q8.dtype = FIA_DT_INT8, kv4.dtype = FIA_DT_INT4, out8.dtype = FIA_DT_INT8;
+    /* an int8 query is computed (full quantization): with its three
+     * scales of one element each the plan row takes it (dt: the pse's and
+     * output's fp16), an empty scale it cannot compute with */
+    fia_tensor s64 = {FIA_DT_UINT64, 1, {1}, NULL};
+    fia_tensor s32 = {FIA_DT_FP32, 1, {1}, NULL};
+    fia_tensor s0 = {FIA_DT_FP32, 1, {0}, NULL};
     a = ok, a.query = &q8;
-    expect_refusal(&a, (refusal){"int_inputs", "NM-004: int8 query"}, __LINE__);
+    a.opt[FAST_OPT_DEQUANT_SCALE1] = &s64;
+    a.opt[FAST_OPT_QUANT_SCALE1] = &s32;
+    a.opt[FAST_OPT_DEQUANT_SCALE2] = &s64;
+    {
+        fast_plan p;
+        memset(&p, 0, sizeof p);
+        fia_error e;
+        CHECK(fast_check_int_inputs_query(&a, &p, &e) == FIA_OK && p.q8 &&
+              p.dt == FIA_DT_FP16 && p.kv_dt == FIA_DT_INT8);
+        CHECK(fast_plan_int8_quant(&a, &p, &e) == FIA_OK &&
+              p.q8_s[1] == NULL && p.q8_sdt[1] == FIA_DT_FP32);
+        a.opt[FAST_OPT_QUANT_SCALE1] = &s0;
+        CHECK(fast_plan_int8_quant(&a, &p, &e) == FIA_ERR_NOT_MODELED);
+    }
     /* int4 key/value with an fp16 query are the antiquant scene, not
-     * refused by int_inputs (test_fast_antiquant_checks.c) */
+     * full quantization (test_fast_antiquant_checks.c) */
     const fia_tensor *kp4[1] = {&kv4};
     fia_tensor_list kl4 = {1, kp4};
     a = ok, a.key = &kl4, a.value = &kl4;
@@ -646,7 +665,8 @@ static void own_refusals(void)
         fast_plan p;
         memset(&p, 0, sizeof p);
         fia_error e;
-        CHECK(fast_check_int_inputs_query(&a, &p, &e) == FIA_OK);
+        CHECK(fast_check_int_inputs_query(&a, &p, &e) == FIA_OK && !p.q8);
+        CHECK(fast_plan_int8_quant(&a, &p, &e) == FIA_OK);
     }
     a = ok, a.out = &out8;
     expect_refusal(&a, (refusal){"int8_out", "NM-005: int8 attention_out"},

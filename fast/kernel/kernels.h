@@ -87,6 +87,15 @@ typedef bool fast_decode_aq_fn(const float *q, int64_t ldq, int mr,
                                int round, float *m, float *l, float *acc,
                                int64_t ldacc);
 
+typedef void fast_q8_rowmax_fn(float *s, int64_t lds, int mr, int nk,
+                               float scale, const int32_t *lo,
+                               const int32_t *hi, const uint8_t *excl,
+                               float *m);
+typedef void fast_q8_pquant_fn(float *s, int64_t lds, int mr, int nk,
+                               float scale, const int32_t *lo,
+                               const int32_t *hi, const uint8_t *excl,
+                               const float *m, float qs, float *l);
+
 typedef struct fast_kernels {
     const char *name;
     /* st[c*lds + r] = sum_{d<D} k[c*ldk + d] * qt[d*ldq + r], c < nk. */
@@ -179,6 +188,22 @@ typedef struct fast_kernels {
      * (the caller multiplies the final acc by va->s[d]).  Else as decode
      * (D a multiple of 16). */
     fast_decode_aq_fn *decode_aq;
+    /* Full int8 quantization (docs/features/int8_quant.md), the first of
+     * its two passes over the keys: key c takes part in row r as for
+     * softmax (lo[r] <= c <= hi[r], not excl[c*lds + r]); for r < mr, c <
+     * nk, s[c*lds + r] = fl(s[c*lds + r] * scale) (scale 1 when a bias
+     * step scaled them already), and m[r] = the largest of m[r] and the
+     * scores taking part (m unchanged for a row without a key; a NaN
+     * score may be skipped). */
+    fast_q8_rowmax_fn *q8_rowmax;
+    /* The second pass, P quantized against the row's final max m (step
+     * 4): s scaled as q8_rowmax; for a key taking part e = exp(s - m[r])
+     * in float32 (within 2 ulp of expf; a result below 2^-126 may flush to
+     * 0), l[r] += the e of the block (float32, unquantized), and s becomes
+     * P = sat(rint(fl(e * qs))), an integer in [-128, 127] (ties to even)
+     * as float; 0 where the key does not take part.  A row without a key:
+     * l unchanged, every P 0. */
+    fast_q8_pquant_fn *q8_pquant;
 } fast_kernels;
 
 /* Instruction-set levels, lowest first. */
@@ -222,6 +247,10 @@ fast_decode_fn fast_decode_avx2, fast_decode_avx512;
 fast_aq_widen_fn fast_aq_widen_scalar, fast_aq_widen_avx2,
     fast_aq_widen_avx512;
 fast_decode_aq_fn fast_decode_aq_avx2, fast_decode_aq_avx512;
+fast_q8_rowmax_fn fast_q8_rowmax_scalar, fast_q8_rowmax_avx2,
+    fast_q8_rowmax_avx512;
+fast_q8_pquant_fn fast_q8_pquant_scalar, fast_q8_pquant_avx2,
+    fast_q8_pquant_avx512;
 
 /* The portable conversions: the scalar table's, and the tails of the SIMD
  * ones (also called directly by attention.c). */

@@ -20,6 +20,8 @@ const fast_kernels fast_kernels_avx2 = {
     .decode = fast_decode_avx2,
     .aq_widen = fast_aq_widen_avx2,
     .decode_aq = fast_decode_aq_avx2,
+    .q8_rowmax = fast_q8_rowmax_avx2,
+    .q8_pquant = fast_q8_pquant_avx2,
 };
 
 #endif

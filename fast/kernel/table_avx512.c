@@ -20,6 +20,8 @@ const fast_kernels fast_kernels_avx512 = {
     .decode = fast_decode_avx512,
     .aq_widen = fast_aq_widen_avx512,
     .decode_aq = fast_decode_aq_avx512,
+    .q8_rowmax = fast_q8_rowmax_avx512,
+    .q8_pquant = fast_q8_pquant_avx512,
 };
 
 #endif

@@ -14,4 +14,6 @@ const fast_kernels fast_kernels_scalar = {
     .store_q8 = fast_store_q8_scalar,
     .bias = fast_bias_scalar,
     .aq_widen = fast_aq_widen_scalar,
+    .q8_rowmax = fast_q8_rowmax_scalar,
+    .q8_pquant = fast_q8_pquant_scalar,
 };

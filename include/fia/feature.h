@@ -27,10 +27,10 @@
     X(SCALE, "scale", "the scale attribute")                                  \
     X(PSE, "pse", "pse_shift, the positional bias")                           \
     X(INT8_QUANT, "int8_quant", "full int8 quantization: the scales' rules " \
-                                "(the int8 query's refusal: int_inputs)")     \
+                                "and its computation")                        \
     X(ANTIQUANT, "antiquant", "int8/int4 key/value antiquantization")        \
-    X(INT_INPUTS, "int_inputs", "int8 query (computing full quantization: "   \
-                                "not modeled yet), int8/int4 key/value")      \
+    X(INT_INPUTS, "int_inputs", "int8 query (full quantization), int8/int4 " \
+                                "key/value")                                  \
     X(INT8_OUT, "int8_out", "int8 attention_out (output quantization)")       \
     X(PAGED, "paged", "block_table and block_size: page attention")         \
     X(PADDING, "padding", "query/kv left padding")                          \

@@ -1,0 +1,155 @@
+/* Full int8 quantization's key loop (docs/features/int8_quant.md "The
+ * computation"): the task of attention.c (its rows, bands, scratch and
+ * stores) with int8 query, key and value.
+ *
+ * P is quantized against the row's final max (step 4), so the task walks
+ * its keys twice: pass 1 computes the scores and the row max (kernel
+ * q8_rowmax), pass 2 the same scores again (the same kernels on the same
+ * data: the same floats), e = exp(s - m), the row sum of the unquantized
+ * e and P = sat(rint(e * qs1)) (kernel q8_pquant), then P.V.  Keeping the
+ * scores instead would take a row block times every key of scratch.
+ *
+ * Exactness: the int8 values widened to float are exact, and a float dot
+ * of D <= 512 int8 products is an integer below 2^24, exact whatever the
+ * order: the float Q.K^T kernel gives the exact dot.  The scores are
+ * fl32(dot * q8_sc), q8_sc = fl32(ds1 * scale) (with a pse the bias
+ * kernel's fl32(fl32(dot * q8_sc) + b)).  P.V of a block of FAST_KBLOCK
+ * keys is exact in float (|P v| <= 2^14); acc holds at most 16 blocks
+ * (|sum| <= 1024 * 2^14 = 2^24, every partial sum an integer it holds)
+ * before it is added into the double N (exact below 2^53).  The output
+ * before its division is fl32(N * ds2), the product formed in long double
+ * (x86: 64 bits, exact for |N| < 2^40) and rounded once. */
+#include "attention_task.h"
+
+/* Own keys j0 .. j0 + nk - 1 of (b, kvh): K (and V unless vd is NULL)
+ * widened into rows of Dp (exact: aq_widen at scale 1, offset 0). */
+static void widen_rows(const fast_plan *p, const fast_kernels *kern,
+                       int64_t b, int64_t kvh, int64_t j0, int64_t nk,
+                       float *kd, float *vd)
+{
+    const int64_t Dp = p->Dp, D = p->D;
+    for (int64_t c = 0; c < nk; c++) {
+        const int8_t *kr, *vr;
+        fast_q8_src(p, b, kvh, j0 + c, &kr, &vr);
+        kern->aq_widen(kr, 0, NULL, NULL, 1.0f, 0.0f, kd + c * Dp, D);
+        if (vd != NULL)
+            kern->aq_widen(vr, 0, NULL, NULL, 1.0f, 0.0f, vd + c * Dp, D);
+        if (Dp > D) {
+            memset(kd + c * Dp + D, 0, (size_t)(Dp - D) * sizeof(float));
+            if (vd != NULL)
+                memset(vd + c * Dp + D, 0, (size_t)(Dp - D) * sizeof(float));
+        }
+    }
+}
+
+void fast_q8_kvpre_rows(const fast_plan *p, const fast_kernels *kern,
+                        int64_t b, int64_t kvh, int64_t s0, int64_t s1,
+                        float *kf, float *vf)
+{
+    if (s1 > s0)
+        widen_rows(p, kern, b, kvh, s0, s1 - s0, kf + s0 * p->Dp,
+                   vf + s0 * p->Dp);
+}
+
+void fast_q8_load_q(const fast_plan *p, const task *k, scratch *w)
+{
+    const int64_t L = p->L, D = p->D;
+    /* every column up to L: padding rows zero (the kernels compute them) */
+    memset(w->q, 0, (size_t)(p->Dp * L) * sizeof(float));
+    for (int r = 0; r < k->mr; r++) {
+        if (w->alo[r] > w->ahi[r])
+            continue; /* uses no key */
+        int64_t b, n, i;
+        task_row(p, k, r, &b, &n, &i);
+        const int8_t *q = (const int8_t *)p->q + fast_q_row(p, b, n, i);
+        for (int64_t d = 0; d < D; d++)
+            w->q[d * L + r] = (float)q[d];
+    }
+}
+
+/* The scores of keys j0 .. j0 + nk - 1 (rows kblk) for the task's rows
+ * into S^T (w->s), with a pse scaled and biased already; each row's keys
+ * of the block in lo / hi and, with a mask, its bits in excl. */
+static void block_scores(const fast_plan *p, const fast_kernels *kern,
+                         const task *k, scratch *w, const float *kblk,
+                         int64_t j0, int nk)
+{
+    const int64_t L = p->L;
+    const int mr = k->mr;
+    for (int64_t r = 0; r < L; r++) {
+        const int64_t lo = w->alo[r] - j0, hi = w->ahi[r] - j0;
+        if (w->alo[r] > w->ahi[r] || lo >= nk || hi < 0) {
+            w->lo[r] = 0, w->hi[r] = -1;
+        } else {
+            w->lo[r] = lo < 0 ? 0 : (int32_t)lo;
+            w->hi[r] = hi >= nk ? nk - 1 : (int32_t)hi;
+        }
+    }
+    kern->qk_t(w->q, L, mr, kblk, p->Dp, nk, p->D, w->s, L);
+    if (p->pse_given) {
+        /* the pse is fp16 (002 pairs it with an int8 query) */
+        fast_pse_block(p, k->b, w->prow, mr, j0, w->pblk);
+        kern->bias(FIA_DT_FP16, w->pblk, mr, nk, p->q8_sc, w->s, L, NULL);
+    }
+    if (p->mask != NULL)
+        fast_mask_block(p, k->b, k->i0, k->nq, mr, j0, nk, w->lo, w->hi,
+                        w->excl, L);
+}
+
+/* acc (exact integers) added into N, acc zeroed. */
+static void flush(const fast_plan *p, int mr, scratch *w)
+{
+    const int64_t n = mr * p->Dp;
+    for (int64_t x = 0; x < n; x++)
+        w->nacc[x] += (double)w->acc[x];
+    memset(w->acc, 0, (size_t)n * sizeof(float));
+}
+
+void fast_q8_keys(const fast_plan *p, const fast_kernels *kern,
+                  const task *k, scratch *w, const float *kpre,
+                  const float *vpre, int64_t jmin, int64_t jmax)
+{
+    const int64_t L = p->L, Dp = p->Dp;
+    const int mr = k->mr;
+    const float sc = p->pse_given ? 1.0f : p->q8_sc; /* bias scaled them */
+    const uint8_t *excl = p->mask != NULL ? w->excl : NULL;
+    /* pass 1: the row max m (step 3) */
+    for (int64_t j0 = jmin; j0 <= jmax; j0 += FAST_KBLOCK) {
+        const int nk = jmax + 1 - j0 < FAST_KBLOCK ? (int)(jmax + 1 - j0)
+                                                   : FAST_KBLOCK;
+        const float *kblk = w->k;
+        if (kpre != NULL)
+            kblk = kpre + j0 * Dp;
+        else
+            widen_rows(p, kern, k->b, k->kvh, j0, nk, w->k, NULL);
+        block_scores(p, kern, k, w, kblk, j0, nk);
+        kern->q8_rowmax(w->s, L, mr, nk, sc, w->lo, w->hi, excl, w->m);
+    }
+    /* pass 2: P against m (step 4), l, and N = P.V (step 5) */
+    memset(w->acc, 0, (size_t)(mr * Dp) * sizeof(float));
+    memset(w->nacc, 0, (size_t)(mr * Dp) * sizeof(double));
+    for (int64_t r = 0; r < L; r++)
+        w->alpha[r] = 1.0f;
+    int held = 0; /* blocks in acc */
+    for (int64_t j0 = jmin; j0 <= jmax; j0 += FAST_KBLOCK) {
+        const int nk = jmax + 1 - j0 < FAST_KBLOCK ? (int)(jmax + 1 - j0)
+                                                   : FAST_KBLOCK;
+        const float *kblk = w->k, *vblk = w->v;
+        if (kpre != NULL)
+            kblk = kpre + j0 * Dp, vblk = vpre + j0 * Dp;
+        else
+            widen_rows(p, kern, k->b, k->kvh, j0, nk, w->k, w->v);
+        block_scores(p, kern, k, w, kblk, j0, nk);
+        kern->q8_pquant(w->s, L, mr, nk, sc, w->lo, w->hi, excl, w->m,
+                        p->q8_qs1, w->l);
+        kern->pv(w->s, L, mr, vblk, Dp, nk, Dp, w->alpha, w->acc, Dp);
+        if (++held == 16) {
+            flush(p, mr, w);
+            held = 0;
+        }
+    }
+    flush(p, mr, w);
+    /* x_d before the division by l (step 6): fl32(N * ds2) */
+    for (int64_t x = 0; x < mr * Dp; x++)
+        w->acc[x] = (float)((long double)w->nacc[x] * p->q8_ds2);
+}

@@ -1,0 +1,72 @@
+/* What one task of the attention (attention.c) and the full int8 key
+ * loop (attention_q8.c) share: a worker's scratch and a task's
+ * coordinates.  Internal to those two files. */
+#ifndef FIA_FAST_ATTENTION_TASK_H
+#define FIA_FAST_ATTENTION_TASK_H
+
+#include "fast_internal.h"
+
+typedef struct scratch {
+    float *q;           /* Q^T [Dp][L], or rows [L][Dp] for the dot form */
+    float *k, *v;       /* [KBLOCK][Dp] */
+    float *s;           /* S^T, then P^T: [KBLOCK][L] */
+    float *acc;         /* [L][Dp] */
+    float *m, *l, *alpha, *tmp;
+    float *bmax;        /* block max per row (qk_t_max) */
+    int32_t *lo, *hi;   /* keys of each row, relative to the block */
+    int64_t *alo, *ahi; /* absolute */
+    uint8_t *excl;      /* [KBLOCK][L]: mask bits (modes 0/1, decode) */
+    uint16_t *gk, *gv;  /* [FAST_DEC_KB][D]: a decode block across the
+                           prefix's end, gathered (with a prefix) */
+    const uint16_t **prow, **pblk; /* pse rows at column 0, and a block's */
+    float *aqv, *aqt;   /* antiquant: the head's scale / offset vectors
+                           (4 x Dp, fast_aq_heads), a decode call's
+                           per-token ones (4 x 1024) */
+    double *nacc;       /* full int8: P.V's exact sums N [L][Dp] */
+} scratch;
+
+/* One task: which batch, KV head, query heads and rows, and which keys;
+ * or (g0 >= 0) a shared prefix's: rows g0 .. g0 + mr - 1 of its KV head's
+ * B x group (row g: batch g / group, head kvh * group + g % group, query
+ * row 0). */
+typedef struct task {
+    int64_t b, kvh, split;
+    int64_t n0, i0;          /* first query head and row */
+    int nq, mr;              /* rows per head; M = heads x rows */
+    int64_t g0;              /* a shared prefix task's first row, or -1 */
+    int64_t rec;             /* its partial record (decode) */
+    int64_t q_len, kv_len;   /* the batch's effective lengths */
+    int64_t k0, k1;          /* the keys of the split: [k0, k1) */
+    bool correct;            /* a row without a key is 0, lse +inf */
+    bool dot;                /* few rows: the dot-form Q.K^T */
+} task;
+
+/* Row r of the task: batch, query head and query row. */
+static inline void task_row(const fast_plan *p, const task *k, int r,
+                            int64_t *b, int64_t *n, int64_t *i)
+{
+    if (k->g0 >= 0) {
+        const int64_t g = k->g0 + r;
+        *b = g / p->group, *n = k->kvh * p->group + g % p->group, *i = 0;
+        return;
+    }
+    *b = k->b, *n = k->n0 + r / k->nq, *i = k->i0 + r % k->nq;
+}
+
+/* Full int8 quantization (attention_q8.c; int8_quant.md): the keys [jmin,
+ * jmax] of the task in two passes, the row max then P quantized and P.V;
+ * leaves m, l and acc = fl32(N * ds2) for task_store.  kpre / vpre: the
+ * batch's K / V rows of KV head k->kvh widened once (kv_pre), or NULL.
+ * fast_q8_load_q: the task's int8 query rows as Q^T (rows that use no key
+ * zero). */
+void fast_q8_load_q(const fast_plan *p, const task *k, scratch *w);
+void fast_q8_keys(const fast_plan *p, const fast_kernels *kern,
+                  const task *k, scratch *w, const float *kpre,
+                  const float *vpre, int64_t jmin, int64_t jmax);
+/* kv_pre of an int8 K/V: own rows [s0, s1) of (b, kvh) widened into kf,
+ * vf (rows of Dp floats). */
+void fast_q8_kvpre_rows(const fast_plan *p, const fast_kernels *kern,
+                        int64_t b, int64_t kvh, int64_t s0, int64_t s1,
+                        float *kf, float *vf);
+
+#endif

@@ -1,0 +1,46 @@
+/* q8_pquant (contract: kernels.h), AVX2: 8 rows per vector, exp8
+ * (simd_avx2.h, ~1 ulp, 0 below ln(FLT_MIN)), P rounded with
+ * round-to-nearest-even and clamped to [-128, 127]. */
+#include "simd_avx2.h"
+#ifdef FAST_HAVE_AVX2
+
+void fast_q8_pquant_avx2(float *s, int64_t lds, int mr, int nk, float scale,
+                         const int32_t *lo, const int32_t *hi,
+                         const uint8_t *excl, const float *m, float qs,
+                         float *l)
+{
+    const __m256 vs = _mm256_set1_ps(scale), vq = _mm256_set1_ps(qs);
+    const __m256 top = _mm256_set1_ps(127.0f), bot = _mm256_set1_ps(-128.0f);
+    const __m256i ones = _mm256_set1_epi32(-1);
+    for (int r0 = 0; r0 < mr; r0 += 8) {
+        const __m256i vlo = _mm256_loadu_si256((const __m256i *)(lo + r0));
+        const __m256i vhi = _mm256_loadu_si256((const __m256i *)(hi + r0));
+        const __m256 mx = _mm256_loadu_ps(m + r0);
+        __m256 sum = _mm256_setzero_ps();
+        for (int c = 0; c < nk; c++) {
+            float *x = s + c * lds + r0;
+            const __m256i vc = _mm256_set1_epi32(c);
+            __m256i out = _mm256_or_si256(_mm256_cmpgt_epi32(vlo, vc),
+                                          _mm256_cmpgt_epi32(vc, vhi));
+            if (excl) {
+                const __m256i e = _mm256_cvtepu8_epi32(
+                    _mm_loadl_epi64((const __m128i *)(excl + c * lds + r0)));
+                out = _mm256_or_si256(out, _mm256_xor_si256(
+                    _mm256_cmpeq_epi32(e, _mm256_setzero_si256()), ones));
+            }
+            const __m256 in = _mm256_castsi256_ps(_mm256_xor_si256(out, ones));
+            const __m256 v = _mm256_mul_ps(_mm256_loadu_ps(x), vs);
+            /* rows without a key have m = -inf: their lanes are masked */
+            const __m256 e = _mm256_and_ps(in, exp8(_mm256_sub_ps(v, mx)));
+            sum = _mm256_add_ps(sum, e);
+            __m256 t = _mm256_min_ps(_mm256_max_ps(_mm256_mul_ps(e, vq), bot),
+                                     top);
+            t = _mm256_round_ps(t, _MM_FROUND_TO_NEAREST_INT |
+                                       _MM_FROUND_NO_EXC);
+            _mm256_storeu_ps(x, _mm256_and_ps(in, t));
+        }
+        _mm256_storeu_ps(l + r0, _mm256_add_ps(_mm256_loadu_ps(l + r0), sum));
+    }
+}
+
+#endif
