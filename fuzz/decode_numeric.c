@@ -40,6 +40,7 @@ static const fz_fragment numeric_fragments[] = {
     {FIA_FEATURE_PSE, fzn_pse},
     {FIA_FEATURE_ANTIQUANT, fzn_antiquant},
     {FIA_FEATURE_INT8_OUT, fzn_int8_out},
+    {FIA_FEATURE_INT8_QUANT, fzn_int8_quant},
 };
 
 /* Shared by numeric and metamorphic: a valid small case.  meta: keep

@@ -211,6 +211,7 @@ void fzn_prefix(fz_gen *g);           /* a shared prefix, now and then */
 void fzn_pse(fz_gen *g);              /* a pse_shift, now and then */
 void fzn_antiquant(fz_gen *g);        /* key/value quantized, now and then */
 void fzn_int8_out(fz_gen *g);         /* the output quantized, now and then */
+void fzn_int8_quant(fz_gen *g);       /* query, key, value int8, now and then */
 /* fuzz_metamorphic: its base quantized now and then (the decoder calls
  * it after the transform's bytes, exact dequantized values). */
 void fzn_antiquant_meta(fz_gen *g);
@@ -237,6 +238,13 @@ typedef struct fz_oq_scene {
 } fz_oq_scene;
 /* Writes s's quant_scale2 and quant_offset2 (absent when not present). */
 void fz_oq_write(fz_gen *g, const fz_oq_scene *s);
+/* The values of s's quant_scale2 and quant_offset2 (written by
+ * fz_oq_write): scales sized so that outputs of magnitude up to mag cross
+ * the int8 range and some saturate; offsets of kind okind (0 none, 1 small
+ * integers, 2 eighths, 3 odd halves: ties on exact rows). */
+#define FZ_OQ_OFFSET_KINDS 4
+fia_status fz_oq_fill(fz_gen *g, const fz_oq_scene *s, int okind,
+                      fuzz_rng *r, double mag);
 /* 1 when c (geometry g) leaves rows uncomputed that a quant_offset2 would
  * still fill at Q_S > 1 (OQ-009's conditions). */
 int fz_oq_uncomputed(const fia_case *c, const fz_geom *g);

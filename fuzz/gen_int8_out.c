@@ -402,12 +402,13 @@ static double value_magnitude(const fia_case *c)
     return m > 0 ? m : 1;
 }
 
-/* Scale and offset values: the scale 127 / max|v| times 2^[-1, 5) (an
- * output is a weighted mean of values, mostly well inside them: the upper
- * factors spread it over the int8 range and saturate some), per channel
- * around a shared factor, one channel in 16 negative. */
-static fia_status fill(fz_gen *g, const fz_oq_scene *s, int okind,
-                       fuzz_rng *r)
+/* Scale and offset values: the scale 127 / mag times 2^[-1, 5) (mag the
+ * largest output magnitude expected; an output is a weighted mean of
+ * values, mostly well inside them: the upper factors spread it over the
+ * int8 range and saturate some), per channel around a shared factor, one
+ * channel in 16 negative. */
+fia_status fz_oq_fill(fz_gen *g, const fz_oq_scene *s, int okind,
+                      fuzz_rng *r, double mag)
 {
     const int64_t n = s->form == FZ_OQ_TENSOR ? 1 : s->N * s->D;
     double *sv = malloc((size_t)n * sizeof *sv);
@@ -416,7 +417,7 @@ static fia_status fill(fz_gen *g, const fz_oq_scene *s, int okind,
         free(sv), free(ov);
         return FIA_ERR_NOMEM;
     }
-    const double base = 127.0 / value_magnitude(g->c) *
+    const double base = 127.0 / (mag > 0 ? mag : 1) *
                         exp2(fuzz_rng_unit(r) * 6 - 1);
     for (int64_t i = 0; i < n; i++) {
         double x = n == 1 ? base : base * exp2(fuzz_rng_unit(r) * 2 - 1);
@@ -461,7 +462,7 @@ void fzn_int8_out(fz_gen *g)
     s.dt = s.odt = qdt == FIA_DT_BF16 && bf ? FIA_DT_BF16 : FIA_DT_FP32;
     s.N = geom.N, s.D = geom.D;
     fz_oq_write(g, &s);
-    fz_note(g, fill(g, &s, okind, &r));
+    fz_note(g, fz_oq_fill(g, &s, okind, &r, value_magnitude(c)));
     if (present1(c, FIA_SLOT_ATTENTION_OUT))
         c->tensors[FIA_SLOT_ATTENTION_OUT].t[0].dtype = FIA_DT_INT8;
     else if (outp != 0)

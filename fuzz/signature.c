@@ -99,12 +99,17 @@ void fuzz_feature_set(const fia_case *c, char *buf, size_t len)
     if (pse->presence == FIA_PRESENT && pse->count >= 1 &&
         fia_tensor_numel(&pse->t[0]) > 0)
         sb_add(buf, len, "+pse");
-    /* quantization: int8 / int4 key/value (antiquant with a float query,
-     * full quantization with an int8 one), an int8 output */
+    /* quantization: int8 / int4 key/value with a float query (antiquant),
+     * query, key and value int8 (full quantization: its own bucket, its
+     * own kernels), an int8 output */
     const fia_tensor_spec *k = &c->tensors[FIA_SLOT_KEY];
+    const fia_tensor_spec *q = &c->tensors[FIA_SLOT_QUERY];
     if (k->presence == FIA_PRESENT && k->count >= 1) {
         const fia_dtype kd = k->t[0].dtype;
-        if (kd == FIA_DT_INT8)
+        if (kd == FIA_DT_INT8 && q->presence == FIA_PRESENT &&
+            q->count >= 1 && q->t[0].dtype == FIA_DT_INT8)
+            sb_add(buf, len, "+int8q");
+        else if (kd == FIA_DT_INT8)
             sb_add(buf, len, "+int8kv");
         else if (kd == FIA_DT_INT4 || kd == FIA_DT_INT32)
             sb_add(buf, len, "+int4kv");
