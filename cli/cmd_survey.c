@@ -38,9 +38,11 @@ static const char survey_usage[] =
     "  --revision NAME  the revision to store (default: the build's)\n"
     "  --only TAG       run only the cases of the stream whose feature set\n"
     "                   has TAG (a bucket's word, e.g. int8kv, int4kv,\n"
-    "                   int8out, pse): N counts those; the others are\n"
-    "                   decoded and skipped, so the cases stay the same\n"
-    "                   at every revision\n"
+    "                   int8out, int8q, pse): N counts those; the others\n"
+    "                   are decoded and skipped, so the cases stay the\n"
+    "                   same at every revision.  The quantization words\n"
+    "                   also make the decoder quantize wherever that mode\n"
+    "                   applies (a stream of its own)\n"
     "  --quiet          no line per finding on stderr\n"
     "exit status: 0 no finding, 1 findings, 2 bad usage or input\n";
 
@@ -209,6 +211,7 @@ int cmd_survey(int argc, char **argv)
         setenv("FIACHECK_PROFILE", o.profile, 1);
     else
         unsetenv("FIACHECK_PROFILE");
+    fuzz_numeric_focus(o.only); /* a quantization word: its stream */
     fuzz_report_init(FUZZ_NUMERIC);
     fuzz_report_quiet(o.quiet);
     time_t t0 = time(NULL);

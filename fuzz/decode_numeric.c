@@ -43,13 +43,36 @@ static const fz_fragment numeric_fragments[] = {
     {FIA_FEATURE_INT8_QUANT, fzn_int8_quant},
 };
 
+/* The focus of fuzz_numeric's decoder (fuzz_numeric_focus). */
+static fz_focus numeric_focus = FZ_FOCUS_NONE;
+
+int fuzz_numeric_focus(const char *tag)
+{
+    static const struct {
+        const char *tag;
+        fz_focus f;
+    } tab[] = {{"int8kv", FZ_FOCUS_INT8KV},
+               {"int4kv", FZ_FOCUS_INT4KV},
+               {"int8out", FZ_FOCUS_INT8OUT},
+               {"int8q", FZ_FOCUS_INT8Q}};
+    numeric_focus = FZ_FOCUS_NONE;
+    for (size_t i = 0; tag && i < sizeof tab / sizeof tab[0]; i++)
+        if (strcmp(tag, tab[i].tag) == 0) {
+            numeric_focus = tab[i].f;
+            return 1;
+        }
+    return 0;
+}
+
 /* Shared by numeric and metamorphic: a valid small case.  meta: keep
  * row-invalid correction on in prefill (fully masked rows defined), and
  * sequence-length arrays of length 1 more often. */
-static fia_status small_case(fdp *f, fia_case *c, int meta, fz_gen *g)
+static fia_status small_case(fdp *f, fia_case *c, int meta, fz_gen *g,
+                             fz_focus focus)
 {
     fia_case_init(c);
     memset(g, 0, sizeof *g);
+    g->focus = focus;
     g->f = f;
     g->c = c;
     g->meta = meta;
@@ -65,7 +88,7 @@ fia_status fuzz_decode_numeric(const uint8_t *data, size_t size, fia_case *c)
     fdp f;
     fz_gen g;
     fdp_init(&f, data, size);
-    return small_case(&f, c, 0, &g);
+    return small_case(&f, c, 0, &g, numeric_focus);
 }
 
 /* The transforms that apply to c (at most one per kind); returns how many
@@ -224,7 +247,7 @@ fia_status fuzz_decode_metamorphic(const uint8_t *data, size_t size,
     fz_gen g;
     fdp_init(&f, data, size);
     int pick = fdp_u8(&f), to = fdp_u8(&f);
-    fia_status st = small_case(&f, c, 1, &g);
+    fia_status st = small_case(&f, c, 1, &g, FZ_FOCUS_NONE);
     st = transform_of(&f, c, pick, to, st, transform, tlen);
     /* the base quantized (fzn_antiquant_meta), from bytes after all those
      * (a stored seed run out keeps its transform): it takes the antiquant

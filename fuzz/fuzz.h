@@ -45,6 +45,11 @@ fia_status fuzz_decode_params(const uint8_t *data, size_t size, fia_case *c);
 /* A case the rules accept, small shapes, data from kernel-breaking
  * distributions (explicit .values where the distribution needs them). */
 fia_status fuzz_decode_numeric(const uint8_t *data, size_t size, fia_case *c);
+/* fuzz_numeric's quantization mode tag ("int8kv", "int4kv", "int8out",
+ * "int8q": a feature-set word, fuzz_feature_set) made wherever it applies
+ * from now on, instead of now and then; NULL or another word: none.
+ * Returns whether tag named a mode.  Process-wide (a survey's --only). */
+int fuzz_numeric_focus(const char *tag);
 /* A base case for the metamorphic target and the transform to apply to it
  * (a string like "layout=BSH", see meta.c; "none" when none applies). */
 fia_status fuzz_decode_metamorphic(const uint8_t *data, size_t size,

@@ -64,6 +64,21 @@ typedef enum fz_reach {
     FZ_REACH_COUNT
 } fz_reach;
 
+/* A quantization mode fuzz_numeric makes wherever it applies instead of
+ * now and then (a survey's --only: many cases of one mode).  The bytes read
+ * are the same, only the gate differs, so a focused stream is as
+ * reproducible as any. */
+typedef enum fz_focus {
+    FZ_FOCUS_NONE = 0,
+    FZ_FOCUS_INT8KV,    /* antiquant, int8 key/value */
+    FZ_FOCUS_INT4KV,    /* antiquant, int4 (or int32-packed) key/value */
+    FZ_FOCUS_INT8OUT,   /* an int8 attention_out */
+    FZ_FOCUS_INT8Q      /* full int8 */
+} fz_focus;
+
+/* The rare gate of a fragment: pct % of the time, always under focus f. */
+#define FZ_GATE(g, f, pct) ((g)->focus == (f) ? 100 : (pct))
+
 typedef struct fz_gen {
     fdp *f;             /* the fuzzer's bytes, consumed front to back */
     fia_case *c;        /* the case being built */
@@ -74,6 +89,8 @@ typedef struct fz_gen {
     int meta;           /* numeric: the metamorphic target's base case */
     int qs1;            /* the decode path: Q_S = 1 */
     fz_reach reach;     /* numeric: the path the shapes aim at */
+    fz_focus focus;     /* numeric: a mode made always where it applies
+                           (fuzz_numeric_focus; FZ_FOCUS_NONE in campaigns) */
 
     /* geometry: layout, tensors, gqa */
     fz_layout L;        /* the layout the shapes follow (BSH.. for odd names) */

@@ -256,12 +256,16 @@ static void quantize(fz_gen *g, int pct)
 {
     fdp *f = g->f;
     fia_case *c = g->c;
-    if (!fdp_rare(f, pct))
+    if (!fdp_rare(f, FZ_GATE(g, FZ_FOCUS_INT8KV,
+                             FZ_GATE(g, FZ_FOCUS_INT4KV, pct))))
         return;
     aqn a;
     aqn_scene s;
     s.sep = fdp_bool(f);
-    const int kdp = fdp_pick(f, 4), mp = fdp_u8(f);
+    int kdp = fdp_pick(f, 4);
+    const int mp = fdp_u8(f);
+    if (g->focus == FZ_FOCUS_INT4KV) /* the int4 scene wherever it applies */
+        s.sep = 1, kdp |= 2;
     s.var = fdp_pick(f, 6);
     /* scales mostly of unit magnitude (7 in 10), now and then large,
      * tiny or mixed per element */

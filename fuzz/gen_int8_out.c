@@ -440,7 +440,7 @@ void fzn_int8_out(fz_gen *g)
     if (g->meta)
         return;
     fdp *f = g->f;
-    if (!fdp_rare(f, 8))
+    if (!fdp_rare(f, FZ_GATE(g, FZ_FOCUS_INT8OUT, 8)))
         return;
     const int formp = fdp_pick(f, 8), bf = fdp_bool(f);
     const int okind = fdp_pick(f, OO_COUNT), outp = fdp_pick(f, 3);

@@ -388,7 +388,7 @@ void fzn_int8_quant(fz_gen *g)
     if (g->meta)
         return;
     fdp *f = g->f;
-    if (!fdp_rare(f, g->reach ? 30 : 12))
+    if (!fdp_rare(f, FZ_GATE(g, FZ_FOCUS_INT8Q, g->reach ? 30 : 12)))
         return;
     q8n a;
     read_scene(f, &a);

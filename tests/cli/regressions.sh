@@ -137,6 +137,12 @@ expect_exit 0 "$FIACHECK" db regressions --base S4 --head S5 --db "$sdb"
 expect_grep "^0 regressions from S4 to S5" "$tmp/out"
 expect_exit 0 "$FIACHECK" survey --cases 2 --only nosuchword --quiet --db "$sdb"
 expect_grep "nosuchword: 0 of 1000 cases drawn have it; stopped" "$tmp/err"
+# a quantization word also focuses the decoder: most cases drawn have it
+expect_exit 0 "$FIACHECK" survey --cases 20 --seed 9 --only int8q --revision S6 --quiet --db "$sdb"
+drawn=$(sed -n 's/^--only int8q: 20 of \([0-9]*\) cases drawn/\1/p' "$tmp/out")
+[ -n "$drawn" ] && [ "$drawn" -lt 100 ] && ok || bad "--only int8q drew '$drawn' cases for 20 (focus off?)"
+n=$(sqlite3 "$sdb" "SELECT count(*) FROM accuracy_samples a JOIN campaigns c ON c.id = a.campaign_id WHERE c.revision = 'S6' AND a.bucket NOT LIKE '%+int8q%'")
+[ "$n" = 0 ] && ok || bad "--only int8q stored $n samples of other cases"
 expect_exit 2 "$FIACHECK" survey --only +pse --db "$sdb"
 expect_exit 2 "$FIACHECK" survey --only "" --db "$sdb"
 finish
