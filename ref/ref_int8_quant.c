@@ -35,8 +35,10 @@
  * P_j - P-_j) |v_jd|; l^ = l (1 + eta), |eta| <= E; then
  *   |x^_d - x_d| <= |ds2| / l (F_d (1 + G) + |N_d| G),
  *   G = (1 + u)^2 / (1 - E) - 1.
- * Outside the model (bound +inf): a non-finite or float32-subnormal ds1,
- * qs1, ds2 or scale, a non-finite bias, |dot ds1 scale| + |b| beyond
+ * A key whose bias is -inf leaves the row; when every key does, the row
+ * is NaN.  Outside the model (bound +inf): a non-finite or float32-
+ * subnormal ds1, qs1, ds2 or scale, a bias of +inf or NaN (the clamps of
+ * P's saturation need not keep a NaN), |dot ds1 scale| + |b| beyond
  * float32.
  *
  * Ziv's strategy: the row is first evaluated in binary64 with a rigorous
@@ -62,6 +64,7 @@ struct ref_q8 {
     int pure_mpfr;    /* no binary64 pass (cross-checks) */
     int64_t D, KV_S;
     int64_t *dot;     /* [KV_S] */
+    int64_t *keys;    /* [KV_S] the row's keys whose score is not -inf */
     int32_t *P;       /* [KV_S] quantized weights */
     int32_t *plo, *phi; /* [KV_S] the permitted range of each */
     double *sd, *td;  /* [KV_S] s_j - m and t_j in binary64 (bound) */
@@ -84,7 +87,7 @@ void ref_q8_free(ref_q8 *w)
                     w->num, w->logl, w->lse, w->r, w->rlo, w->rhi, w->r32,
                     (mpfr_ptr)0);
     }
-    free(w->dot), free(w->P), free(w->plo), free(w->phi);
+    free(w->dot), free(w->keys), free(w->P), free(w->plo), free(w->phi);
     free(w->sd), free(w->td), free(w->N);
     free(w->s), free(w->e), free(w->eptr);
     free(w);
@@ -105,6 +108,7 @@ fia_status ref_q8_new(ref_q8 **out, int64_t D, int64_t max_keys,
     w->D = D;
     w->KV_S = (int64_t)S;
     w->dot = malloc(S * sizeof *w->dot);
+    w->keys = malloc(S * sizeof *w->keys);
     w->P = malloc(S * sizeof *w->P);
     w->plo = malloc(S * sizeof *w->plo);
     w->phi = malloc(S * sizeof *w->phi);
@@ -113,7 +117,7 @@ fia_status ref_q8_new(ref_q8 **out, int64_t D, int64_t max_keys,
     w->N = malloc(Dn * sizeof *w->N);
     mpfr_t *s = malloc(S * sizeof(mpfr_t)), *e = malloc(S * sizeof(mpfr_t));
     w->eptr = malloc(S * sizeof(mpfr_ptr));
-    if (!w->dot || !w->P || !w->plo || !w->phi || !w->sd || !w->td ||
+    if (!w->dot || !w->keys || !w->P || !w->plo || !w->phi || !w->sd || !w->td ||
         !w->N || !s || !e || !w->eptr) {
         free(s), free(e);
         ref_q8_free(w);
@@ -514,6 +518,22 @@ static int dbl_row(ref_q8 *w, const ref_row_in *in, const ref_q8_scales *sc,
 
 /* ---- one row ----------------------------------------------------------- */
 
+/* Every score -inf: -inf - (-inf) is NaN, the row NaN, compared exactly
+ * (bound 0; an int8 output of NaN is unspecified, int8_out.md). */
+static void nan_row(const ref_row_in *in, row_out *ro)
+{
+    for (int64_t d = 0; d < in->D; d++) {
+        ro->bits[d] = ref_round_double_fmt(NAN, in->fmt);
+        ro->exact[d] = NAN;
+        ro->bound[d] = 0.0;
+        ro->done[d] = 1;
+    }
+    ro->lse_bits = ref_round_double_fmt(NAN, REF_FMT_FP32);
+    ro->lse_exact = NAN;
+    ro->lse_bound = 0.0;
+    ro->lse_done = 1;
+}
+
 static void unmodeled_row(const ref_row_in *in, row_out *ro)
 {
     for (int64_t d = 0; d < in->D; d++) {
@@ -528,16 +548,35 @@ static void unmodeled_row(const ref_row_in *in, row_out *ro)
     ro->lse_done = 1;
 }
 
-void ref_q8_row(ref_q8 *w, const ref_row_in *in, const ref_q8_scales *sc,
-                row_out *ro, int64_t *n_elements, int64_t *n_escalated)
+void ref_q8_row(ref_q8 *w, const ref_row_in *in_all,
+                const ref_q8_scales *sc, row_out *ro, int64_t *n_elements,
+                int64_t *n_escalated)
 {
-    const int64_t D = in->D;
+    const int64_t D = in_all->D;
     memset(ro->done, 0, (size_t)D);
-    ro->lse_done = !in->want_lse;
+    ro->lse_done = !in_all->want_lse;
     ro->lse_bits = 0;
     ro->lse_exact = 0.0;
     ro->lse_bound = 0.0;
-    *n_elements += D + (in->want_lse ? 1 : 0);
+    *n_elements += D + (in_all->want_lse ? 1 : 0);
+    /* a key whose pse is -inf scores -inf: weight 0, P = 0, it leaves the
+     * row; a row left without a key (every key's score -inf) is NaN
+     * (docs/semantics.md "Non-finite inputs") */
+    ref_row_in rin = *in_all;
+    const ref_row_in *in = &rin;
+    if (in_all->bias) {
+        rin.nk = 0;
+        rin.keys = w->keys;
+        for (int64_t t = 0; t < in_all->nk; t++) {
+            const double b = in_all->bias[in_all->keys[t]];
+            if (!(isinf(b) && b < 0))
+                w->keys[rin.nk++] = in_all->keys[t];
+        }
+        if (rin.nk == 0) {
+            nan_row(in_all, ro);
+            return;
+        }
+    }
     for (int64_t t = 0; t < in->nk; t++) {
         const double *k = in->kbuf + in->keys[t] * D;
         int64_t s = 0;
