@@ -366,7 +366,9 @@ ORC_PRED(symmetric, f->aq_scene && any_scale(f),
 static int nm_undocumented(const fia_oracle_facts *f)
 {
     const fia_case *c = f->c;
-    if (f->q_float && f->kv_float &&
+    /* outside the scene: fp16/bf16 key/value, or full int8 (an int8
+     * query; int8_quant.md) */
+    if (!f->aq_scene &&
         (orc_antiquant_given(f) || c->attrs.antiquant_mode != 0 ||
          c->attrs.key_antiquant_mode != 0 ||
          c->attrs.value_antiquant_mode != 0))
@@ -539,8 +541,9 @@ const fia_rule orc_rules_antiquant[] = {
     {"NM-003", "antiquant", FIA_RULE_NOT_MODELED, ORC_NM_LATE,
      C002_CONSTR " (伪量化参数, kv伪量化参数分离)",
      "not modeled (undocumented): antiquant tensors or a mode != 0 with "
-     "fp16/bf16 key/value; a shared prefix with int8/int4 key/value; a "
-     "per-token mode with a key/value tensor list",
+     "fp16/bf16 key/value or with full int8 (an int8 query); a shared "
+     "prefix with int8/int4 key/value; a per-token mode with a key/value "
+     "tensor list",
      NULL, ORC_FN(nm_aq)},
 };
 const size_t orc_rules_antiquant_count =
