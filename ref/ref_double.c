@@ -69,10 +69,7 @@ static double gam(double n, double u)
     return nu >= 0.5 ? INFINITY : nu / (1.0 - nu) * SAFE;
 }
 
-/* 1 with the bits when every value within b of v rounds to the same value
- * of f.  The interval is widened by v's own binary64 error and the rounding
- * of v -+ b. */
-static int decide(double v, double b, ref_fmt f, uint32_t *bits)
+int ref_decide_double(double v, double b, ref_fmt f, uint32_t *bits)
 {
     if (!isfinite(v) || !isfinite(b))
         return 0;
@@ -410,7 +407,7 @@ static int64_t dbl_row_finite(ref_dbl *x, const ref_row_in *in, row_out *ro)
         }
         double bd = (std_ + (1.0 + tdmax) * gk53 * (spv + ao)) /
                         (1.0 - ed_den) + U53 * ao;
-        if (ok && decide(o, bd, in->fmt, &ro->bits[d])) {
+        if (ok && ref_decide_double(o, bd, in->fmt, &ro->bits[d])) {
             ro->exact[d] = o;
             ro->done[d] = 1;
         } else {
@@ -424,7 +421,8 @@ static int64_t dbl_row_finite(ref_dbl *x, const ref_row_in *in, row_out *ro)
         ro->lse_bound = model ? bm * SAFE : INFINITY;
         double bd = -log1p(-ed_den) + EXP53 * fabs(ls) + U53 * fabs(lse);
         if (!ro->lse_done) {
-            if (ok && decide(lse, bd, REF_FMT_FP32, &ro->lse_bits)) {
+            if (ok &&
+                ref_decide_double(lse, bd, REF_FMT_FP32, &ro->lse_bits)) {
                 ro->lse_exact = lse;
                 ro->lse_done = 1;
             } else {

@@ -417,21 +417,6 @@ static void bounds(ref_q8 *w, const ref_row_in *in, const ref_q8_scales *sc,
 
 #define U53 0x1p-53
 
-/* 1 with the bits when every value within b of v rounds to one value of
- * f (v's own binary64 error and the rounding of v -+ b included). */
-static int decide_dbl(double v, double b, ref_fmt f, uint32_t *bits)
-{
-    if (!isfinite(v) || !isfinite(b))
-        return 0;
-    double e = b * SAFE + fabs(v) * 0x1p-50 + 0x1p-1074;
-    uint32_t lo = ref_round_double_fmt(v - e, f);
-    uint32_t hi = ref_round_double_fmt(v + e, f);
-    if (lo != hi)
-        return 0;
-    *bits = lo;
-    return 1;
-}
-
 /* The row in binary64 with rigorous error bounds (Ziv's first step):
  * s_j = fl(fl(dot ds1) scale) + b (dot ds1 exact: 24 + 25 bits), within
  * es_j = 2^-53 (|dot ds1 scale| + |s_j|) (2 roundings); m the computed
@@ -493,7 +478,7 @@ static int dbl_row(ref_q8 *w, const ref_row_in *in, const ref_q8_scales *sc,
             ro->bits[d] = ref_round_double_fmt(0.0, w->out_fmt);
             ro->exact[d] = 0.0;
             ro->done[d] = 1;
-        } else if (decide_dbl(x, fabs(x) * (El + 0x1p-51), w->out_fmt,
+        } else if (ref_decide_double(x, fabs(x) * (El + 0x1p-51), w->out_fmt,
                               &ro->bits[d])) {
             ro->exact[d] = x;
             ro->done[d] = 1;
@@ -506,7 +491,7 @@ static int dbl_row(ref_q8 *w, const ref_row_in *in, const ref_q8_scales *sc,
             b = esm;
             lse = m;
         }
-        if (decide_dbl(lse, b, REF_FMT_FP32, &ro->lse_bits)) {
+        if (ref_decide_double(lse, b, REF_FMT_FP32, &ro->lse_bits)) {
             ro->lse_exact = lse;
             ro->lse_done = 1;
         }

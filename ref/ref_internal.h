@@ -550,6 +550,11 @@ typedef struct ref_dbl {
 fia_status ref_dbl_init(ref_dbl *x, int64_t kv_s);
 void ref_dbl_free(ref_dbl *x);
 
+/* 1 with the bits when every value within b of v rounds to the same value
+ * of f.  The interval is widened by v's own binary64 error and the rounding
+ * of v -+ b. */
+int ref_decide_double(double v, double b, ref_fmt f, uint32_t *bits);
+
 /* Evaluates the row in binary64 with a rigorous error bound: the elements
  * (and lse) whose error interval rounds to one value of the format are
  * marked done with their bits (ro->done must be zeroed by the caller).

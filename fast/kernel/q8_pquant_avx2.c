@@ -11,7 +11,6 @@ void fast_q8_pquant_avx2(float *s, int64_t lds, int mr, int nk, float scale,
 {
     const __m256 vs = _mm256_set1_ps(scale), vq = _mm256_set1_ps(qs);
     const __m256 top = _mm256_set1_ps(127.0f), bot = _mm256_set1_ps(-128.0f);
-    const __m256i ones = _mm256_set1_epi32(-1);
     for (int r0 = 0; r0 < mr; r0 += 8) {
         const __m256i vlo = _mm256_loadu_si256((const __m256i *)(lo + r0));
         const __m256i vhi = _mm256_loadu_si256((const __m256i *)(hi + r0));
@@ -19,16 +18,8 @@ void fast_q8_pquant_avx2(float *s, int64_t lds, int mr, int nk, float scale,
         __m256 sum = _mm256_setzero_ps();
         for (int c = 0; c < nk; c++) {
             float *x = s + c * lds + r0;
-            const __m256i vc = _mm256_set1_epi32(c);
-            __m256i out = _mm256_or_si256(_mm256_cmpgt_epi32(vlo, vc),
-                                          _mm256_cmpgt_epi32(vc, vhi));
-            if (excl) {
-                const __m256i e = _mm256_cvtepu8_epi32(
-                    _mm_loadl_epi64((const __m128i *)(excl + c * lds + r0)));
-                out = _mm256_or_si256(out, _mm256_xor_si256(
-                    _mm256_cmpeq_epi32(e, _mm256_setzero_si256()), ones));
-            }
-            const __m256 in = _mm256_castsi256_ps(_mm256_xor_si256(out, ones));
+            const __m256 in = keys_in8(vlo, vhi, c,
+                                       excl ? excl + c * lds + r0 : NULL);
             const __m256 v = _mm256_mul_ps(_mm256_loadu_ps(x), vs);
             /* rows without a key have m = -inf: their lanes are masked */
             const __m256 e = _mm256_and_ps(in, exp8(_mm256_sub_ps(v, mx)));

@@ -18,13 +18,8 @@ void fast_q8_pquant_avx512(float *s, int64_t lds, int mr, int nk,
         __m512 sum = _mm512_setzero_ps();
         for (int c = 0; c < nk; c++) {
             float *x = s + c * lds + r0;
-            const __m512i vc = _mm512_set1_epi32(c);
-            __mmask16 in = _mm512_cmple_epi32_mask(vlo, vc) &
-                           _mm512_cmple_epi32_mask(vc, vhi);
-            if (excl)
-                in &= _mm_cmpeq_epi8_mask(
-                    _mm_loadu_si128((const __m128i *)(excl + c * lds + r0)),
-                    _mm_setzero_si128());
+            const __mmask16 in = keys_in16(vlo, vhi, c,
+                                           excl ? excl + c * lds + r0 : NULL);
             const __m512 v = _mm512_mul_ps(_mm512_loadu_ps(x), vs);
             /* rows without a key have m = -inf: their lanes are masked */
             const __m512 e = _mm512_maskz_mov_ps(

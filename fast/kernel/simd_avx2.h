@@ -63,6 +63,24 @@ INLINE __m256 exp8(__m256 x)
     return _mm256_and_ps(keep, _mm256_mul_ps(y, _mm256_castsi256_ps(e)));
 }
 
+/* The lanes (8 rows) for which key c takes part: lo <= c <= hi and, with
+ * a mask, its byte of the row (excl: key c's 8 bytes) is 0; all ones or
+ * zeros per lane. */
+INLINE __m256 keys_in8(__m256i vlo, __m256i vhi, int c, const uint8_t *excl)
+{
+    const __m256i vc = _mm256_set1_epi32(c), ones = _mm256_set1_epi32(-1);
+    /* not (lo > c) and not (c > hi) */
+    __m256i out = _mm256_or_si256(_mm256_cmpgt_epi32(vlo, vc),
+                                  _mm256_cmpgt_epi32(vc, vhi));
+    if (excl) {
+        const __m256i e = _mm256_cvtepu8_epi32(
+            _mm_loadl_epi64((const __m128i *)(const void *)excl));
+        out = _mm256_or_si256(out, _mm256_xor_si256(
+            _mm256_cmpeq_epi32(e, _mm256_setzero_si256()), ones));
+    }
+    return _mm256_castsi256_ps(_mm256_xor_si256(out, ones));
+}
+
 INLINE __m256 round_bf16(__m256 p)
 {
     __m256i u = _mm256_castps_si256(p);

@@ -49,6 +49,21 @@ INLINE __m512 exp16(__m512 x)
     return _mm512_maskz_mov_ps(keep, _mm512_scalef_ps(y, fx));
 }
 
+/* The lanes (16 rows) for which key c takes part: lo <= c <= hi and,
+ * with a mask, its byte of the row (excl: key c's 16 bytes) is 0. */
+INLINE __mmask16 keys_in16(__m512i vlo, __m512i vhi, int c,
+                           const uint8_t *excl)
+{
+    const __m512i vc = _mm512_set1_epi32(c);
+    __mmask16 in = _mm512_cmple_epi32_mask(vlo, vc) &
+                   _mm512_cmple_epi32_mask(vc, vhi);
+    if (excl)
+        in &= _mm_cmpeq_epi8_mask(
+            _mm_loadu_si128((const __m128i *)(const void *)excl),
+            _mm_setzero_si128());
+    return in;
+}
+
 INLINE __m512 round_bf16(__m512 p)
 {
     __m512i u = _mm512_castps_si512(p);

@@ -15,19 +15,8 @@ void fast_softmax_avx2(float *s, int64_t lds, int mr, int nk, float scale,
         __m256i vhi = _mm256_loadu_si256((const __m256i *)(hi + r0));
         __m256 bmax = _mm256_set1_ps(-INFINITY), any = _mm256_setzero_ps();
         for (int c = 0; c < nk; c++) {
-            __m256i vc = _mm256_set1_epi32(c);
-            /* lo <= c <= hi: not (lo > c) and not (c > hi) */
-            __m256i out = _mm256_or_si256(_mm256_cmpgt_epi32(vlo, vc),
-                                          _mm256_cmpgt_epi32(vc, vhi));
-            if (excl) {
-                __m256i e = _mm256_cvtepu8_epi32(_mm_loadl_epi64(
-                    (const __m128i *)(excl + c * lds + r0)));
-                out = _mm256_or_si256(out, _mm256_xor_si256(
-                    _mm256_cmpeq_epi32(e, _mm256_setzero_si256()),
-                    _mm256_set1_epi32(-1)));
-            }
-            __m256 in = _mm256_castsi256_ps(
-                _mm256_xor_si256(out, _mm256_set1_epi32(-1)));
+            __m256 in = keys_in8(vlo, vhi, c,
+                                 excl ? excl + c * lds + r0 : NULL);
             valid[c] = in;
             any = _mm256_or_ps(any, in);
             float *x = s + c * lds + r0;

@@ -32,14 +32,8 @@ void fast_softmax_avx512(float *s, int64_t lds, int mr, int nk,
             }
         } else {
             for (int c = 0; c < nk; c++) {
-                __m512i vc = _mm512_set1_epi32(c);
-                __mmask16 in = _mm512_cmple_epi32_mask(vlo, vc) &
-                               _mm512_cmple_epi32_mask(vc, vhi);
-                if (excl) {
-                    __m128i e = _mm_loadu_si128(
-                        (const __m128i *)(excl + c * lds + r0));
-                    in &= _mm_cmpeq_epi8_mask(e, _mm_setzero_si128());
-                }
+                __mmask16 in = keys_in16(vlo, vhi, c,
+                                         excl ? excl + c * lds + r0 : NULL);
                 valid[c] = in;
                 any |= in;
                 __m512 v = scaled(s + c * lds + r0, vs);
