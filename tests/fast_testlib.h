@@ -1,5 +1,6 @@
 /* Helpers the fast/ feature tests share (test_fast_padding.c,
- * test_fast_prefix.c, test_fast_pse.c): tensors of a 002 layout, a
+ * test_fast_prefix.c, test_fast_pse.c, ...): phase two of a call, tensors
+ * of a 002 layout, a
  * reproducible stream of values exact in fp16 and bf16, and the poison the
  * rows no call may read hold.  Header-only; tests only. */
 #ifndef FIA_TESTS_FAST_TESTLIB_H
@@ -8,8 +9,23 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <string.h>
+#include <stdlib.h>
 #include "fia/dtype.h"
+#include "fia/fast.h"
 #include "fia/tensor.h"
+
+/* Phase two of an executor with a workspace of wss bytes (+ 64: room for
+ * the alignment fast/ asks); its status.  FIA_ERR_NOMEM when the workspace
+ * cannot be had (the executor is then not run). */
+static inline fia_status ftl_phase_two(fast_executor *ex, uint64_t wss)
+{
+    void *ws = malloc(wss + 64);
+    if (ws == NULL)
+        return FIA_ERR_NOMEM;
+    fia_status st = fastFusedInferAttentionScoreV2(ws, wss + 64, ex, NULL);
+    free(ws);
+    return st;
+}
 
 /* BNSD or BNSD_BSND: heads before rows. */
 static inline bool ftl_bnsd(const char *layout)

@@ -300,9 +300,7 @@ static fia_status run_fast(const cfg *c, const data *d, void *out,
         c->lse, 0, 0, &o, c->lse ? &lt : NULL, &wss, &ex);
     if (st != FIA_OK)
         return st;
-    void *ws = malloc(wss + 64);
-    st = fastFusedInferAttentionScoreV2(ws, wss + 64, ex, NULL);
-    free(ws);
+    st = ftl_phase_two(ex, wss);
     return st;
 }
 
@@ -496,9 +494,7 @@ static void no_data(void)
         NULL, 1, 0.125, 2147483647, 2147483647, "BNSD", 1, 0, 0, 0, 0,
         false, 0, 0, &ot, NULL, &wss, &ex);
     CHECK_MSG(st == FIA_OK, "%s", fastLastError());
-    void *ws = malloc(wss + 64);
-    st = fastFusedInferAttentionScoreV2(ws, wss + 64, ex, NULL);
-    free(ws);
+    st = ftl_phase_two(ex, wss);
     CHECK_EQ_INT(st, FIA_ERR_RUNTIME_ERROR);
     CHECK(strncmp(fastLastError(), "R_NO_DATA", 9) == 0);
 }

@@ -58,9 +58,7 @@ static fia_status run(api *a)
     fia_status st = phase_one(a, &ex, &wss);
     if (st != FIA_OK)
         return st;
-    void *ws = malloc(wss + 64);
-    st = fastFusedInferAttentionScoreV2(ws, wss + 64, ex, NULL);
-    free(ws);
+    st = ftl_phase_two(ex, wss);
     return st;
 }
 

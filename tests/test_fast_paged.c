@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "check.h"
+#include "fast_testlib.h"
 #include "fia/dtype.h"
 #include "fia/fast.h"
 
@@ -53,9 +54,7 @@ static fia_status run(call *c)
     fia_status st = phase_one(c, &ex, &wss);
     if (st != FIA_OK)
         return st;
-    void *ws = malloc(wss + 64);
-    st = fastFusedInferAttentionScoreV2(ws, wss + 64, ex, NULL);
-    free(ws);
+    st = ftl_phase_two(ex, wss);
     return st;
 }
 

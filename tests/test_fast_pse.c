@@ -661,9 +661,7 @@ static void statuses(void)
             NULL, 1, SCALE, I32MAX, I32MAX, "BNSD", 1, 0, 1, 0, 0, false, 0,
             0, &o, NULL, &wss, &ex);
         CHECK_EQ_INT(st, FIA_OK);
-        void *ws = malloc(wss + 64);
-        st = fastFusedInferAttentionScoreV2(ws, wss + 64, ex, NULL);
-        free(ws);
+        st = ftl_phase_two(ex, wss);
         CHECK_EQ_INT(st, e ? FIA_OK : FIA_ERR_RUNTIME_ERROR);
         if (!e)
             CHECK_MSG(strncmp(fastLastError(), "R_NO_DATA", 9) == 0, "%s",

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "check.h"
+#include "fast_testlib.h"
 #include "fia/dtype.h"
 #include "fia/fast.h"
 
@@ -52,9 +53,7 @@ static fia_status run(const char *layout, fia_tensor *q, fia_tensor *k,
         fastExecutorDestroy(ex);
         return st;
     }
-    void *ws = malloc(wss + 64);
-    st = fastFusedInferAttentionScoreV2(ws, wss + 64, ex, NULL);
-    free(ws);
+    st = ftl_phase_two(ex, wss);
     return st;
 }
 
