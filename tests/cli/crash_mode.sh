@@ -65,8 +65,11 @@ if [ -n "$fz" ]; then
         if ! "${run[@]}" FIACHECK_ON_FINDING=abort "$bindir/fuzz_params_replay" "$f" >/dev/null 2>&1; then in=$f; break; fi
       done
     fi
-    "${run[@]}" "$fz/fuzz_$t" -artifact_prefix="$tmp/arts/fuzz_$t/" "$in" \
-      >"$tmp/out" 2>"$tmp/err"
+    # a corpus folder, as engines run a target (a file argument alone is
+    # only executed: libFuzzer keeps no artifact of it)
+    mkdir -p "$tmp/in-$t" && cp "$in" "$tmp/in-$t/"
+    "${run[@]}" "$fz/fuzz_$t" -runs=0 -artifact_prefix="$tmp/arts/fuzz_$t/" \
+      "$tmp/in-$t" >"$tmp/out" 2>"$tmp/err"
     rc=$?
     if [ $rc -ne 0 ]; then ok; else bad "fuzz_$t alone on a finding exited 0"; fi
     fn=fia_finding_${k//-/_}
@@ -75,7 +78,7 @@ if [ -n "$fz" ]; then
     expect_grep "^# fiacheck-kind: $k$" "$tmp/err"
     expect_grep "Test unit written to $tmp/arts/fuzz_$t/crash-" "$tmp/err"
     # inside a campaign (a store named) nothing changes: recorded, no crash
-    expect_exit 0 "${run[@]}" FIACHECK_DB="$tmp/camp.db" "$fz/fuzz_$t" -runs=1 "$in"
+    expect_exit 0 "${run[@]}" FIACHECK_DB="$tmp/camp.db" "$fz/fuzz_$t" -runs=0 "$tmp/in-$t"
   done
 else
   echo "SKIP: libFuzzer binaries not built: the replay drivers' crashes stand in"
