@@ -12,5 +12,5 @@
 src=$PWD
 [ -f "$src/fuzz/build.sh" ] || src=$(cd "$(dirname "$0")/.." && pwd)
 export FIA_FUZZ_NOSAN=0
-export FIA_CMAKE_ARGS="-DCMAKE_FIND_LIBRARY_SUFFIXES=.a ${FIA_CMAKE_ARGS:-}"
+export FIA_CMAKE_ARGS="-DFIA_STATIC_DEPS=ON ${FIA_CMAKE_ARGS:-}"
 bash "$src/fuzz/build.sh"
