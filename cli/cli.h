@@ -19,6 +19,8 @@ int cmd_ref(int argc, char **argv);
 int cmd_rules(int argc, char **argv);
 int cmd_bench(int argc, char **argv);
 int cmd_db(int argc, char **argv);
+/* `db import` (cmd_db_import.c): argv after the word import. */
+int cmd_db_import(int argc, char **argv);
 int cmd_fuzz(int argc, char **argv);
 int cmd_repro(int argc, char **argv);
 int cmd_minimize(int argc, char **argv);

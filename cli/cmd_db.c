@@ -35,6 +35,9 @@ static const char db_usage[] =
     "missing);\n"
     "                                  or: db merge --db INTO.db FROM.db...\n"
     "  db export --json                every row of every table, JSON lines\n"
+    "  db import [--target T] [--revision R] [--timeout S] PATH...\n"
+    "      a fuzzing engine's crash inputs (files or directories) replayed,\n"
+    "      judged and stored as findings; importing again changes nothing\n"
     "exit status: 0 ok, 1 regressions found, 2 bad usage or input\n";
 
 typedef struct db_opts {
@@ -672,6 +675,15 @@ int cmd_db(int argc, char **argv)
     if (strcmp(argv[0], "help") == 0) {
         fputs(db_usage, stdout);
         return CLI_EXIT_OK;
+    }
+    /* import has options of its own: db [--db PATH] import ... */
+    if (strcmp(argv[0], "import") == 0)
+        return cmd_db_import(argc - 1, argv + 1);
+    if (argc > 2 && strcmp(argv[0], "--db") == 0 &&
+        strcmp(argv[2], "import") == 0) {
+        argv[2] = argv[1];
+        argv[1] = argv[0];
+        return cmd_db_import(argc - 1, argv + 1);
     }
     for (int i = 0; i < argc; i++)
         if (cli_is_help(argv[i])) {

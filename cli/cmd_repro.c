@@ -240,6 +240,14 @@ int cli_finding_options(const char *text, const cli_finding_opts *fo,
                 "fiacheck knows\n", tol);
         return -1;
     }
+    /* found with fast/ under another status profile (FIACHECK_FAST_PROFILE) */
+    fuzz_text_header(text, "fast-profile", tol, sizeof tol);
+    if (tol[0] && fia_profile_parse(tol, &o->fast_profile) != 0) {
+        fprintf(stderr, "fiacheck: the finding's fast-profile '%s' is not doc "
+                "or cann\n", tol);
+        return -1;
+    }
+    o->fast_profile_set = tol[0] != '\0';
     return 0;
 }
 

@@ -193,6 +193,7 @@ int cmd_survey(int argc, char **argv)
     setenv("FIACHECK_DB", abs, 1);
     setenv("FIACHECK_CAMPAIGN", id, 1);
     setenv("FIACHECK_REVISION", revision, 1);
+    setenv("FIACHECK_ON_FINDING", "record", 1); /* in-process: never abort */
     unsetenv("FIACHECK_STATS");
     /* A finding the store refuses is spooled beside the store. */
     char spool[PATH_MAX + 64];

@@ -471,6 +471,9 @@ static fia_status spawn_worker(runner *r, worker *w, int seconds, fia_error *err
         setenv("FIACHECK_REVISION", we->revision, 1);
         setenv("FIACHECK_STATS", tr->stats, 1);
         setenv("FIACHECK_UNSTORED", tr->unstored_dir, 1);
+        /* a campaign records its findings and goes on, whatever the
+         * user's environment says (crash mode is for engines alone) */
+        setenv("FIACHECK_ON_FINDING", "record", 1);
         setenv("TMPDIR", tr->tmpdir, 1);
         if (we->profile)
             setenv("FIACHECK_PROFILE", we->profile, 1);

@@ -189,6 +189,24 @@ void fuzz_report_skip(void);                 /* an input not judged */
 void fuzz_report_flush(void);                /* to the store + stats file */
 const fuzz_counters *fuzz_report_counters(void);
 int fuzz_report_quiet(int quiet);            /* no stderr lines; old value */
+/* Takes every finding instead of the store (text attached, freed after
+ * the call); NULL: recorded.  Set before the first input. */
+typedef void (*fuzz_finding_sink)(const fuzz_finding *f);
+void fuzz_report_set_sink(fuzz_finding_sink fn);
+/* This process is a libFuzzer binary: when FIACHECK_ON_FINDING is unset
+ * and no store is named, findings crash it (crash.c).  Before init. */
+void fuzz_report_engine(void);
+/* The check options of the environment into o: FIACHECK_TOLERANCE (the
+ * words of --tolerance) and FIACHECK_FAST_PROFILE (fast/'s status profile,
+ * else the oracle's). */
+void fuzz_report_check_options(fia_check_options *o);
+
+/* ---- crash mode (crash.c) ------------------------------------------------ */
+/* Prints f's signature, message and case text on stderr, then aborts from
+ * the function named after its kind (fia_finding_accuracy, ...). */
+__attribute__((noreturn)) void fuzz_crash_on_finding(const fuzz_finding *f);
+/* That function's name for a kind ("fia_finding_other" for unknown ones). */
+const char *fuzz_crash_function(const char *kind);
 size_t fuzz_report_unstored(void);           /* findings the store refused */
 
 /* ---- minimization (minimize.c) ------------------------------------------- */

@@ -169,6 +169,7 @@ static int forms_pass(const fia_case *const forms[2], fia_profile profile,
 {
     fia_check_options o;
     fia_check_options_default(&o);
+    fuzz_report_check_options(&o); /* fast/'s profile, when set */
     o.profile = profile;
     o.status_only = 1;
     static fia_check_result cr[2];

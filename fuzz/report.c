@@ -10,7 +10,14 @@
  * A finding the store refuses (locked past its busy timeout, or not
  * openable) is never dropped: its case text is spooled at once to a file
  * in FIACHECK_UNSTORED (which `fiacheck fuzz` counts and names), kept, and
- * written again at each flush; once stored its file is removed. */
+ * written again at each flush; once stored its file is removed.
+ *
+ * FIACHECK_ON_FINDING says what a finding does: "record" (the above; with
+ * no store, a line on stderr) or "abort" (crash.c: the first finding of an
+ * input crashes the process, for engines that see nothing else).  Unset,
+ * a libFuzzer binary with no store aborts and everything else records.
+ * FIACHECK_TOLERANCE and FIACHECK_FAST_PROFILE set the check options the
+ * targets judge with (fuzz_report_check_options). */
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -38,6 +45,9 @@ typedef struct sample {
 
 static struct {
     int init, quiet;
+    int engine;                /* a libFuzzer binary: no store -> abort */
+    fuzz_finding_sink sink;    /* what takes a finding instead of the store */
+    fia_check_options check;   /* the tolerance and fast/'s profile */
     fuzz_target_id target;
     char db[1024], stats[1024], revision[128];
     int64_t campaign;
@@ -96,6 +106,58 @@ static void at_exit_flush(void)
                 R.unstored[0] ? R.unstored : "(nowhere: FIACHECK_UNSTORED unset)");
 }
 
+/* A setting of the environment that does not parse: the target cannot
+ * judge as asked, so it stops before judging anything. */
+static void bad_setting(const char *name, const char *value, const char *want)
+{
+    fprintf(stderr, "fuzz: %s=%s: wants %s\n", name, value, want);
+    exit(2);
+}
+
+/* FIACHECK_TOLERANCE ("bound", "vendor", "allclose RTOL ATOL", ...) and
+ * FIACHECK_FAST_PROFILE (doc|cann) into R.check. */
+static void read_check_settings(void)
+{
+    fia_check_options_default(&R.check);
+    const char *e = getenv("FIACHECK_TOLERANCE");
+    if (e != NULL && *e) {
+        char word[32];
+        int n = 0;
+        double rt = 0, at = 0;
+        int got = sscanf(e, "%31s %lf %lf %n", word, &rt, &at, &n);
+        if (got < 1 || fia_tol_profile_parse(word, &R.check.tolerance) != 0 ||
+            (R.check.tolerance == FIA_TOL_ALLCLOSE
+                 ? got != 3 || e[n] != '\0' || !(rt >= 0) || !(at >= 0)
+                 : got != 1))
+            bad_setting("FIACHECK_TOLERANCE", e, "bound, flash-attn, vendor, "
+                        "ulp, cann-double or allclose RTOL ATOL");
+        R.check.rtol = rt, R.check.atol = at;
+    }
+    if ((e = getenv("FIACHECK_FAST_PROFILE")) != NULL && *e) {
+        if (fia_profile_parse(e, &R.check.fast_profile) != 0)
+            bad_setting("FIACHECK_FAST_PROFILE", e, "doc or cann");
+        R.check.fast_profile_set = 1;
+    }
+}
+
+void fuzz_report_engine(void)
+{
+    R.engine = 1;
+}
+
+void fuzz_report_set_sink(fuzz_finding_sink fn)
+{
+    R.sink = fn;
+}
+
+void fuzz_report_check_options(fia_check_options *o)
+{
+    o->tolerance = R.check.tolerance;
+    o->rtol = R.check.rtol, o->atol = R.check.atol;
+    o->fast_profile_set = R.check.fast_profile_set;
+    o->fast_profile = R.check.fast_profile;
+}
+
 void fuzz_report_init(fuzz_target_id t)
 {
     if (R.init)
@@ -105,6 +167,14 @@ void fuzz_report_init(fuzz_target_id t)
     const char *e;
     if ((e = getenv("FIACHECK_DB")) != NULL)
         snprintf(R.db, sizeof R.db, "%s", e);
+    read_check_settings();
+    e = getenv("FIACHECK_ON_FINDING");
+    if (e != NULL && *e && strcmp(e, "abort") != 0 && strcmp(e, "record") != 0)
+        bad_setting("FIACHECK_ON_FINDING", e, "abort or record");
+    /* an engine's run without a store would see nothing of a finding */
+    if (e != NULL && *e ? strcmp(e, "abort") == 0 : R.engine && !R.db[0])
+        if (R.sink == NULL)
+            R.sink = fuzz_crash_on_finding;
     if ((e = getenv("FIACHECK_STATS")) != NULL)
         snprintf(R.stats, sizeof R.stats, "%s", e);
     if ((e = getenv("FIACHECK_UNSTORED")) != NULL)
@@ -468,14 +538,55 @@ static int seen(const char *sig)
     return !added;
 }
 
+/* f's text with the settings it was judged under in front, as the
+ * "# fiacheck-" lines repro and minimize read back: a finding made under
+ * FIACHECK_TOLERANCE fails under that tolerance only. */
+static fia_status attach_text(fuzz_finding *f, const fia_case *c)
+{
+    if (fuzz_finding_attach_text(f, c) != FIA_OK)
+        return FIA_ERR_NOMEM;
+    char head[160] = "";
+    int k = 0;
+    if (R.check.tolerance != FIA_TOL_BOUND) {
+        if (R.check.tolerance == FIA_TOL_ALLCLOSE)
+            k = snprintf(head, sizeof head, "# fiacheck-tolerance: allclose "
+                         "%.17g %.17g\n", R.check.rtol, R.check.atol);
+        else
+            k = snprintf(head, sizeof head, "# fiacheck-tolerance: %s\n",
+                         fia_tol_profile_name(R.check.tolerance));
+    }
+    if (R.check.fast_profile_set && k >= 0 && (size_t)k < sizeof head)
+        snprintf(head + k, sizeof head - (size_t)k, "# fiacheck-fast-profile:"
+                 " %s\n", fia_profile_name(R.check.fast_profile));
+    if (!head[0])
+        return FIA_OK;
+    size_t n = strlen(head) + strlen(f->text) + 1;
+    char *full = malloc(n);
+    if (full == NULL)
+        return FIA_ERR_NOMEM;
+    snprintf(full, n, "%s%s", head, f->text);
+    free(f->text);
+    f->text = full;
+    return FIA_OK;
+}
+
 void fuzz_report_finding(const fia_case *c, fuzz_finding *f)
 {
     R.cnt.findings++;
+    if (R.sink != NULL) {
+        /* every finding, seen before or not: in crash mode the first of an
+         * input ends the process */
+        if (attach_text(f, c) != FIA_OK)
+            say_nomem("a finding's text");
+        R.sink(f);
+        fuzz_finding_free(f);
+        return;
+    }
     if (seen(f->signature))
         return;
     if (!R.quiet)
         fprintf(stderr, "fuzz: finding %s: %s\n", f->signature, f->message);
-    if (fuzz_finding_attach_text(f, c) != FIA_OK)
+    if (attach_text(f, c) != FIA_OK)
         say_nomem("a finding's text");
 #ifdef FIA_HAVE_STORE
     /* behind findings still waiting, a new one waits too (no 10 s try) */

@@ -35,6 +35,7 @@ static int run_params(const uint8_t *data, size_t size)
     int np = fuzz_report_profiles(prof);
     fia_check_options o;
     fia_check_options_default(&o);
+    fuzz_report_check_options(&o);
     o.status_only = 1;
     for (int i = 0; i < np; i++) {
         o.profile = prof[i];
@@ -58,6 +59,7 @@ static int run_numeric(const uint8_t *data, size_t size)
     fuzz_report_profiles(prof);
     fia_check_options o;
     fia_check_options_default(&o);
+    fuzz_report_check_options(&o);
     o.profile = prof[0];
     o.fail_masks = 1; /* the signature names where the output fails */
     fia_check_case(&c, &o, &r);

@@ -403,7 +403,8 @@ void fia_check_case(const fia_case *c, const fia_check_options *o,
         fia_case_data_free(&d);
         return;
     }
-    r->fast_status = fia_call_fast(c, &d, o->profile, compute, &r->fast_error);
+    fia_profile fp = o->fast_profile_set ? o->fast_profile : o->profile;
+    r->fast_status = fia_call_fast(c, &d, fp, compute, &r->fast_error);
     r->fast_called = 1;
     char why[sizeof r->reason.msg];
     if (compute && r->ov.accept &&

@@ -133,6 +133,25 @@ int fia_store_list_campaigns(fia_store *s,
     return rc;
 }
 
+int fia_store_campaign_by_uuid(fia_store *s, const char *uuid, int64_t *id)
+{
+    if (s == NULL || uuid == NULL)
+        return FIA_STORE_ERR_MISUSE;
+    sqlite3_stmt *st = store_prepare(s, "SELECT id FROM campaigns WHERE uuid = ?");
+    if (st == NULL)
+        return FIA_STORE_ERR_IO;
+    store_bind_text(st, 1, uuid);
+    int rc = store_step(s, st);
+    if (rc == SQLITE_ROW && id != NULL)
+        *id = sqlite3_column_int64(st, 0);
+    sqlite3_finalize(st);
+    if (rc == SQLITE_ROW)
+        return FIA_STORE_OK;
+    if (rc == SQLITE_DONE)
+        return store_fail(s, FIA_STORE_ERR_NOTFOUND, "no campaign %s", uuid);
+    return store_sqlfail(s, rc, "looking up a campaign");
+}
+
 int fia_store_get_summary(fia_store *s, fia_store_summary *out)
 {
     if (s == NULL || out == NULL)

@@ -41,6 +41,10 @@ typedef struct fia_check_options {
     long precision;        /* reference precision in bits; 0 = default */
     fia_tol_profile tolerance; /* FIA_TOL_BOUND (default, 0) ... */
     double rtol, atol;     /* FIA_TOL_ALLCLOSE */
+    int fast_profile_set;  /* fast/ runs under fast_profile, not profile:
+                              the released code's statuses checked against
+                              the documents' (FIACHECK_FAST_PROFILE) */
+    fia_profile fast_profile;
     int pure_mpfr;         /* reference without its binary64 first pass */
     double max_ref_work;   /* refuse to compute cases estimated above this
                               many multiply-adds; 0 = FIA_CHECK_MAX_REF_WORK */

@@ -184,6 +184,9 @@ int fia_store_list_campaigns(fia_store *s,
                              int (*cb)(const fia_store_campaign *c, void *ctx),
                              void *ctx);
 
+/* The id of the campaign of that UUID into *id (may be NULL):
+ * FIA_STORE_OK, or FIA_STORE_ERR_NOTFOUND when there is none. */
+int fia_store_campaign_by_uuid(fia_store *s, const char *uuid, int64_t *id);
 typedef struct fia_store_summary {
     int64_t campaigns, execs;
     double seconds;
