@@ -638,14 +638,24 @@ static void task_store(const fast_plan *p, const fast_kernels *kern,
             float *rec = partial_rec(p, partials, b, n, k->rec);
             rec[0] = w->m[r];
             rec[1] = w->l[r];
-            if (w->l[r] != 0.0f)
+            /* rec[2]: keys of this split all scored -inf and some of them
+             * hold a non-finite v: weight 0 times that v is NaN in its
+             * columns (weight0_nonfinite put it in acc), kept for the
+             * merge */
+            bool nan0 = false;
+            for (int64_t d = 0; w->l[r] == 0.0f && d < D; d++)
+                nan0 |= isnan(w->acc[r * Dp + d]);
+            rec[2] = nan0 ? 1.0f : 0.0f;
+            if (w->l[r] != 0.0f || nan0)
                 memcpy(rec + 16, w->acc + r * Dp, (size_t)D * sizeof(float));
         } else if (i >= k->q_len || k->kv_len == 0) {
             /* padding rows (unspecified) and empty key sequences (002
              * 入参为空的处理; RELEASED): zeros, lse +inf. */
             fast_store_zero(p, b, n, i);
         } else if (w->l[r] == 0.0f) {
-            if (k->correct) /* row-invalid correction: 0, lse +inf */
+            if (fast_mask_any_open(p, b, i, w->alo[r], w->ahi[r]))
+                fast_store_nan(p, b, n, i); /* its keys all scored -inf */
+            else if (k->correct) /* row-invalid correction: 0, lse +inf */
                 fast_store_zero(p, b, n, i);
             else
                 fast_degenerate_mean(p, b, n, i, k->kv_len, w->tmp);
@@ -708,18 +718,27 @@ void fast_merge_splits(const fast_plan *p, float *partials, void *scr)
             }
             double l = 0.0;
             bool first = true;
+            for (int64_t d = 0; d < p->D; d++)
+                w.tmp[d] = 0.0f;
             for (int64_t s = 0; s < p->nrec; s++) {
                 const float *rec = partial_rec(p, partials, b, n, s);
-                if (rec[1] == 0.0f)
-                    continue; /* no key of this split takes part */
+                if (rec[1] == 0.0f) {
+                    /* no key of this split takes part, or all scored -inf:
+                     * weight 0, NaN only where 0 met a non-finite v */
+                    for (int64_t d = 0; rec[2] != 0.0f && d < p->D; d++)
+                        w.tmp[d] += rec[16 + d] * 0.0f;
+                    continue;
+                }
                 float wt = rec[0] == mx ? 1.0f : expf(rec[0] - mx);
                 l += (double)(rec[1] * wt);
                 for (int64_t d = 0; d < p->D; d++)
-                    w.tmp[d] = (first ? 0.0f : w.tmp[d]) + rec[16 + d] * wt;
+                    w.tmp[d] += rec[16 + d] * wt;
                 first = false;
             }
-            if (first) { /* no key at all */
-                if (fast_row_corrected(p, 1, kv_len))
+            if (first) { /* no key with a finite score */
+                if (fast_mask_any_open(p, b, 0, 0, kv_len - 1))
+                    fast_store_nan(p, b, n, 0); /* all scored -inf */
+                else if (fast_row_corrected(p, 1, kv_len))
                     fast_store_zero(p, b, n, 0);
                 else
                     fast_degenerate_mean(p, b, n, 0, kv_len, w.tmp);

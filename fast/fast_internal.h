@@ -430,6 +430,10 @@ void fast_row_band(const fast_plan *p, int64_t i, int64_t q_len,
 void fast_mask_block(const fast_plan *p, int64_t b, int64_t i0, int nq,
                      int mr, int64_t j0, int nk, const int32_t *lo,
                      const int32_t *hi, uint8_t *excl, int64_t ld);
+/* run_mask.c: whether a key of [jlo, jhi] is open for query row i of
+ * batch b (no mask: the range is not empty). */
+bool fast_mask_any_open(const fast_plan *p, int64_t b, int64_t i,
+                        int64_t jlo, int64_t jhi);
 /* run_precise.c: whether a row without a key is corrected (0, lse +inf),
  * and the uncorrected one (the mean of V). */
 bool fast_row_corrected(const fast_plan *p, int64_t q_len, int64_t kv_len);

@@ -29,3 +29,21 @@ void fast_mask_block(const fast_plan *p, int64_t b, int64_t i0, int nq,
             excl[c * ld + r] = mrow[c];
     }
 }
+
+/* Whether some key j in [jlo, jhi] of query row i of batch b is not masked
+ * out (no mask: whether the range is not empty).  For a row whose online
+ * softmax ended with l = 0: with such a key every key it used scored -inf
+ * (the row is NaN, docs/semantics.md), without one it had no key. */
+bool fast_mask_any_open(const fast_plan *p, int64_t b, int64_t i,
+                        int64_t jlo, int64_t jhi)
+{
+    if (jlo > jhi || p->mask == NULL)
+        return jlo <= jhi;
+    const int64_t kv0 = p->kv_start ? p->kv_start[b] : 0;
+    const uint8_t *mrow = p->mask + b * p->mask_sb + kv0 +
+                          (p->Q_S == 1 ? 0 : fast_q_phys(p, b, i) * p->mask_ss);
+    for (int64_t j = jlo; j <= jhi; j++)
+        if (mrow[j] == 0)
+            return true;
+    return false;
+}

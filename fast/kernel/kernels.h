@@ -118,8 +118,10 @@ typedef struct fast_kernels {
      * are multiplied by scale; for rows with a key taking part, mnew =
      * max(m, block max), alpha = exp(m - mnew) (1 if unchanged), s becomes
      * p = exp(s - mnew) (0 where excluded) rounded to fp16 (round 1) or
-     * bf16 (round 2), l = l * alpha + sum of the unrounded p.  Rows with
-     * no key: p = 0, alpha = 1, m and l unchanged. */
+     * bf16 (round 2), l = l * alpha + sum of the unrounded p; where mnew
+     * is -inf (every score so far -inf) p = exp(s - 0) = 0, not NaN, and
+     * l stays 0 (the caller tells such a row from one without a key).
+     * Rows with no key: p = 0, alpha = 1, m and l unchanged. */
     fast_softmax_fn *softmax;
     /* acc[r*ldacc + d] = acc[..] * alpha[r] + sum_{c<nk} pt[c*ldp + r] *
      * v[c*ldv + d], r < mr, d < D (D a multiple of 16). */

@@ -81,6 +81,16 @@ INLINE __m256 keys_in8(__m256i vlo, __m256i vhi, int c, const uint8_t *excl)
     return _mm256_castsi256_ps(_mm256_xor_si256(out, ones));
 }
 
+/* The shift of a softmax step: the running max, or 0 in rows whose
+ * scores so far are all -inf (their weights exp(-inf - 0) = 0, not
+ * exp(-inf - (-inf)) = NaN; a later key sets the shift). */
+INLINE __m256 softmax_shift8(__m256 mnew)
+{
+    return _mm256_blendv_ps(
+        mnew, _mm256_setzero_ps(),
+        _mm256_cmp_ps(mnew, _mm256_set1_ps(-INFINITY), _CMP_EQ_OQ));
+}
+
 INLINE __m256 round_bf16(__m256 p)
 {
     __m256i u = _mm256_castps_si256(p);

@@ -145,16 +145,21 @@ INLINE void softmax_finish16(float *s, int64_t lds, int nk, __m512 bmax,
     __m512 mnew = _mm512_max_ps(bmax, mold);
     __mmask16 ch = any & _mm512_cmp_ps_mask(mnew, mold, _CMP_NEQ_OQ);
     __m512 a = _mm512_mask_mov_ps(one, ch, exp16(_mm512_sub_ps(mold, mnew)));
+    /* rows whose scores so far are all -inf: shift 0, their weights 0
+     * (not exp(-inf - (-inf)) = NaN); a later key sets the shift */
+    const __m512 ms = _mm512_mask_mov_ps(
+        mnew, _mm512_cmp_ps_mask(mnew, _mm512_set1_ps(-INFINITY), _CMP_EQ_OQ),
+        _mm512_setzero_ps());
     /* a NULL literal for the full case: no mask test in its loop */
     __m512 sum;
     if (full)
-        sum = round == 1   ? softmax_p16(s, lds, nk, mnew, NULL, 1)
-              : round == 2 ? softmax_p16(s, lds, nk, mnew, NULL, 2)
-                           : softmax_p16(s, lds, nk, mnew, NULL, 0);
+        sum = round == 1   ? softmax_p16(s, lds, nk, ms, NULL, 1)
+              : round == 2 ? softmax_p16(s, lds, nk, ms, NULL, 2)
+                           : softmax_p16(s, lds, nk, ms, NULL, 0);
     else
-        sum = round == 1   ? softmax_p16(s, lds, nk, mnew, valid, 1)
-              : round == 2 ? softmax_p16(s, lds, nk, mnew, valid, 2)
-                           : softmax_p16(s, lds, nk, mnew, valid, 0);
+        sum = round == 1   ? softmax_p16(s, lds, nk, ms, valid, 1)
+              : round == 2 ? softmax_p16(s, lds, nk, ms, valid, 2)
+                           : softmax_p16(s, lds, nk, ms, valid, 0);
     _mm512_storeu_ps(m, mnew);
     _mm512_storeu_ps(l, _mm512_add_ps(_mm512_mul_ps(_mm512_loadu_ps(l), a),
                                       sum));

@@ -28,11 +28,12 @@ void fast_softmax_avx2(float *s, int64_t lds, int mr, int nk, float scale,
         __m256 mnew = _mm256_max_ps(bmax, mold);
         __m256 ch = _mm256_and_ps(any, _mm256_cmp_ps(mnew, mold, _CMP_NEQ_OQ));
         __m256 a = _mm256_blendv_ps(one, exp8(_mm256_sub_ps(mold, mnew)), ch);
+        const __m256 ms = softmax_shift8(mnew);
         __m256 sum = _mm256_setzero_ps();
         for (int c = 0; c < nk; c++) {
             float *x = s + c * lds + r0;
             __m256 p = _mm256_and_ps(
-                valid[c], exp8(_mm256_sub_ps(_mm256_loadu_ps(x), mnew)));
+                valid[c], exp8(_mm256_sub_ps(_mm256_loadu_ps(x), ms)));
             sum = _mm256_add_ps(sum, p);
             _mm256_storeu_ps(x, round_p8(p, round));
         }

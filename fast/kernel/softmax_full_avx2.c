@@ -46,9 +46,10 @@ void fast_softmax_full_avx2(float *s, int64_t lds, int mr, int nk,
         if (nk == 0)
             ch = _mm256_setzero_ps();
         __m256 a = _mm256_blendv_ps(one, exp8(_mm256_sub_ps(mold, mnew)), ch);
-        __m256 sum = round == 1   ? softmax_p8(s + r0, lds, nk, mnew, 1)
-                     : round == 2 ? softmax_p8(s + r0, lds, nk, mnew, 2)
-                                  : softmax_p8(s + r0, lds, nk, mnew, 0);
+        const __m256 ms = softmax_shift8(mnew);
+        __m256 sum = round == 1   ? softmax_p8(s + r0, lds, nk, ms, 1)
+                     : round == 2 ? softmax_p8(s + r0, lds, nk, ms, 2)
+                                  : softmax_p8(s + r0, lds, nk, ms, 0);
         store_rows8(m + r0, l + r0, alpha + r0, mnew, a, sum);
     }
 }

@@ -33,11 +33,14 @@ void fast_softmax_scalar(float *s, int64_t lds, int mr, int nk, float scale,
         float mnew = bmax > m[r] ? bmax : m[r];
         if (mnew != m[r])
             alpha[r] = expf(m[r] - mnew); /* 0 on the first block */
+        /* every score so far -inf: their weights are 0 (exp(-inf - 0)),
+         * not exp(-inf - (-inf)) = NaN; a later key sets the shift */
+        const float msub = mnew == -INFINITY ? 0.0f : mnew;
         float sum = 0.0f;
         for (int c = 0; c < nk; c++) {
             float *x = s + c * lds + r;
             bool in = c >= lo[r] && c <= hi[r] && !(excl && excl[c * lds + r]);
-            float pc = in ? expf(*x - mnew) : 0.0f;
+            float pc = in ? expf(*x - msub) : 0.0f;
             sum += pc;
             *x = round_p(pc, round);
         }
