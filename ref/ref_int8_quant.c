@@ -35,11 +35,10 @@
  * P_j - P-_j) |v_jd|; l^ = l (1 + eta), |eta| <= E; then
  *   |x^_d - x_d| <= |ds2| / l (F_d (1 + G) + |N_d| G),
  *   G = (1 + u)^2 / (1 - E) - 1.
- * A key whose bias is -inf leaves the row; when every key does, the row
- * is NaN.  Outside the model (bound +inf): a non-finite or float32-
- * subnormal ds1, qs1, ds2 or scale, a bias of +inf or NaN (the clamps of
- * P's saturation need not keep a NaN), |dot ds1 scale| + |b| beyond
- * float32.
+ * A key whose bias is -inf leaves the row; when every key does, or a
+ * bias is +inf or NaN (s - max is NaN, and so is P), the row is NaN.
+ * Outside the model (bound +inf): a non-finite or float32-subnormal ds1,
+ * qs1, ds2 or scale, |dot ds1 scale| + |b| beyond float32.
  *
  * Ziv's strategy: the row is first evaluated in binary64 with a rigorous
  * error bound (dbl_row); only a row where some P_j or an element is not
@@ -549,6 +548,13 @@ void ref_q8_row(ref_q8 *w, const ref_row_in *in_all,
      * (docs/semantics.md "Non-finite inputs") */
     ref_row_in rin = *in_all;
     const ref_row_in *in = &rin;
+    for (int64_t t = 0; in_all->bias && t < in_all->nk; t++) {
+        const double b = in_all->bias[in_all->keys[t]];
+        if (isnan(b) || (isinf(b) && b > 0)) { /* s - max NaN: the row NaN */
+            nan_row(in_all, ro);
+            return;
+        }
+    }
     if (in_all->bias) {
         rin.nk = 0;
         rin.keys = w->keys;

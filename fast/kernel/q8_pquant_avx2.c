@@ -24,8 +24,10 @@ void fast_q8_pquant_avx2(float *s, int64_t lds, int mr, int nk, float scale,
             /* rows without a key have m = -inf: their lanes are masked */
             const __m256 e = _mm256_and_ps(in, exp8(_mm256_sub_ps(v, mx)));
             sum = _mm256_add_ps(sum, e);
-            __m256 t = _mm256_min_ps(_mm256_max_ps(_mm256_mul_ps(e, vq), bot),
-                                     top);
+            /* a NaN weight (a score of +inf or NaN) stays NaN: min / max
+             * return their second operand when one is NaN */
+            __m256 t = _mm256_min_ps(top, _mm256_max_ps(bot,
+                                                        _mm256_mul_ps(e, vq)));
             t = _mm256_round_ps(t, _MM_FROUND_TO_NEAREST_INT |
                                        _MM_FROUND_NO_EXC);
             _mm256_storeu_ps(x, _mm256_and_ps(in, t));

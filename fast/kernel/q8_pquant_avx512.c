@@ -25,8 +25,10 @@ void fast_q8_pquant_avx512(float *s, int64_t lds, int mr, int nk,
             const __m512 e = _mm512_maskz_mov_ps(
                 in, exp16(_mm512_sub_ps(v, mx)));
             sum = _mm512_add_ps(sum, e);
-            __m512 t = _mm512_min_ps(_mm512_max_ps(_mm512_mul_ps(e, vq), bot),
-                                     top);
+            /* a NaN weight (a score of +inf or NaN) stays NaN: min / max
+             * return their second operand when one is NaN */
+            __m512 t = _mm512_min_ps(top, _mm512_max_ps(bot,
+                                                        _mm512_mul_ps(e, vq)));
             t = _mm512_roundscale_ps(t, _MM_FROUND_TO_NEAREST_INT |
                                             _MM_FROUND_NO_EXC);
             _mm512_storeu_ps(x, _mm512_maskz_mov_ps(in, t));
