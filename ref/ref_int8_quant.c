@@ -117,8 +117,7 @@ fia_status ref_q8_new(ref_q8 **out, int64_t D, int64_t max_keys,
     mpfr_t *s = malloc(S * sizeof(mpfr_t)), *e = malloc(S * sizeof(mpfr_t));
     w->eptr = malloc(S * sizeof(mpfr_ptr));
     if (!w->dot || !w->keys || !w->P || !w->plo || !w->phi || !w->sd ||
-        !w->td ||
-        !w->N || !s || !e || !w->eptr) {
+        !w->td || !w->N || !s || !e || !w->eptr) {
         free(s), free(e);
         ref_q8_free(w);
         return fia_fail(err, FIA_ERR_NOMEM, "out of memory (reference)");
