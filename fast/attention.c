@@ -641,9 +641,11 @@ static void task_store(const fast_plan *p, const fast_kernels *kern,
             /* rec[2]: keys of this split all scored -inf and some of them
              * hold a non-finite v: weight 0 times that v is NaN in its
              * columns (weight0_nonfinite put it in acc), kept for the
-             * merge */
+             * merge.  A row without a key in the split has no acc of its
+             * own (a task without keys leaves the previous task's). */
             bool nan0 = false;
-            for (int64_t d = 0; w->l[r] == 0.0f && d < D; d++)
+            const bool keyed = w->alo[r] <= w->ahi[r];
+            for (int64_t d = 0; keyed && w->l[r] == 0.0f && d < D; d++)
                 nan0 |= isnan(w->acc[r * Dp + d]);
             rec[2] = nan0 ? 1.0f : 0.0f;
             if (w->l[r] != 0.0f || nan0)
