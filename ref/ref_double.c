@@ -320,12 +320,27 @@ static int64_t dbl_row_finite(ref_dbl *x, const ref_row_in *in, row_out *ro)
     const double gk24 = gam(K, U24);
     const double gk53 = gam((double)nk + (in->vlo ? 2 : 1), U53);
     const double span = m - smin + 2.0 * emax;
+    /* A key whose binary64 score lies more than FAR below the max has an
+     * exact weight e^(s - m) below e^(-FAR + 10) when its score error is
+     * at most 10: binary64 exp loses its relative accuracy there
+     * (subnormals, 0), so such a weight is taken as 0 and what that drops
+     * counted absolutely.  The exact S is at least the max key's weight,
+     * >= e^-10, so o moves by at most far_w (vmax + |o|) and log S by at
+     * most far_w, far_w = (keys dropped) 2^-970 >= n e^(-FAR + 20).  The
+     * model's bound below takes the same weights: its absolute terms
+     * (2^-149 scale) dwarf what they leave out. */
+    const double FAR = 700.0;
+    double far_w = 0.0;
     double S = 0.0, tdmax = 0.0, tmmax = 0.0;
     for (int64_t t = 0; t < nk; t++) {
         double diff = x->s[t] - m;
-        if (diff < -700.0)
-            ok = 0; /* binary64 exp underflows: leave the row to MPFR */
         x->w[t] = exp(diff);
+        if (diff < -FAR) {
+            if (!(x->td[t] <= 10.0))
+                ok = 0; /* the score is not known well enough */
+            far_w += 0x1p-970;
+            x->w[t] = 0.0;
+        }
         S += x->w[t];
         double ld = x->td[t] + U53 * fabs(diff) * SAFE + EXP53;
         x->td[t] = expm1(ld) * SAFE;
@@ -406,7 +421,7 @@ static int64_t dbl_row_finite(ref_dbl *x, const ref_row_in *in, row_out *ro)
             continue;
         }
         double bd = (std_ + (1.0 + tdmax) * gk53 * (spv + ao)) /
-                        (1.0 - ed_den) + U53 * ao;
+                        (1.0 - ed_den) + U53 * ao + far_w * (vmax + ao);
         if (ok && ref_decide_double(o, bd, in->fmt, &ro->bits[d])) {
             ro->exact[d] = o;
             ro->done[d] = 1;
@@ -419,7 +434,8 @@ static int64_t dbl_row_finite(ref_dbl *x, const ref_row_in *in, row_out *ro)
         double bm = -log1p(-em_den) + EXP24 * fabs(ls) +
                     2.0 * U24 * (fabs(m) + fabs(ls));
         ro->lse_bound = model ? bm * SAFE : INFINITY;
-        double bd = -log1p(-ed_den) + EXP53 * fabs(ls) + U53 * fabs(lse);
+        double bd = -log1p(-ed_den) + EXP53 * fabs(ls) + U53 * fabs(lse) +
+                    far_w;
         if (!ro->lse_done) {
             if (ok &&
                 ref_decide_double(lse, bd, REF_FMT_FP32, &ro->lse_bits)) {

@@ -216,6 +216,30 @@ static void test_hard(void)
         explicit_case(buf, sizeof buf, "bf16", 3, 4, 1.0, q, k, v, 1);
         both(buf, "overflow");
     }
+    /* keys far below the max (scores 700 and more under it): the double
+     * pass takes their weights as 0 with an absolute allowance and
+     * decides the row, the same bits as MPFR; only the few outputs that
+     * sit on a rounding boundary may escalate */
+    int64_t e0 = n_elems, s0 = n_esc;
+    for (int t = 0; t < 40; t++) {
+        int S = 2 + rnd(7);
+        for (int i = 0; i < 4; i++)
+            q[i] = 1.0;
+        for (int j = 0; j < S; j++) {
+            /* key 0 or a random one is the max; others 0..2000 below */
+            double gap = j == t % S ? 0.0 : (double)rnd(2000);
+            for (int i = 0; i < 4; i++)
+                k[j * 4 + i] = (1.0 - gap) / 4.0;
+            for (int i = 0; i < 4; i++)
+                v[j * 4 + i] = (rnd(64) - 32) / 8.0;
+        }
+        explicit_case(buf, sizeof buf, t % 2 ? "fp16" : "bf16", S, 4, 1.0, q,
+                      k, v, 1);
+        both(buf, "far keys");
+    }
+    CHECK_MSG(n_esc - s0 < (n_elems - e0) / 10,
+              "far keys: %lld of %lld elements escalated",
+              (long long)(n_esc - s0), (long long)(n_elems - e0));
     /* cancellation in lse: two equal scores -log 2 */
     for (int t = 0; t < 10; t++) {
         for (int i = 0; i < 4; i++)
