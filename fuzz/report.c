@@ -318,6 +318,8 @@ static void add_sample(const char *bucket, double ulp, double rel,
                        double ratio, const fia_case *c, fia_profile profile)
 {
     size_t k;
+    if (!R.db[0])
+        return; /* no store to take it */
     if (fuzz_strset_add(&R.buckets, bucket, &k, NULL) != FIA_OK) {
         say_nomem("the accuracy samples");
         return;
@@ -477,7 +479,8 @@ void fuzz_report_flush(void)
     if (!R.init)
         return;
     R.last_flush = time(NULL);
-    print_worst_cases();
+    if (R.db[0]) /* without a store the samples are dropped unprinted */
+        print_worst_cases();
 #ifdef FIA_HAVE_STORE
     fia_store *s = R.campaign > 0 ? store() : NULL;
     if (s != NULL) {
