@@ -73,9 +73,11 @@ double fia_fp16_to_double(uint16_t h)
     if (e == 0x1f)
         v = m ? NAN : INFINITY;
     else if (e == 0)
-        v = ldexp((double)m, -24);
-    else
-        v = ldexp((double)(m | 0x400), e - 25);
+        v = (double)m * 0x1p-24; /* exact */
+    else { /* the same value as a binary64 encoding */
+        uint64_t u = ((uint64_t)(e - 15 + 1023) << 52) | ((uint64_t)m << 42);
+        memcpy(&v, &u, sizeof v);
+    }
     return sign ? -v : v;
 }
 
@@ -112,11 +114,17 @@ static uint32_t round_to_format(double ax, int mant, int emin, int emax,
         return inf_bits;
     if (ax == 0.0)
         return 0;
-    int e2;
-    double fr = frexp(ax, &e2);          /* ax = fr * 2^e2, fr in [0.5,1) */
-    int exp = e2 - 1;                     /* ax = 1.f * 2^exp */
-    /* Significand as a 53-bit integer: ax = sig * 2^(exp - 52). */
-    uint64_t sig = (uint64_t)ldexp(fr, 53);
+    /* ax = 1.f * 2^exp, its significand as a 53-bit integer: ax = sig *
+     * 2^(exp - 52), read from the encoding (frexp / ldexp cost more than
+     * the rest: the data of every case passes here).  A subnormal double
+     * lies below half the least subnormal of every format here: 0. */
+    uint64_t u;
+    memcpy(&u, &ax, sizeof u);
+    const int efield = (int)(u >> 52) & 0x7ff;
+    if (efield == 0)
+        return 0;
+    int exp = efield - 1023;
+    uint64_t sig = (u & ((1ull << 52) - 1)) | (1ull << 52);
     /* Number of low bits to drop to keep `mant` fraction bits (normal), or
      * more for subnormals. */
     int shift = 52 - mant;

@@ -43,6 +43,13 @@ int main(void)
     CHECK_EQ_INT(fia_double_to_fp16(ldexp(1.0, -25)), 0x0000); /* tie -> even 0 */
     CHECK_EQ_INT(fia_double_to_fp16(ldexp(1.5, -25)), 0x0001);
     CHECK_EQ_INT(fia_double_to_fp16(-0.0), 0x8000);
+    /* binary64 subnormals and the least normal: signed zeros */
+    CHECK_EQ_INT(fia_double_to_fp16(0x1p-1074), 0x0000);
+    CHECK_EQ_INT(fia_double_to_fp16(-0x1p-1030), 0x8000);
+    CHECK_EQ_INT(fia_double_to_fp16(0x1p-1022), 0x0000);
+    CHECK_EQ_INT(fia_double_to_bf16(-0x1p-1074), 0x8000);
+    CHECK_EQ_INT(fia_double_to_bf16(0x1p-133), 0x0001); /* least bf16 */
+    CHECK_EQ_INT(fia_double_to_bf16(0x1p-134), 0x0000); /* tie -> even 0 */
     CHECK_EQ_INT(fia_double_to_fp16(1e-300), 0x0000);
     /* bf16: round trip over all patterns, midpoints on a sample. */
     int bad_bf = 0;
