@@ -17,6 +17,7 @@
 #include "fia/fast.h"
 #include "fia/ref.h"
 #include "fuzz/fuzz.h"
+#include "fuzz/signature.h"
 #ifdef FIA_HAVE_STORE
 #include "fia/store.h"
 #endif
@@ -366,8 +367,10 @@ static int repro_check(const fia_case *c, fuzz_target_id t,
                r.reason.msg[0] ? ": " : "", r.reason.msg);
         if (now[0])
             printf("  signature      %s%s\n", now,
-                   recorded[0] && strcmp(recorded, now)
-                       ? " (differs from the recorded one)" : "");
+                   !recorded[0] || !strcmp(recorded, now) ? ""
+                   : fuzz_signature_compatible(recorded, now)
+                       ? " (compatible with the recorded one: no region shown)"
+                       : " (differs from the recorded one)");
     }
     return fia_verdict_is_finding(r.v) ? CLI_EXIT_FINDING
          : r.v == FIA_V_BAD_INPUT ? CLI_EXIT_USAGE : CLI_EXIT_OK;

@@ -236,7 +236,8 @@ int fuzz_case_judge(const fia_case *c, fuzz_target_id t,
                     const fia_check_options *opt, const char *transform,
                     fuzz_case_verdict *v);
 
-/* Predicate "same signature": ctx is a fuzz_sig_pred. */
+/* Predicate "the same bug": a finding whose signature is compatible with
+ * the given one (fuzz_signature_compatible); ctx is a fuzz_sig_pred. */
 typedef struct fuzz_sig_pred {
     fuzz_target_id target;
     fia_profile profile;

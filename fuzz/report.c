@@ -23,6 +23,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "fuzz/fuzz_internal.h"
+#include "fuzz/signature.h"
 #ifdef FIA_HAVE_STORE
 #include "fia/store.h"
 #endif
@@ -530,6 +531,46 @@ void fuzz_report_exec(void)
 
 void fuzz_report_skip(void) { R.cnt.skipped++; }
 
+#ifdef FIA_HAVE_STORE
+typedef struct compat_search {
+    const char *sig;
+    char found[320]; /* fuzz_finding.signature */
+} compat_search;
+
+static int compat_cb(const fia_store_finding *f, void *ctx)
+{
+    compat_search *cs = ctx;
+    if (!fuzz_signature_compatible(cs->sig, f->signature) ||
+        strlen(f->signature) >= sizeof cs->found)
+        return 0;
+    snprintf(cs->found, sizeof cs->found, "%s", f->signature);
+    return 1; /* the oldest: findings are listed by id */
+}
+#endif
+
+/* A signature new to this worker that is compatible with one recorded
+ * already (fuzz_signature_compatible: the same but for a failing
+ * pattern's where, one of them "spread") takes that name: first this
+ * worker's, then the store's oldest (other workers, earlier campaigns). */
+static void resolve_compatible(char *sig, size_t len)
+{
+    if (fuzz_strset_find(&R.sigs, sig) >= 0)
+        return;
+    for (size_t i = 0; i < R.sigs.n; i++)
+        if (fuzz_signature_compatible(sig, R.sigs.items[i]) &&
+            strlen(R.sigs.items[i]) < len) {
+            snprintf(sig, len, "%s", R.sigs.items[i]);
+            return;
+        }
+#ifdef FIA_HAVE_STORE
+    fia_store *s = R.db[0] ? store() : NULL;
+    compat_search cs = {sig, ""};
+    if (s != NULL && fia_store_list_findings(s, NULL, compat_cb, &cs) ==
+                         FIA_STORE_OK && cs.found[0] && strlen(cs.found) < len)
+        snprintf(sig, len, "%s", cs.found);
+#endif
+}
+
 /* 1 when sig was recorded before (else it is now). */
 static int seen(const char *sig)
 {
@@ -585,6 +626,7 @@ void fuzz_report_finding(const fia_case *c, fuzz_finding *f)
         fuzz_finding_free(f);
         return;
     }
+    resolve_compatible(f->signature, sizeof f->signature);
     if (seen(f->signature))
         return;
     if (!R.quiet)

@@ -9,18 +9,19 @@
  *   status-mismatch | rule ids | expected>fast
  *       the rules of the lowest layer that fired (what decides the expected
  *       status; "accept" when none), and the two statuses;
- *   accuracy | path | value | where        (also nan-leak)
- *   metamorphic | transform kind | path | value | where
+ *   accuracy | path | where        (also nan-leak)
+ *   metamorphic | transform kind | path | where
  *       path    decode (Q_S = 1) or prefill: the two code paths;
- *       value   nonfinite when the worst failing element is NaN or
- *               infinite (compare.h's fia_fail_code), finite otherwise.
- *               Which tensor fails (attention_out or softmax_lse) and by
- *               how much are not part of the name: planted bugs showed one
- *               bug failing either tensor, by little or by much, from case
- *               to case (a name per combination gave 2-8 names per bug);
+ *               which tensor fails (attention_out or softmax_lse), by how
+ *               much, and whether the worst element is finite are not
+ *               part of the name: planted bugs showed one bug failing
+ *               either tensor, by little or by much, finite or NaN (it
+ *               read poison or a stale value), from case to case (a name
+ *               per combination gave 2-8 names per bug);
  *       where   the failing elements' place in the problem: the region
  *               they are confined to with the strongest evidence (the
- *               smallest p^k below), "spread" when none:
+ *               smallest p^k below), "spread" when none ("none" when no
+ *               unit below failed: only rows without a specified value):
  *                 kv64    rows whose batch has at least 64 keys
  *                 head>g0 heads outside the first KV group (GQA/MHA)
  *                 batch>0 batches after the first
@@ -37,8 +38,14 @@
  *               batch regions, elements of such rows for dtail.
  *               A bug confined to a region the case does not contrast
  *               (say every batch has 64 keys or more) is then named
- *               "spread" in that case: one bug gives at most a few
- *               signatures, a general bug one.
+ *               "spread" in that case.  "spread" says no region was shown,
+ *               not that there is none, so two names that differ only in
+ *               where, one of them "spread", are compatible
+ *               (fuzz_signature_compatible): a campaign records a finding
+ *               under a compatible name it already has, and minimize keeps
+ *               a step whose name is compatible; one bug then gives one
+ *               name per kind and path, two only when cases show two
+ *               different regions.
  *   harness-error | feature set | dtype | layout   (the old form)
  * Crashes and timeouts are named by fuzz_finding_of_artifact: by the
  * sanitizer's site when its SUMMARY is known (fuzz_crash_site; cli's
@@ -180,7 +187,6 @@ void fuzz_fail_pattern(const fuzz_fail_view *v, char *buf, size_t len)
 {
     tally rows[R_COUNT]; /* R_DTAIL counts elements */
     memset(rows, 0, sizeof rows);
-    int worst = FIA_FAIL_NONE, out_fails = 0, lse_fails = 0;
     int64_t group = v->KV_N > 0 && v->N % v->KV_N == 0 ? v->N / v->KV_N : 0;
     int64_t d16 = v->D & ~(int64_t)15;
     for (int64_t b = 0; b < v->B; b++)
@@ -192,23 +198,15 @@ void fuzz_fail_pattern(const fuzz_fail_view *v, char *buf, size_t len)
                 for (int64_t d = 0; v->out && d < v->D; d++) {
                     int f = v->out[row * v->D + d];
                     count(&rows[R_DTAIL], d >= d16, f != FIA_FAIL_NONE);
-                    if (f != FIA_FAIL_NONE) {
-                        failed = out_fails = 1;
-                        worst = f > worst ? f : worst;
-                    }
+                    failed |= f != FIA_FAIL_NONE;
                 }
-                if (v->lse && v->lse[row] != FIA_FAIL_NONE) {
-                    failed = lse_fails = 1;
-                    worst = v->lse[row] > worst ? v->lse[row] : worst;
-                }
+                if (v->lse && v->lse[row] != FIA_FAIL_NONE)
+                    failed = 1;
                 count(&rows[R_KV64], v->kv_len[b] >= 64, failed);
                 count(&rows[R_HEAD], group > 0 && n >= group, failed);
                 count(&rows[R_BATCH], b >= 1, failed);
             }
-    (void)lse_fails, (void)out_fails;
-    snprintf(buf, len, "%s|%s|", v->Q_S == 1 ? "decode" : "prefill",
-             worst == FIA_FAIL_NONFINITE ? "nonfinite"
-             : worst == FIA_FAIL_NONE    ? "none" : "finite");
+    snprintf(buf, len, "%s|", v->Q_S == 1 ? "decode" : "prefill");
     /* the strongest evidence only: a bug confined to one region may look
      * confined to another too by chance, not the other way round */
     int best = -1;
@@ -218,7 +216,9 @@ void fuzz_fail_pattern(const fuzz_fail_view *v, char *buf, size_t len)
         if (lp < best_lp)
             best = i, best_lp = lp;
     }
-    sb_add(buf, len, best >= 0 ? region_names[best] : "spread");
+    sb_add(buf, len, best >= 0                 ? region_names[best]
+                     : rows[R_KV64].fail == 0 ? "none" /* no unit failed */
+                                              : "spread");
 }
 
 /* The pattern of a case's masks, out_fail in the output layout of c (or
@@ -379,4 +379,21 @@ int fuzz_crash_site(const char *summary, char *out, size_t len)
     snprintf(out, len, "%.*s@%.*s", (int)(klen < 60 ? klen : 60), k,
              (int)(flen < 120 ? flen : 120), from);
     return 1;
+}
+
+int fuzz_signature_compatible(const char *a, const char *b)
+{
+    if (strcmp(a, b) == 0)
+        return 1;
+    const char *ea = strrchr(a, '|'), *eb = strrchr(b, '|');
+    if (ea == NULL || eb == NULL || ea - a != eb - b ||
+        strncmp(a, b, (size_t)(ea - a)) != 0)
+        return 0; /* another kind, path or transform */
+    static const char *const pattern_kinds[] = {"accuracy|", "nan-leak|",
+                                                "metamorphic|"};
+    int pattern = 0;
+    for (size_t i = 0; i < sizeof pattern_kinds / sizeof *pattern_kinds; i++)
+        pattern |= strncmp(a, pattern_kinds[i], strlen(pattern_kinds[i])) == 0;
+    return pattern &&
+           (strcmp(ea + 1, "spread") == 0 || strcmp(eb + 1, "spread") == 0);
 }

@@ -15,7 +15,7 @@ typedef struct fuzz_fail_view {
     const uint8_t *lse;            /* fia_fail_code per (b, n, s); NULL */
 } fuzz_fail_view;
 
-/* "path|tensor|size|where" (see signature.c). */
+/* "path|where" (see signature.c). */
 void fuzz_fail_pattern(const fuzz_fail_view *v, char *buf, size_t len);
 
 /* A metamorphic disagreement's signature: the transform's kind (its text
@@ -32,6 +32,10 @@ void fuzz_meta_signature(const fia_case *c, const char *transform,
  * case's bucket nor the level it ran at).  1 when found, else 0 (out
  * empty). */
 int fuzz_crash_site(const char *summary, char *out, size_t len);
+/* 1 when signatures a and b may name one bug: equal, or equal but for
+ * the where of a failing pattern, one of them "spread" (no region shown;
+ * signature.c). */
+int fuzz_signature_compatible(const char *a, const char *b);
 /* Where the first source file named in s ends: its ".c:" (else its
  * ".h:"); NULL when s names none. */
 const char *fuzz_source_ref(const char *s);
