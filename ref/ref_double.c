@@ -320,36 +320,44 @@ static int64_t dbl_row_finite(ref_dbl *x, const ref_row_in *in, row_out *ro)
     const double gk24 = gam(K, U24);
     const double gk53 = gam((double)nk + (in->vlo ? 2 : 1), U53);
     const double span = m - smin + 2.0 * emax;
-    /* A key whose binary64 score lies more than FAR below the max has an
-     * exact weight e^(s - m) below e^(-FAR + 10) when its score error is
-     * at most 10: binary64 exp loses its relative accuracy there
+    /* A key whose exact score lies more than FAR below the max key's
+     * (diff plus both score errors < -FAR) has a weight below e^-FAR
+     * against that key's: binary64 exp loses its relative accuracy there
      * (subnormals, 0), so such a weight is taken as 0 and what that drops
-     * counted absolutely.  The exact S is at least the max key's weight,
-     * >= e^-10, so o moves by at most far_w (vmax + |o|) and log S by at
-     * most far_w, far_w = (keys dropped) 2^-970 >= n e^(-FAR + 20).  The
+     * counted absolutely.  Against the max key's exact score (any shift
+     * gives the same o) S >= 1, so o moves by at most far_w (vmax + |o|)
+     * and log S by at most far_w, far_w = (keys dropped) 2^-970 >=
+     * n e^-FAR.  When the max key is the only one left its weight is
+     * exactly 1 against itself: no relative error at all (td 0 below), o
+     * is its v, and lse carries that key's score error alone.  The
      * model's bound below takes the same weights: its absolute terms
      * (2^-149 scale) dwarf what they leave out. */
     const double FAR = 700.0;
-    double far_w = 0.0;
+    double far_w = 0.0, td_max_key = 0.0;
+    for (int64_t t = 0; t < nk; t++)
+        if (x->s[t] == m && !(x->td[t] <= td_max_key))
+            td_max_key = x->td[t];
+    int64_t n_live = 0, live = -1;
     double S = 0.0, tdmax = 0.0, tmmax = 0.0;
     for (int64_t t = 0; t < nk; t++) {
         double diff = x->s[t] - m;
-        x->w[t] = exp(diff);
-        if (diff < -FAR) {
-            if (!(x->td[t] <= 10.0))
-                ok = 0; /* the score is not known well enough */
-            far_w += 0x1p-970;
-            x->w[t] = 0.0;
-        }
+        const int far = diff + x->td[t] + td_max_key < -FAR;
+        x->w[t] = far ? 0.0 : exp(diff);
+        far_w += far ? 0x1p-970 : 0.0;
+        if (!far)
+            n_live++, live = t;
         S += x->w[t];
         double ld = x->td[t] + U53 * fabs(diff) * SAFE + EXP53;
-        x->td[t] = expm1(ld) * SAFE;
+        x->td[t] = far ? 0.0 : expm1(ld) * SAFE; /* far: in far_w (and */
         double lm = x->tm[t] + U24 * (fabs(diff) + 2.0 * emax) * SAFE +
                     EXP24 * (1.0 + R) + U24 * span * SAFE;
-        x->tm[t] = expm1(lm) * SAFE;
+        x->tm[t] = far ? 0.0 : expm1(lm) * SAFE; /* 0 * inf is no bound) */
         tdmax = x->td[t] > tdmax ? x->td[t] : tdmax;
         tmmax = x->tm[t] > tmmax ? x->tm[t] : tmmax;
     }
+    const int lone = n_live == 1 && far_w > 0.0;
+    if (lone) /* the max key alone: its weight is 1, o its v */
+        x->td[live] = 0.0, tdmax = 0.0;
     double u_in, eta_in;
     p_rounding(in, &u_in, &eta_in);
     /* weighted denominator perturbations */
@@ -435,7 +443,7 @@ static int64_t dbl_row_finite(ref_dbl *x, const ref_row_in *in, row_out *ro)
                     2.0 * U24 * (fabs(m) + fabs(ls));
         ro->lse_bound = model ? bm * SAFE : INFINITY;
         double bd = -log1p(-ed_den) + EXP53 * fabs(ls) + U53 * fabs(lse) +
-                    far_w;
+                    far_w + (lone ? td_max_key * SAFE : 0.0);
         if (!ro->lse_done) {
             if (ok &&
                 ref_decide_double(lse, bd, REF_FMT_FP32, &ro->lse_bits)) {
