@@ -454,5 +454,8 @@ static int64_t dbl_row_finite(ref_dbl *x, const ref_row_in *in, row_out *ro)
             }
         }
     }
+    /* ties: a row of one exact score is the plain mean of v */
+    if (undecided > 0 && ok)
+        undecided -= ref_dbl_one_class(in, ro);
     return undecided;
 }

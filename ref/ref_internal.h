@@ -490,6 +490,10 @@ uint32_t ref_round_double_bits(double x, ref_fmt f);
 /* The same correct rounding of a binary64 value in plain double arithmetic
  * (no MPFR): used by the double-precision first pass (ref_double.c). */
 uint32_t ref_round_double_fmt(double x, ref_fmt f);
+/* That rounding's value as a binary64 (exact: every value of the formats
+ * is one), +-inf past the format's range; NaN, +-inf, +-0 as given. */
+double ref_round_double_value(double x, ref_fmt f);
+
 
 /* ---- ref_exact.c -------------------------------------------------------- */
 
@@ -554,6 +558,14 @@ void ref_dbl_free(ref_dbl *x);
  * of f.  The interval is widened by v's own binary64 error and the rounding
  * of v -+ b. */
 int ref_decide_double(double v, double b, ref_fmt f, uint32_t *bits);
+
+/* ---- ref_mean_exact.c --------------------------------------------------- */
+
+/* A row whose keys provably share one exact score (its products and sums
+ * checked exact in binary64): its undecided outputs are the plain means of
+ * v, rounded exactly here (ties included).  Returns how many it decided;
+ * 0 when the row is not such a row or nothing could be proved. */
+int64_t ref_dbl_one_class(const ref_row_in *in, row_out *ro);
 
 /* Evaluates the row in binary64 with a rigorous error bound: the elements
  * (and lse) whose error interval rounds to one value of the format are

@@ -129,38 +129,45 @@ uint32_t ref_round_double_bits(double x, ref_fmt f)
  * q = max(e - prec, emin - 1) (the subnormal quantum below the normal
  * range): x / 2^q and back are exact scalings, rint rounds to nearest even
  * (the default rounding mode).  A result reaching 2^emax overflows. */
-uint32_t ref_round_double_fmt(double x, ref_fmt f)
+double ref_round_double_value(double x, ref_fmt f)
 {
     const fmt_info *fi = &FMT[f];
+    if (isnan(x) || isinf(x) || x == 0.0)
+        return x;
+    double ax = fabs(x);
+    int e;
+    frexp(ax, &e);
+    if (e > fi->emax)
+        return copysign(INFINITY, x);
+    int q = e - fi->prec;
+    if (q < (int)fi->emin - 1)
+        q = (int)fi->emin - 1;
+    double y = ldexp(rint(ldexp(ax, -q)), q);
+    frexp(y, &e);
+    if (y != 0.0 && e > fi->emax)
+        return copysign(INFINITY, x);
+    return copysign(y, x);
+}
+
+uint32_t ref_round_double_fmt(double x, ref_fmt f)
+{
     int fp16 = f == REF_FMT_FP16;
     uint32_t inf = fp16 ? 0x7C00u : f == REF_FMT_BF16 ? 0x7F80u : 0x7F800000u;
     uint32_t sbit = fp16 || f == REF_FMT_BF16 ? 0x8000u : 0x80000000u;
     if (isnan(x))
         return fp16 ? 0x7E00u : f == REF_FMT_BF16 ? 0x7FC0u : 0x7FC00000u;
     uint32_t sign = signbit(x) ? sbit : 0u;
-    double ax = fabs(x);
-    if (isinf(ax))
+    double y = fabs(ref_round_double_value(x, f));
+    if (isinf(y))
         return sign | inf;
-    if (ax == 0.0)
-        return sign;
-    int e;
-    frexp(ax, &e);
-    if (e > fi->emax)
-        return sign | inf;
-    int q = e - fi->prec;
-    if (q < (int)fi->emin - 1)
-        q = (int)fi->emin - 1;
-    double r = rint(ldexp(ax, -q));
-    double y = ldexp(r, q);
     if (y == 0.0)
         return sign;
-    frexp(y, &e);
-    if (e > fi->emax)
-        return sign | inf;
     if (!fp16) {
         uint32_t b = float_bits((float)y); /* exact */
         return sign | (f == REF_FMT_BF16 ? b >> 16 : b);
     }
+    int e;
+    frexp(y, &e);
     if (e <= -14)
         return sign | (uint32_t)ldexp(y, 24); /* subnormal */
     double fr = frexp(y, &e);

@@ -177,7 +177,10 @@ static void test_hard(void)
 {
     char buf[8192];
     double q[4], k[64], v[64];
-    /* exact ties: equal scores, v means exactly halfway between outputs */
+    /* exact ties: equal scores, v means exactly halfway between outputs;
+     * binary64 proves the row one class and rounds its means exactly
+     * (ref_mean_exact.c): only lse may escalate */
+    int64_t te0 = n_elems, ts0 = n_esc;
     for (int t = 0; t < 40; t++) {
         int S = 2 + rnd(6);
         for (int i = 0; i < 4; i++)
@@ -191,6 +194,9 @@ static void test_hard(void)
                       q, k, v, 1);
         both(buf, "tie");
     }
+    CHECK_MSG(n_esc - ts0 < (n_elems - te0) / 10,
+              "ties: %lld of %lld elements escalated",
+              (long long)(n_esc - ts0), (long long)(n_elems - te0));
     /* dtype boundaries and subnormal outputs */
     static const double edge[] = {65504.0, -65504.0, 0x1p-24, -0x1p-24,
                                   0x1.ff8p-15, 0x3p-24, 0.0, -0.0};
@@ -240,6 +246,22 @@ static void test_hard(void)
     CHECK_MSG(n_esc - s0 < (n_elems - e0) / 10,
               "far keys: %lld of %lld elements escalated",
               (long long)(n_esc - s0), (long long)(n_elems - e0));
+    /* one key whose score, lse itself, is an fp32 tie (1 + 2^-24 and
+     * neighbours): decided exactly in binary64, to even */
+    int64_t le0 = n_elems, ls0 = n_esc;
+    for (int t = 0; t < 8; t++) {
+        for (int i = 0; i < 4; i++)
+            q[i] = i == 0 ? 1.0 : i == 1 ? 0x1p-12 : 0.0;
+        for (int i = 0; i < 4; i++)
+            k[i] = i == 0 ? 1.0 + t * 0x1p-10 : i == 1 ? 0x1p-12 : 0.0;
+        for (int i = 0; i < 4; i++)
+            v[i] = 0.5 * (i + 1);
+        explicit_case(buf, sizeof buf, "fp16", 1, 4, t % 2 ? 1.0 : -1.0, q,
+                      k, v, 1);
+        both(buf, "lse tie");
+    }
+    CHECK_MSG(n_esc - ls0 == 0, "lse ties: %lld of %lld elements escalated",
+              (long long)(n_esc - ls0), (long long)(n_elems - le0));
     /* cancellation in lse: two equal scores -log 2 */
     for (int t = 0; t < 10; t++) {
         for (int i = 0; i < 4; i++)
