@@ -18,9 +18,10 @@ typedef struct fuzz_fail_view {
 /* "path|where" (see signature.c). */
 void fuzz_fail_pattern(const fuzz_fail_view *v, char *buf, size_t len);
 
-/* A metamorphic disagreement's signature: the transform's kind (its text
- * before '=' or ':') and the pattern of the masks (canonical BNSD order for
- * out, (b, n, s) for lse; both NULL: a form failed in phase two). */
+/* A metamorphic disagreement's signature: "metamorphic|" and the pattern
+ * of the masks (canonical BNSD order for out, (b, n, s) for lse; both NULL:
+ * a form failed in phase two, "metamorphic|phase-two").  The transform is
+ * not part of it (signature.c). */
 void fuzz_meta_signature(const fia_case *c, const char *transform,
                          const uint8_t *out_fail, const uint8_t *lse_fail,
                          char *buf, size_t len);

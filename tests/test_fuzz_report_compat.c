@@ -75,8 +75,9 @@ int main(void)
     report(&c, "accuracy", "accuracy|decode|head>g0");    /* new region */
     report(&c, "accuracy", "accuracy|prefill|batch>0");   /* -> prefill */
     report(&c, "nan-leak", "nan-leak|decode|spread");     /* new kind */
-    report(&c, "metamorphic", "metamorphic|layout|decode|spread");
-    report(&c, "metamorphic", "metamorphic|list|decode|kv64"); /* new */
+    report(&c, "metamorphic", "metamorphic|decode|spread");
+    report(&c, "metamorphic", "metamorphic|prefill|kv64"); /* new */
+    report(&c, "metamorphic", "metamorphic|decode|batch>0"); /* -> spread */
     fia_case_free(&c);
     fuzz_report_flush();
 
@@ -87,7 +88,7 @@ int main(void)
     static const char *const want[] = {
         "accuracy|decode|kv64",   "accuracy|prefill|spread",
         "accuracy|decode|head>g0", "nan-leak|decode|spread",
-        "metamorphic|layout|decode|spread", "metamorphic|list|decode|kv64"};
+        "metamorphic|decode|spread", "metamorphic|prefill|kv64"};
     /* a worker stores a name once: prefill|batch>0 met prefill|spread in
      * its own set; decode|spread met kv64 in the store (a sighting) */
     static const int64_t want_count[] = {2, 1, 1, 1, 1, 1};
