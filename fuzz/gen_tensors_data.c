@@ -69,15 +69,26 @@ static double *make_values(fuzz_rng *r, vkind k, int role, fia_dtype dt,
                 break;
             case VK_SMALLINT: x = (double)((int64_t)(fuzz_rng_next(r) % 7) - 3); break;
             case VK_NEGINF: {
-                /* q > 0 and one key per (batch, head) with k[0] = -inf:
-                 * a key that takes part with score -inf (weight 0) and
-                 * inf / NaN values, which 0 * v turns into NaN columns
-                 * (docs/semantics.md "Non-finite inputs"); the others
-                 * finite.  The key is the same in K and V (no rng). */
-                const int64_t neg = (b * 5 + h * 3 + 1) % (s->S > 0 ? s->S : 1);
+                /* q > 0 and keys with k[0] = -inf: score -inf, weight 0.
+                 * Every other (batch, head): one such key with inf / NaN
+                 * values, which 0 * v turns into NaN columns
+                 * (docs/semantics.md "Non-finite inputs"), the others
+                 * finite; or a leading run of them with finite values
+                 * (16 keys, a block of 64 and around it, two blocks), so
+                 * that a kernel's first blocks see only -inf (its running
+                 * max -inf; all keys -inf make the row NaN).  Chosen
+                 * without the rng: the same in K and V. */
+                static const int64_t leads[] = {16, 63, 64, 65, 128};
+                const int64_t S1 = s->S > 0 ? s->S : 1;
+                const int lead_run = (b + h) % 2 == 1;
+                int64_t lead = leads[(b * 7 + h * 3) % 5];
+                lead = lead < S1 - 1 ? lead : S1 - 1;
+                const int64_t neg = (b * 5 + h * 3 + 1) % S1;
+                const int ninf = lead_run ? i < lead : i == neg;
                 x = role == 0   ? 0.5 + fabs(u)
-                    : i != neg  ? u * (role == 1 ? 0.25 : 1.0)
+                    : !ninf     ? u * (role == 1 ? 0.25 : 1.0)
                     : role == 1 ? (d == 0 ? -INFINITY : u * 0.25)
+                    : lead_run  ? u
                                 : (d % 3 == 0 ? NAN : d % 3 == 1 ? INFINITY : u);
                 break;
             }
