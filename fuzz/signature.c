@@ -44,13 +44,16 @@
  *               A bug confined to a region the case does not contrast
  *               (say every batch has 64 keys or more) is then named
  *               "spread" in that case.  "spread" says no region was shown,
- *               not that there is none, so two names that differ only in
- *               where, one of them "spread", are compatible
- *               (fuzz_signature_compatible): a campaign records a finding
- *               under a compatible name it already has, and minimize keeps
- *               a step whose name is compatible; one bug then gives one
- *               name per kind and path, two only when cases show two
- *               different regions.
+ *               not that there is none.
+ *   Two such names are compatible (fuzz_signature_compatible) when their
+ *   paths agree and their wheres agree or one is "spread", whatever their
+ *   kinds: a wrong output against the reference (accuracy), a NaN where it
+ *   is finite (nan-leak) and two forms disagreeing (metamorphic) on one
+ *   path were one bug as often as not -- planted bugs showed each of them
+ *   from case to case.  A campaign records a finding under a compatible
+ *   name it already has, minimize keeps a step whose name is compatible:
+ *   one bug gives one finding per path it shows in, more only when cases
+ *   show it confined to different regions.
  *   harness-error | feature set | dtype | layout   (the old form)
  * Crashes and timeouts are named by fuzz_finding_of_artifact: by the
  * sanitizer's site when its SUMMARY is known (fuzz_crash_site; cli's
@@ -385,19 +388,31 @@ int fuzz_crash_site(const char *summary, char *out, size_t len)
     return 1;
 }
 
+/* The PATH|WHERE of a pattern signature (accuracy, nan-leak, metamorphic:
+ * KIND|PATH|WHERE), else NULL. */
+static const char *pattern_part(const char *sig)
+{
+    static const char *const kinds[] = {"accuracy|", "nan-leak|",
+                                        "metamorphic|"};
+    for (size_t i = 0; i < sizeof kinds / sizeof *kinds; i++)
+        if (strncmp(sig, kinds[i], strlen(kinds[i])) == 0) {
+            const char *pw = sig + strlen(kinds[i]);
+            const char *bar = strchr(pw, '|');
+            return bar != NULL && strchr(bar + 1, '|') == NULL ? pw : NULL;
+        }
+    return NULL;
+}
+
 int fuzz_signature_compatible(const char *a, const char *b)
 {
     if (strcmp(a, b) == 0)
         return 1;
-    const char *ea = strrchr(a, '|'), *eb = strrchr(b, '|');
-    if (ea == NULL || eb == NULL || ea - a != eb - b ||
-        strncmp(a, b, (size_t)(ea - a)) != 0)
-        return 0; /* another kind, path or transform */
-    static const char *const pattern_kinds[] = {"accuracy|", "nan-leak|",
-                                                "metamorphic|"};
-    int pattern = 0;
-    for (size_t i = 0; i < sizeof pattern_kinds / sizeof *pattern_kinds; i++)
-        pattern |= strncmp(a, pattern_kinds[i], strlen(pattern_kinds[i])) == 0;
-    return pattern &&
-           (strcmp(ea + 1, "spread") == 0 || strcmp(eb + 1, "spread") == 0);
+    const char *pa = pattern_part(a), *pb = pattern_part(b);
+    if (pa == NULL || pb == NULL)
+        return 0; /* status, crash, harness: equal names only */
+    const char *ea = strchr(pa, '|'), *eb = strchr(pb, '|');
+    if (ea - pa != eb - pb || strncmp(pa, pb, (size_t)(ea - pa)) != 0)
+        return 0; /* the other path */
+    return strcmp(ea + 1, eb + 1) == 0 || strcmp(ea + 1, "spread") == 0 ||
+           strcmp(eb + 1, "spread") == 0;
 }

@@ -33,9 +33,9 @@ void fuzz_meta_signature(const fia_case *c, const char *transform,
  * case's bucket nor the level it ran at).  1 when found, else 0 (out
  * empty). */
 int fuzz_crash_site(const char *summary, char *out, size_t len);
-/* 1 when signatures a and b may name one bug: equal, or equal but for
- * the where of a failing pattern, one of them "spread" (no region shown;
- * signature.c). */
+/* 1 when signatures a and b may name one bug: equal, or both failing
+ * patterns (accuracy, nan-leak, metamorphic) of one path whose wheres
+ * agree or one of which is "spread" (no region shown; signature.c). */
 int fuzz_signature_compatible(const char *a, const char *b);
 /* Where the first source file named in s ends: its ".c:" (else its
  * ".h:"); NULL when s names none. */
