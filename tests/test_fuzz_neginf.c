@@ -11,21 +11,25 @@
 #include "fuzz/gen.h"
 #include "fuzz_testlib.h"
 
-/* The longest run of keys from key 0 whose k[0] is -inf, over every
- * (batch, KV head) where a finite key follows within kv_len: *after set;
- * the longest leading run at all is returned either way. */
+/* The longest run of keys from key 0 whose k[0] is -inf over every
+ * (batch, KV head) of k (m values); *after set when a run of 64 or more is
+ * followed by a key within kv_len. */
 static int64_t leading_run(const fia_case *c, const fz_geom *g,
-                           const double *k, int *after)
+                           const double *k, int64_t m, int *after)
 {
     int64_t best = 0;
     *after = 0;
     for (int64_t b = 0; b < g->B; b++)
         for (int64_t h = 0; h < g->KV_N; h++) {
-            const int64_t len = fz_kv_len(c, g, b);
+            int64_t len = fz_kv_len(c, g, b);
+            len = len < g->KV_S ? len : g->KV_S; /* an invalid call's */
             int64_t i = 0;
-            while (i < len && k[fz_index(g->layout, g->B, g->KV_N, g->KV_S,
-                                         g->D, b, h, i, 0)] == -INFINITY)
-                i++;
+            for (; i < len; i++) {
+                const int64_t at = fz_index(g->layout, g->B, g->KV_N, g->KV_S,
+                                            g->D, b, h, i, 0);
+                if (at < 0 || at >= m || k[at] != -INFINITY)
+                    break;
+            }
             best = i > best ? i : best;
             *after |= i >= 64 && i < len;
         }
@@ -48,7 +52,10 @@ int main(void)
             int64_t m;
             double *k = ftl_data_of(&c, FIA_SLOT_KEY, &m);
             int after = 0;
-            const int64_t run = k ? leading_run(&c, &g, k, &after) : 0;
+            /* key's head dim as value's (not so with a rope, say) */
+            const int shaped = m == g.B * g.KV_N * g.KV_S * g.D;
+            const int64_t run =
+                k && shaped ? leading_run(&c, &g, k, m, &after) : 0;
             single += run == 1;
             run16 += run >= 16;
             block += after;
