@@ -1,12 +1,13 @@
 /* `fiacheck run CASE... [--profile doc|cann] [--json] [--status-only]
  *                       [--precision BITS] [--pure-mpfr] [--max-work N]
- *                       [--progress]
+ *                       [--progress] [--junit FILE]
  *                       [--tolerance bound|flash-attn|vendor|ulp|
  *                                    allclose RTOL ATOL]`
  *
  * --tolerance picks the accuracy criterion (docs/tolerance.md; default
  * bound: the per-element error bound of the permitted algorithm).
  * --pure-mpfr makes the reference skip its binary64 first pass.
+ * --junit FILE also writes the cases as a JUnit XML report (junit.c).
  *
  * Per case: the oracle's expected status and the rules that fired, fast/'s
  * status, and for accepted cases the error of fast/'s outputs against the
@@ -16,8 +17,10 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 #include "cli.h"
+#include "cli_junit.h"
 #include "fia/check.h"
 #include "fia/fast.h"
 
@@ -25,6 +28,7 @@ typedef struct run_options {
     fia_check_options check;
     int json;
     int progress;       /* --progress: also when stderr is no terminal */
+    const char *junit;  /* --junit FILE, or NULL */
 } run_options;
 
 /* A case file checked: the parse error, or the harness's verdict. */
@@ -183,7 +187,7 @@ static const char run_usage[] =
     "usage: fiacheck run CASE... [--profile doc|cann] [--json] "
     "[--status-only]\n"
     "                    [--precision BITS] [--pure-mpfr] [--max-work N] "
-    "[--progress]\n"
+    "[--progress] [--junit FILE]\n"
     "                    [--tolerance bound|flash-attn|vendor|ulp|"
     "allclose RTOL ATOL]\n"
     "  --profile P     status codes of the documents (doc, default) or of the\n"
@@ -198,6 +202,8 @@ static const char run_usage[] =
     "  --progress      the reference's progress on stderr (default when\n"
     "                  stderr is a terminal)\n"
     "  --tolerance T   the accuracy criterion (docs/tolerance.md)\n"
+    "  --junit FILE    also a JUnit XML report: a case per test, findings\n"
+    "                  and unmet intents as failures with the case text\n"
     "exit status: 0 all passed, 1 a finding or an unmet intent, 2 bad usage "
     "or a bad input\n"
     "(2 wins over 1: a run with a bad input is not trustworthy as a "
@@ -213,7 +219,7 @@ static int usage(void)
 static int parse_args(int argc, char **argv, run_options *o,
                       const char **cases, int *ncases)
 {
-    int n_prof = 0, n_tol = 0, n_prec = 0, n_work = 0;
+    int n_prof = 0, n_tol = 0, n_prec = 0, n_work = 0, n_junit = 0;
     const char *v;
     for (int i = 0; i < argc; i++) {
         const char *a = argv[i];
@@ -225,6 +231,10 @@ static int parse_args(int argc, char **argv, run_options *o,
             o->check.pure_mpfr = 1;
         } else if (strcmp(a, "--progress") == 0) {
             o->progress = 1;
+        } else if (strcmp(a, "--junit") == 0) {
+            if (cli_once("run", a, &n_junit) ||
+                cli_value("run", argc, argv, &i, &o->junit))
+                return -1;
         } else if (strcmp(a, "--profile") == 0) {
             if (cli_profile("run", argc, argv, &i, &o->check.profile, &n_prof))
                 return -1;
@@ -282,9 +292,22 @@ int cmd_run(int argc, char **argv)
     }
     int n_pass = 0, n_find = 0, n_bad = 0, n_skip = 0, n_vacuous = 0;
     int n_unmet = 0;
+    cli_junit *junit = NULL;
+    if (o.junit != NULL && (junit = cli_junit_open(o.junit)) == NULL) {
+        fprintf(stderr, "fiacheck run: out of memory (the JUnit report)\n");
+        free(cases);
+        return CLI_EXIT_USAGE;
+    }
     run_result r;
     for (int i = 0; i < ncases; i++) {
+        struct timespec t0, t1;
+        clock_gettime(CLOCK_MONOTONIC, &t0);
         run_one(cases[i], &o, &r);
+        clock_gettime(CLOCK_MONOTONIC, &t1);
+        if (junit != NULL)
+            cli_junit_case(junit, cases[i], r.c.v, r.c.reason.msg,
+                           (double)(t1.tv_sec - t0.tv_sec) +
+                               1e-9 * (double)(t1.tv_nsec - t0.tv_nsec));
         if (o.json)
             print_json(&r, &o);
         else
@@ -312,6 +335,8 @@ int cmd_run(int argc, char **argv)
                "kernel_level lines say otherwise)\n", fastKernelLevel(),
                fastThreadCount());
     free(cases);
+    if (junit != NULL && cli_junit_close(junit) != 0)
+        return CLI_EXIT_USAGE; /* the report CI asked for is missing */
     if (n_bad)
         return CLI_EXIT_USAGE;
     /* an unmet intent is no finding of fast/, but the run failed: the case
