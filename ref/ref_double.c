@@ -330,18 +330,26 @@ static int64_t dbl_row_finite(ref_dbl *x, const ref_row_in *in, row_out *ro)
      * n e^-FAR.  When the max key is the only one left its weight is
      * exactly 1 against itself: no relative error at all (td 0 below), o
      * is its v, and lse carries that key's score error alone.  The
-     * model's bound below takes the same weights: its absolute terms
-     * (2^-149 scale) dwarf what they leave out. */
+     * model's bound below takes the same weights when the kernel's own
+     * (float32) weight of such a key is below float32's least subnormal
+     * (below): its absolute terms (2^-149 scale) cover that. */
     const double FAR = 700.0;
-    double far_w = 0.0, td_max_key = 0.0;
+    double far_w = 0.0, td_max_key = 0.0, tm_max_key = 0.0;
     for (int64_t t = 0; t < nk; t++)
-        if (x->s[t] == m && !(x->td[t] <= td_max_key))
-            td_max_key = x->td[t];
+        if (x->s[t] == m) {
+            td_max_key = x->td[t] > td_max_key ? x->td[t] : td_max_key;
+            tm_max_key = x->tm[t] > tm_max_key ? x->tm[t] : tm_max_key;
+        }
     int64_t n_live = 0, live = -1;
     double S = 0.0, tdmax = 0.0, tmmax = 0.0;
     for (int64_t t = 0; t < nk; t++) {
         double diff = x->s[t] - m;
         const int far = diff + x->td[t] + td_max_key < -FAR;
+        /* the float32 kernel's weight of a far key, with its own score
+         * errors, must be below float32's least subnormal (e^-103.3) for
+         * the model to drop it too; else no bound for the row */
+        if (far && !(diff + x->tm[t] + tm_max_key < -110.0))
+            model = 0;
         x->w[t] = far ? 0.0 : exp(diff);
         far_w += far ? 0x1p-970 : 0.0;
         if (!far)
