@@ -20,6 +20,7 @@ typedef struct parser {
     int line;                          /* current line */
     int line_seed;
     int line_intent, line_threads, line_kernel_level, line_data;
+    int line_task_order;
     int line_attr[FIA_ATTR_COUNT];
     int line_tensor[FIA_SLOT_COUNT];
     int line_gen[FIA_SLOT_COUNT];      /* .gen or .values */
@@ -492,6 +493,15 @@ static fia_status parse_line(parser *p, char *line)
             return FAIL(p, "threads: '%.60s' is not a thread count 1..%d", v,
                         FIA_CASE_MAX_THREADS);
         p->c->threads = (int32_t)n;
+        return FIA_OK;
+    }
+    if (strcmp(key, "task_order") == 0) {
+        if (dup_check(p, &p->line_task_order, key) != 0)
+            return p->err->code;
+        uint64_t n = 0;
+        if (parse_u64(v, &n) != 0 || n < 1)
+            return FAIL(p, "task_order: '%.60s' is not a seed 1..2^64-1", v);
+        p->c->task_order = n;
         return FIA_OK;
     }
     if (strcmp(key, "data") == 0) {

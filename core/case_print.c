@@ -172,6 +172,9 @@ static void build(const fia_case *c, sbuf *b)
         sb_puts(b, "data = live_rows\n");
     if (c->threads > 0)
         sb_printf(b, "threads = %d\n", (int)c->threads);
+    if (c->task_order != 0)
+        sb_printf(b, "task_order = %llu\n",
+                  (unsigned long long)c->task_order);
     if (c->kernel_level != FIA_KL_DEFAULT)
         sb_printf(b, "kernel_level = %s\n",
                   fia_kernel_level_name(c->kernel_level));
@@ -345,6 +348,7 @@ int fia_case_equal(const fia_case *a, const fia_case *b)
     if (!a || !b)
         return a == b;
     if (a->seed != b->seed || a->threads != b->threads ||
+        a->task_order != b->task_order ||
         a->kernel_level != b->kernel_level || a->live_rows != b->live_rows)
         return 0;
     for (int i = 0; i < FIA_ATTR_COUNT; i++)

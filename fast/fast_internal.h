@@ -217,6 +217,11 @@ typedef struct fast_plan {
     int64_t hpt, qb, mrows, L, Dp;
     int64_t n_hsub, n_qblk, kv_chunk;
     int nthreads, nsplit;
+    /* fastSetTaskOrder's seed at plan time: 0, the threads take the tasks
+     * as they come; else one thread runs them all in a permutation of
+     * this seed (schedule.c), planned for nthreads all the same */
+    uint64_t task_order;
+    uint64_t order_offset;    /* task_order: the tasks' order (int64 each) */
     /* The KV splits of a (batch, KV head) start at key kv_base (0, or P
      * when the prefix runs apart), split s at kv_base + s * kv_chunk. */
     int64_t kv_base;

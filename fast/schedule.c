@@ -22,6 +22,8 @@
 /* fastSetThreadCount's choice (0: none), process-wide like the kernel
  * level: a run's plan reads it once. */
 static _Atomic int forced_threads;
+/* fastSetTaskOrder's seed (0: none), read by the plan likewise. */
+static _Atomic unsigned long long forced_order;
 
 int fast_thread_count(void)
 {
@@ -94,6 +96,7 @@ void fast_plan_schedule(fast_plan *p)
     p->mrows = p->hpt * p->qb;
     p->L = (p->mrows + 15) & ~(int64_t)15;
     p->nthreads = fast_thread_count();
+    p->task_order = (uint64_t)atomic_load(&forced_order);
     uint64_t rec = (uint64_t)(p->Dp + 16) * sizeof(float);
     /* a batch's keys are logical: a shared prefix's P, then its own */
     p->shared = false;
@@ -128,6 +131,9 @@ void fast_plan_schedule(fast_plan *p)
         p->vbad_offset = end + 2 * kvb;
         end = ALIGN64(p->vbad_offset + nrows);
     }
+    p->order_offset = end; /* fastSetTaskOrder: the tasks' order */
+    if (p->task_order != 0)
+        end = ALIGN64(end + (uint64_t)fast_task_count(p) * sizeof(int64_t));
     p->workspace_size = end + 64; /* + alignment */
 }
 
@@ -137,7 +143,38 @@ typedef struct pool {
     float *partials;
     int64_t ntasks, nconv;
     atomic_llong next, conv_next, conv_done;
+    const int64_t *perm;     /* task k runs as perm[k]; NULL: as it comes */
 } pool;
+
+/* splitmix64: the stream a task order's seed gives */
+static uint64_t mix64(uint64_t *x)
+{
+    uint64_t z = (*x += 0x9e3779b97f4a7c15ull);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+}
+
+/* The tasks in the order the seed picks (Fisher-Yates), in the
+ * workspace's order area. */
+static const int64_t *order_of(const fast_plan *p, char *ws, int64_t n)
+{
+    int64_t *perm = (int64_t *)(void *)(ws + p->order_offset);
+    uint64_t x = p->task_order;
+    for (int64_t k = 0; k < n; k++)
+        perm[k] = k;
+    for (int64_t k = n - 1; k > 0; k--) {
+        const int64_t j = (int64_t)(mix64(&x) % (uint64_t)(k + 1));
+        const int64_t t = perm[k];
+        perm[k] = perm[j], perm[j] = t;
+    }
+    return perm;
+}
+
+static int64_t task_at(const pool *pl, long long k)
+{
+    return pl->perm != NULL ? pl->perm[k] : (int64_t)k;
+}
 
 typedef struct worker_arg {
     pool *pl;
@@ -169,7 +206,7 @@ static void *worker(void *arg)
         long long t = atomic_fetch_add(&pl->next, 1);
         if (t >= pl->ntasks)
             break;
-        fast_run_task(pl->p, pl->ws, scr, pl->partials, (int64_t)t);
+        fast_run_task(pl->p, pl->ws, scr, pl->partials, task_at(pl, t));
     }
     return NULL;
 }
@@ -183,6 +220,12 @@ void fast_attention_run(const fast_plan *p, void *ws)
     atomic_init(&pl.conv_next, 0);
     atomic_init(&pl.conv_done, 0);
     int nt = p->nthreads < pl.ntasks ? p->nthreads : (int)pl.ntasks;
+    pl.perm = NULL;
+    if (p->task_order != 0) {
+        pl.perm = order_of(p, ws, pl.ntasks);
+        nt = 1; /* one scratch, every task after another: what one task
+                   leaves for the next shows */
+    }
     pthread_t tid[FAST_MAX_THREADS];
     worker_arg args[FAST_MAX_THREADS];
     bool started[FAST_MAX_THREADS] = {false};
@@ -210,6 +253,16 @@ int fastSetThreadCount(int n)
         return -1;
     atomic_store(&forced_threads, n);
     return 0;
+}
+
+void fastSetTaskOrder(unsigned long long seed)
+{
+    atomic_store(&forced_order, seed);
+}
+
+unsigned long long fastTaskOrder(void)
+{
+    return atomic_load(&forced_order);
 }
 
 void fastPathThresholds(fast_path_thresholds *t)

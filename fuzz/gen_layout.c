@@ -227,9 +227,12 @@ void fzn_layout_dims(fz_gen *g)
 }
 
 /* How fast/ runs the case: now and then (mostly for the reach plans) a
- * thread count 1..4 and a kernel level this CPU and build have, as case
- * lines (threads, kernel_level), so that a finding reproduces with them.
- * A zero byte: neither. */
+ * thread count 1..4, a task order (the tasks planned for those threads run
+ * one after another on one thread, in an order the seed picks: a bug that
+ * needs one task to follow another shows every time, and reproduces) and a
+ * kernel level this CPU and build have, as case lines (threads,
+ * task_order, kernel_level), so that a finding reproduces with them.  A
+ * zero byte: none. */
 void fzn_layout_run(fz_gen *g)
 {
     fdp *f = g->f;
@@ -239,6 +242,8 @@ void fzn_layout_run(fz_gen *g)
     /* a split decode: 2..4 threads (more threads, more splits to merge) */
     if (fdp_bool(f) || split)
         g->c->threads = (int32_t)fdp_range(f, split ? 2 : 1, 4);
+    if (g->c->threads > 1 && fdp_chance(f, 40))
+        g->c->task_order = fdp_u64(f) | 1; /* never 0 (no order) */
     fia_kernel_level have[FIA_KL_COUNT];
     int n = 0;
     for (int k = FIA_KL_SCALAR; k < FIA_KL_COUNT; k++)

@@ -35,6 +35,7 @@ static fia_status apply_run(const fia_case *c, const char **saved_level,
         *saved_threads = fastThreadCount();
         fastSetThreadCount(c->threads);
     }
+    fastSetTaskOrder(c->task_order); /* 0: the threads as they come */
     return FIA_OK;
 }
 
@@ -46,6 +47,7 @@ static void restore_run(const char *saved_level, int saved_threads)
         fastForceKernelLevel(saved_level);
     if (saved_threads >= 0)
         fastSetThreadCount(0);
+    fastSetTaskOrder(0);
 }
 
 static fia_status call_fast(const fia_case *c, const fia_case_data *d,

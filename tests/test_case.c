@@ -547,16 +547,23 @@ static void test_run_settings(void)
     char text[512];
     fia_case c, d;
     fia_error err;
-    snprintf(text, sizeof text, "threads = 3\nkernel_level = avx2\n%s", base);
+    snprintf(text, sizeof text,
+             "threads = 3\nkernel_level = avx2\ntask_order = 18446744073709551615\n%s",
+             base);
     CHECK(fia_case_parse_string(text, "t", &c, &err) == FIA_OK);
-    CHECK(c.threads == 3 && c.kernel_level == FIA_KL_AVX2);
+    CHECK(c.threads == 3 && c.kernel_level == FIA_KL_AVX2 &&
+          c.task_order == UINT64_MAX);
     char *printed = fia_case_to_string(&c);
-    CHECK(printed && strstr(printed, "threads = 3\nkernel_level = avx2\n"));
+    CHECK(printed && strstr(printed, "threads = 3\ntask_order = "
+                                     "18446744073709551615\nkernel_level = avx2\n"));
     CHECK(printed && fia_case_parse_string(printed, "t", &d, &err) == FIA_OK);
     CHECK(fia_case_equal(&c, &d));
     d.threads = 4;
     CHECK(!fia_case_equal(&c, &d));
     d.threads = 3;
+    d.task_order = 5;
+    CHECK(!fia_case_equal(&c, &d));
+    d.task_order = c.task_order;
     d.kernel_level = FIA_KL_SCALAR;
     CHECK(!fia_case_equal(&c, &d));
     free(printed);
@@ -565,7 +572,9 @@ static void test_run_settings(void)
     static const char *const bad[] = {"threads = 0", "threads = 17",
                                       "threads = x", "kernel_level = avx9",
                                       "kernel_level = default",
-                                      "threads = 2\nthreads = 2"};
+                                      "threads = 2\nthreads = 2",
+                                      "task_order = 0", "task_order = x",
+                                      "task_order = 1\ntask_order = 1"};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         snprintf(text, sizeof text, "%s\n%s", bad[i], base);
         CHECK_MSG(fia_case_parse_string(text, "t", &c, &err) ==
@@ -576,6 +585,7 @@ static void test_run_settings(void)
     CHECK(fia_case_parse_string(base, "t", &c, &err) == FIA_OK);
     printed = fia_case_to_string(&c);
     CHECK(c.threads == 0 && c.kernel_level == FIA_KL_DEFAULT && printed &&
+          c.task_order == 0 && strstr(printed, "task_order") == NULL &&
           strstr(printed, "threads") == NULL &&
           strstr(printed, "kernel_level") == NULL);
     free(printed);

@@ -154,10 +154,11 @@ const char *fia_intent_name(fia_intent i);
 int fia_intent_from_name(const char *name);   /* -1 if unknown */
 
 /* How the system under test runs the call (`threads = N`,
- * `kernel_level = NAME`): not part of the call, but a result may depend on
- * them (decode splits its keys by thread; each level has its own
- * micro-kernels), so a case that needs one to reproduce says so.  The
- * harness applies them for the call only. */
+ * `kernel_level = NAME`, `task_order = N`): not part of the call, but a
+ * result may depend on them (decode splits its keys by thread; each level
+ * has its own micro-kernels; a bug may need one task to follow another),
+ * so a case that needs one to reproduce says so.  The harness applies them
+ * for the call only. */
 #define FIA_CASE_MAX_THREADS 16
 typedef enum fia_kernel_level {
     FIA_KL_DEFAULT = 0, /* no line: the environment's or the automatic one */
@@ -171,6 +172,10 @@ typedef struct fia_case {
     uint64_t seed;                  /* default 0 */
     uint32_t intents;               /* bit 1u << fia_intent */
     int32_t threads;                /* 1..16; 0 when not given */
+    uint64_t task_order;            /* `task_order = N`: fast/ runs the
+                                       call's tasks on one thread in the
+                                       order N picks (fastSetTaskOrder);
+                                       0 when not given */
     bool live_rows;                 /* `data = live_rows`: only the rows the
                                        call reads are generated (below) */
     fia_kernel_level kernel_level;  /* FIA_KL_DEFAULT when not given */

@@ -42,6 +42,14 @@ int fastThreadCount(void);
  * (1..16; 0 gives FIA_FAST_THREADS / the default back); 0, or -1 when out
  * of range (nothing changed). */
 int fastSetThreadCount(int n);
+/* Testing aid for order-dependent bugs: with a seed other than 0, the runs
+ * planned from now on (for the whole process) run all their tasks on one
+ * thread, one after another in an order that seed picks, though planned
+ * (decode splits, workspace) for fastThreadCount() threads -- so a bug that
+ * shows only when one task follows another on the same thread shows every
+ * time.  0 gives the threads back.  fastTaskOrder() reads it. */
+void fastSetTaskOrder(unsigned long long seed);
+unsigned long long fastTaskOrder(void);
 
 /* Where fast/'s paths change, for generators that must reach each of them
  * (fast/schedule.c, fast/attention.c):
