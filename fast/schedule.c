@@ -10,7 +10,11 @@
  * own, once for every batch (schedule_shared).  With kv_pre the threads
  * first widen K/V into the workspace in chunks, then wait for all chunks,
  * then run.
- * Threads: FIA_FAST_THREADS (1..16), default 2; fixed at plan time because the workspace depends on it. */
+ * Threads: FIA_FAST_THREADS (1..16), default 2; fixed at plan time because the workspace depends on it.
+ * A task order (fastSetTaskOrder, a testing aid) keeps that plan but runs
+ * every task on one thread in an order its seed picks, the order array in
+ * the workspace: what one task leaves in a thread's scratch for the next
+ * then shows every time. */
 #include <pthread.h>
 #include <sched.h>
 #include <stdatomic.h>
