@@ -29,6 +29,7 @@ static fia_status record(fia_status st, const fia_error *err)
     return record(fast_fail(&err, FIA_ERR_PARAM_NULLPTR, id, __VA_ARGS__),  \
                   &err)
 
+/* The V2 call: the extended one without extras. */
 fia_status fastFusedInferAttentionScoreV2GetWorkspaceSize(
     const fia_tensor *query, const fia_tensor_list *key,
     const fia_tensor_list *value, const fia_tensor *pseShiftOptional,
@@ -55,6 +56,49 @@ fia_status fastFusedInferAttentionScoreV2GetWorkspaceSize(
     int64_t innerPrecise, int64_t blockSize, int64_t antiquantMode,
     bool softmaxLseFlag, int64_t keyAntiquantMode, int64_t valueAntiquantMode,
     const fia_tensor *attentionOut, const fia_tensor *softmaxLse,
+    uint64_t *workspaceSize, fast_executor **executor)
+{
+    return fastFusedInferAttentionScoreV2ExtGetWorkspaceSize(
+        query, key, value, pseShiftOptional,
+        attenMaskOptional, actualSeqLengthsOptional, actualSeqLengthsKvOptional, deqScale1Optional,
+        quantScale1Optional, deqScale2Optional, quantScale2Optional, quantOffset2Optional,
+        antiquantScaleOptional, antiquantOffsetOptional, blockTableOptional, queryPaddingSizeOptional,
+        kvPaddingSizeOptional, keyAntiquantScaleOptional, keyAntiquantOffsetOptional, valueAntiquantScaleOptional,
+        valueAntiquantOffsetOptional, keySharedPrefixOptional, valueSharedPrefixOptional, actualSharedPrefixLenOptional,
+        numHeads, scaleValue, preTokens, nextTokens,
+        inputLayout, numKeyValueHeads, sparseMode, innerPrecise,
+        blockSize, antiquantMode, softmaxLseFlag, keyAntiquantMode,
+        valueAntiquantMode, NULL, attentionOut, softmaxLse,
+        workspaceSize, executor);
+}
+
+fia_status fastFusedInferAttentionScoreV2ExtGetWorkspaceSize(
+    const fia_tensor *query, const fia_tensor_list *key,
+    const fia_tensor_list *value, const fia_tensor *pseShiftOptional,
+    const fia_tensor *attenMaskOptional,
+    const fia_int_array *actualSeqLengthsOptional,
+    const fia_int_array *actualSeqLengthsKvOptional,
+    const fia_tensor *deqScale1Optional, const fia_tensor *quantScale1Optional,
+    const fia_tensor *deqScale2Optional, const fia_tensor *quantScale2Optional,
+    const fia_tensor *quantOffset2Optional,
+    const fia_tensor *antiquantScaleOptional,
+    const fia_tensor *antiquantOffsetOptional,
+    const fia_tensor *blockTableOptional,
+    const fia_tensor *queryPaddingSizeOptional,
+    const fia_tensor *kvPaddingSizeOptional,
+    const fia_tensor *keyAntiquantScaleOptional,
+    const fia_tensor *keyAntiquantOffsetOptional,
+    const fia_tensor *valueAntiquantScaleOptional,
+    const fia_tensor *valueAntiquantOffsetOptional,
+    const fia_tensor *keySharedPrefixOptional,
+    const fia_tensor *valueSharedPrefixOptional,
+    const fia_int_array *actualSharedPrefixLenOptional, int64_t numHeads,
+    double scaleValue, int64_t preTokens, int64_t nextTokens,
+    const char *inputLayout, int64_t numKeyValueHeads, int64_t sparseMode,
+    int64_t innerPrecise, int64_t blockSize, int64_t antiquantMode,
+    bool softmaxLseFlag, int64_t keyAntiquantMode, int64_t valueAntiquantMode,
+    const fast_v2_extras *extras, const fia_tensor *attentionOut,
+    const fia_tensor *softmaxLse,
     uint64_t *workspaceSize, fast_executor **executor)
 {
     /* blockSize only matters with a block_table, which alone enables page
@@ -118,6 +162,10 @@ fia_status fastFusedInferAttentionScoreV2GetWorkspaceSize(
             [FAST_OPT_VALUE_ANTIQUANT_OFFSET] = valueAntiquantOffsetOptional,
             [FAST_OPT_KEY_SHARED_PREFIX] = keySharedPrefixOptional,
             [FAST_OPT_VALUE_SHARED_PREFIX] = valueSharedPrefixOptional,
+            [FAST_OPT_QUERY_ROPE] = extras ? extras->queryRopeOptional : NULL,
+            [FAST_OPT_KEY_ROPE] = extras ? extras->keyRopeOptional : NULL,
+            [FAST_OPT_DEQUANT_SCALE_QUERY] =
+                extras ? extras->dequantScaleQueryOptional : NULL,
         },
         .prefix_len = actualSharedPrefixLenOptional, .num_heads = numHeads,
         .scale = scaleValue, .pre = preTokens, .next = nextTokens,
@@ -127,6 +175,7 @@ fia_status fastFusedInferAttentionScoreV2GetWorkspaceSize(
         .antiquant_mode = antiquantMode,
         .key_antiquant_mode = keyAntiquantMode,
         .value_antiquant_mode = valueAntiquantMode,
+        .query_quant_mode = extras ? extras->queryQuantMode : 0,
         .lse_flag = softmaxLseFlag, .out = attentionOut, .lse = softmaxLse,
     };
 

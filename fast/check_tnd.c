@@ -47,7 +47,8 @@ fia_status fast_check_tnd_exclusions(const fast_args *a, fast_plan *p,
                     a->layout);
     if (a->pse != NULL)
         FAST_REJECT("S_TND_PSE", "%s takes no pse_shift", a->layout);
-    if (a->opt[FAST_OPT_BLOCK_TABLE])
+    const bool rope = a->opt[FAST_OPT_QUERY_ROPE] || a->opt[FAST_OPT_KEY_ROPE];
+    if (a->opt[FAST_OPT_BLOCK_TABLE] && !rope) /* MLA's (D = 512) */
         FAST_REJECT("S_TND_PAGED", "%s takes no page attention without "
                     "rope", a->layout);
     if (a->opt[FAST_OPT_ANTIQUANT_SCALE] || a->opt[FAST_OPT_ANTIQUANT_OFFSET] ||

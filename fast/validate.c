@@ -41,6 +41,8 @@ const fast_check fast_checks[] = {
     {"padding", FAST_LAYER_DTYPE, fast_check_padding_dtypes},
     {"antiquant", FAST_LAYER_DTYPE, fast_check_antiquant_kv_dtypes},
     {"prefix", FAST_LAYER_DTYPE, fast_check_prefix_dtypes},
+    {"mla", FAST_LAYER_DTYPE, fast_check_mla_dtypes},
+    {"query_quant", FAST_LAYER_DTYPE, fast_check_query_quant_dtypes},
     /* Layer 3: documented combinations a feature excludes, checkable
      * before either feature computes (a rejection, never hidden behind
      * "not modeled"). */

@@ -34,7 +34,10 @@
     X(VALUE_ANTIQUANT_SCALE, "value_antiquant_scale")                        \
     X(VALUE_ANTIQUANT_OFFSET, "value_antiquant_offset")                      \
     X(KEY_SHARED_PREFIX, "key_shared_prefix")                                \
-    X(VALUE_SHARED_PREFIX, "value_shared_prefix")
+    X(VALUE_SHARED_PREFIX, "value_shared_prefix")                            \
+    X(QUERY_ROPE, "query_rope")                                              \
+    X(KEY_ROPE, "key_rope")                                                  \
+    X(DEQUANT_SCALE_QUERY, "dequant_scale_query")
 
 typedef enum fast_optional {
 #define FAST_OPTIONAL_ENUM(id, name) FAST_OPT_##id,
@@ -62,6 +65,7 @@ typedef struct fast_args {
     const char *layout;
     int64_t num_kv_heads, sparse_mode, inner_precise, block_size;
     int64_t antiquant_mode, key_antiquant_mode, value_antiquant_mode;
+    int64_t query_quant_mode; /* 003 (fast_v2_extras; 0 in a V2 call) */
     bool lse_flag;
     const fia_tensor *out, *lse;
 } fast_args;
@@ -234,6 +238,8 @@ fia_status fast_check_tnd_value_d(const fast_args *, fast_plan *, fia_error *);
  * orders into *q_ntd / *o_ntd (either may be NULL). */
 bool fast_token_layout(const char *layout, bool *q_ntd, bool *o_ntd);
 fia_status fast_check_mla(const fast_args *, fast_plan *, fia_error *);
+fia_status fast_check_mla_dtypes(const fast_args *, fast_plan *, fia_error *);
 fia_status fast_check_query_quant(const fast_args *, fast_plan *, fia_error *);
+fia_status fast_check_query_quant_dtypes(const fast_args *, fast_plan *, fia_error *);
 
 #endif

@@ -175,20 +175,6 @@ static void compare_outputs(const fia_case *c, const fia_case_data *d,
     fia_ref_result_free(&ref);
 }
 
-/* Parameters of 003 that aclnnFusedInferAttentionScoreV2 (and so fast/'s
- * API) does not carry: a case using one cannot be passed to fast/ at all. */
-static const char *v2_api_gap(const fia_case *c)
-{
-    static const fia_slot v2_absent[] = {FIA_SLOT_QUERY_ROPE, FIA_SLOT_KEY_ROPE,
-                                         FIA_SLOT_DEQUANT_SCALE_QUERY};
-    for (size_t i = 0; i < sizeof v2_absent / sizeof v2_absent[0]; i++)
-        if (c->tensors[v2_absent[i]].presence != FIA_ABSENT)
-            return fia_slot_name(v2_absent[i]);
-    if (c->attrs.query_quant_mode != 0)
-        return "query_quant_mode";
-    return NULL;
-}
-
 /* An upper estimate of the reference's multiply-adds, from shapes alone
  * and without reading the layout: every output element takes a dot product
  * over the key sequence, whose length is at most the largest middle dim of
@@ -382,16 +368,6 @@ void fia_check_case(const fia_case *c, const fia_check_options *o,
         fia_fail(&r->reason, err.code, "%.255s%s", err.msg,
                  compute ? " (use --status-only to check its status alone)"
                          : "");
-        return;
-    }
-    const char *gap = v2_api_gap(c);
-    if (gap != NULL) {
-        r->v = FIA_V_NOT_MODELED;
-        fia_fail(&r->reason, FIA_ERR_NOT_MODELED, "not modeled yet: fast/ "
-                 "implements the V2 API, which has no %s (003 parameter)",
-                 gap);
-        judge_intents(c, NULL, "fast/ cannot be called", r);
-        fia_case_data_free(&d);
         return;
     }
     if (c->kernel_level != FIA_KL_DEFAULT &&

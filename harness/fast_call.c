@@ -1,5 +1,6 @@
 /* The one place where the tool calls fast/: a case becomes the 40-odd
- * arguments of fastFusedInferAttentionScoreV2GetWorkspaceSize. */
+ * arguments of fastFusedInferAttentionScoreV2ExtGetWorkspaceSize (the V2
+ * call with 003's extras). */
 #include <stdlib.h>
 #include "fia/check.h"
 #include "fia/fast.h"
@@ -75,7 +76,13 @@ static fia_status call_fast(const fia_case *c, const fia_case_data *d,
     fast_executor *ex = NULL;
     fia_error_clear(err);
     fastSetStatusProfile(profile);
-    fia_status st = fastFusedInferAttentionScoreV2GetWorkspaceSize(
+    const fast_v2_extras extras = {
+        .queryRopeOptional = slot(d, FIA_SLOT_QUERY_ROPE),
+        .keyRopeOptional = slot(d, FIA_SLOT_KEY_ROPE),
+        .dequantScaleQueryOptional = slot(d, FIA_SLOT_DEQUANT_SCALE_QUERY),
+        .queryQuantMode = a->query_quant_mode,
+    };
+    fia_status st = fastFusedInferAttentionScoreV2ExtGetWorkspaceSize(
         slot(d, FIA_SLOT_QUERY), d->t[FIA_SLOT_KEY] ? &d->key_list : NULL,
         d->t[FIA_SLOT_VALUE] ? &d->value_list : NULL,
         slot(d, FIA_SLOT_PSE_SHIFT), slot(d, FIA_SLOT_ATTEN_MASK),
@@ -96,7 +103,7 @@ static fia_status call_fast(const fia_case *c, const fia_case_data *d,
         a->pre_tokens, a->next_tokens, a->input_layout, a->num_key_value_heads,
         a->sparse_mode, a->inner_precise, a->block_size, a->antiquant_mode,
         a->softmax_lse_flag, a->key_antiquant_mode, a->value_antiquant_mode,
-        slot(d, FIA_SLOT_ATTENTION_OUT), slot(d, FIA_SLOT_SOFTMAX_LSE),
+        &extras, slot(d, FIA_SLOT_ATTENTION_OUT), slot(d, FIA_SLOT_SOFTMAX_LSE),
         &ws_size, &ex);
     if (st != FIA_OK)
         return fia_fail(err, st, "%s", fastLastError());

@@ -106,6 +106,50 @@ fia_status fastFusedInferAttentionScoreV2GetWorkspaceSize(
     const fia_tensor *attentionOut, const fia_tensor *softmaxLse,
     uint64_t *workspaceSize, fast_executor **executor);
 
+/* What the newer interfaces add to the V2 call (003
+ * npu_fused_infer_attention_score_v2, 004 its TorchAir form), in 003's
+ * names: the MLA rope inputs (query_rope, key_rope), the query's
+ * quantization (dequant_scale_query, query_quant_mode).  A zeroed struct
+ * (or NULL) is the plain V2 call. */
+typedef struct fast_v2_extras {
+    const fia_tensor *queryRopeOptional;
+    const fia_tensor *keyRopeOptional;
+    const fia_tensor *dequantScaleQueryOptional;
+    int64_t queryQuantMode;
+} fast_v2_extras;
+
+/* The V2 phase one with the extras: the same parameters in the same order,
+ * extras before the outputs.  fastFusedInferAttentionScoreV2 runs its
+ * executor. */
+fia_status fastFusedInferAttentionScoreV2ExtGetWorkspaceSize(
+    const fia_tensor *query, const fia_tensor_list *key,
+    const fia_tensor_list *value, const fia_tensor *pseShiftOptional,
+    const fia_tensor *attenMaskOptional,
+    const fia_int_array *actualSeqLengthsOptional,
+    const fia_int_array *actualSeqLengthsKvOptional,
+    const fia_tensor *deqScale1Optional, const fia_tensor *quantScale1Optional,
+    const fia_tensor *deqScale2Optional, const fia_tensor *quantScale2Optional,
+    const fia_tensor *quantOffset2Optional,
+    const fia_tensor *antiquantScaleOptional,
+    const fia_tensor *antiquantOffsetOptional,
+    const fia_tensor *blockTableOptional,
+    const fia_tensor *queryPaddingSizeOptional,
+    const fia_tensor *kvPaddingSizeOptional,
+    const fia_tensor *keyAntiquantScaleOptional,
+    const fia_tensor *keyAntiquantOffsetOptional,
+    const fia_tensor *valueAntiquantScaleOptional,
+    const fia_tensor *valueAntiquantOffsetOptional,
+    const fia_tensor *keySharedPrefixOptional,
+    const fia_tensor *valueSharedPrefixOptional,
+    const fia_int_array *actualSharedPrefixLenOptional, int64_t numHeads,
+    double scaleValue, int64_t preTokens, int64_t nextTokens,
+    const char *inputLayout, int64_t numKeyValueHeads, int64_t sparseMode,
+    int64_t innerPrecise, int64_t blockSize, int64_t antiquantMode,
+    bool softmaxLseFlag, int64_t keyAntiquantMode, int64_t valueAntiquantMode,
+    const fast_v2_extras *extras, const fia_tensor *attentionOut,
+    const fia_tensor *softmaxLse, uint64_t *workspaceSize,
+    fast_executor **executor);
+
 /* Runs and frees the executor (as aclnn does).  stream is unused (NULL). */
 fia_status fastFusedInferAttentionScoreV2(void *workspace,
                                           uint64_t workspaceSize,
