@@ -22,6 +22,7 @@ static void (*const steps[])(const fia_case *, fia_oracle_facts *) = {
     orc_facts_layout,  orc_facts_tensor_list, orc_facts_mask,
     orc_facts_seqlen,  orc_facts_paged,       orc_facts_tnd,
     orc_facts_padding, orc_facts_prefix,      orc_facts_antiquant,
+    orc_facts_mla,
 };
 
 void orc_facts_compute(const fia_case *c, fia_oracle_facts *f)

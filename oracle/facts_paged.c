@@ -15,8 +15,13 @@ void orc_facts_paged(const fia_case *c, fia_oracle_facts *f)
     f->cache = f->t[FIA_SLOT_KEY];
     f->cache_rank = f->cache ? f->cache->ndim : 0;
     f->block_size = c->attrs.block_size;
+    orc_paged_blocks(f);
+}
+
+void orc_paged_blocks(fia_oracle_facts *f)
+{
     /* the blocks per batch: known with a usable length array and B */
-    if (!f->q_rank_ok || f->block_size <= 0 || !f->kv_seq_given ||
+    if (!f->paged || f->nb_ok || !f->q_rank_ok || f->block_size <= 0 || !f->kv_seq_given ||
         orc_used_count(f->kv_seq_count, f->B) == 0 || f->B > 65536)
         return;
     f->nb_ok = 1;

@@ -40,8 +40,10 @@ int64_t orc_q_len(const fia_oracle_facts *f, int64_t b)
 
 int64_t orc_kv_len(const fia_oracle_facts *f, int64_t b)
 {
-    if (f->tnd)
+    if (f->tnd && !f->paged)
         return f->cum_ok && b >= 0 && b < f->B ? tnd_len(f->kv_seq, b) : 0;
+    if (f->tnd) /* a paged token layout: per-batch lengths (facts_tnd.c) */
+        return f->cum_ok && b >= 0 && b < f->B ? f->kv_seq[b] : 0;
     /* a list's batch reads its own tensor's S by default */
     int64_t dflt = f->list_ok && b >= 0 && b < ORC_LIST_MAX ? f->list_s[b]
                                                              : f->KV_S;

@@ -141,6 +141,10 @@ struct fia_oracle_facts {
      * key is int4 or int32. */
     int aq_scene, aq_int4, aq_sep, aq_comb;
 
+    /* facts_mla.c: the MLA scene (003): rope, query_rope or key_rope
+     * passed; mla512 / mla128, and the query's D is 512 / 128. */
+    int rope, mla512, mla128;
+
     int paged;
     int cache_rank;
     const fia_tensor *cache, *table;
@@ -239,6 +243,7 @@ void orc_facts_tnd(const fia_case *c, fia_oracle_facts *f);
 void orc_facts_padding(const fia_case *c, fia_oracle_facts *f);
 void orc_facts_prefix(const fia_case *c, fia_oracle_facts *f);
 void orc_facts_antiquant(const fia_case *c, fia_oracle_facts *f);
+void orc_facts_mla(const fia_case *c, fia_oracle_facts *f);
 
 /* Helpers for predicates. */
 /* facts_tensors.c */
@@ -268,6 +273,16 @@ int64_t orc_used_count(int64_t count, int64_t B);
 int orc_mask_opt_shape_bad(const fia_oracle_facts *f);
 /* facts_padding.c: a padding tensor passed with at least one element. */
 int orc_pad_counts(const fia_oracle_facts *f, fia_slot s);
+/* facts_mla.c: the rope D 003 documents, and whether query_rope /
+ * key_rope (given) break "the query's / key's shape with D 64" (heads
+ * folded into the last dim as in the tensor it follows). */
+#define ORC_ROPE_D 64
+int orc_query_rope_shape_bad(const fia_oracle_facts *f);
+int orc_key_rope_shape_bad(const fia_oracle_facts *f);
+/* facts_paged.c: the blocks each batch reads (nb_ok, max_nb, sum_nb) and
+ * the paged KV_S, once B and the lengths are known (a token layout knows
+ * its B only in facts_tnd.c, which calls it again). */
+void orc_paged_blocks(fia_oracle_facts *f);
 /* facts_layout.c */
 int orc_is_prefill(const fia_oracle_facts *f);
 int orc_is_decode(const fia_oracle_facts *f);

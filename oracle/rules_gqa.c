@@ -3,7 +3,8 @@
 
 ORC_PRED(kvn_nonneg, 1, f->c->attrs.num_key_value_heads < 0)
 ORC_PRED(kvn_divides, f->N > 0 && f->KV_N > 0, f->N % f->KV_N != 0)
-ORC_PRED(ratio_64, f->N > 0 && f->KV_N > 0 && f->N % f->KV_N == 0,
+/* MLA's D = 512 scene documents N 128 over KV_N 1 (rules_mla.c) */
+ORC_PRED(ratio_64, f->N > 0 && f->KV_N > 0 && f->N % f->KV_N == 0 && !f->mla512,
          f->N / f->KV_N > 64)
 ORC_PRED(kvn_zero, 1, f->c->attrs.num_key_value_heads == 0)
 ORC_PRED(kvn_default, 1,

@@ -1,16 +1,224 @@
-/* Rules: MLA: the rope inputs query_rope and key_rope (003).
+/* Rules: MLA, the rope inputs query_rope and key_rope (003 §参数说明
+ * query_rope / key_rope; §约束说明, the MLA block "query_rope和key_rope输入
+ * 时即为MLA场景" and the token layouts' D = 512 list).  The scene and the
+ * rope shapes are facts_mla.c's.
  *
- * Not modeled yet: NM-010 refuses the feature (ORC_NM_ROW). */
+ * With rope the query's D is 512 or 128.  D = 512 (KV_N 1, N 32/64/128,
+ * Q_S 1..16, page attention with block_size 16 or 128, sparse 0 without a
+ * mask at Q_S = 1 or 3 with one above) replaces rules the general lists
+ * give: the GQA ratio of 64 (GQA-003), the paged block sizes (PAGED-004/
+ * 005), TND's D != 512 list.  D = 128 is a token-layout scene (TND,
+ * NTD_TND) under TND's list, with Q_D = K_D = V_D = 128.
+ *
+ * Not modeled: MLA full quantization (int8 query/key/value with bf16
+ * ropes, dequant_scale_query), the NZ cache (rank 5), the *_NBSD outputs
+ * (NM-012, rules_tnd.c). */
 #include "oracle_internal.h"
 
-static const fia_slot rope_slots[] = {FIA_SLOT_QUERY_ROPE, FIA_SLOT_KEY_ROPE};
+#define C003_MLA C003_CONSTR " > MLA (query_rope、key_rope)"
+#define C003_MLA512 C003_MLA " > query的D等于512"
+#define C003_MLA128 C003_MLA " > query的D等于128"
+#define C003_TND512 C003_CONSTR " > TND、TND_NTD、NTD_TND场景下的综合限制 > " \
+                    "query的D等于512"
 
-ORC_PRED(nm_rope, 1, ORC_ANY_GIVEN(f, rope_slots))
+static int given(const fia_oracle_facts *f, fia_slot s)
+{
+    return f->given[s];
+}
+
+static int int8_query(const fia_oracle_facts *f)
+{
+    const fia_tensor *q = f->t[FIA_SLOT_QUERY];
+    return q && q->dtype == FIA_DT_INT8;
+}
+
+/* The float path: the ropes take the query's / the key's dtype. */
+static int rope_dtypes_bad(const fia_oracle_facts *f)
+{
+    const fia_tensor *q = f->t[FIA_SLOT_QUERY], *k = f->t[FIA_SLOT_KEY];
+    return f->t[FIA_SLOT_QUERY_ROPE]->dtype != q->dtype ||
+           f->t[FIA_SLOT_KEY_ROPE]->dtype != k->dtype;
+}
+
+/* Q_S of each batch in [1, 16]: the query's S, or a token layout's
+ * per-batch lengths. */
+static int q_s_bad(const fia_oracle_facts *f)
+{
+    if (!f->tnd)
+        return f->Q_S < 1 || f->Q_S > 16;
+    for (int64_t b = 0; b < f->B; b++) {
+        const int64_t n = orc_q_len(f, b);
+        if (n < 1 || n > 16)
+            return 1;
+    }
+    return 0;
+}
+
+static int layout512_bad(const fia_oracle_facts *f)
+{
+    switch (f->layout) {
+    case ORC_LAYOUT_BSH:
+    case ORC_LAYOUT_BSND:
+    case ORC_LAYOUT_BNSD:
+    case ORC_LAYOUT_TND:
+    case ORC_LAYOUT_TND_NTD:
+    case ORC_LAYOUT_V2: /* the *_NBSD outputs: NM-012 */
+        return 0;
+    default:
+        return 1;
+    }
+}
+
+static int sparse512_bad(const fia_oracle_facts *f)
+{
+    const int64_t mode = f->c->attrs.sparse_mode;
+    if (f->Q_S == 1)
+        return mode != 0 || f->mask_effective;
+    return mode != 3 || !f->mask_effective;
+}
+
+static int kv_antiquant(const fia_oracle_facts *f)
+{
+    return f->aq_scene || orc_antiquant_given(f);
+}
+
+static int post_quant(const fia_oracle_facts *f)
+{
+    return given(f, FIA_SLOT_QUANT_SCALE2) || given(f, FIA_SLOT_QUANT_OFFSET2);
+}
+
+static int full_quant(const fia_oracle_facts *f)
+{
+    return int8_query(f) || given(f, FIA_SLOT_DEQUANT_SCALE1) ||
+           given(f, FIA_SLOT_QUANT_SCALE1) || given(f, FIA_SLOT_DEQUANT_SCALE2) ||
+           given(f, FIA_SLOT_DEQUANT_SCALE_QUERY);
+}
+
+static int kv_list(const fia_oracle_facts *f)
+{
+    return f->count[FIA_SLOT_KEY] > 1 || f->count[FIA_SLOT_VALUE] > 1;
+}
+
+static int value_d(const fia_oracle_facts *f)
+{
+    return f->tnd ? f->VD : f->KD;
+}
+
+ORC_PRED(both, f->rope, !given(f, FIA_SLOT_QUERY_ROPE) ||
+                            !given(f, FIA_SLOT_KEY_ROPE))
+ORC_PRED(dtypes,
+         f->rope && given(f, FIA_SLOT_QUERY_ROPE) &&
+             given(f, FIA_SLOT_KEY_ROPE) && f->q_float &&
+             given(f, FIA_SLOT_KEY),
+         rope_dtypes_bad(f))
+ORC_PRED(q_d, f->rope && f->q_d_ok, f->D != 512 && f->D != 128)
+ORC_PRED(q_shape, given(f, FIA_SLOT_QUERY_ROPE) && given(f, FIA_SLOT_QUERY),
+         orc_query_rope_shape_bad(f))
+ORC_PRED(k_shape,
+         given(f, FIA_SLOT_KEY_ROPE) && given(f, FIA_SLOT_KEY) && !kv_list(f),
+         orc_key_rope_shape_bad(f))
+ORC_PRED(q_s512, f->mla512 && f->q_rank_ok && (!f->tnd || f->cum_ok),
+         q_s_bad(f))
+ORC_PRED(heads512, f->mla512, f->N != 32 && f->N != 64 && f->N != 128)
+ORC_PRED(kv512, f->mla512,
+         f->KV_N != 1 || (f->k_d_ok && f->KD != 512) ||
+             (f->tnd && f->v_d_ok && f->VD != 512))
+ORC_PRED(sparse512, f->mla512 && !f->tnd && f->q_rank_ok, sparse512_bad(f))
+ORC_PRED(layout512, f->mla512, layout512_bad(f))
+ORC_PRED(paged512, f->mla512, !f->paged)
+ORC_PRED(bs512, f->mla512 && f->paged,
+         f->block_size != 16 && f->block_size != 128)
+ORC_PRED(x512, f->mla512,
+         f->c->attrs.softmax_lse_flag || kv_list(f) ||
+             given(f, FIA_SLOT_PSE_SHIFT) || kv_antiquant(f) || post_quant(f))
+ORC_PRED(layout128, f->mla128,
+         f->layout != ORC_LAYOUT_TND && f->layout != ORC_LAYOUT_NTD_TND)
+ORC_PRED(x128, f->mla128,
+         kv_list(f) || given(f, FIA_SLOT_PSE_SHIFT) || f->paged ||
+             kv_antiquant(f) || full_quant(f) || post_quant(f))
+ORC_PRED(dims128, f->mla128 && f->tnd && f->k_d_ok && f->v_d_ok,
+         f->KD != 128 || value_d(f) != 128)
+ORC_PRED(nm_full_quant, f->rope, int8_query(f))
+ORC_PRED(nm_nz, f->rope && f->paged, f->cache_rank == 5)
+
+#define MLA_REJECT(id, cite, text, dis, fn)                                  \
+    {id, "mla", FIA_RULE_REJECT, ORC_SEM, cite, text, dis, ORC_FN(fn)}
+#define MLA_EXCLUDE(id, cite, text, fn)                                      \
+    {id, "mla", FIA_RULE_REJECT, ORC_EXCL, cite, text, NULL, ORC_FN(fn)}
 
 const fia_rule orc_rules_mla[] = {
-    ORC_NM_ROW("NM-010", "mla", nm_rope, C003_CONSTR " (MLA)",
-               "MLA rope inputs (query_rope, key_rope) are not modeled "
-               "yet", NULL),
+    MLA_REJECT("MLA-001", C003_MLA,
+               "query_rope and key_rope are passed both or neither", NULL,
+               both),
+    MLA_REJECT("MLA-002", C003_MLA,
+               "query_rope has the query's dtype, key_rope the key's", NULL,
+               dtypes),
+    MLA_REJECT("MLA-003", C003_MLA,
+               "with rope inputs the query's head dim D is 512 or 128", NULL,
+               q_d),
+    MLA_REJECT("MLA-004", C003_MLA512 "; " C003_MLA128,
+               "query_rope has the query's shape with D 64 (BSH: H = N*64)",
+               NULL, q_shape),
+    MLA_REJECT("MLA-005", C003_MLA512 "; " C003_MLA128,
+               "key_rope has the key's shape with D 64 (a rank-3 cache or "
+               "BSH: KV_N*64)",
+               NULL, k_shape),
+    MLA_REJECT("MLA-010", C003_MLA512 "; " C003_TND512 "; "
+               C003_P("query_rope"),
+               "D = 512: the query's S (a token layout: every batch's "
+               "length) is 1 to 16",
+               "003 §参数说明 query_rope limits every rope scene to Q_S 1..16; "
+               "the constraint lists say it for D = 512 only (the D = 128 "
+               "token scene is not limited here)",
+               q_s512),
+    MLA_REJECT("MLA-011", C003_MLA512 "; " C003_TND512,
+               "D = 512: num_heads is 32, 64 or 128", NULL, heads512),
+    MLA_REJECT("MLA-012", C003_MLA512 "; " C003_TND512,
+               "D = 512: key/value have one head (KV_N 1) of D 512", NULL,
+               kv512),
+    MLA_REJECT("MLA-013", C003_MLA512,
+               "D = 512, batched layouts: Q_S = 1 takes sparse_mode 0 without "
+               "a mask, Q_S > 1 sparse_mode 3 with one",
+               "a token layout keeps its own list (sparse 0 without a mask or "
+               "3 with one: TND-018..021)",
+               sparse512),
+    MLA_REJECT("MLA-014", C003_MLA512 "; " C003_TND512,
+               "D = 512: input_layout BSH, BSND, BNSD, TND, TND_NTD (or a "
+               "*_NBSD output)",
+               NULL, layout512),
+    MLA_REJECT("MLA-015", C003_MLA512 "; " C003_TND512,
+               "D = 512 needs page attention (a block_table)", NULL,
+               paged512),
+    MLA_REJECT("MLA-016", C003_MLA512,
+               "D = 512: block_size is 16 or 128 (in place of the general "
+               "page-attention sizes)",
+               "002's page attention takes multiples of 128 (Q_S > 1) or 16 "
+               "(Q_S = 1) up to 512; MLA's list is its own",
+               bs512),
+    MLA_EXCLUDE("MLA-X01", C003_MLA512 "; " C003_TND512,
+                "D = 512 takes no softmax_lse, key/value tensor list, "
+                "pse_shift, antiquantization or output quantization",
+                x512),
+    MLA_REJECT("MLA-020", C003_MLA128,
+               "D = 128 with rope: input_layout TND or NTD_TND only", NULL,
+               layout128),
+    MLA_EXCLUDE("MLA-X02", C003_MLA128,
+                "D = 128 with rope takes no key/value tensor list, "
+                "pse_shift, page attention, antiquantization, full or "
+                "output quantization",
+                x128),
+    MLA_REJECT("MLA-022", C003_CONSTR " > TND、TND_NTD、NTD_TND场景下的综合限制",
+               "D = 128 with rope in a token layout: Q_D = K_D = V_D = 128",
+               NULL, dims128),
+    ORC_NM_ROW("NM-010", "mla", nm_full_quant, C003_MLA512,
+               "MLA full quantization (int8 query/key/value, bf16 ropes, "
+               "dequant_scale_query) is not modeled yet",
+               "003's D = 512 list allows it; its token-layout D = 512 list "
+               "refuses full quantization"),
+    ORC_NM_ROW("NM-014", "mla", nm_nz, C003_MLA512,
+               "MLA's NZ key/value cache (blockNum, N, D/16, blockSize, 16) "
+               "is not modeled yet",
+               NULL),
 };
 const size_t orc_rules_mla_count =
     sizeof orc_rules_mla / sizeof orc_rules_mla[0];

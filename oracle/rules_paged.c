@@ -90,9 +90,10 @@ ORC_PRED(p_padding_decode, f->paged && orc_is_decode(f), f->pad_kv_scene)
 ORC_PRED(p_prefix, f->paged, orc_prefix_given(f))
 ORC_PRED(p_int4, f->paged && q_half(f),
          kv_dtype(f) == FIA_DT_INT4 || kv_dtype(f) == FIA_DT_INT32)
-ORC_PRED(p_bs_prefill, f->paged && orc_is_prefill(f),
+/* MLA (D = 512) has block sizes of its own: MLA-016 */
+ORC_PRED(p_bs_prefill, f->paged && orc_is_prefill(f) && !f->mla512,
          bs_prefill_bad(f->block_size))
-ORC_PRED(p_bs_decode, f->paged && orc_is_decode(f),
+ORC_PRED(p_bs_decode, f->paged && orc_is_decode(f) && !f->mla512,
          bs_decode_bad(f->block_size, kv_dtype(f)))
 ORC_PRED(p_int8_query, f->paged && orc_is_prefill(f),
          f->t[FIA_SLOT_QUERY]->dtype == FIA_DT_INT8)

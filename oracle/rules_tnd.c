@@ -132,7 +132,9 @@ ORC_PRED(seq_count_max, f->tnd && f->seq_given && f->kv_seq_given,
          f->seq_count > TND_B_MAX || f->kv_seq_count > TND_B_MAX)
 ORC_PRED(q_cumulative, f->tnd && f->seq_given && f->seq_count > 0,
          not_cumulative(f->seq, f->seq_count))
-ORC_PRED(kv_cumulative, f->tnd && f->kv_seq_given && f->kv_seq_count > 0,
+/* a paged token layout (MLA) takes per-batch kv lengths: facts_tnd.c */
+ORC_PRED(kv_cumulative,
+         f->tnd && !f->paged && f->kv_seq_given && f->kv_seq_count > 0,
          not_cumulative(f->kv_seq, f->kv_seq_count))
 ORC_PRED(q_total, f->tnd && f->q_d_ok && f->seq_given && f->seq_count > 0,
          f->seq[f->seq_count - 1] != f->T)
@@ -141,7 +143,9 @@ ORC_PRED(kv_total,
          f->kv_seq[f->kv_seq_count - 1] != f->T_kv)
 ORC_PRED(t_max, f->tnd && f->q_d_ok,
          f->T > TND_T_MAX || (f->k_d_ok && f->T_kv > TND_T_MAX))
-ORC_PRED(bf16_only, f->tnd && f->given[FIA_SLOT_QUERY] && f->q_float,
+ORC_PRED(bf16_only,
+         f->tnd && f->given[FIA_SLOT_QUERY] && f->q_float &&
+             !(f->q_d_ok && f->D == 512),
          f->t[FIA_SLOT_QUERY]->dtype != FIA_DT_BF16)
 ORC_PRED(doc_dims, f->tnd && !rope(f) && f->q_d_ok && f->v_d_ok,
          doc_dims_bad(f))

@@ -59,6 +59,36 @@
     "input_layout = TND\n"                                                   \
     "actual_seq_lengths = [5,5,17]\n"                                        \
     "actual_seq_lengths_kv = [9,13,43]\n"
+/* MLA (003): decode, BSH, a rank-3 cache of block_size 16 (lengths 40
+ * and 7: blocks 3 + 1 of 6); prefill Q_S 4, BNSD, a rank-4 cache of
+ * block_size 128, sparse 3; a D = 128 token layout with rope. */
+#define MLA_D                                                                \
+    "query = bf16 [2,1,16384]\n"                                             \
+    "key = bf16 [6,16,512]\n"                                                \
+    "value = bf16 [6,16,512]\n"                                              \
+    "query_rope = bf16 [2,1,2048]\n"                                         \
+    "key_rope = bf16 [6,16,64]\n"                                            \
+    "num_heads = 32\n"                                                       \
+    "num_key_value_heads = 1\n"                                              \
+    "input_layout = BSH\n"                                                   \
+    "block_size = 16\n"                                                      \
+    "block_table = int32 [2,3]\n"                                            \
+    "actual_seq_lengths_kv = [40,7]\n"
+#define MLA_P                                                                \
+    "query = bf16 [1,32,4,512]\n"                                            \
+    "key = bf16 [2,1,128,512]\n"                                             \
+    "value = bf16 [2,1,128,512]\n"                                           \
+    "query_rope = bf16 [1,32,4,64]\n"                                        \
+    "key_rope = bf16 [2,1,128,64]\n"                                         \
+    "num_heads = 32\n"                                                       \
+    "num_key_value_heads = 1\n"                                              \
+    "input_layout = BNSD\n"                                                  \
+    "sparse_mode = 3\n"                                                      \
+    "atten_mask = bool [2048,2048]\n"                                        \
+    "block_size = 128\n"                                                     \
+    "block_table = int32 [1,2]\n"                                            \
+    "actual_seq_lengths_kv = [150]\n"
+#define MLA_T TND "query_rope = bf16 [17,4,64]\nkey_rope = bf16 [43,2,64]\n"
 /* Page attention: kv lengths 200 and 56.  Prefill: block_size 128, blocks
  * 2 + 1 (4 in the cache), a 4-D cache; decode: 16, blocks 13 + 4 (20). */
 #define PAGED_P                                                              \
@@ -624,7 +654,39 @@ static const rule_case cases[] = {
      LIST3, ""},
     {"LIST-007", LIST3, "actual_seq_lengths_kv = [32,21,9]", LIST3,
      "actual_seq_lengths_kv = [32,20,0]"},
-    {"NM-010", PREFILL, "query_rope = fp16 [1,2,16,64]", PREFILL, ""},
+    {"MLA-001", MLA_D, "key_rope = null", MLA_D, ""},
+    {"MLA-002", MLA_D, "query_rope = fp16 [2,1,2048]", MLA_P, ""},
+    {"MLA-003", PREFILL,
+     "query_rope = fp16 [1,2,16,64]\nkey_rope = fp16 [1,2,32,64]", MLA_T,
+     ""},
+    {"MLA-004", MLA_D, "query_rope = bf16 [2,1,1024]", MLA_P, ""},
+    {"MLA-005", MLA_D, "key_rope = bf16 [6,16,32]", MLA_P, ""},
+    {"MLA-005", MLA_P, "key_rope = bf16 [2,128,64]", MLA_T, ""},
+    {"MLA-010", MLA_P, "query = bf16 [1,32,17,512]\n"
+     "query_rope = bf16 [1,32,17,64]", MLA_P, ""},
+    {"MLA-011", MLA_D, "num_heads = 16\nquery = bf16 [2,1,8192]\n"
+     "query_rope = bf16 [2,1,1024]", MLA_D, "num_heads = 128\n"
+     "query = bf16 [2,1,65536]\nquery_rope = bf16 [2,1,8192]"},
+    {"MLA-012", MLA_D, "num_key_value_heads = 2\nkey = bf16 [6,16,1024]\n"
+     "value = bf16 [6,16,1024]\nkey_rope = bf16 [6,16,128]", MLA_P, ""},
+    {"MLA-013", MLA_D, "sparse_mode = 3", MLA_D, ""},
+    {"MLA-013", MLA_P, "sparse_mode = 0\natten_mask = null", MLA_P, ""},
+    {"MLA-014", MLA_P, "input_layout = BNSD_BSND", MLA_P, ""},
+    {"MLA-015", MLA_D, "block_table = null", MLA_D, ""},
+    {"MLA-016", MLA_D, "block_size = 32\nkey = bf16 [6,32,512]\n"
+     "value = bf16 [6,32,512]\nkey_rope = bf16 [6,32,64]\n"
+     "block_table = int32 [2,2]", MLA_P, ""},
+    {"MLA-X01", MLA_D, "softmax_lse_flag = true", MLA_D, ""},
+    {"MLA-020", MLA_T, "input_layout = TND_NTD", MLA_T,
+     "input_layout = NTD_TND\nquery = bf16 [4,17,128]\n"
+     "key = bf16 [2,43,128]\nvalue = bf16 [2,43,128]\n"
+     "query_rope = bf16 [4,17,64]\nkey_rope = bf16 [2,43,64]"},
+    {"MLA-X02", MLA_T, "pse_shift = bf16 [3,4,12,30]", MLA_T, ""},
+    {"MLA-022", MLA_T, "value = bf16 [43,2,64]", MLA_T, ""},
+    {"NM-010", MLA_D, "query = int8 [2,1,16384]\nkey = int8 [6,16,512]\n"
+     "value = int8 [6,16,512]", MLA_D, ""},
+    {"NM-014", MLA_D, "key = bf16 [6,1,32,16,16]\nvalue = bf16 [6,1,32,16,16]\n"
+     "key_rope = bf16 [6,1,4,16,16]", MLA_D, ""},
     {"NM-011", PREFILL, "query_quant_mode = 3", PREFILL, ""},
     {"NM-012", PREFILL, "input_layout = BNSD_NBSD", PREFILL, ""},
     {"NM-013", TND,

@@ -1,0 +1,42 @@
+/* oracle/facts_mla: the MLA scene (003 §约束说明, "query_rope和key_rope输入
+ * 时即为MLA场景").  A call is MLA when query_rope or key_rope is passed;
+ * the query's head dim splits it into the D = 512 scene (KV_N 1, page
+ * attention, Q_S 1..16) and the D = 128 scene (the token layouts only).
+ * Runs after the layout, the paged cache and the token layouts, whose D it
+ * reads. */
+#include "oracle_internal.h"
+
+void orc_facts_mla(const fia_case *c, fia_oracle_facts *f)
+{
+    (void)c;
+    f->rope = f->given[FIA_SLOT_QUERY_ROPE] || f->given[FIA_SLOT_KEY_ROPE];
+    f->mla512 = f->rope && f->q_d_ok && f->D == 512;
+    f->mla128 = f->rope && f->q_d_ok && f->D == 128;
+}
+
+/* Heads folded into the last dim: BSH's H, a rank-3 cache's KV_N*D. */
+static int rope_shape_bad(const fia_tensor *x, const fia_tensor *r,
+                          int64_t folded)
+{
+    if (r->ndim != x->ndim || x->ndim < 1)
+        return 1;
+    for (int i = 0; i + 1 < x->ndim; i++)
+        if (r->shape[i] != x->shape[i])
+            return 1;
+    return folded <= 0 || r->shape[x->ndim - 1] != folded * ORC_ROPE_D;
+}
+
+int orc_query_rope_shape_bad(const fia_oracle_facts *f)
+{
+    const int64_t folded = f->layout == ORC_LAYOUT_BSH ? f->N : 1;
+    return rope_shape_bad(f->t[FIA_SLOT_QUERY], f->t[FIA_SLOT_QUERY_ROPE],
+                          folded);
+}
+
+int orc_key_rope_shape_bad(const fia_oracle_facts *f)
+{
+    const int folds = f->paged ? f->cache_rank == 3
+                               : f->layout == ORC_LAYOUT_BSH;
+    return rope_shape_bad(f->t[FIA_SLOT_KEY], f->t[FIA_SLOT_KEY_ROPE],
+                          folds ? f->KV_N : 1);
+}
