@@ -1,0 +1,374 @@
+/* MLA (003's query_rope / key_rope) in generated cases.
+ *
+ * Both targets build an MLA call whole, from a description (mla_spec): the
+ * D = 512 scene (32, 64 or 128 query heads over one KV head, a page
+ * attention cache of block_size 16 or 128 of rank 3 or 4, Q_S 1 with
+ * sparse 0 or Q_S 2..16 with sparse 3 and the optimized mask, in BSH, BSND,
+ * BNSD or the token layouts TND / TND_NTD with per-batch kv lengths) or
+ * the D = 128 scene (TND / NTD_TND with cumulative lengths, GQA, sparse 0
+ * or 3).  The case the fragments before made is dropped (its run lines
+ * kept): MLA excludes most features, so a mix would be refused anyway.
+ *
+ * fuzz_params: now and then, each of MLA's rules broken now and then (a
+ * rope missing, of another dtype or shape, another D, heads, KV heads,
+ * Q_S, sparse mode, layout, block size, no page attention, a table short
+ * of a column, an exclusion: lse, pse, int8 key/value, output scale).
+ * fuzz_numeric: now and then a valid one with generated data (ropes now
+ * and then large, so that their term decides the scores, or zero), small
+ * enough for the reference, long enough now and then for fast/'s key
+ * blocks and split decode.  Fragment contract: fuzz/gen.h. */
+#include <math.h>
+#include <string.h>
+#include "fuzz/gen.h"
+
+#define MLA_MAX_B 4
+
+typedef struct mla_spec {
+    const char *layout;
+    int tnd, ntd, d512;
+    fia_dtype dt, qr_dt, kr_dt;
+    int64_t B, N, KV_N, D, Dv, Dq_r, Dk_r;
+    int64_t q_len[MLA_MAX_B], kv_len[MLA_MAX_B];
+    int64_t Q_S;              /* batched layouts: every batch's */
+    int64_t bs;               /* 0: no page attention */
+    int cache4d;
+    int64_t extra_blocks, col_delta;
+    int qrope, krope;
+    int64_t sparse;
+    int mask;
+    int lse, pse, int8kv, post;
+} mla_spec;
+
+static int64_t max_of(const int64_t *v, int64_t n)
+{
+    int64_t m = 0;
+    for (int64_t i = 0; i < n; i++)
+        m = v[i] > m ? v[i] : m;
+    return m;
+}
+
+/* A batched tensor of heads H, rows S, head dim D in the spec's layout. */
+static fia_status batched(fia_case *c, fia_slot s, fia_dtype dt,
+                          const char *layout, int64_t B, int64_t H,
+                          int64_t S, int64_t D)
+{
+    if (strncmp(layout, "BSH", 3) == 0) {
+        int64_t sh[3] = {B, S, H * D};
+        return fb_tensor(c, s, dt, 3, sh);
+    }
+    if (strncmp(layout, "BSND", 4) == 0) {
+        int64_t sh[4] = {B, S, H, D};
+        return fb_tensor(c, s, dt, 4, sh);
+    }
+    int64_t sh[4] = {B, H, S, D};
+    return fb_tensor(c, s, dt, 4, sh);
+}
+
+/* A token tensor [T, H, D] or [H, T, D]. */
+static fia_status tokens(fia_case *c, fia_slot s, fia_dtype dt, int ntd,
+                         int64_t T, int64_t H, int64_t D)
+{
+    int64_t sh[3] = {ntd ? H : T, ntd ? T : H, D};
+    return fb_tensor(c, s, dt, 3, sh);
+}
+
+/* A page-attention cache of nblk blocks of bs rows, H heads of D. */
+static fia_status cache(fia_case *c, fia_slot s, fia_dtype dt, int rank4,
+                        int64_t nblk, int64_t bs, int64_t H, int64_t D)
+{
+    if (rank4) {
+        int64_t sh[4] = {nblk, H, bs, D};
+        return fb_tensor(c, s, dt, 4, sh);
+    }
+    int64_t sh[3] = {nblk, bs, H * D};
+    return fb_tensor(c, s, dt, 3, sh);
+}
+
+/* The whole call of the spec into g->c (its run lines and seed kept). */
+static void mla_build(fz_gen *g, const mla_spec *m)
+{
+    fia_case *c = g->c;
+    const int32_t threads = c->threads;
+    const uint64_t seed = c->seed, order = c->task_order;
+    const fia_kernel_level level = c->kernel_level;
+    fia_case_free(c);
+    fia_case_init(c);
+    c->threads = threads, c->seed = seed, c->task_order = order;
+    c->kernel_level = level;
+    fb_layout(c, m->layout);
+    fb_attr(c, FIA_ATTR_NUM_HEADS, m->N);
+    fb_attr(c, FIA_ATTR_NUM_KEY_VALUE_HEADS, m->KV_N);
+    fb_attr(c, FIA_ATTR_SPARSE_MODE, m->sparse);
+    const int64_t B = m->B;
+    int64_t cq[MLA_MAX_B], ckv[MLA_MAX_B], T = 0, T_kv = 0;
+    for (int64_t b = 0; b < B; b++)
+        cq[b] = T += m->q_len[b], ckv[b] = T_kv += m->kv_len[b];
+    /* query and query_rope */
+    if (m->tnd) {
+        fz_note(g, tokens(c, FIA_SLOT_QUERY, m->dt, m->ntd, T, m->N, m->D));
+        if (m->qrope)
+            fz_note(g, tokens(c, FIA_SLOT_QUERY_ROPE, m->qr_dt, m->ntd, T,
+                              m->N, m->Dq_r));
+        fz_note(g, fb_array(c, FIA_ARR_ACTUAL_SEQ_LENGTHS, B, cq));
+    } else {
+        fz_note(g, batched(c, FIA_SLOT_QUERY, m->dt, m->layout, B, m->N,
+                           m->Q_S, m->D));
+        if (m->qrope)
+            fz_note(g, batched(c, FIA_SLOT_QUERY_ROPE, m->qr_dt, m->layout, B,
+                               m->N, m->Q_S, m->Dq_r));
+    }
+    /* key, value, key_rope: a cache, tokens or batched */
+    const fia_dtype kdt = m->int8kv ? FIA_DT_INT8 : m->dt;
+    if (m->bs > 0) {
+        int64_t nb = 0, most = 0;
+        for (int64_t b = 0; b < B; b++) {
+            const int64_t k = (m->kv_len[b] + m->bs - 1) / m->bs;
+            nb += k, most = k > most ? k : most;
+        }
+        const int64_t nblk = nb + m->extra_blocks > 0 ? nb + m->extra_blocks
+                                                      : 1;
+        int64_t cols = most + m->col_delta;
+        cols = cols < 1 ? 1 : cols;
+        fz_note(g, cache(c, FIA_SLOT_KEY, kdt, m->cache4d, nblk, m->bs,
+                         m->KV_N, m->D));
+        fz_note(g, cache(c, FIA_SLOT_VALUE, kdt, m->cache4d, nblk, m->bs,
+                         m->KV_N, m->Dv));
+        if (m->krope)
+            fz_note(g, cache(c, FIA_SLOT_KEY_ROPE, m->kr_dt, m->cache4d, nblk,
+                             m->bs, m->KV_N, m->Dk_r));
+        int64_t tsh[2] = {B, cols};
+        fz_note(g, fb_tensor(c, FIA_SLOT_BLOCK_TABLE, FIA_DT_INT32, 2, tsh));
+        fb_attr(c, FIA_ATTR_BLOCK_SIZE, m->bs);
+        fz_note(g, fb_array(c, FIA_ARR_ACTUAL_SEQ_LENGTHS_KV, B, m->kv_len));
+    } else if (m->tnd) {
+        fz_note(g, tokens(c, FIA_SLOT_KEY, kdt, m->ntd, T_kv, m->KV_N, m->D));
+        fz_note(g, tokens(c, FIA_SLOT_VALUE, kdt, m->ntd, T_kv, m->KV_N,
+                          m->Dv));
+        if (m->krope)
+            fz_note(g, tokens(c, FIA_SLOT_KEY_ROPE, m->kr_dt, m->ntd, T_kv,
+                              m->KV_N, m->Dk_r));
+        fz_note(g, fb_array(c, FIA_ARR_ACTUAL_SEQ_LENGTHS_KV, B, ckv));
+    } else {
+        const int64_t S = max_of(m->kv_len, B) > 0 ? max_of(m->kv_len, B) : 1;
+        fz_note(g, batched(c, FIA_SLOT_KEY, kdt, m->layout, B, m->KV_N, S,
+                           m->D));
+        fz_note(g, batched(c, FIA_SLOT_VALUE, kdt, m->layout, B, m->KV_N, S,
+                           m->Dv));
+        if (m->krope)
+            fz_note(g, batched(c, FIA_SLOT_KEY_ROPE, m->kr_dt, m->layout, B,
+                               m->KV_N, S, m->Dk_r));
+        fz_note(g, fb_array(c, FIA_ARR_ACTUAL_SEQ_LENGTHS_KV, B, m->kv_len));
+    }
+    if (m->mask) {
+        int64_t msh[2] = {2048, 2048};
+        fz_note(g, fb_tensor(c, FIA_SLOT_ATTEN_MASK, FIA_DT_BOOL, 2, msh));
+    }
+    /* exclusions */
+    if (m->lse)
+        fb_lse_flag(c, 1);
+    if (m->pse) {
+        int64_t psh[4] = {B, m->N, m->tnd ? 16 : m->Q_S,
+                          max_of(m->kv_len, B) + 1};
+        fz_note(g, fb_tensor(c, FIA_SLOT_PSE_SHIFT, m->dt, 4, psh));
+    }
+    if (m->post) {
+        int64_t one[1] = {1};
+        fz_note(g, fb_tensor(c, FIA_SLOT_QUANT_SCALE2, FIA_DT_FP32, 1, one));
+    }
+}
+
+/* Kv lengths of B batches, each in [lo, hi], some zero now and then. */
+static void kv_lengths(fz_gen *g, mla_spec *m, int64_t lo, int64_t hi)
+{
+    for (int64_t b = 0; b < m->B; b++)
+        m->kv_len[b] = fdp_rare(g->f, 8) ? 0 : fdp_range(g->f, lo, hi);
+}
+
+/* The D = 512 scene; odd: whether to break its rules now and then. */
+static void spec512(fz_gen *g, mla_spec *m, int64_t max_kv)
+{
+    fdp *f = g->f;
+    static const char *const lay[] = {"BSH", "BSND", "BNSD", "TND",
+                                      "TND_NTD", "BNSD_BSND", "NTD_TND"};
+    static const int lw[] = {25, 20, 20, 15, 10, 3, 3};
+    const int li = fz_wpick(g, lw, FZ_ARRLEN(lw), 5);
+    m->layout = lay[li];
+    m->tnd = li == 3 || li == 4 || li == 6;
+    m->ntd = li == 6;
+    m->d512 = 1;
+    m->dt = fdp_chance(f, 60) ? FIA_DT_BF16 : FIA_DT_FP16;
+    static const int64_t heads[] = {32, 64, 128, 16, 48};
+    static const int hw[] = {70, 15, 10, 3, 2};
+    m->N = heads[fz_wpick(g, hw, FZ_ARRLEN(hw), 3)];
+    m->KV_N = fz_odd(g, 3) ? 2 : 1;
+    m->D = m->Dv = fz_odd(g, 2) ? 256 : 512;
+    m->Dq_r = m->Dk_r = 64;
+    m->B = fdp_range(f, 1, m->tnd ? 3 : 2);
+    const int decode = fdp_chance(f, 60);
+    m->Q_S = decode ? 1 : fdp_range(f, 2, 16);
+    if (fz_odd(g, 3))
+        m->Q_S = 17;
+    for (int64_t b = 0; b < m->B; b++)
+        m->q_len[b] = m->tnd ? fdp_range(f, 1, decode ? 1 : 16) : m->Q_S;
+    if (m->tnd && fz_odd(g, 3))
+        m->q_len[0] = 17;
+    /* 002's Q_S > 1 limit on BSH / BSND (H = N * D below 65535,
+     * LAYOUT-023) holds for MLA too: 128 heads of 512 there only now and
+     * then */
+    if (m->Q_S > 1 && (li == 0 || li == 1) && m->N == 128 && !fz_odd(g, 30))
+        m->N = 64;
+    kv_lengths(g, m, 1, max_kv);
+    m->bs = fdp_chance(f, 50) ? 16 : 128;
+    if (fz_odd(g, 3))
+        m->bs = fdp_bool(f) ? 32 : 64;
+    if (fz_odd(g, 3))
+        m->bs = 0; /* no page attention */
+    /* a rank-4 cache goes with a BNSD query (PAGED-011) */
+    m->cache4d = li == 2 && fdp_chance(f, 60);
+    m->sparse = m->Q_S == 1 && !m->tnd ? 0 : 3;
+    m->mask = m->sparse == 3;
+    if (m->tnd && fdp_chance(f, 40))
+        m->sparse = 0, m->mask = 0;
+    /* a token layout's sparse 3 wants every query shorter than its keys
+     * (TND-022) */
+    for (int64_t b = 0; m->tnd && m->sparse == 3 && b < m->B; b++)
+        if (m->kv_len[b] <= m->q_len[b])
+            m->kv_len[b] = m->q_len[b] + 1;
+    if (fz_odd(g, 3)) /* the other mode */
+        m->sparse = 3 - m->sparse;
+    if (fz_odd(g, 2))
+        m->mask = !m->mask;
+}
+
+/* The D = 128 scene: a token layout with cumulative lengths. */
+static void spec128(fz_gen *g, mla_spec *m)
+{
+    fdp *f = g->f;
+    static const char *const lay[] = {"TND", "NTD_TND", "BNSD", "TND_NTD"};
+    static const int lw[] = {60, 30, 5, 5};
+    const int li = fz_wpick(g, lw, FZ_ARRLEN(lw), 2);
+    m->layout = lay[li];
+    m->tnd = li != 2;
+    m->ntd = li == 1;
+    m->dt = fz_odd(g, 3) ? FIA_DT_FP16 : FIA_DT_BF16;
+    m->KV_N = fdp_range(f, 1, 2);
+    m->N = m->KV_N * fdp_range(f, 1, 3);
+    m->D = m->Dv = 128;
+    if (fz_odd(g, 3))
+        m->Dv = 64;
+    m->Dq_r = m->Dk_r = 64;
+    m->B = fdp_range(f, 1, 3);
+    m->sparse = fdp_chance(f, 40) ? 3 : 0;
+    m->mask = m->sparse == 3;
+    for (int64_t b = 0; b < m->B; b++) {
+        m->q_len[b] = fdp_range(f, 0, 12);
+        /* sparse 3 wants every query shorter than its keys */
+        m->kv_len[b] = m->q_len[b] + fdp_range(f, m->sparse == 3, 30);
+    }
+    m->Q_S = max_of(m->q_len, m->B);
+    if (fz_odd(g, 3))
+        m->bs = 128;
+}
+
+/* The dtypes and presence of the ropes, the exclusions (params' breaks). */
+static void spec_common(fz_gen *g, mla_spec *m)
+{
+    m->qr_dt = m->kr_dt = m->dt;
+    m->qrope = m->krope = 1;
+    if (fz_odd(g, 2))
+        *(fdp_bool(g->f) ? &m->qrope : &m->krope) = 0;
+    if (fz_odd(g, 2))
+        m->qr_dt = m->dt == FIA_DT_BF16 ? FIA_DT_FP16 : FIA_DT_BF16;
+    if (fz_odd(g, 2))
+        *(fdp_bool(g->f) ? &m->Dq_r : &m->Dk_r) = 32;
+    if (fz_odd(g, 2))
+        m->col_delta = -1;
+    if (fz_odd(g, 2))
+        m->lse = 1;
+    if (fz_odd(g, 2))
+        m->pse = 1;
+    if (fz_odd(g, 2))
+        m->int8kv = 1;
+    if (fz_odd(g, 2))
+        m->post = 1;
+    if (fz_odd(g, 2))
+        m->D = m->Dv = 64; /* a D MLA does not take */
+}
+
+void fzp_mla(fz_gen *g)
+{
+    if (!fdp_rare(g->f, 10))
+        return;
+    mla_spec m;
+    memset(&m, 0, sizeof m);
+    if (fdp_chance(g->f, 75))
+        spec512(g, &m, 300);
+    else
+        spec128(g, &m);
+    spec_common(g, &m);
+    mla_build(g, &m);
+}
+
+/* fuzz_numeric: the reference's work of the spec (rows x keys x the two
+ * products' dims). */
+static double mla_work(const mla_spec *m)
+{
+    double w = 0.0;
+    for (int64_t b = 0; b < m->B; b++)
+        w += (double)m->N * (double)m->q_len[b] * (double)m->kv_len[b] *
+             (double)(m->D + m->Dq_r + m->Dv);
+    return w;
+}
+
+/* The reference's budget for an MLA case: a few of its 512-wide rows
+ * cost what a plain case's whole work does. */
+#define FZ_MLA_MAX_WORK 2e7
+
+void fzn_mla(fz_gen *g)
+{
+    fdp *f = g->f;
+    if (!fdp_rare(f, 6) || g->meta || g->c->live_rows)
+        return;
+    mla_spec m;
+    memset(&m, 0, sizeof m);
+    const int strict = g->strict;
+    g->strict = 1; /* a valid call: no deliberate break */
+    const int s512 = fdp_chance(f, 75);
+    /* long rows now and then: past a key block, past a split */
+    const int64_t max_kv = fdp_chance(f, 30) ? 300 : 40;
+    if (s512)
+        spec512(g, &m, max_kv);
+    else
+        spec128(g, &m);
+    m.qr_dt = m.kr_dt = m.dt;
+    m.qrope = m.krope = 1;
+    if (mla_work(&m) > FZ_MLA_MAX_WORK) {
+        /* fewer heads and rows first, then fewer keys */
+        m.N = s512 ? 32 : m.N;
+        for (int64_t b = 0; b < m.B; b++)
+            m.q_len[b] = m.q_len[b] > 2 ? 2 : m.q_len[b];
+        m.Q_S = m.Q_S > 2 ? 2 : m.Q_S;
+        for (int64_t b = 0; mla_work(&m) > FZ_MLA_MAX_WORK && b < m.B; b++)
+            m.kv_len[b] = m.kv_len[b] > 40 ? 40 : m.kv_len[b];
+    }
+    g->strict = strict;
+    mla_build(g, &m);
+    /* data: the scores' scale from the dims, the ropes now and then
+     * large (their term decides) or zero */
+    fia_case *c = g->c;
+    const double sd = fdp_chance(f, 20) ? 4.0 : 1.0;
+    fb_gen(c, FIA_SLOT_QUERY, FIA_GEN_NORMAL, 0.0, sd);
+    fb_gen(c, FIA_SLOT_KEY, FIA_GEN_NORMAL, 0.0, 1.0);
+    fb_gen(c, FIA_SLOT_VALUE, FIA_GEN_UNIFORM, -2.0, 2.0);
+    static const double rope_sd[] = {1.0, 8.0, 0.0};
+    const double rs = rope_sd[fdp_pick(f, 3)];
+    if (rs == 0.0) {
+        fb_gen(c, FIA_SLOT_QUERY_ROPE, FIA_GEN_CONST, 0.0, 0.0);
+        fb_gen(c, FIA_SLOT_KEY_ROPE, FIA_GEN_CONST, 0.0, 0.0);
+    } else {
+        fb_gen(c, FIA_SLOT_QUERY_ROPE, FIA_GEN_NORMAL, 0.0, rs);
+        fb_gen(c, FIA_SLOT_KEY_ROPE, FIA_GEN_NORMAL, 0.0, 1.0);
+    }
+    fb_scale(c, 1.0 / sqrt((double)(m.D + m.Dq_r)));
+    c->seed = fdp_u64(f);
+}

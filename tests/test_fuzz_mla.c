@@ -1,0 +1,127 @@
+/* MLA in fuzz/ (gen_mla.c): fuzz_numeric's MLA cases are calls the rules
+ * accept, of both scenes (D = 512 paged, D = 128 token layouts), decode and
+ * prefill, some long enough for fast/'s key blocks and split decode;
+ * fuzz_params' MLA calls break every MLA rule now and then and obey them
+ * all now and then.  The kernels are not run: the cases are judged by the
+ * oracle. */
+#include <stdlib.h>
+#include <string.h>
+#include "check.h"
+#include "fia/oracle.h"
+#include "fuzz/fuzz.h"
+#include "fuzz/fdp.h"
+#include "fuzz/fuzz_internal.h"
+#include "fuzz_testlib.h"
+
+static int is_mla(const fia_case *c)
+{
+    return c->tensors[FIA_SLOT_QUERY_ROPE].presence == FIA_PRESENT ||
+           c->tensors[FIA_SLOT_KEY_ROPE].presence == FIA_PRESENT;
+}
+
+static int64_t query_d(const fia_case *c)
+{
+    const fia_tensor *q = &c->tensors[FIA_SLOT_QUERY].t[0];
+    int64_t d = q->shape[q->ndim - 1];
+    if (strcmp(c->attrs.input_layout, "BSH") == 0)
+        d /= c->attrs.num_heads;
+    return d;
+}
+
+static int64_t longest_kv(const fia_case *c)
+{
+    const fia_int_array_spec *a = &c->arrays[FIA_ARR_ACTUAL_SEQ_LENGTHS_KV];
+    int64_t m = 0;
+    for (int64_t b = 0; a->presence == FIA_PRESENT && b < a->count; b++) {
+        int64_t len = a->values[b];
+        if (fia_layout_is_tnd(c->attrs.input_layout) &&
+            c->tensors[FIA_SLOT_BLOCK_TABLE].presence != FIA_PRESENT && b > 0)
+            len -= a->values[b - 1]; /* cumulative */
+        m = len > m ? len : m;
+    }
+    return m;
+}
+
+static void test_numeric(void)
+{
+    fuzz_rng r = {20261126};
+    static uint8_t buf[4096];
+    int n = 0, d512 = 0, d128 = 0, prefill = 0, split = 0, cache4 = 0,
+        bad = 0, tokens = 0;
+    for (int it = 0; it < 30000; it++) {
+        size_t len = ftl_random_input(&r, buf, 64, sizeof buf);
+        fia_case c;
+        if (fuzz_decode_numeric(buf, len, &c) != FIA_OK)
+            continue;
+        if (is_mla(&c)) {
+            n++;
+            fia_oracle_verdict v;
+            int ok = fia_oracle_evaluate(&c, FIA_PROFILE_DOC, &v, NULL) ==
+                         FIA_OK && v.accept;
+            if (!ok && bad++ < 3) {
+                char *t = fia_case_to_string(&c);
+                fprintf(stderr, "refused (%s):\n%s\n",
+                        v.n_fired ? v.fired[0]->id : "?", t ? t : "");
+                free(t);
+            }
+            const int64_t d = query_d(&c);
+            d512 += d == 512, d128 += d == 128;
+            const fia_tensor *k = &c.tensors[FIA_SLOT_KEY].t[0];
+            cache4 += c.tensors[FIA_SLOT_BLOCK_TABLE].presence ==
+                          FIA_PRESENT && k->ndim == 4;
+            tokens += fia_layout_is_tnd(c.attrs.input_layout);
+            prefill += c.attrs.sparse_mode == 3;
+            split += longest_kv(&c) > 128;
+        }
+        fia_case_free(&c);
+    }
+    fprintf(stderr, "numeric: %d MLA cases (%d D 512, %d D 128, %d token "
+            "layouts, %d sparse 3, %d over 128 keys, %d rank-4 caches), %d "
+            "refused\n", n, d512, d128, tokens, prefill, split, cache4, bad);
+    CHECK(n >= 50);
+    CHECK_EQ_INT(bad, 0);
+    CHECK(d512 > 0 && d128 > 0 && tokens > 0 && prefill > 0 && split > 0 &&
+          cache4 > 0);
+}
+
+static void test_params(void)
+{
+    static const char *const want[] = {
+        "MLA-001", "MLA-002", "MLA-003", "MLA-004", "MLA-005", "MLA-010",
+        "MLA-011", "MLA-012", "MLA-013", "MLA-014", "MLA-015", "MLA-016",
+        "MLA-X01", "MLA-020", "MLA-X02", "MLA-022"};
+    enum { W = sizeof want / sizeof want[0] };
+    int hit[W] = {0};
+    int n = 0, accepted = 0;
+    fuzz_rng r = {1126};
+    static uint8_t buf[2048];
+    for (int it = 0; it < 40000; it++) {
+        size_t len = ftl_random_input(&r, buf, 32, sizeof buf);
+        fia_case c;
+        if (fuzz_decode_params(buf, len, &c) != FIA_OK)
+            continue;
+        if (is_mla(&c)) {
+            n++;
+            fia_oracle_verdict v;
+            if (fia_oracle_evaluate(&c, FIA_PROFILE_DOC, &v, NULL) == FIA_OK) {
+                accepted += v.accept;
+                for (int i = 0; i < v.n_fired; i++)
+                    for (int w = 0; w < W; w++)
+                        hit[w] += strcmp(v.fired[i]->id, want[w]) == 0;
+            }
+        }
+        fia_case_free(&c);
+    }
+    fprintf(stderr, "params: %d MLA calls, %d accepted\n", n, accepted);
+    CHECK(n >= 100);
+    CHECK(accepted > 0);
+    for (int w = 0; w < W; w++)
+        CHECK_MSG(hit[w] > 0, "%s never broken", want[w]);
+}
+
+int main(void)
+{
+    test_numeric();
+    test_params();
+    return check_summary();
+}
