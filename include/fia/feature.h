@@ -37,7 +37,7 @@
     X(PREFIX, "prefix", "the shared system prefix")                         \
     X(TENSOR_LIST, "tensor_list", "key/value tensor lists: a tensor per "     \
                                   "batch")                                    \
-    X(MLA, "mla", "MLA rope inputs (not modeled yet)")                        \
+    X(MLA, "mla", "MLA: the rope inputs query_rope, key_rope (003)")           \
     X(QUERY_QUANT, "query_quant", "003 query quantization (not modeled "      \
                                   "yet)")                                     \
     X(TND, "tnd", "the 003 token layouts TND, NTD_TND, TND_NTD, NTD")
