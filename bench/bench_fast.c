@@ -32,6 +32,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "fia/fast.h"
+#include "bench_record.h"
 #include "bench_fast_prefix.h"
 #include "fma_peak.h"
 #ifdef FIA_HAVE_DNNL
@@ -292,6 +293,13 @@ static void bench_paged(int reps)
             }
         }
         for (int j = 0; j < nsizes; j++) {
+            char fig[64];
+            snprintf(fig, sizeof fig, "%s paged bs%lld",
+                     s->QS == 1 ? "decode" : "prefill", (long long)sizes[j]);
+            bench_record(fig, s->QS == 1 ? kv_bytes(s) / tp[j] * 1e-9
+                                         : flops(s) / tp[j] * 1e-9,
+                         s->QS == 1 ? "GB/s" : "GFLOP/s", tc / tp[j],
+                         "contiguous");
             if (s->QS == 1)
                 printf("decode paged bs%lld: %.1f GB/s = %.0f%% of contiguous "
                        "decode (%.1f GB/s in the same turns)\n",
@@ -738,6 +746,10 @@ int main(int argc, char **argv)
         for (int i = 0; i < 2; i++) {
             printf(" %s %.0f%%", shapes[i]->name,
                    100.0 * flops(shapes[i]) / fast_t[i] * 1e-9 / peak);
+            bench_record(shapes[i]->name, flops(shapes[i]) / fast_t[i] * 1e-9,
+                         "GFLOP/s",
+                         flops(shapes[i]) / fast_t[i] * 1e-9 / peak,
+                         "fma-peak");
             if (dnnl_t[i] > 0)
                 printf(" (onednn %.0f%%)",
                        100.0 * flops(shapes[i]) / dnnl_t[i] * 1e-9 / peak);
@@ -762,6 +774,7 @@ int main(int argc, char **argv)
     }
     double gb = kv_bytes(&DECODE) / fast_t[2] * 1e-9;
     printf("decode: %.1f GB/s = %.0f%% of bandwidth", gb, 100.0 * gb / bw);
+    bench_record("decode", gb, "GB/s", gb / bw, "bandwidth");
     if (dnnl_t[2] > 0)
         printf(", %.2fx onednn\n", dnnl_t[2] / fast_t[2]);
     else

@@ -19,6 +19,7 @@
 #include <string.h>
 #include <time.h>
 #include "fast/fast_internal.h"
+#include "bench_record.h"
 #include "fma_peak.h"
 
 
@@ -378,6 +379,12 @@ int main(int argc, char **argv)
             sec[id] = time_kernel(t, (kid)id, &b, budget, batches);
             printf("%-7s %-13s %-11s %8.2f %s", t->name, KNAME[id], shape,
                    w / sec[id] * 1e-9, unit);
+            char fig[64];
+            snprintf(fig, sizeof fig, "%s/%s", t->name, KNAME[id]);
+            const int flop = strcmp(unit, "GFLOP/s") == 0;
+            bench_record(fig, w / sec[id] * 1e-9, unit,
+                         peak > 0 && flop ? w / sec[id] * 1e-9 / peak : NAN,
+                         peak > 0 && flop ? "fma-peak" : "");
             if (peak > 0 && strcmp(unit, "GFLOP/s") == 0)
                 printf("  %3.0f%% of peak", 100.0 * w / sec[id] * 1e-9 / peak);
             printf("\n");
@@ -389,6 +396,10 @@ int main(int argc, char **argv)
         double blk = qk + sm + sec[K_PV];
         double g = 4.0 * KB * MR * D / blk * 1e-9;
         printf("%-7s prefill block %.1f GFLOP/s", t->name, g);
+        char fig[64];
+        snprintf(fig, sizeof fig, "%s/prefill block", t->name);
+        bench_record(fig, g, "GFLOP/s", peak > 0 ? g / peak : NAN,
+                     peak > 0 ? "fma-peak" : "");
         if (peak > 0)
             printf(" = %.0f%% of peak", 100.0 * g / peak);
         printf(" (softmax %.0f%% of the block's time)\n", 100.0 * sm / blk);

@@ -16,6 +16,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 #include "cli.h"
+#include "cli_bench.h"
 #include "fuzz_runner.h"
 
 static const char bench_usage[] =
@@ -31,6 +32,10 @@ static const char bench_usage[] =
     "                  (default 15, 0: none) per target when the libFuzzer\n"
     "                  binaries sit beside fiacheck\n"
     "  --tolerance     the tolerance profiles side by side\n"
+    "  --fast|--kernels --db PATH [--revision R]  also store the figures\n"
+    "                  (with their ratios to the baselines measured in the\n"
+    "                  same run) as one run at the build's revision (or R)\n"
+    "                  and this machine, for `db regressions` and `db bench`\n"
     "ARGS go to the benchmark binary fiacheck-bench-NAME beside fiacheck\n"
     "(`fiacheck bench --NAME --help` for its own).\n";
 
@@ -144,6 +149,33 @@ int cmd_bench(int argc, char **argv)
         return CLI_EXIT_USAGE;
     }
     argv[0] = path;
+    if (strcmp(name, "fast") == 0 || strcmp(name, "kernels") == 0) {
+        /* --db PATH and --revision R are ours, the rest the benchmark's */
+        const char *db = NULL, *revision = NULL;
+        int k = 1, seen_db = 0, seen_rev = 0;
+        for (int i = 1; i < argc; i++) {
+            if (strcmp(argv[i], "--db") == 0 ||
+                strcmp(argv[i], "--revision") == 0) {
+                const int is_db = argv[i][2] == 'd';
+                if (cli_once("bench", argv[i], is_db ? &seen_db : &seen_rev) !=
+                        0 ||
+                    cli_value("bench", argc, argv, &i,
+                              is_db ? &db : &revision) != 0)
+                    return CLI_EXIT_USAGE;
+                continue;
+            }
+            argv[k++] = argv[i];
+        }
+        argv[k] = NULL;
+        if (revision != NULL && db == NULL) {
+            fprintf(stderr, "fiacheck bench: --revision goes with --db\n");
+            return CLI_EXIT_USAGE;
+        }
+        if (db != NULL)
+            return cli_bench_recorded(path, argv, name, db,
+                                      revision ? revision
+                                               : cli_build_revision());
+    }
     if (strcmp(name, "fuzz") != 0) {
         execv(path, argv);
         fprintf(stderr, "fiacheck bench: cannot run %s: %s\n", path,

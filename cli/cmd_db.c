@@ -1,5 +1,6 @@
 /* `fiacheck db ...`: the findings store (results/findings.db by default).
  * Timestamps are unix seconds in JSON and ISO-8601 UTC in text. */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -17,6 +18,7 @@ static const char db_usage[] =
     "  db stats                        campaigns, findings, accuracy\n"
     "  db campaigns                    the campaigns: execs, findings, time\n"
     "                                  to first finding (ttff)\n"
+    "  db bench [--revision R]         the benchmark figures (bench --db)\n"
     "  db regressions --base REV --head REV [--alpha A] [--min-cases N]\n"
     "                 [--min-effect E] [--unpaired] [--all-buckets]\n"
     "      new signatures at HEAD, fixed ones seen again, and buckets whose\n"
@@ -26,6 +28,9 @@ static const char db_usage[] =
     "      (0.56), N such cases at least (30); --unpaired: buckets with too\n"
     "      few of them compared as two samples (Mann-Whitney U); facets\n"
     "      (all cases, each path, feature, dtype, layout) are compared too\n"
+    "      and benchmark figures (bench --db) of both revisions on one\n"
+    "      machine: slower when the median ratio to the run's own baseline\n"
+    "      drops by more than the run-to-run spread (at least 5%)\n"
     "      exit 1 when anything regressed (for CI gates)\n"
     "  db worst --revision REV --bucket B   the worst case of a bucket\n"
     "                                  (a case file: > w.case; fiacheck "
@@ -552,6 +557,80 @@ static int regression_cb(const fia_store_regression *r, void *ctx)
     return 0;
 }
 
+/* A benchmark figure's row: text or JSON. */
+static int bench_cb(const fia_bench_row *r, void *ctx)
+{
+    int *n = ctx;
+    const fia_bench_figure *f = &r->figure;
+    if (n[1]) {
+        printf("{\"type\":\"bench_figure\"");
+        json_kv("run", r->run_uuid);
+        json_kv("revision", r->revision);
+        json_kv("machine", r->machine);
+        json_kv("suite", r->suite);
+        printf(",\"started\":%lld", (long long)r->started);
+        json_kv("name", f->name);
+        json_num("value", f->value);
+        json_kv("unit", f->unit);
+        if (isfinite(f->ratio))
+            json_num("ratio", f->ratio);
+        else
+            printf(",\"ratio\":null");
+        json_kv("ratio_of", f->ratio_of);
+        printf("}\n");
+    } else {
+        if (n[0] == 0)
+            printf("%-12s %-20s %-8s %-28s %12s %-9s %s\n", "revision",
+                   "started", "suite", "figure", "value", "unit",
+                   "ratio (same run)");
+        char started[32], ratio[64] = "-";
+        iso(started, sizeof started, r->started);
+        if (isfinite(f->ratio))
+            snprintf(ratio, sizeof ratio, "%.3f of %s", f->ratio, f->ratio_of);
+        printf("%-12.12s %-20s %-8s %-28s %12.4g %-9s %s\n", r->revision,
+               started, r->suite, f->name, f->value, f->unit, ratio);
+    }
+    n[0]++;
+    return 0;
+}
+
+/* The benchmark part of regressions: figures measured at both revisions
+ * on one machine, slower or faster beyond the run-to-run spread. */
+typedef struct bench_out {
+    const db_opts *o;
+    int64_t compared, too_few;
+} bench_out;
+
+static int bench_delta_cb(const fia_bench_delta *d, void *ctx)
+{
+    bench_out *b = ctx;
+    const char *what = !d->judged        ? "too-few"
+                       : d->verdict < 0 ? "slower"
+                       : d->verdict > 0 ? "faster"
+                                        : "same";
+    b->compared++;
+    b->too_few += !d->judged;
+    if (b->o->json) {
+        printf("{\"regression\":\"bench-%s\"", what);
+        json_kv("suite", d->suite);
+        json_kv("machine", d->machine);
+        json_kv("figure", d->name);
+        json_kv("metric", d->metric);
+        json_num("base", d->base);
+        json_num("head", d->head);
+        json_num("spread", d->spread);
+        printf(",\"base_runs\":%lld,\"head_runs\":%lld}\n",
+               (long long)d->base_runs, (long long)d->head_runs);
+    } else if (d->verdict != 0 || b->o->all_buckets) {
+        printf("%-9s bench %s %s: %.4g -> %.4g %s (%+.1f%%; spread %.1f%%, "
+               "%lld / %lld runs; %s)\n", what, d->suite, d->name, d->base,
+               d->head, d->metric, 100.0 * (d->head / d->base - 1.0),
+               100.0 * d->spread, (long long)d->base_runs,
+               (long long)d->head_runs, d->machine);
+    }
+    return 0;
+}
+
 static int do_regressions(fia_store *s, const db_opts *o)
 {
     if (o->base == NULL || o->head == NULL || o->npos != 1) {
@@ -568,6 +647,20 @@ static int do_regressions(fia_store *s, const db_opts *o)
                "both revisions not compared: --all-buckets lists them)\n",
                (long long)ro.too_few, ro.too_few == 1 ? "" : "s",
                (long long)o->reg.min_cases);
+    bench_out bo = {o, 0, 0};
+    int64_t slower = 0;
+    if (fia_store_bench_compare(s, o->base, o->head, bench_delta_cb, &bo,
+                                &slower) != FIA_STORE_OK)
+        return store_error(s);
+    if (!o->json && bo.compared > 0)
+        printf("(%lld benchmark figure%s measured at both revisions on one "
+               "machine, %lld with fewer than %d runs on a side not judged: "
+               "%lld slower beyond the run-to-run spread (at least %.0f%%); "
+               "--all-buckets lists them all)\n",
+               (long long)bo.compared, bo.compared == 1 ? "" : "s",
+               (long long)bo.too_few, FIA_BENCH_MIN_RUNS, (long long)slower,
+               100.0 * FIA_BENCH_MIN_SPREAD);
+    n += slower;
     if (!o->json)
         printf("%lld regression%s from %s to %s (accuracy: error-to-bound "
                "ratio per case, one-sided sign test on the cases run at both "
@@ -700,7 +793,7 @@ int cmd_db(int argc, char **argv)
     static const char *const known[] = {"init",        "findings", "show",
                                         "stats",       "regressions",
                                         "mark",        "export",   "worst",
-                                        "campaigns"};
+                                        "campaigns",   "bench"};
     size_t k = 0;
     while (k < sizeof known / sizeof known[0] && strcmp(cmd, known[k]) != 0)
         k++;
@@ -708,7 +801,7 @@ int cmd_db(int argc, char **argv)
         fprintf(stderr, "fiacheck db: unknown command '%s'\n", cmd);
         return usage_error(NULL);
     }
-    if ((k == 0 || k == 1 || k == 3 || k == 8) && o.npos != 1)
+    if ((k == 0 || k == 1 || k == 3 || k == 8 || k == 9) && o.npos != 1)
         return usage_error("unexpected argument");
     /* init creates, mark writes; the others only read */
     fia_store *s = open_store(o.db, k == 0   ? FIA_STORE_OPEN_CREATE
@@ -747,6 +840,17 @@ int cmd_db(int argc, char **argv)
         int n[2] = {0, o.json};
         if (fia_store_list_campaigns(s, campaign_cb, n) != FIA_STORE_OK)
             rc = store_error(s);
+        break;
+    }
+    case 9: {
+        int n[2] = {0, o.json};
+        if (fia_store_bench_list(s, o.filter.revision, bench_cb, n) !=
+            FIA_STORE_OK)
+            rc = store_error(s);
+        else if (n[0] == 0 && !o.json)
+            printf("no benchmark figures%s%s (fiacheck bench --fast|--kernels "
+                   "--db %s)\n", o.filter.revision ? " at " : "",
+                   o.filter.revision ? o.filter.revision : "", o.db);
         break;
     }
     default:

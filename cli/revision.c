@@ -176,9 +176,9 @@ fia_status cli_resolve_revision(struct fia_store *s, const char *name,
             rc = fia_fail(err, FIA_ERR_NOMEM, "out of memory");
     } else {
         char msg[sizeof err->msg];
-        size_t at = (size_t)snprintf(msg, sizeof msg, "no campaign or finding "
-                                     "recorded at revision '%.60s'%s%s%s; the "
-                                     "store knows ", name,
+        size_t at = (size_t)snprintf(msg, sizeof msg, "no campaign, finding "
+                                     "or benchmark run recorded at revision "
+                                     "'%.60s'%s%s%s; the store knows ", name,
                                      commit[0] ? " (git: " : "", commit,
                                      commit[0] ? ")" : "");
         list_known(&l, msg, sizeof msg, at);

@@ -77,7 +77,8 @@ int fia_store_export_json(fia_store *s, FILE *out)
         {"sightings", "sighting"},   {"accuracy", "accuracy"},
         {"accuracy_samples", "accuracy_sample"},
         {"accuracy_worst", "accuracy_worst"},
-        {"rule_coverage", "rule_coverage"}};
+        {"rule_coverage", "rule_coverage"},
+        {"bench_figures", "bench_figure"}};
     int rc = store_read_begin(s); /* one snapshot */
     for (size_t i = 0;
          rc == FIA_STORE_OK && i < sizeof tables / sizeof tables[0]; i++)

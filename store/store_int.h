@@ -7,7 +7,7 @@
 
 /* Marks our files: "FIAC".  PRAGMA application_id. */
 #define STORE_APPLICATION_ID 0x46494143
-#define STORE_SCHEMA_VERSION 6
+#define STORE_SCHEMA_VERSION 7
 /* How long a writer waits for the lock before FIA_STORE_ERR_BUSY: the
  * SQLite busy handler, then our own retry loop around the same deadline. */
 #define STORE_BUSY_MS 10000

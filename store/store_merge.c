@@ -3,7 +3,8 @@
  * Each source is opened read-only on its own connection and its rows are
  * copied by identity (see fia_store_merge_files in include/fia/store.h):
  * campaigns by UUID, findings by signature, sightings by finding x campaign
- * x revision, accuracy by campaign x bucket, coverage by campaign x rule.
+ * x revision, accuracy by campaign x bucket, coverage by campaign x rule,
+ * benchmark figures by run x name.
  * Rows of one campaign in two files are two snapshots of one growing
  * history: the larger is kept, never the sum, so merging a file again (or
  * a copy of it) changes nothing.  No ATTACH: it is refused inside a
@@ -428,6 +429,14 @@ static int merge_one(fia_store *s, fia_store *src)
             &map, "merging rule coverage");
     if (rc == FIA_STORE_OK)
         rc = merge_accuracy_samples(s, src, &map);
+    if (rc == FIA_STORE_OK) /* a run's figures are written once, whole */
+        rc = copy_rows(
+            s, src,
+            "SELECT run_uuid, revision, machine, suite, started, command,"
+            " name, value, unit, ratio, ratio_of FROM bench_figures",
+            "INSERT OR IGNORE INTO main.bench_figures VALUES (?1, ?2, ?3, ?4,"
+            " ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
+            NULL, "merging benchmark figures");
     if (rc == FIA_STORE_OK)
         rc = copy_rows(
             s, src,

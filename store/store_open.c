@@ -18,6 +18,9 @@
  *      be compared case by case (paired); NULL for older rows.
  *   6  campaigns gain ttff: seconds from the start of the `fiacheck fuzz`
  *      run to the campaign's first finding (NULL: none, or not measured).
+ *   7  bench_figures: one row per figure of a benchmark run (`fiacheck
+ *      bench --db`), the run's identity (UUID), revision and machine on
+ *      every row, so that a merge copies them by (run, name).
  * A new file is created by running every migration from 0, so the upgrade
  * path of old files is the code path of every new file. */
 #include <errno.h>
@@ -116,8 +119,21 @@ static const char *const schema_v6[] = {
     "ALTER TABLE campaigns ADD COLUMN ttff REAL",
     NULL};
 
+static const char *const schema_v7[] = {
+    "CREATE TABLE bench_figures("
+    " run_uuid TEXT NOT NULL, revision TEXT NOT NULL, machine TEXT NOT NULL,"
+    " suite TEXT NOT NULL, started INTEGER NOT NULL,"
+    " command TEXT NOT NULL DEFAULT '',"
+    " name TEXT NOT NULL, value REAL NOT NULL, unit TEXT NOT NULL DEFAULT '',"
+    " ratio REAL, ratio_of TEXT NOT NULL DEFAULT '',"
+    " PRIMARY KEY (run_uuid, name)) WITHOUT ROWID",
+    "CREATE INDEX bench_figures_revision"
+    " ON bench_figures(suite, machine, name, revision)",
+    NULL};
+
 static const char *const *const migrations[STORE_SCHEMA_VERSION] = {
-    schema_v1, schema_v2, schema_v3, schema_v4, schema_v5, schema_v6};
+    schema_v1, schema_v2, schema_v3, schema_v4, schema_v5, schema_v6,
+    schema_v7};
 
 int store_migrate(fia_store *s, int from)
 {

@@ -70,7 +70,8 @@ static int revision_known(fia_store *s, const char *rev)
 {
     sqlite3_stmt *st = store_prepare(
         s, "SELECT EXISTS (SELECT 1 FROM campaigns WHERE revision = ?1)"
-           " OR EXISTS (SELECT 1 FROM sightings WHERE revision = ?1)");
+           " OR EXISTS (SELECT 1 FROM sightings WHERE revision = ?1)"
+           " OR EXISTS (SELECT 1 FROM bench_figures WHERE revision = ?1)");
     if (st == NULL)
         return FIA_STORE_ERR_IO;
     store_bind_text(st, 1, rev);
@@ -79,7 +80,7 @@ static int revision_known(fia_store *s, const char *rev)
         rc = sqlite3_column_int(st, 0)
                  ? FIA_STORE_OK
                  : store_fail(s, FIA_STORE_ERR_NOTFOUND,
-                              "no campaign or finding recorded at revision "
+                              "no campaign, finding or benchmark run recorded at revision "
                               "'%s'", rev);
     else
         rc = store_sqlfail(s, rc, "looking up a revision");

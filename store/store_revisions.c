@@ -1,5 +1,5 @@
-/* store/: the revisions the store knows (those of its campaigns and of its
- * sightings), for the command line to resolve a short or symbolic name. */
+/* store/: the revisions the store knows (those of its campaigns, of its
+ * sightings and of its benchmark figures), for the command line to resolve a short or symbolic name. */
 #include "store_int.h"
 
 int fia_store_list_revisions(fia_store *s, fia_store_revision_cb cb,
@@ -10,7 +10,8 @@ int fia_store_list_revisions(fia_store *s, fia_store_revision_cb cb,
     sqlite3_stmt *st = store_prepare(
         s, "SELECT revision, MAX(t) FROM ("
            " SELECT revision, started AS t FROM campaigns"
-           " UNION ALL SELECT revision, last_seen FROM sightings)"
+           " UNION ALL SELECT revision, last_seen FROM sightings"
+           " UNION ALL SELECT revision, started FROM bench_figures)"
            " WHERE revision <> '' GROUP BY revision"
            " ORDER BY MAX(t) DESC, revision");
     if (st == NULL)

@@ -71,7 +71,7 @@ static void test_open(void)
     fia_store_close(s);
     CHECK_EQ_INT(pragma_int(p, "PRAGMA user_version"),
                  fia_store_schema_version());
-    CHECK_EQ_INT(fia_store_schema_version(), 6);
+    CHECK_EQ_INT(fia_store_schema_version(), 7);
     CHECK_EQ_INT(pragma_int(p, "PRAGMA application_id"), 0x46494143);
     CHECK_EQ_INT(open_code(p, 0, err, sizeof err), FIA_STORE_OK);
     CHECK_EQ_INT(open_code(p, 1, err, sizeof err), FIA_STORE_OK);
@@ -158,7 +158,7 @@ static void test_migration(void)
                  FIA_STORE_OK);
     CHECK_EQ_INT(n, 1);
     fia_store_close(s);
-    CHECK_EQ_INT(pragma_int(p, "PRAGMA user_version"), 6);
+    CHECK_EQ_INT(pragma_int(p, "PRAGMA user_version"), 7);
     /* v6: the old campaign has no time to first finding */
     CHECK_EQ_INT(pragma_int(p, "SELECT count(*) FROM campaigns WHERE"
                                " ttff IS NULL"), 1);

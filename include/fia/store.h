@@ -351,10 +351,71 @@ int fia_store_batch_end(fia_store *s, int commit);
 /* Every row of every table as JSON lines: {"table":"campaign",...},
  * {"table":"finding",...} (with case_text), {"table":"sighting",...},
  * {"table":"accuracy",...}, {"table":"rule_coverage",...},
- * {"table":"accuracy_sample",...}, {"table":"accuracy_worst",...}. */
+ * {"table":"accuracy_sample",...}, {"table":"accuracy_worst",...},
+ * {"table":"bench_figure",...}. */
 int fia_store_export_json(fia_store *s, FILE *out);
 
-/* Every revision the store knows (of a campaign or a sighting), once
+/* ---- benchmark figures (schema v7) -----------------------------------------
+ * A benchmark run (`fiacheck bench --fast|--kernels --db`) is a set of
+ * figures measured together on one machine at one revision.  A figure's
+ * ratio is the figure over a baseline measured in the same run (the FMA
+ * peak, the memory bandwidth, ...): on a noisy host that, not the raw
+ * value, is what compares across runs.  NAN: the figure has none. */
+typedef struct fia_bench_figure {
+    const char *name;       /* "prefill", "avx512/qk_t", ... */
+    double value;
+    const char *unit;       /* "GFLOP/s", "GB/s", ... */
+    double ratio;           /* NAN when none */
+    const char *ratio_of;   /* "fma-peak", "bandwidth", ... ("" when none) */
+} fia_bench_figure;
+
+typedef struct fia_bench_run {
+    const char *revision, *machine, *suite, *command;
+    char uuid[40];          /* empty: the store makes one (filled in) */
+} fia_bench_run;
+
+/* Stores the n figures of one run in one transaction (a name twice in one
+ * run is FIA_STORE_ERR_MISUSE, nothing written). */
+int fia_store_bench_add(fia_store *s, fia_bench_run *run,
+                        const fia_bench_figure *figs, int n);
+
+/* One figure's history at two revisions: per (suite, machine, name) the
+ * median of its runs' metric (the ratio when every run of both revisions
+ * has one, else the value) and the run-to-run spread, the largest relative
+ * range of the runs at either revision, never below FIA_BENCH_MIN_SPREAD.
+ * One run says nothing of its own noise: a figure with fewer than
+ * FIA_BENCH_MIN_RUNS runs at either revision is not judged (judged 0,
+ * verdict 0).  verdict -1: slower beyond the spread (head < base x (1 -
+ * spread)), +1 faster beyond it, 0 within. */
+#define FIA_BENCH_MIN_SPREAD 0.05
+#define FIA_BENCH_MIN_RUNS 2
+typedef struct fia_bench_delta {
+    const char *suite, *machine, *name, *metric; /* metric: ratio_of, or the
+                                                    unit for a raw value */
+    int64_t base_runs, head_runs;
+    double base, head, spread;
+    int judged, verdict;
+} fia_bench_delta;
+/* Calls cb for every figure measured at both revisions on one machine (in
+ * suite, machine, name order) until it returns non-zero; *slower counts
+ * the verdicts -1 (may be NULL). */
+int fia_store_bench_compare(fia_store *s, const char *base, const char *head,
+                            int (*cb)(const fia_bench_delta *d, void *ctx),
+                            void *ctx, int64_t *slower);
+
+/* The figures stored (of one revision, or all for NULL), oldest run first:
+ * cb until it returns non-zero (the strings live until cb returns). */
+typedef struct fia_bench_row {
+    const char *run_uuid, *revision, *machine, *suite;
+    int64_t started;
+    fia_bench_figure figure;
+} fia_bench_row;
+int fia_store_bench_list(fia_store *s, const char *revision,
+                         int (*cb)(const fia_bench_row *r, void *ctx),
+                         void *ctx);
+
+/* Every revision the store knows (of a campaign, a sighting or a benchmark
+ * run), once
  * each, the most recently seen first: cb(revision, last_seen, ctx) until
  * it returns non-zero (the string lives until cb returns). */
 typedef int (*fia_store_revision_cb)(const char *revision, int64_t last_seen,
