@@ -115,11 +115,11 @@ fia_status ref_read_paged_blocks(ref_problem *p, const fia_case *c,
 }
 
 int64_t ref_paged_kv_index(const ref_problem *p, int64_t b, int64_t kn,
-                           int64_t j, int64_t dd)
+                           int64_t j, int64_t dd, int64_t W)
 {
     const int64_t id = p->bt[b * p->bt_cols + j / p->block_size];
     const int64_t o = j % p->block_size;
     if (p->cache4d)
-        return ((id * p->KV_N + kn) * p->block_size + o) * p->D + dd;
-    return ((id * p->block_size + o) * p->KV_N + kn) * p->D + dd;
+        return ((id * p->KV_N + kn) * p->block_size + o) * W + dd;
+    return ((id * p->block_size + o) * p->KV_N + kn) * W + dd;
 }

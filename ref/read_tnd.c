@@ -156,16 +156,16 @@ static int64_t token_index(int ntd, int64_t T, int64_t N, int64_t t,
 }
 
 int64_t ref_tnd_q_index(const ref_problem *p, int64_t b, int64_t n,
-                        int64_t i, int64_t dd)
+                        int64_t i, int64_t dd, int64_t W)
 {
-    return token_index(p->q_ntd, p->T, p->N, p->q_tok[b] + i, n, p->D, dd);
+    return token_index(p->q_ntd, p->T, p->N, p->q_tok[b] + i, n, W, dd);
 }
 
 int64_t ref_tnd_kv_index(const ref_problem *p, int64_t b, int64_t kn,
-                         int64_t j, int64_t dd)
+                         int64_t j, int64_t dd, int64_t W)
 {
-    return token_index(p->q_ntd, p->T_kv, p->KV_N, p->kv_tok[b] + j, kn,
-                       p->D, dd);
+    return token_index(p->q_ntd, p->T_kv, p->KV_N, p->kv_tok[b] + j, kn, W,
+                       dd);
 }
 
 int64_t ref_tnd_out_index(const ref_problem *p, int64_t b, int64_t n,
