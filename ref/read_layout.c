@@ -14,7 +14,10 @@
  * BNSD at ((b N + n) S + s) D + d (S, N of the tensor: Q_S, N for query and
  * out, KV_S, KV_N for key and value).  Every dim is checked below 2^40 and
  * the tensors are materialized, so these products stay far from int64
- * overflow.  Row s is the physical row: with left padding (read_padding.c)
+ * overflow.  The head dim is the innermost axis of every layout, so a
+ * tensor laid out like query / key with another head dim W is read by the
+ * same maps at width W (ref_q_index_w, ref_kv_index_w): MLA's query_rope /
+ * key_rope with Dr (read_mla.c).  Row s is the physical row: with left padding (read_padding.c)
  * batch b's row i and key j live at ref_pad_q_row / ref_pad_kv_row; a
  * shared prefix's rows come before each batch's own keys (ref_load_kv_rows,
  * read_prefix.c).  The loads widen fp16 / bf16 (and the int8 of full

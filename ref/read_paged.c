@@ -8,7 +8,9 @@
  *   rank 4  (blocknum, KV_N, block_size, D): at
  *           ((id * KV_N + kn) * block_size + o) * D + d
  *
- * with id = block_table[b][j / block_size] and o = j % block_size.  Batch b
+ * with id = block_table[b][j / block_size] and o = j % block_size; an MLA
+ * key_rope cache (read_mla.c) is read through the same ids and offsets,
+ * with its head dim Dr for D (ref_paged_kv_index's width W).  Batch b
  * reads the first nb_b = ceil(kv_len_b / block_size) entries of its row, and
  * nothing else of the table.  KV_S of a paged call is max_b nb_b x
  * block_size: the length masks are read against.  The ids are device data

@@ -11,7 +11,8 @@
  * with q_tok[b] the element before b (0 for the first), likewise key/value;
  * its row i is token q_tok[b] + i.  So element (b, n, i, d) of the query is
  * at ((q_tok[b] + i) N + n) D + d in TND and (n T + q_tok[b] + i) D + d in
- * NTD.  Rows exist only for i < q_len[b] (no padding rows).  Q_S and KV_S
+ * NTD; the MLA rope inputs (read_mla.c) alike with Dr for D (the index
+ * maps' width W).  Rows exist only for i < q_len[b] (no padding rows).  Q_S and KV_S
  * are the longest batch's lengths (the per-row buffers' sizes).
  *
  * Sparse modes 0 (no mask) and 3 read as in the batched layouts, per batch;
