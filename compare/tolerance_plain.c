@@ -43,7 +43,7 @@ static float kv_at(const plain_ctx *c, const fia_ref_row *row,
 static int plain_row(const fia_ref_row *row, void *vctx)
 {
     plain_ctx *c = vctx;
-    const int64_t D = row->D, nk = row->nk;
+    const int64_t D = row->D, Dk = D + row->Dr, nk = row->nk;
     if (nk > c->cap) {
         float *s = realloc(c->s, (size_t)nk * sizeof *s);
         if (s == NULL)
@@ -54,9 +54,10 @@ static int plain_row(const fia_ref_row *row, void *vctx)
     const float scale = (float)row->scale;
     float m = -INFINITY;
     for (int64_t t = 0; t < nk; t++) {
+        /* MLA: q . k + q_rope . k_rope, one dot over the Dk columns */
         float acc = 0.0f;
-        for (int64_t d = 0; d < D; d++)
-            acc += (float)row->q[d] * kv_at(c, row, row->k, t * D + d);
+        for (int64_t d = 0; d < Dk; d++)
+            acc += (float)row->q[d] * kv_at(c, row, row->k, t * Dk + d);
         /* pse_shift added after the scale, in float32 (RELEASED "Numeric
          * pipeline") */
         const float bias = row->bias != NULL ? (float)row->bias[t] : 0.0f;

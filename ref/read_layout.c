@@ -14,7 +14,10 @@
  * BNSD at ((b N + n) S + s) D + d (S, N of the tensor: Q_S, N for query and
  * out, KV_S, KV_N for key and value).  Every dim is checked below 2^40 and
  * the tensors are materialized, so these products stay far from int64
- * overflow.  Row s is the physical row: with left padding (read_padding.c)
+ * overflow.  The head dim is the innermost axis of every layout, so a
+ * tensor laid out like query / key with another head dim W is read by the
+ * same maps at width W (ref_q_index_w, ref_kv_index_w): MLA's query_rope /
+ * key_rope with Dr (read_mla.c).  Row s is the physical row: with left padding (read_padding.c)
  * batch b's row i and key j live at ref_pad_q_row / ref_pad_kv_row; a
  * shared prefix's rows come before each batch's own keys (ref_load_kv_rows,
  * read_prefix.c).  The loads widen fp16 / bf16 (and the int8 of full
@@ -178,32 +181,51 @@ fia_status ref_read_layout_dims(ref_problem *p, const fia_case *c,
     return FIA_OK;
 }
 
+/* Element (b, n, i, dd) of a tensor laid out like the query with head dim
+ * W (D for query and attention_out's input side, Dr for query_rope,
+ * read_mla.c): the head dim is the innermost axis of every layout, so only
+ * W changes. */
+int64_t ref_q_index_w(const ref_problem *p, int64_t b, int64_t n, int64_t i,
+                      int64_t dd, int64_t W)
+{
+    if (p->tnd)
+        return ref_tnd_q_index(p, b, n, i, dd, W);
+    i = ref_pad_q_row(p, b, i); /* left padding: the physical row */
+    if (p->layout == REF_LAYOUT_BSH || p->layout == REF_LAYOUT_BSND)
+        return ((b * p->Q_S + i) * p->N + n) * W + dd;
+    return ((b * p->N + n) * p->Q_S + i) * W + dd;
+}
+
 int64_t ref_q_index(const ref_problem *p, int64_t b, int64_t n, int64_t i,
                     int64_t dd)
 {
+    return ref_q_index_w(p, b, n, i, dd, p->D);
+}
+
+/* Element (b, kn, j, dd) of a tensor laid out like the key (a cache, a
+ * token layout, a list's tensor b) with head dim W (D for key and value,
+ * Dr for key_rope). */
+int64_t ref_kv_index_w(const ref_problem *p, int64_t b, int64_t kn,
+                       int64_t j, int64_t dd, int64_t W)
+{
+    if (p->paged)
+        return ref_paged_kv_index(p, b, kn, j, dd, W);
     if (p->tnd)
-        return ref_tnd_q_index(p, b, n, i, dd);
-    i = ref_pad_q_row(p, b, i); /* left padding: the physical row */
+        return ref_tnd_kv_index(p, b, kn, j, dd, W);
+    j = ref_pad_kv_row(p, b, j); /* left padding (never paged or a list) */
+    if (p->kv_list) /* within tensor b, batch 1 of S_b rows */
+        return p->layout == REF_LAYOUT_BSH || p->layout == REF_LAYOUT_BSND
+                   ? (j * p->KV_N + kn) * W + dd
+                   : (kn * p->list_s[b] + j) * W + dd;
     if (p->layout == REF_LAYOUT_BSH || p->layout == REF_LAYOUT_BSND)
-        return ((b * p->Q_S + i) * p->N + n) * p->D + dd;
-    return ((b * p->N + n) * p->Q_S + i) * p->D + dd;
+        return ((b * p->KV_S + j) * p->KV_N + kn) * W + dd;
+    return ((b * p->KV_N + kn) * p->KV_S + j) * W + dd;
 }
 
 int64_t ref_kv_index(const ref_problem *p, int64_t b, int64_t kn, int64_t j,
                      int64_t dd)
 {
-    if (p->paged)
-        return ref_paged_kv_index(p, b, kn, j, dd);
-    if (p->tnd)
-        return ref_tnd_kv_index(p, b, kn, j, dd);
-    j = ref_pad_kv_row(p, b, j); /* left padding (never paged or a list) */
-    if (p->kv_list) /* within tensor b, batch 1 of S_b rows */
-        return p->layout == REF_LAYOUT_BSH || p->layout == REF_LAYOUT_BSND
-                   ? (j * p->KV_N + kn) * p->D + dd
-                   : (kn * p->list_s[b] + j) * p->D + dd;
-    if (p->layout == REF_LAYOUT_BSH || p->layout == REF_LAYOUT_BSND)
-        return ((b * p->KV_S + j) * p->KV_N + kn) * p->D + dd;
-    return ((b * p->KV_N + kn) * p->KV_S + j) * p->D + dd;
+    return ref_kv_index_w(p, b, kn, j, dd, p->D);
 }
 
 int64_t ref_out_index(const ref_problem *p, int64_t b, int64_t n, int64_t i,
@@ -249,29 +271,38 @@ static inline double load_half(fia_dtype dt, const void *data, int64_t i)
     return v;
 }
 
+/* q[0, D) the query row, q[D, D + Dr) its query_rope row (MLA,
+ * read_mla.c; Dr 0 without). */
 void ref_load_q_row(const ref_problem *p, int64_t b, int64_t n, int64_t i,
                     double *q)
 {
     for (int64_t d = 0; d < p->D; d++)
         q[d] = load_half(p->q->dtype, p->q->data, ref_q_index(p, b, n, i, d));
+    for (int64_t d = 0; d < p->Dr; d++)
+        q[p->D + d] = load_half(p->qr->dtype, p->qr->data,
+                                ref_q_index_w(p, b, n, i, d, p->Dr));
 }
 
 /* Logical key j: row j of the shared prefix for j < P, else the batch's
  * own key j - P (read_prefix.c); with antiquant (no prefix) the
- * dequantized element (read_antiquant.c). */
+ * dequantized element (read_antiquant.c).  Key rows are Dk = D + Dr wide:
+ * with MLA (no prefix, no antiquant: read_mla.c) columns [D, Dk) hold the
+ * key_rope row of the same key, read through the same map (block table,
+ * tokens, layout) at width Dr; value rows are D wide. */
 int ref_load_kv_rows(const ref_problem *p, int64_t b, int64_t kn,
                      int64_t nkeys, double *k, double *v, double *klo,
                      double *vlo)
 {
-    const int64_t D = p->D;
+    const int64_t D = p->D, Dr = p->Dr, Dk = D + Dr;
     if (p->aq) {
         int any = 0;
         for (int64_t j = 0; j < nkeys; j++)
             for (int64_t d = 0; d < D; d++) {
                 const int64_t e = j * D + d;
-                ref_aq_load(p, 0, b, kn, j, d, &k[e], &klo[e]);
+                ref_aq_load(p, 0, b, kn, j, d, &k[j * Dk + d],
+                            &klo[j * Dk + d]);
                 ref_aq_load(p, 1, b, kn, j, d, &v[e], &vlo[e]);
-                any |= klo[e] != 0.0 || vlo[e] != 0.0;
+                any |= klo[j * Dk + d] != 0.0 || vlo[e] != 0.0;
             }
         return any;
     }
@@ -282,9 +313,13 @@ int ref_load_kv_rows(const ref_problem *p, int64_t b, int64_t kn,
         for (int64_t d = 0; d < D; d++) {
             int64_t idx = pre ? ref_prefix_index(p, kn, j, d)
                               : ref_kv_index(p, b, kn, j - p->P, d);
-            k[j * D + d] = load_half(ks->dtype, ks->data, idx);
+            k[j * Dk + d] = load_half(ks->dtype, ks->data, idx);
             v[j * D + d] = load_half(vs->dtype, vs->data, idx);
         }
+        for (int64_t d = 0; d < Dr; d++) /* MLA: never a prefix key */
+            k[j * Dk + D + d] = load_half(
+                p->kr->dtype, p->kr->data,
+                ref_kv_index_w(p, b, kn, j - p->P, d, Dr));
     }
     return 0;
 }

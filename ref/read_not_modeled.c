@@ -17,13 +17,12 @@ static const struct {
      * quantization (an int8 query, read_int8_quant.c); with an fp16 / bf16
      * query the oracle rejects them or, cann at Q_S > 1, they are ignored
      * (int8_quant.md Q8-006): so are they here. */
-    {FIA_FEATURE_MLA, FIA_SLOT_QUERY_ROPE, "query_rope (MLA)"},
-    {FIA_FEATURE_MLA, FIA_SLOT_KEY_ROPE, "key_rope (MLA)"},
     {FIA_FEATURE_QUERY_QUANT, FIA_SLOT_DEQUANT_SCALE_QUERY,
      "dequant_scale_query (quantization)"},
 };
 
-/* feature tnd: the *_NBSD outputs (MLA's in the released code) */
+/* feature tnd: the *_NBSD outputs (MLA's in the released code; the rope
+ * inputs themselves are read by read_mla.c) */
 static const char *const refused_layouts[] = {"BSH_NBSD", "BSND_NBSD",
                                               "BNSD_NBSD"};
 

@@ -8,7 +8,9 @@
  *   rank 4  (blocknum, KV_N, block_size, D): at
  *           ((id * KV_N + kn) * block_size + o) * D + d
  *
- * with id = block_table[b][j / block_size] and o = j % block_size.  Batch b
+ * with id = block_table[b][j / block_size] and o = j % block_size; an MLA
+ * key_rope cache (read_mla.c) is read through the same ids and offsets,
+ * with its head dim Dr for D (ref_paged_kv_index's width W).  Batch b
  * reads the first nb_b = ceil(kv_len_b / block_size) entries of its row, and
  * nothing else of the table.  KV_S of a paged call is max_b nb_b x
  * block_size: the length masks are read against.  The ids are device data
@@ -115,11 +117,11 @@ fia_status ref_read_paged_blocks(ref_problem *p, const fia_case *c,
 }
 
 int64_t ref_paged_kv_index(const ref_problem *p, int64_t b, int64_t kn,
-                           int64_t j, int64_t dd)
+                           int64_t j, int64_t dd, int64_t W)
 {
     const int64_t id = p->bt[b * p->bt_cols + j / p->block_size];
     const int64_t o = j % p->block_size;
     if (p->cache4d)
-        return ((id * p->KV_N + kn) * p->block_size + o) * p->D + dd;
-    return ((id * p->block_size + o) * p->KV_N + kn) * p->D + dd;
+        return ((id * p->KV_N + kn) * p->block_size + o) * W + dd;
+    return ((id * p->block_size + o) * p->KV_N + kn) * W + dd;
 }

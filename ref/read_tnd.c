@@ -11,7 +11,8 @@
  * with q_tok[b] the element before b (0 for the first), likewise key/value;
  * its row i is token q_tok[b] + i.  So element (b, n, i, d) of the query is
  * at ((q_tok[b] + i) N + n) D + d in TND and (n T + q_tok[b] + i) D + d in
- * NTD.  Rows exist only for i < q_len[b] (no padding rows).  Q_S and KV_S
+ * NTD; the MLA rope inputs (read_mla.c) alike with Dr for D (the index
+ * maps' width W).  Rows exist only for i < q_len[b] (no padding rows).  Q_S and KV_S
  * are the longest batch's lengths (the per-row buffers' sizes).
  *
  * Sparse modes 0 (no mask) and 3 read as in the batched layouts, per batch;
@@ -156,16 +157,16 @@ static int64_t token_index(int ntd, int64_t T, int64_t N, int64_t t,
 }
 
 int64_t ref_tnd_q_index(const ref_problem *p, int64_t b, int64_t n,
-                        int64_t i, int64_t dd)
+                        int64_t i, int64_t dd, int64_t W)
 {
-    return token_index(p->q_ntd, p->T, p->N, p->q_tok[b] + i, n, p->D, dd);
+    return token_index(p->q_ntd, p->T, p->N, p->q_tok[b] + i, n, W, dd);
 }
 
 int64_t ref_tnd_kv_index(const ref_problem *p, int64_t b, int64_t kn,
-                         int64_t j, int64_t dd)
+                         int64_t j, int64_t dd, int64_t W)
 {
-    return token_index(p->q_ntd, p->T_kv, p->KV_N, p->kv_tok[b] + j, kn,
-                       p->D, dd);
+    return token_index(p->q_ntd, p->T_kv, p->KV_N, p->kv_tok[b] + j, kn, W,
+                       dd);
 }
 
 int64_t ref_tnd_out_index(const ref_problem *p, int64_t b, int64_t n,

@@ -174,7 +174,8 @@ static fia_status compute_row(const ref_row_view *row, void *vctx,
 }
 
 /* The scores are exact at a precision set by the values the rows may read:
- * the query rows within q_len and the key rows within kv_len of each batch,
+ * the query rows within q_len and the key rows within kv_len of each batch
+ * (with MLA their rope rows too: a score is a dot of D + Dr products),
  * a shared prefix's first P rows (not the whole tensors: a case may hold
  * many GiB of rows no call reads, docs/case-format.md "data = live_rows"),
  * the scale and the pse values of those rows and keys. */
@@ -191,12 +192,21 @@ static mpfr_prec_t score_precision(void *vp)
         if (ref_pad_start_neg(p, b))
             continue; /* a left-padding start below 0: no row computed */
         for (int64_t n = 0; n < p->N; n++)
-            for (int64_t i = 0; i < p->q_len[b]; i++)
+            for (int64_t i = 0; i < p->q_len[b]; i++) {
                 for (int64_t d = 0; d < p->D; d++)
                     ref_value_range_add(&qr, fia_load_as_double(
                         p->q->dtype, p->q->data, ref_q_index(p, b, n, i, d)));
+                for (int64_t d = 0; d < p->Dr; d++) /* query_rope */
+                    ref_value_range_add(&qr, fia_load_as_double(
+                        p->qr->dtype, p->qr->data,
+                        ref_q_index_w(p, b, n, i, d, p->Dr)));
+            }
         for (int64_t n = 0; n < p->KV_N; n++)
-            for (int64_t j = 0; j < p->kv_len[b]; j++)
+            for (int64_t j = 0; j < p->kv_len[b]; j++) {
+                for (int64_t d = 0; d < p->Dr; d++) /* key_rope */
+                    ref_value_range_add(&kr, fia_load_as_double(
+                        p->kr->dtype, p->kr->data,
+                        ref_kv_index_w(p, b, n, j, d, p->Dr)));
                 for (int64_t d = 0; d < p->D; d++) {
                     if (!p->aq) {
                         ref_value_range_add(&kr, fia_load_as_double(
@@ -210,12 +220,14 @@ static mpfr_prec_t score_precision(void *vp)
                     ref_value_range_add(&kr, hi);
                     ref_value_range_add(&kr, lo);
                 }
+            }
     }
     ref_value_range br = {0};
     ref_pse_range(p, &br);
-    /* a dequantized key is two parts (read_antiquant.c): 2 D products */
-    return ref_score_precision(&qr, &kr, p->aq ? 2 * p->D : p->D, p->scale,
-                               &br);
+    /* a dequantized key is two parts (read_antiquant.c): 2 D products;
+     * MLA's rope adds Dr (never with antiquant: read_mla.c) */
+    return ref_score_precision(&qr, &kr, p->aq ? 2 * p->D : p->D + p->Dr,
+                               p->scale, &br);
 }
 
 /* The permitted algorithm rounds dequantized key and value to the query's
@@ -246,9 +258,9 @@ static fia_status compute_rows(const ref_problem *p, long prec,
     fia_dtype fdt = p->out_dtype == FIA_DT_INT8 ? p->in_dtype : p->out_dtype;
     ref_fmt fmt = fdt == FIA_DT_BF16 ? REF_FMT_BF16 : REF_FMT_FP16;
     compute_ctx x = {.p = p, .r = r, .opt = opt};
-    fia_status st = ref_core_new(&x.core, p->D, ref_max_kv_len(p), fmt, prec,
-                                 score_precision, (void *)p, opt->pure_mpfr,
-                                 err);
+    fia_status st = ref_core_new(&x.core, p->D, p->Dr, ref_max_kv_len(p), fmt,
+                                 prec, score_precision, (void *)p,
+                                 opt->pure_mpfr, err);
     if (st != FIA_OK)
         return st;
     if (ref_row_out_init(&x.ro, p->D) != FIA_OK) {
@@ -256,7 +268,7 @@ static fia_status compute_rows(const ref_problem *p, long prec,
         ref_core_free(x.core);
         return fia_fail(err, FIA_ERR_NOMEM, "out of memory (reference rows)");
     }
-    x.in = (ref_row_in){.D = p->D, .scale = p->scale, .fmt = fmt,
+    x.in = (ref_row_in){.D = p->D, .Dr = p->Dr, .scale = p->scale, .fmt = fmt,
                         .want_lse = p->has_lse, .round_p = p->round_p,
                         .in_dtype = p->in_dtype};
     antiquant_model(p, &x.in);

@@ -1,11 +1,14 @@
 /* ref/ math core: one attention row in MPFR, correctly rounded.
  *
- * A row is a query vector q[D], its keys (k[j], v[j] for j in the key set,
- * at least one), their biases (pse; none without) and the scale; nothing
+ * A row is a query vector q[Dk], its keys (k[j] of Dk columns, v[j] of D,
+ * for j in the key set, at least one), their biases (pse; none without)
+ * and the scale; Dk = D + Dr, the rope columns of MLA after the D (Dr 0
+ * without: the score of MLA is the dot product of [q | q_rope] with
+ * [k | k_rope], read_mla.c, so it is one dot of Dk terms); nothing
  * here knows where they came from (layouts, heads, masks, sparse modes,
  * lengths, pse rows and columns: the reading, ref_rows.c, read_pse.c).
  * Over the row's keys:
- *   s_j = scale * sum_d q[d] k[j][d] (+ bias_j, pse)
+ *   s_j = scale * sum_{d < Dk} q[d] k[j][d] (+ bias_j, pse)
  *                                            exact (ref_score_precision)
  *   m = max s_j, e_j = exp(s_j - m)          s_j - m exact, exp rounded at p
  *   S = sum e_j, out[d] = sum_j e_j v[j][d] / S, lse = m + log S   at p
@@ -26,8 +29,8 @@
  * values, exp underflow) go through the MPFR loop above, which starts at
  * the same precision as the pure-MPFR path and so decides them identically.
  *
- * Cost per row of nk keys: O(nk D) binary64 operations; for a row left to
- * MPFR, O(nk D) exact products at 106 bits and sums at ps bits for the
+ * Cost per row of nk keys: O(nk Dk) binary64 operations; for a row left to
+ * MPFR, O(nk Dk) exact products at 106 bits and sums at ps bits for the
  * scores, then O(nk D) operations at p bits per refinement, p doubling
  * from precision_bits (almost always one evaluation).
  */
@@ -45,11 +48,12 @@ struct ref_core {
     void *score_prec_ctx;
     long prec0;         /* first MPFR precision of every row */
     long prec;          /* current working precision */
-    int64_t D, KV_S;    /* columns, most keys of a row */
+    int64_t D, Dk, KV_S; /* output columns, score columns (D + Dr), most
+                            keys of a row */
     double *vcol;        /* [2 KV_S]: one v column over the row's keys,
                             then its rests (antiquant) */
-    mpfr_t *qm;          /* [D], 53 bits */
-    mpfr_t *dterm;       /* [2 D], 106 bits: exact products q k (and q
+    mpfr_t *qm;          /* [Dk], 53 bits */
+    mpfr_t *dterm;       /* [2 Dk], 106 bits: exact products q k (and q
                             klo: a dequantized key is k + klo) */
     mpfr_ptr *dptr;
     mpfr_t *score;       /* [KV_S], ps bits */
@@ -138,10 +142,10 @@ void ref_core_free(ref_ws *w)
     if (!w)
         return;
     if (w->inited) {
-        for (int64_t d = 0; d < w->D; d++) {
+        for (int64_t d = 0; d < w->Dk; d++) {
             mpfr_clear(w->qm[d]);
             mpfr_clear(w->dterm[d]);
-            mpfr_clear(w->dterm[w->D + d]);
+            mpfr_clear(w->dterm[w->Dk + d]);
         }
         for (int64_t j = 0; j < w->KV_S; j++) {
             mpfr_clear(w->score[j]);
@@ -168,9 +172,10 @@ void ref_core_free(ref_ws *w)
 
 /* Buffers of the binary64 pass; the MPFR part is set up by ws_mpfr() on the
  * first row that needs it. */
-fia_status ref_core_new(ref_ws **out, int64_t D, int64_t max_keys,
-                        ref_fmt fmt, long prec, ref_score_prec_fn score_prec,
-                        void *score_prec_ctx, int pure_mpfr, fia_error *err)
+fia_status ref_core_new(ref_ws **out, int64_t D, int64_t Dr,
+                        int64_t max_keys, ref_fmt fmt, long prec,
+                        ref_score_prec_fn score_prec, void *score_prec_ctx,
+                        int pure_mpfr, fia_error *err)
 {
     ref_ws *w = calloc(1, sizeof *w);
     *out = NULL;
@@ -182,6 +187,7 @@ fia_status ref_core_new(ref_ws **out, int64_t D, int64_t max_keys,
     w->score_prec = score_prec;
     w->score_prec_ctx = score_prec_ctx;
     w->D = D;
+    w->Dk = D + Dr;
     w->KV_S = max_keys;
     w->pure_mpfr = pure_mpfr;
     size_t S = (size_t)max_keys;
@@ -201,7 +207,8 @@ static fia_status ws_mpfr(ref_ws *w)
         return FIA_OK;
     const long prec = w->prec;
     w->ps = w->score_prec(w->score_prec_ctx);
-    size_t D = (size_t)w->D, S = (size_t)w->KV_S;
+    /* the score's columns: D + Dr */
+    size_t D = (size_t)w->Dk, S = (size_t)w->KV_S;
     w->qm = malloc((D ? D : 1) * sizeof(mpfr_t));
     w->dterm = malloc((D ? 2 * D : 1) * sizeof(mpfr_t));
     w->dptr = malloc((D ? 2 * D : 1) * sizeof(mpfr_ptr));
@@ -279,21 +286,23 @@ static int round_decided(ref_ws *w, mpfr_t y, mpfr_t rlo, mpfr_t rhi,
  * Returns the number still undecided. */
 static int64_t compute_row(ref_ws *w, const ref_row_in *in, row_out *ro)
 {
-    const int64_t D = w->D, nk = in->nk;
+    const int64_t D = w->D, Dk = w->Dk, nk = in->nk;
     const int want_lse = in->want_lse;
     const long prec = w->prec;
-    /* scores (exact) and their max */
+    /* scores (exact) and their max: Dk = D + Dr products (MLA: the rope
+     * columns' q_rope k_rope too), each exact at 106 bits, summed exactly
+     * at ps bits (ref_score_precision over Dk terms) */
     int any_nan = 0;
     for (int64_t t = 0; t < nk; t++) {
-        const double *krow = in->kbuf + in->keys[t] * D;
-        for (int64_t d = 0; d < D; d++)
+        const double *krow = in->kbuf + in->keys[t] * Dk;
+        for (int64_t d = 0; d < Dk; d++)
             mpfr_mul_d(w->dterm[d], w->qm[d], krow[d], MPFR_RNDN);
         if (in->klo) { /* the rests of dequantized keys, exact alike */
-            const double *lrow = in->klo + in->keys[t] * D;
-            for (int64_t d = 0; d < D; d++)
-                mpfr_mul_d(w->dterm[D + d], w->qm[d], lrow[d], MPFR_RNDN);
+            const double *lrow = in->klo + in->keys[t] * Dk;
+            for (int64_t d = 0; d < Dk; d++)
+                mpfr_mul_d(w->dterm[Dk + d], w->qm[d], lrow[d], MPFR_RNDN);
         }
-        mpfr_sum(w->dot, w->dptr, (unsigned long)(in->klo ? 2 * D : D),
+        mpfr_sum(w->dot, w->dptr, (unsigned long)(in->klo ? 2 * Dk : Dk),
                  MPFR_RNDN);
         mpfr_mul_d(w->score[t], w->dot, in->scale, MPFR_RNDN);
         if (in->bias) /* exact: the precision covers the bias */
@@ -460,7 +469,7 @@ fia_status ref_core_row(ref_ws *w, const ref_row_in *in, row_out *ro,
         return fia_fail(err, FIA_ERR_NOMEM, "out of memory (reference rows)");
     if (w->prec != prec)
         ws_set_prec(w, prec);
-    for (int64_t d = 0; d < D; d++)
+    for (int64_t d = 0; d < w->Dk; d++)
         mpfr_set_d(w->qm[d], in->q[d], MPFR_RNDN);
     int first = 1;
     while (compute_row(w, in, ro) > 0) {

@@ -7,8 +7,12 @@
  *
  *   computed weights  w^_j = w_j (1 + th_j),   |th_j| <= T_j = e^{L_j} - 1,
  *   L_j = (score error) + u |s_j - M| (subtraction) + exp error (+ rescales);
- *   score error  g_{D+r} |scale| sum |q k| (+ u |bias_j| for a bias
- *                nonzero, which makes r one more) + underflow;
+ *   score error  g_{Dk+r} |scale| sum |q k| (+ u |bias_j| for a bias
+ *                nonzero, which makes r one more) + underflow, the dot
+ *                over Dk = D + Dr columns (MLA's rope after the D: the
+ *                kernel's q k plus q_rope k_rope is a sum of the same Dk
+ *                products in some order, and any order of n terms errs by
+ *                at most g_{n-1} sum |terms|);
  *   numerator terms   w^_j (1 + a_j) v_j,  |a_j| <= u_in + g_K (1 + u_in);
  *   denominator terms w^_j (1 + b_j),      |b_j| <= g_K.
  * Then exactly
@@ -16,13 +20,13 @@
  *               + g_K |o|) + absolute terms] / (1 - E) + u |o^|
  * with E = sum p_j ((1 + T_j)(1 + g_K) - 1) >= |weighted mean of b|, and
  *   |lse^ - lse| <= -log(1 - E) + e_log |log S| + u |lse|.
- * The double pass uses u = 2^-53, g over D + 1 (r = 1) and nk + 1 terms,
+ * The double pass uses u = 2^-53, g over Dk + 1 (r = 1) and nk + 1 terms,
  * exp/log within 2 ulp; the model uses the float32 pipeline (u = 2^-24,
  * r = 2: the rounding of scale, then of the product).
  *
  * Antiquant (docs/tolerance.md "Antiquant"): the exact dequantized k and v
  * are k + klo, v + vlo; the double pass reads k, v (the nearest binary64:
- * one more relative rounding, g over D + 2 and nk + 2 terms when a rest is
+ * one more relative rounding, g over Dk + 2 and nk + 2 terms when a rest is
  * nonzero).  The model rounds them to the input dtype, x(1 + d) + e with
  * |d| <= u_kv, |e| <= eta_kv: a score error gains u_kv A_j + |scale| eta_kv
  * sum |q| (and A_j grows to (1 + u_kv) A_j + that), the numerator terms
@@ -156,9 +160,10 @@ static void nonfinite_column(const ref_row_in *in, row_out *ro, int64_t d,
  * class of the product, an infinite or NaN one adds as IEEE says. */
 static int score_class(const ref_row_in *in, int64_t t)
 {
-    const double *k = in->kbuf + in->keys[t] * in->D;
+    const int64_t Dk = in->D + in->Dr;
+    const double *k = in->kbuf + in->keys[t] * Dk;
     double dot = 0.0;
-    for (int64_t d = 0; d < in->D; d++)
+    for (int64_t d = 0; d < Dk; d++)
         dot += in->q[d] * k[d];
     const double b = in->bias ? in->bias[in->keys[t]] : 0.0;
     double s;
@@ -234,15 +239,16 @@ typedef struct score_consts {
 
 /* Key t's binary64 score x->s[t], x->a[t] >= |scale| sum |q k|, and the
  * score errors of the binary64 pass (x->td[t]) and of the model
- * (x->tm[t]).  0 when the binary64 score is not finite; clears *model
+ * (x->tm[t]), over the Dk = D + Dr columns of the score (the rope term
+ * included).  0 when the binary64 score is not finite; clears *model
  * where the model does not hold. */
 static int key_score(ref_dbl *x, const ref_row_in *in, int64_t t,
                      const score_consts *c, int *model)
 {
-    const int64_t D = in->D;
-    const double *k = in->kbuf + in->keys[t] * D;
+    const int64_t Dk = in->D + in->Dr;
+    const double *k = in->kbuf + in->keys[t] * Dk;
     double dot = 0.0, a = 0.0;
-    for (int64_t d = 0; d < D; d++) {
+    for (int64_t d = 0; d < Dk; d++) {
         double pr = in->q[d] * k[d];
         dot += pr;
         a += fabs(pr);
@@ -259,13 +265,13 @@ static int key_score(ref_dbl *x, const ref_row_in *in, int64_t t,
                              : x->a[t];
     if ((at + fabs(b)) * 2.0 > FLT_MAX / 4)
         *model = 0; /* float32 scores could overflow */
-    const double sub = (c->as * (double)D + 1.0) * 0x1p-149;
+    const double sub = (c->as * (double)Dk + 1.0) * 0x1p-149;
     if (b == 0.0) {
-        x->td[t] = c->g53 * x->a[t] + ((double)D + 2.0) * 0x1p-1074;
+        x->td[t] = c->g53 * x->a[t] + ((double)Dk + 2.0) * 0x1p-1074;
         x->tm[t] = c->g24 * at + sub;
     } else {
         x->td[t] = c->g53b * x->a[t] + U53 * fabs(b) * SAFE +
-                   ((double)D + 3.0) * 0x1p-1074;
+                   ((double)Dk + 3.0) * 0x1p-1074;
         x->tm[t] = c->g24b * at + U24 * fabs(b) * SAFE + sub * (1.0 + U24);
     }
     if (c->aqm) /* the keys' own rounding to the input dtype */
@@ -275,7 +281,7 @@ static int key_score(ref_dbl *x, const ref_row_in *in, int64_t t,
 
 static int64_t dbl_row_finite(ref_dbl *x, const ref_row_in *in, row_out *ro)
 {
-    const int64_t D = in->D, nk = in->nk;
+    const int64_t D = in->D, Dk = D + in->Dr, nk = in->nk;
     const double as = fabs(in->scale);
     int ok = isfinite(in->scale) && nk > 0;   /* double pass usable */
     int model = ok && (as == 0.0 || (as <= FLT_MAX && as >= FLT_MIN));
@@ -284,13 +290,14 @@ static int64_t dbl_row_finite(ref_dbl *x, const ref_row_in *in, row_out *ro)
      * "Scores"); a bias of 0 adds nothing (x + 0 is exact); a k that is
      * the nearest binary64 of a dequantized one (klo) one more */
     const double kr = in->klo ? 1.0 : 0.0;
-    score_consts c = {.as = as, .g53 = gam((double)D + 1 + kr, U53),
-                      .g24 = gam((double)D + 2, U24),
-                      .g53b = gam((double)D + 2 + kr, U53),
-                      .g24b = gam((double)D + 3, U24),
+    /* the score is a dot of Dk = D + Dr products (MLA's rope term in it) */
+    score_consts c = {.as = as, .g53 = gam((double)Dk + 1 + kr, U53),
+                      .g24 = gam((double)Dk + 2, U24),
+                      .g53b = gam((double)Dk + 2 + kr, U53),
+                      .g24b = gam((double)Dk + 3, U24),
                       .aqm = in->u_kv > 0.0};
     double qabs = 0.0;
-    for (int64_t d = 0; c.aqm && d < D; d++)
+    for (int64_t d = 0; c.aqm && d < Dk; d++)
         qabs += fabs(in->q[d]);
     c.aabs = c.aqm ? as * in->eta_kv * qabs * SAFE : 0.0;
     double m = -INFINITY, smin = INFINITY, emax = 0.0;

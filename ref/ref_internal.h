@@ -5,8 +5,8 @@
  *   the READING (ref_problem.c and one file per feature of fia/feature.h:
  *   read_tensors.c, read_not_modeled.c, read_layout.c, read_gqa.c,
  *   read_output.c, read_scale.c, read_precise.c, read_lse.c, read_seqlen.c,
- *   read_padding.c, read_prefix.c, read_pse.c, read_antiquant.c, keys_mask.c,
- *   keys_sparse.c; the walk over the rows, ref_rows.c) turns a case into
+ *   read_padding.c, read_prefix.c, read_pse.c, read_antiquant.c, read_mla.c,
+ *   keys_mask.c, keys_sparse.c; the walk over the rows, ref_rows.c) turns a case into
  *   rows: where each element lives, which keys take part in each row, each
  *   key's positional bias, what the documents say of a row with none;
  *
@@ -83,7 +83,12 @@ typedef struct ref_problem {
     /* layout (read_layout.c) */
     ref_layout layout;
     int64_t B, Q_S, KV_S, D;
-    int decode;                   /* Q_S == 1 */
+    int decode;                   /* Q_S == 1 (and no rope: read_mla.c) */
+    /* mla (read_mla.c): query_rope / key_rope (NULL without), laid out
+     * like query / key with head dim Dr (0 without); the score's dot runs
+     * over Dk = D + Dr columns, [q | q_rope] . [k | k_rope] */
+    const fia_tensor *qr, *kr;
+    int64_t Dr;
     /* gqa (read_gqa.c) */
     int64_t N, KV_N, group;       /* group = N / KV_N */
     /* output (read_output.c) */
@@ -221,19 +226,26 @@ fia_status ref_read_layout_dims(ref_problem *p, const fia_case *c,
                                 const fia_case_data *d, fia_error *err);
 /* 1 when t has rank nd and those dims. */
 int ref_shape_is(const fia_tensor *t, int nd, const int64_t *dims);
-/* Flat element indices. */
+/* Flat element indices: query / key (value) of head dim D; _w the same
+ * layouts for a tensor of head dim W (the rope inputs, Dr). */
 int64_t ref_q_index(const ref_problem *p, int64_t b, int64_t n, int64_t i,
                     int64_t dd);
 int64_t ref_kv_index(const ref_problem *p, int64_t b, int64_t kn, int64_t j,
                      int64_t dd);
+int64_t ref_q_index_w(const ref_problem *p, int64_t b, int64_t n, int64_t i,
+                      int64_t dd, int64_t W);
+int64_t ref_kv_index_w(const ref_problem *p, int64_t b, int64_t kn,
+                       int64_t j, int64_t dd, int64_t W);
 int64_t ref_out_index(const ref_problem *p, int64_t b, int64_t n, int64_t i,
                       int64_t dd);
-/* The exact values of query row (b, n, i) into q[D]. */
+/* The exact values of query row (b, n, i) into q[D + Dr] (its query_rope
+ * row after the D: read_mla.c). */
 void ref_load_q_row(const ref_problem *p, int64_t b, int64_t n, int64_t i,
                     double *q);
 /* The exact key and value rows of logical keys j < nkeys (the prefix's
  * then the batch's own, read_prefix.c) of KV head kn of batch b into
- * k[j][D], v[j][D].  A dequantized element (antiquant) may need more than
+ * k[j][D + Dr] (key_rope's row after the D: read_mla.c), v[j][D].  A
+ * dequantized element (antiquant) may need more than
  * 53 bits: its value is k + klo exactly (k the nearest binary64); klo /
  * vlo (NULL without antiquant) get the rest.  Returns 1 when some rest is
  * nonzero. */
@@ -315,9 +327,10 @@ fia_status ref_paged_key_dims(ref_problem *p, int64_t *kd, fia_error *err);
  * makes the result unspecified: FIA_ERR_PARAM_INVALID, nothing computed). */
 fia_status ref_read_paged_blocks(ref_problem *p, const fia_case *c,
                                  const fia_case_data *d, fia_error *err);
-/* Flat index of element (b, kn, j, dd) in the cache (ids checked). */
+/* Flat index of element (b, kn, j, dd) in a cache of head dim W (ids
+ * checked): D for key / value, Dr for key_rope. */
 int64_t ref_paged_kv_index(const ref_problem *p, int64_t b, int64_t kn,
-                           int64_t j, int64_t dd);
+                           int64_t j, int64_t dd, int64_t W);
 
 /* ---- read_tensor_list.c -------------------------------------------------- */
 
@@ -344,10 +357,11 @@ fia_status ref_read_tnd_name(ref_problem *p, const char *layout);
  * arrays B, q_len / kv_len, q_tok / kv_tok, Q_S and KV_S. */
 fia_status ref_read_tnd_dims(ref_problem *p, const fia_case *c,
                              const fia_case_data *d, fia_error *err);
+/* Head dim W: D, or Dr for the rope inputs. */
 int64_t ref_tnd_q_index(const ref_problem *p, int64_t b, int64_t n,
-                        int64_t i, int64_t dd);
+                        int64_t i, int64_t dd, int64_t W);
 int64_t ref_tnd_kv_index(const ref_problem *p, int64_t b, int64_t kn,
-                         int64_t j, int64_t dd);
+                         int64_t j, int64_t dd, int64_t W);
 int64_t ref_tnd_out_index(const ref_problem *p, int64_t b, int64_t n,
                           int64_t i, int64_t dd);
 
@@ -357,6 +371,15 @@ fia_status ref_read_seqlen(ref_problem *p, const fia_case *c,
                            const fia_case_data *d, fia_error *err);
 /* Logical key j lies within batch b's kv_len' (prefix included). */
 int ref_seqlen_admits(const ref_problem *p, int64_t b, int64_t i, int64_t j);
+
+/* ---- read_mla.c --------------------------------------------------------- */
+
+/* After the layout's dims: query_rope / key_rope, Dr, their shapes checked
+ * against the query's / key's (FIA_ERR_PARAM_INVALID), the combinations
+ * not modeled refused (FIA_ERR_NOT_MODELED); a rope call is never the
+ * decode path's. */
+fia_status ref_read_mla(ref_problem *p, const fia_case *c,
+                        const fia_case_data *d, fia_error *err);
 
 /* ---- read_padding.c ---------------------------------------------------- */
 
@@ -433,8 +456,9 @@ void ref_pse_range(const ref_problem *p, ref_value_range *r);
 /* ---- ref_rows.c: the walk over the rows -------------------------------- */
 
 /* One row (b, n, i) as the reading hands it over.  A computed row has at
- * least one key: keys[0..nk) ascending index kbuf / vbuf ([kv_len'][D],
- * the logical key and value rows of the row's KV head) and bias
+ * least one key: keys[0..nk) ascending index kbuf / vbuf ([kv_len'][D +
+ * Dr] and [kv_len'][D], the logical key and value rows of the row's KV
+ * head, key_rope's columns after the key's) and bias
  * ([kv_len'], the keys' pse values; NULL without pse).  A row with no
  * value to compute (padding row, no key taking part) has computed 0 and
  * what the documents say of it: output zero, out_unspec 1 when
@@ -443,7 +467,7 @@ typedef struct ref_row_view {
     int64_t b, n, i;
     int computed;
     int out_unspec, lse_inf;
-    const double *q;             /* [D] */
+    const double *q;             /* [D + Dr] */
     const double *kbuf, *vbuf;
     const double *klo, *vlo;     /* the rests of dequantized elements
                                     (ref_load_kv_rows), or NULL: none */
@@ -522,17 +546,19 @@ typedef struct row_out {
     double lse_bound;
 } row_out;
 
-/* One row: everything the math sees. */
+/* One row: everything the math sees.  The scores are dot products of
+ * Dk = D + Dr columns (Dr 0 but with MLA's rope: the rope columns after the
+ * D, read_mla.c); value rows and the output have D columns. */
 typedef struct ref_row_in {
-    const double *q;             /* [D] */
-    const double *kbuf, *vbuf;   /* [>= max keys][D] */
+    const double *q;             /* [D + Dr] */
+    const double *kbuf, *vbuf;   /* [>= max keys][D + Dr], [..][D] */
     const double *klo, *vlo;     /* NULL, or like kbuf / vbuf: the exact
                                     value is kbuf + klo (antiquant) */
     const int64_t *keys;         /* [nk], ascending rows of kbuf / vbuf */
     const double *bias;          /* NULL, or [>= max keys] indexed like the
                                     rows of kbuf: key j's score is
                                     scale * (q . k_j) + bias[j] */
-    int64_t nk, D;
+    int64_t nk, D, Dr;
     double scale;
     ref_fmt fmt;                 /* output format */
     int want_lse;
@@ -603,13 +629,14 @@ typedef struct ref_core ref_core;
  * over the inputs, which most cases never need. */
 typedef mpfr_prec_t (*ref_score_prec_fn)(void *ctx);
 
-/* A workspace for rows of D columns and at most max_keys keys, output
- * format fmt, first MPFR precision prec, exact scores at score_prec(ctx)
- * bits.  pure_mpfr: every element by MPFR (the binary64 pass only gives
- * bounds). */
-fia_status ref_core_new(ref_core **w, int64_t D, int64_t max_keys,
-                        ref_fmt fmt, long prec, ref_score_prec_fn score_prec,
-                        void *score_prec_ctx, int pure_mpfr, fia_error *err);
+/* A workspace for rows of D output columns, scores over D + Dr columns, at
+ * most max_keys keys, output format fmt, first MPFR precision prec, exact
+ * scores at score_prec(ctx) bits.  pure_mpfr: every element by MPFR (the
+ * binary64 pass only gives bounds). */
+fia_status ref_core_new(ref_core **w, int64_t D, int64_t Dr,
+                        int64_t max_keys, ref_fmt fmt, long prec,
+                        ref_score_prec_fn score_prec, void *score_prec_ctx,
+                        int pure_mpfr, fia_error *err);
 void ref_core_free(ref_core *w);
 
 /* FIA_OK or FIA_ERR_NOMEM. */

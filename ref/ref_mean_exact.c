@@ -28,7 +28,10 @@
  *  With one key lse is its score: decided when scale * dot + bias is
  *  proved exact (fma, TwoSum) and not 0.
  *
- * Cost: O(n D) binary64 operations for the class, O(n) per column. */
+ * The dot runs over the score's Dk = D + Dr columns (MLA's rope columns
+ * after the D; Dr 0 without).
+ *
+ * Cost: O(n Dk) binary64 operations for the class, O(n) per column. */
 #include <math.h>
 #include "ref_internal.h"
 
@@ -93,14 +96,14 @@ static int round_ratio(double sigma, double n, ref_fmt f, uint32_t *bits,
 
 int64_t ref_dbl_one_class(const ref_row_in *in, row_out *ro)
 {
-    const int64_t D = in->D, nk = in->nk;
+    const int64_t D = in->D, Dk = D + in->Dr, nk = in->nk;
     if (nk < 1 || in->klo != NULL || in->vlo != NULL)
         return 0;
     double dot0 = 0.0;
     const double b0 = in->bias ? in->bias[in->keys[0]] : 0.0;
     for (int64_t t = 0; t < nk; t++) {
-        double dot;
-        if (!exact_dot(in->q, in->kbuf + in->keys[t] * D, D, &dot))
+        double dot; /* over the score's Dk = D + Dr columns (MLA's rope) */
+        if (!exact_dot(in->q, in->kbuf + in->keys[t] * Dk, Dk, &dot))
             return 0;
         const double b = in->bias ? in->bias[in->keys[t]] : 0.0;
         if (t == 0)

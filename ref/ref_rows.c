@@ -2,7 +2,8 @@
  * reading meets the math.  For each row (b, n, i), in that order:
  *
  *   - the key and value rows of its KV head (gqa: ref_kv_head) for the
- *     logical keys j < kv_len'[b] (seqlen; a shared prefix's P keys first,
+ *     logical keys j < kv_len'[b] (MLA: each key row followed by its
+ *     key_rope row, the query row by its query_rope row, read_mla.c) (seqlen; a shared prefix's P keys first,
  *     read_prefix.c; int key/value dequantized, read_antiquant.c), loaded
  *     once per (b, KV head) and shared by the group's query heads;
  *   - a padding row i >= q_len[b] (seqlen) has no value: output and lse
@@ -25,13 +26,14 @@
  * padding a rotation of the S axis, so that every physical row of
  * attention_out and softmax_lse is visited exactly once.
  *
- * Cost: O(B KV_N kv_len' D) loads, O(B N Q_S kv_len') key-rule evaluations;
+ * Cost: O(B KV_N kv_len' (D + Dr)) loads, O(B N Q_S kv_len') key-rule evaluations;
  * the arithmetic on the rows is the caller's. */
 #include <stdlib.h>
 #include "ref_internal.h"
 
 typedef struct rows_buf {
-    double *k, *v, *q; /* [max kv_len'][D] twice, [D] */
+    double *k, *v, *q; /* [max kv_len'][D + Dr], [max kv_len'][D],
+                          [D + Dr] */
     double *klo, *vlo; /* antiquant: the rests, like k, v (else NULL) */
     int64_t *keys;     /* [max kv_len'] */
     double *bias;      /* [max kv_len'] */
@@ -43,17 +45,18 @@ static void rb_free(rows_buf *rb)
     free(rb->klo), free(rb->vlo);
 }
 
-static fia_status rb_alloc(rows_buf *rb, int64_t D, int64_t KV_S, int aq,
-                           fia_error *err)
+static fia_status rb_alloc(rows_buf *rb, int64_t D, int64_t Dr,
+                           int64_t KV_S, int aq, fia_error *err)
 {
     size_t d = (size_t)(D > 0 ? D : 1), kv = (size_t)(KV_S > 0 ? KV_S : 1);
-    rb->k = malloc(kv * d * sizeof(double));
+    size_t dk = (size_t)(D + Dr > 0 ? D + Dr : 1);
+    rb->k = malloc(kv * dk * sizeof(double));
     rb->v = malloc(kv * d * sizeof(double));
-    rb->q = malloc(d * sizeof(double));
+    rb->q = malloc(dk * sizeof(double));
     rb->keys = malloc(kv * sizeof(int64_t));
     rb->bias = malloc(kv * sizeof(double));
     if (aq) {
-        rb->klo = malloc(kv * d * sizeof(double));
+        rb->klo = malloc(kv * dk * sizeof(double));
         rb->vlo = malloc(kv * d * sizeof(double));
         if (!rb->klo || !rb->vlo)
             return fia_fail(err, FIA_ERR_NOMEM, "out of memory (reference "
@@ -93,7 +96,7 @@ fia_status ref_rows_walk(const ref_problem *p, ref_row_fn fn, void *ctx,
                          fia_error *err)
 {
     rows_buf rb = {0};
-    fia_status st = rb_alloc(&rb, p->D, ref_max_kv_len(p), p->aq, err);
+    fia_status st = rb_alloc(&rb, p->D, p->Dr, ref_max_kv_len(p), p->aq, err);
     if (st != FIA_OK) {
         rb_free(&rb);
         return st;

@@ -1,7 +1,8 @@
 /* ref/: the rows of a case as the reference reads them, for other parts of
  * the reference side (compare/'s plain same-dtype implementation).  Only
  * the reading (ref_problem.c, ref_rows.c); no arithmetic.  Each computed
- * row's keys are handed over packed: k[t], v[t] for its t-th key. */
+ * row's keys are handed over packed: k[t], v[t] for its t-th key (k of
+ * D + Dr columns, MLA's key_rope after the key's; q alike). */
 #include <stdlib.h>
 #include <string.h>
 #include "ref_internal.h"
@@ -11,7 +12,7 @@ typedef struct visit_ctx {
     fia_ref_row_fn fn;
     void *fn_ctx;
     fia_ref_row row;
-    double *k, *v;    /* [max kv_len'][D], packed */
+    double *k, *v;    /* [max kv_len'][D + Dr], [max kv_len'][D], packed */
     double *bias;     /* [max kv_len'], packed (pse) */
     int64_t *idx;     /* [D] */
 } visit_ctx;
@@ -24,9 +25,11 @@ static fia_status visit_row(const ref_row_view *rv, void *vctx,
     const ref_problem *p = x->p;
     if (!rv->computed)
         return FIA_OK;
+    const int64_t Dk = p->D + p->Dr;
     size_t rowbytes = (size_t)p->D * sizeof(double);
     for (int64_t t = 0; t < rv->nk; t++) {
-        memcpy(x->k + t * p->D, rv->kbuf + rv->keys[t] * p->D, rowbytes);
+        memcpy(x->k + t * Dk, rv->kbuf + rv->keys[t] * Dk,
+               (size_t)Dk * sizeof(double));
         memcpy(x->v + t * p->D, rv->vbuf + rv->keys[t] * p->D, rowbytes);
     }
     if (rv->bias != NULL)
@@ -54,16 +57,18 @@ fia_status fia_ref_visit_rows(const fia_case *c, const fia_case_data *d,
         return FIA_OK;
     }
     size_t dn = (size_t)(p.D > 0 ? p.D : 1);
+    size_t dk = (size_t)(p.D + p.Dr > 0 ? p.D + p.Dr : 1);
     size_t kv = (size_t)ref_max_kv_len(&p);
     visit_ctx x = {.p = &p, .fn = fn, .fn_ctx = ctx};
-    x.k = malloc(kv * dn * sizeof(double));
+    x.k = malloc(kv * dk * sizeof(double));
     x.v = malloc(kv * dn * sizeof(double));
     x.idx = malloc(dn * sizeof(int64_t));
     x.bias = malloc(kv * sizeof(double));
     if (!x.k || !x.v || !x.idx || !x.bias) {
         st = fia_fail(err, FIA_ERR_NOMEM, "out of memory (visit rows)");
     } else {
-        x.row = (fia_ref_row){.D = p.D, .scale = p.scale, .k = x.k,
+        x.row = (fia_ref_row){.D = p.D, .Dr = p.Dr, .scale = p.scale,
+                              .k = x.k,
                               .v = x.v, .out_index = x.idx,
                               .kv_dequantized = p.aq};
         st = ref_rows_walk(&p, visit_row, &x, err);
@@ -79,6 +84,8 @@ typedef struct keys_ctx {
     const ref_problem *p;
     fia_ref_key_fn fn;
     void *fn_ctx;
+    double *kd;   /* MLA: [max kv_len'][D], the key rows without their
+                     rope columns (the rows handed over are D wide) */
 } keys_ctx;
 
 static fia_status key_row(const ref_row_view *rv, void *vctx, fia_error *err)
@@ -86,6 +93,13 @@ static fia_status key_row(const ref_row_view *rv, void *vctx, fia_error *err)
     (void)err;
     keys_ctx *x = vctx;
     const ref_problem *p = x->p;
+    const double *k = rv->kbuf;
+    if (p->Dr > 0) { /* D columns of each D + Dr wide key row */
+        for (int64_t j = 0; j < ref_kv_len(p, rv->b); j++)
+            memcpy(x->kd + j * p->D, rv->kbuf + j * (p->D + p->Dr),
+                   (size_t)p->D * sizeof(double));
+        k = x->kd;
+    }
     fia_ref_key_row row = {
         .b = rv->b, .n = rv->n, .kv_head = ref_kv_head(p, rv->n), .i = rv->i,
         .q_len = p->q_len[rv->b], .kv_len = ref_kv_len(p, rv->b),
@@ -93,7 +107,7 @@ static fia_status key_row(const ref_row_view *rv, void *vctx, fia_error *err)
         .padding = rv->i >= p->q_len[rv->b] || ref_pad_start_neg(p, rv->b),
         .lse_inf = rv->lse_inf,
         .nk = rv->nk, .keys = rv->keys, .q = rv->computed ? rv->q : NULL,
-        .k = rv->kbuf, .v = rv->vbuf};
+        .k = k, .v = rv->vbuf};
     return (fia_status)x->fn(&row, x->fn_ctx);
 }
 
@@ -110,8 +124,15 @@ fia_status fia_ref_visit_keys(const fia_case *c, const fia_case_data *d,
                            .KV_S = p.KV_S, .D = p.D,
                            .empty_query = p.empty_query};
     keys_ctx x = {.p = &p, .fn = fn, .fn_ctx = ctx};
-    if (!p.empty_query)
+    if (!p.empty_query && p.Dr > 0) {
+        x.kd = malloc((size_t)ref_max_kv_len(&p) * (size_t)(p.D > 0 ? p.D : 1) *
+                      sizeof(double));
+        if (x.kd == NULL)
+            st = fia_fail(err, FIA_ERR_NOMEM, "out of memory (visit keys)");
+    }
+    if (!p.empty_query && st == FIA_OK)
         st = ref_rows_walk(&p, key_row, &x, err);
+    free(x.kd);
     ref_problem_free(&p);
     return st;
 }

@@ -76,9 +76,13 @@ void fia_ref_result_free(fia_ref_result *r);
  * (the flash-attn tolerance profile); no arithmetic is done here. */
 typedef struct fia_ref_row {
     int64_t D, nk;
+    int64_t Dr;                /* MLA: the rope columns of q and k (0
+                                  without); a score is scale * (q . k)
+                                  over all D + Dr columns */
     double scale;
-    const double *q;           /* [D] */
-    const double *k, *v;       /* [nk][D] */
+    const double *q;           /* [D + Dr]: query, then query_rope */
+    const double *k, *v;       /* [nk][D + Dr] (key, then key_rope),
+                                  [nk][D] */
     const double *bias;        /* [nk]: the keys' pse_shift values, added
                                   after the scale; NULL without pse */
     const int64_t *out_index;  /* [D] */
@@ -119,7 +123,8 @@ typedef struct fia_ref_key_row {
     const double *k, *v;       /* [kv_len][D]: every key and value row of
                                   the KV head within kv_len (exact; int
                                   key/value dequantized, to the nearest
-                                  binary64) */
+                                  binary64); MLA's rope columns are not
+                                  handed over here */
 } fia_ref_key_row;
 typedef int (*fia_ref_key_fn)(const fia_ref_key_row *row, void *ctx);
 
