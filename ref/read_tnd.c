@@ -15,6 +15,10 @@
  * maps' width W).  Rows exist only for i < q_len[b] (no padding rows).  Q_S and KV_S
  * are the longest batch's lengths (the per-row buffers' sizes).
  *
+ * With page attention (MLA, D = 512: TND, TND_NTD) the key and value are
+ * caches read through the block table (read_paged.c) and
+ * actual_seq_lengths_kv holds each batch's own length, not a count.
+ *
  * Sparse modes 0 (no mask) and 3 read as in the batched layouts, per batch;
  * the reading is never the decode path's (sparse_mode is honoured when
  * every batch has one query token).  Value's head dim unlike the query's
@@ -73,6 +77,24 @@ static fia_status cumulative(const fia_case_data *d, fia_array a, int64_t B,
     return FIA_OK;
 }
 
+/* A paged token layout's actual_seq_lengths_kv (MLA, D = 512): each
+ * batch's own length (003 TND list, D = 512: "代表每个batch的实际长度"), the
+ * keys in the cache through the block table; kv_tok unused (0). */
+static fia_status per_batch(const fia_case_data *d, fia_array a, int64_t B,
+                            int64_t *start, int64_t *len, fia_error *err)
+{
+    const fia_int_array *ar = &d->arr[a];
+    for (int64_t b = 0; b < B; b++) {
+        if (ar->values[b] < 0)
+            return fia_fail(err, FIA_ERR_PARAM_INVALID,
+                            "actual_seq_lengths_kv[%lld] = %lld is negative",
+                            (long long)b, (long long)ar->values[b]);
+        start[b] = 0;
+        len[b] = ar->values[b];
+    }
+    return FIA_OK;
+}
+
 static int64_t longest(const int64_t *len, int64_t B)
 {
     int64_t m = 0;
@@ -85,32 +107,38 @@ fia_status ref_read_tnd_dims(ref_problem *p, const fia_case *c,
                              const fia_case_data *d, fia_error *err)
 {
     int ti = p->q_ntd ? 1 : 0;
-    int64_t vt;
-    if (p->paged || p->kv_list)
+    int64_t vt, kd = 0, vd = 0;
+    if (p->kv_list)
         return fia_fail(err, FIA_ERR_PARAM_INVALID,
-                        "a token layout takes no %s",
-                        p->paged ? "page attention" : "key/value list");
+                        "a token layout takes no key/value list");
     fia_status st = token_dims(p->q, ti, p->N, "query", &p->T, err);
-    if (st == FIA_OK)
+    if (st == FIA_OK && p->paged) { /* MLA's: a cache (read_paged.c) */
+        if (!ref_shape_is(p->v, p->k->ndim, p->k->shape))
+            return fia_fail(err, FIA_ERR_PARAM_INVALID,
+                            "value cache shape differs from key's");
+        st = ref_paged_key_dims(p, &kd, err);
+        vd = kd;
+    } else if (st == FIA_OK) {
         st = token_dims(p->k, ti, p->KV_N, "key", &p->T_kv, err);
-    if (st == FIA_OK)
-        st = token_dims(p->v, ti, p->KV_N, "value", &vt, err);
+        if (st == FIA_OK)
+            st = token_dims(p->v, ti, p->KV_N, "value", &vt, err);
+        if (st == FIA_OK && vt != p->T_kv)
+            return fia_fail(err, FIA_ERR_PARAM_INVALID,
+                            "value has %lld tokens, key %lld", (long long)vt,
+                            (long long)p->T_kv);
+        kd = p->k->shape[2], vd = p->v->shape[2];
+    }
     if (st != FIA_OK)
         return st;
-    if (vt != p->T_kv)
-        return fia_fail(err, FIA_ERR_PARAM_INVALID,
-                        "value has %lld tokens, key %lld", (long long)vt,
-                        (long long)p->T_kv);
     p->D = p->q->shape[2];
-    if (p->k->shape[2] != p->D)
+    if (kd != p->D)
         return fia_fail(err, FIA_ERR_PARAM_INVALID,
                         "key head dim %lld != query head dim %lld",
-                        (long long)p->k->shape[2], (long long)p->D);
-    if (p->v->shape[2] != p->D)
+                        (long long)kd, (long long)p->D);
+    if (vd != p->D)
         return fia_fail(err, FIA_ERR_NOT_MODELED,
                         "not modeled yet: value head dim %lld unlike the "
-                        "query's %lld", (long long)p->v->shape[2],
-                        (long long)p->D);
+                        "query's %lld", (long long)vd, (long long)p->D);
     if (c->attrs.sparse_mode != 0 && c->attrs.sparse_mode != 3)
         return fia_fail(err, FIA_ERR_PARAM_INVALID,
                         "a token layout takes sparse_mode 0 or 3, not %lld",
@@ -138,9 +166,12 @@ fia_status ref_read_tnd_dims(ref_problem *p, const fia_case *c,
         return fia_fail(err, FIA_ERR_NOMEM, "out of memory");
     st = cumulative(d, FIA_ARR_ACTUAL_SEQ_LENGTHS, p->B, p->T, p->q_tok,
                     p->q_len, "actual_seq_lengths", err);
-    if (st == FIA_OK)
+    if (st == FIA_OK && !p->paged)
         st = cumulative(d, FIA_ARR_ACTUAL_SEQ_LENGTHS_KV, p->B, p->T_kv,
                         p->kv_tok, p->kv_len, "actual_seq_lengths_kv", err);
+    else if (st == FIA_OK)
+        st = per_batch(d, FIA_ARR_ACTUAL_SEQ_LENGTHS_KV, p->B, p->kv_tok,
+                       p->kv_len, err);
     if (st != FIA_OK)
         return st;
     p->Q_S = longest(p->q_len, p->B);
