@@ -47,6 +47,18 @@
  * fia_check_reference_work): the escalating reference does it in a few
  * milliseconds in double, the MPFR fallback in a fraction of a second. */
 #define FZ_NUM_MAX_WORK 1e6
+/* An MLA case's (gen_mla.c): its rows are D + Dr + Dv = 1088 products
+ * wide and at least 32 of them share each key, so reaching fast/'s key
+ * blocks and split decode takes ~100x a plain case's budget (~50 ms in
+ * the reference); they are rare (fzn_mla's gate). */
+#define FZ_MLA_MAX_WORK 2e7
+/* The budget of generated case c: FZ_MLA_MAX_WORK with rope inputs, else
+ * FZ_NUM_MAX_WORK. */
+static inline double fz_work_limit(const fia_case *c)
+{
+    return c->tensors[FIA_SLOT_QUERY_ROPE].presence == FIA_PRESENT
+               ? FZ_MLA_MAX_WORK : FZ_NUM_MAX_WORK;
+}
 /* The most query rows of a case whose scores sit at a mask sentinel
  * (gen_tensors_data.c): the reference escalates each such row. */
 #define FZ_SENTINEL_MAX_ROWS 16

@@ -139,7 +139,10 @@ void fzn_tnd(fz_gen *g)
     uint64_t seed = fdp_u8(f);
     fz_geom geom;
     fia_case plain;
-    if (fz_geom_of(g->c, &geom) != 0 ||
+    /* a paged cache whose blocknum is B reads as a batched key to
+     * fz_geom_of: a token layout takes no page attention (TND-X03) */
+    if (g->c->tensors[FIA_SLOT_BLOCK_TABLE].presence == FIA_PRESENT ||
+        fz_geom_of(g->c, &geom) != 0 ||
         fz_tnd_work(g->c, &geom) > FZ_NUM_MAX_WORK)
         return; /* paged or a list, or too much for the reference */
     fia_case_init(&plain);

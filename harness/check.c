@@ -220,9 +220,11 @@ double fia_check_reference_work(const fia_case *c)
                 : (double)pl->values[0] < P ? (double)pl->values[0] : P;
         kv += P;
     }
-    /* a token layout's lengths are cumulative: a row reads at most the
+    /* a token layout's lengths are cumulative (but with a paged cache,
+     * MLA's, each batch's own, read above): a row reads at most the
      * longest batch's keys */
     if (fia_layout_is_tnd(c->attrs.input_layout) &&
+        c->tensors[FIA_SLOT_BLOCK_TABLE].presence != FIA_PRESENT &&
         len->presence == FIA_PRESENT && len->count > 0 && len->values) {
         kv = 1.0;
         for (int64_t b = 0; b < len->count; b++) {
