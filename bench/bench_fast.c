@@ -17,7 +17,9 @@
  * --only padding, --only pse), a shared prefix against the keys
  * concatenated (--only prefix, bench_fast_prefix.h), int8 / int4 key and
  * value against fp16 (--only antiquant, bench_fast_antiquant.h), full
- * int8 quantization against fp16 (--only int8, bench_fast_int8.h).
+ * int8 quantization against fp16 (--only int8, bench_fast_int8.h), MLA
+ * decode against the bandwidth and the FMA peak (--only mla,
+ * bench_fast_mla.h).
  * Ends with one line per shape, e.g.
  *   prefill causal: 101.2 GFLOP/s = 73% of sgemm, 1.80x onednn
  *   decode: 41.0 GB/s = 76% of bandwidth */
@@ -619,6 +621,8 @@ static double onednn_attention(const shape *s, const data *d, int reps,
 }
 #endif
 
+#include "bench_fast_mla.h"
+
 /* ---- main ------------------------------------------------------------------ */
 /* --only NAME [REPS]: a comparison in turns alone (paged, padding, pse,
  * prefix), or fast/ alone on one shape (decode, causal, else prefill), for
@@ -628,7 +632,7 @@ static void run_only(const char *name, int reps)
     static const struct { const char *name; void (*run)(int); } only[] = {
         {"paged", bench_paged}, {"padding", bench_padding}, {"pse", bench_pse},
         {"prefix", bench_prefix}, {"antiquant", bench_antiquant},
-        {"int8", bench_int8}};
+        {"int8", bench_int8}, {"mla", bench_mla}};
     for (size_t i = 0; i < sizeof only / sizeof *only; i++)
         if (strcmp(name, only[i].name) == 0) {
             only[i].run(reps);
@@ -785,5 +789,6 @@ int main(int argc, char **argv)
     bench_prefix(reps);
     bench_antiquant(reps);
     bench_int8(reps);
+    bench_mla(reps);
     return 0;
 }

@@ -166,15 +166,18 @@ void fast_kvpre_chunk(const fast_plan *p, char *ws, int64_t c)
         }
         return;
     }
+    const int64_t Dk = p->Dk; /* MLA: K rows carry the rope after D */
     for (int64_t j = s0; j < s1; j++) {
         const uint16_t *k, *v;
         fast_kv_src(p, b, kvh, first + j, &k, &v);
         kern->widen(p->dt, k, kf + j * Dp, D);
+        if (p->Dr > 0)
+            fast_mla_widen_k(p, kern, b, kvh, first + j, kf + j * Dp + D);
         vbad[j] = !kern->widen(p->dt, v, vf + j * Dp, D);
-        if (Dp > D) {
-            memset(kf + j * Dp + D, 0, (size_t)(Dp - D) * sizeof(float));
+        if (Dp > Dk)
+            memset(kf + j * Dp + Dk, 0, (size_t)(Dp - Dk) * sizeof(float));
+        if (Dp > D)
             memset(vf + j * Dp + D, 0, (size_t)(Dp - D) * sizeof(float));
-        }
     }
 }
 
@@ -264,6 +267,8 @@ static bool widen_block(const fast_plan *p, const fast_kernels *kern,
                 }
             }
             kern->widen(p->dt, kr + r * p->k_ss, w->k + c * Dp, D);
+            if (p->Dr > 0) /* MLA: the key's rope after its D columns */
+                fast_mla_widen_k(p, kern, b, kvh, j0 + c, w->k + c * Dp + D);
             vfinite &= kern->widen(p->dt, vr + r * p->k_ss, w->v + c * Dp, D);
         }
     }
@@ -300,7 +305,8 @@ static void key_loop(const fast_plan *p, const fast_kernels *kern,
                      int64_t i0, int nq, int64_t jmin, int64_t jmax,
                      const kv_view *pre)
 {
-    const int64_t L = p->L, Dp = p->Dp, D = p->D;
+    /* Q.K^T reduces over Dk (MLA: D + the rope's Dr), P.V writes Dvp */
+    const int64_t L = p->L, Dp = p->Dp, D = p->Dk;
     const uint8_t *mask = p->mask; /* never with a shared prefix's task */
     const bool pse = p->pse_given;
     const int round = !p->round_p ? 0 : p->dt == FIA_DT_FP16 ? 1 : 2;
@@ -370,7 +376,7 @@ static void key_loop(const fast_plan *p, const fast_kernels *kern,
         /* p = 0 times inf or NaN in V must stay out: the scalar P.V skips
          * p = 0 (keys that take no part). */
         const fast_kernels *pvk = vfinite ? kern : &fast_kernels_scalar;
-        pvk->pv(w->s, L, mr, vblk, Dp, nk, Dp, w->alpha, w->acc, Dp);
+        pvk->pv(w->s, L, mr, vblk, Dp, nk, p->Dvp, w->alpha, w->acc, Dp);
         if (!vfinite)
             weight0_nonfinite(p, w, mr, nk, mask != NULL, vblk);
     }
@@ -486,6 +492,8 @@ static void task_load_q(const fast_plan *p, const fast_kernels *kern,
                 ? NULL /* uses no key: zero */
                 : (const uint16_t *)p->q + fast_q_row(p, b, n, i);
         }
+        if (p->Dr > 0) /* MLA: query_rope after the D columns */
+            fast_mla_load_q(p, kern, k, w, r0, rn, rows);
         if (!k->dot) {
             kern->widen_t(p->dt, rows, rn, D, w->q + r0, L);
             continue;
@@ -598,7 +606,8 @@ static void task_keys(const fast_plan *p, const fast_kernels *kern,
      * range (no mask); a non-finite result is recomputed below. */
     if (p->antiquant)
         fast_aq_heads(p, k->kvh, w->aqv);
-    bool uniform = k->dot && p->mask == NULL && D % 16 == 0 &&
+    /* (MLA: the fused kernel reads K's D columns only, no rope) */
+    bool uniform = k->dot && p->mask == NULL && D % 16 == 0 && p->Dr == 0 &&
                    (p->antiquant ? kern->decode_aq != NULL
                                  : kern->decode != NULL);
     for (int r = 0; uniform && r < mr; r++)

@@ -54,6 +54,22 @@ static inline void task_row(const fast_plan *p, const task *k, int r,
     *b = k->b, *n = k->n0 + r / k->nq, *i = k->i0 + r % k->nq;
 }
 
+/* MLA (run_mla.c): rows r0 .. r0 + rn - 1 of the task's query_rope
+ * widened after their D columns, into Q^T's rows D .. Dk - 1 (or the dot
+ * form's rows [r][D..]); qrows[r - r0] NULL: the row uses no key (zero).
+ * fast_mla_widen_k: key_rope's row of own key j of (b, kvh) widened into
+ * dst (Dr floats). */
+void fast_mla_load_q(const fast_plan *p, const fast_kernels *kern,
+                     const task *k, scratch *w, int r0, int rn,
+                     const uint16_t *const *qrows);
+static inline void fast_mla_widen_k(const fast_plan *p,
+                                    const fast_kernels *kern, int64_t b,
+                                    int64_t kvh, int64_t j, float *dst)
+{
+    kern->widen(p->dt, (const uint16_t *)p->kr + fast_kr_row(p, b, kvh, j),
+                dst, p->Dr);
+}
+
 /* Full int8: the keys whose scores a task keeps between its two passes
  * (attention_q8.c), a multiple of FAST_KBLOCK: up to FAST_Q8_KEEP_BYTES
  * of scratch per worker, no more than the longest batch needs. */

@@ -26,7 +26,8 @@ fia_status fast_check_gqa(const fast_args *a, fast_plan *p, fia_error *err)
                     "on a quantized path (%s query, %s key/value)",
                     (long long)p->group, fast_dtype_name(a->query->dtype),
                     fast_dtype_name(kd));
-    if (p->group > 64 && a->profile == FIA_PROFILE_DOC)
+    /* 003 MLA (query D 512): N 32/64/128 with one KV head is documented */
+    if (p->group > 64 && a->profile == FIA_PROFILE_DOC && !fast_mla512(a))
         FAST_REJECT("S_GQA_RATIO", "num_heads / num_key_value_heads = %lld "
                     "> 64", (long long)p->group);
     return FIA_OK;

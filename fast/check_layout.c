@@ -156,8 +156,10 @@ fia_status fast_check_layout_limits(const fast_args *a, fast_plan *p,
         /* 003 gives the token layouts their own list (check_tnd.c) */
     } else if (p->Q_S > 1) {
         /* 002 约束说明 Q_S>1: N*D < 65535 for BSH/BSND. */
+        /* (003 MLA documents N 128 with D 512 in BSH/BSND at Q_S <= 16:
+         * its own rules replace this one) */
         if ((p->layout == FAST_LAYOUT_BSH || p->layout == FAST_LAYOUT_BSND) &&
-            p->N * p->D >= 65535)
+            p->N * p->D >= 65535 && !fast_mla512(a))
             FAST_REJECT("S_ND_MAX", "N*D = %lld must be < 65535 for %s",
                         (long long)(p->N * p->D), a->layout);
         /* 002 约束说明 Q_S>1: fp16/bf16 need D % 16 == 0 (RELEASED: Q_S = 1

@@ -91,7 +91,9 @@ fia_status fast_check_paged_exclusions(const fast_args *a, fast_plan *p,
                     "key/value", fast_dtype_name(qd));
     if (qs < 0)
         return FIA_OK; /* the layout check rejects the call */
-    fia_status st = check_block_size(a, qs, err);
+    /* MLA (query D 512) has its own block_size rule at any Q_S: 16 or 128
+     * (S_MLA_BLOCK_SIZE, layer 5) */
+    fia_status st = fast_mla512(a) ? FIA_OK : check_block_size(a, qs, err);
     if (st != FIA_OK)
         return st;
     if (qs != 1) {
@@ -149,7 +151,11 @@ fia_status fast_check_paged_cache(const fast_args *a, fast_plan *p,
      * blocksize, D), the latter only with a BNSD query (BNSD_BSND reads a
      * BNSD query too: accepted). */
     if (k->ndim == 4) {
-        if (p->layout != FAST_LAYOUT_BNSD && p->layout != FAST_LAYOUT_BNSD_BSND)
+        /* a token layout of MLA (query D 512) takes either cache: 002's
+         * BNSD rule is about the batched layouts */
+        if (p->layout != FAST_LAYOUT_BNSD &&
+            p->layout != FAST_LAYOUT_BNSD_BSND &&
+            !(p->tnd && fast_mla512(a)))
             FAST_REJECT("S_PAGED_CACHE", "a (blocknum, KV_N, block_size, D) "
                         "cache needs a BNSD query, not %s", a->layout);
         if (k->shape[1] != p->KV_N || k->shape[2] != bs || k->shape[3] != p->D)

@@ -125,24 +125,53 @@ static bool head_dims_ok(const fast_args *a, int64_t d, int64_t vd)
     return (d == 128 && vd == 128) || (d == 192 && (vd == 128 || vd == 192));
 }
 
-/* The shapes: ranks, heads, tokens and head dims.  Fills T, T_kv, D, Dv. */
+/* A paged key/value (MLA, query D 512: the layer-3 row let no other
+ * through): caches of one shape, read by check_paged.c; value's D is the
+ * query's (the cache's). */
+static fia_status check_paged_kv(const fast_args *a, fast_plan *p,
+                                 fia_error *err)
+{
+    const fia_tensor *k = a->key->tensors[0], *v = a->value->tensors[0];
+    int64_t kn;
+    if (!fast_shape_numel(k, &kn) || !fast_same_shape(k, v))
+        FAST_REJECT("S_KV_SHAPE", "key and value caches must be valid "
+                    "tensors of one shape");
+    p->T_kv = 0; /* the keys are the cache's: actual_seq_lengths_kv */
+    p->Dv = p->D;
+    p->kv_numel = kn;
+    p->k = k->data, p->v = v->data;
+    return FIA_OK;
+}
+
+/* The shapes: ranks, heads, tokens and head dims.  Fills T, T_kv, D, Dv.
+ * MLA with query D 512 (fast_mla512) replaces the D != 512 list: any
+ * fp16/bf16 dtype, its own head dims (check_mla.c), TND_NTD, a paged
+ * cache. */
 static fia_status check_shapes(const fast_args *a, fast_plan *p,
                                fia_error *err)
 {
     const fia_tensor *q = a->query;
     const fia_tensor *k = a->key->tensors[0], *v = a->value->tensors[0];
     const int ti = p->q_ntd ? 1 : 0, ni = 1 - ti;
+    const bool mla512 = fast_mla512(a);
     int64_t qn, kn, vn;
     if (q->ndim != 3 || !fast_shape_numel(q, &qn))
         FAST_REJECT("S_QUERY_SHAPE", "query must be a valid rank-3 tensor "
                     "for %s", a->layout);
+    if (q->shape[ni] != p->N)
+        FAST_REJECT("S_NUM_HEADS", "query N %lld != num_heads %lld",
+                    (long long)q->shape[ni], (long long)p->N);
+    if (a->opt[FAST_OPT_BLOCK_TABLE]) {
+        p->T = q->shape[ti], p->D = q->shape[2];
+        if (p->T > TND_T_MAX)
+            FAST_REJECT("S_TND_T_MAX", "T %lld above 2^20", (long long)p->T);
+        p->q_numel = qn, p->q = q->data;
+        return check_paged_kv(a, p, err);
+    }
     if (k->ndim != 3 || !fast_shape_numel(k, &kn) || v->ndim != 3 ||
         !fast_shape_numel(v, &vn))
         FAST_REJECT("S_KV_SHAPE", "key/value must be valid rank-3 tensors "
                     "for %s", a->layout);
-    if (q->shape[ni] != p->N)
-        FAST_REJECT("S_NUM_HEADS", "query N %lld != num_heads %lld",
-                    (long long)q->shape[ni], (long long)p->N);
     if (k->shape[ni] != p->KV_N || v->shape[ni] != p->KV_N)
         FAST_REJECT("S_KV_HEADS", "key/value N %lld/%lld != "
                     "num_key_value_heads %lld", (long long)k->shape[ni],
@@ -158,14 +187,14 @@ static fia_status check_shapes(const fast_args *a, fast_plan *p,
     if (p->T > TND_T_MAX || p->T_kv > TND_T_MAX)
         FAST_REJECT("S_TND_T_MAX", "T %lld / %lld above 2^20",
                     (long long)p->T, (long long)p->T_kv);
-    if (q->dtype != FIA_DT_BF16)
+    if (q->dtype != FIA_DT_BF16 && !mla512)
         FAST_REJECT("S_TND_DTYPE", "%s takes bf16 only, not %s", a->layout,
                     fast_dtype_name(q->dtype));
-    if (!head_dims_ok(a, p->D, p->Dv))
+    if (!mla512 && !head_dims_ok(a, p->D, p->Dv))
         FAST_REJECT("S_TND_D", "%s: query/value head dims %lld/%lld not "
                     "supported", a->layout, (long long)p->D,
                     (long long)p->Dv);
-    if (strcmp(a->layout, "TND_NTD") == 0)
+    if (strcmp(a->layout, "TND_NTD") == 0 && !mla512)
         FAST_REJECT("S_TND_NTD", "TND_NTD is a D = 512 (MLA) layout: it "
                     "needs query_rope and key_rope");
     if (strcmp(a->layout, "NTD") == 0 && a->profile == FIA_PROFILE_DOC)
@@ -199,14 +228,27 @@ fia_status fast_check_tnd_shapes(const fast_args *a, fast_plan *p,
     if (a->asl->count > TND_B_MAX)
         FAST_REJECT("S_TND_SEQ", "%lld batches, more than %d",
                     (long long)a->asl->count, TND_B_MAX);
+    /* with page attention (MLA, D 512) actual_seq_lengths_kv holds each
+     * batch's own length (003: "代表每个batch的实际长度"), not counts */
+    const bool paged = a->opt[FAST_OPT_BLOCK_TABLE] != NULL;
     st = check_counts(a, a->asl, p->T, "actual_seq_lengths", err);
-    if (st == FIA_OK)
+    if (st == FIA_OK && !paged)
         st = check_counts(a, a->aslkv, p->T_kv, "actual_seq_lengths_kv", err);
     if (st != FIA_OK)
         return st;
     p->B = a->asl->count;
     p->Q_S = longest(a->asl);
-    p->KV_S = longest(a->aslkv);
+    p->KV_S = 0;
+    for (int64_t b = 0; paged && b < p->B; b++) {
+        if (a->aslkv->values[b] < 0)
+            FAST_REJECT("S_TND_SEQ", "actual_seq_lengths_kv[%lld] = %lld is "
+                        "negative", (long long)b,
+                        (long long)a->aslkv->values[b]);
+        p->KV_S = a->aslkv->values[b] > p->KV_S ? a->aslkv->values[b]
+                                                : p->KV_S;
+    }
+    if (!paged)
+        p->KV_S = longest(a->aslkv);
     /* sparse_mode 0 without a mask or 3 with one, whatever Q_S; mode 3
      * only where each batch's query is shorter than its key/value */
     const bool mask = fast_present(a->mask);
@@ -223,7 +265,7 @@ fia_status fast_check_tnd_shapes(const fast_args *a, fast_plan *p,
         int64_t prev_q = 0, prev_kv = 0;
         for (int64_t b = 0; b < p->B; b++) {
             const int64_t ql = a->asl->values[b] - prev_q;
-            const int64_t kl = a->aslkv->values[b] - prev_kv;
+            const int64_t kl = a->aslkv->values[b] - (paged ? 0 : prev_kv);
             if (ql >= kl)
                 FAST_REJECT("S_TND_CAUSAL", "sparse_mode 3: batch %lld's "
                             "query length %lld is not below its key/value "

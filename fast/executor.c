@@ -30,8 +30,10 @@ void fast_plan_finish(fast_plan *p)
         p->q_sb = p->k_sb = p->o_sb = 0;
         p->q_sn = p->q_ntd ? p->T * D : D;
         p->q_ss = p->q_ntd ? D : N * D;
-        p->k_sn = p->q_ntd ? p->T_kv * D : D;
-        p->k_ss = p->q_ntd ? D : KV_N * D;
+        if (!p->paged) { /* a cache keeps its strides (MLA) */
+            p->k_sn = p->q_ntd ? p->T_kv * D : D;
+            p->k_ss = p->q_ntd ? D : KV_N * D;
+        }
         p->o_sn = p->o_ntd ? p->T * D : D;
         p->o_ss = p->o_ntd ? D : N * D;
     } else if (p->layout == FAST_LAYOUT_BNSD_BSND) {
@@ -43,6 +45,15 @@ void fast_plan_finish(fast_plan *p)
      * row stride, its own head stride */
     p->kp_sn = p->layout == FAST_LAYOUT_BSH || p->layout == FAST_LAYOUT_BSND
                    ? D : p->S_p * D;
+    /* MLA: query_rope / key_rope have the query's / key's shape with Dr
+     * for D, and every stride above is a multiple of D by one factor */
+    if (p->Dr > 0) {
+        p->qr_sb = p->q_sb / D * p->Dr, p->qr_sn = p->q_sn / D * p->Dr;
+        p->qr_ss = p->q_ss / D * p->Dr;
+        p->kr_sb = p->k_sb / D * p->Dr, p->kr_sn = p->k_sn / D * p->Dr;
+        p->kr_ss = p->k_ss / D * p->Dr;
+        p->kr_sblk = p->k_sblk / D * p->Dr;
+    }
     fast_plan_schedule(p); /* threads, splits and the workspace size */
 }
 
@@ -79,7 +90,8 @@ fia_status fast_executor_create(const fast_plan *plan,
         ex->plan.kv_tok = ex->lens + 3 * B;
         for (int64_t b = 0; b < B; b++) {
             ex->plan.q_tok[b] = b ? asl->values[b - 1] : 0;
-            ex->plan.kv_tok[b] = b ? aslkv->values[b - 1] : 0;
+            /* a paged cache (MLA): each batch's own length */
+            ex->plan.kv_tok[b] = b && !plan->paged ? aslkv->values[b - 1] : 0;
             ex->plan.q_len[b] = asl->values[b] - ex->plan.q_tok[b];
             ex->plan.kv_len[b] = aslkv->values[b] - ex->plan.kv_tok[b];
         }
@@ -168,6 +180,10 @@ fia_status fast_executor_check_run(const fast_executor *ex,
         /* Status-only runs carry no data; running one is a runtime error. */
         return fast_fail(err, FIA_ERR_RUNTIME_ERROR, "R_NO_DATA",
                          "a tensor needed by phase two has no data");
+    if (!p->empty && p->Dr > 0 && ((p->qr == NULL && p->qr_numel > 0) ||
+                                   (p->kr == NULL && p->kr_numel > 0)))
+        return fast_fail(err, FIA_ERR_RUNTIME_ERROR, "R_NO_DATA",
+                         "query_rope / key_rope has no data");
     if (!p->empty && p->P > 0 && (p->kp == NULL || p->vp == NULL))
         return fast_fail(err, FIA_ERR_RUNTIME_ERROR, "R_NO_DATA",
                          "key_shared_prefix / value_shared_prefix has no "

@@ -115,6 +115,22 @@ typedef struct fast_plan {
     int64_t T, T_kv, Dv;
     int64_t *q_tok, *kv_tok;
     int64_t o_sb, o_sn, o_ss;
+    /* A token layout with page attention (MLA, query D 512): the keys are
+     * the cache's (the paged fields), kv_len[b] actual_seq_lengths_kv[b]
+     * itself, kv_tok[b] 0 and T_kv 0. */
+
+    /* MLA (check_mla.c; run_mla.c): query_rope and key_rope, head dim Dr
+     * (0: no MLA).  The score is (q.k + q_rope.k_rope) * scale: Q and K
+     * rows are widened to Dk = D + Dr floats (the rope after the D
+     * columns), V and attention_out keep D.  Element (b, n, s) of
+     * query_rope at qr_* strides as the query's (fast_qr_row), of key_rope
+     * as the key's (fast_kr_row: the same block table, kr_sblk per block);
+     * each stride the query's / key's with Dr for D (executor.c). */
+    int64_t Dr, Dk;
+    const void *qr, *kr;
+    int64_t qr_numel, kr_numel;
+    int64_t qr_sb, qr_sn, qr_ss;
+    int64_t kr_sb, kr_sn, kr_ss, kr_sblk;
 
     float scale;             /* applied in float32 after Q.K^T */
     int inner_precise;       /* 0..3 */
@@ -212,9 +228,11 @@ typedef struct fast_plan {
     float q8_sc, q8_qs1, q8_ds2;
 
     /* Schedule (fast_plan_schedule): heads and query rows per task, M and
-     * its padding L (multiple of 16), D padded to Dp (multiple of 16),
-     * threads, KV splits (decode: flash-decoding, merged at the end). */
-    int64_t hpt, qb, mrows, L, Dp;
+     * its padding L (multiple of 16), Dk (Q/K rows: D + Dr) padded to Dp
+     * (multiple of 16; the row stride of every float row of Q, K, V and
+     * acc), D padded to Dvp (the columns P.V computes), threads, KV splits
+     * (decode: flash-decoding, merged at the end). */
+    int64_t hpt, qb, mrows, L, Dp, Dvp;
     int64_t n_hsub, n_qblk, kv_chunk;
     int nthreads, nsplit;
     /* fastSetTaskOrder's seed at plan time: 0, the threads take the tasks
@@ -280,14 +298,30 @@ static inline int64_t fast_kv_row(const fast_plan *p, int64_t b, int64_t h,
 {
     if (p->kv_list)
         return h * p->list_sn[b] + j * p->k_ss;
+    if (p->paged) { /* any layout, a token one too (MLA) */
+        const int64_t id = p->bt[b * p->bt_cols + j / p->block_size];
+        return id * p->k_sblk + h * p->k_sn + (j % p->block_size) * p->k_ss;
+    }
     if (p->tnd)
         return (p->kv_tok[b] + j) * p->k_ss + h * p->k_sn;
-    if (!p->paged) {
-        const int64_t s = p->kv_start ? p->kv_start[b] + j : j;
-        return b * p->k_sb + h * p->k_sn + s * p->k_ss;
+    const int64_t s = p->kv_start ? p->kv_start[b] + j : j;
+    return b * p->k_sb + h * p->k_sn + s * p->k_ss;
+}
+
+/* MLA: element offset of key_rope's row of the batch's own key j of batch
+ * b, KV head h, from p->kr (as fast_kv_row; MLA takes no list, prefix or
+ * kv left padding). */
+static inline int64_t fast_kr_row(const fast_plan *p, int64_t b, int64_t h,
+                                  int64_t j)
+{
+    if (p->paged) {
+        const int64_t id = p->bt[b * p->bt_cols + j / p->block_size];
+        return id * p->kr_sblk + h * p->kr_sn +
+               (j % p->block_size) * p->kr_ss;
     }
-    const int64_t id = p->bt[b * p->bt_cols + j / p->block_size];
-    return id * p->k_sblk + h * p->k_sn + (j % p->block_size) * p->k_ss;
+    if (p->tnd)
+        return (p->kv_tok[b] + j) * p->kr_ss + h * p->kr_sn;
+    return b * p->kr_sb + h * p->kr_sn + j * p->kr_ss;
 }
 
 /* The physical row of query row i (< Q_S) of batch b in query,
@@ -309,6 +343,14 @@ static inline int64_t fast_q_row(const fast_plan *p, int64_t b, int64_t n,
 {
     const int64_t base = p->tnd ? p->q_tok[b] * p->q_ss : b * p->q_sb;
     return base + n * p->q_sn + fast_q_phys(p, b, i) * p->q_ss;
+}
+
+/* MLA: element offset of query_rope's row (b, n, i) from p->qr. */
+static inline int64_t fast_qr_row(const fast_plan *p, int64_t b, int64_t n,
+                                  int64_t i)
+{
+    const int64_t base = p->tnd ? p->q_tok[b] * p->qr_ss : b * p->qr_sb;
+    return base + n * p->qr_sn + fast_q_phys(p, b, i) * p->qr_ss;
 }
 
 /* The pse column of key j of batch b: the key's physical column (kv_start

@@ -90,7 +90,9 @@ static void schedule_splits(fast_plan *p, int64_t base, int64_t S,
 
 void fast_plan_schedule(fast_plan *p)
 {
-    p->Dp = (p->D + 15) & ~(int64_t)15;
+    p->Dk = p->D + p->Dr; /* MLA: the rope lengthens Q.K^T only */
+    p->Dp = (p->Dk + 15) & ~(int64_t)15;
+    p->Dvp = (p->D + 15) & ~(int64_t)15;
     p->hpt = p->group < FAST_MROWS ? p->group : FAST_MROWS;
     p->n_hsub = (p->group + p->hpt - 1) / p->hpt;
     int64_t qb = FAST_MROWS / p->hpt;

@@ -51,6 +51,7 @@ const fast_check fast_checks[] = {
     {"tnd", FAST_LAYER_EXCLUSION, fast_check_tnd_exclusions},
     {"padding", FAST_LAYER_EXCLUSION, fast_check_padding_exclusions},
     {"prefix", FAST_LAYER_EXCLUSION, fast_check_prefix_exclusions},
+    {"mla", FAST_LAYER_EXCLUSION, fast_check_mla_exclusions},
     /* Layer 4: documented features fast/ does not model yet. */
     {"padding", FAST_LAYER_NOT_MODELED, fast_check_padding},
     {"tnd", FAST_LAYER_NOT_MODELED, fast_check_tnd},
@@ -73,6 +74,9 @@ const fast_check fast_checks[] = {
     {"paged", FAST_LAYER_SEMANTIC, fast_check_paged_cache},
     {"tensor_list", FAST_LAYER_SEMANTIC, fast_check_tensor_list},
     {"layout", FAST_LAYER_SEMANTIC, fast_check_layout_limits},
+    /* MLA's own rules, before the sparse and mask rows (its sparse rule
+     * replaces the Q_S = 1 normalisation) */
+    {"mla", FAST_LAYER_SEMANTIC, fast_check_mla_rules},
     {"output", FAST_LAYER_SEMANTIC, fast_check_output},
     {"lse", FAST_LAYER_SEMANTIC, fast_check_lse},
     {"precise", FAST_LAYER_SEMANTIC, fast_check_precise},
