@@ -188,8 +188,10 @@ fia_status fastFusedInferAttentionScoreV2ExtGetWorkspaceSize(
         fast_plan_finish(&p); /* strides, schedule, workspace size */
     fast_executor *ex = NULL;
     /* Q_S = 1 ignores actual_seq_lengths, but a token layout's counts are
-     * its batches */
-    st = fast_executor_create(&p, p.Q_S > 1 || p.tnd ? actualSeqLengthsOptional
+     * its batches, and with rope (MLA) the array is read (RELEASED: the
+     * decode normalisation is for calls without rope) */
+    st = fast_executor_create(&p, p.Q_S > 1 || p.tnd || p.Dr > 0
+                                      ? actualSeqLengthsOptional
                                                       : NULL,
                               actualSeqLengthsKvOptional, &ex, &err);
     if (st != FIA_OK)

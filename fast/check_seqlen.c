@@ -30,13 +30,13 @@ static fia_status check_lengths(const fast_args *a, const fia_int_array *arr,
     return FIA_OK;
 }
 
-/* Layer 4.  002 actualSeqLengths (ignored when Q_S = 1) and
+/* Layer 4.  002 actualSeqLengths (ignored when Q_S = 1 without rope) and
  * actualSeqLengthsKv. */
 fia_status fast_check_seqlen(const fast_args *a, fast_plan *p, fia_error *err)
 {
     if (p->tnd)
         return FIA_OK; /* cumulative counts: check_tnd.c */
-    if (p->Q_S > 1 && a->asl) {
+    if ((p->Q_S > 1 || p->Dr > 0) && a->asl) { /* MLA reads it at Q_S 1 */
         fia_status st = check_lengths(a, a->asl, p->B, p->Q_S,
                                       "actual_seq_lengths", "S_ASL_LEN",
                                       "S_ASL_VALUE", err);

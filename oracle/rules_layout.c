@@ -86,8 +86,10 @@ ORC_PRED(kd_qd, f->q_d_ok && f->k_d_ok && single_kv(f), f->KD != f->D)
 ORC_PRED(b_max, f->q_rank_ok, f->B > 65536)
 ORC_PRED(n_max, 1, f->N > 256)
 ORC_PRED(d_max, f->q_d_ok, f->D > 512)
+/* MLA's own list documents 128 heads of 512 in BSH at Q_S up to 16
+ * (rules_mla.c): the specific list wins */
 ORC_PRED(nd_max,
-         orc_is_prefill(f) && f->q_d_ok &&
+         orc_is_prefill(f) && f->q_d_ok && !f->mla512 &&
              (f->layout == ORC_LAYOUT_BSH || f->layout == ORC_LAYOUT_BSND),
          nd_limit_lhs(f) >= 65535)
 ORC_PRED(d_align16, orc_is_prefill(f) && f->q_d_ok && f->q_float && f->kv_float,
@@ -187,7 +189,8 @@ const fia_rule orc_rules_layout[] = {
     {"LAYOUT-023", "layout", FIA_RULE_REJECT, ORC_SEM, C002_GT1,
      "Q_S > 1 with BSH or BSND: N * D must be below 65535",
      "003 words it as a recommendation ('建议'), 000 does not mention it; 002 "
-     "states it as a requirement (used here)",
+     "states it as a requirement (used here); 003's MLA list (D = 512) "
+     "allows 128 heads of 512 in BSH at Q_S up to 16, so MLA is exempt",
      ORC_FN(nd_max)},
     {"LAYOUT-024", "layout", FIA_RULE_REJECT, ORC_SEM,
      C002_GT1 "; " CREL("Silent normalisations"),

@@ -94,6 +94,12 @@ static int full_quant(const fia_oracle_facts *f)
            given(f, FIA_SLOT_DEQUANT_SCALE_QUERY);
 }
 
+/* A pse of no element is absent (RELEASED "Silent normalisations"). */
+static int pse_given(const fia_oracle_facts *f)
+{
+    return given(f, FIA_SLOT_PSE_SHIFT) && f->numel[FIA_SLOT_PSE_SHIFT] != 0;
+}
+
 static int kv_list(const fia_oracle_facts *f)
 {
     return f->count[FIA_SLOT_KEY] > 1 || f->count[FIA_SLOT_VALUE] > 1;
@@ -129,12 +135,12 @@ ORC_PRED(paged512, f->mla512, !f->paged)
 ORC_PRED(bs512, f->mla512 && f->paged,
          f->block_size != 16 && f->block_size != 128)
 ORC_PRED(x512, f->mla512,
-         f->c->attrs.softmax_lse_flag || kv_list(f) ||
-             given(f, FIA_SLOT_PSE_SHIFT) || kv_antiquant(f) || post_quant(f))
+         f->c->attrs.softmax_lse_flag || kv_list(f) || pse_given(f) ||
+             kv_antiquant(f) || post_quant(f))
 ORC_PRED(layout128, f->mla128,
          f->layout != ORC_LAYOUT_TND && f->layout != ORC_LAYOUT_NTD_TND)
 ORC_PRED(x128, f->mla128,
-         kv_list(f) || given(f, FIA_SLOT_PSE_SHIFT) || f->paged ||
+         kv_list(f) || pse_given(f) || f->paged ||
              kv_antiquant(f) || full_quant(f) || post_quant(f))
 ORC_PRED(dims128, f->mla128 && f->tnd && f->k_d_ok && f->v_d_ok,
          f->KD != 128 || value_d(f) != 128)

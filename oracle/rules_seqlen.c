@@ -32,10 +32,13 @@ static int64_t kv_used(const fia_oracle_facts *f)
     return orc_used_count(f->kv_seq_count, f->B);
 }
 
-/* The query array is read only on the prefill path. */
+/* The query array is read only on the prefill path, and at Q_S = 1 with
+ * rope inputs (RELEASED: the decode normalisation is for calls without
+ * rope; MLA). */
 static int q_scope(const fia_oracle_facts *f)
 {
-    return orc_is_prefill(f) && f->seq_given;
+    return (orc_is_prefill(f) || (orc_is_decode(f) && f->rope)) &&
+           f->seq_given;
 }
 static int kv_scope(const fia_oracle_facts *f)
 {
@@ -62,7 +65,7 @@ ORC_PRED(beyond_b,
          (q_scope(f) && f->seq_count > f->B && f->B > 0) ||
              (kv_scope(f) && f->kv_seq_count > f->B && f->B > 0),
          1)
-ORC_PRED(decode_ignores_q, orc_is_decode(f) && f->seq_given, 1)
+ORC_PRED(decode_ignores_q, orc_is_decode(f) && !f->rope && f->seq_given, 1)
 
 const fia_rule orc_rules_seqlen[] = {
     {"SEQ-001", "seqlen", FIA_RULE_REJECT, ORC_SEM,
@@ -118,9 +121,11 @@ const fia_rule orc_rules_seqlen[] = {
      NULL, ORC_FN(beyond_b)},
     {"SEQ-N03", "seqlen", FIA_RULE_NORMALIZE, ORC_NORM,
      C002_P("actualSeqLengthsOptional") "; " CREL("Silent normalisations"),
-     "Q_S = 1: actual_seq_lengths (query) is ignored, whatever its length or "
-     "values",
-     NULL, ORC_FN(decode_ignores_q)},
+     "Q_S = 1 without rope: actual_seq_lengths (query) is ignored, whatever "
+     "its length or values",
+     "RELEASED limits the normalisation to calls without rope inputs (MLA "
+     "reads the array at Q_S = 1 too)",
+     ORC_FN(decode_ignores_q)},
 };
 const size_t orc_rules_seqlen_count =
     sizeof orc_rules_seqlen / sizeof orc_rules_seqlen[0];

@@ -26,7 +26,7 @@ ORC_PRED(tokens_ignored,
 ORC_PRED(mode2, orc_is_prefill(f) && sparse(f) == 2, 1)
 ORC_PRED(mode3, orc_is_prefill(f) && sparse(f) == 3, 1)
 ORC_PRED(mode4, orc_is_prefill(f) && sparse(f) == 4, 1)
-ORC_PRED(decode_ignores, orc_is_decode(f),
+ORC_PRED(decode_ignores, orc_is_decode(f) && !f->rope,
          sparse(f) != 0 || !tokens_default(f))
 ORC_PRED(clamp, 1,
          out_of_int32(f->c->attrs.pre_tokens) ||
@@ -64,10 +64,10 @@ const fia_rule orc_rules_sparse[] = {
     {"SPARSE-N05", "sparse", FIA_RULE_NORMALIZE, ORC_NORM,
      C002_P("sparseMode") "; " C002_P("preTokens") "; "
      CREL("Silent normalisations"),
-     "Q_S = 1: sparse_mode, pre_tokens and next_tokens are ignored (any "
-     "value is accepted; mode forced to 0, tokens to INT_MAX)",
-     "003 ignores sparse_mode at Q_S = 1 only without rope inputs (rope is "
-     "not modeled)",
+     "Q_S = 1 without rope: sparse_mode, pre_tokens and next_tokens are "
+     "ignored (any value is accepted; mode forced to 0, tokens to INT_MAX)",
+     "003 and RELEASED ignore sparse_mode at Q_S = 1 only without rope "
+     "inputs; with rope (MLA) MLA-013 takes sparse_mode 0 alone",
      ORC_FN(decode_ignores)},
     {"SPARSE-N06", "sparse", FIA_RULE_NORMALIZE, ORC_NORM,
      CREL("Silent normalisations"),
