@@ -3,6 +3,7 @@
  * and prints back in its own names, takes its interface's defaults, refuses
  * another interface's names naming both, and makes the same internal call
  * as its translation into 002's names. */
+#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -374,6 +375,52 @@ static void test_errors(void)
 #undef WITH
 }
 
+/* Every case of corpus/cases/api/ (run from the source root) reads and
+ * prints back in its own interface, and prints in 002's names as the same
+ * call; together they use every interface. */
+static void test_corpus(void)
+{
+    DIR *d = opendir("corpus/cases/api");
+    CHECK(d != NULL);
+    if (d == NULL)
+        return;
+    int seen[FIA_API_COUNT] = {0};
+    for (struct dirent *e; (e = readdir(d)) != NULL;) {
+        size_t n = strlen(e->d_name);
+        if (n < 6 || strcmp(e->d_name + n - 5, ".case") != 0)
+            continue;
+        char path[512];
+        snprintf(path, sizeof path, "corpus/cases/api/%s", e->d_name);
+        fia_case c, d2;
+        fia_error err;
+        int rc = fia_case_parse_file(path, &c, &err);
+        CHECK_MSG(rc == 0, "%s:%d: %s", err.file, err.line, err.msg);
+        if (rc != 0)
+            continue;
+        seen[c.api]++;
+        char *s = fia_case_to_string(&c);
+        char *s2 = round_trip(s, c.api);
+        free(s2);
+        free(s);
+        CHECK(fia_case_copy(&d2, &c) == FIA_OK);
+        if (fia_case_set_api(&d2, FIA_API_ACLNN_V2, NULL, 0) == FIA_OK) {
+            s = fia_case_to_string(&d2);
+            fia_case back;
+            CHECK(s != NULL && parse_api(s, &back, &err) == 0);
+            CHECK_MSG(fia_case_equal(&back, &c), "%s in 002's names differs",
+                      path);
+            fia_case_free(&back);
+            free(s);
+        }
+        fia_case_free(&d2);
+        fia_case_free(&c);
+    }
+    closedir(d);
+    for (int a = 0; a < FIA_API_COUNT; a++)
+        CHECK_MSG(seen[a] >= 3, "corpus/cases/api has %d cases of %s",
+                  seen[a], fia_api_name((fia_api)a));
+}
+
 int main(void)
 {
     test_names();
@@ -381,5 +428,6 @@ int main(void)
     test_round_trips();
     test_defaults();
     test_errors();
+    test_corpus();
     return check_summary();
 }
