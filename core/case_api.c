@@ -13,6 +13,7 @@
  * model (a reserved 预留参数, learnable_sink, out_dtype): the parser accepts
  * only `null` (its default None) for those.  The decisions behind each row
  * are in docs/case-format.md "Interfaces". */
+#include <stdio.h>
 #include <string.h>
 #include "case_internal.h"
 
@@ -359,4 +360,38 @@ fia_status fia_case_set_api(fia_case *c, fia_api a, char *why, size_t n)
     }
     c->api = a;
     return FIA_OK;
+}
+
+int fia__api_foreign(fia_api api, const char *key, char *msg, size_t n)
+{
+    const char *in = NULL;
+    if (fia_slot_from_name(key) >= 0 || fia_attr_from_name(key) >= 0 ||
+        fia_array_from_name(key) >= 0)
+        in = key;
+    int known = in != NULL;
+    for (int a = 0; a < FIA_API_COUNT && in == NULL; a++) {
+        int unmodeled = 0;
+        in = fia_api_internal((fia_api)a, key, &unmodeled);
+        known |= in != NULL || unmodeled;
+    }
+    if (!known || !valid(api))
+        return 0;
+    const char *here = in ? fia_api_param(api, in) : NULL;
+    if (here) {
+        snprintf(msg, n, "%s (%s) has no parameter %.60s; it is %s",
+                 apis[api].name, apis[api].doc, key, here);
+        return 1;
+    }
+    char who[160] = "";
+    for (int a = 0; a < FIA_API_COUNT; a++) {
+        int unmodeled = 0;
+        if (fia_api_internal((fia_api)a, key, &unmodeled) != NULL ||
+            unmodeled)
+            snprintf(who + strlen(who), sizeof who - strlen(who), "%s%s",
+                     who[0] ? ", " : "", apis[a].name);
+    }
+    snprintf(msg, n, "%s (%s) has no parameter %.60s%s%s%s", apis[api].name,
+             apis[api].doc, key, who[0] ? " (" : "", who,
+             who[0] ? " have it)" : "");
+    return 1;
 }

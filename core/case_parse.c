@@ -434,40 +434,16 @@ static const char *slot_word(const parser *p, int s)
     return w ? w : in;
 }
 
-/* A key the case's interface does not have.  When it is a parameter of the
- * internal vocabulary or of another interface, fails naming the interface,
- * the parameter and what it is called here (or which interfaces have it);
- * returns 0 for a word no interface knows (the caller says "unknown"). */
+/* A key the case's interface does not have: when it is a parameter of
+ * another vocabulary, fails naming the interface, the parameter and what it
+ * is called here (fia__api_foreign); 0 for a word no interface knows (the
+ * caller says "unknown"). */
 static fia_status foreign_name(parser *p, const char *key)
 {
-    fia_api api = p->c->api;
-    const char *in = NULL;
-    if (fia_slot_from_name(key) >= 0 || fia_attr_from_name(key) >= 0 ||
-        fia_array_from_name(key) >= 0)
-        in = key;
-    int known = in != NULL;
-    for (int a = 0; a < FIA_API_COUNT && in == NULL; a++) {
-        int unmodeled = 0;
-        in = fia_api_internal((fia_api)a, key, &unmodeled);
-        known |= in != NULL || unmodeled;
-    }
-    if (!known)
+    char msg[400];
+    if (!fia__api_foreign(p->c->api, key, msg, sizeof msg))
         return FIA_OK;
-    const char *here = in ? fia_api_param(api, in) : NULL;
-    if (here)
-        return FAIL(p, "%s (%s) has no parameter %.60s; it is %s",
-                    fia_api_name(api), fia_api_doc(api), key, here);
-    char who[160] = "";
-    for (int a = 0; a < FIA_API_COUNT; a++) {
-        int unmodeled = 0;
-        if (fia_api_internal((fia_api)a, key, &unmodeled) != NULL ||
-            unmodeled)
-            snprintf(who + strlen(who), sizeof who - strlen(who), "%s%s",
-                     who[0] ? ", " : "", fia_api_name((fia_api)a));
-    }
-    return FAIL(p, "%s (%s) has no parameter %.60s%s%s%s",
-                fia_api_name(api), fia_api_doc(api), key,
-                who[0] ? " (" : "", who, who[0] ? " have it)" : "");
+    return FAIL(p, "%s", msg);
 }
 
 static fia_status parse_line(parser *p, char *line)
