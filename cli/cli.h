@@ -55,6 +55,10 @@ void cli_finding_context(const char *text, fuzz_target_id *t, fia_profile *p,
  * (a byte that does not start a well-formed UTF-8 sequence becomes U+FFFD)
  * with every control character escaped, whatever the input. */
 void cli_json_string(FILE *f, const char *s);
+/* `fiacheck rules --api NAME`: the catalogue in the interface's words,
+ * each rule marked by whether it concerns what the interface has; only
+ * those with present_only (cli/rules_api.c). */
+int cli_rules_api(fia_api api, int present_only, int json);
 
 /* Options (options.c).  Those returning int: 0, or -1 after saying why on
  * stderr as "fiacheck CMD: ..." (the caller exits CLI_EXIT_USAGE). */

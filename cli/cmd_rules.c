@@ -172,9 +172,15 @@ static int coverage(const char **cases, int ncases, fia_profile profile,
 
 static const char rules_usage[] =
     "usage: fiacheck rules [--json]\n"
+    "       fiacheck rules --api NAME [--present] [--json]\n"
     "       fiacheck rules --coverage [--db PATH] [CASE...] "
     "[--profile doc|cann] [--json]\n"
     "  --json          the catalogue, or the coverage, as JSON (docs/cli.md)\n"
+    "  --api NAME      the catalogue as an interface sees it (aclnn_v2,\n"
+    "                  torch_npu_v2, mindspore, incre_flash_attention,\n"
+    "                  torchair_v2): its parameter names, and whether each\n"
+    "                  rule concerns what it has\n"
+    "  --present       with --api: only the rules that do\n"
     "  --coverage      per rule, how many cases break and obey it: the CASE\n"
     "                  files evaluated here plus the store's counts (--db)\n"
     "  --db PATH       a findings store (with --coverage)\n"
@@ -191,8 +197,9 @@ static int usage(const char *why)
 
 int cmd_rules(int argc, char **argv)
 {
-    int json = 0, cov = 0, ncases = 0, n_db = 0, n_prof = 0;
-    const char *db = NULL;
+    int json = 0, cov = 0, ncases = 0, n_db = 0, n_prof = 0, n_api = 0;
+    int present = 0;
+    const char *db = NULL, *api = NULL;
     fia_profile profile = FIA_PROFILE_DOC;
     for (int i = 0; i < argc; i++)
         if (cli_is_help(argv[i])) {
@@ -208,6 +215,12 @@ int cmd_rules(int argc, char **argv)
             json = 1;
         } else if (strcmp(argv[i], "--coverage") == 0) {
             cov = 1;
+        } else if (strcmp(argv[i], "--present") == 0) {
+            present = 1;
+        } else if (strcmp(argv[i], "--api") == 0) {
+            if (cli_once("rules", "--api", &n_api) ||
+                cli_value("rules", argc, argv, &i, &api))
+                rc = CLI_EXIT_USAGE;
         } else if (strcmp(argv[i], "--db") == 0) {
             if (cli_once("rules", "--db", &n_db) ||
                 cli_value("rules", argc, argv, &i, &db))
@@ -223,12 +236,23 @@ int cmd_rules(int argc, char **argv)
         }
     }
     if (rc != CLI_EXIT_OK) {
+    } else if (api != NULL && fia_api_from_name(api) < 0) {
+        fprintf(stderr, "fiacheck rules: --api: unknown interface '%s' "
+                        "(aclnn_v2, torch_npu_v2, mindspore, "
+                        "incre_flash_attention, torchair_v2)\n", api);
+        rc = CLI_EXIT_USAGE;
+    } else if (api != NULL && cov) {
+        rc = usage("--api and --coverage do not go together");
+    } else if (present && api == NULL) {
+        rc = usage("--present goes with --api");
     } else if (!cov && (db != NULL || ncases > 0)) {
         rc = usage("--db and cases go with --coverage");
     } else if (cov && ncases == 0 && db == NULL) {
         fprintf(stderr, "fiacheck rules --coverage: give the cases to count "
                         "or a store (--db PATH)\n");
         rc = CLI_EXIT_USAGE;
+    } else if (api != NULL) {
+        rc = cli_rules_api((fia_api)fia_api_from_name(api), present, json);
     } else if (cov) {
         rc = coverage(cases, ncases, profile, db, json);
     } else {

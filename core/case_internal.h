@@ -23,8 +23,14 @@ int fia_array_from_name(const char *name);  /* -1 if unknown */
 int64_t *fia__attr_int(fia_attrs *at, fia_attr a);      /* NULL unless INT */
 const int64_t *fia__attr_cint(const fia_attrs *at, fia_attr a);
 
-/* 1 when attribute a of at differs from the default (fia_case_init). */
-int fia__attr_differs_from_default(const fia_attrs *at, fia_attr a);
+/* For a key interface api does not have (core/case_api.c): 1 with the
+ * message in msg when the key is a parameter of the internal vocabulary or
+ * of another interface (naming api, the key, and its name in api or the
+ * interfaces that have it); 0 for a word no vocabulary knows. */
+int fia__api_foreign(fia_api api, const char *key, char *msg, size_t n);
+/* 1 when attribute a of at differs from interface api's default. */
+int fia__attr_differs_from_default(const fia_attrs *at, fia_attr a,
+                                   fia_api api);
 /* The canonical text with explicit values replaced by their count, and
  * *values_hash the FNV-1a 64 of the values' bits (every NaN as one):
  * what fia_case_digest hashes.  NULL out of memory. */

@@ -214,21 +214,11 @@ int fia__attr_equal(const fia_attrs *x, const fia_attrs *y, fia_attr a)
     return 0;
 }
 
-static void attrs_default(fia_attrs *at)
-{
-    memset(at, 0, sizeof *at);
-    at->num_heads = 1;
-    at->scale = 1.0;
-    at->pre_tokens = 2147483647;
-    at->next_tokens = 2147483647;
-    strcpy(at->input_layout, "BSH");
-    at->inner_precise = 1;
-}
-
-int fia__attr_differs_from_default(const fia_attrs *at, fia_attr a)
+int fia__attr_differs_from_default(const fia_attrs *at, fia_attr a,
+                                   fia_api api)
 {
     fia_attrs def;
-    attrs_default(&def);
+    fia_api_attrs_default(api, &def);
     return !fia__attr_equal(at, &def, a);
 }
 
@@ -310,8 +300,8 @@ void fia__array_free(fia_int_array_spec *a)
 
 void fia_case_init(fia_case *c)
 {
-    memset(c, 0, sizeof *c);
-    attrs_default(&c->attrs);
+    memset(c, 0, sizeof *c);   /* api: FIA_API_ACLNN_V2 */
+    fia_api_attrs_default(FIA_API_ACLNN_V2, &c->attrs);
 }
 
 void fia_case_free(fia_case *c)

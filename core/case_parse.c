@@ -212,9 +212,9 @@ static fia_status parse_tensor(parser *p, const char *key, char *s,
     return FIA_OK;
 }
 
-static fia_status parse_tensor_line(parser *p, fia_slot s, char *v)
+static fia_status parse_tensor_line(parser *p, fia_slot s, const char *key,
+                                   char *v)
 {
-    const char *key = fia_slot_name(s);
     fia_tensor_spec *sp = &p->c->tensors[s];
     if (strcmp(v, "null") == 0) {
         sp->presence = FIA_NULL;
@@ -387,9 +387,8 @@ static fia_status parse_intents(parser *p, char *v)
     return FIA_OK;
 }
 
-static fia_status parse_attr(parser *p, fia_attr a, char *v)
+static fia_status parse_attr(parser *p, fia_attr a, const char *key, char *v)
 {
-    const char *key = fia_attr_name(a);
     fia_attrs *at = &p->c->attrs;
     switch (fia__attr_kind(a)) {
     case FIA_AK_INT: {
@@ -427,6 +426,26 @@ static fia_status parse_attr(parser *p, fia_attr a, char *v)
     return FIA_OK;
 }
 
+/* The case's interface's name for slot s (messages speak its words). */
+static const char *slot_word(const parser *p, int s)
+{
+    const char *in = fia_slot_name((fia_slot)s);
+    const char *w = fia_api_param(p->c->api, in);
+    return w ? w : in;
+}
+
+/* A key the case's interface does not have: when it is a parameter of
+ * another vocabulary, fails naming the interface, the parameter and what it
+ * is called here (fia__api_foreign); 0 for a word no interface knows (the
+ * caller says "unknown"). */
+static fia_status foreign_name(parser *p, const char *key)
+{
+    char msg[400];
+    if (!fia__api_foreign(p->c->api, key, msg, sizeof msg))
+        return FIA_OK;
+    return FAIL(p, "%s", msg);
+}
+
 static fia_status parse_line(parser *p, char *line)
 {
     char *hash = strchr(line, '#');
@@ -447,10 +466,16 @@ static fia_status parse_line(parser *p, char *line)
     char *dot = strrchr(key, '.');
     if (dot) {
         *dot = '\0';
-        int s = fia_slot_from_name(key);
         const char *suffix = dot + 1;
         int is_gen = strcmp(suffix, "gen") == 0;
         int is_values = strcmp(suffix, "values") == 0;
+        int s = -1;
+        if (is_gen || is_values) {
+            const char *in = fia_api_internal(p->c->api, key, NULL);
+            s = in ? fia_slot_from_name(in) : -1;
+            if (s < 0 && foreign_name(p, key) != 0)
+                return p->err->code;
+        }
         *dot = '.';
         if (s < 0 || (!is_gen && !is_values))
             return FAIL(p, "unknown key '%.60s'", key);
@@ -459,7 +484,7 @@ static fia_status parse_line(parser *p, char *line)
                            "zero-filled)", key);
         if (p->line_gen[s])
             return FAIL(p, "duplicate key '%s' (a generator for '%s' is "
-                           "already on line %d)", key, fia_slot_name(s),
+                           "already on line %d)", key, slot_word(p, s),
                         p->line_gen[s]);
         p->line_gen[s] = p->line;
         if (is_values)
@@ -522,19 +547,36 @@ static fia_status parse_line(parser *p, char *line)
         p->c->kernel_level = (fia_kernel_level)k;
         return FIA_OK;
     }
-    int a = fia_attr_from_name(key);
+    if (strcmp(key, "api") == 0)
+        return FIA_OK;   /* read before the other lines (scan_api) */
+    int unmodeled = 0;
+    const char *in = fia_api_internal(p->c->api, key, &unmodeled);
+    if (unmodeled) {
+        if (strcmp(v, "null") == 0)
+            return FIA_OK;   /* its default None: the call is unchanged */
+        return FAIL(p, "%s (%s): %s is not modeled yet (no counterpart in "
+                       "002's operator); only null, its default None, is "
+                       "accepted", fia_api_name(p->c->api),
+                    fia_api_doc(p->c->api), key);
+    }
+    if (in == NULL) {
+        if (foreign_name(p, key) != 0)
+            return p->err->code;
+        return FAIL(p, "unknown key '%.60s'", key);
+    }
+    int a = fia_attr_from_name(in);
     if (a >= 0) {
         if (dup_check(p, &p->line_attr[a], key) != 0)
             return p->err->code;
-        return parse_attr(p, (fia_attr)a, v);
+        return parse_attr(p, (fia_attr)a, key, v);
     }
-    int s = fia_slot_from_name(key);
+    int s = fia_slot_from_name(in);
     if (s >= 0) {
         if (dup_check(p, &p->line_tensor[s], key) != 0)
             return p->err->code;
-        return parse_tensor_line(p, (fia_slot)s, v);
+        return parse_tensor_line(p, (fia_slot)s, key, v);
     }
-    int r = fia_array_from_name(key);
+    int r = fia_array_from_name(in);
     if (r >= 0) {
         if (dup_check(p, &p->line_array[r], key) != 0)
             return p->err->code;
@@ -560,7 +602,7 @@ static fia_status check_case(parser *p)
         if (!p->line_tensor[required[i]]) {
             p->line = 0;
             return FAIL(p, "missing required key '%s'",
-                        fia_slot_name(required[i]));
+                        slot_word(p, required[i]));
         }
     }
     for (int s = 0; s < FIA_SLOT_COUNT; s++) {
@@ -569,20 +611,78 @@ static fia_status check_case(parser *p)
         const fia_tensor_spec *sp = &p->c->tensors[s];
         p->line = p->line_gen[s];
         const char *what = sp->gen.kind == FIA_GEN_VALUES ? "values" : "gen";
+        const char *w = slot_word(p, s);
         if (sp->presence != FIA_PRESENT)
-            return FAIL(p, "%s.%s: tensor '%s' is %s", fia_slot_name(s), what,
-                        fia_slot_name(s),
+            return FAIL(p, "%s.%s: tensor '%s' is %s", w, what, w,
                         sp->presence == FIA_NULL ? "null" : "not given");
         if (sp->gen.kind == FIA_GEN_VALUES) {
             int64_t n = fia__spec_numel(sp);
             if (n < 0)
                 return FAIL(p, "%s.values: element count of '%s' overflows",
-                            fia_slot_name(s), fia_slot_name(s));
+                            w, w);
             if (n != sp->gen.n_values)
                 return FAIL(p, "%s.values: %lld values given, the shape has "
-                               "%lld elements", fia_slot_name(s),
+                               "%lld elements", w,
                             (long long)sp->gen.n_values, (long long)n);
         }
+    }
+    return FIA_OK;
+}
+
+/* `api = NAME` decides how every other line reads, and lines come in any
+ * order: find it first (0 or -1).  Sets the interface and its attribute
+ * defaults. */
+static fia_status scan_api(parser *p, const char *text)
+{
+    int line = 0, found = 0;
+    for (const char *cur = text; *cur;) {
+        const char *nl = strchr(cur, '\n');
+        size_t len = nl ? (size_t)(nl - cur) : strlen(cur);
+        line += line < 0x7fffffff;
+        const char *k = cur;
+        while (k < cur + len && is_space(*k))
+            k++;
+        if ((size_t)(cur + len - k) >= 3 && strncmp(k, "api", 3) == 0 &&
+            (k + 3 == cur + len || is_space(k[3]) || k[3] == '=' ||
+             k[3] == '#')) {
+            const char *e = k + 3;
+            while (e < cur + len && is_space(*e))
+                e++;
+            if (e < cur + len && *e == '=') {
+                p->line = line;
+                if (found)
+                    return FAIL(p, "duplicate key 'api' (first on line %d)",
+                                found);
+                found = line;
+                char v[64];
+                size_t n = (size_t)(cur + len - (e + 1));
+                const char *hash = memchr(e + 1, '#', n);
+                if (hash)
+                    n = (size_t)(hash - (e + 1));
+                if (n >= sizeof v)   /* no interface has so long a name */
+                    return FAIL(p, "api: unknown '%.40s...'", e + 1);
+                memcpy(v, e + 1, n);
+                v[n] = '\0';
+                char *name = trim(v);
+                int a = fia_api_from_name(name);
+                if (*name == '\0')
+                    return FAIL(p, "api: missing value");
+                if (a < 0) {
+                    char valid[256] = "";
+                    for (int i = 0; i < FIA_API_COUNT; i++)
+                        snprintf(valid + strlen(valid),
+                                 sizeof valid - strlen(valid), "%s%s",
+                                 i ? " " : "", fia_api_name((fia_api)i));
+                    return FAIL(p, "api: unknown '%.60s' (valid: %s)", name,
+                                valid);
+                }
+                p->c->api = (fia_api)a;
+                fia_api_attrs_default(p->c->api, &p->c->attrs);
+            }
+        }
+        if (!nl)
+            break;
+        cur = nl + 1;
     }
     return FIA_OK;
 }
@@ -625,8 +725,8 @@ fia_status fia_case_parse_string(const char *text, const char *name, fia_case *c
     p.file = name;
     p.c = c;
     p.err = err;
-    int rc = 0;
-    char *cur = buf;
+    int rc = scan_api(&p, text);
+    char *cur = rc == 0 ? buf : buf + strlen(buf);
     int line = 0;
     while (*cur) {
         char *nl = strchr(cur, '\n');

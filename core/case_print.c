@@ -146,7 +146,19 @@ static void sb_gen(sbuf *b, const char *slot, const fia_gen *g)
     sb_puts(b, "\n");
 }
 
-static void build(const fia_case *c, sbuf *b)
+/* The name interface api gives the internal parameter `internal`; a case
+ * that is not expressible there (fia_case_expressible) gets the internal
+ * name, which reading it back refuses with a message naming both. */
+static const char *vname(fia_api api, const char *internal)
+{
+    const char *n = fia_api_param(api, internal);
+    return n ? n : internal;
+}
+
+/* The case in the vocabulary of interface api (no `api` line for
+ * aclnn_v2, so cases written before interfaces had names print as they
+ * did). */
+static void build(const fia_case *c, sbuf *b, fia_api api)
 {
     /* The name goes into a comment: keep it on one printable line. */
     sb_puts(b, "# fiacheck case");
@@ -161,6 +173,8 @@ static void build(const fia_case *c, sbuf *b)
         sb_printf(b, ": %s", nm);
     }
     sb_puts(b, "\n");
+    if (api != FIA_API_ACLNN_V2)
+        sb_printf(b, "api = %s\n", fia_api_name(api));
     sb_printf(b, "seed = %llu\n", (unsigned long long)c->seed);
     for (int i = 0, n = 0; i < FIA_INTENT_COUNT; i++)
         if (c->intents & (1u << i))
@@ -180,10 +194,14 @@ static void build(const fia_case *c, sbuf *b)
                   fia_kernel_level_name(c->kernel_level));
 
     for (int a = 0; a < FIA_ATTR_COUNT; a++) {
-        if (!c->attr_given[a] &&
-            !fia__attr_differs_from_default(&c->attrs, (fia_attr)a))
+        const char *in = fia_attr_name((fia_attr)a);
+        int differs = fia__attr_differs_from_default(&c->attrs, (fia_attr)a,
+                                                     api);
+        /* an attribute the interface lacks has no line unless it is off
+         * its implicit value (then the case is not expressible there) */
+        if (!differs && (!c->attr_given[a] || !fia_api_param(api, in)))
             continue;
-        const char *an = fia_attr_name((fia_attr)a);
+        const char *an = vname(api, in);
         switch (fia__attr_kind((fia_attr)a)) {
         case FIA_AK_INT:
             sb_printf(b, "%s = %lld\n", an,
@@ -207,7 +225,7 @@ static void build(const fia_case *c, sbuf *b)
 
     for (int s = 0; s < FIA_SLOT_COUNT; s++) {
         const fia_tensor_spec *sp = &c->tensors[s];
-        const char *sn = fia_slot_name((fia_slot)s);
+        const char *sn = vname(api, fia_slot_name((fia_slot)s));
         if (sp->presence == FIA_NULL) {
             sb_printf(b, "%s = null\n", sn);
         } else if (sp->presence == FIA_PRESENT) {
@@ -224,7 +242,7 @@ static void build(const fia_case *c, sbuf *b)
 
     for (int a = 0; a < FIA_ARR_COUNT; a++) {
         const fia_int_array_spec *ar = &c->arrays[a];
-        const char *an = fia_array_name((fia_array)a);
+        const char *an = vname(api, fia_array_name((fia_array)a));
         if (ar->presence == FIA_NULL) {
             sb_printf(b, "%s = null\n", an);
         } else if (ar->presence == FIA_PRESENT) {
@@ -241,7 +259,7 @@ char *fia_case_to_string(const fia_case *c)
     if (!c)
         return NULL;
     sbuf b = {0};
-    build(c, &b);
+    build(c, &b, c->api);
     if (b.failed) {
         free(b.p);
         return NULL;
@@ -256,7 +274,8 @@ char *fia__case_digest_text(const fia_case *c, uint64_t *values_hash)
     sbuf b = {0};
     b.fold_values = 1;
     b.vh = 0xcbf29ce484222325u;
-    build(c, &b);
+    /* the call's identity, whichever interface wrote it: 002's names */
+    build(c, &b, FIA_API_ACLNN_V2);
     if (b.failed || !b.p) {
         free(b.p);
         return NULL;

@@ -262,5 +262,14 @@ fia_status fuzz_decode_metamorphic(const uint8_t *data, size_t size,
         else
             snprintf(transform, tlen, "none");
     }
+    /* now and then the call written through another interface instead
+     * (meta_api.c), from bytes after all those: a stored seed run out
+     * keeps its transform */
+    if (fdp_rare(&f, 10)) {
+        fia_api a = (fia_api)(1 + fdp_pick(&f, FIA_API_COUNT - 1));
+        if (st == FIA_OK && !c->live_rows &&
+            fia_case_expressible(c, a, NULL, 0))
+            snprintf(transform, tlen, "api=%s", fia_api_name(a));
+    }
     return st;
 }

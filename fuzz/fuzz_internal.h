@@ -285,5 +285,9 @@ int fz_antiquant_in_use(const fia_case *c);
 int fz_antiquant_applies(const fia_case *c, const fz_geom *g);
 fia_status fz_meta_antiquant(const fia_case *, const fz_geom *, const char *,
                              fia_case *, fia_error *);
+/* ---- interfaces (meta_api.c): "api=<name>", the call written through
+ * another interface's names and read back ---- */
+fia_status fz_meta_api(const fia_case *, const fz_geom *, const char *,
+                       fia_case *, fia_error *);
 
 #endif

@@ -6,7 +6,8 @@
  * or as a tensor per batch; the rows packed as a token layout; the rows
  * left-padded, moved to the end of longer axes; the batches' equal first
  * keys in a shared prefix; a pse of zeros added; the mask as a pse of
- * -inf and 0; quantized keys and values as their dequantized values).
+ * -inf and 0; quantized keys and values as their dequantized values; the
+ * call written through another interface's names and read back).
  * Both forms are run through
  * fast/ and their outputs compared element by element in the canonical
  * BNSD order, over the rows the documents define (i < q_len). */
@@ -37,6 +38,7 @@ static const struct {
     {"pse-zero=", fz_meta_pse_zero},
     {"pse-mask=", fz_meta_pse_mask},
     {"antiquant=", fz_meta_antiquant},
+    {"api=", fz_meta_api},
 };
 
 fia_status fuzz_meta_transform(const fia_case *c, const char *transform,

@@ -88,18 +88,18 @@ static void pass_drop(mctx *m, fia_case *c)
             fb_array_absent(&cand, (fia_array)a);
             try_cand(m, c, &cand);
         }
-    fia_case dflt;
-    fia_case_init(&dflt);
+    /* a dropped line takes the default of the case's interface */
+    fia_attrs def;
+    fia_api_attrs_default(c->api, &def);
     for (int a = 0; a < FIA_ATTR_COUNT; a++) {
         if (a == FIA_ATTR_INPUT_LAYOUT || a == FIA_ATTR_NUM_HEADS ||
             !c->attr_given[a] || copy(&cand, c) != 0)
             continue;
-        fia_attrs def = dflt.attrs;
         switch (a) {
         case FIA_ATTR_SCALE: cand.attrs.scale = def.scale; break;
         case FIA_ATTR_PRE_TOKENS: cand.attrs.pre_tokens = def.pre_tokens; break;
         case FIA_ATTR_NEXT_TOKENS: cand.attrs.next_tokens = def.next_tokens; break;
-        case FIA_ATTR_NUM_KEY_VALUE_HEADS: cand.attrs.num_key_value_heads = 0; break;
+        case FIA_ATTR_NUM_KEY_VALUE_HEADS: cand.attrs.num_key_value_heads = def.num_key_value_heads; break;
         case FIA_ATTR_SPARSE_MODE: cand.attrs.sparse_mode = 0; break;
         case FIA_ATTR_INNER_PRECISE: cand.attrs.inner_precise = def.inner_precise; break;
         case FIA_ATTR_BLOCK_SIZE: cand.attrs.block_size = 0; break;

@@ -32,9 +32,11 @@ const fia_rule orc_rules_gqa[] = {
      ORC_FN(kvn_zero)},
     {"GQA-N02", "gqa", FIA_RULE_NORMALIZE, ORC_NORM,
      C002_REGOP "; " C000_KW("num_key_value_heads") "; " C004_P,
-     "num_key_value_heads not given: default 0 (same as num_heads)",
+     "num_key_value_heads not given: the default of the case's interface, "
+     "0 (same as num_heads) for 002, 000, 001 and 003, 1 for 004 (api = "
+     "..., docs/case-format.md)",
      "004 (TorchAir) gives num_key_value_heads a default of 1, not 0; "
-     "002, 000 and 003 say 0 (used here)",
+     "002, 000, 001 and 003 say 0",
      ORC_FN(kvn_default)},
 };
 const size_t orc_rules_gqa_count =

@@ -60,10 +60,12 @@ const fia_rule orc_rules_precise[] = {
      NULL, ORC_FN(ip_auto_rowinv)},
     {"PREC-N03", "precise", FIA_RULE_NORMALIZE, ORC_NORM,
      C002_REGOP "; " C000_KW("inner_precise") "; " C003_P("inner_precise"),
-     "inner_precise not given: default 1 (high performance, no row-invalid "
-     "correction)",
+     "inner_precise not given: the default of the case's interface, 1 "
+     "(high performance, no row-invalid correction) for 002, 000 and 001, "
+     "0 (high precision) for 003 and 004 (api = ..., docs/case-format.md)",
      "002 REG_OP, 000 and 001 default to 1; 003 (torch_npu v2) defaults to "
-     "0; 004 (TorchAir) gives no default",
+     "0; 004 (TorchAir) gives no default, taken as 003's (its other "
+     "parameters are 003's)",
      ORC_FN(ip_default)},
 };
 const size_t orc_rules_precise_count =

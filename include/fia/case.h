@@ -167,6 +167,40 @@ typedef enum fia_kernel_level {
 const char *fia_kernel_level_name(fia_kernel_level k); /* "scalar", ... */
 int fia_kernel_level_from_name(const char *name);      /* -1 if unknown */
 
+/* The interface a case is written through (`api = NAME`).  The five
+ * documents describe one operator behind five interfaces, each with its own
+ * parameter names, defaults and limits; a case is written in its
+ * interface's names and takes its interface's defaults, but the case keeps
+ * one representation (the slots, attributes and arrays above, named as in
+ * 002's REG_OP), so oracle/, ref/ and fast/ see the same call whichever
+ * interface wrote it.  core/case_api.c holds the name tables;
+ * docs/case-format.md "Interfaces" the decisions. */
+typedef enum fia_api {
+    FIA_API_ACLNN_V2 = 0,            /* 002 (+ the 003 extras): no line */
+    FIA_API_TORCH_NPU_V2,            /* 003 */
+    FIA_API_MINDSPORE,               /* 000 */
+    FIA_API_INCRE_FLASH_ATTENTION,   /* 001 */
+    FIA_API_TORCHAIR_V2,             /* 004 */
+    FIA_API_COUNT
+} fia_api;
+const char *fia_api_name(fia_api a);      /* "aclnn_v2", ...; "?" */
+int fia_api_from_name(const char *name);  /* -1 if unknown */
+const char *fia_api_doc(fia_api a);       /* "002", "003", ... */
+const char *fia_api_function(fia_api a);  /* the documented function */
+/* The interface's name for a parameter named internally (fia_slot_name,
+ * fia_attr_name, fia_array_name); NULL when the interface has none. */
+const char *fia_api_param(fia_api a, const char *internal);
+/* The internal name of one of the interface's parameters; NULL when the
+ * interface has no such parameter, or has it with no internal counterpart
+ * (a reserved or not-modeled parameter: *unmodeled set to 1). */
+const char *fia_api_internal(fia_api a, const char *name, int *unmodeled);
+/* The interface's parameter names in its documented order, i < count;
+ * NULL past the end.  *internal as fia_api_internal. */
+const char *fia_api_param_at(fia_api a, int i, const char **internal);
+/* The attribute defaults of the interface (an attribute it lacks keeps
+ * 002's value, which it passes implicitly). */
+void fia_api_attrs_default(fia_api a, fia_attrs *at);
+
 typedef struct fia_case {
     char name[256];                 /* file name or "<string>" */
     uint64_t seed;                  /* default 0 */
@@ -183,6 +217,9 @@ typedef struct fia_case {
     fia_int_array_spec arrays[FIA_ARR_COUNT];
     fia_attrs attrs;
     bool attr_given[FIA_ATTR_COUNT]; /* the attribute's line is present */
+    fia_api api;                    /* the vocabulary it is written in: not
+                                       part of the call (fia_case_equal and
+                                       the digest ignore it) */
 } fia_case;
 
 
@@ -211,8 +248,18 @@ fia_status fia_case_parse_string(const char *text, const char *name, fia_case *c
 fia_status fia_case_print(const fia_case *c, FILE *f); /* OK, NOMEM, IO */
 /* Same into a malloc'ed string (caller frees), NULL on nomem. */
 char *fia_case_to_string(const fia_case *c);
-/* 1 when the two cases describe the same call and data. */
+/* 1 when the two cases describe the same call and data (through whichever
+ * interfaces they are written). */
 int fia_case_equal(const fia_case *a, const fia_case *b);
+/* 1 when c can be written through interface a: every tensor and array it
+ * passes has a name there and every attribute the interface lacks has the
+ * value the interface passes implicitly.  0 with the first obstacle in
+ * why (may be NULL). */
+int fia_case_expressible(const fia_case *c, fia_api a, char *why, size_t n);
+/* Writes c through interface a from now on (its lines, its defaults for
+ * the attributes not given); the call stays the same.  FIA_OK, or
+ * FIA_ERR_BAD_INPUT when not expressible (c unchanged). */
+fia_status fia_case_set_api(fia_case *c, fia_api a, char *why, size_t n);
 /* The case's identity: 16 hex digits of a hash of its canonical text
  * (core/case_digest.c), equal for equal cases.  FIA_OK or FIA_ERR_NOMEM. */
 #define FIA_CASE_DIGEST_LEN 17

@@ -1,0 +1,31 @@
+# fiacheck rules --api NAME: the catalogue in an interface's words, each
+# rule marked by whether it concerns what the interface has (docs/cli.md).
+. "$(dirname "$0")/lib.sh"
+
+expect_exit 0 "$FIACHECK" rules --api torch_npu_v2
+expect_grep '^SEQ-001 .* yes +Q_S > 1: an actual_seq_qlen array' "$tmp/out"
+expect_grep '^LSE-001 .* yes +return_softmax_lse set' "$tmp/out"
+expect_grep '^PAD-N01 .* no .*\[feature padding' "$tmp/out"
+expect_grep '^[0-9]+ rules: [0-9]+ concern what torch_npu_v2 has' "$tmp/out"
+
+expect_exit 0 "$FIACHECK" rules --api incre_flash_attention
+expect_grep '^SEQ-011 .* yes +an actual_seq_lengths array' "$tmp/out"
+expect_grep '^SEQ-001 .* no .*actual_seq_lengths\(n/a\)' "$tmp/out"
+expect_grep '^SPARSE-001 .* no .*Q_S > 1 \(decode only\)' "$tmp/out"
+
+# --present leaves out what the interface lacks
+expect_exit 0 "$FIACHECK" rules --api incre_flash_attention --present
+if grep -Eq '^SPARSE-001 ' "$tmp/out"; then bad "--present shows SPARSE-001"; else ok; fi
+expect_grep '^GQA-002 .* yes ' "$tmp/out"
+
+# aclnn_v2 has every parameter; the JSON carries the view
+expect_exit 0 "$FIACHECK" rules --api aclnn_v2 --json
+if grep -q '"concerns":false' "$tmp/out"; then bad "aclnn_v2 lacks something"; else ok; fi
+expect_exit 0 "$FIACHECK" rules --api torchair_v2 --json
+expect_grep '"id":"PAD-N01".*"api":"torchair_v2","concerns":false,"absent":\["feature padding"' "$tmp/out"
+
+expect_exit 2 "$FIACHECK" rules --api torch_npu
+expect_grep "unknown interface 'torch_npu'" "$tmp/err"
+expect_exit 2 "$FIACHECK" rules --present
+expect_exit 2 "$FIACHECK" rules --api mindspore --coverage corpus/cases/api/mindspore_prefill.case
+finish
