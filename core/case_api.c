@@ -10,7 +10,7 @@
  *
  * A table row is (the interface's name, the internal name).  The internal
  * name is NULL for a parameter the interface documents but fiacheck does not
- * model (a reserved 预留参数, learnable_sink, out_dtype): the parser accepts
+ * model (a reserved 预留参数, out_dtype): the parser accepts
  * only `null` (its default None) for those.  The decisions behind each row
  * are in docs/case-format.md "Interfaces". */
 #include <stdio.h>
@@ -47,6 +47,7 @@ static const api_row aclnn_v2_rows[] = {
     {"actual_shared_prefix_len", "actual_shared_prefix_len"},
     {"query_rope", "query_rope"}, {"key_rope", "key_rope"},
     {"dequant_scale_query", "dequant_scale_query"},
+    {"learnable_sink", "learnable_sink"},
     {"num_heads", "num_heads"}, {"scale", "scale"},
     {"pre_tokens", "pre_tokens"}, {"next_tokens", "next_tokens"},
     {"input_layout", "input_layout"},
@@ -147,8 +148,9 @@ static const api_row torch_npu_v2_rows[] = {
 /* torchair_v2 (004 §函数原型 and §参数说明): 003's parameters, but the
  * sequence lengths are actual_seq_lengths / actual_seq_lengths_kv (device
  * tensors there, written as arrays here), its table adds
- * actual_shared_prefix_len (the prototype has no prefix tensors), and
- * learnable_sink and out_dtype have no counterpart. */
+ * actual_shared_prefix_len (the prototype has no prefix tensors),
+ * learnable_sink (RELEASED gives its meaning) and out_dtype, which has no
+ * counterpart. */
 static const api_row torchair_v2_rows[] = {
     {"query", "query"}, {"key", "key"}, {"value", "value"},
     {"query_rope", "query_rope"}, {"key_rope", "key_rope"},
@@ -156,7 +158,7 @@ static const api_row torchair_v2_rows[] = {
     {"actual_seq_lengths", "actual_seq_lengths"},
     {"actual_seq_lengths_kv", "actual_seq_lengths_kv"},
     V2_COMMON_ROWS,
-    {"learnable_sink", NULL},
+    {"learnable_sink", "learnable_sink"},
     V2_ATTR_ROWS,
     V2_RESERVED_ROWS,
     {"out_dtype", NULL},

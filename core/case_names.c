@@ -31,6 +31,7 @@ static const char *const slot_names[FIA_SLOT_COUNT] = {
     [FIA_SLOT_QUERY_ROPE] = "query_rope",
     [FIA_SLOT_KEY_ROPE] = "key_rope",
     [FIA_SLOT_DEQUANT_SCALE_QUERY] = "dequant_scale_query",
+    [FIA_SLOT_LEARNABLE_SINK] = "learnable_sink",
     [FIA_SLOT_ATTENTION_OUT] = "attention_out",
     [FIA_SLOT_SOFTMAX_LSE] = "softmax_lse",
 };

@@ -166,6 +166,8 @@ fia_status fastFusedInferAttentionScoreV2ExtGetWorkspaceSize(
             [FAST_OPT_KEY_ROPE] = extras ? extras->keyRopeOptional : NULL,
             [FAST_OPT_DEQUANT_SCALE_QUERY] =
                 extras ? extras->dequantScaleQueryOptional : NULL,
+            [FAST_OPT_LEARNABLE_SINK] =
+                extras ? extras->learnableSinkOptional : NULL,
         },
         .prefix_len = actualSharedPrefixLenOptional, .num_heads = numHeads,
         .scale = scaleValue, .pre = preTokens, .next = nextTokens,

@@ -57,6 +57,7 @@ const fast_check fast_checks[] = {
     {"tnd", FAST_LAYER_NOT_MODELED, fast_check_tnd},
     {"mla", FAST_LAYER_NOT_MODELED, fast_check_mla},
     {"query_quant", FAST_LAYER_NOT_MODELED, fast_check_query_quant},
+    {"sink", FAST_LAYER_NOT_MODELED, fast_check_sink},
     /* Layer 5: semantic rules.  tensors_empty ends the walk for an empty
      * query (p->empty): 002 returns at once, before any tiling check. */
     {"tensors", FAST_LAYER_SEMANTIC, fast_check_tensors_lists},

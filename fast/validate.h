@@ -37,7 +37,8 @@
     X(VALUE_SHARED_PREFIX, "value_shared_prefix")                            \
     X(QUERY_ROPE, "query_rope")                                              \
     X(KEY_ROPE, "key_rope")                                                  \
-    X(DEQUANT_SCALE_QUERY, "dequant_scale_query")
+    X(DEQUANT_SCALE_QUERY, "dequant_scale_query")                            \
+    X(LEARNABLE_SINK, "learnable_sink")
 
 typedef enum fast_optional {
 #define FAST_OPTIONAL_ENUM(id, name) FAST_OPT_##id,
@@ -251,6 +252,8 @@ bool fast_mla_call(const fast_args *a);
 int64_t fast_mla_query_d(const fast_args *a);
 bool fast_mla512(const fast_args *a);
 fia_status fast_check_query_quant(const fast_args *, fast_plan *, fia_error *);
+/* sink */
+fia_status fast_check_sink(const fast_args *, fast_plan *, fia_error *);
 fia_status fast_check_query_quant_dtypes(const fast_args *, fast_plan *, fia_error *);
 
 #endif

@@ -81,6 +81,7 @@ static fia_status call_fast(const fia_case *c, const fia_case_data *d,
         .keyRopeOptional = slot(d, FIA_SLOT_KEY_ROPE),
         .dequantScaleQueryOptional = slot(d, FIA_SLOT_DEQUANT_SCALE_QUERY),
         .queryQuantMode = a->query_quant_mode,
+        .learnableSinkOptional = slot(d, FIA_SLOT_LEARNABLE_SINK),
     };
     fia_status st = fastFusedInferAttentionScoreV2ExtGetWorkspaceSize(
         slot(d, FIA_SLOT_QUERY), d->t[FIA_SLOT_KEY] ? &d->key_list : NULL,

@@ -611,7 +611,8 @@ static void own_refusals(void)
         [FAST_OPT_VALUE_SHARED_PREFIX] = "prefix",
         [FAST_OPT_QUERY_ROPE] = "mla",
         [FAST_OPT_KEY_ROPE] = "mla",
-        [FAST_OPT_DEQUANT_SCALE_QUERY] = "query_quant"};
+        [FAST_OPT_DEQUANT_SCALE_QUERY] = "query_quant",
+        [FAST_OPT_LEARNABLE_SINK] = "sink"};
     for (int o = 0; o < FAST_OPT_COUNT; o++) {
         if (o == FAST_OPT_BLOCK_TABLE)
             continue; /* page attention is modeled: test_fast_paged.c */

@@ -688,6 +688,7 @@ static const rule_case cases[] = {
     {"NM-014", MLA_D, "key = bf16 [6,1,32,16,16]\nvalue = bf16 [6,1,32,16,16]\n"
      "key_rope = bf16 [6,1,4,16,16]", MLA_D, ""},
     {"NM-011", PREFILL, "query_quant_mode = 3", PREFILL, ""},
+    {"NM-015", PREFILL, "learnable_sink = fp16 [2]", PREFILL, ""},
     {"NM-012", PREFILL, "input_layout = BNSD_NBSD", PREFILL, ""},
     {"NM-013", TND,
      "query = bf16 [17,4,192]\nkey = bf16 [43,2,192]\n"

@@ -42,6 +42,7 @@ typedef enum fia_slot {
     FIA_SLOT_QUERY_ROPE,            /* 003 (MLA) */
     FIA_SLOT_KEY_ROPE,              /* 003 (MLA) */
     FIA_SLOT_DEQUANT_SCALE_QUERY,   /* 003 */
+    FIA_SLOT_LEARNABLE_SINK,        /* 004 */
     FIA_SLOT_ATTENTION_OUT,         /* output */
     FIA_SLOT_SOFTMAX_LSE,           /* output */
     FIA_SLOT_COUNT

@@ -109,13 +109,15 @@ fia_status fastFusedInferAttentionScoreV2GetWorkspaceSize(
 /* What the newer interfaces add to the V2 call (003
  * npu_fused_infer_attention_score_v2, 004 its TorchAir form), in 003's
  * names: the MLA rope inputs (query_rope, key_rope), the query's
- * quantization (dequant_scale_query, query_quant_mode).  A zeroed struct
+ * quantization (dequant_scale_query, query_quant_mode), and 004's
+ * learnable_sink.  A zeroed struct
  * (or NULL) is the plain V2 call. */
 typedef struct fast_v2_extras {
     const fia_tensor *queryRopeOptional;
     const fia_tensor *keyRopeOptional;
     const fia_tensor *dequantScaleQueryOptional;
     int64_t queryQuantMode;
+    const fia_tensor *learnableSinkOptional;   /* 004 */
 } fast_v2_extras;
 
 /* The V2 phase one with the extras: the same parameters in the same order,

@@ -40,7 +40,8 @@
     X(MLA, "mla", "MLA: the rope inputs query_rope, key_rope (003)")           \
     X(QUERY_QUANT, "query_quant", "003 query quantization (not modeled "      \
                                   "yet)")                                     \
-    X(TND, "tnd", "the 003 token layouts TND, NTD_TND, TND_NTD, NTD")
+    X(TND, "tnd", "the 003 token layouts TND, NTD_TND, TND_NTD, NTD")        \
+    X(SINK, "sink", "learnable_sink: a per-head virtual key (004)")
 
 typedef enum fia_feature {
 #define FIA_FEATURE_ENUM(id, name, what) FIA_FEATURE_##id,
