@@ -60,8 +60,10 @@ fia_status fast_check_tnd_exclusions(const fast_args *a, fast_plan *p,
          (kd == FIA_DT_INT8 || kd == FIA_DT_INT4 || kd == FIA_DT_INT32)))
         FAST_REJECT("S_TND_ANTIQUANT", "%s takes no key/value "
                     "antiquantization", a->layout);
+    /* 003's dequant_scale_query is full quantization's too */
     if (qd == FIA_DT_INT8 || a->opt[FAST_OPT_DEQUANT_SCALE1] ||
-        a->opt[FAST_OPT_QUANT_SCALE1] || a->opt[FAST_OPT_DEQUANT_SCALE2])
+        a->opt[FAST_OPT_QUANT_SCALE1] || a->opt[FAST_OPT_DEQUANT_SCALE2] ||
+        a->opt[FAST_OPT_DEQUANT_SCALE_QUERY])
         FAST_REJECT("S_TND_QUANT", "%s takes no full quantization",
                     a->layout);
     if (a->opt[FAST_OPT_QUANT_SCALE2] || a->opt[FAST_OPT_QUANT_OFFSET2])
