@@ -42,6 +42,7 @@ static const fz_fragment numeric_fragments[] = {
     {FIA_FEATURE_INT8_OUT, fzn_int8_out},
     {FIA_FEATURE_INT8_QUANT, fzn_int8_quant},
     {FIA_FEATURE_MLA, fzn_mla},
+    {FIA_FEATURE_SINK, fzn_sink},
 };
 
 /* The focus of fuzz_numeric's decoder (fuzz_numeric_focus). */

@@ -1,0 +1,57 @@
+/* 004's learnable_sink in generated cases.
+ *
+ * fuzz_params: now and then a sink, mostly bf16 [N], now and then of
+ * another dtype, rank or length (SINK-001, SINK-002), on whatever call the
+ * fragments before made (MLA or full quantization included: the sink is not
+ * modeled there, which the rules and fast/ must both say).
+ * fuzz_numeric: now and then a bf16 [N] sink on the valid case made so far
+ * (not on full int8 or MLA, where it is not modeled), its values from a
+ * range the bytes pick: near the scores, far above them (the sink takes
+ * the weight, outputs near 0), far below (it vanishes).  Appended last in
+ * both lists (fuzz/gen.h: the order is the seeds' format).
+ * Fragment contract: fuzz/gen.h. */
+#include "fuzz/gen.h"
+
+static int64_t heads(const fia_case *c)
+{
+    return c->attrs.num_heads > 0 && c->attrs.num_heads <= 256
+               ? c->attrs.num_heads : 1;
+}
+
+void fzp_sink(fz_gen *g)
+{
+    fdp *f = g->f;
+    if (!fdp_rare(f, 8))
+        return;
+    fia_case *c = g->c;
+    static const fia_dtype dts[] = {FIA_DT_BF16, FIA_DT_FP16, FIA_DT_FP32};
+    static const int dw[] = {90, 6, 4};
+    const fia_dtype dt = dts[fz_wpick(g, dw, FZ_ARRLEN(dw), 1)];
+    int64_t sh[2] = {heads(c), 1};
+    int nd = 1;
+    if (fz_odd(g, 3))
+        sh[0] += fdp_bool(f) ? 1 : -1; /* another length (0 too) */
+    if (fz_odd(g, 2))
+        nd = 2; /* [N, 1] */
+    fz_note(g, fb_tensor(c, FIA_SLOT_LEARNABLE_SINK, dt, nd, sh));
+}
+
+void fzn_sink(fz_gen *g)
+{
+    fdp *f = g->f;
+    if (!fdp_rare(f, 8) || g->meta)
+        return;
+    fia_case *c = g->c;
+    const fia_tensor_spec *q = &c->tensors[FIA_SLOT_QUERY];
+    if (c->tensors[FIA_SLOT_QUERY_ROPE].presence == FIA_PRESENT ||
+        (q->presence == FIA_PRESENT && q->t[0].dtype == FIA_DT_INT8))
+        return; /* not modeled there */
+    int64_t sh[1] = {heads(c)};
+    fz_note(g, fb_tensor(c, FIA_SLOT_LEARNABLE_SINK, FIA_DT_BF16, 1, sh));
+    /* the scores are O(1) (gen_tensors_data.c scales them): near, far
+     * above, far below */
+    static const double lo[] = {-3.0, 8.0, -40.0, -1.0};
+    static const double hi[] = {3.0, 30.0, -20.0, 1.0};
+    const int k = fdp_pick(f, FZ_ARRLEN(lo));
+    fb_gen(c, FIA_SLOT_LEARNABLE_SINK, FIA_GEN_UNIFORM, lo[k], hi[k]);
+}
