@@ -101,13 +101,9 @@ fia_status fast_check_mla_exclusions(const fast_args *a, fast_plan *p,
     if (antiquant_call(a))
         FAST_REJECT("S_MLA_ANTIQUANT", "MLA takes no key/value "
                     "antiquantization");
-    if (d == 128 && (a->query->dtype == FIA_DT_INT8 ||
-                     a->opt[FAST_OPT_DEQUANT_SCALE1] ||
-                     a->opt[FAST_OPT_QUANT_SCALE1] ||
-                     a->opt[FAST_OPT_DEQUANT_SCALE2] ||
-                     a->opt[FAST_OPT_DEQUANT_SCALE_QUERY]))
-        FAST_REJECT("S_MLA_QUANT_128", "MLA with query D 128 takes no full "
-                    "quantization");
+    /* D 128 with full quantization: the token layout's own exclusion
+     * (S_TND_QUANT, check_tnd.c) refuses it first, D 128 being a token
+     * layout scene (MLA-020) */
     if (a->opt[FAST_OPT_QUANT_SCALE2] || a->opt[FAST_OPT_QUANT_OFFSET2])
         FAST_REJECT("S_MLA_OUT_QUANT", "MLA takes no output quantization");
     return FIA_OK;

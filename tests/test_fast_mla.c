@@ -394,7 +394,9 @@ static void rules(void)
          BAD("S_MLA_LAYOUT", M));
     /* MLA-021 (D 128, layer 3) */
     CASE(D128("TND"); M.paged = true, BAD("S_MLA_PAGED_128", M));
-    CASE(D128("TND"), M.dsq = &f32, BAD("S_MLA_QUANT_128", M));
+    /* dequant_scale_query is full quantization for the token layout's own
+     * exclusion too, whose row comes first */
+    CASE(D128("TND"), M.dsq = &f32, BAD("S_TND_QUANT", M));
     CASE(D128("TND"), M.pse = &bf1, BAD("S_TND_PSE", M));
     CASE(D128("TND"), M.qs2 = &f32, BAD("S_TND_OUT_QUANT", M));
     /* MLA-022 Q_D = K_D = V_D = 128 (the token layout's head dims) */
