@@ -19,7 +19,6 @@ static const struct {
      * (int8_quant.md Q8-006): so are they here. */
     {FIA_FEATURE_QUERY_QUANT, FIA_SLOT_DEQUANT_SCALE_QUERY,
      "dequant_scale_query (quantization)"},
-    {FIA_FEATURE_SINK, FIA_SLOT_LEARNABLE_SINK, "learnable_sink"},
 };
 
 /* feature tnd: the *_NBSD outputs (MLA's in the released code; the rope

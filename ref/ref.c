@@ -155,6 +155,8 @@ static fia_status compute_row(const ref_row_view *row, void *vctx,
     x->in.keys = row->keys;
     x->in.bias = row->bias;
     x->in.nk = row->nk;
+    x->in.has_sink = p->sink != NULL; /* query head n's virtual key */
+    x->in.sink = p->sink ? ref_sink_value(p, n) : 0.0;
     if (x->q8) {
         ref_q8_row(x->q8, &x->in, &x->q8s, &x->ro, &r->n_elements,
                    &r->n_escalated);
@@ -224,6 +226,10 @@ static mpfr_prec_t score_precision(void *vp)
     }
     ref_value_range br = {0};
     ref_pse_range(p, &br);
+    /* a learnable sink is a score of its own, held and subtracted exactly
+     * like a bias (read_sink.c) */
+    for (int64_t n = 0; p->sink && n < p->N; n++)
+        ref_value_range_add(&br, ref_sink_value(p, n));
     /* a dequantized key is two parts (read_antiquant.c): 2 D products;
      * MLA's rope adds Dr (never with antiquant: read_mla.c) */
     return ref_score_precision(&qr, &kr, p->aq ? 2 * p->D : p->D + p->Dr,

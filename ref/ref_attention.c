@@ -12,6 +12,14 @@
  *                                            exact (ref_score_precision)
  *   m = max s_j, e_j = exp(s_j - m)          s_j - m exact, exp rounded at p
  *   S = sum e_j, out[d] = sum_j e_j v[j][d] / S, lse = m + log S   at p
+ * With a learnable sink (read_sink.c) the row has one more term: a
+ * virtual key of score sink (exact, not scaled) and value 0, kept at index
+ * nk of the score and weight arrays:
+ *   m = max(max s_j, sink), S = sum e_j + e^(sink - m),
+ *   out[d] = sum_j e_j v[j][d] / S,  lse = m + log S.
+ * Everything below holds of it as of any key (its numerator term is an
+ * exact 0); sink - m is exact at ps bits (ref.c's score precision counts
+ * the sink's value like a bias).
  * Error bounds (|eps| <= 2^-p per rounding, e_j > 0):
  *   |out' - out| <= (sum_j e_j |v_j| / S) 2^(3-p) <= max_j |v_j| 2^(3-p),
  *   |lse' - lse| <= (1 + |lse'| + |log S'|) 2^(3-p).
@@ -21,7 +29,13 @@
  * the precision.  This ends: an output is either a rational number, found
  * and rounded exactly by ref_rational_mean (ref_exact.c), or irrational and
  * so never on a rounding boundary; lse is rational only with a single key
- * (then lse = m, exact).  REF_MAX_PREC is a safety stop only.
+ * (then lse = m, exact).  With a sink both arguments take it as the key of
+ * value 0 it is: the output is rational exactly when every class of equal
+ * scores (the sink's class with its value 0 included) has one mean
+ * (Lindemann-Weierstrass: a sum of e^(rational) over distinct exponents is
+ * otherwise transcendental), which ref_rational_mean is handed; lse =
+ * log(sum of at least two exponentials) is never rational.  REF_MAX_PREC
+ * is a safety stop only.
  *
  * Ziv's strategy: each row is first evaluated in binary64 with a rigorous
  * error bound (ref_double.c); only the elements whose interval does not
@@ -188,11 +202,11 @@ fia_status ref_core_new(ref_ws **out, int64_t D, int64_t Dr,
     w->score_prec_ctx = score_prec_ctx;
     w->D = D;
     w->Dk = D + Dr;
-    w->KV_S = max_keys;
+    w->KV_S = max_keys + 1; /* + 1: a learnable sink's virtual key */
     w->pure_mpfr = pure_mpfr;
-    size_t S = (size_t)max_keys;
+    size_t S = (size_t)w->KV_S;
     w->vcol = malloc((S ? 2 * S : 1) * sizeof(double));
-    if (ref_dbl_init(&w->dbl, max_keys) != FIA_OK || !w->vcol) {
+    if (ref_dbl_init(&w->dbl, w->KV_S) != FIA_OK || !w->vcol) {
         ref_core_free(w);
         return fia_fail(err, FIA_ERR_NOMEM,
                         "out of memory (reference workspace)");
@@ -313,20 +327,30 @@ static int64_t compute_row(ref_ws *w, const ref_row_in *in, row_out *ro)
         else if (t == 0 || mpfr_greater_p(w->score[t], w->m))
             mpfr_set(w->m, w->score[t], MPFR_RNDN);
     }
+    /* the sink: one more score, sink exactly (53 <= ps bits hold a bf16),
+     * in the max, not scaled */
+    const int64_t nt = nk + (in->has_sink ? 1 : 0);
+    if (in->has_sink) {
+        mpfr_set_d(w->score[nk], in->sink, MPFR_RNDN);
+        if (mpfr_nan_p(w->score[nk]))
+            any_nan = 1;
+        else if (mpfr_greater_p(w->score[nk], w->m))
+            mpfr_set(w->m, w->score[nk], MPFR_RNDN);
+    }
     if (any_nan)
         mpfr_set_nan(w->m);
-    /* e_j, S */
+    /* e_j, S (the sink's e^(sink - m) in S: index nk) */
     int e_exact = 1;
-    for (int64_t t = 0; t < nk; t++) {
+    for (int64_t t = 0; t < nt; t++) {
         mpfr_sub(w->diff, w->score[t], w->m, MPFR_RNDN); /* exact */
         if (mpfr_exp(w->e[t], w->diff, MPFR_RNDN) != 0)
             e_exact = 0;
         w->eptr[t] = w->e[t];
     }
-    int ts = mpfr_sum(w->S, w->eptr, (unsigned long)nk, MPFR_RNDN);
+    int ts = mpfr_sum(w->S, w->eptr, (unsigned long)nt, MPFR_RNDN);
     int s_exact = e_exact && ts == 0;
     int64_t undecided = 0;
-    if (want_lse && !ro->lse_done && nk == 1 && mpfr_number_p(w->m)) {
+    if (want_lse && !ro->lse_done && nt == 1 && mpfr_number_p(w->m)) {
         ref_round_fmt(w->r32, w->m, REF_FMT_FP32); /* lse = m, exact */
         ro->lse_bits = ref_encode_fmt(w->r32, REF_FMT_FP32);
         ro->lse_exact = mpfr_get_d(w->m, MPFR_RNDN);
@@ -405,17 +429,21 @@ static int64_t compute_row(ref_ws *w, const ref_row_in *in, row_out *ro)
 static fia_status settle_rational(ref_ws *w, const ref_row_in *in,
                                   row_out *ro)
 {
+    /* the sink is the key of value 0 at index nk (w->score[nk]) */
+    const int64_t nt = in->nk + (in->has_sink ? 1 : 0);
     for (int64_t d = 0; d < w->D; d++) {
         if (ro->done[d])
             continue;
         for (int64_t t = 0; t < in->nk; t++) {
             w->vcol[t] = in->vbuf[in->keys[t] * w->D + d];
             if (in->vlo)
-                w->vcol[in->nk + t] = in->vlo[in->keys[t] * w->D + d];
+                w->vcol[nt + t] = in->vlo[in->keys[t] * w->D + d];
         }
+        if (in->has_sink)
+            w->vcol[in->nk] = 0.0, w->vcol[nt + in->nk] = 0.0;
         int decided;
         if (ref_rational_mean(w->score, w->vcol,
-                              in->vlo ? w->vcol + in->nk : NULL, in->nk,
+                              in->vlo ? w->vcol + nt : NULL, nt,
                               w->out_fmt, w->prec,
                               &decided, &ro->bits[d], &ro->exact[d]) != FIA_OK)
             return FIA_ERR_NOMEM;

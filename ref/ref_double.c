@@ -24,6 +24,27 @@
  * exp/log within 2 ulp; the model uses the float32 pipeline (u = 2^-24,
  * r = 2: the rounding of scale, then of the product).
  *
+ * Learnable sink (read_sink.c, docs/features/sink.md): the row has one
+ * more term, a virtual key of exact score sink (not scaled) and value 0,
+ * index nk here (x->s, x->w, x->td, x->tm).  Its exact weight w_s =
+ * e^(sink - M) is in S (so in every p_j) and in the max; its numerator term
+ * is an exact 0.  The kernel computes w_s in float32 like any weight:
+ * fl32(sink - m^) (sink is bf16, exact in float32: no score error, e_s = 0,
+ * but the subtraction's rounding u |sink - m| and m^'s own error 2 e_max),
+ * expf within 2 ulp, the rescales when it enters before a larger key or a
+ * larger key after it (one more possible record: R + 1), and one more term
+ * of the row sum (K + 1).  So w^_s = w_s (1 + th_s), |th_s| <= T_s with L_s
+ * as any key's with e_s = 0, and the same identity gives, with v_s = 0,
+ *   o^ - o = sum_{j incl. s} p_j (al_j v_j - be_j o) / (1 + be-bar):
+ * the sink adds p_s T_s |0 - o| = p_s T_s |o| to the first sum (the
+ * sink's term) and p_s ((1 + T_s)(1 + g_K) - 1) to E; its a_s multiplies
+ * v_s = 0.  Where the sink dominates (p_s near 1, o = sum p_j v_j small)
+ * that term is about T_s |o|, as large as all the keys' terms together:
+ * leaving it out (a sink taken as exact) gives a bound the model's own
+ * worst case exceeds (tests/test_ref_sink.c).  lse: the sink is in S, so
+ * in E and log S as any key.  A NaN or +inf sink makes the row NaN (NaN in
+ * the max; inf - inf), a -inf sink has weight 0 and leaves the row.
+ *
  * Antiquant (docs/tolerance.md "Antiquant"): the exact dequantized k and v
  * are k + klo, v + vlo; the double pass reads k, v (the nearest binary64:
  * one more relative rounding, g over Dk + 2 and nk + 2 terms when a rest is
@@ -188,7 +209,14 @@ int64_t ref_dbl_row(ref_dbl *x, const ref_row_in *in, row_out *ro)
 {
     const int64_t D = in->D;
     int64_t nf = 0, ndrop = 0;
-    int row_nan = 0;
+    /* a sink of -inf: weight exactly 0, the row as without it; NaN or
+     * +inf: NaN in the max, or inf - inf */
+    if (in->has_sink && in->sink == -INFINITY) {
+        ref_row_in ns = *in;
+        ns.has_sink = 0;
+        return ref_dbl_row(x, &ns, ro);
+    }
+    int row_nan = in->has_sink && !isfinite(in->sink);
     for (int64_t t = 0; t < in->nk && !row_nan; t++) {
         int c = score_class(in, t);
         if (c == 0)
@@ -197,6 +225,12 @@ int64_t ref_dbl_row(ref_dbl *x, const ref_row_in *in, row_out *ro)
             ndrop++;
         else
             row_nan = 1;
+    }
+    if (in->nk > 0 && nf == 0 && !row_nan && in->has_sink) {
+        /* every key -inf beside a finite sink: out 0, lse = sink; left to
+         * MPFR, outside the model */
+        no_model(in, ro);
+        return D + (in->want_lse ? 1 : 0);
     }
     if (in->nk > 0 && (row_nan || nf == 0)) {
         for (int64_t d = 0; d < D; d++)
@@ -314,6 +348,15 @@ static int64_t dbl_row_finite(ref_dbl *x, const ref_row_in *in, row_out *ro)
         no_model(in, ro);
         return D + (in->want_lse ? 1 : 0);
     }
+    /* the sink (finite here): key nk of exact score sink, no score error
+     * in either pass (bf16 is exact in binary64 and float32) */
+    const int64_t nt = nk + (in->has_sink ? 1 : 0);
+    if (in->has_sink) {
+        x->s[nk] = in->sink;
+        x->a[nk] = x->td[nk] = x->tm[nk] = 0.0;
+        m = in->sink > m ? in->sink : m;
+        smin = in->sink < smin ? in->sink : smin;
+    }
     /* rescalings an online softmax in ascending key order may do: keys that
      * may be a running-max record given the float32 score errors */
     double R = 0, prev = -INFINITY;
@@ -323,9 +366,12 @@ static int64_t dbl_row_finite(ref_dbl *x, const ref_row_in *in, row_out *ro)
         double lo = x->s[t] - emax;
         prev = lo > prev ? lo : prev;
     }
-    const double K = (double)nk + R + 1.0;
+    /* the sink, wherever the kernel takes it in (first or last): one more
+     * possible record, one more term of the row sum */
+    R += (double)(nt - nk);
+    const double K = (double)nt + R + 1.0;
     const double gk24 = gam(K, U24);
-    const double gk53 = gam((double)nk + (in->vlo ? 2 : 1), U53);
+    const double gk53 = gam((double)nt + (in->vlo ? 2 : 1), U53);
     const double span = m - smin + 2.0 * emax;
     /* A key whose exact score lies more than FAR below the max key's
      * (diff plus both score errors < -FAR) has a weight below e^-FAR
@@ -342,14 +388,14 @@ static int64_t dbl_row_finite(ref_dbl *x, const ref_row_in *in, row_out *ro)
      * (below): its absolute terms (2^-149 scale) cover that. */
     const double FAR = 700.0;
     double far_w = 0.0, td_max_key = 0.0, tm_max_key = 0.0;
-    for (int64_t t = 0; t < nk; t++)
+    for (int64_t t = 0; t < nt; t++)
         if (x->s[t] == m) {
             td_max_key = x->td[t] > td_max_key ? x->td[t] : td_max_key;
             tm_max_key = x->tm[t] > tm_max_key ? x->tm[t] : tm_max_key;
         }
     int64_t n_live = 0, live = -1;
     double S = 0.0, tdmax = 0.0, tmmax = 0.0;
-    for (int64_t t = 0; t < nk; t++) {
+    for (int64_t t = 0; t < nt; t++) { /* the keys, then the sink */
         double diff = x->s[t] - m;
         const int far = diff + x->td[t] + td_max_key < -FAR;
         /* the float32 kernel's weight of a far key, with its own score
@@ -377,7 +423,7 @@ static int64_t dbl_row_finite(ref_dbl *x, const ref_row_in *in, row_out *ro)
     p_rounding(in, &u_in, &eta_in);
     /* weighted denominator perturbations */
     double ed_den = 0.0, em_den = 0.0;
-    for (int64_t t = 0; t < nk; t++) {
+    for (int64_t t = 0; t < nt; t++) {
         ed_den += x->w[t] * ((1.0 + x->td[t]) * (1.0 + gk53) - 1.0);
         em_den += x->w[t] * ((1.0 + x->tm[t]) * (1.0 + gk24) - 1.0);
     }
@@ -416,8 +462,9 @@ static int64_t dbl_row_finite(ref_dbl *x, const ref_row_in *in, row_out *ro)
         spv /= S;
         small /= S;
         double std_ = 0.0, stm = 0.0;
-        for (int64_t t = 0; t < nk; t++) {
-            double dv = fabs(in->vbuf[in->keys[t] * D + d] - o) * x->w[t];
+        for (int64_t t = 0; t < nt; t++) { /* the sink: v_s = 0 */
+            double vt = t < nk ? in->vbuf[in->keys[t] * D + d] : 0.0;
+            double dv = fabs(vt - o) * x->w[t];
             std_ += x->td[t] * dv;
             stm += x->tm[t] * dv;
         }
@@ -469,8 +516,9 @@ static int64_t dbl_row_finite(ref_dbl *x, const ref_row_in *in, row_out *ro)
             }
         }
     }
-    /* ties: a row of one exact score is the plain mean of v */
-    if (undecided > 0 && ok)
+    /* ties: a row of one exact score is the plain mean of v (with a sink:
+     * the MPFR loop's rational means, which count the sink's class) */
+    if (undecided > 0 && ok && !in->has_sink)
         undecided -= ref_dbl_one_class(in, ro);
     return undecided;
 }

@@ -161,6 +161,10 @@ typedef struct ref_problem {
      * (ref_load_pse_row); pse_bstride 0 for a pse of batch 1 */
     const fia_tensor *pse;
     int64_t pse_bstride, pse_nstride, pse_cols;
+    /* sink (read_sink.c; NULL without): learnable_sink, bf16 [N]; query
+     * head n's rows have one virtual key of score sink[n] (not scaled) and
+     * value 0 */
+    const fia_tensor *sink;
 } ref_problem;
 
 /* Every dim below 2^40 keeps all index arithmetic far from int64 overflow;
@@ -381,6 +385,15 @@ int ref_seqlen_admits(const ref_problem *p, int64_t b, int64_t i, int64_t j);
 fia_status ref_read_mla(ref_problem *p, const fia_case *c,
                         const fia_case_data *d, fia_error *err);
 
+/* ---- read_sink.c -------------------------------------------------------- */
+
+/* After read_mla: learnable_sink, bf16 [N] (else FIA_ERR_PARAM_INVALID),
+ * refused as not modeled with an int8 query or rope inputs. */
+fia_status ref_read_sink(ref_problem *p, const fia_case *c,
+                         const fia_case_data *d, fia_error *err);
+/* Query head n's sink value (exact: bf16 in binary64). */
+double ref_sink_value(const ref_problem *p, int64_t n);
+
 /* ---- read_padding.c ---------------------------------------------------- */
 
 /* After the layout's dims: which left-padding scenes the call is (query,
@@ -564,6 +577,11 @@ typedef struct ref_row_in {
     int want_lse;
     int round_p;                 /* model: P rounded to the input dtype */
     fia_dtype in_dtype;
+    /* sink (read_sink.c): one more virtual key of score `sink` exactly (not
+     * scaled, no bias) and value 0: in the max and the denominator only.
+     * The workspaces hold max keys + 1 scores / weights for it (index nk). */
+    int has_sink;
+    double sink;
     /* antiquant (docs/tolerance.md "Antiquant"): the model rounds k and v
      * to the input dtype, x(1 + d) + e, |d| <= u_kv, |e| <= eta_kv; no
      * model when some |x| > kv_lim.  u_kv 0: k and v are used as given. */

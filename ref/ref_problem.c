@@ -27,6 +27,7 @@ static const ref_read_step read_steps[] = {
     ref_read_tensor_list,      /* key/value lists: a tensor per batch */
     ref_read_layout_dims,      /* B, Q_S, KV_S, D */
     ref_read_mla,              /* query_rope / key_rope: Dr (not decode) */
+    ref_read_sink,             /* learnable_sink: bf16 [N] (after gqa, mla) */
     ref_read_padding_scene,    /* left padding: which scenes (or refused) */
     ref_read_output_shape,     /* attention_out's shape for the layout */
     ref_read_scale,

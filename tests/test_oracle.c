@@ -688,7 +688,25 @@ static const rule_case cases[] = {
     {"NM-014", MLA_D, "key = bf16 [6,1,32,16,16]\nvalue = bf16 [6,1,32,16,16]\n"
      "key_rope = bf16 [6,1,4,16,16]", MLA_D, ""},
     {"NM-011", PREFILL, "query_quant_mode = 3", PREFILL, ""},
-    {"NM-015", PREFILL, "learnable_sink = fp16 [2]", PREFILL, ""},
+    /* learnable_sink (rules_sink.c): bf16 [N] */
+    {"SINK-001", PREFILL, "learnable_sink = fp16 [2]", PREFILL,
+     "learnable_sink = bf16 [2]"},
+    {"SINK-001", TND, "learnable_sink = fp32 [4]", TND,
+     "learnable_sink = bf16 [4]"},
+    {"SINK-001", Q8_P, "learnable_sink = fp16 [2]", DECODE,
+     "learnable_sink = bf16 [2]"},
+    {"SINK-002", PREFILL, "learnable_sink = bf16 [0]", PREFILL,
+     "learnable_sink = bf16 [2]"},
+    {"SINK-002", DECODE, "learnable_sink = bf16 [1,2]", DECODE,
+     "learnable_sink = bf16 [2]"},
+    {"SINK-002", TND, "learnable_sink = bf16 [2]", TND,
+     "learnable_sink = bf16 [4]"},
+    {"SINK-002", MLA_D, "learnable_sink = bf16 [1]", PAGED_D,
+     "learnable_sink = bf16 [32]"},
+    /* narrowed: full int8 or rope; a late row, after every rule */
+    {"NM-015", MLA_D, "learnable_sink = bf16 [32]", MLA_D, ""},
+    {"NM-015", Q8_P, "learnable_sink = bf16 [2]", PREFILL,
+     "learnable_sink = bf16 [2]"},
     {"NM-012", PREFILL, "input_layout = BNSD_NBSD", PREFILL, ""},
     {"NM-013", TND,
      "query = bf16 [17,4,192]\nkey = bf16 [43,2,192]\n"
@@ -982,6 +1000,19 @@ static void test_precedence(void)
                    "value_shared_prefix = fp16 [1,2,8,64]\n"
                    "pse_shift = fp16 [2,2,1,40]");
     expect_both(t, FIA_OK, FIA_OK, "decode prefix with a pse of P + KV_S");
+    free(t);
+    /* the sink's not-modeled row (full int8, rope) is late: a wrong sink
+     * and MLA's own rules come first; a valid sink elsewhere computes */
+    t = mk(MLA_D, "learnable_sink = bf16 [32]\nkey_rope = null");
+    expect_both(t, FIA_ERR_PARAM_INVALID, FIA_ERR_INNER_TILING_ERROR,
+                "an MLA rule beats the sink's late not modeled");
+    free(t);
+    t = mk(MLA_D, "learnable_sink = fp16 [32]");
+    expect_both(t, FIA_ERR_PARAM_INVALID, FIA_ERR_INNER_TILING_ERROR,
+                "the sink's dtype beats its late not modeled");
+    free(t);
+    t = mk(PAGED_D, "learnable_sink = bf16 [32]");
+    expect_both(t, FIA_OK, FIA_OK, "a bf16 [N] sink is accepted");
     free(t);
     t = mk(PREFILL, "query = fp32 [1,2,16,64]\nsparse_mode = 9");
     expect_both(t, FIA_ERR_PARAM_INVALID, FIA_ERR_PARAM_INVALID,
