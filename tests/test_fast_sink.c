@@ -155,6 +155,9 @@ static fia_status phase_one(cs *c, fast_executor **ex, uint64_t *wss)
     const fia_tensor *kk[1] = {&c->k}, *vv[1] = {&c->v};
     fia_tensor_list kl = {1, kk}, vl = {1, vv};
     fast_v2_extras x = {.learnableSinkOptional = c->sinkless ? NULL : &c->sk};
+    /* the arrays are the case's own (a copied case points at its copy) */
+    c->asl = (fia_int_array){c->B, c->asl_v};
+    c->aslkv = (fia_int_array){c->B, c->aslkv_v};
     const bool mask = c->sparse == 3 || c->xmask;
     return fastFusedInferAttentionScoreV2ExtGetWorkspaceSize(
         &c->q, &kl, &vl, c->pse ? &c->pset : NULL, mask ? &c->mask : NULL,
