@@ -33,7 +33,9 @@
  * the row sum of the unrounded p in float32; P.V accumulated in float32;
  * the division by the row sum at the end, in double, with one nearest-even
  * rounding to the output dtype; lse = m + log(sum) in double, rounded to
- * float32.  Splits merge as l = sum l_s e^(m_s - M), acc likewise. */
+ * float32.  Splits merge as l = sum l_s e^(m_s - M), acc likewise.  A
+ * learnable_sink joins the row's sum where the row ends, once (after the
+ * merge of the splits): run_sink.c. */
 #include <stdlib.h>
 #include "attention_task.h"
 
@@ -663,14 +665,18 @@ static void task_store(const fast_plan *p, const fast_kernels *kern,
             /* padding rows (unspecified) and empty key sequences (002
              * 入参为空的处理; RELEASED): zeros, lse +inf. */
             fast_store_zero(p, b, n, i);
-        } else if (w->l[r] == 0.0f) {
-            if (fast_mask_any_open(p, b, i, w->alo[r], w->ahi[r]))
-                fast_store_nan(p, b, n, i); /* its keys all scored -inf */
-            else if (k->correct) /* row-invalid correction: 0, lse +inf */
+        } else if (w->l[r] == 0.0f &&
+                   !fast_mask_any_open(p, b, i, w->alo[r], w->ahi[r])) {
+            /* no key takes part (a sink does not change it) */
+            if (k->correct) /* row-invalid correction: 0, lse +inf */
                 fast_store_zero(p, b, n, i);
             else
                 fast_degenerate_mean(p, b, n, i, k->kv_len, w->tmp);
-        } else if (fast_pse_all_dropped(p, w->m[r])) {
+        } else if (p->sink_given &&
+                   fast_sink_end(p, b, n, i, w->m[r], (double)w->l[r],
+                                 w->acc + r * Dp, kern)) {
+            /* its keys and the sink (run_sink.c) */
+        } else if (w->l[r] == 0.0f || fast_pse_all_dropped(p, w->m[r])) {
             fast_store_nan(p, b, n, i); /* every key's score -inf */
         } else {
             fast_store_row(p, b, n, i, w->acc + r * Dp, (double)w->l[r],
@@ -746,17 +752,21 @@ void fast_merge_splits(const fast_plan *p, float *partials, void *scr)
                     w.tmp[d] += rec[16 + d] * wt;
                 first = false;
             }
-            if (first) { /* no key with a finite score */
-                if (fast_mask_any_open(p, b, 0, 0, kv_len - 1))
-                    fast_store_nan(p, b, n, 0); /* all scored -inf */
-                else if (fast_row_corrected(p, 1, kv_len))
+            if (first && !fast_mask_any_open(p, b, 0, 0, kv_len - 1)) {
+                /* no key takes part (a sink does not change it) */
+                if (fast_row_corrected(p, 1, kv_len))
                     fast_store_zero(p, b, n, 0);
                 else
                     fast_degenerate_mean(p, b, n, 0, kv_len, w.tmp);
                 continue;
             }
-            if (fast_pse_all_dropped(p, mx)) { /* every key's score -inf */
-                fast_store_nan(p, b, n, 0);
+            /* the sink once per row, after every split (first: its keys
+             * all scored -inf, mx -inf and l 0) */
+            if (p->sink_given &&
+                fast_sink_end(p, b, n, 0, mx, l, w.tmp, kern))
+                continue;
+            if (first || fast_pse_all_dropped(p, mx)) {
+                fast_store_nan(p, b, n, 0); /* every key's score -inf */
                 continue;
             }
             fast_store_row(p, b, n, 0, w.tmp, l, kern);

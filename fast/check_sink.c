@@ -1,14 +1,50 @@
-/* sink: 004's learnable_sink (fast_v2_extras).  Not computed yet: refused
- * as not modeled (layer 4). */
+/* sink: 004's learnable_sink (fast_v2_extras; docs/features/sink.md).  004
+ * names it in the prototype only; RELEASED gives its meaning: shape [N]
+ * (N = num_heads), bfloat16 in the released tests, per query head one
+ * virtual key whose score is sink[n] (not scaled) in the softmax's max and
+ * denominator, without a value (run_sink.c computes it).
+ *
+ * Its dtype and shape are semantic rules (layer 5: no document registers a
+ * dtype for it, so not the registered-dtype layer).  An empty sink is not
+ * absent (RELEASED makes only an empty mask or pse absent): its shape is
+ * not [N], N >= 1.  With full quantization (an int8 query) or MLA (a rope)
+ * the sink is not computed: refused as not modeled in layer 6, where only
+ * a call every rule accepts arrives (a documented rejection is never
+ * hidden behind "not modeled"). */
 #include "validate.h"
 
-static const fast_opt_input sink_inputs[] = {
-    {FAST_OPT_LEARNABLE_SINK, 1, {FIA_DT_BF16}},
-};
-
-/* Layer 4. */
+/* Layer 5, after the layout rows (N in the plan).  SINK-001 bf16
+ * (released code), SINK-002 rank 1, [N].  Fills the plan's sink. */
 fia_status fast_check_sink(const fast_args *a, fast_plan *p, fia_error *err)
 {
+    const fia_tensor *t = a->opt[FAST_OPT_LEARNABLE_SINK];
+    if (t == NULL)
+        return FIA_OK;
+    if (t->dtype != FIA_DT_BF16)
+        FAST_REJECT("S_SINK_DTYPE", "learnable_sink must be bf16, not %s",
+                    fast_dtype_name(t->dtype));
+    if (t->ndim != 1 || t->shape[0] != p->N)
+        FAST_REJECT("S_SINK_SHAPE", "learnable_sink must be [N] = [%lld] "
+                    "(rank %d%s%lld)", (long long)p->N, t->ndim,
+                    t->ndim >= 1 ? ", first dim " : "",
+                    t->ndim >= 1 ? (long long)t->shape[0] : 0LL);
+    p->sink_given = true;
+    p->sink = (const uint16_t *)t->data;
+    return FIA_OK;
+}
+
+/* Layer 6, last: judged by every rule, not computed. */
+fia_status fast_check_sink_unmodeled(const fast_args *a, fast_plan *p,
+                                     fia_error *err)
+{
     (void)p;
-    return fast_refuse_opt(a, sink_inputs, 1, err);
+    if (a->opt[FAST_OPT_LEARNABLE_SINK] == NULL)
+        return FIA_OK;
+    if (a->query->dtype == FIA_DT_INT8)
+        FAST_NOTMOD("M_SINK_QUANT", "learnable_sink with full quantization "
+                    "(an int8 query) is not modeled yet");
+    if (fast_mla_call(a))
+        FAST_NOTMOD("M_SINK_MLA", "learnable_sink with MLA (query_rope / "
+                    "key_rope) is not modeled yet");
+    return FIA_OK;
 }

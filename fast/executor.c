@@ -184,6 +184,9 @@ fia_status fast_executor_check_run(const fast_executor *ex,
                                    (p->kr == NULL && p->kr_numel > 0)))
         return fast_fail(err, FIA_ERR_RUNTIME_ERROR, "R_NO_DATA",
                          "query_rope / key_rope has no data");
+    if (!p->empty && p->sink_given && p->sink == NULL)
+        return fast_fail(err, FIA_ERR_RUNTIME_ERROR, "R_NO_DATA",
+                         "learnable_sink has no data");
     if (!p->empty && p->P > 0 && (p->kp == NULL || p->vp == NULL))
         return fast_fail(err, FIA_ERR_RUNTIME_ERROR, "R_NO_DATA",
                          "key_shared_prefix / value_shared_prefix has no "

@@ -222,6 +222,14 @@ typedef struct fast_plan {
      * dtype q8_sdt: uint64 or fp32, fp32 for quant_scale1), device data
      * read before the run (fast_q8_apply) into q8_sc = fl32(ds1 * scale),
      * q8_qs1 and q8_ds2. */
+    /* learnable_sink (check_sink.c; run_sink.c; docs/features/sink.md):
+     * per query head n a virtual key of score sink[n] (bf16, N elements,
+     * not scaled) in the row's max and denominator, no value; folded in
+     * where a row ends (fast_sink_end).  Data may be NULL in status-only
+     * runs (phase two checks). */
+    bool sink_given;
+    const uint16_t *sink;
+
     bool q8;
     const void *q8_s[3];
     fia_dtype q8_sdt[3];
@@ -500,6 +508,16 @@ void fast_store_q8_fill(const fast_plan *p, int64_t b, int64_t n, int64_t i,
 void fast_store_lse(const fast_plan *p, int64_t b, int64_t n, int64_t i,
                     double x);
 void fast_store_zero(const fast_plan *p, int64_t b, int64_t n, int64_t i);
+/* run_sink.c, with p->sink_given: ends row (b, n, i) whose keys left the
+ * running max m, sum l and acc (D floats), the sink of head n taking part:
+ * output acc / (l + e^(sink - m)) and lse M + log(l e^(m - M) + e^(sink -
+ * M)), M = max(m, sink).  Also for a row whose keys all scored -inf (l =
+ * 0, or the pse's clamp: fast_pse_all_dropped).  Returns false, nothing
+ * stored, when the sink takes no part (-inf): the row ends as without
+ * one. */
+bool fast_sink_end(const fast_plan *p, int64_t b, int64_t n, int64_t i,
+                   float m, double l, const float *acc,
+                   const struct fast_kernels *kern);
 /* run_pse.c: the pse of keys j0.. of each of mr rows, out[r] = rows[r]
  * (the row at column 0, fast_pse_row; NULL: none) from key j0's column;
  * whether a row's final max m says every key it used scored -inf (the

@@ -57,7 +57,6 @@ const fast_check fast_checks[] = {
     {"tnd", FAST_LAYER_NOT_MODELED, fast_check_tnd},
     {"mla", FAST_LAYER_NOT_MODELED, fast_check_mla},
     {"query_quant", FAST_LAYER_NOT_MODELED, fast_check_query_quant},
-    {"sink", FAST_LAYER_NOT_MODELED, fast_check_sink},
     /* Layer 5: semantic rules.  tensors_empty ends the walk for an empty
      * query (p->empty): 002 returns at once, before any tiling check. */
     {"tensors", FAST_LAYER_SEMANTIC, fast_check_tensors_lists},
@@ -92,6 +91,8 @@ const fast_check fast_checks[] = {
     {"int8_out", FAST_LAYER_SEMANTIC, fast_check_int8_out_shape},
     /* int8/int4 key/value: last, it reads the dims every row above fixed */
     {"antiquant", FAST_LAYER_SEMANTIC, fast_check_antiquant},
+    /* learnable_sink's dtype and [N] (reads N) */
+    {"sink", FAST_LAYER_SEMANTIC, fast_check_sink},
     /* Layer 6: judged by every rule above, but not computed. */
     {"tnd", FAST_LAYER_ARITHMETIC, fast_check_tnd_value_d},
     {"prefix", FAST_LAYER_ARITHMETIC, fast_check_prefix},
@@ -106,6 +107,9 @@ const fast_check fast_checks[] = {
     {"int_inputs", FAST_LAYER_ARITHMETIC, fast_check_int_inputs_query},
     {"int8_quant", FAST_LAYER_ARITHMETIC, fast_plan_int8_quant},
     {"int8_out", FAST_LAYER_ARITHMETIC, fast_check_int8_out_compute},
+    /* the sink with what it is not computed with, last: no row above
+     * rejects such a call */
+    {"sink", FAST_LAYER_ARITHMETIC, fast_check_sink_unmodeled},
 };
 const size_t fast_check_count = sizeof fast_checks / sizeof fast_checks[0];
 

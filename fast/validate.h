@@ -252,8 +252,10 @@ bool fast_mla_call(const fast_args *a);
 int64_t fast_mla_query_d(const fast_args *a);
 bool fast_mla512(const fast_args *a);
 fia_status fast_check_query_quant(const fast_args *, fast_plan *, fia_error *);
-/* sink */
+/* sink (check_sink.c): its dtype and shape and the plan (layer 5), what
+ * is not computed with it (layer 6) */
 fia_status fast_check_sink(const fast_args *, fast_plan *, fia_error *);
+fia_status fast_check_sink_unmodeled(const fast_args *, fast_plan *, fia_error *);
 fia_status fast_check_query_quant_dtypes(const fast_args *, fast_plan *, fia_error *);
 
 #endif

@@ -627,6 +627,9 @@ static void own_refusals(void)
         if (o == FAST_OPT_QUERY_ROPE || o == FAST_OPT_KEY_ROPE)
             continue; /* MLA is computed, its refusals (full quantization,
                          the NZ cache) in test_fast_mla.c */
+        if (o == FAST_OPT_LEARNABLE_SINK)
+            continue; /* the sink is computed, its rules and refusals
+                         (full quantization, MLA) in test_fast_sink.c */
         fast_args a = ok;
         a.opt[o] = &t;
         char msg[64];
