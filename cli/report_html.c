@@ -140,7 +140,7 @@ static const char style[] =
     "td.n,th.n{text-align:right;font-variant-numeric:tabular-nums}"
     "td.rule,td.revision,td.first,td.last,td.started{white-space:nowrap}"
     "td.sig{font-family:ui-monospace,Menlo,Consolas,monospace;"
-    "font-size:12px;word-break:break-all;max-width:520px}"
+    "font-size:12px;overflow-wrap:anywhere;max-width:520px}"
     "pre{background:#f6f8fa;border:1px solid #e3e7eb;padding:10px;"
     "overflow:auto;max-height:420px;font-size:12px}"
     ".dim{color:#6a737d}.rev{border-bottom:1px dotted #6a737d}"

@@ -177,6 +177,19 @@ for rev in R1 R2; do
   [ "$cases" -gt 0 ] && ok || bad "no accuracy cases at $rev"
   expect_grep "<td class=\"bucket sig\">\\* \\(all\\)</td><td class=\"revision\">$rev</td><td class=\"n cases\">$cases</td>" "$tmp/dom"
 done
+# ... and their quantiles those db regressions computes for the facet "*"
+"$FIACHECK" db regressions --db "$db" --base R1 --head R2 --json >"$tmp/reg.json"
+for side in base head; do
+  q=$(grep '"bucket":"\*"' "$tmp/reg.json" | grep -o "\"$side\":{[^}]*}")
+  rev=$(echo "$q" | grep -o '"revision":"[^"]*"' | cut -d'"' -f4)
+  cells=$(for k in cases p50 p90 p99; do
+            v=$(echo "$q" | grep -o "\"$k\":[0-9.e+-]*" | cut -d: -f2)
+            [ $k = cases ] && printf '<td class="n %s">%s</td>' $k "$v" ||
+              printf '<td class="n %s">%.3g</td>' $k "$v"
+          done)
+  [ -n "$rev" ] && grep -qF "<td class=\"revision\">$rev</td>$cells" "$tmp/dom" && ok ||
+    bad "the ratios of $side ($rev) are not $cells"
+done
 # benchmarks: the median of a figure's two runs per revision
 "$FIACHECK" db bench --db "$db" --json >"$tmp/bench.json"
 for rev in R1 R2; do
