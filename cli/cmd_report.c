@@ -87,11 +87,11 @@ static FILE *open_beside(const char *out, char **tmp)
         *tmp = NULL;
         return NULL;
     }
+    /* mkstemp made it 0600; a page is for others to read (as umask
+     * allows).  A failure is not fatal: the page is still whole. */
     mode_t mask = umask(0);
     umask(mask);
-    if (fchmod(fd, 0666 & ~mask) != 0) { /* mkstemp made it 0600 */
-        /* not fatal: the page is still written, only less readable */
-    }
+    (void)fchmod(fd, 0666 & ~mask);
     FILE *f = fdopen(fd, "w");
     if (f == NULL) {
         close(fd);
