@@ -352,7 +352,9 @@ int main(int argc, char **argv)
     setvbuf(stdout, NULL, _IOLBF, 0);
     printf("fiacheck bench --kernels: one thread, best of %d batches\n",
            batches);
-    bufs b;
+    /* static: the buffers live until exit, and LeakSanitizer (the ASan
+     * build, fiacheck bench --kernels --db in tests) sees them reachable */
+    static bufs b;
     make_bufs(&b);
     for (int isa = FAST_ISA_COUNT - 1; isa >= 0; isa--) {
         const fast_kernels *t = fast_kernels_for((fast_isa)isa);

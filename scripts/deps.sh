@@ -2,8 +2,10 @@
 # Installs the Debian packages fiacheck needs, when they are missing.
 # Safe to run repeatedly; does nothing when everything is there.
 set -euo pipefail
+# gnuplot-nox draws the plots of `fiacheck report`; chromium renders its page
+# headless in tests/cli/report.sh.
 pkgs=(gcc make cmake clang libclang-rt-14-dev libmpfr-dev libgmp-dev
-      libsqlite3-dev sqlite3 libopenblas-dev libdnnl-dev)
+      libsqlite3-dev sqlite3 libopenblas-dev libdnnl-dev gnuplot-nox chromium)
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" \

@@ -1,0 +1,229 @@
+/* `fiacheck report [--db PATH] [--out FILE]`: the store as one HTML page
+ * that needs nothing else to be read (no network, no script): campaigns,
+ * findings with their case texts, rule coverage against the catalogue,
+ * accuracy and benchmark figures across revisions, plotted by gnuplot.
+ *
+ * The store is opened read-only (a campaign may be writing to it).  The
+ * page is written beside FILE under a temporary name and renamed over it
+ * at the end, so a failed report never leaves half a page where a reader
+ * expects a whole one. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+#include "cli.h"
+#include "report.h"
+
+#define REPORT_DB "results/findings.db"
+#define REPORT_OUT "report.html"
+
+static const char report_usage[] =
+    "usage: fiacheck report [--db PATH] [--out FILE]\n"
+    "  the findings store as one self-contained HTML page: campaigns,\n"
+    "  findings (each linked to its minimized case text), rule coverage\n"
+    "  (every rule, the never-hit ones first), accuracy per bucket and\n"
+    "  benchmark figures across revisions as plots (drawn by gnuplot,\n"
+    "  Debian package gnuplot-nox; without it the page has the tables and\n"
+    "  says so)\n"
+    "  --db PATH     the store, read only (default " REPORT_DB ")\n"
+    "  --out FILE    the page (default " REPORT_OUT "), replaced whole\n"
+    "environment: FIACHECK_GNUPLOT  the gnuplot program (default gnuplot)\n"
+    "exit status: 0 written, 2 bad usage, a missing or damaged store, or a\n"
+    "page that cannot be written\n";
+
+typedef struct report_opts {
+    const char *db, *out;
+} report_opts;
+
+static int parse(int argc, char **argv, report_opts *o)
+{
+    int seen_db = 0, seen_out = 0;
+    o->db = REPORT_DB;
+    o->out = REPORT_OUT;
+    for (int i = 0; i < argc; i++) {
+        if (strcmp(argv[i], "--db") == 0) {
+            if (cli_once("report", "--db", &seen_db) ||
+                cli_value("report", argc, argv, &i, &o->db))
+                return -1;
+        } else if (strcmp(argv[i], "--out") == 0) {
+            if (cli_once("report", "--out", &seen_out) ||
+                cli_value("report", argc, argv, &i, &o->out))
+                return -1;
+        } else {
+            fprintf(stderr, "fiacheck report: unexpected argument '%s'\n",
+                    argv[i]);
+            return -1;
+        }
+    }
+    if (o->out[0] == '\0' || o->db[0] == '\0') {
+        fprintf(stderr, "fiacheck report: --db and --out want a path\n");
+        return -1;
+    }
+    return 0;
+}
+
+/* A temporary file beside out (same filesystem: rename replaces out in one
+ * step), readable as a page should be: FILE, *tmp to free.  NULL said. */
+static FILE *open_beside(const char *out, char **tmp)
+{
+    struct stat st;
+    if (stat(out, &st) == 0 && S_ISDIR(st.st_mode)) {
+        fprintf(stderr, "fiacheck report: cannot write %s: it is a "
+                "directory\n", out);
+        return NULL;
+    }
+    size_t n = strlen(out) + 16;
+    *tmp = malloc(n);
+    if (*tmp == NULL)
+        return NULL;
+    snprintf(*tmp, n, "%s.tmp-XXXXXX", out);
+    int fd = mkstemp(*tmp);
+    if (fd < 0) {
+        fprintf(stderr, "fiacheck report: cannot write %s: %s\n", out,
+                strerror(errno));
+        free(*tmp);
+        *tmp = NULL;
+        return NULL;
+    }
+    /* mkstemp made it 0600; a page is for others to read (as umask
+     * allows).  A failure is not fatal: the page is still whole. */
+    mode_t mask = umask(0);
+    umask(mask);
+    (void)fchmod(fd, 0666 & ~mask);
+    FILE *f = fdopen(fd, "w");
+    if (f == NULL) {
+        close(fd);
+        unlink(*tmp);
+        free(*tmp);
+        *tmp = NULL;
+    }
+    return f;
+}
+
+/* A memory stream for a part of the page. */
+typedef struct part {
+    char *buf;
+    size_t len;
+    FILE *f;
+} part;
+
+/* Says why a section failed: 0, or -1 said. */
+static int section(fia_store *s, int rc)
+{
+    if (rc == FIA_STORE_OK)
+        return 0;
+    if (rc == RP_NOMEM)
+        fprintf(stderr, "fiacheck report: out of memory\n");
+    else
+        fprintf(stderr, "fiacheck report: %s\n", fia_store_errmsg(s));
+    return -1;
+}
+
+/* The sections into body and cases: 0, or -1 said. */
+static int sections(fia_store *s, rp_plotter *p, FILE *body, FILE *cases)
+{
+    /* the long catalogue last, the plots before it */
+    if (section(s, rt_findings(body, s, cases)) != 0 ||
+        section(s, rt_campaigns(body, s)) != 0 ||
+        section(s, rr_accuracy(body, s, p)) != 0 ||
+        section(s, rr_bench(body, s, p)) != 0 ||
+        section(s, rt_coverage(body, s)) != 0)
+        return -1;
+    return 0;
+}
+
+/* The page into f: 0, or -1 said. */
+static int write_page(FILE *f, fia_store *s, const report_opts *o,
+                      rp_plotter *p)
+{
+    part body = {0}, cases = {0};
+    body.f = open_memstream(&body.buf, &body.len);
+    cases.f = open_memstream(&cases.buf, &cases.len);
+    int rc = body.f && cases.f ? 0 : -1;
+    if (rc != 0)
+        fprintf(stderr, "fiacheck report: out of memory\n");
+    if (rc == 0)
+        rc = sections(s, p, body.f, cases.f);
+    if (body.f)
+        fclose(body.f);
+    if (cases.f)
+        fclose(cases.f);
+    if (rc == 0) {
+        rh_page_begin(f, o->db, (int64_t)time(NULL));
+        rc = section(s, rt_summary(f, s));
+    }
+    if (rc == 0) {
+        /* said first: a reader of the page should not hunt for why */
+        rr_plot_note(f, p);
+        fwrite(body.buf, 1, body.len, f);
+        fputs("<h2 id=\"cases\">Case texts</h2>\n", f);
+        if (cases.len == 0)
+            fputs("<p class=\"dim\">No findings, no cases.</p>\n", f);
+        fwrite(cases.buf, 1, cases.len, f);
+        rh_page_end(f);
+    }
+    free(body.buf);
+    free(cases.buf);
+    return rc;
+}
+
+int cmd_report(int argc, char **argv)
+{
+    for (int i = 0; i < argc; i++)
+        if (cli_is_help(argv[i])) {
+            fputs(report_usage, stdout);
+            return CLI_EXIT_OK;
+        }
+    report_opts o;
+    if (parse(argc, argv, &o) != 0) {
+        fputs(report_usage, stderr);
+        return CLI_EXIT_USAGE;
+    }
+    fia_store *s = NULL;
+    char err[600];
+    if (fia_store_open(o.db, FIA_STORE_OPEN_READONLY, &s, err, sizeof err) !=
+        FIA_STORE_OK) {
+        fprintf(stderr, "fiacheck report: %s\n", err);
+        return CLI_EXIT_USAGE;
+    }
+    char *tmp = NULL;
+    FILE *f = open_beside(o.out, &tmp);
+    if (f == NULL) {
+        fia_store_close(s);
+        return CLI_EXIT_USAGE;
+    }
+    rp_plotter p;
+    rp_init(&p);
+    int rc = write_page(f, s, &o, &p);
+    rp_done(&p);
+    fia_store_close(s);
+    if (ferror(f) && rc == 0) {
+        fprintf(stderr, "fiacheck report: cannot write %s: %s\n", tmp,
+                strerror(errno));
+        rc = -1;
+    }
+    if (fclose(f) != 0 && rc == 0) {
+        fprintf(stderr, "fiacheck report: cannot write %s: %s\n", tmp,
+                strerror(errno));
+        rc = -1;
+    }
+    if (rc == 0 && rename(tmp, o.out) != 0) {
+        fprintf(stderr, "fiacheck report: cannot write %s: %s\n", o.out,
+                strerror(errno));
+        rc = -1;
+    }
+    if (rc != 0)
+        unlink(tmp);
+    free(tmp);
+    if (rc != 0)
+        return CLI_EXIT_USAGE;
+    if (p.skipped > 0)
+        fprintf(stderr, "fiacheck report: %d plot%s not drawn: %s (plots "
+                "need gnuplot: Debian package gnuplot-nox)\n", p.skipped,
+                p.skipped == 1 ? "" : "s", p.why);
+    printf("fiacheck report: wrote %s (%d plot%s)\n", o.out, p.plots,
+           p.plots == 1 ? "" : "s");
+    return CLI_EXIT_OK;
+}
