@@ -57,6 +57,12 @@ void cli_finding_context(const char *text, fuzz_target_id *t, fia_profile *p,
  * (a byte that does not start a well-formed UTF-8 sequence becomes U+FFFD)
  * with every control character escaped, whatever the input. */
 void cli_json_string(FILE *f, const char *s);
+/* A field of a JSON object on stdout, after the object's first one:
+ * ,"key":"v" (null for NULL) / ,"key":number (null when not finite). */
+void cli_json_kv(const char *key, const char *v);
+void cli_json_num(const char *key, double v);
+/* Unix seconds as ISO-8601 UTC ("2025-01-31T12:00:00Z") into buf. */
+void cli_iso_time(char *buf, size_t n, int64_t t);
 /* `fiacheck rules --api NAME`: the catalogue in the interface's words,
  * each rule marked by whether it concerns what the interface has; only
  * those with present_only (cli/rules_api.c). */

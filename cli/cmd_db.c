@@ -5,6 +5,7 @@
 #include <string.h>
 #include <time.h>
 #include "cli.h"
+#include "cli_bench.h"
 #include "fia/store.h"
 
 #define DB_DEFAULT "results/findings.db"
@@ -207,43 +208,17 @@ static int store_error(fia_store *s)
     return CLI_EXIT_USAGE;
 }
 
-static void iso(char *buf, size_t n, int64_t t)
-{
-    time_t tt = (time_t)t;
-    struct tm tm;
-    if (gmtime_r(&tt, &tm) == NULL || strftime(buf, n, "%Y-%m-%dT%H:%M:%SZ",
-                                               &tm) == 0)
-        snprintf(buf, n, "%lld", (long long)t);
-}
-
-static void json_num(const char *key, double v)
-{
-    if (v == v && v - v == 0) /* finite */
-        printf(",\"%s\":%.17g", key, v);
-    else
-        printf(",\"%s\":null", key);
-}
-
-static void json_kv(const char *key, const char *v)
-{
-    printf(",\"%s\":", key);
-    if (v)
-        cli_json_string(stdout, v);
-    else
-        fputs("null", stdout);
-}
-
 /* The fields of a finding, without braces (full: with the texts). */
 static void finding_json(const fia_store_finding *f, int full)
 {
     printf("\"id\":%lld", (long long)f->id);
-    json_kv("signature", f->signature);
-    json_kv("kind", f->kind);
-    json_kv("state", f->state);
-    json_kv("target", f->target);
-    json_kv("profile", f->profile);
-    json_kv("revision", f->revision);
-    json_kv("last_revision", f->last_revision);
+    cli_json_kv("signature", f->signature);
+    cli_json_kv("kind", f->kind);
+    cli_json_kv("state", f->state);
+    cli_json_kv("target", f->target);
+    cli_json_kv("profile", f->profile);
+    cli_json_kv("revision", f->revision);
+    cli_json_kv("last_revision", f->last_revision);
     printf(",\"campaign_id\":%lld,\"first_seen\":%lld,\"last_seen\":%lld,"
            "\"count\":%lld,\"seed\":%llu,\"minimized\":%s",
            (long long)f->campaign_id, (long long)f->first_seen,
@@ -251,10 +226,10 @@ static void finding_json(const fia_store_finding *f, int full)
            (unsigned long long)f->seed, f->minimized_text ? "true" : "false");
     if (full) {
         printf(",\"state_changed\":%lld", (long long)f->state_changed);
-        json_kv("metrics_json", f->metrics_json);
-        json_kv("message", f->message);
-        json_kv("case_text", f->case_text);
-        json_kv("minimized_text", f->minimized_text);
+        cli_json_kv("metrics_json", f->metrics_json);
+        cli_json_kv("message", f->message);
+        cli_json_kv("case_text", f->case_text);
+        cli_json_kv("minimized_text", f->minimized_text);
     }
 }
 
@@ -267,7 +242,7 @@ static void finding_header(void)
 static void finding_line(const fia_store_finding *f)
 {
     char last[32];
-    iso(last, sizeof last, f->last_seen);
+    cli_iso_time(last, sizeof last, f->last_seen);
     printf("%5lld %-9s %6lld %-15s %-20s %s\n", (long long)f->id, f->state,
            (long long)f->count, f->kind, last, f->signature);
 }
@@ -324,9 +299,9 @@ static int do_show(fia_store *s, const db_opts *o)
         puts("}");
     } else {
         char first[32], last[32], changed[32];
-        iso(first, sizeof first, f.first_seen);
-        iso(last, sizeof last, f.last_seen);
-        iso(changed, sizeof changed, f.state_changed);
+        cli_iso_time(first, sizeof first, f.first_seen);
+        cli_iso_time(last, sizeof last, f.last_seen);
+        cli_iso_time(changed, sizeof changed, f.state_changed);
         printf("finding %lld: %s\n  signature  %s\n  state      %s (since "
                "%s)\n  count      %lld\n  first seen %s at %s (campaign "
                "%lld)\n  last seen  %s at %s\n  target     %s, profile %s, "
@@ -354,21 +329,21 @@ static int campaign_cb(const fia_store_campaign *c, void *ctx)
     int *n = ctx;
     if (n[1]) {
         printf("{\"type\":\"campaign\",\"id\":%lld", (long long)c->id);
-        json_kv("revision", c->revision);
-        json_kv("target", c->target);
-        json_kv("profile", c->profile);
-        json_kv("tolerance", c->tolerance);
-        json_kv("command", c->command);
+        cli_json_kv("revision", c->revision);
+        cli_json_kv("target", c->target);
+        cli_json_kv("profile", c->profile);
+        cli_json_kv("tolerance", c->tolerance);
+        cli_json_kv("command", c->command);
         printf(",\"seed\":%llu,\"started\":%lld,\"updated\":%lld,"
                "\"execs\":%lld,\"coverage\":%lld",
                (unsigned long long)c->seed, (long long)c->started,
                (long long)c->updated, (long long)c->execs,
                (long long)c->coverage);
-        json_num("seconds", c->seconds);
+        cli_json_num("seconds", c->seconds);
         printf(",\"finished\":%s,\"findings\":%lld",
                c->finished ? "true" : "false", (long long)c->findings);
         if (c->ttff >= 0)
-            json_num("ttff", c->ttff);
+            cli_json_num("ttff", c->ttff);
         else
             printf(",\"ttff\":null");
         printf("}\n");
@@ -378,7 +353,7 @@ static int campaign_cb(const fia_store_campaign *c, void *ctx)
                    "%7s\n", "id", "revision", "target", "prof", "started",
                    "execs", "seconds", "findings", "ttff");
         char started[32], ttff[32] = "-";
-        iso(started, sizeof started, c->started);
+        cli_iso_time(started, sizeof started, c->started);
         if (c->ttff >= 0)
             snprintf(ttff, sizeof ttff, "%.1fs", c->ttff);
         printf("%5lld %-12.12s %-16s %-5s %-20s %10lld %8.1f %8lld %7s%s\n",
@@ -395,12 +370,12 @@ static int accuracy_cb(const fia_store_accuracy *a, void *ctx)
     int *n = ctx;
     if (n[1]) {
         printf("{\"type\":\"accuracy\"");
-        json_kv("revision", a->revision);
-        json_kv("bucket", a->bucket);
+        cli_json_kv("revision", a->revision);
+        cli_json_kv("bucket", a->bucket);
         printf(",\"cases\":%lld", (long long)a->cases);
-        json_num("max_ulp", a->max_ulp);
-        json_num("mean_ulp", a->mean_ulp);
-        json_num("max_rel_err", a->max_rel_err);
+        cli_json_num("max_ulp", a->max_ulp);
+        cli_json_num("mean_ulp", a->mean_ulp);
+        cli_json_num("max_rel_err", a->max_rel_err);
         puts("}");
     } else {
         if (n[0] == 0)
@@ -462,12 +437,12 @@ static void ratio_json(const char *key, const fia_store_ratio_stats *r)
     printf(",\"%s\":{\"revision\":", key);
     cli_json_string(stdout, r->revision);
     printf(",\"cases\":%lld", (long long)r->cases);
-    json_num("p50", r->p50);
-    json_num("p90", r->p90);
-    json_num("p99", r->p99);
-    json_num("max", r->max);
-    json_num("above_half", r->above_half);
-    json_num("above_one", r->above_one);
+    cli_json_num("p50", r->p50);
+    cli_json_num("p90", r->p90);
+    cli_json_num("p99", r->p99);
+    cli_json_num("max", r->max);
+    cli_json_num("above_half", r->above_half);
+    cli_json_num("above_one", r->above_one);
     putchar('}');
 }
 
@@ -483,9 +458,9 @@ static void bucket_json(const fia_store_bucket_cmp *c)
            (long long)c->pairs, (long long)c->worse, (long long)c->better);
     if (c->compared) {
         printf(",\"test\":\"%s\"", c->paired ? "sign" : "mann-whitney");
-        json_num("effect", c->effect);
-        json_num("p_value", c->p_value);
-        json_num("alpha", c->alpha);
+        cli_json_num("effect", c->effect);
+        cli_json_num("p_value", c->p_value);
+        cli_json_num("alpha", c->alpha);
     }
 }
 
@@ -557,80 +532,6 @@ static int regression_cb(const fia_store_regression *r, void *ctx)
     return 0;
 }
 
-/* A benchmark figure's row: text or JSON. */
-static int bench_cb(const fia_bench_row *r, void *ctx)
-{
-    int *n = ctx;
-    const fia_bench_figure *f = &r->figure;
-    if (n[1]) {
-        printf("{\"type\":\"bench_figure\"");
-        json_kv("run", r->run_uuid);
-        json_kv("revision", r->revision);
-        json_kv("machine", r->machine);
-        json_kv("suite", r->suite);
-        printf(",\"started\":%lld", (long long)r->started);
-        json_kv("name", f->name);
-        json_num("value", f->value);
-        json_kv("unit", f->unit);
-        if (isfinite(f->ratio))
-            json_num("ratio", f->ratio);
-        else
-            printf(",\"ratio\":null");
-        json_kv("ratio_of", f->ratio_of);
-        printf("}\n");
-    } else {
-        if (n[0] == 0)
-            printf("%-12s %-20s %-8s %-28s %12s %-9s %s\n", "revision",
-                   "started", "suite", "figure", "value", "unit",
-                   "ratio (same run)");
-        char started[32], ratio[64] = "-";
-        iso(started, sizeof started, r->started);
-        if (isfinite(f->ratio))
-            snprintf(ratio, sizeof ratio, "%.3f of %s", f->ratio, f->ratio_of);
-        printf("%-12.12s %-20s %-8s %-28s %12.4g %-9s %s\n", r->revision,
-               started, r->suite, f->name, f->value, f->unit, ratio);
-    }
-    n[0]++;
-    return 0;
-}
-
-/* The benchmark part of regressions: figures measured at both revisions
- * on one machine, slower or faster beyond the run-to-run spread. */
-typedef struct bench_out {
-    const db_opts *o;
-    int64_t compared, too_few;
-} bench_out;
-
-static int bench_delta_cb(const fia_bench_delta *d, void *ctx)
-{
-    bench_out *b = ctx;
-    const char *what = !d->judged        ? "too-few"
-                       : d->verdict < 0 ? "slower"
-                       : d->verdict > 0 ? "faster"
-                                        : "same";
-    b->compared++;
-    b->too_few += !d->judged;
-    if (b->o->json) {
-        printf("{\"regression\":\"bench-%s\"", what);
-        json_kv("suite", d->suite);
-        json_kv("machine", d->machine);
-        json_kv("figure", d->name);
-        json_kv("metric", d->metric);
-        json_num("base", d->base);
-        json_num("head", d->head);
-        json_num("spread", d->spread);
-        printf(",\"base_runs\":%lld,\"head_runs\":%lld}\n",
-               (long long)d->base_runs, (long long)d->head_runs);
-    } else if (d->verdict != 0 || b->o->all_buckets) {
-        printf("%-9s bench %s %s: %.4g -> %.4g %s (%+.1f%%; spread %.1f%%, "
-               "%lld / %lld runs; %s)\n", what, d->suite, d->name, d->base,
-               d->head, d->metric, 100.0 * (d->head / d->base - 1.0),
-               100.0 * d->spread, (long long)d->base_runs,
-               (long long)d->head_runs, d->machine);
-    }
-    return 0;
-}
-
 static int do_regressions(fia_store *s, const db_opts *o)
 {
     if (o->base == NULL || o->head == NULL || o->npos != 1) {
@@ -647,11 +548,10 @@ static int do_regressions(fia_store *s, const db_opts *o)
                "both revisions not compared: --all-buckets lists them)\n",
                (long long)ro.too_few, ro.too_few == 1 ? "" : "s",
                (long long)o->reg.min_cases);
-    bench_out bo = {o, 0, 0};
-    int64_t slower = 0;
-    if (fia_store_bench_compare(s, o->base, o->head, bench_delta_cb, &bo,
-                                &slower) != FIA_STORE_OK)
+    cli_db_bench bo = {o->json, o->all_buckets, 0, 0, 0};
+    if (cli_db_bench_compare(s, o->base, o->head, &bo) != FIA_STORE_OK)
         return store_error(s);
+    const int64_t slower = bo.slower;
     if (!o->json && bo.compared > 0)
         printf("(%lld benchmark figure%s measured at both revisions on one "
                "machine, %lld with fewer than %d runs on a side not judged: "
@@ -843,11 +743,11 @@ int cmd_db(int argc, char **argv)
         break;
     }
     case 9: {
-        int n[2] = {0, o.json};
-        if (fia_store_bench_list(s, o.filter.revision, bench_cb, n) !=
+        int64_t n = 0;
+        if (cli_db_bench_list(s, o.filter.revision, o.json, &n) !=
             FIA_STORE_OK)
             rc = store_error(s);
-        else if (n[0] == 0 && !o.json)
+        else if (n == 0 && !o.json)
             printf("no benchmark figures%s%s (fiacheck bench --fast|--kernels "
                    "--db %s)\n", o.filter.revision ? " at " : "",
                    o.filter.revision ? o.filter.revision : "", o.db);

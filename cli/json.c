@@ -5,6 +5,7 @@
  * (RFC 8259, section 8.1): a well-formed UTF-8 sequence is copied, every
  * other byte becomes U+FFFD, and control characters (C0 and DEL) are
  * escaped, so one result stays one line. */
+#include <time.h>
 #include "cli.h"
 
 /* The length of the well-formed UTF-8 sequence at p (1..4), or 0 (RFC 3629
@@ -52,4 +53,30 @@ void cli_json_string(FILE *f, const char *s)
         p += n > 0 ? n : 1;
     }
     fputc('"', f);
+}
+
+void cli_json_num(const char *key, double v)
+{
+    if (v == v && v - v == 0) /* finite */
+        printf(",\"%s\":%.17g", key, v);
+    else
+        printf(",\"%s\":null", key);
+}
+
+void cli_json_kv(const char *key, const char *v)
+{
+    printf(",\"%s\":", key);
+    if (v)
+        cli_json_string(stdout, v);
+    else
+        fputs("null", stdout);
+}
+
+void cli_iso_time(char *buf, size_t n, int64_t t)
+{
+    time_t tt = (time_t)t;
+    struct tm tm;
+    if (gmtime_r(&tt, &tm) == NULL ||
+        strftime(buf, n, "%Y-%m-%dT%H:%M:%SZ", &tm) == 0)
+        snprintf(buf, n, "%lld", (long long)t);
 }
