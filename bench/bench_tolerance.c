@@ -163,7 +163,7 @@ static void check_shared_mask(const fia_case *c, const char *text,
     }
     d.t[FIA_SLOT_ATTEN_MASK] = &causal;
     d.n[FIA_SLOT_ATTEN_MASK] = 1;
-    r->fast_status = fia_call_fast(c, &d, FIA_PROFILE_DOC, 1, &r->fast_error);
+    r->fast_status = fia_call_sut(c, &d, FIA_PROFILE_DOC, 1, &r->fast_error);
     r->fast_called = 1;
     fia_ref_result ref;
     if (r->fast_status != r->ov.expected) {

@@ -47,11 +47,13 @@ fia_status cli_resolve_revision(struct fia_store *s, const char *name,
 fia_status cli_load_finding(const char *arg, const char *db, int minimized,
                             char **text, int64_t *id, fia_error *err);
 /* Target, profile and transform from a finding's "# fiacheck-" header
- * (numeric, doc and "" when absent); also sets fast/ to the kernel level and
- * threads the finding recorded, unless FIA_FAST_ISA / FIA_FAST_THREADS are
- * set (a level this machine lacks: said on stderr, the best one is used). */
-void cli_finding_context(const char *text, fuzz_target_id *t, fia_profile *p,
-                         char *transform, size_t tlen);
+ * (numeric, doc and "" when absent); also sets the system under test to
+ * the kernel level and threads the finding recorded (for fast/, unless
+ * FIA_FAST_ISA / FIA_FAST_THREADS are set; a level this machine lacks:
+ * said on stderr, the best one is used).  -1 (said on stderr) when the
+ * finding was made with another system than the current one. */
+int cli_finding_context(const char *text, fuzz_target_id *t, fia_profile *p,
+                        char *transform, size_t tlen);
 
 /* JSON string literal of s (quotes included) to f: always valid UTF-8
  * (a byte that does not start a well-formed UTF-8 sequence becomes U+FFFD)
@@ -67,6 +69,20 @@ void cli_iso_time(char *buf, size_t n, int64_t t);
  * each rule marked by whether it concerns what the interface has; only
  * those with present_only (cli/rules_api.c). */
 int cli_rules_api(fia_api api, int present_only, int json);
+
+/* The system under test (sut.c).  cli_take_sut removes --sut PATH from
+ * argv (argc updated), loads the plug-in and makes it current, and sets
+ * FIACHECK_SUT for what the command starts; without --sut it loads the
+ * one FIACHECK_SUT names, if any.  0, or -1 after saying why. */
+int cli_take_sut(const char *cmd, int *argc, char **argv);
+/* The revision a run records by default: the system under test's (for
+ * fast/, the build's; for a plug-in, its version). */
+const char *cli_sut_revision(void);
+/* The current system's run setting (kernel_level, threads), or NULL. */
+const char *cli_sut_option(const char *name);
+/* One line on what computes: "fast/ kernels avx512, 2 threads", or the
+ * plug-in's name, version and what it is judged on. */
+void cli_sut_describe(char *buf, size_t n);
 
 /* Options (options.c).  Those returning int: 0, or -1 after saying why on
  * stderr as "fiacheck CMD: ..." (the caller exits CLI_EXIT_USAGE). */

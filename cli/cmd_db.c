@@ -219,6 +219,7 @@ static void finding_json(const fia_store_finding *f, int full)
     cli_json_kv("profile", f->profile);
     cli_json_kv("revision", f->revision);
     cli_json_kv("last_revision", f->last_revision);
+    cli_json_kv("sut", f->sut);
     printf(",\"campaign_id\":%lld,\"first_seen\":%lld,\"last_seen\":%lld,"
            "\"count\":%lld,\"seed\":%llu,\"minimized\":%s",
            (long long)f->campaign_id, (long long)f->first_seen,
@@ -310,6 +311,7 @@ static int do_show(fia_store *s, const db_opts *o)
                (long long)f.count, first, f.revision,
                (long long)f.campaign_id, last, f.last_revision, f.target,
                f.profile, (unsigned long long)f.seed);
+        printf("  system     %s\n", f.sut);
         if (f.message)
             printf("  message    %s\n", f.message);
         if (f.metrics_json)

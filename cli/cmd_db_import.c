@@ -277,7 +277,8 @@ static int store_import(fia_store *s, const import_opts *o, const char *path,
     const char *tol = getenv("FIACHECK_TOLERANCE");
     fia_campaign_info info = {o->revision, fuzz_target_name(f->target),
                               f->profile, tol && *tol ? tol : "bound",
-                              f->seed, command, ""};
+                              f->seed, command, "", NULL,
+                              cli_build_revision()};
     snprintf(info.uuid, sizeof info.uuid, "%s", uuid);
     int64_t camp = 0;
     int rc = fia_store_batch_begin(s);
@@ -474,7 +475,7 @@ static int parse(int argc, char **argv, import_opts *o)
         return -1;
     }
     if (o->revision == NULL)
-        o->revision = cli_build_revision();
+        o->revision = cli_sut_revision();
     return 0;
 }
 

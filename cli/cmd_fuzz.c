@@ -30,7 +30,7 @@
 #include <unistd.h>
 #include "cli.h"
 #include "fuzz_runner.h"
-#include "fia/fast.h"
+#include "fia/sut_host.h"
 #include "fuzz/fuzz.h"
 #ifdef FIA_HAVE_STORE
 #include "fia/store.h"
@@ -331,7 +331,8 @@ static int begin_campaign(fia_store *st, const fuzz_opts *o, const char *command
 {
     fia_campaign_info ci = {revision, fuzz_target_name(tr->id),
                             o->profile ? o->profile : "doc+cann", "default",
-                            tr->seed, command, ""};
+                            tr->seed, command, "", fia_sut_current()->name,
+                            cli_build_revision()};
     snprintf(ci.uuid, sizeof ci.uuid, "%s", tr->uuid);
     if (fia_store_campaign_begin(st, &ci, &tr->campaign) != FIA_STORE_OK) {
         fprintf(stderr, "fiacheck fuzz: %s\n", fia_store_errmsg(st));
@@ -433,8 +434,14 @@ static void command_line(int argc, char **argv, long long seed, char *out,
                          size_t len)
 {
     int seed_given = 0;
-    snprintf(out, len, "FIA_FAST_ISA=%s FIA_FAST_THREADS=%d fiacheck fuzz",
-             fastKernelLevel(), fastThreadCount());
+    const char *lv = cli_sut_option("kernel_level");
+    const char *th = cli_sut_option("threads");
+    const char *sut = fia_sut_current_path();
+    if (fia_sut_current_is_builtin())
+        snprintf(out, len, "FIA_FAST_ISA=%s FIA_FAST_THREADS=%s fiacheck fuzz",
+                 lv ? lv : "auto", th ? th : "2");
+    else
+        snprintf(out, len, "fiacheck fuzz --sut %s", sut);
     for (int i = 0; i < argc; i++) {
         size_t l = strlen(out);
         seed_given |= strcmp(argv[i], "--seed") == 0;
@@ -517,7 +524,7 @@ int cmd_fuzz(int argc, char **argv)
         return CLI_EXIT_USAGE;
     char command[1024];
     command_line(argc, argv, o.seed, command, sizeof command);
-    const char *revision = o.revision ? o.revision : cli_build_revision();
+    const char *revision = o.revision ? o.revision : cli_sut_revision();
     campaign_plan plan = {.seconds = o.seconds, .jobs = o.jobs,
                           .workdir = workdir,
                           .env = {absdb, o.profile, revision}};

@@ -15,6 +15,7 @@
 #include <sys/stat.h>
 #include "cli.h"
 #include "fuzz/fuzz.h"
+#include "fuzz/signature.h"
 #ifdef FIA_HAVE_STORE
 #include "fia/store.h"
 #endif
@@ -67,8 +68,8 @@ static int write_minimized(const fia_case *c, const fuzz_sig_pred *pred,
                            const char *db, int64_t id, const char *out)
 {
     char kind[64], tol[96];
-    snprintf(kind, sizeof kind, "%.*s", (int)strcspn(pred->signature, "|"),
-             pred->signature);
+    const char *body = fuzz_signature_body(pred->signature);
+    snprintf(kind, sizeof kind, "%.*s", (int)strcspn(body, "|"), body);
     char *mtext = fuzz_finding_text(c, pred->target,
                                     fia_profile_name(pred->profile), kind,
                                     pred->signature,

@@ -14,7 +14,7 @@
 #include <sys/stat.h>
 #include "cli.h"
 #include "fia/check.h"
-#include "fia/fast.h"
+#include "fia/sut_host.h"
 #include "fia/ref.h"
 #include "fuzz/fuzz.h"
 #include "fuzz/signature.h"
@@ -177,7 +177,7 @@ static void show_elements(const fia_case *c, fia_profile p)
     fia_error err;
     if (fia_case_materialize(c, 1, &d, &err) != 0)
         return;
-    if (fia_call_fast(c, &d, p, 1, NULL) == FIA_OK) {
+    if (fia_call_sut(c, &d, p, 1, NULL) == FIA_OK) {
         fia_ref_options ro;
         fia_ref_options_default(&ro);
         fia_ref_result ref;
@@ -197,10 +197,31 @@ static void show_elements(const fia_case *c, fia_profile p)
     fia_case_data_free(&d);
 }
 
-void cli_finding_context(const char *text, fuzz_target_id *t, fia_profile *p,
-                         char *transform, size_t tlen)
+/* The finding's system ("# fiacheck-sut: NAME VERSION", none: fast/)
+ * must be the current one: a finding of one kernel says nothing of
+ * another.  0, or -1 after saying why. */
+static int same_system(const char *text)
+{
+    char v[200], name[80];
+    fuzz_text_header(text, "sut", v, sizeof v);
+    const char *rec = v[0] ? v : "fast";
+    snprintf(name, sizeof name, "%.*s", (int)strcspn(rec, " "), rec);
+    const fia_sut *s = fia_sut_current();
+    if (strcmp(name, s->name) == 0)
+        return 0;
+    fprintf(stderr, "fiacheck: the finding was made with the system under "
+            "test '%s'%s; this run tests '%s' (give --sut with %s's plug-in)\n",
+            name, v[0] ? " (a plug-in)" : " (fast/, built in)", s->name,
+            name);
+    return -1;
+}
+
+int cli_finding_context(const char *text, fuzz_target_id *t, fia_profile *p,
+                        char *transform, size_t tlen)
 {
     char v[64];
+    if (same_system(text) != 0)
+        return -1;
     fuzz_text_header(text, "target", v, sizeof v);
     int tt = fuzz_target_from_name(v);
     *t = tt >= 0 ? (fuzz_target_id)tt : FUZZ_NUMERIC;
@@ -208,19 +229,27 @@ void cli_finding_context(const char *text, fuzz_target_id *t, fia_profile *p,
     if (fia_profile_parse(v, p) != 0)
         *p = FIA_PROFILE_DOC;
     fuzz_text_header(text, "transform", transform, tlen);
-    /* fast/ as the finding ran it: its kernel level and threads change its
-     * numbers (FIA_FAST_ISA / FIA_FAST_THREADS set by the user win) */
+    /* the system as the finding ran it: its kernel level and threads
+     * change its numbers (for fast/, FIA_FAST_ISA / FIA_FAST_THREADS set
+     * by the user win) */
     char lv[32], th[16];
     fuzz_text_header(text, "fast-kernels", lv, sizeof lv);
     fuzz_text_header(text, "fast-threads", th, sizeof th);
+    const fia_sut *s = fia_sut_current();
+    if (s->set_option == NULL)
+        return 0;
     const char *ue = getenv("FIA_FAST_ISA"), *ut = getenv("FIA_FAST_THREADS");
-    if (th[0] && (ut == NULL || ut[0] == '\0'))
-        setenv("FIA_FAST_THREADS", th, 1);
-    if (lv[0] && (ue == NULL || ue[0] == '\0') &&
-        strcmp(lv, fastKernelLevel()) != 0 && fastForceKernelLevel(lv) != 0)
-        fprintf(stderr, "fiacheck: the finding ran fast/ with the %s "
-                "kernels, which this machine lacks; running with %s\n", lv,
-                fastKernelLevel());
+    int builtin = fia_sut_current_is_builtin();
+    if (th[0] && (!builtin || ut == NULL || ut[0] == '\0'))
+        s->set_option("threads", th);
+    const char *now = s->get_option("kernel_level");
+    if (lv[0] && (!builtin || ue == NULL || ue[0] == '\0') &&
+        (now == NULL || strcmp(lv, now) != 0) &&
+        s->set_option("kernel_level", lv) != 0)
+        fprintf(stderr, "fiacheck: the finding ran %s with the %s "
+                "kernels, which this machine lacks; running with %s\n",
+                builtin ? "fast/" : s->name, lv, now ? now : "its default");
+    return 0;
 }
 
 int cli_finding_options(const char *text, const cli_finding_opts *fo,
@@ -228,7 +257,8 @@ int cli_finding_options(const char *text, const cli_finding_opts *fo,
                         char *transform, size_t tlen)
 {
     fia_profile p;
-    cli_finding_context(text, t, &p, transform, tlen);
+    if (cli_finding_context(text, t, &p, transform, tlen) != 0)
+        return -1;
     *o = fo->check;
     o->profile = fo->profile_given ? fo->profile : p;
     if (fo->target >= 0)
@@ -429,9 +459,10 @@ int cmd_repro(int argc, char **argv)
     if (fo.json) {
         json_head(fo.arg, t, &o, sig);
     } else {
-        printf("%s (target %s, profile %s, fast/ %s kernels, %d threads)\n",
-               fo.arg, fuzz_target_name(t), fia_profile_name(o.profile),
-               fastKernelLevel(), fastThreadCount());
+        char sut[256];
+        cli_sut_describe(sut, sizeof sut);
+        printf("%s (target %s, profile %s, %s)\n", fo.arg,
+               fuzz_target_name(t), fia_profile_name(o.profile), sut);
         printf("  fiacheck       %s%s\n", cli_build_revision(),
                cli_build_dirty() ? " (dirty)" : "");
         if (sig[0])

@@ -22,7 +22,7 @@
 #include "cli.h"
 #include "cli_junit.h"
 #include "fia/check.h"
-#include "fia/fast.h"
+#include "fia/sut_host.h"
 
 typedef struct run_options {
     fia_check_options check;
@@ -133,8 +133,15 @@ static void print_json(const run_result *r, const run_options *o)
     printf("{\"case\":");
     cli_json_string(stdout, r->path);
     printf(",\"profile\":\"%s\"", fia_profile_name(o->check.profile));
-    printf(",\"fast_kernels\":\"%s\",\"fast_threads\":%d", fastKernelLevel(),
-           fastThreadCount());
+    const fia_sut *sut = fia_sut_current();
+    cli_json_kv("sut", sut->name);
+    cli_json_kv("sut_version", sut->version);
+    cli_json_kv("fast_kernels", cli_sut_option("kernel_level"));
+    const char *th = cli_sut_option("threads");
+    if (th != NULL)
+        cli_json_num("fast_threads", atof(th));
+    else
+        cli_json_kv("fast_threads", NULL);
     if (r->c.evaluated) {
         printf(",\"expected_status\":%d,\"rules\":[", r->c.ov.expected);
         for (int i = 0; i < r->c.ov.n_fired; i++)
@@ -330,10 +337,18 @@ int cmd_run(int argc, char **argv)
         printf("%d cases: %d passed, %d vacuous, %d findings, %d not "
                "modeled, %d bad input, %d intent unmet\n", ncases, n_pass,
                n_vacuous, n_find, n_skip, n_bad, n_unmet);
-    if (!o.json) /* what fast/'s numbers depend on besides the cases */
-        printf("fast/ kernels %s, %d threads (unless a case's threads / "
-               "kernel_level lines say otherwise)\n", fastKernelLevel(),
-               fastThreadCount());
+    if (!o.json) { /* what the numbers depend on besides the cases */
+        char sut[256];
+        const char *lv = cli_sut_option("kernel_level");
+        const char *th = cli_sut_option("threads");
+        if (fia_sut_current_is_builtin())
+            snprintf(sut, sizeof sut, "fast/ kernels %s, %s threads",
+                     lv ? lv : "?", th ? th : "?");
+        else
+            cli_sut_describe(sut, sizeof sut);
+        printf("%s (unless a case's threads / kernel_level lines say "
+               "otherwise)\n", sut);
+    }
     free(cases);
     if (junit != NULL && cli_junit_close(junit) != 0)
         return CLI_EXIT_USAGE; /* the report CI asked for is missing */

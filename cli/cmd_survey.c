@@ -20,6 +20,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "cli.h"
+#include "fia/sut_host.h"
 #include "fia/store.h"
 
 #define SURVEY_INPUT_BYTES 256
@@ -166,7 +167,7 @@ int cmd_survey(int argc, char **argv)
     int p = parse(argc, argv, &o);
     if (p != 0)
         return p > 0 ? CLI_EXIT_OK : usage();
-    const char *revision = o.revision ? o.revision : cli_build_revision();
+    const char *revision = o.revision ? o.revision : cli_sut_revision();
     fia_store *st = NULL;
     char err[512];
     if (fia_store_open(o.db, FIA_STORE_OPEN_CREATE, &st, err, sizeof err) !=
@@ -177,7 +178,8 @@ int cmd_survey(int argc, char **argv)
     char command[1024], abs[PATH_MAX];
     command_line(argc, argv, command, sizeof command);
     fia_campaign_info ci = {revision, "survey", o.profile ? o.profile : "doc+cann",
-                            "default", (uint64_t)o.seed, command, ""};
+                            "default", (uint64_t)o.seed, command, "",
+                            fia_sut_current()->name, cli_build_revision()};
     int64_t campaign = 0;
     if (fia_store_campaign_begin(st, &ci, &campaign) != FIA_STORE_OK) {
         fprintf(stderr, "fiacheck survey: %s\n", fia_store_errmsg(st));

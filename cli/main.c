@@ -58,6 +58,8 @@ static void usage(FILE *f)
         fprintf(f, "  fiacheck %s\n", commands[i].help);
     fprintf(f, "\n`fiacheck help COMMAND` or `fiacheck COMMAND --help`: its "
                "options (docs/cli.md)\n"
+               "run, repro, minimize, fuzz, bench and survey take --sut "
+               "PLUGIN.so: test that system instead of fast/ (docs/sut.md)\n"
                "exit status: 0 all passed, 1 a finding, 2 bad usage or "
                "input\n");
 }
@@ -84,10 +86,13 @@ int main(int argc, char **argv)
         return CLI_EXIT_OK;
     }
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
-        if (strcmp(argv[1], commands[i].name) == 0)
-            return fast_settings_refused(argv[1])
-                       ? CLI_EXIT_USAGE
-                       : commands[i].run(argc - 2, argv + 2);
+        if (strcmp(argv[1], commands[i].name) == 0) {
+            int n = argc - 2;
+            if (fast_settings_refused(argv[1]) ||
+                cli_take_sut(argv[1], &n, argv + 2) != 0)
+                return CLI_EXIT_USAGE;
+            return commands[i].run(n, argv + 2);
+        }
     fprintf(stderr, "fiacheck: unknown command '%s'\n", argv[1]);
     usage(stderr);
     return CLI_EXIT_USAGE;

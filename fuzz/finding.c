@@ -6,7 +6,7 @@
  * header back). */
 #include <stdlib.h>
 #include <string.h>
-#include "fia/fast.h"
+#include "fia/sut_host.h"
 #include "fuzz/fuzz.h"
 #include "fuzz/signature.h"
 
@@ -63,13 +63,15 @@ void fuzz_finding_of_artifact(fuzz_finding *f, const fia_case *c,
     char bucket[200], site[200];
     finding_init(f, t, profile, kind, c);
     /* a crash names its site when the sanitizer said it, else its bucket */
+    char sut[80];
+    fuzz_sut_prefix(sut, sizeof sut);
     if (fuzz_crash_site(message, site, sizeof site))
-        snprintf(f->signature, 300, "%s|%s|%s", kind, fuzz_target_name(t),
-                 site);
+        snprintf(f->signature, 300, "%s%s|%s|%s", sut, kind,
+                 fuzz_target_name(t), site);
     else {
         fuzz_bucket(c, bucket, sizeof bucket);
-        snprintf(f->signature, 300, "%s|%s|%s", kind, fuzz_target_name(t),
-                 bucket);
+        snprintf(f->signature, 300, "%s%s|%s|%s", sut, kind,
+                 fuzz_target_name(t), bucket);
     }
     snprintf(f->message, sizeof f->message, "%s", message);
     snprintf(f->transform, sizeof f->transform, "%s", transform);
@@ -119,6 +121,7 @@ void fuzz_finding_record(const fuzz_finding *f, int64_t campaign,
     out->seed = f->seed;
     out->metrics_json = f->metrics[0] ? f->metrics : NULL;
     out->message = f->message;
+    out->sut = fia_sut_current()->name;
 }
 #endif
 
@@ -132,13 +135,23 @@ char *fuzz_finding_text(const fia_case *c, fuzz_target_id t,
     size_t n = strlen(body) + 1024;
     char *out = malloc(n);
     if (out != NULL) {
-        /* with what fast/ computed it: its numbers depend on both */
+        /* with the system that computed it and its settings: its numbers
+         * depend on both */
+        const fia_sut *s = fia_sut_current();
+        const char *lv = s->get_option ? s->get_option("kernel_level") : NULL;
+        const char *th = s->get_option ? s->get_option("threads") : NULL;
         int k = snprintf(out, n, "# fiacheck-target: %s\n# fiacheck-profile: %s\n"
-                         "# fiacheck-kind: %s\n# fiacheck-signature: %s\n"
-                         "# fiacheck-fast-kernels: %s\n"
-                         "# fiacheck-fast-threads: %d\n",
-                         fuzz_target_name(t), profile, kind, signature,
-                         fastKernelLevel(), fastThreadCount());
+                         "# fiacheck-kind: %s\n# fiacheck-signature: %s\n",
+                         fuzz_target_name(t), profile, kind, signature);
+        if (k > 0 && strcmp(s->name, "fast") != 0)
+            k += snprintf(out + k, n - (size_t)k, "# fiacheck-sut: %s %s\n",
+                          s->name, s->version);
+        if (k > 0 && lv != NULL)
+            k += snprintf(out + k, n - (size_t)k,
+                          "# fiacheck-fast-kernels: %s\n", lv);
+        if (k > 0 && th != NULL)
+            k += snprintf(out + k, n - (size_t)k,
+                          "# fiacheck-fast-threads: %s\n", th);
         if (transform != NULL && k > 0)
             k += snprintf(out + k, n - (size_t)k, "# fiacheck-transform: %s\n",
                           transform);

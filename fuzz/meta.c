@@ -112,7 +112,7 @@ static fia_status run_form(const fia_case *c, const fz_geom *canon,
     fia_status st = fia_case_materialize(c, 1, &d, err);
     if (st != FIA_OK)
         return st;
-    st = fia_call_fast(c, &d, p, 1, err);
+    st = fia_call_sut(c, &d, p, 1, err);
     const fia_tensor *ot = d.t[FIA_SLOT_ATTENTION_OUT];
     const fia_tensor *lt = d.t[FIA_SLOT_SOFTMAX_LSE];
     int64_t n = g->B * g->N * g->Q_S * g->D, nl = g->B * g->N * g->Q_S;

@@ -24,6 +24,7 @@
 #include <unistd.h>
 #include "fuzz/fuzz_internal.h"
 #include "fuzz/signature.h"
+#include "fia/sut_host.h"
 #ifdef FIA_HAVE_STORE
 #include "fia/store.h"
 #endif
@@ -169,6 +170,13 @@ void fuzz_report_init(fuzz_target_id t)
     if ((e = getenv("FIACHECK_DB")) != NULL)
         snprintf(R.db, sizeof R.db, "%s", e);
     read_check_settings();
+    /* the system under test: a plug-in when FIACHECK_SUT names one (a
+     * worker of `fiacheck fuzz --sut`, or a target run by hand) */
+    fia_error err;
+    if (fia_sut_use_env(&err) != FIA_OK) {
+        fprintf(stderr, "fuzz: FIACHECK_SUT: %s\n", err.msg);
+        exit(2);
+    }
     e = getenv("FIACHECK_ON_FINDING");
     if (e != NULL && *e && strcmp(e, "abort") != 0 && strcmp(e, "record") != 0)
         bad_setting("FIACHECK_ON_FINDING", e, "abort or record");

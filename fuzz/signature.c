@@ -64,6 +64,7 @@
 #include <string.h>
 #include "fuzz/fuzz_internal.h"
 #include "fuzz/signature.h"
+#include "fia/sut_host.h"
 
 static void sb_add(char *buf, size_t len, const char *s)
 {
@@ -312,10 +313,35 @@ static void status_signature(const fia_check_result *r, char *buf, size_t len)
              fia_status_name(r->ov.expected), fia_status_name(r->fast_status));
 }
 
+/* A plug-in's findings are its own: "NAME:" before the signature when
+ * the system under test is not fast/ (a plug-in build of fast/ keeps
+ * fast/'s signatures: the same kernel).  Returns the prefix's length
+ * (0 for fast/); buf gets the prefix. */
+size_t fuzz_sut_prefix(char *buf, size_t len)
+{
+    const char *name = fia_sut_current()->name;
+    if (len == 0)
+        return 0;
+    buf[0] = '\0';
+    if (strcmp(name, "fast") == 0)
+        return 0;
+    int k = snprintf(buf, len, "%s:", name);
+    return k < 0 ? 0 : (size_t)k < len ? (size_t)k : len - 1;
+}
+
+const char *fuzz_signature_body(const char *sig)
+{
+    size_t bar = strcspn(sig, "|"), colon = strcspn(sig, ":");
+    return colon < bar ? sig + colon + 1 : sig;
+}
+
 void fuzz_signature(const fia_case *c, const fia_check_result *r,
                     fia_profile profile, char *buf, size_t len)
 {
     (void)profile; /* the fired rules say which profile decided */
+    size_t k = fuzz_sut_prefix(buf, len);
+    buf += k;
+    len -= k;
     if (r->v == FIA_V_STATUS_MISMATCH) {
         status_signature(r, buf, len);
         return;
@@ -338,6 +364,9 @@ void fuzz_meta_signature(const fia_case *c, const char *transform,
 {
     (void)transform; /* the relation that showed it: kept in the finding */
     char pat[160];
+    size_t k = fuzz_sut_prefix(buf, len);
+    buf += k;
+    len -= k;
     if (out_fail == NULL && lse_fail == NULL)
         snprintf(pat, sizeof pat, "phase-two");
     else
@@ -392,6 +421,7 @@ int fuzz_crash_site(const char *summary, char *out, size_t len)
  * KIND|PATH|WHERE), else NULL. */
 static const char *pattern_part(const char *sig)
 {
+    sig = fuzz_signature_body(sig);
     static const char *const kinds[] = {"accuracy|", "nan-leak|",
                                         "metamorphic|"};
     for (size_t i = 0; i < sizeof kinds / sizeof *kinds; i++)
@@ -407,6 +437,9 @@ int fuzz_signature_compatible(const char *a, const char *b)
 {
     if (strcmp(a, b) == 0)
         return 1;
+    const char *ba = fuzz_signature_body(a), *bb = fuzz_signature_body(b);
+    if (ba - a != bb - b || strncmp(a, b, (size_t)(ba - a)) != 0)
+        return 0; /* another system's */
     const char *pa = pattern_part(a), *pb = pattern_part(b);
     if (pa == NULL || pb == NULL)
         return 0; /* status, crash, harness: equal names only */

@@ -37,6 +37,11 @@ int fuzz_crash_site(const char *summary, char *out, size_t len);
  * patterns (accuracy, nan-leak, metamorphic) of one path whose wheres
  * agree or one of which is "spread" (no region shown; signature.c). */
 int fuzz_signature_compatible(const char *a, const char *b);
+/* The system under test's prefix of a signature ("NAME:" when it is a
+ * plug-in other than fast/, else nothing) into buf; its length. */
+size_t fuzz_sut_prefix(char *buf, size_t len);
+/* sig after its system prefix (sig itself when it has none). */
+const char *fuzz_signature_body(const char *sig);
 /* Where the first source file named in s ends: its ".c:" (else its
  * ".h:"); NULL when s names none. */
 const char *fuzz_source_ref(const char *s);

@@ -2,7 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "fia/check.h"
-#include "fia/fast.h"
+#include "fia/sut_host.h"
 #include "fia/ref.h"
 
 static const char *const verdict_names[] = {
@@ -287,6 +287,17 @@ static void judge_call(const fia_case *c, const fia_case_data *d,
                        const fia_check_options *o, int compute,
                        fia_check_result *r)
 {
+    const fia_sut *sut = fia_sut_current();
+    if (!(sut->validates & FIA_SUT_CHECKS_STATUS) && r->fast_status != FIA_OK) {
+        /* a numbers-only system refusing a valid call: not a finding, a
+         * call it does not cover */
+        r->v = FIA_V_NOT_MODELED;
+        fia_fail(&r->reason, FIA_ERR_NOT_MODELED, "not covered by %s: %d %s"
+                 "%s%.300s", sut->name, r->fast_status,
+                 fia_status_name(r->fast_status),
+                 r->fast_error.msg[0] ? ": " : "", r->fast_error.msg);
+        return;
+    }
     /* A not-modeled verdict is a status too: fast/ must refuse the same
      * call as not modeled, or the disagreement would hide behind it. */
     if (r->ov.not_modeled && r->fast_status == FIA_ERR_NOT_MODELED) {
@@ -372,17 +383,26 @@ void fia_check_case(const fia_case *c, const fia_check_options *o,
                          : "");
         return;
     }
-    if (c->kernel_level != FIA_KL_DEFAULT &&
-        !fastKernelLevelAvailable(fia_kernel_level_name(c->kernel_level))) {
+    if (fia_sut_check_settings(c, &err) != FIA_OK) {
         r->v = FIA_V_BAD_INPUT;
-        fia_fail(&r->reason, FIA_ERR_BAD_INPUT, "kernel_level = %s: this CPU "
-                 "or build lacks it (it has up to %s)",
-                 fia_kernel_level_name(c->kernel_level), fastKernelLevel());
+        fia_fail(&r->reason, FIA_ERR_BAD_INPUT, "%s", err.msg);
+        fia_case_data_free(&d);
+        return;
+    }
+    const fia_sut *sut = fia_sut_current();
+    if (!(sut->validates & FIA_SUT_CHECKS_STATUS) && !r->ov.accept) {
+        /* a numbers-only system is asked only what the rules accept */
+        r->v = FIA_V_NOT_MODELED;
+        fia_fail(&r->reason, FIA_ERR_NOT_MODELED, "not judged: %s checks "
+                 "numbers only and the rules %s this call (%s %d)",
+                 sut->name, r->ov.not_modeled ? "do not model" : "reject",
+                 fia_status_name(r->ov.expected), r->ov.expected);
+        judge_intents(c, NULL, "not judged", r);
         fia_case_data_free(&d);
         return;
     }
     fia_profile fp = o->fast_profile_set ? o->fast_profile : o->profile;
-    r->fast_status = fia_call_fast(c, &d, fp, compute, &r->fast_error);
+    r->fast_status = fia_call_sut(c, &d, fp, compute, &r->fast_error);
     r->fast_called = 1;
     char why[sizeof r->reason.msg];
     if (compute && r->ov.accept &&

@@ -7,7 +7,7 @@
 
 /* Marks our files: "FIAC".  PRAGMA application_id. */
 #define STORE_APPLICATION_ID 0x46494143
-#define STORE_SCHEMA_VERSION 7
+#define STORE_SCHEMA_VERSION 8
 /* How long a writer waits for the lock before FIA_STORE_ERR_BUSY: the
  * SQLite busy handler, then our own retry loop around the same deadline. */
 #define STORE_BUSY_MS 10000
@@ -75,7 +75,7 @@ const char *store_col_text(sqlite3_stmt *st, int i);
     "f.id, f.signature, f.kind, f.state, f.target, f.profile, f.revision, " \
     "f.last_revision, f.campaign_id, f.first_seen, f.last_seen, f.count, "  \
     "f.state_changed, f.seed, f.case_text, f.minimized_text, "              \
-    "f.metrics_json, f.message"
+    "f.metrics_json, f.message, f.sut"
 /* Fills f from the current row; with copy the strings are strdup'ed
  * (returns -1 on out of memory), otherwise they point into the row. */
 int store_row_finding(sqlite3_stmt *st, fia_store_finding *f, int copy);

@@ -83,7 +83,7 @@ static int merge_finding(fia_store *s, sqlite3_stmt *from,
 {
     fia_store_finding b;
     store_row_finding(from, &b, 0);
-    int64_t b_sighted = sqlite3_column_int64(from, 18);
+    int64_t b_sighted = sqlite3_column_int64(from, 19);
     int64_t campaign = map_campaign(map, b.campaign_id);
     sqlite3_stmt *st = store_prepare(
         s, "SELECT " STORE_FINDING_COLS " FROM main.findings f"
@@ -99,9 +99,9 @@ static int merge_finding(fia_store *s, sqlite3_stmt *from,
             s, "INSERT INTO main.findings(signature, kind, state, target,"
                " profile, revision, last_revision, campaign_id, first_seen,"
                " last_seen, count, state_changed, seed, case_text,"
-               " minimized_text, metrics_json, message) VALUES (?1, ?2, ?3,"
-               " ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16,"
-               " ?17)");
+               " minimized_text, metrics_json, message, sut) VALUES (?1, ?2,"
+               " ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15,"
+               " ?16, ?17, ?18)");
         if (w != NULL) {
             const char *txt[] = {b.signature, b.kind, b.state, b.target,
                                  b.profile, b.revision, b.last_revision};
@@ -119,6 +119,7 @@ static int merge_finding(fia_store *s, sqlite3_stmt *from,
             store_bind_text(w, 15, b.minimized_text);
             store_bind_text(w, 16, b.metrics_json);
             store_bind_text(w, 17, b.message);
+            store_bind_text(w, 18, b.sut);
         }
     } else if (rc == SQLITE_ROW) {
         fia_store_finding a;
@@ -288,14 +289,15 @@ static int merge_campaigns(fia_store *s, fia_store *src, campaign_map *map)
         src, "SELECT id, COALESCE(uuid, fia_row_uuid(id, revision, target,"
              " profile, tolerance, seed, command, started)), revision, target, profile, tolerance, seed,"
              " command, started, updated, execs, coverage, seconds, finished,"
-             " ttff FROM campaigns ORDER BY id");
+             " ttff, sut, harness_revision FROM campaigns ORDER BY id");
     if (r == NULL)
         return store_fail(s, FIA_STORE_ERR_IO, "%s", fia_store_errmsg(src));
     sqlite3_stmt *w = store_prepare(
         s, "INSERT INTO main.campaigns(uuid, revision, target, profile,"
            " tolerance, seed, command, started, updated, execs, coverage,"
-           " seconds, finished, ttff) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8,"
-           " ?9, ?10, ?11, ?12, ?13, ?14) ON CONFLICT (uuid) DO UPDATE SET"
+           " seconds, finished, ttff, sut, harness_revision) VALUES (?1, ?2,"
+           " ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)"
+           " ON CONFLICT (uuid) DO UPDATE SET"
            " execs = iif(excluded.updated > updated, excluded.execs, execs),"
            " coverage = iif(excluded.updated > updated, excluded.coverage,"
            "  coverage),"
@@ -307,7 +309,7 @@ static int merge_campaigns(fia_store *s, fia_store *src, campaign_map *map)
            " RETURNING id");
     int rc = w == NULL ? FIA_STORE_ERR_IO : FIA_STORE_OK, k = SQLITE_DONE;
     while (rc == FIA_STORE_OK && (k = store_step(src, r)) == SQLITE_ROW) {
-        for (int i = 1; i < 15; i++)
+        for (int i = 1; i < 17; i++)
             sqlite3_bind_value(w, i, sqlite3_column_value(r, i));
         int step = store_step(s, w);
         if (step != SQLITE_ROW) {

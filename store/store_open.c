@@ -21,6 +21,10 @@
  *   7  bench_figures: one row per figure of a benchmark run (`fiacheck
  *      bench --db`), the run's identity (UUID), revision and machine on
  *      every row, so that a merge copies them by (run, name).
+ *   8  campaigns and findings gain sut: the system under test that ran
+ *      them ('fast', or a plug-in's name: include/fia/sut.h); campaigns
+ *      gain harness_revision, fiacheck's own revision (their revision is
+ *      the system's: fiacheck's for fast/, the plug-in's version else).
  * A new file is created by running every migration from 0, so the upgrade
  * path of old files is the code path of every new file. */
 #include <errno.h>
@@ -131,9 +135,16 @@ static const char *const schema_v7[] = {
     " ON bench_figures(suite, machine, name, revision)",
     NULL};
 
+static const char *const schema_v8[] = {
+    "ALTER TABLE campaigns ADD COLUMN sut TEXT NOT NULL DEFAULT 'fast'",
+    "ALTER TABLE campaigns ADD COLUMN harness_revision TEXT NOT NULL"
+    " DEFAULT ''",
+    "ALTER TABLE findings ADD COLUMN sut TEXT NOT NULL DEFAULT 'fast'",
+    NULL};
+
 static const char *const *const migrations[STORE_SCHEMA_VERSION] = {
     schema_v1, schema_v2, schema_v3, schema_v4, schema_v5, schema_v6,
-    schema_v7};
+    schema_v7, schema_v8};
 
 int store_migrate(fia_store *s, int from)
 {

@@ -88,6 +88,45 @@ static int revision_known(fia_store *s, const char *rev)
     return rc;
 }
 
+/* The systems under test whose campaigns ran at rev, sorted, joined by
+ * ", " into buf ("" when none ran: sightings or bench figures only). */
+static int revision_systems(fia_store *s, const char *rev, char *buf,
+                            size_t len)
+{
+    sqlite3_stmt *st = store_prepare(
+        s, "SELECT sut FROM campaigns WHERE revision = ?1 GROUP BY sut"
+           " ORDER BY sut");
+    if (st == NULL)
+        return FIA_STORE_ERR_IO;
+    store_bind_text(st, 1, rev);
+    buf[0] = '\0';
+    int rc;
+    while ((rc = store_step(s, st)) == SQLITE_ROW) {
+        size_t n = strlen(buf);
+        snprintf(buf + n, len - n, "%s%s", n ? ", " : "",
+                 store_col_text(st, 0) ? store_col_text(st, 0) : "");
+    }
+    sqlite3_finalize(st);
+    return rc == SQLITE_DONE ? FIA_STORE_OK
+                             : store_sqlfail(s, rc, "reading campaigns");
+}
+
+/* Like with like: the two revisions' campaigns ran the same systems under
+ * test (a plug-in's findings say nothing of fast/'s revisions). */
+static int same_systems(fia_store *s, const char *base, const char *head)
+{
+    char a[512], b[512];
+    int rc = revision_systems(s, base, a, sizeof a);
+    if (rc == FIA_STORE_OK)
+        rc = revision_systems(s, head, b, sizeof b);
+    if (rc == FIA_STORE_OK && a[0] && b[0] && strcmp(a, b) != 0)
+        rc = store_fail(s, FIA_STORE_ERR_MISUSE,
+                        "the base ran the system(s) under test %s, the head "
+                        "%s: regressions compare revisions of one system",
+                        a, b);
+    return rc;
+}
+
 static int findings_query(fia_store *s, const char *sql, const char *base,
                           const char *head, reg_ctx *c)
 {
@@ -538,6 +577,8 @@ int fia_store_regressions(fia_store *s, const char *base, const char *head,
     int rc = revision_known(s, base);
     if (rc == FIA_STORE_OK)
         rc = revision_known(s, head);
+    if (rc == FIA_STORE_OK)
+        rc = same_systems(s, base, head);
     if (rc != FIA_STORE_OK)
         return rc;
     /* one read transaction: every part sees the same snapshot */

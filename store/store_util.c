@@ -244,13 +244,13 @@ int store_row_finding(sqlite3_stmt *st, fia_store_finding *f, int copy)
     f->state_changed = sqlite3_column_int64(st, 12);
     f->seed = (uint64_t)sqlite3_column_int64(st, 13);
     /* column index of each string field, NOT NULL ones first */
-    static const int col[] = {1, 2, 3, 4, 5, 6, 7, 14, 15, 16, 17};
+    static const int col[] = {1, 2, 3, 4, 5, 6, 7, 14, 18, 15, 16, 17};
     char **dst[] = {&f->signature, &f->kind,         &f->state,
                     &f->target,    &f->profile,      &f->revision,
-                    &f->last_revision, &f->case_text, &f->minimized_text,
-                    &f->metrics_json,  &f->message};
+                    &f->last_revision, &f->case_text, &f->sut,
+                    &f->minimized_text, &f->metrics_json, &f->message};
     for (size_t k = 0; k < sizeof col / sizeof col[0]; k++) {
-        int nn = k < 8;
+        int nn = k < 9;
         if (copy) {
             *dst[k] = store_col_dup(st, col[k], nn);
             if (*dst[k] == NULL && (nn || store_col_text(st, col[k]))) {
@@ -271,7 +271,7 @@ void fia_store_finding_free(fia_store_finding *f)
         return;
     char *p[] = {f->signature, f->kind,      f->state,          f->target,
                  f->profile,   f->revision,  f->last_revision,  f->case_text,
-                 f->minimized_text, f->metrics_json, f->message};
+                 f->minimized_text, f->metrics_json, f->message, f->sut};
     for (size_t k = 0; k < sizeof p / sizeof p[0]; k++)
         free(p[k]);
     memset(f, 0, sizeof *f);

@@ -37,8 +37,8 @@ int fia_store_campaign_begin(fia_store *s, const fia_campaign_info *info,
         return FIA_STORE_ERR_IO;
     sqlite3_stmt *st = store_prepare(
         s, "INSERT INTO campaigns(revision, target, profile, tolerance, seed,"
-           " command, started, updated, uuid)"
-           " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)");
+           " command, started, updated, uuid, sut, harness_revision)"
+           " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
     if (st == NULL)
         return FIA_STORE_ERR_IO;
     int64_t now = store_now();
@@ -51,6 +51,8 @@ int fia_store_campaign_begin(fia_store *s, const fia_campaign_info *info,
     sqlite3_bind_int64(st, 7, now);
     sqlite3_bind_int64(st, 8, now);
     store_bind_text(st, 9, uuid);
+    store_bind_text(st, 10, info->sut && *info->sut ? info->sut : "fast");
+    store_bind_text(st, 11, nz(info->harness_revision));
     int rc = store_begin(s);
     if (rc == FIA_STORE_OK) {
         rc = run(s, st, "adding a campaign");
@@ -187,9 +189,10 @@ static int add_finding_txn(fia_store *s, const fia_finding_record *f,
             s, ST_INS_FINDING,
             "INSERT INTO findings(signature, kind, target, profile, revision,"
             " last_revision, campaign_id, seed, case_text, metrics_json,"
-            " message, first_seen, last_seen, count, state, state_changed)"
+            " message, first_seen, last_seen, count, state, state_changed,"
+            " sut)"
             " VALUES (?1, ?2, ?3, ?4, ?5, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?11,"
-            " 1, 'open', ?11)");
+            " 1, 'open', ?11, ?12)");
         if (st == NULL)
             return FIA_STORE_ERR_IO;
         store_bind_text(st, 1, f->signature);
@@ -203,6 +206,7 @@ static int add_finding_txn(fia_store *s, const fia_finding_record *f,
         store_bind_text(st, 9, f->metrics_json);
         store_bind_text(st, 10, f->message);
         sqlite3_bind_int64(st, 11, now);
+        store_bind_text(st, 12, f->sut && *f->sut ? f->sut : "fast");
         rc = run(s, st, "adding a finding");
         if (rc != FIA_STORE_OK)
             return rc;

@@ -21,7 +21,8 @@ declare -A ALLOWED=(
   [compare]="core ref"
   [fast]="core"
   [store]="core"
-  [harness]="core ref oracle compare fast"
+  [sut]="core fast"
+  [harness]="core ref oracle compare sut"
 )
 # Public headers of each part: including one is using that part.
 declare -A HEADERS=(
@@ -30,6 +31,7 @@ declare -A HEADERS=(
   [compare]="fia/compare.h"
   [fast]="fia/fast.h"
   [store]="fia/store.h"
+  [sut]="fia/sut_host.h"
   [harness]="fia/check.h"
 )
 

@@ -42,7 +42,7 @@ static int status_of(const char *text, const char *name, fia_profile prof,
     if (st == FIA_OK) {
         if (mutate)
             mutate(&d);
-        st = (int)fia_call_fast(&c, &d, prof, 0, &err);
+        st = (int)fia_call_sut(&c, &d, prof, 0, &err);
         snprintf(msg, n, "%.480s", st == FIA_OK ? "" : err.msg);
         fia_case_data_free(&d);
     } else {

@@ -51,13 +51,13 @@ int main(void)
     CHECK(fia_store_open(db, FIA_STORE_OPEN_CREATE, &s, e, sizeof e) ==
           FIA_STORE_OK);
     fia_campaign_info info = {"r1", "fuzz_numeric", "doc", "bound", 1, "t",
-                              ""};
+                              "", NULL, NULL};
     int64_t camp = 0;
     CHECK(fia_store_campaign_begin(s, &info, &camp) == FIA_STORE_OK);
     /* another worker's finding, in the store only */
     fia_finding_record rec = {camp, "accuracy|decode|kv64", "accuracy",
                               "fuzz_numeric", "doc", "r1", small_case, 1,
-                              NULL, "m"};
+                              NULL, "m", NULL};
     CHECK(fia_store_add_finding(s, &rec, NULL) == FIA_STORE_OK);
     fia_store_close(s);
 

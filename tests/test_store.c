@@ -71,7 +71,7 @@ static void test_open(void)
     fia_store_close(s);
     CHECK_EQ_INT(pragma_int(p, "PRAGMA user_version"),
                  fia_store_schema_version());
-    CHECK_EQ_INT(fia_store_schema_version(), 7);
+    CHECK_EQ_INT(fia_store_schema_version(), 8);
     CHECK_EQ_INT(pragma_int(p, "PRAGMA application_id"), 0x46494143);
     CHECK_EQ_INT(open_code(p, 0, err, sizeof err), FIA_STORE_OK);
     CHECK_EQ_INT(open_code(p, 1, err, sizeof err), FIA_STORE_OK);
@@ -158,7 +158,7 @@ static void test_migration(void)
                  FIA_STORE_OK);
     CHECK_EQ_INT(n, 1);
     fia_store_close(s);
-    CHECK_EQ_INT(pragma_int(p, "PRAGMA user_version"), 7);
+    CHECK_EQ_INT(pragma_int(p, "PRAGMA user_version"), 8);
     /* v6: the old campaign has no time to first finding */
     CHECK_EQ_INT(pragma_int(p, "SELECT count(*) FROM campaigns WHERE"
                                " ttff IS NULL"), 1);
@@ -230,7 +230,7 @@ static void test_bad_files(void)
     const char *t = scratch("trunc.db");
     fia_store *s = open_ok(t, 1);
     int64_t cid = 0;
-    fia_campaign_info info = {"r", "fuzz_params", "doc", "default", 1, "c", ""};
+    fia_campaign_info info = {"r", "fuzz_params", "doc", "default", 1, "c", "", NULL, NULL};
     CHECK_EQ_INT(fia_store_campaign_begin(s, &info, &cid), FIA_STORE_OK);
     char sig[64], text[600];
     memset(text, 'x', sizeof text - 1);
@@ -280,7 +280,7 @@ static void test_upsert(void)
     if (s == NULL)
         return;
     fia_campaign_info info = {"r1", "fuzz_params", "doc", "default", 3,
-                              "fiacheck fuzz", ""};
+                              "fiacheck fuzz", "", NULL, NULL};
     int64_t cid = 0, id1 = 0, id2 = 0, id3 = 0;
     CHECK_EQ_INT(fia_store_campaign_begin(s, &info, &cid), FIA_STORE_OK);
     CHECK(cid > 0);
@@ -422,7 +422,7 @@ static int reg_cb(const fia_store_regression *r, void *ctx)
 
 static int64_t campaign(fia_store *s, const char *rev)
 {
-    fia_campaign_info info = {rev, "fuzz_numeric", "doc", "default", 1, "", ""};
+    fia_campaign_info info = {rev, "fuzz_numeric", "doc", "default", 1, "", "", NULL, NULL};
     int64_t id = 0;
     CHECK_EQ_INT(fia_store_campaign_begin(s, &info, &id), FIA_STORE_OK);
     return id;
@@ -540,7 +540,7 @@ static void test_merge_idempotent(void)
     if (b == NULL || c == NULL)
         return;
     fia_campaign_info given = {"r9", "fuzz_params", "doc", "default", 1, "",
-                               "0a1b2c3d-0000-4000-8000-000000000001"};
+                               "0a1b2c3d-0000-4000-8000-000000000001", NULL, NULL};
     int64_t cb = 0;
     CHECK_EQ_INT(fia_store_campaign_begin(b, &given, &cb), FIA_STORE_OK);
     CHECK_EQ_INT(fia_store_campaign_begin(b, &given, NULL),

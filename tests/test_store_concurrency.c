@@ -85,7 +85,7 @@ static void test_concurrent_writers(int fresh)
         /* the parent makes the store and the campaign first */
         fia_store *s = open_ok(path, 1);
         fia_campaign_info info = {"rev", "fuzz_params", "doc", "default", 1,
-                                  "test", ""};
+                                  "test", "", NULL, NULL};
         CHECK_EQ_INT(fia_store_campaign_begin(s, &info, &cid), FIA_STORE_OK);
         fia_store_close(s);
     } else {
@@ -162,7 +162,7 @@ static void test_kill(void)
 {
     const char *path = scratch("kill.db");
     fia_store *s = open_ok(path, 1);
-    fia_campaign_info info = {"rev", "fuzz_numeric", "doc", "default", 1, "", ""};
+    fia_campaign_info info = {"rev", "fuzz_numeric", "doc", "default", 1, "", "", NULL, NULL};
     int64_t cid = 0;
     CHECK_EQ_INT(fia_store_campaign_begin(s, &info, &cid), FIA_STORE_OK);
     fia_store_close(s);

@@ -41,7 +41,7 @@ static double case_ratio(uint64_t key, uint64_t *build, double extra_ulp,
 
 static int64_t campaign(fia_store *s, const char *rev)
 {
-    fia_campaign_info info = {rev, "fuzz_numeric", "doc", "bound", 1, "", ""};
+    fia_campaign_info info = {rev, "fuzz_numeric", "doc", "bound", 1, "", "", NULL, NULL};
     int64_t id = 0;
     CHECK_EQ_INT(fia_store_campaign_begin(s, &info, &id), FIA_STORE_OK);
     return id;

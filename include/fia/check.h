@@ -126,11 +126,17 @@ void fia_check_intents(const fia_case *c, const fia_case_data *d,
 int fia_check_paged_ids_unspecified(const fia_case *c, const fia_case_data *d,
                                     char *why, size_t n);
 
-/* Calls fast/'s two-phase API with the case's parameters and tensors.
- * Phase two runs only when `compute` is set and phase one succeeded.
- * Returns the first non-OK status (fast's, or FIA_ERR_NOMEM for the
- * workspace), with fastLastError() in err. */
-fia_status fia_call_fast(const fia_case *c, const fia_case_data *d,
-                         fia_profile profile, int compute, fia_error *err);
+/* Calls the system under test's two phases (fast/, or the plug-in
+ * fia_sut_current() names) with the case's parameters and tensors, under
+ * the case's run settings (kernel_level, threads, task_order), restored
+ * afterwards.  Phase two runs only when `compute` is set and phase one
+ * succeeded.  Returns the first non-OK status (the system's, with its
+ * last_error in err; FIA_ERR_NOMEM for the workspace; FIA_ERR_BAD_INPUT
+ * when the system cannot take the case's run settings). */
+fia_status fia_call_sut(const fia_case *c, const fia_case_data *d,
+                        fia_profile profile, int compute, fia_error *err);
+/* FIA_OK when the system under test can take the case's run settings;
+ * otherwise FIA_ERR_BAD_INPUT saying which it cannot. */
+fia_status fia_sut_check_settings(const fia_case *c, fia_error *err);
 
 #endif

@@ -53,6 +53,8 @@ typedef struct fia_campaign_info {
     uint64_t seed;
     const char *command;    /* the command line, for reproduction */
     char uuid[40]; /* campaign UUID (36 chars); empty: the store makes one */
+    const char *sut;        /* the system under test's name; NULL: fast */
+    const char *harness_revision; /* fiacheck's revision (NULL: "") */
 } fia_campaign_info;
 
 /* A campaign is known everywhere by its UUID (a merge matches campaigns by
@@ -85,6 +87,7 @@ typedef struct fia_finding_record {
     uint64_t seed;
     const char *metrics_json; /* {"max_ulp":..,"max_rel_err":..} or NULL */
     const char *message;
+    const char *sut;        /* the system under test's name; NULL: fast */
 } fia_finding_record;
 
 /* Inserts or, for a known signature, bumps count and last_seen (keeping the
@@ -152,6 +155,7 @@ typedef struct fia_store_finding {
     char *minimized_text;
     char *metrics_json;
     char *message;
+    char *sut;            /* the system under test that found it */
 } fia_store_finding;
 
 int fia_store_get_finding(fia_store *s, int64_t id, fia_store_finding *out);

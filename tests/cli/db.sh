@@ -34,7 +34,7 @@ expect_grep "regressions --base REV --head REV" "$tmp/out"
 
 # an empty store
 expect_exit 0 "$FIACHECK" db init --db "$db"
-expect_grep "schema version 7" "$tmp/out"
+expect_grep "schema version 8" "$tmp/out"
 expect_exit 0 "$FIACHECK" db findings --db "$db"
 expect_grep "^0 findings" "$tmp/out"
 expect_exit 0 "$FIACHECK" db findings --json --db "$db"

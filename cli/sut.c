@@ -1,0 +1,123 @@
+/* `--sut PATH`: the system under test a command runs (fia/sut_host.h).
+ * The option is taken out of the command line before the command parses
+ * it, the plug-in is loaded and made current, and FIACHECK_SUT is set to
+ * its absolute path so that what the command starts (fuzz workers, bench
+ * binaries) loads the same one. */
+#define _XOPEN_SOURCE 700 /* realpath, setenv */
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "cli.h"
+#include "fia/sut_host.h"
+
+/* The commands that run the system under test. */
+static int runs_sut(const char *cmd)
+{
+    static const char *const cmds[] = {"run",  "repro", "minimize",
+                                       "fuzz", "bench", "survey"};
+    for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++)
+        if (strcmp(cmd, cmds[i]) == 0)
+            return 1;
+    return 0;
+}
+
+static int use_path(const char *cmd, const char *path)
+{
+    char abs[PATH_MAX];
+    fia_error err;
+    const fia_sut *s;
+    /* a file here: by its absolute path (dlopen would search the library
+     * path for a bare name, and the workers run elsewhere) */
+    const char *p = strchr(path, '/') != NULL || access(path, F_OK) == 0
+                        ? realpath(path, abs) : path;
+    if (p == NULL) {
+        fprintf(stderr, "fiacheck %s: --sut %s: no such file\n", cmd, path);
+        return -1;
+    }
+    if (fia_sut_load(p, &s, &err) != FIA_OK) {
+        fprintf(stderr, "fiacheck %s: %s\n", cmd, err.msg);
+        return -1;
+    }
+    fia_sut_use(s, p);
+    if (setenv("FIACHECK_SUT", p, 1) != 0) {
+        fprintf(stderr, "fiacheck %s: cannot pass --sut on\n", cmd);
+        return -1;
+    }
+    return 0;
+}
+
+int cli_take_sut(const char *cmd, int *argc, char **argv)
+{
+    fia_sut_builtin_set_version(cli_build_revision());
+    int seen = 0, out = 0;
+    for (int i = 0; i < *argc; i++) {
+        const char *a = argv[i], *v = NULL;
+        if (strcmp(a, "--") == 0) { /* the rest is not ours */
+            while (i < *argc)
+                argv[out++] = argv[i++];
+            break;
+        }
+        if (strncmp(a, "--sut=", 6) == 0)
+            v = a + 6;
+        else if (strcmp(a, "--sut") == 0) {
+            if (i + 1 >= *argc) {
+                fprintf(stderr, "fiacheck %s: --sut wants the path of a "
+                        "plug-in\n", cmd);
+                return -1;
+            }
+            v = argv[++i];
+        } else {
+            argv[out++] = argv[i];
+            continue;
+        }
+        if (!runs_sut(cmd)) {
+            fprintf(stderr, "fiacheck %s: takes no --sut (run, repro, "
+                    "minimize, fuzz, bench and survey do)\n", cmd);
+            return -1;
+        }
+        if (seen++) {
+            fprintf(stderr, "fiacheck %s: --sut given twice\n", cmd);
+            return -1;
+        }
+        if (use_path(cmd, v) != 0)
+            return -1;
+    }
+    *argc = out;
+    argv[out] = NULL;
+    /* no --sut: one from the environment (a parent fiacheck's) */
+    if (!seen && runs_sut(cmd)) {
+        const char *e = getenv("FIACHECK_SUT");
+        if (e != NULL && *e && use_path(cmd, e) != 0)
+            return -1;
+    }
+    return 0;
+}
+
+const char *cli_sut_revision(void)
+{
+    return fia_sut_current_is_builtin() ? cli_build_revision()
+                                        : fia_sut_current()->version;
+}
+
+const char *cli_sut_option(const char *name)
+{
+    const fia_sut *s = fia_sut_current();
+    return s->get_option != NULL ? s->get_option(name) : NULL;
+}
+
+void cli_sut_describe(char *buf, size_t n)
+{
+    const fia_sut *s = fia_sut_current();
+    const char *lv = cli_sut_option("kernel_level");
+    const char *th = cli_sut_option("threads");
+    if (fia_sut_current_is_builtin())
+        snprintf(buf, n, "fast/ %s kernels, %s threads", lv ? lv : "?",
+                 th ? th : "?");
+    else
+        snprintf(buf, n, "%s %.40s (%s%s%s%s%s)", s->name, s->version,
+                 (s->validates & FIA_SUT_CHECKS_STATUS) ? "statuses and numbers"
+                                                        : "numbers only",
+                 lv ? ", kernels " : "", lv ? lv : "", th ? ", threads " : "",
+                 th ? th : "");
+}
