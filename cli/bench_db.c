@@ -12,6 +12,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 #include "cli.h"
+#include "fia/sut_host.h"
 #include "cli_bench.h"
 #include "fia/store.h"
 
@@ -139,8 +140,12 @@ int cli_bench_recorded(const char *path, char **argv, const char *suite,
     }
     char machine[320], command[1024];
     machine_name(machine, sizeof machine);
-    size_t at = (size_t)snprintf(command, sizeof command, "fiacheck bench --%s",
-                                 suite);
+    size_t at = strncmp(suite, "sut-", 4) == 0
+                    ? (size_t)snprintf(command, sizeof command,
+                                       "fiacheck bench --sut %s",
+                                       fia_sut_current_path())
+                    : (size_t)snprintf(command, sizeof command,
+                                       "fiacheck bench --%s", suite);
     for (int i = 1; argv[i] != NULL && at < sizeof command; i++)
         at += (size_t)snprintf(command + at, sizeof command - at, " %s",
                                argv[i]);

@@ -17,6 +17,7 @@
 #include <unistd.h>
 #include "cli.h"
 #include "cli_bench.h"
+#include "fia/sut_host.h"
 #include "fuzz_runner.h"
 
 static const char bench_usage[] =
@@ -36,6 +37,10 @@ static const char bench_usage[] =
     "                  (with their ratios to the baselines measured in the\n"
     "                  same run) as one run at the build's revision (or R)\n"
     "                  and this machine, for `db regressions` and `db bench`\n"
+    "  --sut PATH [--db PATH [--revision R]]  a plug-in (include/fia/sut.h)\n"
+    "                  against fast/, the FMA peak and the memory bandwidth\n"
+    "                  on the same calls; stored as suite sut-NAME at the\n"
+    "                  plug-in's version\n"
     "ARGS go to the benchmark binary fiacheck-bench-NAME beside fiacheck\n"
     "(`fiacheck bench --NAME --help` for its own).\n";
 
@@ -120,6 +125,32 @@ int cmd_bench(int argc, char **argv)
         fputs(bench_usage, stdout);
         return CLI_EXIT_OK;
     }
+    /* a plug-in (--sut PATH) is benchmarked by fiacheck-bench-sut: its
+     * arguments shift by one (argv[0] becomes the binary's path) */
+    char **plug_argv = NULL;
+    if (!fia_sut_current_is_builtin()) {
+        static const char *const builtin_only[] = {"--fast", "--kernels",
+                                                   "--ref", "--fuzz",
+                                                   "--tolerance"};
+        for (size_t i = 0; argc >= 1 && i < 5; i++)
+            if (strcmp(argv[0], builtin_only[i]) == 0) {
+                fprintf(stderr, "fiacheck bench: %s measures fast/ itself; "
+                        "a plug-in is measured by `bench --sut PATH` "
+                        "alone\n", argv[0]);
+                return CLI_EXIT_USAGE;
+            }
+        static char *shifted[128];
+        if (argc + 2 > (int)(sizeof shifted / sizeof *shifted)) {
+            fputs("fiacheck bench: too many arguments\n", stderr);
+            return CLI_EXIT_USAGE;
+        }
+        plug_argv = shifted;
+        plug_argv[0] = (char *)"--sut";
+        for (int i = 0; i < argc; i++)
+            plug_argv[i + 1] = argv[i];
+        argv = plug_argv;
+        argc++;
+    }
     if (argc < 1 || strncmp(argv[0], "--", 2) != 0 || argv[0][2] == '\0') {
         fputs(bench_usage, stderr);
         return CLI_EXIT_USAGE;
@@ -149,7 +180,8 @@ int cmd_bench(int argc, char **argv)
         return CLI_EXIT_USAGE;
     }
     argv[0] = path;
-    if (strcmp(name, "fast") == 0 || strcmp(name, "kernels") == 0) {
+    if (strcmp(name, "fast") == 0 || strcmp(name, "kernels") == 0 ||
+        strcmp(name, "sut") == 0) {
         /* --db PATH and --revision R are ours, the rest the benchmark's */
         const char *db = NULL, *revision = NULL;
         int k = 1, seen_db = 0, seen_rev = 0;
@@ -171,10 +203,13 @@ int cmd_bench(int argc, char **argv)
             fprintf(stderr, "fiacheck bench: --revision goes with --db\n");
             return CLI_EXIT_USAGE;
         }
+        char suite[96];
+        snprintf(suite, sizeof suite, "%s%s", plug_argv ? "sut-" : name,
+                 plug_argv ? fia_sut_current()->name : "");
         if (db != NULL)
-            return cli_bench_recorded(path, argv, name, db,
+            return cli_bench_recorded(path, argv, suite, db,
                                       revision ? revision
-                                               : cli_build_revision());
+                                               : cli_sut_revision());
     }
     if (strcmp(name, "fuzz") != 0) {
         execv(path, argv);
