@@ -63,7 +63,10 @@ static const char help_text[] =
     "  --profile doc|cann  the rule profile to check (default both)\n"
     "  --seed N          campaign seed, 1..4294967295 (default random; stored);\n"
     "                    target k of params, numeric, metamorphic runs with N + k\n"
-    "  --revision NAME   the revision to store (default: the build's)\n"
+    "  --revision NAME   the revision to store (default: the build's, or\n"
+    "                    the --sut plug-in's version)\n"
+    "  --sut PATH        fuzz the plug-in at PATH instead of fast/ "
+    "(docs/sut.md)\n"
     "  -h, --help        this help\n"
     "Exit 0 no finding, 1 findings, 2 usage, missing binaries, an unwritable\n"
     "working directory or findings the store did not take; 130 on SIGINT.\n";

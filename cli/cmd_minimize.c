@@ -58,6 +58,7 @@ static const char minimize_usage[] =
     "  --tolerance T   the accuracy criterion (default: the finding's, or\n"
     "                  bound; docs/tolerance.md)\n"
     "  --json          one JSON object (docs/cli.md)\n"
+    "  --sut PATH      the plug-in the finding was made with (docs/sut.md)\n"
     "exit status: 0 written, or nothing to minimize (it does not fail);\n"
     "2 bad usage or input\n";
 

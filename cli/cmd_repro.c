@@ -418,6 +418,7 @@ static const char repro_usage[] =
     "  --tolerance T   the accuracy criterion (default: the finding's, or\n"
     "                  bound; docs/tolerance.md)\n"
     "  --json          one JSON object (docs/cli.md)\n"
+    "  --sut PATH      the plug-in the finding was made with (docs/sut.md)\n"
     "exit status: 0 it passes, 1 it still fails, 2 bad usage or input\n";
 
 int cmd_repro(int argc, char **argv)

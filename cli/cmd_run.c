@@ -200,6 +200,7 @@ static const char run_usage[] =
     "  --profile P     status codes of the documents (doc, default) or of the\n"
     "                  released code (cann)\n"
     "  --json          one JSON object per case (docs/cli.md)\n"
+    "  --sut PATH      test the plug-in at PATH instead of fast/ (docs/sut.md)\n"
     "  --status-only   statuses only: no data, nothing computed\n"
     "  --precision B   the reference's first MPFR precision (64..100000)\n"
     "  --pure-mpfr     the reference without its binary64 first pass\n"
