@@ -151,6 +151,7 @@ static int finding_row(const fia_store_finding *x, void *ctx)
     fputs("</td>", f);
     cell_int(f, "count", x->count);
     cell_text(f, "target", x->target);
+    cell_text(f, "sut", x->sut);
     fprintf(f, "<td class=\"case\"><a href=\"#case-%lld\">%s</a></td></tr>\n",
             (long long)x->id, x->minimized_text ? "minimized" : "case");
     case_block(o->cases, x);
@@ -166,7 +167,8 @@ int rt_findings(FILE *f, fia_store *s, FILE *cases)
           "</p>\n<table class=\"findings\"><thead><tr><th class=\"n\">id"
           "</th><th>state</th><th>kind</th><th>signature</th>"
           "<th>first seen (UTC)</th><th>at</th><th>last seen (UTC)</th>"
-          "<th>at</th><th class=\"n\">count</th><th>target</th><th>case</th>"
+          "<th>at</th><th class=\"n\">count</th><th>target</th><th>system</th>"
+          "<th>case</th>"
           "</tr></thead>\n<tbody>\n", f);
     finding_out o = {f, cases, 0};
     int rc = fia_store_list_findings(s, NULL, finding_row, &o);

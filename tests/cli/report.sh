@@ -151,6 +151,7 @@ expect_grep '<a href="#case-9">minimized</a>' "$tmp/dom"
 sed -n '/id="case-9"/,/<\/pre>/p' "$tmp/dom" >"$tmp/case9"
 expect_grep '^# minimized &lt;here&gt;$' "$tmp/case9"
 expect_grep '<td class="state bad">regressed</td>' "$tmp/dom"
+expect_grep '<td class="target">[^<]*</td><td class="sut">fast</td>' "$tmp/dom"  # the system that found it
 expect_grep 'status-mismatch\|&lt;MASK-003&gt;&amp;"q"\|'"'x'"'&gt;0' "$tmp/dom"
 expect_grep '<div id="sum-findings"><b>2</b>findings: 1 open, 0 fixed' "$tmp/dom"
 # rule coverage: every rule of the catalogue, counts as rules --coverage
