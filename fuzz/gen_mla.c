@@ -42,6 +42,7 @@ typedef struct mla_spec {
     int nbsd, out_plain;      /* an *_NBSD output; of the query's shape */
     int nz;                   /* the NZ cache (rank 5) */
     int64_t tile;             /* its tiles' width: 16, 32 a break */
+    int numeric;              /* fuzz_numeric's (FZ_MLA_NUMERIC_NBSD_NZ) */
     int64_t sparse;
     int mask;
     int lse, pse, int8kv, post;
@@ -204,20 +205,50 @@ static void kv_lengths(fz_gen *g, mla_spec *m, int64_t lo, int64_t hi)
         m->kv_len[b] = fdp_rare(g->f, 8) ? 0 : fdp_range(g->f, lo, hi);
 }
 
+/* The D = 512 scene's *_NBSD outputs and NZ cache, drawn after the rest
+ * of it (a seed that has run out of bytes reads "off": the calls seeds
+ * made before them stay what they were).  li: the query's layout, BSH,
+ * BSND or BNSD (0..2) taking an NBSD output. */
+static void nbsd_nz(fz_gen *g, mla_spec *m, int li)
+{
+    static const char *const nbsd[] = {"BSH_NBSD", "BSND_NBSD", "BNSD_NBSD"};
+    fdp *f = g->f;
+    if (m->numeric && !FZ_MLA_NUMERIC_NBSD_NZ)
+        return;
+    if (li <= 2 && fdp_rare(f, 25)) {
+        m->nbsd = 1;
+        m->layout = nbsd[li];
+        /* 1 < Q_S <= 16: a decode call becomes Q_S 2..16, its sparse mode
+         * and mask the other path's (an odd one stays odd) */
+        if (m->Q_S == 1 && !fz_odd(g, 3)) {
+            m->Q_S = fdp_range(f, 2, 16);
+            m->sparse = 3 - m->sparse;
+            m->mask = !m->mask;
+            for (int64_t b = 0; b < m->B; b++)
+                m->q_len[b] = m->Q_S;
+        }
+        if (fz_odd(g, 3))
+            m->out_plain = 1; /* attention_out of the query's shape */
+    }
+    /* the NZ cache: block_size 128, not with a BNSD query (MLA-041, 042) */
+    m->nz = m->bs == 128 && li != 2 && fdp_rare(f, 30);
+    if (m->bs > 0 && fz_odd(g, 3))
+        m->nz = 1;
+    m->tile = fz_odd(g, 3) ? 32 : 16;
+    m->cache4d = m->cache4d && !m->nz;
+}
+
 /* The D = 512 scene; odd: whether to break its rules now and then. */
 static void spec512(fz_gen *g, mla_spec *m, int64_t max_kv)
 {
     fdp *f = g->f;
     static const char *const lay[] = {"BSH", "BSND", "BNSD", "TND",
-                                      "TND_NTD", "BSH_NBSD", "BSND_NBSD",
-                                      "BNSD_NBSD", "BNSD_BSND", "NTD_TND"};
-    static const int lw[] = {25, 20, 20, 15, 10, 6, 6, 5, 3, 3};
-    const int li = fz_wpick(g, lw, FZ_ARRLEN(lw), 8);
+                                      "TND_NTD", "BNSD_BSND", "NTD_TND"};
+    static const int lw[] = {25, 20, 20, 15, 10, 3, 3};
+    const int li = fz_wpick(g, lw, FZ_ARRLEN(lw), 5);
     m->layout = lay[li];
-    m->tnd = li == 3 || li == 4 || li == 9;
-    m->ntd = li == 9;
-    m->nbsd = li >= 5 && li <= 7;
-    const int bnsd_q = li == 2 || li == 7; /* BNSD, BNSD_NBSD */
+    m->tnd = li == 3 || li == 4 || li == 6;
+    m->ntd = li == 6;
     m->d512 = 1;
     m->dt = fdp_chance(f, 60) ? FIA_DT_BF16 : FIA_DT_FP16;
     static const int64_t heads[] = {32, 64, 128, 16, 48};
@@ -227,15 +258,10 @@ static void spec512(fz_gen *g, mla_spec *m, int64_t max_kv)
     m->D = m->Dv = fz_odd(g, 2) ? 256 : 512;
     m->Dq_r = m->Dk_r = 64;
     m->B = fdp_range(f, 1, m->tnd ? 3 : 2);
-    /* an NBSD output takes 1 < Q_S <= 16 */
-    const int decode = fdp_chance(f, 60) && !m->nbsd;
+    const int decode = fdp_chance(f, 60);
     m->Q_S = decode ? 1 : fdp_range(f, 2, 16);
     if (fz_odd(g, 3))
         m->Q_S = 17;
-    if (m->nbsd && fz_odd(g, 3))
-        m->Q_S = 1;
-    if (m->nbsd && fz_odd(g, 3))
-        m->out_plain = 1; /* attention_out of the query's shape */
     for (int64_t b = 0; b < m->B; b++)
         m->q_len[b] = m->tnd ? fdp_range(f, 1, decode ? 1 : 16) : m->Q_S;
     if (m->tnd && fz_odd(g, 3))
@@ -247,13 +273,7 @@ static void spec512(fz_gen *g, mla_spec *m, int64_t max_kv)
     if (fz_odd(g, 3))
         m->bs = 0; /* no page attention */
     /* a rank-4 cache goes with a BNSD query or a token layout (PAGED-011) */
-    m->cache4d = (bnsd_q || m->tnd) && fdp_chance(f, 50);
-    /* the NZ cache: block_size 128, not with a BNSD query (MLA-041, 042) */
-    m->nz = m->bs == 128 && !bnsd_q && fdp_rare(f, 30);
-    if (m->bs > 0 && fz_odd(g, 3))
-        m->nz = 1;
-    m->tile = fz_odd(g, 3) ? 32 : 16;
-    m->cache4d = m->cache4d && !m->nz;
+    m->cache4d = (li == 2 || m->tnd) && fdp_chance(f, 50);
     m->sparse = m->Q_S == 1 && !m->tnd ? 0 : 3;
     m->mask = m->sparse == 3;
     if (m->tnd && fdp_chance(f, 40))
@@ -267,6 +287,7 @@ static void spec512(fz_gen *g, mla_spec *m, int64_t max_kv)
         m->sparse = 3 - m->sparse;
     if (fz_odd(g, 2))
         m->mask = !m->mask;
+    nbsd_nz(g, m, li);
 }
 
 /* The D = 128 scene: a token layout with cumulative lengths. */
@@ -388,6 +409,7 @@ void fzn_mla(fz_gen *g)
     memset(&m, 0, sizeof m);
     const int strict = g->strict;
     g->strict = 1; /* a valid call: no deliberate break */
+    m.numeric = 1;
     const int s512 = fdp_chance(f, 75);
     /* long rows now and then: past a key block, past a split */
     const int64_t max_kv = fdp_chance(f, 30) ? 300 : 40;
