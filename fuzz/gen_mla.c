@@ -4,7 +4,10 @@
  * D = 512 scene (32, 64 or 128 query heads over one KV head, a page
  * attention cache of block_size 16 or 128 of rank 3 or 4, Q_S 1 with
  * sparse 0 or Q_S 2..16 with sparse 3 and the optimized mask, in BSH, BSND,
- * BNSD or the token layouts TND / TND_NTD with per-batch kv lengths) or
+ * BNSD, their *_NBSD outputs (Q_S 2..16, attention_out (N, B, Q_S, D)) or
+ * the token layouts TND / TND_NTD with per-batch kv lengths; now and then
+ * the NZ cache (blocks, KV_N, D/16, block_size, 16), of block_size 128 and
+ * not with a BNSD query) or
  * the D = 128 scene (TND / NTD_TND with cumulative lengths, GQA, sparse 0
  * or 3).  The case the fragments before made is dropped (its run lines
  * kept): MLA excludes most features, so a mix would be refused anyway.
@@ -12,7 +15,9 @@
  * fuzz_params: now and then, each of MLA's rules broken now and then (a
  * rope missing, of another dtype or shape, another D, heads, KV heads,
  * Q_S, sparse mode, layout, block size, no page attention, a table short
- * of a column, an exclusion: lse, pse, int8 key/value, output scale).
+ * of a column, an exclusion: lse, pse, int8 key/value, output scale; an
+ * NBSD output at Q_S 1 or 17 or of the query's shape; an NZ cache with
+ * BNSD, of block_size 16, of tiles of 32).
  * fuzz_numeric: now and then a valid one with generated data (ropes now
  * and then large, so that their term decides the scores, or zero), small
  * enough for the reference, long enough now and then for fast/'s key
@@ -34,6 +39,10 @@ typedef struct mla_spec {
     int cache4d;
     int64_t extra_blocks, col_delta;
     int qrope, krope;
+    int nbsd, out_plain;      /* an *_NBSD output; of the query's shape */
+    int nz;                   /* the NZ cache (rank 5) */
+    int64_t tile;             /* its tiles' width: 16, 32 a break */
+    int numeric;              /* fuzz_numeric's (FZ_MLA_NUMERIC_NBSD_NZ) */
     int64_t sparse;
     int mask;
     int lse, pse, int8kv, post;
@@ -72,10 +81,16 @@ static fia_status tokens(fia_case *c, fia_slot s, fia_dtype dt, int ntd,
     return fb_tensor(c, s, dt, 3, sh);
 }
 
-/* A page-attention cache of nblk blocks of bs rows, H heads of D. */
+/* A page-attention cache of nblk blocks of bs rows, H heads of D; NZ
+ * (tile > 0): (nblk, H, D/tile, bs, tile). */
 static fia_status cache(fia_case *c, fia_slot s, fia_dtype dt, int rank4,
-                        int64_t nblk, int64_t bs, int64_t H, int64_t D)
+                        int64_t tile, int64_t nblk, int64_t bs, int64_t H,
+                        int64_t D)
 {
+    if (tile > 0) {
+        int64_t sh[5] = {nblk, H, D / tile, bs, tile};
+        return fb_tensor(c, s, dt, 5, sh);
+    }
     if (rank4) {
         int64_t sh[4] = {nblk, H, bs, D};
         return fb_tensor(c, s, dt, 4, sh);
@@ -129,13 +144,15 @@ static void mla_build(fz_gen *g, const mla_spec *m)
                                                       : 1;
         int64_t cols = most + m->col_delta;
         cols = cols < 1 ? 1 : cols;
-        fz_note(g, cache(c, FIA_SLOT_KEY, kdt, m->cache4d, nblk, m->bs,
+        const int64_t tile = m->nz ? m->tile : 0;
+        fz_note(g, cache(c, FIA_SLOT_KEY, kdt, m->cache4d, tile, nblk, m->bs,
                          m->KV_N, m->D));
-        fz_note(g, cache(c, FIA_SLOT_VALUE, kdt, m->cache4d, nblk, m->bs,
-                         m->KV_N, m->Dv));
-        if (m->krope)
-            fz_note(g, cache(c, FIA_SLOT_KEY_ROPE, m->kr_dt, m->cache4d, nblk,
-                             m->bs, m->KV_N, m->Dk_r));
+        fz_note(g, cache(c, FIA_SLOT_VALUE, kdt, m->cache4d, tile, nblk,
+                         m->bs, m->KV_N, m->Dv));
+        if (m->krope) /* the rope's NZ tiles are 16 wide (a float) */
+            fz_note(g, cache(c, FIA_SLOT_KEY_ROPE, m->kr_dt, m->cache4d,
+                             m->nz ? 16 : 0, nblk, m->bs, m->KV_N,
+                             m->Dk_r));
         int64_t tsh[2] = {B, cols};
         fz_note(g, fb_tensor(c, FIA_SLOT_BLOCK_TABLE, FIA_DT_INT32, 2, tsh));
         fb_attr(c, FIA_ATTR_BLOCK_SIZE, m->bs);
@@ -158,6 +175,10 @@ static void mla_build(fz_gen *g, const mla_spec *m)
             fz_note(g, batched(c, FIA_SLOT_KEY_ROPE, m->kr_dt, m->layout, B,
                                m->KV_N, S, m->Dk_r));
         fz_note(g, fb_array(c, FIA_ARR_ACTUAL_SEQ_LENGTHS_KV, B, m->kv_len));
+    }
+    if (m->nbsd && !m->out_plain) { /* (N, B, Q_S, D) */
+        int64_t osh[4] = {m->N, B, m->Q_S, m->Dv};
+        fz_note(g, fb_tensor(c, FIA_SLOT_ATTENTION_OUT, m->dt, 4, osh));
     }
     if (m->mask) {
         int64_t msh[2] = {2048, 2048};
@@ -182,6 +203,39 @@ static void kv_lengths(fz_gen *g, mla_spec *m, int64_t lo, int64_t hi)
 {
     for (int64_t b = 0; b < m->B; b++)
         m->kv_len[b] = fdp_rare(g->f, 8) ? 0 : fdp_range(g->f, lo, hi);
+}
+
+/* The D = 512 scene's *_NBSD outputs and NZ cache, drawn after the rest
+ * of it (a seed that has run out of bytes reads "off": the calls seeds
+ * made before them stay what they were).  li: the query's layout, BSH,
+ * BSND or BNSD (0..2) taking an NBSD output. */
+static void nbsd_nz(fz_gen *g, mla_spec *m, int li)
+{
+    static const char *const nbsd[] = {"BSH_NBSD", "BSND_NBSD", "BNSD_NBSD"};
+    fdp *f = g->f;
+    if (m->numeric && !FZ_MLA_NUMERIC_NBSD_NZ)
+        return;
+    if (li <= 2 && fdp_rare(f, 25)) {
+        m->nbsd = 1;
+        m->layout = nbsd[li];
+        /* 1 < Q_S <= 16: a decode call becomes Q_S 2..16, its sparse mode
+         * and mask the other path's (an odd one stays odd) */
+        if (m->Q_S == 1 && !fz_odd(g, 3)) {
+            m->Q_S = fdp_range(f, 2, 16);
+            m->sparse = 3 - m->sparse;
+            m->mask = !m->mask;
+            for (int64_t b = 0; b < m->B; b++)
+                m->q_len[b] = m->Q_S;
+        }
+        if (fz_odd(g, 3))
+            m->out_plain = 1; /* attention_out of the query's shape */
+    }
+    /* the NZ cache: block_size 128, not with a BNSD query (MLA-041, 042) */
+    m->nz = m->bs == 128 && li != 2 && fdp_rare(f, 30);
+    if (m->bs > 0 && fz_odd(g, 3))
+        m->nz = 1;
+    m->tile = fz_odd(g, 3) ? 32 : 16;
+    m->cache4d = m->cache4d && !m->nz;
 }
 
 /* The D = 512 scene; odd: whether to break its rules now and then. */
@@ -233,6 +287,7 @@ static void spec512(fz_gen *g, mla_spec *m, int64_t max_kv)
         m->sparse = 3 - m->sparse;
     if (fz_odd(g, 2))
         m->mask = !m->mask;
+    nbsd_nz(g, m, li);
 }
 
 /* The D = 128 scene: a token layout with cumulative lengths. */
@@ -272,6 +327,8 @@ static void spec_common(fz_gen *g, mla_spec *m)
     m->qrope = m->krope = 1;
     if (fz_odd(g, 2))
         *(fdp_bool(g->f) ? &m->qrope : &m->krope) = 0;
+    if (m->nbsd && fz_odd(g, 3)) /* an NBSD output without rope */
+        m->qrope = m->krope = 0;
     if (fz_odd(g, 2))
         m->qr_dt = m->dt == FIA_DT_BF16 ? FIA_DT_FP16 : FIA_DT_BF16;
     if (fz_odd(g, 2))
@@ -352,6 +409,7 @@ void fzn_mla(fz_gen *g)
     memset(&m, 0, sizeof m);
     const int strict = g->strict;
     g->strict = 1; /* a valid call: no deliberate break */
+    m.numeric = 1;
     const int s512 = fdp_chance(f, 75);
     /* long rows now and then: past a key block, past a split */
     const int64_t max_kv = fdp_chance(f, 30) ? 300 : 40;

@@ -1,27 +1,31 @@
 /* oracle/facts_layout: the layout, and the dims of query and key read
  * through it (BSH: [B, S, H] with H = N * D; BSND: [B, S, N, D]; BNSD and
  * BNSD_BSND: [B, N, S, D]).  The token layouts are read by facts_tnd.c
- * (after the lengths, which give their B); the *_NBSD outputs are
- * recognized (for their not-modeled rule, rules_tnd.c) but not read. */
+ * (after the lengths, which give their B).  The *_NBSD outputs (003
+ * §参数说明 input_layout: "下划线左边表示输入query的layout，下划线右边表示输出
+ * output的格式") read the query, key and value in the layout before '_':
+ * BSH_NBSD is BSH with o_nbsd set (attention_out (N, B, Q_S, D), OUT-003;
+ * their own rules are MLA's, rules_mla.c). */
 #include <string.h>
 #include "oracle_internal.h"
 
 static const struct {
     const char *name;
     orc_layout layout;
+    int o_nbsd;
 } layout_names[] = {
-    {"BSH", ORC_LAYOUT_BSH},
-    {"BSND", ORC_LAYOUT_BSND},
-    {"BNSD", ORC_LAYOUT_BNSD},
-    {"BNSD_BSND", ORC_LAYOUT_BNSD_BSND},
+    {"BSH", ORC_LAYOUT_BSH, 0},
+    {"BSND", ORC_LAYOUT_BSND, 0},
+    {"BNSD", ORC_LAYOUT_BNSD, 0},
+    {"BNSD_BSND", ORC_LAYOUT_BNSD_BSND, 0},
     /* 003 §参数说明 > input_layout; NTD by RELEASED "Layouts" only. */
-    {"TND", ORC_LAYOUT_TND},
-    {"TND_NTD", ORC_LAYOUT_TND_NTD},
-    {"NTD_TND", ORC_LAYOUT_NTD_TND},
-    {"NTD", ORC_LAYOUT_NTD},
-    {"BSH_NBSD", ORC_LAYOUT_V2},
-    {"BSND_NBSD", ORC_LAYOUT_V2},
-    {"BNSD_NBSD", ORC_LAYOUT_V2},
+    {"TND", ORC_LAYOUT_TND, 0},
+    {"TND_NTD", ORC_LAYOUT_TND_NTD, 0},
+    {"NTD_TND", ORC_LAYOUT_NTD_TND, 0},
+    {"NTD", ORC_LAYOUT_NTD, 0},
+    {"BSH_NBSD", ORC_LAYOUT_BSH, 1},
+    {"BSND_NBSD", ORC_LAYOUT_BSND, 1},
+    {"BNSD_NBSD", ORC_LAYOUT_BNSD, 1},
 };
 
 int orc_is_prefill(const fia_oracle_facts *f)
@@ -112,8 +116,10 @@ void orc_facts_layout(const fia_case *c, fia_oracle_facts *f)
 {
     f->layout = ORC_LAYOUT_INVALID;
     for (size_t i = 0; i < sizeof layout_names / sizeof layout_names[0]; i++)
-        if (strcmp(c->attrs.input_layout, layout_names[i].name) == 0)
+        if (strcmp(c->attrs.input_layout, layout_names[i].name) == 0) {
             f->layout = layout_names[i].layout;
+            f->o_nbsd = layout_names[i].o_nbsd;
+        }
     f->layout_modeled = f->layout <= ORC_LAYOUT_BNSD_BSND;
     f->tnd = f->layout >= ORC_LAYOUT_TND && f->layout <= ORC_LAYOUT_NTD;
     f->q_ntd = f->layout == ORC_LAYOUT_NTD || f->layout == ORC_LAYOUT_NTD_TND;

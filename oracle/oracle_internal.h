@@ -24,7 +24,6 @@ typedef enum orc_layout {
     ORC_LAYOUT_TND_NTD,
     ORC_LAYOUT_NTD_TND,
     ORC_LAYOUT_NTD,      /* RELEASED only */
-    ORC_LAYOUT_V2,       /* a layout only 003 documents: not modeled */
     ORC_LAYOUT_INVALID   /* no document knows it */
 } orc_layout;
 
@@ -70,9 +69,14 @@ struct fia_oracle_facts {
     int64_t N;                        /* num_heads attribute */
     int64_t KV_N;                     /* effective: 0 means N */
 
-    /* facts_layout.c: the layout and the dims read through it. */
+    /* facts_layout.c: the layout and the dims read through it.  The
+     * *_NBSD outputs of 003 (BSH_NBSD, BSND_NBSD, BNSD_NBSD) read query,
+     * key and value in the layout before '_' (layout BSH, BSND or BNSD)
+     * and set o_nbsd: attention_out is then (N, B, Q_S, D). */
     orc_layout layout;
-    int layout_modeled;               /* one of the four 002 layouts */
+    int o_nbsd;
+    int layout_modeled;               /* one of the four 002 layouts (an
+                                         NBSD output's input included) */
     int q_rank_want;                  /* 3 or 4 (0: layout not modeled) */
 
     /* Query: q_rank_ok -> B, Q_S known; q_d_ok -> D known (BSH needs
@@ -142,8 +146,10 @@ struct fia_oracle_facts {
     int aq_scene, aq_int4, aq_sep, aq_comb;
 
     /* facts_mla.c: the MLA scene (003): rope, query_rope or key_rope
-     * passed; mla512 / mla128, and the query's D is 512 / 128. */
-    int rope, mla512, mla128;
+     * passed; mla512 / mla128, and the query's D is 512 / 128.  nz: a
+     * paged call whose key cache is rank 5, the NZ format (blockNum, KV_N,
+     * D/16, block_size, 16) of 003's MLA list. */
+    int rope, mla512, mla128, nz;
 
     int paged;
     int cache_rank;

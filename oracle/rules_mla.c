@@ -10,9 +10,16 @@
  * 005), TND's D != 512 list.  D = 128 is a token-layout scene (TND,
  * NTD_TND) under TND's list, with Q_D = K_D = V_D = 128.
  *
+ * The *_NBSD outputs (BSH_NBSD, BSND_NBSD, BNSD_NBSD: the query in the
+ * layout before '_', attention_out (N, B, Q_S, D), OUT-003) are MLA's:
+ * 003's input_layout text limits them to 1 < Q_S <= 16 and its D = 512
+ * list names them; the released code rejects them without rope.  The NZ
+ * key/value cache (rank 5, [blockNum, KV_N, D/16, block_size, 16], key_rope
+ * [blockNum, KV_N, 64/16, block_size, 16]) is D = 512's too, fp16 / bf16,
+ * with block_size 128 and not with a BNSD query.
+ *
  * Not modeled: MLA full quantization (int8 query/key/value with bf16
- * ropes, dequant_scale_query), the NZ cache (rank 5), the *_NBSD outputs
- * (NM-012, rules_tnd.c). */
+ * ropes, dequant_scale_query; its NZ cache of D/32 tiles of 32 with it). */
 #include "oracle_internal.h"
 
 #define C003_MLA C003_CONSTR " > MLA (query_rope、key_rope)"
@@ -54,6 +61,8 @@ static int q_s_bad(const fia_oracle_facts *f)
     return 0;
 }
 
+/* BSH, BSND, BNSD and their *_NBSD outputs (facts_layout.c reads
+ * BSH_NBSD as BSH with o_nbsd), TND, TND_NTD. */
 static int layout512_bad(const fia_oracle_facts *f)
 {
     switch (f->layout) {
@@ -62,7 +71,6 @@ static int layout512_bad(const fia_oracle_facts *f)
     case ORC_LAYOUT_BNSD:
     case ORC_LAYOUT_TND:
     case ORC_LAYOUT_TND_NTD:
-    case ORC_LAYOUT_V2: /* the *_NBSD outputs: NM-012 */
         return 0;
     default:
         return 1;
@@ -98,6 +106,20 @@ static int full_quant(const fia_oracle_facts *f)
 static int pse_given(const fia_oracle_facts *f)
 {
     return given(f, FIA_SLOT_PSE_SHIFT) && f->numel[FIA_SLOT_PSE_SHIFT] != 0;
+}
+
+/* The NZ cache's dims: [blockNum, KV_N, D/16, block_size, 16]. */
+static int nz_dims_bad(const fia_oracle_facts *f)
+{
+    const int64_t *s = f->cache->shape;
+    return s[1] != f->KV_N || s[2] != f->D / 16 || f->D % 16 != 0 ||
+           s[3] != f->block_size || s[4] != 16;
+}
+
+static int kv_half(const fia_oracle_facts *f)
+{
+    const fia_tensor *k = f->t[FIA_SLOT_KEY];
+    return k && (k->dtype == FIA_DT_FP16 || k->dtype == FIA_DT_BF16);
 }
 
 static int kv_list(const fia_oracle_facts *f)
@@ -144,8 +166,17 @@ ORC_PRED(x128, f->mla128,
              kv_antiquant(f) || full_quant(f) || post_quant(f))
 ORC_PRED(dims128, f->mla128 && f->tnd && f->k_d_ok && f->v_d_ok,
          f->KD != 128 || value_d(f) != 128)
+ORC_PRED(nbsd_rope, f->o_nbsd, !f->rope)
+ORC_PRED(nbsd_q_s, f->o_nbsd && f->q_rank_ok, f->Q_S <= 1 || f->Q_S > 16)
+/* the NZ cache of fp16 / bf16 (D/16 tiles); int8's is full quantization's
+ * (NM-010), int key/value with a float query antiquantization (MLA-X01) */
+ORC_PRED(nz_dims,
+         f->nz && f->mla512 && f->cache && f->count[FIA_SLOT_KEY] == 1 &&
+             f->KV_N > 0 && kv_half(f),
+         nz_dims_bad(f))
+ORC_PRED(nz_layout, f->nz && f->mla512, f->layout == ORC_LAYOUT_BNSD)
+ORC_PRED(nz_bs, f->nz && f->mla512, f->block_size == 16)
 ORC_PRED(nm_full_quant, f->rope, int8_query(f))
-ORC_PRED(nm_nz, f->rope && f->paged, f->cache_rank == 5)
 
 #define MLA_REJECT(id, cite, text, dis, fn)                                  \
     {id, "mla", FIA_RULE_REJECT, ORC_SEM, cite, text, dis, ORC_FN(fn)}
@@ -167,7 +198,8 @@ const fia_rule orc_rules_mla[] = {
                NULL, q_shape),
     MLA_REJECT("MLA-005", C003_MLA512 "; " C003_MLA128,
                "key_rope has the key's shape with D 64 (a rank-3 cache or "
-               "BSH: KV_N*64)",
+               "BSH: KV_N*64; an NZ cache: [blockNum, KV_N, 64/16, "
+               "block_size, 16])",
                NULL, k_shape),
     MLA_REJECT("MLA-010", C003_MLA512 "; " C003_TND512 "; "
                C003_P("query_rope"),
@@ -189,8 +221,8 @@ const fia_rule orc_rules_mla[] = {
                "3 with one: TND-018..021)",
                sparse512),
     MLA_REJECT("MLA-014", C003_MLA512 "; " C003_TND512,
-               "D = 512: input_layout BSH, BSND, BNSD, TND, TND_NTD (or a "
-               "*_NBSD output)",
+               "D = 512: input_layout BSH, BSND, BNSD (or their *_NBSD "
+               "outputs), TND, TND_NTD",
                NULL, layout512),
     MLA_REJECT("MLA-015", C003_MLA512 "; " C003_TND512,
                "D = 512 needs page attention (a block_table)", NULL,
@@ -216,15 +248,39 @@ const fia_rule orc_rules_mla[] = {
     MLA_REJECT("MLA-022", C003_CONSTR " > TND、TND_NTD、NTD_TND场景下的综合限制",
                "D = 128 with rope in a token layout: Q_D = K_D = V_D = 128",
                NULL, dims128),
+    MLA_REJECT("MLA-030", C003_P("input_layout") "; " C003_MLA512 "; "
+               CREL("Layouts, head dims and parameters"),
+               "the *_NBSD outputs (BSH_NBSD, BSND_NBSD, BNSD_NBSD) need "
+               "query_rope and key_rope (MLA)",
+               "003's input_layout text lists them with no word of rope; the "
+               "one constraint list naming them is MLA's (D = 512) and the "
+               "released code rejects them without rope: both profiles "
+               "reject",
+               nbsd_rope),
+    MLA_REJECT("MLA-031", C003_P("input_layout"),
+               "the *_NBSD outputs: 1 < Q_S <= 16 (输出格式为NBSD时，仅支持"
+               "Q_S大于1且小于等于16)",
+               NULL, nbsd_q_s),
+    MLA_REJECT("MLA-040", C003_MLA512 "; " CREL("Layouts, head dims and "
+                                                "parameters"),
+               "D = 512, an NZ (rank-5) fp16/bf16 cache: key and value are "
+               "[blockNum, KV_N, D/16, block_size, 16]",
+               "the documents give the format but no explicit check of its "
+               "dims; a cache whose dims disagree cannot be read as it",
+               nz_dims),
+    MLA_REJECT("MLA-041", C003_MLA512,
+               "D = 512: the NZ cache is not taken with a BNSD query (BNSD, "
+               "BNSD_NBSD)",
+               NULL, nz_layout),
+    MLA_REJECT("MLA-042", C003_MLA512,
+               "D = 512: the NZ cache takes block_size 128, not 16", NULL,
+               nz_bs),
     ORC_NM_ROW("NM-010", "mla", nm_full_quant, C003_MLA512,
                "MLA full quantization (int8 query/key/value, bf16 ropes, "
-               "dequant_scale_query) is not modeled yet",
+               "dequant_scale_query; its NZ cache of D/32 tiles of 32) is "
+               "not modeled yet",
                "003's D = 512 list allows it; its token-layout D = 512 list "
                "refuses full quantization"),
-    ORC_NM_ROW("NM-014", "mla", nm_nz, C003_MLA512,
-               "MLA's NZ key/value cache (blockNum, N, D/16, blockSize, 16) "
-               "is not modeled yet",
-               NULL),
 };
 const size_t orc_rules_mla_count =
     sizeof orc_rules_mla / sizeof orc_rules_mla[0];

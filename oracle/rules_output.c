@@ -8,10 +8,21 @@ static int is_f16(fia_dtype dt)
     return dt == FIA_DT_FP16 || dt == FIA_DT_BF16;
 }
 
+/* An *_NBSD output (003 §参数说明 input_layout): (N, B, Q_S, D) whatever
+ * the query's layout, N the query heads (num_heads). */
+static int nbsd_shape_bad(const fia_oracle_facts *f)
+{
+    const fia_tensor *o = &f->out;
+    return o->ndim != 4 || o->shape[0] != f->N || o->shape[1] != f->B ||
+           o->shape[2] != f->Q_S || o->shape[3] != f->D;
+}
+
 static int out_shape_bad(const fia_oracle_facts *f)
 {
     const fia_tensor *q = f->t[FIA_SLOT_QUERY];
     const fia_tensor *o = &f->out;
+    if (f->o_nbsd)
+        return nbsd_shape_bad(f);
     if (o->ndim != q->ndim)
         return 1;
     if (f->layout == ORC_LAYOUT_BNSD_BSND) {
@@ -38,7 +49,8 @@ ORC_PRED(out_dtype_q,
          f->out.dtype != f->t[FIA_SLOT_QUERY]->dtype)
 ORC_PRED(out_shape,
          both_q_out(f) && f->layout_modeled &&
-             (f->layout != ORC_LAYOUT_BNSD_BSND || f->q_rank_ok),
+             (f->layout != ORC_LAYOUT_BNSD_BSND || f->q_rank_ok) &&
+             (!f->o_nbsd || f->q_d_ok),
          out_shape_bad(f))
 ORC_PRED(empty_q_out, f->query_empty && f->given[FIA_SLOT_ATTENTION_OUT],
          !f->out_empty)
@@ -57,10 +69,14 @@ const fia_rule orc_rules_output[] = {
      "001 (IFA) §返回值说明 states it (output dtype follows the query); 002 "
      "lists the output dtypes without tying them to the query",
      ORC_FN(out_dtype_q)},
-    {"OUT-003", "output", FIA_RULE_REJECT, ORC_SEM, C002_P("attentionOut"),
+    {"OUT-003", "output", FIA_RULE_REJECT, ORC_SEM,
+     C002_P("attentionOut") "; " C003_P("input_layout") "; " C003_RET,
      "attention_out must have the query's shape; for BNSD_BSND the query's "
-     "BNSD read as BSND",
-     NULL, ORC_FN(out_shape)},
+     "BNSD read as BSND; for the *_NBSD outputs (N, B, Q_S, D)",
+     "003 §返回值说明 asks the query's shape but for D; its input_layout "
+     "text puts the output in the layout after '_' (NBSD: N, B, S, D), "
+     "which fiacheck follows for the *_NBSD outputs",
+     ORC_FN(out_shape)},
     {"OUT-004", "output", FIA_RULE_REJECT, ORC_SEM,
      CREL("Degenerate shapes") "; " C002_EMPTY,
      "an empty query with a non-empty attention_out is rejected",

@@ -99,8 +99,9 @@ ORC_PRED(p_int8_query, f->paged && orc_is_prefill(f),
          f->t[FIA_SLOT_QUERY]->dtype == FIA_DT_INT8)
 ORC_PRED(p_antiquant, f->paged && orc_is_prefill(f), orc_antiquant_given(f))
 ORC_PRED(p_aslkv, f->paged, !f->kv_seq_given)
+/* rank 5: MLA's NZ cache (rules_mla.c) */
 ORC_PRED(p_rank, f->paged && f->cache != NULL && single_cache(f),
-         !rank34(f))
+         !rank34(f) && !(f->cache_rank == 5 && f->rope))
 ORC_PRED(p_4d_layout, f->paged && f->cache_rank == 4 && f->layout_modeled,
          f->layout != ORC_LAYOUT_BNSD && f->layout != ORC_LAYOUT_BNSD_BSND)
 ORC_PRED(p_dims, f->paged && f->cache != NULL && rank34(f) && heads_known(f),
@@ -170,9 +171,13 @@ const fia_rule orc_rules_paged[] = {
      "page attention requires actual_seq_lengths_kv", NULL,
      ORC_FN(p_aslkv)},
     {"PAGED-010", "paged", FIA_RULE_REJECT, ORC_SEM,
-     C002_GT1 CPA "; " C002_EQ1 CPA,
+     C002_GT1 CPA "; " C002_EQ1 CPA "; " C003_CONSTR " > MLA (query_rope、"
+     "key_rope) > query的D等于512",
      "the key/value cache is rank 3 (blocknum, block_size, H) or rank 4 "
-     "(blocknum, KV_N, block_size, D), whatever the query's layout", NULL,
+     "(blocknum, KV_N, block_size, D), whatever the query's layout; with "
+     "rope (MLA) also rank 5, the NZ format (MLA-040..042)",
+     "003's MLA list (query的D等于512) adds the NZ format "
+     "[blockNum, N, D/16, blockSize, 16]",
      ORC_FN(p_rank)},
     {"PAGED-011", "paged", FIA_RULE_REJECT, ORC_SEM,
      C002_GT1 CPA "; " C002_EQ1 CPA "; " C001_CONSTR,

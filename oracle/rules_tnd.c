@@ -7,8 +7,8 @@
  * modeled by rules_mla.c); D != 512 is the list below.  The Q_S > 1 / Q_S =
  * 1 lists of the batched layouts do not apply (path ORC_PATH_TND).
  *
- * The *_NBSD outputs stay not modeled (NM-012): 003 allows them with Q_S in
- * (1, 16], the released code only with rope (MLA). */
+ * The *_NBSD outputs are batched layouts with rope (MLA-030, MLA-031,
+ * rules_mla.c). */
 #include <stdint.h>
 #include "oracle_internal.h"
 
@@ -173,7 +173,6 @@ ORC_PRED(x_paged, f->tnd && !rope(f), f->paged)
 ORC_PRED(x_antiquant, f->tnd, kv_antiquant(f))
 ORC_PRED(x_full_quant, f->tnd, full_quant(f))
 ORC_PRED(x_post_quant, f->tnd, post_quant(f))
-ORC_PRED(nm_nbsd, 1, f->layout == ORC_LAYOUT_V2)
 ORC_PRED(nm_value_d, f->tnd && f->q_d_ok && f->v_d_ok, f->VD != f->D)
 
 #define TND_REJECT(id, cite, text, dis, fn)                                  \
@@ -310,11 +309,6 @@ const fia_rule orc_rules_tnd[] = {
                 "a token layout takes no output quantization (后量化: "
                 "quant_scale2, quant_offset2)",
                 x_post_quant),
-    ORC_NM_ROW("NM-012", "tnd", nm_nbsd, C003_P("input_layout"),
-               "the *_NBSD outputs (BSH_NBSD, BSND_NBSD, BNSD_NBSD) are not "
-               "modeled yet",
-               "003 allows them for Q_S in (1, 16]; RELEASED rejects them "
-               "without rope"),
     {"NM-013", "tnd", FIA_RULE_NOT_MODELED, ORC_NM_LATE, C003_TND,
      "value's head dim unlike the query's (TND 192/128) is not modeled yet: "
      "every rule judges the call, then it is refused",

@@ -9,10 +9,15 @@
  *   BNSD       query [B, N, Q_S, D], key/value [B, KV_N, KV_S, D],
  *              out like query
  *   BNSD_BSND  query and key/value as BNSD, out [B, Q_S, N, D]
+ *   BSH_NBSD, BSND_NBSD, BNSD_NBSD (003, MLA)
+ *              query and key/value in the layout before '_', out
+ *              [N, B, Q_S, D] (003 §参数说明 input_layout: the part after
+ *              '_' is the output's layout)
  *
  * So in BSH / BSND element (b, n, s, d) is at ((b S + s) N + n) D + d, in
  * BNSD at ((b N + n) S + s) D + d (S, N of the tensor: Q_S, N for query and
- * out, KV_S, KV_N for key and value).  Every dim is checked below 2^40 and
+ * out, KV_S, KV_N for key and value); an NBSD out's at ((n B + b) Q_S + s)
+ * D + d.  Every dim is checked below 2^40 and
  * the tensors are materialized, so these products stay far from int64
  * overflow.  The head dim is the innermost axis of every layout, so a
  * tensor laid out like query / key with another head dim W is read by the
@@ -37,13 +42,18 @@ fia_status ref_read_layout_name(ref_problem *p, const fia_case *c,
     static const struct {
         const char *name;
         ref_layout l;
-    } tab[] = {{"BSH", REF_LAYOUT_BSH},
-               {"BSND", REF_LAYOUT_BSND},
-               {"BNSD", REF_LAYOUT_BNSD},
-               {"BNSD_BSND", REF_LAYOUT_BNSD_BSND}};
+        int o_nbsd;
+    } tab[] = {{"BSH", REF_LAYOUT_BSH, 0},
+               {"BSND", REF_LAYOUT_BSND, 0},
+               {"BNSD", REF_LAYOUT_BNSD, 0},
+               {"BNSD_BSND", REF_LAYOUT_BNSD_BSND, 0},
+               {"BSH_NBSD", REF_LAYOUT_BSH, 1},
+               {"BSND_NBSD", REF_LAYOUT_BSND, 1},
+               {"BNSD_NBSD", REF_LAYOUT_BNSD, 1}};
     for (size_t i = 0; i < sizeof tab / sizeof tab[0]; i++)
         if (strcmp(c->attrs.input_layout, tab[i].name) == 0) {
             p->layout = tab[i].l;
+            p->o_nbsd = tab[i].o_nbsd;
             return FIA_OK;
         }
     if (ref_read_tnd_name(p, c->attrs.input_layout) == FIA_OK)
@@ -146,7 +156,7 @@ fia_status ref_read_layout_dims(ref_problem *p, const fia_case *c,
         return ref_read_tnd_dims(p, c, d, err);
     int want = p->layout == REF_LAYOUT_BSH ? 3 : 4;
     /* a paged cache's rank is its own (read_paged.c) */
-    int kwant = p->paged ? (k->ndim == 3 || k->ndim == 4 ? k->ndim : -1)
+    int kwant = p->paged ? (k->ndim >= 3 && k->ndim <= 5 ? k->ndim : -1)
                          : want;
     if (q->ndim != want || k->ndim != kwant)
         return fia_fail(err, FIA_ERR_PARAM_INVALID,
@@ -234,6 +244,8 @@ int64_t ref_out_index(const ref_problem *p, int64_t b, int64_t n, int64_t i,
     if (p->tnd)
         return ref_tnd_out_index(p, b, n, i, dd);
     i = ref_pad_q_row(p, b, i);
+    if (p->o_nbsd)
+        return ((n * p->B + b) * p->Q_S + i) * p->D + dd;
     if (p->layout == REF_LAYOUT_BNSD)
         return ((b * p->N + n) * p->Q_S + i) * p->D + dd;
     return ((b * p->Q_S + i) * p->N + n) * p->D + dd;

@@ -32,7 +32,10 @@
  *   TND, TND_NTD        [T, N, Dr]              [T_kv, KV_N, Dr]
  *   NTD, NTD_TND        [N, T, Dr]              [KV_N, T_kv, Dr]
  *   paged (block_table) key_rope (blocknum, block_size, KV_N*Dr) or
- *                       (blocknum, KV_N, block_size, Dr), as the key cache
+ *                       (blocknum, KV_N, block_size, Dr), as the key cache,
+ *                       or NZ (blocknum, KV_N, Dr/16, block_size, 16)
+ *                       beside an NZ key (003: "key_rope shape中D为64，其余
+ *                       维度与key一致" read in the tiles of the NZ format)
  *
  * Dr is read from query_rope (its last dim; BSH: H_r / N), any Dr >= 1 (003
  * documents 64; the oracle judges the values, the reading only needs a
@@ -59,7 +62,8 @@
  * (antiquant; 003 excludes it) or an int8 query (full int8, whose rope is
  * bf16 beside int8 query / key: another score pipeline), with key/value
  * lists (003 excludes tensorlist) and with a shared prefix (a prefix key
- * has no rope row).  The *_NBSD outputs stay refused (read_not_modeled.c). */
+ * has no rope row).  The *_NBSD outputs (003, MLA's) are the layout's
+ * (read_layout.c: attention_out [N, B, Q_S, D]). */
 #include <stdio.h>
 #include "ref_internal.h"
 
@@ -156,9 +160,20 @@ fia_status ref_read_mla(ref_problem *p, const fia_case *c,
     if (!shape_like(qr, p->q, q_h ? p->N * Dr : Dr))
         return wrong_shape("query_rope", qr, "the query", p->q,
                            q_h ? p->N * Dr : Dr, err);
+    /* NZ: the key's dims but its tiles, Dr/16 of them */
+    if (p->cachenz) {
+        const int64_t *ks = p->k->shape;
+        const int64_t want[5] = {ks[0], ks[1], Dr / 16, ks[3], 16};
+        if (Dr % 16 != 0 || !ref_shape_is(kr, 5, want))
+            return fia_fail(err, FIA_ERR_PARAM_INVALID,
+                            "key_rope is not the NZ key's (blocknum, KV_N, "
+                            "Dr/16 = %lld, block_size, 16) for query_rope's "
+                            "Dr %lld (MLA)", (long long)(Dr / 16),
+                            (long long)Dr);
+    }
     /* the key's last dim holds KV_N D in BSH and a rank-3 cache, else D */
     const int k_h = !p->tnd && p->k->ndim == 3;
-    if (!shape_like(kr, p->k, k_h ? p->KV_N * Dr : Dr))
+    if (!p->cachenz && !shape_like(kr, p->k, k_h ? p->KV_N * Dr : Dr))
         return wrong_shape("key_rope", kr, "the key", p->k,
                            k_h ? p->KV_N * Dr : Dr, err);
     if (!qr->data || (fia_tensor_numel(kr) > 0 && !kr->data))

@@ -3,7 +3,8 @@
  * are refused as not modeled) and
  * its shape, the query's
  * for the layout: BSH [B, Q_S, H], BNSD [B, N, Q_S, D], BSND and BNSD_BSND
- * [B, Q_S, N, D].  Where its elements live: ref_out_index (read_layout.c). */
+ * [B, Q_S, N, D]; the *_NBSD outputs [N, B, Q_S, D] (003 §参数说明
+ * input_layout).  Where its elements live: ref_out_index (read_layout.c). */
 #include "ref_internal.h"
 
 static int is_half(fia_dtype dt)
@@ -46,6 +47,9 @@ fia_status ref_read_output_shape(ref_problem *p, const fia_case *c,
         nd = 3;
         dims[0] = p->o_ntd ? p->N : p->T, dims[1] = p->o_ntd ? p->T : p->N;
         dims[2] = p->D;
+    } else if (p->o_nbsd) {
+        nd = 4;
+        dims[0] = p->N, dims[1] = p->B, dims[2] = p->Q_S, dims[3] = p->D;
     } else if (p->layout == REF_LAYOUT_BSH) {
         nd = 3;
         dims[0] = p->B, dims[1] = p->Q_S, dims[2] = p->q->shape[2];

@@ -7,10 +7,20 @@
  *           ((id * block_size + o) * KV_N + kn) * D + d
  *   rank 4  (blocknum, KV_N, block_size, D): at
  *           ((id * KV_N + kn) * block_size + o) * D + d
+ *   rank 5  the NZ format of MLA (003 约束说明, query的D等于512; RELEASED
+ *           "NZ-format paged KV cache"), (blocknum, KV_N, D/16, block_size,
+ *           16): each block of a head is D/16 tiles of (block_size, 16),
+ *           tile t holding columns 16t .. 16t + 15 of every row, so at
+ *           (((id * KV_N + kn) * (D/16) + d/16) * block_size + o) * 16
+ *           + d % 16
  *
  * with id = block_table[b][j / block_size] and o = j % block_size; an MLA
  * key_rope cache (read_mla.c) is read through the same ids and offsets,
- * with its head dim Dr for D (ref_paged_kv_index's width W).  Batch b
+ * with its head dim Dr for D (ref_paged_kv_index's width W; an NZ
+ * key_rope is (blocknum, KV_N, Dr/16, block_size, 16)).  The NZ tiles are
+ * 16 elements wide for fp16 / bf16; int8's (D/32 tiles of 32) belong to
+ * MLA full quantization, not modeled (read_mla.c refuses an int8 query
+ * with rope; an int8 NZ cache of another query is refused here).  Batch b
  * reads the first nb_b = ceil(kv_len_b / block_size) entries of its row, and
  * nothing else of the table.  KV_S of a paged call is max_b nb_b x
  * block_size: the length masks are read against.  The ids are device data
@@ -36,10 +46,16 @@ fia_status ref_read_paged(ref_problem *p, const fia_case *c,
     if (p->block_size <= 0 || p->block_size > 512)
         return fia_fail(err, FIA_ERR_PARAM_INVALID, "block_size %lld outside "
                         "(0, 512]", (long long)p->block_size);
-    if (p->k->ndim != 3 && p->k->ndim != 4)
+    if (p->k->ndim < 3 || p->k->ndim > 5)
         return fia_fail(err, FIA_ERR_PARAM_INVALID, "the key cache has rank "
-                        "%d (takes 3 or 4)", (int)p->k->ndim);
+                        "%d (takes 3, 4 or 5, NZ)", (int)p->k->ndim);
     p->cache4d = p->k->ndim == 4;
+    p->cachenz = p->k->ndim == 5;
+    if (p->cachenz && p->k->dtype != FIA_DT_FP16 &&
+        p->k->dtype != FIA_DT_BF16)
+        return fia_fail(err, FIA_ERR_NOT_MODELED, "not modeled yet: an NZ "
+                        "cache of %s (its tiles of 32: MLA full "
+                        "quantization)", fia_dtype_name(p->k->dtype));
     p->bt = bt->data;
     p->bt_cols = bt->shape[1];
     return FIA_OK;
@@ -49,7 +65,17 @@ fia_status ref_paged_key_dims(ref_problem *p, int64_t *kd, fia_error *err)
 {
     const fia_tensor *k = p->k;
     const int64_t bs = p->block_size;
-    if (p->cache4d) {
+    if (p->cachenz) {
+        if (k->shape[1] != p->KV_N || k->shape[3] != bs || k->shape[4] != 16)
+            return fia_fail(err, FIA_ERR_PARAM_INVALID, "NZ cache [%lld,"
+                            "%lld,%lld,%lld,%lld] is not (blocknum, "
+                            "KV_N=%lld, D/16, block_size=%lld, 16)",
+                            (long long)k->shape[0], (long long)k->shape[1],
+                            (long long)k->shape[2], (long long)k->shape[3],
+                            (long long)k->shape[4], (long long)p->KV_N,
+                            (long long)bs);
+        *kd = k->shape[2] * 16;
+    } else if (p->cache4d) {
         if (k->shape[1] != p->KV_N || k->shape[2] != bs)
             return fia_fail(err, FIA_ERR_PARAM_INVALID, "cache [%lld,%lld,"
                             "%lld,%lld] is not (blocknum, KV_N=%lld, "
@@ -121,6 +147,9 @@ int64_t ref_paged_kv_index(const ref_problem *p, int64_t b, int64_t kn,
 {
     const int64_t id = p->bt[b * p->bt_cols + j / p->block_size];
     const int64_t o = j % p->block_size;
+    if (p->cachenz)
+        return (((id * p->KV_N + kn) * (W / 16) + dd / 16) * p->block_size +
+                o) * 16 + dd % 16;
     if (p->cache4d)
         return ((id * p->KV_N + kn) * p->block_size + o) * W + dd;
     return ((id * p->block_size + o) * p->KV_N + kn) * W + dd;

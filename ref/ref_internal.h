@@ -80,8 +80,11 @@ typedef struct ref_problem {
     int q8;
     double q8_ds1, q8_qs1, q8_ds2;
     int empty_query;              /* query numel 0: nothing to compute */
-    /* layout (read_layout.c) */
+    /* layout (read_layout.c): the query's (and key's) layout; o_nbsd, an
+     * *_NBSD output (BSH_NBSD, BSND_NBSD, BNSD_NBSD: the query in the
+     * layout before '_', attention_out [N, B, Q_S, D]) */
     ref_layout layout;
+    int o_nbsd;
     int64_t B, Q_S, KV_S, D;
     int decode;                   /* Q_S == 1 (and no rope: read_mla.c) */
     /* mla (read_mla.c): query_rope / key_rope (NULL without), laid out
@@ -114,9 +117,10 @@ typedef struct ref_problem {
     int64_t lse_shape[FIA_MAX_RANK];
     /* paged (read_paged.c): key and value are caches of blocks of
      * block_size rows, (blocknum, block_size, KV_N*D) or, cache4d,
-     * (blocknum, KV_N, block_size, D); key j of batch b is row j %
+     * (blocknum, KV_N, block_size, D) or, cachenz, the NZ format
+     * (blocknum, KV_N, D/16, block_size, 16); key j of batch b is row j %
      * block_size of block bt[b * bt_cols + j / block_size] */
-    int paged, cache4d;
+    int paged, cache4d, cachenz;
     const int32_t *bt;
     int64_t bt_cols, block_size, blocknum;
     /* tensor_list (read_tensor_list.c): key/value as lists of B tensors

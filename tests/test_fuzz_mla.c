@@ -4,7 +4,7 @@
  * every other numeric case the rules accept too: a token layout was once
  * packed from a paged case, which TND-X03 refuses);
  * fuzz_params' MLA calls break every MLA rule now and then and obey them
- * all now and then.  The kernels are not run: the cases are judged by the
+ * all now and then (the *_NBSD outputs' and the NZ cache's too).  The kernels are not run: the cases are judged by the
  * oracle. */
 #include <stdlib.h>
 #include <string.h>
@@ -13,6 +13,7 @@
 #include "fuzz/fuzz.h"
 #include "fuzz/fdp.h"
 #include "fuzz/fuzz_internal.h"
+#include "fuzz/gen.h"
 #include "fuzz_testlib.h"
 
 static int is_mla(const fia_case *c)
@@ -25,7 +26,7 @@ static int64_t query_d(const fia_case *c)
 {
     const fia_tensor *q = &c->tensors[FIA_SLOT_QUERY].t[0];
     int64_t d = q->shape[q->ndim - 1];
-    if (strcmp(c->attrs.input_layout, "BSH") == 0)
+    if (strncmp(c->attrs.input_layout, "BSH", 3) == 0) /* BSH_NBSD too */
         d /= c->attrs.num_heads;
     return d;
 }
@@ -49,7 +50,7 @@ static void test_numeric(void)
     fuzz_rng r = {20261126};
     static uint8_t buf[4096];
     int n = 0, d512 = 0, d128 = 0, prefill = 0, split = 0, cache4 = 0,
-        bad = 0, tokens = 0, others_bad = 0;
+        bad = 0, tokens = 0, others_bad = 0, nbsd = 0, nz = 0;
     for (int it = 0; it < 30000; it++) {
         size_t len = ftl_random_input(&r, buf, 64, sizeof buf);
         fia_case c;
@@ -83,19 +84,26 @@ static void test_numeric(void)
             cache4 += c.tensors[FIA_SLOT_BLOCK_TABLE].presence ==
                           FIA_PRESENT && k->ndim == 4;
             tokens += fia_layout_is_tnd(c.attrs.input_layout);
+            nbsd += strstr(c.attrs.input_layout, "_NBSD") != NULL;
+            nz += c.tensors[FIA_SLOT_BLOCK_TABLE].presence == FIA_PRESENT &&
+                  k->ndim == 5;
             prefill += c.attrs.sparse_mode == 3;
             split += longest_kv(&c) > 128;
         }
         fia_case_free(&c);
     }
     fprintf(stderr, "numeric: %d MLA cases (%d D 512, %d D 128, %d token "
-            "layouts, %d sparse 3, %d over 128 keys, %d rank-4 caches), %d "
-            "refused\n", n, d512, d128, tokens, prefill, split, cache4, bad);
+            "layouts, %d sparse 3, %d over 128 keys, %d rank-4 caches, %d "
+            "NBSD outputs, %d NZ caches), %d refused\n", n, d512, d128,
+            tokens, prefill, split, cache4, nbsd, nz, bad);
     CHECK(n >= 50);
     CHECK_EQ_INT(bad, 0);
     CHECK_EQ_INT(others_bad, 0);
     CHECK(d512 > 0 && d128 > 0 && tokens > 0 && prefill > 0 && split > 0 &&
           cache4 > 0);
+    /* the NBSD outputs and the NZ cache: only once fast/ models them */
+    CHECK_EQ_INT(nbsd > 0, FZ_MLA_NUMERIC_NBSD_NZ);
+    CHECK_EQ_INT(nz > 0, FZ_MLA_NUMERIC_NBSD_NZ);
 }
 
 static void test_params(void)
@@ -103,10 +111,11 @@ static void test_params(void)
     static const char *const want[] = {
         "MLA-001", "MLA-002", "MLA-003", "MLA-004", "MLA-005", "MLA-010",
         "MLA-011", "MLA-012", "MLA-013", "MLA-014", "MLA-015", "MLA-016",
-        "MLA-X01", "MLA-020", "MLA-X02", "MLA-022"};
+        "MLA-X01", "MLA-020", "MLA-X02", "MLA-022", "MLA-030", "MLA-031",
+        "MLA-040", "MLA-041", "MLA-042", "OUT-003"};
     enum { W = sizeof want / sizeof want[0] };
     int hit[W] = {0};
-    int n = 0, accepted = 0;
+    int n = 0, accepted = 0, nbsd_ok = 0, nz_ok = 0;
     fuzz_rng r = {1126};
     static uint8_t buf[2048];
     for (int it = 0; it < 40000; it++) {
@@ -114,11 +123,15 @@ static void test_params(void)
         fia_case c;
         if (fuzz_decode_params(buf, len, &c) != FIA_OK)
             continue;
-        if (is_mla(&c)) {
+        /* an NBSD output without its ropes is gen_mla.c's too (MLA-030) */
+        if (is_mla(&c) || strstr(c.attrs.input_layout, "_NBSD") != NULL) {
             n++;
             fia_oracle_verdict v;
             if (fia_oracle_evaluate(&c, FIA_PROFILE_DOC, &v, NULL) == FIA_OK) {
                 accepted += v.accept;
+                nbsd_ok += v.accept &&
+                           strstr(c.attrs.input_layout, "_NBSD") != NULL;
+                nz_ok += v.accept && c.tensors[FIA_SLOT_KEY].t[0].ndim == 5;
                 for (int i = 0; i < v.n_fired; i++)
                     for (int w = 0; w < W; w++)
                         hit[w] += strcmp(v.fired[i]->id, want[w]) == 0;
@@ -129,6 +142,9 @@ static void test_params(void)
     fprintf(stderr, "params: %d MLA calls, %d accepted\n", n, accepted);
     CHECK(n >= 100);
     CHECK(accepted > 0);
+    /* valid NBSD and NZ calls too, whatever fuzz_numeric makes */
+    CHECK_MSG(nbsd_ok > 0 && nz_ok > 0, "%d valid NBSD calls, %d NZ", nbsd_ok,
+              nz_ok);
     for (int w = 0; w < W; w++)
         CHECK_MSG(hit[w] > 0, "%s never broken", want[w]);
 }

@@ -89,6 +89,38 @@
     "block_table = int32 [1,2]\n"                                            \
     "actual_seq_lengths_kv = [150]\n"
 #define MLA_T TND "query_rope = bf16 [17,4,64]\nkey_rope = bf16 [43,2,64]\n"
+/* MLA's *_NBSD output: MLA_P's call in BSH_NBSD, attention_out (N, B, Q_S,
+ * D); MLA's NZ cache: MLA_P's in BSH with the cache (blockNum, KV_N, D/16,
+ * block_size, 16). */
+#define MLA_NBSD                                                             \
+    "query = bf16 [1,4,16384]\n"                                             \
+    "key = bf16 [2,128,512]\n"                                               \
+    "value = bf16 [2,128,512]\n"                                             \
+    "query_rope = bf16 [1,4,2048]\n"                                         \
+    "key_rope = bf16 [2,128,64]\n"                                           \
+    "attention_out = bf16 [32,1,4,512]\n"                                    \
+    "num_heads = 32\n"                                                       \
+    "num_key_value_heads = 1\n"                                              \
+    "input_layout = BSH_NBSD\n"                                              \
+    "sparse_mode = 3\n"                                                      \
+    "atten_mask = bool [2048,2048]\n"                                        \
+    "block_size = 128\n"                                                     \
+    "block_table = int32 [1,2]\n"                                            \
+    "actual_seq_lengths_kv = [150]\n"
+#define MLA_NZ                                                               \
+    "query = bf16 [1,4,16384]\n"                                             \
+    "key = bf16 [2,1,32,128,16]\n"                                           \
+    "value = bf16 [2,1,32,128,16]\n"                                         \
+    "query_rope = bf16 [1,4,2048]\n"                                         \
+    "key_rope = bf16 [2,1,4,128,16]\n"                                       \
+    "num_heads = 32\n"                                                       \
+    "num_key_value_heads = 1\n"                                              \
+    "input_layout = BSH\n"                                                   \
+    "sparse_mode = 3\n"                                                      \
+    "atten_mask = bool [2048,2048]\n"                                        \
+    "block_size = 128\n"                                                     \
+    "block_table = int32 [1,2]\n"                                            \
+    "actual_seq_lengths_kv = [150]\n"
 /* Page attention: kv lengths 200 and 56.  Prefill: block_size 128, blocks
  * 2 + 1 (4 in the cache), a 4-D cache; decode: 16, blocks 13 + 4 (20). */
 #define PAGED_P                                                              \
@@ -685,8 +717,52 @@ static const rule_case cases[] = {
     {"MLA-022", MLA_T, "value = bf16 [43,2,64]", MLA_T, ""},
     {"NM-010", MLA_D, "query = int8 [2,1,16384]\nkey = int8 [6,16,512]\n"
      "value = int8 [6,16,512]", MLA_D, ""},
-    {"NM-014", MLA_D, "key = bf16 [6,1,32,16,16]\nvalue = bf16 [6,1,32,16,16]\n"
-     "key_rope = bf16 [6,1,4,16,16]", MLA_D, ""},
+    /* the *_NBSD outputs (MLA) */
+    {"MLA-030", MLA_NBSD, "query_rope = null\nkey_rope = null", MLA_NBSD,
+     ""},
+    {"MLA-031", MLA_NBSD, "query = bf16 [1,1,16384]\n"
+     "query_rope = bf16 [1,1,2048]\nattention_out = bf16 [32,1,1,512]\n"
+     "sparse_mode = 0\natten_mask = null", MLA_NBSD,
+     "query = bf16 [1,16,16384]\nquery_rope = bf16 [1,16,2048]\n"
+     "attention_out = bf16 [32,1,16,512]"},
+    {"MLA-031", MLA_NBSD, "query = bf16 [1,17,16384]\n"
+     "query_rope = bf16 [1,17,2048]\nattention_out = bf16 [32,1,17,512]",
+     MLA_NBSD, "query = bf16 [1,2,16384]\nquery_rope = bf16 [1,2,2048]\n"
+     "attention_out = bf16 [32,1,2,512]"},
+    {"OUT-003", MLA_NBSD, "attention_out = bf16 [1,4,16384]", MLA_NBSD,
+     ""},
+    {"OUT-003", MLA_NBSD, "attention_out = bf16 [1,32,4,512]", MLA_NBSD,
+     "input_layout = BSND_NBSD\nquery = bf16 [1,4,32,512]\n"
+     "query_rope = bf16 [1,4,32,64]"},
+    {"MLA-014", MLA_NBSD, "input_layout = BNSD_BSND\n"
+     "query = bf16 [1,32,4,512]\nquery_rope = bf16 [1,32,4,64]",
+     MLA_NBSD, "input_layout = BNSD_NBSD\nquery = bf16 [1,32,4,512]\n"
+     "query_rope = bf16 [1,32,4,64]\nkey = bf16 [2,1,128,512]\n"
+     "value = bf16 [2,1,128,512]\nkey_rope = bf16 [2,1,128,64]"},
+    /* the NZ cache (MLA, D = 512) */
+    {"PAGED-010", MLA_NZ, "query_rope = null\nkey_rope = null", MLA_NZ,
+     ""},
+    {"MLA-040", MLA_NZ, "key = bf16 [2,1,16,128,32]\n"
+     "value = bf16 [2,1,16,128,32]", MLA_NZ, ""},
+    {"MLA-040", MLA_NZ, "key = bf16 [2,1,32,16,16]\n"
+     "value = bf16 [2,1,32,16,16]", MLA_NZ, ""},
+    {"MLA-005", MLA_NZ, "key_rope = bf16 [2,1,2,128,32]", MLA_NZ, ""},
+    {"MLA-041", MLA_NZ, "input_layout = BNSD\nquery = bf16 [1,32,4,512]\n"
+     "query_rope = bf16 [1,32,4,64]", MLA_NZ,
+     "input_layout = BSND\nquery = bf16 [1,4,32,512]\n"
+     "query_rope = bf16 [1,4,32,64]"},
+    {"MLA-041", MLA_NZ, "input_layout = BNSD_NBSD\n"
+     "query = bf16 [1,32,4,512]\nquery_rope = bf16 [1,32,4,64]\n"
+     "attention_out = bf16 [32,1,4,512]", MLA_NZ,
+     "input_layout = BSH_NBSD\nattention_out = bf16 [32,1,4,512]"},
+    {"MLA-042", MLA_NZ, "block_size = 16\nkey = bf16 [10,1,32,16,16]\n"
+     "value = bf16 [10,1,32,16,16]\nkey_rope = bf16 [10,1,4,16,16]\n"
+     "block_table = int32 [1,10]", MLA_NZ, ""},
+    /* int8 NZ (tiles of 32) is full quantization's: not modeled */
+    {"NM-010", MLA_NZ, "query = int8 [1,1,16384]\n"
+     "key = int8 [2,1,16,128,32]\nvalue = int8 [2,1,16,128,32]\n"
+     "query_rope = bf16 [1,1,2048]\nsparse_mode = 0\natten_mask = null",
+     MLA_NZ, ""},
     {"NM-011", PREFILL, "query_quant_mode = 3", PREFILL, ""},
     /* learnable_sink (rules_sink.c): bf16 [N] */
     {"SINK-001", PREFILL, "learnable_sink = fp16 [2]", PREFILL,
@@ -707,7 +783,6 @@ static const rule_case cases[] = {
     {"NM-015", MLA_D, "learnable_sink = bf16 [32]", MLA_D, ""},
     {"NM-015", Q8_P, "learnable_sink = bf16 [2]", PREFILL,
      "learnable_sink = bf16 [2]"},
-    {"NM-012", PREFILL, "input_layout = BNSD_NBSD", PREFILL, ""},
     {"NM-013", TND,
      "query = bf16 [17,4,192]\nkey = bf16 [43,2,192]\n"
      "value = bf16 [43,2,128]",
@@ -929,6 +1004,8 @@ static void test_baselines(void)
     expect_both(PREFILL3, FIA_OK, FIA_OK, "prefill3 base");
     expect_both(DECODE, FIA_OK, FIA_OK, "decode base");
     expect_both(BSH, FIA_OK, FIA_OK, "bsh base");
+    expect_both(MLA_NBSD, FIA_OK, FIA_OK, "MLA BSH_NBSD base");
+    expect_both(MLA_NZ, FIA_OK, FIA_OK, "MLA NZ cache base");
     char *t;
     /* a richer valid case: GQA, BSND, mask, seq lengths, lse, precise */
     expect_both("query = bf16 [2,16,8,64]\nkey = bf16 [2,40,2,64]\n"

@@ -388,7 +388,9 @@ static void test_refusals(void)
         {"block_table = int32 [1,1]", FIA_ERR_PARAM_INVALID, "block_size"},
         {"query_quant_mode = 1", FIA_ERR_NOT_MODELED, "query_quant_mode"},
         {"actual_shared_prefix_len = [1]", FIA_ERR_NOT_MODELED, "prefix"},
-        {"input_layout = BSND_NBSD", FIA_ERR_NOT_MODELED, "BSND_NBSD"},
+        /* an NBSD output is (N, B, Q_S, D): [1,1,2,2] here */
+        {"input_layout = BNSD_NBSD\nattention_out = fp16 [1,2,1,2]",
+         FIA_ERR_PARAM_INVALID, "attention_out"},
         {"input_layout = XYZ", FIA_ERR_PARAM_INVALID, "layout"},
         {"attention_out = int8 [1,1,2,2]", FIA_ERR_PARAM_INVALID,
          "quant_scale2"},
