@@ -59,10 +59,22 @@ static void tnd_out(const fia_case *c, const fia_tensor *q, fia_tensor *out)
         out->shape[2] = vs->t[0].shape[2];
 }
 
+/* The query's layout of a *_NBSD output layout (003: the query in the
+ * layout before '_', attention_out as (N, B, S, D)), else lay itself. */
+static const char *query_layout(const char *lay)
+{
+    static const char *const in[] = {"BSH", "BSND", "BNSD"};
+    static const char *const nbsd[] = {"BSH_NBSD", "BSND_NBSD", "BNSD_NBSD"};
+    for (size_t i = 0; lay && i < 3; i++)
+        if (strcmp(lay, nbsd[i]) == 0)
+            return in[i];
+    return lay;
+}
+
 static void lse_dims(const fia_case *c, const fia_tensor *q, int64_t *B,
                      int64_t *N, int64_t *S)
 {
-    const char *lay = c->attrs.input_layout;
+    const char *lay = query_layout(c->attrs.input_layout);
     int64_t d0 = q->ndim > 0 ? q->shape[0] : 1;
     int64_t d1 = q->ndim > 1 ? q->shape[1] : 1;
     int64_t d2 = q->ndim > 2 ? q->shape[2] : 1;
@@ -110,6 +122,17 @@ fia_presence fia_case_output(const fia_case *c, fia_slot s, fia_tensor *out)
         }
         if (fia_layout_is_tnd(c->attrs.input_layout))
             tnd_out(c, q, out);
+        const char *ql = query_layout(c->attrs.input_layout);
+        if (ql != c->attrs.input_layout) { /* (N, B, S, D) */
+            int64_t B, N, S;
+            lse_dims(c, q, &B, &N, &S);
+            int64_t D = q->ndim > 0 ? q->shape[q->ndim - 1] : 1;
+            if (strcmp(ql, "BSH") == 0)
+                D = N > 0 ? D / N : D;
+            out->ndim = 4;
+            out->shape[0] = N, out->shape[1] = B, out->shape[2] = S;
+            out->shape[3] = D;
+        }
         if (c->tensors[FIA_SLOT_QUANT_SCALE2].presence == FIA_PRESENT)
             out->dtype = FIA_DT_INT8;
         return FIA_PRESENT;

@@ -627,8 +627,41 @@ static void test_intents(void)
     fia_case_free(&c);
 }
 
+/* The *_NBSD layouts: attention_out is derived as (N, B, S, D) from the
+ * query in the layout before '_', softmax_lse as that layout's. */
+static void test_nbsd_outputs(void)
+{
+    static const struct {
+        const char *layout, *query;
+    } t[] = {{"BSH_NBSD", "fp16 [2,3,256]"},
+             {"BSND_NBSD", "fp16 [2,3,4,64]"},
+             {"BNSD_NBSD", "fp16 [2,4,3,64]"}};
+    for (size_t i = 0; i < sizeof t / sizeof t[0]; i++) {
+        char text[320];
+        snprintf(text, sizeof text, "input_layout = %s\nnum_heads = 4\n"
+                 "softmax_lse_flag = true\nquery = %s\nkey = %s\n"
+                 "value = %s\n", t[i].layout, t[i].query, t[i].query,
+                 t[i].query);
+        fia_case c;
+        fia_error err;
+        CHECK_MSG(fia_case_parse_string(text, NULL, &c, &err) == FIA_OK,
+                  "%s: %s", t[i].layout, err.msg);
+        fia_tensor o;
+        CHECK_EQ_INT(fia_case_output(&c, FIA_SLOT_ATTENTION_OUT, &o),
+                     FIA_PRESENT);
+        CHECK_MSG(shape_is(&o, FIA_DT_FP16, 4, 4, 2, 3, 64), "%s out",
+                  t[i].layout);
+        CHECK_EQ_INT(fia_case_output(&c, FIA_SLOT_SOFTMAX_LSE, &o),
+                     FIA_PRESENT);
+        CHECK_MSG(shape_is(&o, FIA_DT_FP32, 4, 2, 4, 3, 1), "%s lse",
+                  t[i].layout);
+        fia_case_free(&c);
+    }
+}
+
 int main(void)
 {
+    test_nbsd_outputs();
     test_example();
     test_defaults();
     test_syntax_variants();
