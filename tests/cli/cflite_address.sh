@@ -58,4 +58,19 @@ expect_grep '^COPY \.clusterfuzzlite/build\.sh \$SRC/$' $d
 
 . tests/cli/cflite_lib.inc
 cflite_build address
+# --- a plug-in system under test built with the same flags: the target
+# loads it (FIACHECK_SUT) before its first input, so the plug-in's own
+# coverage counters are a second module that guides libFuzzer
+# (docs/sut.md); a FIACHECK_SUT that names no plug-in stops it at once
+if [ -x "$tmp/out-address/fuzz_numeric" ]; then
+  clang -shared -fPIC $flags_address -I include -o "$tmp/libex.so" \
+    plugins/example/example_sut.c -lm
+  mkdir -p "$tmp/sutcorp"
+  expect_exit 0 env -u FIACHECK_DB FIACHECK_SUT="$tmp/libex.so" \
+    "$tmp/out-address/fuzz_numeric" -runs=20 -seed=1 "$tmp/sutcorp"
+  expect_grep "Loaded 2 modules" "$tmp/err"
+  expect_exit 2 env -u FIACHECK_DB FIACHECK_SUT="$tmp/none.so" \
+    "$tmp/out-address/fuzz_numeric" -runs=20 "$tmp/sutcorp"
+  expect_grep "FIACHECK_SUT: cannot load the system under test" "$tmp/err"
+fi
 finish
