@@ -217,6 +217,11 @@ static fia_status transform_of(fdp *f, fia_case *c, int pick, int to,
     const int pad = fdp_rare(f, 20);
     /* a live-rows case's data follows its layout's offsets: a transform
      * would give the second form other data (and copy GiB) */
+    /* an MLA base (fzn_mla: paged, zero ropes) has its own relation */
+    if (fz_mla_zero_rope_applies(c)) {
+        snprintf(transform, tlen, "mla-zero-rope");
+        return st;
+    }
     if (c->live_rows || fz_geom_of(c, &g) != 0) {
         snprintf(transform, tlen, "none");
         return st;

@@ -287,6 +287,11 @@ fia_status fz_meta_antiquant(const fia_case *, const fz_geom *, const char *,
                              fia_case *, fia_error *);
 /* ---- interfaces (meta_api.c): "api=<name>", the call written through
  * another interface's names and read back ---- */
+/* meta_mla.c: an MLA base with const(0) ropes (fzn_mla under the
+ * metamorphic target) and its relation to the call without them. */
+int fz_mla_zero_rope_applies(const fia_case *c);
+fia_status fz_meta_mla_zero_rope(const fia_case *, const fz_geom *,
+                                 const char *, fia_case *, fia_error *);
 fia_status fz_meta_api(const fia_case *, const fz_geom *, const char *,
                        fia_case *, fia_error *);
 

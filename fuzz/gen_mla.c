@@ -403,7 +403,7 @@ static void mla_shrink(mla_spec *m)
 void fzn_mla(fz_gen *g)
 {
     fdp *f = g->f;
-    if (!fdp_rare(f, 2) || g->meta || g->c->live_rows)
+    if (!fdp_rare(f, 2) || g->c->live_rows)
         return;
     mla_spec m;
     memset(&m, 0, sizeof m);
@@ -430,7 +430,9 @@ void fzn_mla(fz_gen *g)
     fb_gen(c, FIA_SLOT_KEY, FIA_GEN_NORMAL, 0.0, 1.0);
     fb_gen(c, FIA_SLOT_VALUE, FIA_GEN_UNIFORM, -2.0, 2.0);
     static const double rope_sd[] = {1.0, 8.0, 0.0};
-    const double rs = rope_sd[fdp_pick(f, 3)];
+    /* the metamorphic target's base: zero ropes (meta_mla.c) */
+    const int pick = fdp_pick(f, 3);
+    const double rs = g->meta ? 0.0 : rope_sd[pick];
     if (rs == 0.0) {
         fb_gen(c, FIA_SLOT_QUERY_ROPE, FIA_GEN_CONST, 0.0, 0.0);
         fb_gen(c, FIA_SLOT_KEY_ROPE, FIA_GEN_CONST, 0.0, 0.0);

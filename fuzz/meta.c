@@ -7,7 +7,8 @@
  * left-padded, moved to the end of longer axes; the batches' equal first
  * keys in a shared prefix; a pse of zeros added; the mask as a pse of
  * -inf and 0; quantized keys and values as their dequantized values; the
- * call written through another interface's names and read back).
+ * call written through another interface's names and read back; an MLA
+ * call with zero ropes as the call without them).
  * Both forms are run through
  * fast/ and their outputs compared element by element in the canonical
  * BNSD order, over the rows the documents define (i < q_len). */
@@ -39,14 +40,30 @@ static const struct {
     {"pse-mask=", fz_meta_pse_mask},
     {"antiquant=", fz_meta_antiquant},
     {"api=", fz_meta_api},
+    {"mla-zero-rope", fz_meta_mla_zero_rope},
 };
+
+/* The base's canonical geometry: the four layouts' (fz_geom_of); an MLA
+ * base, paged by its rules, by its call (fz_geom_of_call) and only for its
+ * own relation -- the others read key and value as the layout's.  0, or
+ * -1 when the transform cannot start from the case. */
+static int base_geometry(const fia_case *c, const char *transform,
+                         fz_geom *g)
+{
+    if (fz_geom_of(c, g) == 0)
+        return 0;
+    return strcmp(transform, "mla-zero-rope") == 0 &&
+                   fz_mla_zero_rope_applies(c) && fz_geom_of_call(c, g) == 0
+               ? 0
+               : -1;
+}
 
 fia_status fuzz_meta_transform(const fia_case *c, const char *transform,
                                fia_case *out, fia_error *err)
 {
     fz_geom g;
     fia_case_init(out);
-    if (fz_geom_of(c, &g) != 0)
+    if (base_geometry(c, transform, &g) != 0)
         return fia_fail(err, FIA_ERR_BAD_INPUT, "the case does not follow "
                         "one of the four layouts");
     if (fia_case_copy(out, c) != FIA_OK)
@@ -393,7 +410,8 @@ void fuzz_meta_check(const fia_case *c, const char *transform,
     r->worst_index = -1;
     fz_geom g;
     fia_case c2;
-    if (fz_geom_of(c, &g) != 0 || fuzz_meta_transform(c, transform, &c2, NULL) != FIA_OK)
+    if (base_geometry(c, transform, &g) != 0 ||
+        fuzz_meta_transform(c, transform, &c2, NULL) != FIA_OK)
         return;
     const fia_case *forms[2] = {c, &c2};
     if (!forms_pass(forms, profile, r)) {

@@ -4,8 +4,9 @@
  * every other numeric case the rules accept too: a token layout was once
  * packed from a paged case, which TND-X03 refuses);
  * fuzz_params' MLA calls break every MLA rule now and then and obey them
- * all now and then (the *_NBSD outputs' and the NZ cache's too).  The kernels are not run: the cases are judged by the
- * oracle. */
+ * all now and then (the *_NBSD outputs' and the NZ cache's too).  The
+ * kernels are not run (the cases are judged by the oracle), but for the
+ * metamorphic relation mla-zero-rope, which runs fast/ twice. */
 #include <stdlib.h>
 #include <string.h>
 #include "check.h"
@@ -149,9 +150,43 @@ static void test_params(void)
         CHECK_MSG(hit[w] > 0, "%s never broken", want[w]);
 }
 
+/* fuzz_metamorphic: an MLA base with zero ropes takes mla-zero-rope, and
+ * the relation holds on fast/ (the MLA path against the general one): it
+ * applies to some (the form without rope is a valid call when G <= 64)
+ * and none is a finding. */
+static void test_meta_zero_rope(void)
+{
+    fuzz_rng r = {2611};
+    static uint8_t buf[4096];
+    int n = 0, applied = 0, findings = 0;
+    for (int it = 0; it < 20000 && applied < 6; it++) {
+        size_t len = ftl_random_input(&r, buf, 64, sizeof buf);
+        fia_case c;
+        char tr[64];
+        if (fuzz_decode_metamorphic(buf, len, &c, tr, sizeof tr) != FIA_OK ||
+            strcmp(tr, "mla-zero-rope") != 0) {
+            fia_case_free(&c);
+            continue;
+        }
+        n++;
+        CHECK(is_mla(&c) && fz_mla_zero_rope_applies(&c));
+        fuzz_meta_result m;
+        fuzz_meta_check(&c, tr, FIA_PROFILE_DOC, &m);
+        applied += m.applicable;
+        if (m.finding && findings++ < 2)
+            fprintf(stderr, "mla-zero-rope finding: %s: %s\n", m.signature,
+                    m.message);
+        fia_case_free(&c);
+    }
+    fprintf(stderr, "metamorphic: %d MLA bases, %d related\n", n, applied);
+    CHECK(applied >= 3);
+    CHECK_EQ_INT(findings, 0);
+}
+
 int main(void)
 {
     test_numeric();
+    test_meta_zero_rope();
     test_params();
     return check_summary();
 }
