@@ -3,7 +3,7 @@
  * query positions, all reading the same K/V rows: no copy of K/V) walk the
  * keys they may use in blocks of FAST_KBLOCK.  Per block: K and V rows are
  * widened to float once (kv_pre: once per run for all tasks, before they
- * start; else per block), S^T = K.Q^T (or the dot form for decode's few
+ * start; else per block; an NZ cache's rows tile by tile, widen_nz), S^T = K.Q^T (or the dot form for decode's few
  * rows), one online-softmax step, acc = acc * alpha + P.V.  The arithmetic
  * on blocks is in the micro-kernels (kernel/); which keys a row may use is
  * each feature's reading (run_sparse.c: the band of the sparse mode,
@@ -172,10 +172,10 @@ void fast_kvpre_chunk(const fast_plan *p, char *ws, int64_t c)
     for (int64_t j = s0; j < s1; j++) {
         const uint16_t *k, *v;
         fast_kv_src(p, b, kvh, first + j, &k, &v);
-        kern->widen(p->dt, k, kf + j * Dp, D);
+        fast_widen_kv(p, kern, k, p->k_sd, kf + j * Dp, D);
         if (p->Dr > 0)
             fast_mla_widen_k(p, kern, b, kvh, first + j, kf + j * Dp + D);
-        vbad[j] = !kern->widen(p->dt, v, vf + j * Dp, D);
+        vbad[j] = !fast_widen_kv(p, kern, v, p->k_sd, vf + j * Dp, D);
         if (Dp > Dk)
             memset(kf + j * Dp + Dk, 0, (size_t)(Dp - Dk) * sizeof(float));
         if (Dp > D)
@@ -235,6 +235,20 @@ static bool view_block(const fast_plan *p, const kv_view *x, scratch *w,
     return fin;
 }
 
+/* The cache lines of a K and a V row: D contiguous elements, or an NZ
+ * cache's D / 16 tiles of 32 bytes (k_sd apart; a line holds two rows of
+ * a tile, so every other row's prefetch finds it there already). */
+static void prefetch_row(const fast_plan *p, const uint16_t *k,
+                         const uint16_t *v)
+{
+    const int64_t step = p->nz ? p->k_sd : 32; /* elements: 64 bytes */
+    const int64_t end = p->nz ? p->D / 16 * p->k_sd : p->D;
+    for (int64_t x = 0; x < end; x += step) {
+        __builtin_prefetch(k + x);
+        __builtin_prefetch(v + x);
+    }
+}
+
 /* K and V of logical keys j0 .. j0 + nk - 1 of (b, kvh) widened into
  * w->k, w->v (prefetching the rows FAST_PREFETCH keys ahead, up to jmax:
  * decode streams K/V from memory); returns whether every V row is
@@ -262,16 +276,14 @@ static bool widen_block(const fast_plan *p, const fast_kernels *kern,
                     fv = vr + (r + FAST_PREFETCH) * p->k_ss;
                 else
                     fast_kv_src(p, b, kvh, j0 + c + FAST_PREFETCH, &fk, &fv);
-                const char *pk = (const char *)fk, *pv = (const char *)fv;
-                for (int64_t x = 0; x < D * 2; x += 64) {
-                    __builtin_prefetch(pk + x);
-                    __builtin_prefetch(pv + x);
-                }
+                prefetch_row(p, fk, fv);
             }
-            kern->widen(p->dt, kr + r * p->k_ss, w->k + c * Dp, D);
+            fast_widen_kv(p, kern, kr + r * p->k_ss, p->k_sd, w->k + c * Dp,
+                          D);
             if (p->Dr > 0) /* MLA: the key's rope after its D columns */
                 fast_mla_widen_k(p, kern, b, kvh, j0 + c, w->k + c * Dp + D);
-            vfinite &= kern->widen(p->dt, vr + r * p->k_ss, w->v + c * Dp, D);
+            vfinite &= fast_widen_kv(p, kern, vr + r * p->k_ss, p->k_sd,
+                                     w->v + c * Dp, D);
         }
     }
     return vfinite;
@@ -610,6 +622,7 @@ static void task_keys(const fast_plan *p, const fast_kernels *kern,
         fast_aq_heads(p, k->kvh, w->aqv);
     /* (MLA: the fused kernel reads K's D columns only, no rope) */
     bool uniform = k->dot && p->mask == NULL && D % 16 == 0 && p->Dr == 0 &&
+                   !p->nz &&
                    (p->antiquant ? kern->decode_aq != NULL
                                  : kern->decode != NULL);
     for (int r = 0; uniform && r < mr; r++)
