@@ -235,18 +235,22 @@ static bool view_block(const fast_plan *p, const kv_view *x, scratch *w,
     return fin;
 }
 
-/* The cache lines of a K and a V row: D contiguous elements, or an NZ
- * cache's D / 16 tiles of 32 bytes (k_sd apart; a line holds two rows of
- * a tile, so every other row's prefetch finds it there already). */
-static void prefetch_row(const fast_plan *p, const uint16_t *k,
-                         const uint16_t *v)
+/* An NZ cache's run of rows of one block, logical keys j .. j + run - 1
+ * (K and V rows at kr, vr) widened into rows c.. of w->k, w->v, the
+ * key's rope after its D columns: tile by tile, each tile's rows one
+ * contiguous stream (kernels.h widen_nz), which the hardware prefetcher
+ * follows; whether every V row is finite. */
+static bool nz_run(const fast_plan *p, const fast_kernels *kern, scratch *w,
+                   int64_t b, int64_t kvh, int64_t j, int c, int run,
+                   const uint16_t *kr, const uint16_t *vr)
 {
-    const int64_t step = p->nz ? p->k_sd : 32; /* elements: 64 bytes */
-    const int64_t end = p->nz ? p->D / 16 * p->k_sd : p->D;
-    for (int64_t x = 0; x < end; x += step) {
-        __builtin_prefetch(k + x);
-        __builtin_prefetch(v + x);
-    }
+    const int64_t Dp = p->Dp, D = p->D;
+    kern->widen_nz(p->dt, kr, p->k_sd, run, w->k + c * Dp, Dp, D);
+    if (p->Dr > 0)
+        kern->widen_nz(p->dt, (const uint16_t *)p->kr +
+                                  fast_kr_row(p, b, kvh, j),
+                       p->kr_sd, run, w->k + c * Dp + D, Dp, p->Dr);
+    return kern->widen_nz(p->dt, vr, p->k_sd, run, w->v + c * Dp, Dp, D);
 }
 
 /* K and V of logical keys j0 .. j0 + nk - 1 of (b, kvh) widened into
@@ -268,6 +272,11 @@ static bool widen_block(const fast_plan *p, const fast_kernels *kern,
         const uint16_t *kr, *vr;
         fast_kv_src(p, b, kvh, j0 + c, &kr, &vr);
         const int run = (int)fast_kv_run(p, j0 + c, nk - c);
+        if (p->nz) { /* the run's tiles, each one contiguous stream */
+            vfinite &= nz_run(p, kern, w, b, kvh, j0 + c, c, run, kr, vr);
+            c += run;
+            continue;
+        }
         for (int r = 0; r < run; r++, c++) {
             if (j0 + c + FAST_PREFETCH <= jmax) {
                 const uint16_t *fk, *fv;
@@ -276,14 +285,16 @@ static bool widen_block(const fast_plan *p, const fast_kernels *kern,
                     fv = vr + (r + FAST_PREFETCH) * p->k_ss;
                 else
                     fast_kv_src(p, b, kvh, j0 + c + FAST_PREFETCH, &fk, &fv);
-                prefetch_row(p, fk, fv);
+                const char *pk = (const char *)fk, *pv = (const char *)fv;
+                for (int64_t x = 0; x < D * 2; x += 64) {
+                    __builtin_prefetch(pk + x);
+                    __builtin_prefetch(pv + x);
+                }
             }
-            fast_widen_kv(p, kern, kr + r * p->k_ss, p->k_sd, w->k + c * Dp,
-                          D);
+            kern->widen(p->dt, kr + r * p->k_ss, w->k + c * Dp, D);
             if (p->Dr > 0) /* MLA: the key's rope after its D columns */
                 fast_mla_widen_k(p, kern, b, kvh, j0 + c, w->k + c * Dp + D);
-            vfinite &= fast_widen_kv(p, kern, vr + r * p->k_ss, p->k_sd,
-                                     w->v + c * Dp, D);
+            vfinite &= kern->widen(p->dt, vr + r * p->k_ss, w->v + c * Dp, D);
         }
     }
     return vfinite;

@@ -61,7 +61,7 @@ static inline bool fast_widen_kv(const fast_plan *p, const fast_kernels *kern,
                                  const uint16_t *src, int64_t ld, float *dst,
                                  int64_t n)
 {
-    return p->nz ? kern->widen_nz(p->dt, src, ld, dst, n)
+    return p->nz ? kern->widen_nz(p->dt, src, ld, 1, dst, 0, n)
                  : kern->widen(p->dt, src, dst, n);
 }
 

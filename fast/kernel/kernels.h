@@ -48,7 +48,7 @@ typedef void fast_pv_fn(const float *pt, int64_t ldp, int mr, const float *v,
 typedef bool fast_widen_fn(fia_dtype dt, const uint16_t *src, float *dst,
                            int64_t n);
 typedef bool fast_widen_nz_fn(fia_dtype dt, const uint16_t *src, int64_t ld,
-                              float *dst, int64_t n);
+                              int nrows, float *dst, int64_t ldd, int64_t n);
 typedef void fast_widen_t_fn(fia_dtype dt, const uint16_t *const *rows,
                              int nrows, int64_t n, float *dst, int64_t ldd);
 typedef void fast_store_fn(fia_dtype dt, const float *acc, double l,
@@ -132,10 +132,12 @@ typedef struct fast_kernels {
      * all are finite (pv multiplies p = 0 by V; the caller takes the scalar
      * pv, which skips p = 0, for a V block with inf or NaN). */
     fast_widen_fn *widen;
-    /* widen of a row of an NZ cache (MLA; fast_internal.h, the plan's nz):
-     * n (a multiple of 16) elements in tiles of 16 contiguous ones, tile t
-     * at src + t * ld: dst[d] = widen(src[(d / 16) * ld + d % 16]);
-     * returns whether all are finite, as widen. */
+    /* widen of nrows consecutive rows of an NZ cache's block (MLA;
+     * fast_internal.h, the plan's nz): row r's n elements (n a multiple of
+     * 16) in tiles of 16, tile t of row r at src + t * ld + r * 16:
+     * dst[r*ldd + d] = widen(src[(d / 16) * ld + r * 16 + d % 16]); the
+     * rows of a tile are read as one contiguous stream.  Returns whether
+     * all are finite, as widen. */
     fast_widen_nz_fn *widen_nz;
     /* Widen and transpose 16 query rows into columns of Q^T:
      * dst[d*ldd + r] = widen(rows[r][d]) for r < 16, d < n, with zeros for
