@@ -1,5 +1,5 @@
 /* The MLA calls the fast/ MLA tests share (test_fast_mla.c: the rules
- * and the arithmetic; test_fast_mla_layouts.c: the *_NBSD outputs and
+ * and the arithmetic; test_fast_mla_nbsd_nz.c: the *_NBSD outputs and
  * the NZ cache): a call described by struct mla, its tensors and data
  * (build: random rows, NaN in every cache row no batch owns, a shuffled
  * block table), phase one through the extended entry, a naive

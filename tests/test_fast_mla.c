@@ -9,7 +9,7 @@
  * with block_size 16 and 128 behind a shuffled block table (the blocks no
  * batch owns hold NaN), N 32 to 128, every kernel level this CPU has.
  * The *_NBSD outputs' and the NZ cache's arithmetic:
- * test_fast_mla_layouts.c. */
+ * test_fast_mla_nbsd_nz.c. */
 #include "mla_testlib.h"
 
 /* ---- validation -------------------------------------------------------- */

@@ -126,12 +126,12 @@ static void arithmetic(void)
     m.B = 3, m.QS = 2, m.sparse = 3, m.mask = true, m.kl[0] = 200;
     m.kl[1] = 17, m.kl[2] = 64, m.bs = 16, m.cache4d = true;
     numeric(m, "BNSD_NBSD Q_S 2 fp16 N64 bs16 4-D");
-    m = base(), m.layout = "BSH_NBSD", m.N = 128, m.B = 1, m.QS = 16;
+    m = base(), m.layout = "BSH_NBSD", m.B = 1, m.QS = 16;
     m.sparse = 3, m.mask = true, m.kl[0] = 140;
-    numeric(m, "BSH_NBSD Q_S 16 bf16 N128 bs128");
+    numeric(m, "BSH_NBSD Q_S 16 bf16 N32 bs128");
     /* the NZ cache: decode (split by thread), Q_S > 1, a token layout,
      * an NBSD output */
-    m = base(), m.nz = true, m.kl[0] = 700, m.kl[1] = 333;
+    m = base(), m.nz = true, m.kl[0] = 500, m.kl[1] = 133;
     numeric(m, "NZ decode BSND bf16 N32");
     m = base(), m.nz = true, m.layout = "BSH", m.dt = FIA_DT_FP16;
     m.N = 64, m.QS = 3, m.sparse = 3, m.mask = true, m.kl[0] = 260;
