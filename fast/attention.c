@@ -3,7 +3,7 @@
  * query positions, all reading the same K/V rows: no copy of K/V) walk the
  * keys they may use in blocks of FAST_KBLOCK.  Per block: K and V rows are
  * widened to float once (kv_pre: once per run for all tasks, before they
- * start; else per block; an NZ cache's rows tile by tile, widen_nz), S^T = K.Q^T (or the dot form for decode's few
+ * start; else per block; an NZ cache's by runs: run_mla.c), S^T = K.Q^T (or the dot form for decode's few
  * rows), one online-softmax step, acc = acc * alpha + P.V.  The arithmetic
  * on blocks is in the micro-kernels (kernel/); which keys a row may use is
  * each feature's reading (run_sparse.c: the band of the sparse mode,
@@ -169,13 +169,20 @@ void fast_kvpre_chunk(const fast_plan *p, char *ws, int64_t c)
         return;
     }
     const int64_t Dk = p->Dk; /* MLA: K rows carry the rope after D */
-    for (int64_t j = s0; j < s1; j++) {
-        const uint16_t *k, *v;
-        fast_kv_src(p, b, kvh, first + j, &k, &v);
-        fast_widen_kv(p, kern, k, p->k_sd, kf + j * Dp, D);
-        if (p->Dr > 0)
-            fast_mla_widen_k(p, kern, b, kvh, first + j, kf + j * Dp + D);
-        vbad[j] = !fast_widen_kv(p, kern, v, p->k_sd, vf + j * Dp, D);
+    for (int64_t j = s0, run = 0; j < s1; j++, run--) {
+        if (p->nz && run == 0) { /* a block's rows at once (no prefix) */
+            run = fast_kv_run(p, first + j, s1 - j);
+            fast_mla_nz_rows(p, kern, b, kvh, first + j, (int)run,
+                             kf + j * Dp, vf + j * Dp, Dp, vbad + j);
+        }
+        if (!p->nz) {
+            const uint16_t *k, *v;
+            fast_kv_src(p, b, kvh, first + j, &k, &v);
+            kern->widen(p->dt, k, kf + j * Dp, D);
+            if (p->Dr > 0)
+                fast_mla_widen_k(p, kern, b, kvh, first + j, kf + j * Dp + D);
+            vbad[j] = !kern->widen(p->dt, v, vf + j * Dp, D);
+        }
         if (Dp > Dk)
             memset(kf + j * Dp + Dk, 0, (size_t)(Dp - Dk) * sizeof(float));
         if (Dp > D)
@@ -235,24 +242,6 @@ static bool view_block(const fast_plan *p, const kv_view *x, scratch *w,
     return fin;
 }
 
-/* An NZ cache's run of rows of one block, logical keys j .. j + run - 1
- * (K and V rows at kr, vr) widened into rows c.. of w->k, w->v, the
- * key's rope after its D columns: tile by tile, each tile's rows one
- * contiguous stream (kernels.h widen_nz), which the hardware prefetcher
- * follows; whether every V row is finite. */
-static bool nz_run(const fast_plan *p, const fast_kernels *kern, scratch *w,
-                   int64_t b, int64_t kvh, int64_t j, int c, int run,
-                   const uint16_t *kr, const uint16_t *vr)
-{
-    const int64_t Dp = p->Dp, D = p->D;
-    kern->widen_nz(p->dt, kr, p->k_sd, run, w->k + c * Dp, Dp, D);
-    if (p->Dr > 0)
-        kern->widen_nz(p->dt, (const uint16_t *)p->kr +
-                                  fast_kr_row(p, b, kvh, j),
-                       p->kr_sd, run, w->k + c * Dp + D, Dp, p->Dr);
-    return kern->widen_nz(p->dt, vr, p->k_sd, run, w->v + c * Dp, Dp, D);
-}
-
 /* K and V of logical keys j0 .. j0 + nk - 1 of (b, kvh) widened into
  * w->k, w->v (prefetching the rows FAST_PREFETCH keys ahead, up to jmax:
  * decode streams K/V from memory); returns whether every V row is
@@ -273,7 +262,9 @@ static bool widen_block(const fast_plan *p, const fast_kernels *kern,
         fast_kv_src(p, b, kvh, j0 + c, &kr, &vr);
         const int run = (int)fast_kv_run(p, j0 + c, nk - c);
         if (p->nz) { /* the run's tiles, each one contiguous stream */
-            vfinite &= nz_run(p, kern, w, b, kvh, j0 + c, c, run, kr, vr);
+            vfinite &= fast_mla_nz_rows(p, kern, b, kvh, j0 + c, run,
+                                        w->k + c * Dp, w->v + c * Dp, Dp,
+                                        NULL);
             c += run;
             continue;
         }

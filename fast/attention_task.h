@@ -54,31 +54,28 @@ static inline void task_row(const fast_plan *p, const task *k, int r,
     *b = k->b, *n = k->n0 + r / k->nq, *i = k->i0 + r % k->nq;
 }
 
-/* n elements of a K or V row (or key_rope's: ld kr_sd) at src widened
- * into dst: contiguous, or an NZ cache's tiles of 16, ld apart
- * (kernels.h widen_nz); whether all are finite. */
-static inline bool fast_widen_kv(const fast_plan *p, const fast_kernels *kern,
-                                 const uint16_t *src, int64_t ld, float *dst,
-                                 int64_t n)
-{
-    return p->nz ? kern->widen_nz(p->dt, src, ld, 1, dst, 0, n)
-                 : kern->widen(p->dt, src, dst, n);
-}
-
 /* MLA (run_mla.c): rows r0 .. r0 + rn - 1 of the task's query_rope
  * widened after their D columns, into Q^T's rows D .. Dk - 1 (or the dot
  * form's rows [r][D..]); qrows[r - r0] NULL: the row uses no key (zero).
  * fast_mla_widen_k: key_rope's row of own key j of (b, kvh) widened into
- * dst (Dr floats; an NZ key_rope's tiles too). */
+ * dst (Dr floats; not an NZ key_rope's: attention.c nz_rows). */
 void fast_mla_load_q(const fast_plan *p, const fast_kernels *kern,
                      const task *k, scratch *w, int r0, int rn,
                      const uint16_t *const *qrows);
+/* An NZ cache's (fast_internal.h, nz) run of rows of one block, own
+ * keys j .. j + run - 1 of (b, kvh), widened into the rows of kd, vd
+ * (stride ldd), the key's rope after its D columns (kernels.h widen_nz);
+ * returns whether every V row is finite, vbad (NULL: not wanted) each V
+ * row's own answer. */
+bool fast_mla_nz_rows(const fast_plan *p, const fast_kernels *kern,
+                      int64_t b, int64_t kvh, int64_t j, int run, float *kd,
+                      float *vd, int64_t ldd, uint8_t *vbad);
 static inline void fast_mla_widen_k(const fast_plan *p,
                                     const fast_kernels *kern, int64_t b,
                                     int64_t kvh, int64_t j, float *dst)
 {
-    fast_widen_kv(p, kern, (const uint16_t *)p->kr + fast_kr_row(p, b, kvh, j),
-                  p->kr_sd, dst, p->Dr);
+    kern->widen(p->dt, (const uint16_t *)p->kr + fast_kr_row(p, b, kvh, j),
+                dst, p->Dr);
 }
 
 /* Full int8: the keys whose scores a task keeps between its two passes

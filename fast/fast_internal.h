@@ -102,8 +102,8 @@ typedef struct fast_plan {
      * [block][n][d / 16][t][d % 16], so a row's D elements are D / 16
      * tiles of 16 contiguous ones, k_sd apart (block_size * 16): k_ss =
      * 16 (rows within a tile), k_sn = D * block_size; key_rope alike
-     * (kr_sd).  Rows are read through fast_kv_col / fast_widen_kv
-     * (attention_task.h), never as D contiguous elements. */
+     * (kr_sd).  Rows are read through fast_kv_col or widened by
+     * widen_nz (attention.c), never as D contiguous elements. */
     bool nz;
     int64_t k_sd, kr_sd;
 

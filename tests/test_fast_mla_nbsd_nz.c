@@ -76,11 +76,16 @@ static void nbsd_twin(mla m, const char *what)
 /* An NZ call (built with data) against the same cache with contiguous
  * rows (every block, the ones no batch owns too): rank 4 for a token
  * layout, rank 3 (the same bytes at KV_N 1) for a batched one, which
- * takes no rank-4 cache. */
-static void nz_twin(mla m, const char *what)
+ * takes no rank-4 cache.  inf_key >= 0: batch 0's value of that key holds
+ * an inf (its rows' V blocks then take the portable P.V, which only the
+ * blocks holding it may: the finite answer is each row's own). */
+static void nz_twin(mla m, int64_t inf_key, const char *what)
 {
     m.nz = true;
     build(&m, true);
+    if (inf_key >= 0)
+        m.vd[k_el(&m, k_off(&m, 0, 0, inf_key, m.D), 5)] =
+            m.dt == FIA_DT_FP16 ? 0x7c00 : 0x7f80;
     mla t = m;
     t.nz = false;
     t.cache4d = m.tnd;
@@ -160,16 +165,24 @@ static void twins(void)
     m.cache4d = true;
     nbsd_twin(m, "BNSD_NBSD / BNSD");
     m = base(), m.kl[0] = 1000, m.kl[1] = 129;
-    nz_twin(m, "NZ / rank 3, decode BSND bf16");
+    nz_twin(m, -1, "NZ / rank 3, decode BSND bf16");
     m = base(), m.layout = "BSH", m.dt = FIA_DT_FP16, m.N = 128, m.QS = 4;
     m.sparse = 3, m.mask = true, m.kl[0] = 300, m.kl[1] = 5;
-    nz_twin(m, "NZ / rank 3, Q_S 4 BSH fp16");
+    nz_twin(m, -1, "NZ / rank 3, Q_S 4 BSH fp16");
     m = base(), m.layout = "TND_NTD", m.B = 2, m.ql[0] = 2, m.ql[1] = 1;
     m.kl[0] = 260, m.kl[1] = 31;
-    nz_twin(m, "NZ / rank 4, TND_NTD bf16");
+    nz_twin(m, -1, "NZ / rank 4, TND_NTD bf16");
     m = base(), m.layout = "BSH_NBSD", m.QS = 2, m.sparse = 3;
     m.mask = true, m.kl[0] = 128, m.kl[1] = 256;
-    nz_twin(m, "NZ / rank 3, BSH_NBSD bf16");
+    nz_twin(m, -1, "NZ / rank 3, BSH_NBSD bf16");
+    /* an inf in V at key 120 of a batch of 125 keys: query rows 0..10 of
+     * 16 (causal) do not reach it, and their keys 0..63 (the same cache
+     * block, K/V widened once: kv_pre) keep the SIMD P.V, whose fused
+     * float32 sums of unrounded P (fp16 high precision; a rounded P times
+     * V is exact either way) show through fp16 */
+    m = base(), m.dt = FIA_DT_FP16, m.inner = 0, m.N = 64, m.QS = 16;
+    m.sparse = 3, m.mask = true, m.kl[0] = 125, m.kl[1] = 40;
+    nz_twin(m, 120, "NZ / rank 3, Q_S 16 BSND fp16, an inf in V");
 }
 
 int main(void)
