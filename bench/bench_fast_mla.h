@@ -1,6 +1,8 @@
 /* fiacheck-bench-fast --only mla (also at the end of the full run): MLA
  * decode (003: query D 512 + rope 64, one KV head, Q_S 1, bf16, a paged
- * cache of block_size 128; B 4 batches of 4096 keys) at N 32 and N 128.
+ * cache of block_size 128; B 4 batches of 4096 keys) at N 32 and N 128,
+ * and at N 32 from the NZ cache ([blockNum, 1, D/16, 128, 16]: a row's
+ * tiles of 16 apart, widened by widen_nz) against the contiguous one.
  * Reported as GB/s of the K, V and key_rope rows read against the memory
  * bandwidth (measured in turns with the runs, as for decode) and as
  * GFLOP/s of Q.K^T over D + Dr plus P.V over D (2 * (576 + 512) flops per
@@ -26,8 +28,10 @@ static uint16_t *rand_bf16(int64_t n)
     return p;
 }
 
-/* One MLA decode run at N heads (both phases, the workspace kept in rn). */
-static double time_mla(int64_t N, const uint16_t *q, const uint16_t *qr,
+/* One MLA decode run at N heads (both phases, the workspace kept in rn),
+ * the cache contiguous or NZ (the same bytes read as tiles). */
+static double time_mla(int64_t N, bool nz, const uint16_t *q,
+                       const uint16_t *qr,
                        const uint16_t *k, const uint16_t *kr,
                        const uint16_t *v, uint16_t *o, const int32_t *bt,
                        runner *rn)
@@ -38,6 +42,13 @@ static double time_mla(int64_t N, const uint16_t *q, const uint16_t *qr,
     fia_tensor tk = {FIA_DT_BF16, 3, {nblk, MLA_BS, MLA_D}, (void *)k};
     fia_tensor tv = {FIA_DT_BF16, 3, {nblk, MLA_BS, MLA_D}, (void *)v};
     fia_tensor tkr = {FIA_DT_BF16, 3, {nblk, MLA_BS, MLA_DR}, (void *)kr};
+    if (nz) {
+        tk = (fia_tensor){FIA_DT_BF16, 5, {nblk, 1, MLA_D / 16, MLA_BS, 16},
+                          (void *)k};
+        tv = tk, tv.data = (void *)v;
+        tkr = (fia_tensor){FIA_DT_BF16, 5,
+                           {nblk, 1, MLA_DR / 16, MLA_BS, 16}, (void *)kr};
+    }
     fia_tensor to = {FIA_DT_BF16, 4, {MLA_B, 1, N, MLA_D}, o};
     fia_tensor tbt = {FIA_DT_INT32, 2, {MLA_B, MLA_KVS / MLA_BS}, (void *)bt};
     int64_t lens[MLA_B];
@@ -107,31 +118,38 @@ static void bench_mla(int reps)
         peak = again > peak ? again : peak;
     }
     const double bytes = (double)nkeys * (2 * MLA_D + MLA_DR) * 2;
-    const int64_t heads[2] = {32, 128};
-    for (int h = 0; h < 2; h++) {
+    const int64_t heads[3] = {32, 32, 128};
+    double t_nd = 0.0; /* N 32's contiguous time */
+    for (int h = 0; h < 3; h++) {
         const int64_t N = heads[h];
+        const bool nz = h == 1;
         uint16_t *q = rand_bf16(MLA_B * N * MLA_D);
         uint16_t *qr = rand_bf16(MLA_B * N * MLA_DR);
         uint16_t *o = malloc((size_t)(MLA_B * N * MLA_D) * 2);
         runner rn = {NULL, 0};
-        time_mla(N, q, qr, k, kr, v, o, bt, &rn); /* warm-up */
+        time_mla(N, nz, q, qr, k, kr, v, o, bt, &rn); /* warm-up */
         double t = INFINITY, bw = -1;
         for (int r = 0; r < reps + 5; r++) {
             const double b = bandwidth(buf);
             bw = b > bw ? b : bw;
-            const double x = time_mla(N, q, qr, k, kr, v, o, bt, &rn);
+            const double x = time_mla(N, nz, q, qr, k, kr, v, o, bt, &rn);
             t = x < t ? x : t;
         }
         const double flop = (double)nkeys * (double)N *
                             (2.0 * (MLA_D + MLA_DR) + 2.0 * MLA_D);
         const double gb = bytes / t * 1e-9, gf = flop / t * 1e-9;
         printf("mla decode N%lld (B=%d, KV_S=%d, D 512 + rope 64, bf16, "
-               "paged bs%d): %.2f ms, %.1f GB/s = %.0f%% of bandwidth "
+               "paged bs%d%s): %.2f ms, %.1f GB/s = %.0f%% of bandwidth "
                "(%.1f GB/s), %.1f GFLOP/s = %.0f%% of the fma peak (%.1f); "
-               "%lld flop/B: compute-bound\n",
-               (long long)N, MLA_B, MLA_KVS, MLA_BS, t * 1e3, gb,
-               100.0 * gb / bw, bw, gf, peak > 0 ? 100.0 * gf / peak : 0.0,
-               peak, (long long)N);
+               "%lld flop/B: compute-bound",
+               (long long)N, MLA_B, MLA_KVS, MLA_BS, nz ? " NZ" : "",
+               t * 1e3, gb, 100.0 * gb / bw, bw, gf,
+               peak > 0 ? 100.0 * gf / peak : 0.0, peak, (long long)N);
+        if (nz)
+            printf("; %.2fx the contiguous cache's time", t / t_nd);
+        printf("\n");
+        if (h == 0)
+            t_nd = t;
         free(rn.ws), free(q), free(qr), free(o);
     }
     free(buf), free(k), free(v), free(kr), free(bt);

@@ -3,7 +3,7 @@
  * query positions, all reading the same K/V rows: no copy of K/V) walk the
  * keys they may use in blocks of FAST_KBLOCK.  Per block: K and V rows are
  * widened to float once (kv_pre: once per run for all tasks, before they
- * start; else per block), S^T = K.Q^T (or the dot form for decode's few
+ * start; else per block; an NZ cache's by runs: run_mla.c), S^T = K.Q^T (or the dot form for decode's few
  * rows), one online-softmax step, acc = acc * alpha + P.V.  The arithmetic
  * on blocks is in the micro-kernels (kernel/); which keys a row may use is
  * each feature's reading (run_sparse.c: the band of the sparse mode,
@@ -169,13 +169,20 @@ void fast_kvpre_chunk(const fast_plan *p, char *ws, int64_t c)
         return;
     }
     const int64_t Dk = p->Dk; /* MLA: K rows carry the rope after D */
-    for (int64_t j = s0; j < s1; j++) {
-        const uint16_t *k, *v;
-        fast_kv_src(p, b, kvh, first + j, &k, &v);
-        kern->widen(p->dt, k, kf + j * Dp, D);
-        if (p->Dr > 0)
-            fast_mla_widen_k(p, kern, b, kvh, first + j, kf + j * Dp + D);
-        vbad[j] = !kern->widen(p->dt, v, vf + j * Dp, D);
+    for (int64_t j = s0, run = 0; j < s1; j++, run--) {
+        if (p->nz && run == 0) { /* a block's rows at once (no prefix) */
+            run = fast_kv_run(p, first + j, s1 - j);
+            fast_mla_nz_rows(p, kern, b, kvh, first + j, (int)run,
+                             kf + j * Dp, vf + j * Dp, Dp, vbad + j);
+        }
+        if (!p->nz) {
+            const uint16_t *k, *v;
+            fast_kv_src(p, b, kvh, first + j, &k, &v);
+            kern->widen(p->dt, k, kf + j * Dp, D);
+            if (p->Dr > 0)
+                fast_mla_widen_k(p, kern, b, kvh, first + j, kf + j * Dp + D);
+            vbad[j] = !kern->widen(p->dt, v, vf + j * Dp, D);
+        }
         if (Dp > Dk)
             memset(kf + j * Dp + Dk, 0, (size_t)(Dp - Dk) * sizeof(float));
         if (Dp > D)
@@ -254,6 +261,13 @@ static bool widen_block(const fast_plan *p, const fast_kernels *kern,
         const uint16_t *kr, *vr;
         fast_kv_src(p, b, kvh, j0 + c, &kr, &vr);
         const int run = (int)fast_kv_run(p, j0 + c, nk - c);
+        if (p->nz) { /* the run's tiles, each one contiguous stream */
+            vfinite &= fast_mla_nz_rows(p, kern, b, kvh, j0 + c, run,
+                                        w->k + c * Dp, w->v + c * Dp, Dp,
+                                        NULL);
+            c += run;
+            continue;
+        }
         for (int r = 0; r < run; r++, c++) {
             if (j0 + c + FAST_PREFETCH <= jmax) {
                 const uint16_t *fk, *fv;
@@ -610,6 +624,7 @@ static void task_keys(const fast_plan *p, const fast_kernels *kern,
         fast_aq_heads(p, k->kvh, w->aqv);
     /* (MLA: the fused kernel reads K's D columns only, no rope) */
     bool uniform = k->dot && p->mask == NULL && D % 16 == 0 && p->Dr == 0 &&
+                   !p->nz &&
                    (p->antiquant ? kern->decode_aq != NULL
                                  : kern->decode != NULL);
     for (int r = 0; uniform && r < mr; r++)

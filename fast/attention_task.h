@@ -58,10 +58,18 @@ static inline void task_row(const fast_plan *p, const task *k, int r,
  * widened after their D columns, into Q^T's rows D .. Dk - 1 (or the dot
  * form's rows [r][D..]); qrows[r - r0] NULL: the row uses no key (zero).
  * fast_mla_widen_k: key_rope's row of own key j of (b, kvh) widened into
- * dst (Dr floats). */
+ * dst (Dr floats; not an NZ key_rope's: attention.c nz_rows). */
 void fast_mla_load_q(const fast_plan *p, const fast_kernels *kern,
                      const task *k, scratch *w, int r0, int rn,
                      const uint16_t *const *qrows);
+/* An NZ cache's (fast_internal.h, nz) run of rows of one block, own
+ * keys j .. j + run - 1 of (b, kvh), widened into the rows of kd, vd
+ * (stride ldd), the key's rope after its D columns (kernels.h widen_nz);
+ * returns whether every V row is finite, vbad (NULL: not wanted) each V
+ * row's own answer. */
+bool fast_mla_nz_rows(const fast_plan *p, const fast_kernels *kern,
+                      int64_t b, int64_t kvh, int64_t j, int run, float *kd,
+                      float *vd, int64_t ldd, uint8_t *vbad);
 static inline void fast_mla_widen_k(const fast_plan *p,
                                     const fast_kernels *kern, int64_t b,
                                     int64_t kvh, int64_t j, float *dst)

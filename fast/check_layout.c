@@ -1,6 +1,46 @@
-/* layout: the four 002 layouts (BSH, BSND, BNSD, BNSD_BSND), the shapes
- * of query, key and value under them, B, S, N, D, H and their limits. */
+/* layout: the four 002 layouts (BSH, BSND, BNSD, BNSD_BSND) and 003's
+ * *_NBSD outputs, the shapes of query, key and value under them, B, S, N,
+ * D, H and their limits. */
 #include "validate.h"
+
+/* 003 input_layout: "下划线左边表示输入query的layout，下划线右边表示输出
+ * output的格式": BSH_NBSD, BSND_NBSD, BNSD_NBSD read query, key and value
+ * as BSH, BSND, BNSD (every rule of those layouts holds for them) and
+ * write attention_out [N, B, Q_S, D] (validate.h). */
+bool fast_nbsd_layout(const char *layout, fast_layout *q)
+{
+    static const struct {
+        const char *name;
+        fast_layout q;
+    } tab[] = {{"BSH_NBSD", FAST_LAYOUT_BSH},
+               {"BSND_NBSD", FAST_LAYOUT_BSND},
+               {"BNSD_NBSD", FAST_LAYOUT_BNSD}};
+    for (size_t i = 0; layout && i < sizeof tab / sizeof tab[0]; i++)
+        if (strcmp(layout, tab[i].name) == 0) {
+            if (q)
+                *q = tab[i].q;
+            return true;
+        }
+    return false;
+}
+
+/* The *_NBSD outputs' own rules, once Q_S is known.  003 input_layout:
+ * "输出格式为NBSD时，仅支持Q_S大于1且小于等于16" (both profiles: RELEASED is
+ * silent); RELEASED "Layouts": "The *_NBSD outputs are rejected without
+ * rope" (profile cann; 003 lists them for every call, so profile doc
+ * accepts them and refuses them as not computed without rope, last:
+ * fast_check_tnd_nbsd). */
+static fia_status check_nbsd(const fast_args *a, const fast_plan *p,
+                             fia_error *err)
+{
+    if (a->profile == FIA_PROFILE_CANN && !fast_mla_call(a))
+        FAST_REJECT("S_NBSD_ROPE", "%s without query_rope / key_rope "
+                    "(released: the NBSD outputs are MLA's)", a->layout);
+    if (p->Q_S <= 1 || p->Q_S > 16)
+        FAST_REJECT("S_NBSD_QS", "%s takes Q_S 2..16, not %lld", a->layout,
+                    (long long)p->Q_S);
+    return FIA_OK;
+}
 
 /* Layer 4.  002 inputLayout; the ranks of query, key and value under it
  * and key and value of one shape.  Fills layout, B, Q_S and the data. */
@@ -20,8 +60,10 @@ fia_status fast_check_layout_shapes(const fast_args *a, fast_plan *p,
     else if (strcmp(a->layout, "BSND") == 0) p->layout = FAST_LAYOUT_BSND;
     else if (strcmp(a->layout, "BNSD") == 0) p->layout = FAST_LAYOUT_BNSD;
     else if (strcmp(a->layout, "BNSD_BSND") == 0) p->layout = FAST_LAYOUT_BNSD_BSND;
+    else if (fast_nbsd_layout(a->layout, &p->layout)) p->o_nbsd = true;
     else FAST_REJECT("S_LAYOUT", "input_layout \"%.32s\" not in {BSH, BSND, "
-                     "BNSD, BNSD_BSND}", a->layout);
+                     "BNSD, BNSD_BSND, BSH_NBSD, BSND_NBSD, BNSD_NBSD}",
+                     a->layout);
     int rank = p->layout == FAST_LAYOUT_BSH ? 3 : 4;
     if (q->ndim != rank || !fast_shape_numel(q, &qn))
         FAST_REJECT("S_QUERY_SHAPE", "query must be a valid rank-%d tensor "
@@ -29,6 +71,11 @@ fia_status fast_check_layout_shapes(const fast_args *a, fast_plan *p,
     p->B = q->shape[0];
     p->Q_S = p->layout == FAST_LAYOUT_BSH || p->layout == FAST_LAYOUT_BSND
                  ? q->shape[1] : q->shape[2];
+    if (p->o_nbsd) {
+        fia_status st = check_nbsd(a, p, err);
+        if (st != FIA_OK)
+            return st;
+    }
     /* A paged call's key and value are caches whose rank does not follow
      * the query's layout (check_paged.c reads them). */
     const int krank = a->opt[FAST_OPT_BLOCK_TABLE] ? k->ndim : rank;

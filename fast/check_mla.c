@@ -15,8 +15,10 @@
  * = 1 only without rope: S_MLA_SPARSE here), TND's D != 512 rules
  * (check_tnd.c), the 4-D cache's BNSD-only rule for a token layout and N*D
  * < 65535 at Q_S > 1 (check_layout.c: 003 documents N 128 with D 512).
- * Not computed (layer 4): full quantization (int8 query/key/value with
- * bf16 ropes) and the NZ cache; the *_NBSD outputs are check_tnd.c's. */
+ * The *_NBSD outputs (attention_out [N, B, Q_S, D]: check_layout.c) and
+ * the NZ cache ([blockNum, N, D/16, blockSize, 16]: check_paged.c, its
+ * exclusions here) are D 512's.  Not computed (layer 4): full quantization
+ * (int8 query/key/value with bf16 ropes, with its int8 NZ cache). */
 #include "validate.h"
 
 static const fast_opt_input mla_inputs[] = {
@@ -76,6 +78,24 @@ static bool antiquant_call(const fast_args *a)
            (qd != FIA_DT_INT8 && fast_kv_int(kd));
 }
 
+/* The NZ cache (a rank-5 key with a block table: 003's fp16/bf16 [blockNum,
+ * N, D/16, blockSize, 16] and int8's [.., D/32, .., 32]): "当数据格式为NZ时
+ * input_layout不支持BNSD、BNSD_NBSD" and "数据格式为NZ时block_size不支持配置
+ * 16".  Exclusions: they read no arithmetic, and int8's NZ (full
+ * quantization, layer 4) must not hide them. */
+static fia_status check_nz(const fast_args *a, fia_error *err)
+{
+    if (!a->opt[FAST_OPT_BLOCK_TABLE] || a->key->tensors[0]->ndim != 5)
+        return FIA_OK;
+    if (strcmp(a->layout, "BNSD") == 0 || strcmp(a->layout, "BNSD_NBSD") == 0)
+        FAST_REJECT("S_MLA_NZ_LAYOUT", "the NZ key/value cache takes no %s "
+                    "query", a->layout);
+    if (a->block_size == 16)
+        FAST_REJECT("S_MLA_NZ_BLOCK_SIZE", "the NZ key/value cache takes no "
+                    "block_size 16");
+    return FIA_OK;
+}
+
 /* Layer 3.  What each scene does not support: D 512 "不支持开启SoftMaxLse、
  * tensorlist、pse、伪量化、后量化" (full quantization is supported there:
  * layer 4), D 128 "不支持tensorlist、pse、page attention、伪量化、全量化、
@@ -106,12 +126,12 @@ fia_status fast_check_mla_exclusions(const fast_args *a, fast_plan *p,
      * layout scene (MLA-020) */
     if (a->opt[FAST_OPT_QUANT_SCALE2] || a->opt[FAST_OPT_QUANT_OFFSET2])
         FAST_REJECT("S_MLA_OUT_QUANT", "MLA takes no output quantization");
-    return FIA_OK;
+    return d == 512 ? check_nz(a, err) : FIA_OK;
 }
 
 /* Layer 4.  Documented for D 512, not computed: full quantization (an int8
- * query; its ropes bf16) and the NZ cache ([blockNum, N, D/16, blockSize,
- * 16]: a rank-5 key with a block table). */
+ * query; its ropes bf16), with its int8 NZ cache ([blockNum, N, D/32,
+ * blockSize, 32]). */
 fia_status fast_check_mla(const fast_args *a, fast_plan *p, fia_error *err)
 {
     (void)p;
@@ -120,24 +140,26 @@ fia_status fast_check_mla(const fast_args *a, fast_plan *p, fia_error *err)
     if (a->query->dtype == FIA_DT_INT8)
         FAST_NOTMOD("M_MLA_QUANT", "MLA full quantization (int8 query, key "
                     "and value with ropes) is not modeled yet");
-    if (a->opt[FAST_OPT_BLOCK_TABLE] && a->key->tensors[0]->ndim == 5)
-        FAST_NOTMOD("M_MLA_NZ", "MLA with an NZ key/value cache is not "
-                    "modeled yet");
     return FIA_OK;
 }
 
 /* A rope's shape: its tensor's (t: query or key) but for the last dim,
- * which holds 64 where t's holds D (BSH and the 3-D cache: heads x D). */
+ * which holds 64 where t's holds D (BSH and the 3-D cache: heads x D); an
+ * NZ key (nz) holds D in two dims, D / 16 tiles of 16, the rope 64 / 16
+ * tiles (003: "key_rope的数据类型、数据格式与key一致"). */
 static bool rope_shape_ok(const fia_tensor *r, const fia_tensor *t,
-                          int64_t D)
+                          int64_t D, bool nz)
 {
     int64_t n;
     if (r->ndim != t->ndim || r->ndim < 1 || !fast_shape_numel(r, &n))
         return false;
-    for (int i = 0; i < r->ndim - 1; i++)
-        if (r->shape[i] != t->shape[i])
+    const int dd = nz ? 2 : r->ndim - 1; /* the dim of D or its tiles */
+    for (int i = 0; i < r->ndim; i++)
+        if (i != dd && r->shape[i] != t->shape[i])
             return false;
-    const int64_t tl = t->shape[t->ndim - 1], rl = r->shape[r->ndim - 1];
+    if (nz)
+        return r->shape[dd] * 16 == MLA_ROPE_D;
+    const int64_t tl = t->shape[dd], rl = r->shape[dd];
     return D > 0 && tl % D == 0 && rl == tl / D * MLA_ROPE_D;
 }
 
@@ -185,14 +207,16 @@ static fia_status check_rows(const fast_args *a, const fast_plan *p,
 static fia_status check_d512(const fast_args *a, const fast_plan *p,
                              fia_error *err)
 {
-    static const char *const layouts[] = {"BSH", "BSND", "BNSD", "TND",
-                                          "TND_NTD"};
+    static const char *const layouts[] = {
+        "BSH", "BSND", "BNSD", "BNSD_NBSD", "BSND_NBSD", "BSH_NBSD", "TND",
+        "TND_NTD"};
     bool ok = false;
     for (size_t i = 0; i < sizeof layouts / sizeof layouts[0]; i++)
         ok |= strcmp(a->layout, layouts[i]) == 0;
     if (!ok)
         FAST_REJECT("S_MLA_LAYOUT", "MLA (query D 512) takes BSH, BSND, "
-                    "BNSD, TND or TND_NTD, not %s", a->layout);
+                    "BNSD, the *_NBSD outputs, TND or TND_NTD, not %s",
+                    a->layout);
     fia_status st = check_rows(a, p, err);
     if (st != FIA_OK)
         return st;
@@ -246,10 +270,10 @@ fia_status fast_check_mla_rules(const fast_args *a, fast_plan *p,
         /* Q_D = K_D = V_D = 128 (MLA-022): check_tnd.c's head dims (S_KV_D,
          * S_TND_D: 128/128 is the one pair of a query D 128) */
     }
-    if (!rope_shape_ok(qr, a->query, p->D))
+    if (!rope_shape_ok(qr, a->query, p->D, false))
         FAST_REJECT("S_MLA_QROPE_SHAPE", "query_rope must have the query's "
                     "shape with D %d", MLA_ROPE_D);
-    if (!rope_shape_ok(kr, a->key->tensors[0], p->D))
+    if (!rope_shape_ok(kr, a->key->tensors[0], p->D, p->nz))
         FAST_REJECT("S_MLA_KROPE_SHAPE", "key_rope must have the key's shape "
                     "with D %d", MLA_ROPE_D);
     p->Dr = MLA_ROPE_D;

@@ -15,9 +15,10 @@ fia_status fast_check_output_dtypes(const fast_args *a, fast_plan *p,
 }
 
 /* Layer 4.  002 attentionOut: the query's dtype, and the query's shape
- * ([B, Q_S, N, D] for BNSD_BSND).  The quantized paths choose their own
- * output dtypes: an int8 output (check_int8_out.c), an int8 query's int8
- * or fp16 output (Q8-003, check_int8_quant.c).  Fills out and out_numel. */
+ * ([B, Q_S, N, D] for BNSD_BSND, [N, B, Q_S, D] for the *_NBSD ones).
+ * The quantized paths choose their own output dtypes: an int8 output
+ * (check_int8_out.c), an int8 query's int8 or fp16 output (Q8-003,
+ * check_int8_quant.c).  Fills out and out_numel. */
 fia_status fast_check_output(const fast_args *a, fast_plan *p, fia_error *err)
 {
     const fia_tensor *q = a->query, *out = a->out;
@@ -32,6 +33,10 @@ fia_status fast_check_output(const fast_args *a, fast_plan *p, fia_error *err)
                    out->shape[0] == (p->o_ntd ? p->N : p->T) &&
                    out->shape[1] == (p->o_ntd ? p->T : p->N) &&
                    out->shape[2] == p->Dv;
+    else if (p->o_nbsd) /* 003 input_layout: the part after `_` */
+        shape_ok = out->ndim == 4 && out->shape[0] == p->N &&
+                   out->shape[1] == p->B && out->shape[2] == p->Q_S &&
+                   out->shape[3] == p->D;
     else if (p->layout == FAST_LAYOUT_BNSD_BSND)
         shape_ok = out->ndim == 4 && out->shape[0] == p->B &&
                    out->shape[1] == p->Q_S && out->shape[2] == p->N &&
@@ -41,6 +46,7 @@ fia_status fast_check_output(const fast_args *a, fast_plan *p, fia_error *err)
     if (!shape_ok)
         FAST_REJECT("S_OUT_SHAPE", "attention_out shape does not match %s",
                     p->tnd ? "(T, N, Dv) / (N, T, Dv)"
+                    : p->o_nbsd ? "[N, B, Q_S, D]"
                     : p->layout == FAST_LAYOUT_BNSD_BSND ? "[B, Q_S, N, D]"
                                                          : "the query shape");
     if (!fast_shape_numel(out, &on))

@@ -4,7 +4,8 @@
  * A block_table alone enables it ("page attention的使能必要条件是blockTable
  * 存在且有效"); block_size without one is ignored.  Key and value are then
  * one cache tensor each, (blocknum, block_size, KV_N*D) or (blocknum, KV_N,
- * block_size, D), whatever the query's layout; batch b's keys are the rows of
+ * block_size, D), whatever the query's layout (MLA: also NZ, (blocknum,
+ * KV_N, D/16, block_size, 16)); batch b's keys are the rows of
  * the blocks block_table[b][0 .. nb_b - 1], nb_b = ceil(kv_len_b /
  * block_size).  The plan's paged fields (fast_internal.h) say where key j
  * lives; the block ids themselves are device data, checked in phase two
@@ -177,9 +178,25 @@ fia_status fast_check_paged_cache(const fast_args *a, fast_plan *p,
             FAST_REJECT("S_PAGED_H_MAX", "(blocknum, block_size, H) cache "
                         "with KV_N*D = %lld > 65535",
                         (long long)(p->KV_N * p->D));
+    } else if (k->ndim == 5 && fast_mla512(a)) {
+        /* MLA's NZ cache (003 "当input_layout为NZ时，数据类型为float16或
+         * bfloat16时，输入参数key和value的格式为[blockNum, N, D/16,
+         * blockSize, 16]"; int8's [.., D/32, .., 32] is full quantization,
+         * not modeled: check_mla.c; its layouts and block_size: the
+         * exclusions there) */
+        if (k->shape[1] != p->KV_N || k->shape[2] * 16 != p->D ||
+            k->shape[3] != bs || k->shape[4] != 16)
+            FAST_REJECT("S_PAGED_CACHE", "NZ cache [%lld,%lld,%lld,%lld,"
+                        "%lld] is not (blocknum, KV_N=%lld, D/16=%lld, "
+                        "block_size=%lld, 16)", (long long)k->shape[0],
+                        (long long)k->shape[1], (long long)k->shape[2],
+                        (long long)k->shape[3], (long long)k->shape[4],
+                        (long long)p->KV_N, (long long)(p->D / 16),
+                        (long long)bs);
     } else {
         FAST_REJECT("S_PAGED_CACHE", "key/value cache of rank %d (takes 3 or "
-                    "4)", (int)k->ndim);
+                    "4%s)", (int)k->ndim, fast_mla512(a) ? ", or MLA's NZ 5"
+                                                         : "");
     }
     /* 000 / 003 (Q_S = 1): each cache's element count within int32. */
     if (p->Q_S == 1 && p->kv_numel > INT32_MAX)
@@ -202,6 +219,7 @@ fia_status fast_check_paged_cache(const fast_args *a, fast_plan *p,
                     (long long)sum_nb);
     p->paged = true;
     p->cache4d = k->ndim == 4;
+    p->nz = k->ndim == 5;
     p->bt = (const int32_t *)bt->data;
     p->bt_cols = bt->shape[1];
     p->block_size = bs;

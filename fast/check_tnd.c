@@ -5,9 +5,10 @@
  * NTD_TND), key and value alike with their own T; actual_seq_lengths(_kv)
  * hold cumulative token counts and their count is B.  The plan reads batch
  * b's rows from token q_tok[b] on (the executor expands the counts); Q_S
- * and KV_S are the longest batch's lengths.  The *_NBSD outputs are not
- * modeled (MLA's in the released code), nor a value head dim unlike the
- * query's (003 allows 192 with 128). */
+ * and KV_S are the longest batch's lengths.  Not modeled: a value head
+ * dim unlike the query's (003 allows 192 with 128), and the *_NBSD
+ * outputs without rope (the batched layouts', check_layout.c; layer 6
+ * here, the feature's NM row). */
 #include "validate.h"
 
 #define TND_T_MAX ((int64_t)1 << 20) /* "T小于等于1M" */
@@ -69,19 +70,6 @@ fia_status fast_check_tnd_exclusions(const fast_args *a, fast_plan *p,
     if (a->opt[FAST_OPT_QUANT_SCALE2] || a->opt[FAST_OPT_QUANT_OFFSET2])
         FAST_REJECT("S_TND_OUT_QUANT", "%s takes no output quantization",
                     a->layout);
-    return FIA_OK;
-}
-
-/* Layer 4: the *_NBSD outputs are not modeled. */
-fia_status fast_check_tnd(const fast_args *a, fast_plan *p, fia_error *err)
-{
-    (void)p;
-    static const char *const later[] = {"BSH_NBSD", "BSND_NBSD", "BNSD_NBSD"};
-    if (a->layout)
-        for (size_t i = 0; i < sizeof later / sizeof later[0]; i++)
-            if (strcmp(a->layout, later[i]) == 0)
-                FAST_NOTMOD("M_LAYOUT", "input_layout %s (003) is not "
-                            "modeled yet", a->layout);
     return FIA_OK;
 }
 
@@ -278,6 +266,22 @@ fia_status fast_check_tnd_shapes(const fast_args *a, fast_plan *p,
     }
     p->sparse_mode = (int)a->sparse_mode;
     p->pre = p->next = INT32_MAX; /* mode 0: all; 3: from the lengths */
+    return FIA_OK;
+}
+
+/* Layer 6: an *_NBSD output without rope (profile doc: 003 lists them
+ * for every call; profile cann rejects it, check_layout.c) after every
+ * rule has judged the call: its output is the plan's NBSD strides, but
+ * which rules of the other features (output quantization's scale shapes,
+ * the paged cache's ranks, ...) follow the query's layout and which the
+ * output's is read for MLA only, whose calls exclude those features. */
+fia_status fast_check_tnd_nbsd(const fast_args *a, fast_plan *p,
+                               fia_error *err)
+{
+    (void)p;
+    if (fast_nbsd_layout(a->layout, NULL) && !fast_mla_call(a))
+        FAST_NOTMOD("M_LAYOUT", "input_layout %s without rope is not "
+                    "modeled yet", a->layout);
     return FIA_OK;
 }
 

@@ -16,7 +16,13 @@ void fast_plan_finish(fast_plan *p)
         p->q_ss = D, p->q_sn = p->Q_S * D, p->q_sb = N * p->Q_S * D;
         p->k_ss = D, p->k_sn = p->KV_S * D, p->k_sb = KV_N * p->KV_S * D;
     }
-    if (p->paged && p->cache4d) {
+    if (p->paged && p->nz) {
+        /* NZ (blocknum, KV_N, D/16, block_size, 16): a row's tiles
+         * block_size * 16 apart, its rows 16 apart within a tile */
+        p->k_sd = p->block_size * 16;
+        p->k_ss = 16, p->k_sn = D * p->block_size;
+        p->k_sblk = KV_N * p->k_sn, p->k_sb = 0;
+    } else if (p->paged && p->cache4d) {
         /* (blocknum, KV_N, block_size, D) */
         p->k_ss = D, p->k_sn = p->block_size * D;
         p->k_sblk = KV_N * p->k_sn, p->k_sb = 0;
@@ -38,6 +44,9 @@ void fast_plan_finish(fast_plan *p)
         p->o_ss = p->o_ntd ? D : N * D;
     } else if (p->layout == FAST_LAYOUT_BNSD_BSND) {
         p->o_sn = D, p->o_ss = N * D, p->o_sb = p->Q_S * N * D;
+    } else if (p->o_nbsd) {
+        /* [N, B, Q_S, D] */
+        p->o_ss = D, p->o_sb = p->Q_S * D, p->o_sn = p->B * p->Q_S * D;
     } else {
         p->o_sn = p->q_sn, p->o_ss = p->q_ss, p->o_sb = p->q_sb;
     }
@@ -53,6 +62,10 @@ void fast_plan_finish(fast_plan *p)
         p->kr_sb = p->k_sb / D * p->Dr, p->kr_sn = p->k_sn / D * p->Dr;
         p->kr_ss = p->k_ss / D * p->Dr;
         p->kr_sblk = p->k_sblk / D * p->Dr;
+        if (p->nz) { /* (blocknum, KV_N, Dr/16, block_size, 16) */
+            p->kr_sd = p->k_sd, p->kr_ss = 16;
+            p->kr_sn = p->Dr * p->block_size, p->kr_sblk = KV_N * p->kr_sn;
+        }
     }
     fast_plan_schedule(p); /* threads, splits and the workspace size */
 }

@@ -97,6 +97,15 @@ typedef struct fast_plan {
     bool paged, cache4d;
     const int32_t *bt;
     int64_t bt_cols, block_size, blocknum, k_sblk;
+    /* The NZ cache of MLA (check_paged.c; 003 "当input_layout为NZ时...
+     * [blockNum, N, D/16, blockSize, 16]"): element (block, n, t, d) at
+     * [block][n][d / 16][t][d % 16], so a row's D elements are D / 16
+     * tiles of 16 contiguous ones, k_sd apart (block_size * 16): k_ss =
+     * 16 (rows within a tile), k_sn = D * block_size; key_rope alike
+     * (kr_sd).  Rows are read through fast_kv_col or widened by
+     * widen_nz (attention.c), never as D contiguous elements. */
+    bool nz;
+    int64_t k_sd, kr_sd;
 
     /* Key/value tensor lists (check_tensor_list.c): batch b's keys are
      * tensor b of the lists, [1, S_b, ...] in the query's layout, at
@@ -112,6 +121,10 @@ typedef struct fast_plan {
      * q_len[b] do not exist (fast_row_exists).  Q_S / KV_S are the longest
      * batch's; Dv value's head dim (only Dv = D runs). */
     bool tnd, q_ntd, o_ntd;
+    /* BSH_NBSD, BSND_NBSD, BNSD_NBSD (check_layout.c; 003 input_layout):
+     * the query, key and value in the layout before the `_` (layout),
+     * attention_out [N, B, Q_S, D] (o_* strides, executor.c). */
+    bool o_nbsd;
     int64_t T, T_kv, Dv;
     int64_t *q_tok, *kv_tok;
     int64_t o_sb, o_sn, o_ss;
@@ -125,7 +138,8 @@ typedef struct fast_plan {
      * columns), V and attention_out keep D.  Element (b, n, s) of
      * query_rope at qr_* strides as the query's (fast_qr_row), of key_rope
      * as the key's (fast_kr_row: the same block table, kr_sblk per block);
-     * each stride the query's / key's with Dr for D (executor.c). */
+     * each stride the query's / key's with Dr for D (executor.c; an NZ
+     * key_rope: its own tiles, kr_sd). */
     int64_t Dr, Dk;
     const void *qr, *kr;
     int64_t qr_numel, kr_numel;
@@ -314,6 +328,13 @@ static inline int64_t fast_kv_row(const fast_plan *p, int64_t b, int64_t h,
         return (p->kv_tok[b] + j) * p->k_ss + h * p->k_sn;
     const int64_t s = p->kv_start ? p->kv_start[b] + j : j;
     return b * p->k_sb + h * p->k_sn + s * p->k_ss;
+}
+
+/* Element offset of column d within a K/V row: d, or in an NZ cache
+ * (d / 16) tiles of k_sd on and d % 16 into the tile. */
+static inline int64_t fast_kv_col(const fast_plan *p, int64_t d)
+{
+    return p->nz ? d / 16 * p->k_sd + d % 16 : d;
 }
 
 /* MLA: element offset of key_rope's row of the batch's own key j of batch

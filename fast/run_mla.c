@@ -6,7 +6,9 @@
  * through fast_mla_widen_k, attention_task.h), so the register-tiled
  * Q.K^T, the softmax, the splits and the merge are those of any call.  V
  * and attention_out keep D.  The fused decode kernel reads K's D columns
- * in place and is not taken with a rope. */
+ * in place and is not taken with a rope.  An NZ cache's rows (each D / 16
+ * tiles of 16, block_size * 16 apart) are widened a block's run at a
+ * time, tile by tile (fast_mla_nz_rows). */
 #include "attention_task.h"
 
 void fast_mla_load_q(const fast_plan *p, const fast_kernels *kern,
@@ -29,4 +31,28 @@ void fast_mla_load_q(const fast_plan *p, const fast_kernels *kern,
         if (rows[r] != NULL)
             kern->widen(p->dt, rows[r], w->q + (r0 + r) * p->Dp + p->D,
                         p->Dr);
+}
+
+/* An NZ cache's run of rows of one block, own keys j .. j + run - 1 of
+ * (b, kvh), widened into the rows of kd, vd (stride ldd), the key's rope
+ * after its D columns: tile by tile, each tile's rows one contiguous
+ * stream (kernels.h widen_nz), which the hardware prefetcher follows.
+ * Returns whether every V row is finite; vbad (NULL: not wanted) gets
+ * each V row's own answer. */
+bool fast_mla_nz_rows(const fast_plan *p, const fast_kernels *kern,
+                      int64_t b, int64_t kvh, int64_t j, int run, float *kd,
+                      float *vd, int64_t ldd, uint8_t *vbad)
+{
+    const uint16_t *kr, *vr;
+    fast_kv_src(p, b, kvh, j, &kr, &vr);
+    kern->widen_nz(p->dt, kr, p->k_sd, run, kd, ldd, p->D);
+    if (p->Dr > 0)
+        kern->widen_nz(p->dt, (const uint16_t *)p->kr +
+                                  fast_kr_row(p, b, kvh, j),
+                       p->kr_sd, run, kd + p->D, ldd, p->Dr);
+    const bool fin = kern->widen_nz(p->dt, vr, p->k_sd, run, vd, ldd, p->D);
+    for (int r = 0; vbad != NULL && r < run; r++) /* rare: row by row */
+        vbad[r] = !fin && !kern->widen_nz(p->dt, vr + r * p->k_ss, p->k_sd,
+                                          1, vd + r * ldd, ldd, p->D);
+    return fin;
 }

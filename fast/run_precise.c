@@ -23,8 +23,9 @@ static double value_at(const fast_plan *p, int64_t b, int64_t kvh, int64_t j,
     if (!p->antiquant) {
         const uint16_t *kr, *vr;
         fast_kv_src(p, b, kvh, j, &kr, &vr);
-        return p->dt == FIA_DT_FP16 ? fast_fp16_to_float(vr[d])
-                                    : fast_bf16_to_float(vr[d]);
+        const uint16_t x = vr[fast_kv_col(p, d)]; /* NZ: its tile */
+        return p->dt == FIA_DT_FP16 ? fast_fp16_to_float(x)
+                                    : fast_bf16_to_float(x);
     }
     const void *kr, *vr;
     fast_aq_src(p, b, kvh, j, &kr, &vr);

@@ -54,7 +54,6 @@ const fast_check fast_checks[] = {
     {"mla", FAST_LAYER_EXCLUSION, fast_check_mla_exclusions},
     /* Layer 4: documented features fast/ does not model yet. */
     {"padding", FAST_LAYER_NOT_MODELED, fast_check_padding},
-    {"tnd", FAST_LAYER_NOT_MODELED, fast_check_tnd},
     {"mla", FAST_LAYER_NOT_MODELED, fast_check_mla},
     {"query_quant", FAST_LAYER_NOT_MODELED, fast_check_query_quant},
     /* Layer 5: semantic rules.  tensors_empty ends the walk for an empty
@@ -95,6 +94,7 @@ const fast_check fast_checks[] = {
     {"sink", FAST_LAYER_SEMANTIC, fast_check_sink},
     /* Layer 6: judged by every rule above, but not computed. */
     {"tnd", FAST_LAYER_ARITHMETIC, fast_check_tnd_value_d},
+    {"tnd", FAST_LAYER_ARITHMETIC, fast_check_tnd_nbsd},
     {"prefix", FAST_LAYER_ARITHMETIC, fast_check_prefix},
     {"antiquant", FAST_LAYER_ARITHMETIC, fast_check_antiquant_unmodeled},
     /* the antiquant description of a call every rule accepts and no row
@@ -240,11 +240,13 @@ int64_t fast_early_q_s(const fast_args *a)
     const fia_tensor *q = a->query;
     if (a->layout == NULL)
         return -1;
-    if (strcmp(a->layout, "BSH") == 0)
+    /* the *_NBSD outputs: the query's layout before the `_` */
+    if (strcmp(a->layout, "BSH") == 0 || strcmp(a->layout, "BSH_NBSD") == 0)
         return q->ndim == 3 ? q->shape[1] : -1;
-    if (strcmp(a->layout, "BSND") == 0)
+    if (strcmp(a->layout, "BSND") == 0 || strcmp(a->layout, "BSND_NBSD") == 0)
         return q->ndim == 4 ? q->shape[1] : -1;
-    if (strcmp(a->layout, "BNSD") == 0 || strcmp(a->layout, "BNSD_BSND") == 0)
+    if (strcmp(a->layout, "BNSD") == 0 || strcmp(a->layout, "BNSD_BSND") == 0 ||
+        strcmp(a->layout, "BNSD_NBSD") == 0)
         return q->ndim == 4 ? q->shape[2] : -1;
     return -1;
 }

@@ -161,6 +161,9 @@ fia_status fast_check_layout_shapes(const fast_args *, fast_plan *, fia_error *)
 fia_status fast_check_layout_heads(const fast_args *, fast_plan *, fia_error *);
 fia_status fast_check_layout_kv(const fast_args *, fast_plan *, fia_error *);
 fia_status fast_check_layout_limits(const fast_args *, fast_plan *, fia_error *);
+/* 1 for an *_NBSD output layout (BSH_NBSD, BSND_NBSD, BNSD_NBSD); the
+ * query's layout into *q (may be NULL). */
+bool fast_nbsd_layout(const char *layout, fast_layout *q);
 /* An int8 / int4 / int32 (int4 packed eight to one) key or value dtype;
  * an int32's last dim holds D / 8 of them (its real D: x fast_kv_pack). */
 static inline bool fast_kv_int(fia_dtype dt)
@@ -231,7 +234,9 @@ fia_status fast_check_int_inputs_query(const fast_args *, fast_plan *, fia_error
 fia_status fast_check_int8_out(const fast_args *, fast_plan *, fia_error *);
 fia_status fast_check_int8_out_shape(const fast_args *, fast_plan *, fia_error *);
 fia_status fast_check_int8_out_compute(const fast_args *, fast_plan *, fia_error *);
-fia_status fast_check_tnd(const fast_args *, fast_plan *, fia_error *);
+/* the *_NBSD outputs without rope under profile doc (layer 6; their
+ * rules: check_layout.c) */
+fia_status fast_check_tnd_nbsd(const fast_args *, fast_plan *, fia_error *);
 fia_status fast_check_tnd_exclusions(const fast_args *, fast_plan *, fia_error *);
 fia_status fast_check_tnd_shapes(const fast_args *, fast_plan *, fia_error *);
 fia_status fast_check_tnd_value_d(const fast_args *, fast_plan *, fia_error *);

@@ -52,13 +52,6 @@
  * blocks and split decode takes ~100x a plain case's budget (~50 ms in
  * the reference); they are rare (fzn_mla's gate). */
 #define FZ_MLA_MAX_WORK 2e7
-/* MLA's *_NBSD outputs and NZ cache in fuzz_numeric (gen_mla.c): 0 while
- * fast/ still refuses them as not modeled (the oracle and the reference
- * model them; fast/ on its own branch), so that a numeric campaign or
- * survey does not report that gap as findings; 1 once fast/ models them
- * (docs/features/mla.md "Awaiting fast/").  fuzz_params makes them either
- * way. */
-#define FZ_MLA_NUMERIC_NBSD_NZ 0
 /* The budget of generated case c: FZ_MLA_MAX_WORK with rope inputs, else
  * FZ_NUM_MAX_WORK. */
 static inline double fz_work_limit(const fia_case *c)

@@ -42,7 +42,7 @@ typedef struct mla_spec {
     int nbsd, out_plain;      /* an *_NBSD output; of the query's shape */
     int nz;                   /* the NZ cache (rank 5) */
     int64_t tile;             /* its tiles' width: 16, 32 a break */
-    int numeric;              /* fuzz_numeric's (FZ_MLA_NUMERIC_NBSD_NZ) */
+    int numeric;              /* fuzz_numeric's */
     int64_t sparse;
     int mask;
     int lse, pse, int8kv, post;
@@ -213,8 +213,6 @@ static void nbsd_nz(fz_gen *g, mla_spec *m, int li)
 {
     static const char *const nbsd[] = {"BSH_NBSD", "BSND_NBSD", "BNSD_NBSD"};
     fdp *f = g->f;
-    if (m->numeric && !FZ_MLA_NUMERIC_NBSD_NZ)
-        return;
     if (li <= 2 && fdp_rare(f, 25)) {
         m->nbsd = 1;
         m->layout = nbsd[li];

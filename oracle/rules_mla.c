@@ -248,15 +248,17 @@ const fia_rule orc_rules_mla[] = {
     MLA_REJECT("MLA-022", C003_CONSTR " > TND、TND_NTD、NTD_TND场景下的综合限制",
                "D = 128 with rope in a token layout: Q_D = K_D = V_D = 128",
                NULL, dims128),
-    MLA_REJECT("MLA-030", C003_P("input_layout") "; " C003_MLA512 "; "
-               CREL("Layouts, head dims and parameters"),
-               "the *_NBSD outputs (BSH_NBSD, BSND_NBSD, BNSD_NBSD) need "
-               "query_rope and key_rope (MLA)",
-               "003's input_layout text lists them with no word of rope; the "
-               "one constraint list naming them is MLA's (D = 512) and the "
-               "released code rejects them without rope: both profiles "
-               "reject",
-               nbsd_rope),
+    /* a rejection of the released code only: doc FIA_OK (NM-016 then) */
+    {"MLA-030", "mla", FIA_RULE_REJECT, FIA_LAYER_SEMANTIC, FIA_OK,
+     FIA_ERR_INNER_TILING_ERROR,
+     C003_P("input_layout") "; " CREL("Layouts, head dims and parameters"),
+     "the *_NBSD outputs (BSH_NBSD, BSND_NBSD, BNSD_NBSD) need query_rope "
+     "and key_rope (MLA): the released code's rejection",
+     "003's input_layout text lists them with no word of rope (the one "
+     "constraint list naming them is MLA's, D = 512); the released code "
+     "rejects them without rope.  Profile cann rejects; profile doc does not "
+     "(no document does) and leaves the call not modeled (NM-016)",
+     ORC_FN(nbsd_rope)},
     MLA_REJECT("MLA-031", C003_P("input_layout"),
                "the *_NBSD outputs: 1 < Q_S <= 16 (输出格式为NBSD时，仅支持"
                "Q_S大于1且小于等于16)",
@@ -275,6 +277,13 @@ const fia_rule orc_rules_mla[] = {
     MLA_REJECT("MLA-042", C003_MLA512,
                "D = 512: the NZ cache takes block_size 128, not 16", NULL,
                nz_bs),
+    {"NM-016", "mla", FIA_RULE_NOT_MODELED, ORC_NM_LATE,
+     C003_P("input_layout"),
+     "the *_NBSD outputs without rope (profile doc, where no document rejects "
+     "them) are not modeled: 003 names them with no word of how the other "
+     "features' rules read an NBSD output; every rule judges the call, then "
+     "it is refused",
+     NULL, ORC_FN(nbsd_rope)},
     ORC_NM_ROW("NM-010", "mla", nm_full_quant, C003_MLA512,
                "MLA full quantization (int8 query/key/value, bf16 ropes, "
                "dequant_scale_query; its NZ cache of D/32 tiles of 32) is "

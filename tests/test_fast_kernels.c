@@ -382,6 +382,56 @@ static void widen_t(const fast_kernels *k, const char *isa)
               runs);
 }
 
+/* widen_nz: rows of an NZ cache's block (tiles of 16 elements, ld apart,
+ * each tile's rows 16 apart) against widen of each row gathered
+ * contiguous: the same floats (NaN for NaN, as widen_t's) and the same
+ * finite answer; nothing outside the rows' n columns written, nothing
+ * read past the last tile's last row (exact-size source: ASan). */
+static void widen_nz(const fast_kernels *k, const char *isa)
+{
+    int bad = 0, runs = 0;
+    for (int it = 0; it < 150; it++) {
+        const fia_dtype dt = it % 2 ? FIA_DT_BF16 : FIA_DT_FP16;
+        const int nrows = 1 + it % 9;
+        const int64_t n = 16 * (1 + (int64_t)(urand() * 40));
+        const int64_t ld = it / 2 % 3 == 0 ? 16 * nrows
+                           : it / 2 % 3 == 1 ? 16 * nrows + 48 : 2048;
+        const int64_t ldd = n + (it % 4) * 16, tiles = n / 16;
+        const int64_t len = (tiles - 1) * ld + 16 * nrows;
+        uint16_t *src = malloc((size_t)len * 2), *row = malloc((size_t)n * 2);
+        float *want = malloc((size_t)n * 4);
+        float *got = malloc((size_t)(nrows * ldd) * 4);
+        const uint16_t em = dt == FIA_DT_BF16 ? 0x7f80 : 0x7c00;
+        for (int64_t i = 0; i < len; i++) {
+            src[i] = (uint16_t)(urand() * 65536);
+            if ((src[i] & em) == em) /* finite unless wanted */
+                src[i] &= (uint16_t)~0x0400u;
+        }
+        if (it % 3 == 0) /* an inf: the last tile's last row's last one */
+            src[len - 1] = em;
+        for (int64_t i = 0; i < nrows * ldd; i++)
+            got[i] = -7.0f;
+        const bool fin = k->widen_nz(dt, src, ld, nrows, got, ldd, n);
+        bad += fin != (it % 3 != 0);
+        for (int r = 0; r < nrows; r++) {
+            for (int64_t d = 0; d < n; d++)
+                row[d] = src[d / 16 * ld + r * 16 + d % 16];
+            fast_kernels_scalar.widen(dt, row, want, n);
+            for (int64_t d = 0; d < n; d++) {
+                const float g = got[r * ldd + d];
+                bad += memcmp(&want[d], &g, 4) != 0 &&
+                       !(isnan(want[d]) && isnan(g));
+            }
+            for (int64_t d = n; d < ldd; d++)
+                bad += got[r * ldd + d] != -7.0f;
+        }
+        free(src), free(row), free(want), free(got);
+        runs++;
+    }
+    CHECK_MSG(bad == 0, "%s widen_nz: %d mismatches in %d runs", isa, bad,
+              runs);
+}
+
 /* The fused decode kernel against the scalar kernels composed as the
  * attention does (widen, qk_dot, softmax over all keys, pv) in blocks of 64
  * keys: m, l and acc / l, fp16 and bf16, each P rounding, strided K/V rows,
@@ -621,7 +671,8 @@ static void table_complete(const fast_kernels *k, const char *isa)
 {
     CHECK_MSG(k->name != NULL && k->qk_t != NULL && k->qk_dot != NULL &&
                   k->softmax != NULL && k->pv != NULL && k->widen != NULL &&
-                  k->widen_t != NULL && k->store != NULL && k->bias != NULL &&
+                  k->widen_t != NULL && k->widen_nz != NULL &&
+                  k->store != NULL && k->bias != NULL &&
                   k->store_q8 != NULL,
               "%s: a mandatory kernel missing from the table", isa);
     CHECK_MSG((k->qk_t_max == NULL) == (k->softmax_full == NULL),
@@ -661,6 +712,7 @@ int main(void)
         conversions(k, isa);
         store_q8(k, isa);
         widen_t(k, isa);
+        widen_nz(k, isa);
         bias(k, isa);
         decode(k, isa);
         printf("%s: tested\n", isa);

@@ -274,6 +274,55 @@ static void null_and_types(void)
     CASE("T_QUERY", K_TYPE, a.q.dtype = FIA_DT_FP32, a.layout = "XX");
 }
 
+/* Phase one in each profile: want_doc / want_cann and their check ids. */
+static void expect_each(api *a, const char *doc_id, fia_status want_doc,
+                        const char *cann_id, fia_status want_cann, int line)
+{
+    for (int prof = 0; prof < 2; prof++) {
+        fastSetStatusProfile(prof ? FIA_PROFILE_CANN : FIA_PROFILE_DOC);
+        const fia_status want = prof ? want_cann : want_doc;
+        const char *id = prof ? cann_id : doc_id;
+        fia_status got = call(a);
+        CHECK_MSG(got == want && (got == FIA_OK ||
+                                  strncmp(fastLastError(), id,
+                                          strlen(id)) == 0),
+                  "line %d (%s): got %d want %d %s: %s", line,
+                  prof ? "cann" : "doc", got, want, id, fastLastError());
+    }
+    fastSetStatusProfile(FIA_PROFILE_DOC);
+}
+
+/* The *_NBSD outputs without rope (003 input_layout: any call, Q_S 2..16,
+ * attention_out [N, B, Q_S, D]; RELEASED: rejected without rope): doc
+ * judges them by every rule, then refuses them as not computed (layer
+ * 6); cann rejects them.  (With rope: test_fast_mla.c.) */
+static void nbsd_without_rope(void)
+{
+    const fia_status sem = FIA_ERR_PARAM_INVALID, nm = FIA_ERR_NOT_MODELED;
+    const fia_status tiling = FIA_ERR_INNER_TILING_ERROR;
+    api a = base(); /* BSH B 2, Q_S 16, N 4, D 16 */
+    a.layout = "BSH_NBSD", a.out = t4(FIA_DT_FP16, 4, 2, 16, 16);
+    expect_each(&a, "M_LAYOUT", nm, "S_NBSD_ROPE", tiling, __LINE__);
+    a.out = a.q; /* the query's shape, not [N, B, Q_S, D] */
+    expect_each(&a, "S_OUT_SHAPE", sem, "S_NBSD_ROPE", tiling, __LINE__);
+    a = base(), a.layout = "BSH_NBSD";
+    a.q = t3(FIA_DT_FP16, 2, 1, 64), a.out = t4(FIA_DT_FP16, 4, 2, 1, 16);
+    expect_each(&a, "S_NBSD_QS", sem, "S_NBSD_ROPE", tiling, __LINE__);
+    a.q = t3(FIA_DT_FP16, 2, 17, 64), a.out = t4(FIA_DT_FP16, 4, 2, 17, 16);
+    expect_each(&a, "S_NBSD_QS", sem, "S_NBSD_ROPE", tiling, __LINE__);
+    a = base(), bsnd(&a, 2, 4, 4, 16, 32, 16), a.layout = "BSND_NBSD";
+    a.out = t4(FIA_DT_FP16, 4, 2, 16, 16);
+    expect_each(&a, "M_LAYOUT", nm, "S_NBSD_ROPE", tiling, __LINE__);
+    a.q.shape[0] = 65537, a.out.shape[1] = 65537; /* the rules first */
+    expect_each(&a, "S_KV_SHAPE", sem, "S_NBSD_ROPE", tiling, __LINE__);
+    a = base(), bnsd(&a, 2, 4, 4, 2, 32, 16), a.layout = "BNSD_NBSD";
+    a.out = t4(FIA_DT_FP16, 4, 2, 2, 16);
+    expect_each(&a, "M_LAYOUT", nm, "S_NBSD_ROPE", tiling, __LINE__);
+    /* an empty query (and output) returns before any layout rule */
+    a.q.shape[2] = 0, a.out.shape[2] = 0;
+    expect_each(&a, "", FIA_OK, "", FIA_OK, __LINE__);
+}
+
 static void not_modeled(void)
 {
     static const fia_dtype ok_dt[16] = {
@@ -330,9 +379,7 @@ static void not_modeled(void)
     CASE("ANTI-020", K_SEM, a.k.dtype = a.v.dtype = FIA_DT_INT8);
     CASE("ANTI-019", K_SEM, a.k.dtype = a.v.dtype = FIA_DT_INT4);
     CASE("OQ-001", K_SEM, a.out.dtype = FIA_DT_INT8);
-    CASE("M_LAYOUT", K_NOTMOD, a.layout = "BSND_NBSD");
-    /* not-modeled wins over semantics */
-    CASE("M_LAYOUT", K_NOTMOD, a.layout = "BSND_NBSD", a.q.shape[0] = 65537);
+    nbsd_without_rope();
 }
 
 static void shapes(void)

@@ -103,8 +103,7 @@ static void test_numeric(void)
     CHECK(d512 > 0 && d128 > 0 && tokens > 0 && prefill > 0 && split > 0 &&
           cache4 > 0);
     /* the NBSD outputs and the NZ cache: only once fast/ models them */
-    CHECK_EQ_INT(nbsd > 0, FZ_MLA_NUMERIC_NBSD_NZ);
-    CHECK_EQ_INT(nz > 0, FZ_MLA_NUMERIC_NBSD_NZ);
+    CHECK(nbsd > 0 && nz > 0);
 }
 
 static void test_params(void)

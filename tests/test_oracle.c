@@ -224,6 +224,18 @@ static fia_status expected_for(const fia_rule *r, fia_profile p)
     return p == FIA_PROFILE_CANN ? r->cann_status : r->doc_status;
 }
 
+/* 1 when a fired rejection decides v's expected status in profile p. */
+static int decided_by_reject(const fia_oracle_verdict *v, fia_profile p)
+{
+    for (int i = 0; i < v->n_fired; i++) {
+        const fia_rule *f = v->fired[i];
+        fia_status st = p == FIA_PROFILE_CANN ? f->cann_status : f->doc_status;
+        if (f->kind == FIA_RULE_REJECT && st != FIA_OK && st == v->expected)
+            return 1;
+    }
+    return 0;
+}
+
 typedef struct rule_case {
     const char *id;
     const char *base_break, *over_break;
@@ -720,6 +732,8 @@ static const rule_case cases[] = {
     /* the *_NBSD outputs (MLA) */
     {"MLA-030", MLA_NBSD, "query_rope = null\nkey_rope = null", MLA_NBSD,
      ""},
+    {"NM-016", MLA_NBSD, "query_rope = null\nkey_rope = null", MLA_NBSD,
+     ""},
     {"MLA-031", MLA_NBSD, "query = bf16 [1,1,16384]\n"
      "query_rope = bf16 [1,1,2048]\nattention_out = bf16 [32,1,1,512]\n"
      "sparse_mode = 0\natten_mask = null", MLA_NBSD,
@@ -873,13 +887,23 @@ static void test_rule_cases(void)
                           "%s (%s): break case does not fire it", rc->id,
                           fia_profile_name(profiles[k]));
                 fia_status want = expected_for(r, profiles[k]);
-                CHECK_MSG(v.expected == want,
+                /* a rejection of the other profile only (MLA-030: the
+                 * released code's), or a late not-modeled row another
+                 * rule's rejection decides in this profile (NM-016 in
+                 * cann): fired, the status another row's */
+                const int other =
+                    (r->kind == FIA_RULE_REJECT && want == FIA_OK) ||
+                    (r->kind == FIA_RULE_NOT_MODELED &&
+                     r->layer == FIA_LAYER_ARITHMETIC &&
+                     decided_by_reject(&v, profiles[k]));
+                CHECK_MSG(other || v.expected == want,
                           "%s (%s): break case expects %d, want %d", rc->id,
                           fia_profile_name(profiles[k]), (int)v.expected,
                           (int)want);
-                CHECK_MSG(v.accept == (want == FIA_OK), "%s: accept flag",
-                          rc->id);
-                CHECK_MSG(v.not_modeled == (want == FIA_ERR_NOT_MODELED),
+                CHECK_MSG(other || v.accept == (want == FIA_OK),
+                          "%s: accept flag", rc->id);
+                CHECK_MSG(other ||
+                              v.not_modeled == (want == FIA_ERR_NOT_MODELED),
                           "%s: not_modeled flag", rc->id);
             }
             int rc2 = eval(oby, profiles[k], &v);

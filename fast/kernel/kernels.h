@@ -47,6 +47,8 @@ typedef void fast_pv_fn(const float *pt, int64_t ldp, int mr, const float *v,
                         float *acc, int64_t ldacc);
 typedef bool fast_widen_fn(fia_dtype dt, const uint16_t *src, float *dst,
                            int64_t n);
+typedef bool fast_widen_nz_fn(fia_dtype dt, const uint16_t *src, int64_t ld,
+                              int nrows, float *dst, int64_t ldd, int64_t n);
 typedef void fast_widen_t_fn(fia_dtype dt, const uint16_t *const *rows,
                              int nrows, int64_t n, float *dst, int64_t ldd);
 typedef void fast_store_fn(fia_dtype dt, const float *acc, double l,
@@ -130,6 +132,13 @@ typedef struct fast_kernels {
      * all are finite (pv multiplies p = 0 by V; the caller takes the scalar
      * pv, which skips p = 0, for a V block with inf or NaN). */
     fast_widen_fn *widen;
+    /* widen of nrows consecutive rows of an NZ cache's block (MLA;
+     * fast_internal.h, the plan's nz): row r's n elements (n a multiple of
+     * 16) in tiles of 16, tile t of row r at src + t * ld + r * 16:
+     * dst[r*ldd + d] = widen(src[(d / 16) * ld + r * 16 + d % 16]); the
+     * rows of a tile are read as one contiguous stream.  Returns whether
+     * all are finite, as widen. */
+    fast_widen_nz_fn *widen_nz;
     /* Widen and transpose 16 query rows into columns of Q^T:
      * dst[d*ldd + r] = widen(rows[r][d]) for r < 16, d < n, with zeros for
      * r >= nrows and for rows[r] == NULL (rows that use no key). */
@@ -242,6 +251,8 @@ fast_softmax_fn fast_softmax_scalar, fast_softmax_avx2, fast_softmax_avx512;
 fast_pv_fn fast_pv_scalar, fast_pv_avx2, fast_pv_avx512;
 fast_widen_fn fast_widen_avx2, fast_widen_avx512;
 fast_widen_t_fn fast_widen_t_avx2, fast_widen_t_avx512;
+fast_widen_nz_fn fast_widen_nz_scalar, fast_widen_nz_avx2,
+    fast_widen_nz_avx512;
 fast_store_fn fast_store_avx2, fast_store_avx512;
 fast_store_q8_fn fast_store_q8_scalar, fast_store_q8_avx2, fast_store_q8_avx512;
 fast_bias_fn fast_bias_scalar, fast_bias_avx2, fast_bias_avx512;
