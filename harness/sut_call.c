@@ -123,6 +123,7 @@ static void make_args(const fia_case *c, const fia_case_data *d,
         .dequant_scale_query = slot(d, FIA_SLOT_DEQUANT_SCALE_QUERY),
         .query_quant_mode = a->query_quant_mode,
         .learnable_sink = slot(d, FIA_SLOT_LEARNABLE_SINK),
+        .api = fia_api_name(c->api),
         .attention_out = slot(d, FIA_SLOT_ATTENTION_OUT),
         .softmax_lse = slot(d, FIA_SLOT_SOFTMAX_LSE),
     };

@@ -24,6 +24,7 @@ static fia_status fast_prepare(const fia_sut_args *a, uint64_t *ws_size,
         .dequantScaleQueryOptional = a->dequant_scale_query,
         .queryQuantMode = a->query_quant_mode,
         .learnableSinkOptional = a->learnable_sink,
+        .apiName = a->api,
     };
     *executor = NULL;
     fastSetStatusProfile(a->profile);

@@ -326,6 +326,26 @@ static const rule_case cases[] = {
      PREFILL,
      "query = fp16 [65536,1,2,16]\nkey = fp16 [65536,1,4,16]\n"
      "value = fp16 [65536,1,4,16]\nnum_heads = 1"},
+    /* each interface's own document: 001 65535; 000 65535 at Q_S > 1,
+     * 65536 at Q_S = 1 */
+    {"LAYOUT-020", "api = incre_flash_attention\n" DECODE,
+     "query = fp16 [65536,1,1,16]\nkey = fp16 [65536,1,4,16]\n"
+     "value = fp16 [65536,1,4,16]\nnum_heads = 1",
+     "api = incre_flash_attention\n" DECODE,
+     "query = fp16 [65535,1,1,16]\nkey = fp16 [65535,1,4,16]\n"
+     "value = fp16 [65535,1,4,16]\nnum_heads = 1"},
+    {"LAYOUT-020", "api = mindspore\n" PREFILL,
+     "query = fp16 [65536,1,2,16]\nkey = fp16 [65536,1,4,16]\n"
+     "value = fp16 [65536,1,4,16]\nnum_heads = 1",
+     "api = mindspore\n" PREFILL,
+     "query = fp16 [65535,1,2,16]\nkey = fp16 [65535,1,4,16]\n"
+     "value = fp16 [65535,1,4,16]\nnum_heads = 1"},
+    {"LAYOUT-020", "api = mindspore\n" DECODE,
+     "query = fp16 [65537,1,1,16]\nkey = fp16 [65537,1,4,16]\n"
+     "value = fp16 [65537,1,4,16]\nnum_heads = 1",
+     "api = mindspore\n" DECODE,
+     "query = fp16 [65536,1,1,16]\nkey = fp16 [65536,1,4,16]\n"
+     "value = fp16 [65536,1,4,16]\nnum_heads = 1"},
     {"LAYOUT-021", PREFILL,
      "query = fp16 [1,257,2,16]\nkey = fp16 [1,257,4,16]\n"
      "value = fp16 [1,257,4,16]\nnum_heads = 257",

@@ -118,6 +118,10 @@ typedef struct fast_v2_extras {
     const fia_tensor *dequantScaleQueryOptional;
     int64_t queryQuantMode;
     const fia_tensor *learnableSinkOptional;   /* 004 */
+    /* The interface the call came through ("aclnn_v2", "torch_npu_v2",
+     * "mindspore", "incre_flash_attention", "torchair_v2"; NULL: aclnn_v2):
+     * some documented limits are the interface's own. */
+    const char *apiName;
 } fast_v2_extras;
 
 /* The V2 phase one with the extras: the same parameters in the same order,
