@@ -111,4 +111,16 @@ for c in corpus/sut_onednn/*.case; do
   n=$((n + 1))
 done
 [ "$n" -ge 9 ] && ok || bad "only $n cases in corpus/sut_onednn"
+
+# 4. A short survey: findings stored under the system's name, and a NaN
+#    leak's metrics (infinite ulp distance) stored as JSON (null, not inf).
+expect_exit 1 "$FIACHECK" survey --sut "$so" --cases 40 --db "$tmp/s.db" --quiet
+expect_grep "survey of 40 cases" "$tmp/out"
+"$FIACHECK" db findings --db "$tmp/s.db" >"$tmp/f.txt" 2>&1
+expect_grep "onednn:nan-leak\|" "$tmp/f.txt"
+id=$(awk '/onednn:nan-leak/ {print $1; exit}' "$tmp/f.txt")
+"$FIACHECK" db show "$id" --db "$tmp/s.db" >"$tmp/show.txt" 2>&1
+expect_grep '^  metrics    \{"max_ulp":null,' "$tmp/show.txt"
+if grep -Eq '^  metrics .*:-?(inf|nan)[,}]' "$tmp/show.txt"; then
+  bad "non-JSON metrics: $(grep metrics "$tmp/show.txt")"; else ok; fi
 finish
