@@ -176,8 +176,14 @@ static fia_status read_mask_pse(const fia_sut_args *a, onednn_plan *p)
     if (p->mask != NULL && p->mask->dtype != FIA_DT_BOOL &&
         p->mask->dtype != FIA_DT_UINT8 && p->mask->dtype != FIA_DT_INT8)
         return onednn_fail(FIA_ERR_NOT_MODELED, "mask dtype");
-    if (p->mask != NULL && (p->mask->ndim < 2 || p->mask->ndim > 4 ||
-                            p->mask->shape[p->mask->ndim - 1] < p->KV_S))
+    /* the mask's last two dims are (rows, cols) >= (Q_S, KV_S), its first
+     * the batch (1 or B) when it has more than two, or at Q_S = 1 */
+    if (p->mask != NULL &&
+        (p->mask->ndim < 2 || p->mask->ndim > 4 ||
+         p->mask->shape[p->mask->ndim - 1] < p->KV_S ||
+         (p->Q_S > 1 && p->mask->shape[p->mask->ndim - 2] < p->Q_S) ||
+         ((p->mask->ndim > 2 || p->Q_S == 1) && p->mask->shape[0] != 1 &&
+          p->mask->shape[0] != p->B)))
         return onednn_fail(FIA_ERR_NOT_MODELED, "mask shape");
     if (p->pse != NULL &&
         (p->pse->dtype != p->dt || p->pse->ndim != 4 ||
