@@ -91,6 +91,8 @@ static float pse_at(const onednn_plan *p, int64_t b, int64_t n, int64_t i,
 void onednn_build_bias(const onednn_plan *p, float *bias)
 {
     const int64_t Q = p->Q_S, K = p->KV_S;
+    if (Q * K == 0)
+        return; /* an empty bias (and perhaps no workspace at all) */
     for (int64_t b = 0; b < p->bias_B; b++)
         for (int64_t n = 0; n < p->bias_N; n++)
             for (int64_t i = 0; i < Q; i++) {
@@ -110,12 +112,11 @@ void onednn_write_lse(const onednn_plan *p, const float *scores)
     const int64_t rows = p->B * p->N * p->Q_S, K = p->KV_S;
     float *lse = p->lse_t->data;
     for (int64_t r = 0; r < rows; r++) {
-        const float *s = scores + r * K;
         float m = -INFINITY, sum = 0.0f;
         for (int64_t j = 0; j < K; j++)
-            m = fmaxf(m, s[j]);
+            m = fmaxf(m, scores[r * K + j]);
         for (int64_t j = 0; j < K; j++)
-            sum += expf(s[j] - m);
+            sum += expf(scores[r * K + j] - m);
         lse[r] = m + logf(sum);
     }
 }

@@ -46,7 +46,7 @@ static size_t round64(size_t n)
     return (n + 63) & ~(size_t)63;
 }
 
-/* The workspace's parts, in order; a NULL base gives their offsets. */
+/* The workspace's parts, in order; a NULL base gives their size alone. */
 typedef struct parts {
     float *scores, *bias, *qf, *kf, *vf, *of;
     void *probs;
@@ -62,7 +62,7 @@ static parts layout_ws(const onednn_plan *p, char *base)
     const size_t nkv = (size_t)(p->B * p->KV_N * p->KV_S * p->D);
 #define TAKE(field, type, bytes)                                          \
     do {                                                                  \
-        w.field = (type)(void *)(base + at);                              \
+        w.field = base ? (type)(void *)(base + at) : NULL;                \
         at += round64(bytes);                                             \
     } while (0)
     TAKE(scores, float *, ns * 4);
