@@ -4,11 +4,23 @@
  * minimize` writes.  The text is the case with a header of "# fiacheck-"
  * lines, so that the finding reproduces alone (cli/cmd_repro.c reads the
  * header back). */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include "fia/sut_host.h"
 #include "fuzz/fuzz.h"
 #include "fuzz/signature.h"
+
+/* A metric as a JSON value: a NaN leak's distances are infinite (or NaN),
+ * and JSON has no literal for them, so null (as cli_json_num writes). */
+static const char *json_num(double v, char *buf, size_t len)
+{
+    if (isfinite(v))
+        snprintf(buf, len, "%.17g", v);
+    else
+        snprintf(buf, len, "null");
+    return buf;
+}
 
 static void finding_init(fuzz_finding *f, fuzz_target_id t, const char *profile,
                          const char *kind, const fia_case *c)
@@ -29,10 +41,12 @@ void fuzz_finding_of_check(fuzz_finding *f, const fia_case *c,
     fuzz_signature(c, r, p, f->signature, FUZZ_SIGNATURE_LEN);
     /* the bucket the signature no longer carries, for queries */
     fuzz_bucket(c, bucket, sizeof bucket);
+    char u[32], e[32];
     if (r->computed)
-        snprintf(f->metrics, sizeof f->metrics, "{\"max_ulp\":%.17g,\"max_rel_err\":"
-                 "%.17g,\"failed\":%lld,\"nan_leaks\":%lld,\"bucket\":\"%s\"}",
-                 r->out_cmp.max_ulp, r->out_cmp.max_rel_err,
+        snprintf(f->metrics, sizeof f->metrics, "{\"max_ulp\":%s,\"max_rel_err\":"
+                 "%s,\"failed\":%lld,\"nan_leaks\":%lld,\"bucket\":\"%s\"}",
+                 json_num(r->out_cmp.max_ulp, u, sizeof u),
+                 json_num(r->out_cmp.max_rel_err, e, sizeof e),
                  (long long)r->out_cmp.n_fail, (long long)r->out_cmp.n_nan_leak,
                  bucket);
     else
@@ -49,8 +63,9 @@ void fuzz_finding_of_meta(fuzz_finding *f, const fia_case *c,
     finding_init(f, FUZZ_METAMORPHIC, fia_profile_name(p), m->kind, c);
     snprintf(f->signature, sizeof f->signature, "%s", m->signature);
     fuzz_bucket(c, bucket, sizeof bucket);
-    snprintf(f->metrics, sizeof f->metrics, "{\"max_ulp\":%.17g,\"bucket\":\"%s\"}",
-             m->max_ulp, bucket);
+    char u[32];
+    snprintf(f->metrics, sizeof f->metrics, "{\"max_ulp\":%s,\"bucket\":\"%s\"}",
+             json_num(m->max_ulp, u, sizeof u), bucket);
     snprintf(f->message, sizeof f->message, "%s", m->message);
     snprintf(f->transform, sizeof f->transform, "%s", transform);
 }
