@@ -33,6 +33,9 @@ int cmd_report(int argc, char **argv);
  * (revision.c; fixed at build time, not read from the tree at run time). */
 const char *cli_build_revision(void);
 int cli_build_dirty(void);
+/* How listings show a revision: a git commit by its first 12 digits, any
+ * other name (a plug-in's version) whole; into buf, returned. */
+const char *cli_revision_short(const char *rev, char *buf, size_t n);
 /* The store's revision that name means (revision.c): itself, the one
  * revision it is a prefix of (>= 4 characters), or the commit git resolves
  * it to in the working directory (HEAD, a branch).  *full to free.

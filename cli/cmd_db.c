@@ -358,8 +358,10 @@ static int campaign_cb(const fia_store_campaign *c, void *ctx)
         cli_iso_time(started, sizeof started, c->started);
         if (c->ttff >= 0)
             snprintf(ttff, sizeof ttff, "%.1fs", c->ttff);
-        printf("%5lld %-12.12s %-16s %-5s %-20s %10lld %8.1f %8lld %7s%s\n",
-               (long long)c->id, c->revision, c->target, c->profile, started,
+        char rev[160];
+        printf("%5lld %-12s %-16s %-5s %-20s %10lld %8.1f %8lld %7s%s\n",
+               (long long)c->id,
+               cli_revision_short(c->revision, rev, sizeof rev), c->target, c->profile, started,
                (long long)c->execs, c->seconds, (long long)c->findings, ttff,
                c->finished ? "" : " (unfinished)");
     }
@@ -384,7 +386,9 @@ static int accuracy_cb(const fia_store_accuracy *a, void *ctx)
             printf("\naccuracy per revision x bucket:\n%-12s %-32s %8s %10s "
                    "%10s %12s\n", "revision", "bucket", "cases", "max_ulp",
                    "mean_ulp", "max_rel_err");
-        printf("%-12.12s %-32s %8lld %10.4g %10.4g %12.4g\n", a->revision,
+        char rev[160];
+        printf("%-12s %-32s %8lld %10.4g %10.4g %12.4g\n",
+               cli_revision_short(a->revision, rev, sizeof rev),
                a->bucket, (long long)a->cases, a->max_ulp, a->mean_ulp,
                a->max_rel_err);
     }

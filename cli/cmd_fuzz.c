@@ -538,9 +538,11 @@ int cmd_fuzz(int argc, char **argv)
     sigemptyset(&sa.sa_mask);
     sigaction(SIGINT, &sa, &old_int);
     sigaction(SIGTERM, &sa, &old_term);
-    fprintf(stderr, "fiacheck fuzz: revision %.12s%s, %d target(s) side by "
+    char rev[160];
+    cli_revision_short(revision, rev, sizeof rev);
+    fprintf(stderr, "fiacheck fuzz: revision %s%s, %d target(s) side by "
             "side for %d s, %d job(s)%s, seed %lld, store %s, work directory "
-            "%s\n", revision,
+            "%s\n", rev,
             !o.revision && cli_build_dirty() ? " (a dirty build)" : "",
             ntargets, o.seconds, o.jobs,
             o.jobs < ntargets ? " (the targets' workers share them)" : "",
@@ -553,8 +555,8 @@ int cmd_fuzz(int argc, char **argv)
     for (int k = 0; k < plan.ntargets; k++)
         finish_campaign(st, &o, revision, plan.runs[k], &unstored);
     int64_t total = print_summary(&o, runs);
-    printf("store %s (revision %.12s); details: fiacheck db findings --db %s\n",
-           o.db, revision, o.db);
+    printf("store %s (revision %s); details: fiacheck db findings --db %s\n",
+           o.db, rev, o.db);
     fuzz_unstored_free(&unstored);
     fia_store_close(st);
     if (report_unstored(&o, runs) > 0)

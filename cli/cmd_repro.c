@@ -197,13 +197,17 @@ static void show_elements(const fia_case *c, fia_profile p)
     fia_case_data_free(&d);
 }
 
-/* The finding's system ("# fiacheck-sut: NAME VERSION", none: fast/)
- * must be the current one: a finding of one kernel says nothing of
- * another.  0, or -1 after saying why. */
+/* A finding's system ("# fiacheck-sut: NAME VERSION"; a finding without
+ * the line is fast/'s) must be the current one: a finding of one kernel
+ * says nothing of another.  A plain case (no signature, no system) runs
+ * on any.  0, or -1 after saying why. */
 static int same_system(const char *text)
 {
-    char v[200], name[80];
+    char v[200], name[80], sig[16];
     fuzz_text_header(text, "sut", v, sizeof v);
+    fuzz_text_header(text, "signature", sig, sizeof sig);
+    if (!v[0] && !sig[0])
+        return 0; /* a case, not a finding: any system may run it */
     const char *rec = v[0] ? v : "fast";
     snprintf(name, sizeof name, "%.*s", (int)strcspn(rec, " "), rec);
     const fia_sut *s = fia_sut_current();
@@ -361,10 +365,11 @@ static void print_check_json(const fia_check_result *r, const char *sig)
     }
     if (r->fast_called)
         printf(",\"fast_status\":%d", r->fast_status);
-    if (r->computed)
-        printf(",\"max_ulp\":%.17g,\"failed\":%lld,\"nan_leaks\":%lld",
-               r->out_cmp.max_ulp, (long long)r->out_cmp.n_fail,
-               (long long)r->out_cmp.n_nan_leak);
+    if (r->computed) {
+        cli_json_num("max_ulp", r->out_cmp.max_ulp);
+        printf(",\"failed\":%lld,\"nan_leaks\":%lld",
+               (long long)r->out_cmp.n_fail, (long long)r->out_cmp.n_nan_leak);
+    }
     printf(",\"verdict\":\"%s\",\"signature\":", fia_verdict_name(r->v));
     cli_json_string(stdout, sig);
     printf(",\"message\":");

@@ -121,11 +121,17 @@ static void print_text(const run_result *r, const run_options *o)
 
 static void print_cmp_json(const char *prefix, const fia_compare_result *m)
 {
-    printf(",\"%smax_ulp\":%.17g,\"%smax_rel_err\":%.17g,\"%scompared\":%lld,"
+    /* a NaN leak's max_ulp is inf: null, as JSON has no infinity */
+    char key[64];
+    snprintf(key, sizeof key, "%smax_ulp", prefix);
+    cli_json_num(key, m->max_ulp);
+    snprintf(key, sizeof key, "%smax_rel_err", prefix);
+    cli_json_num(key, m->max_rel_err);
+    printf(",\"%scompared\":%lld,"
            "\"%sunspecified\":%lld,\"%sfailed\":%lld,\"%snan_leaks\":%lld",
-           prefix, m->max_ulp, prefix, m->max_rel_err, prefix,
-           (long long)m->n_compared, prefix, (long long)m->n_unspecified,
-           prefix, (long long)m->n_fail, prefix, (long long)m->n_nan_leak);
+           prefix, (long long)m->n_compared, prefix,
+           (long long)m->n_unspecified, prefix, (long long)m->n_fail, prefix,
+           (long long)m->n_nan_leak);
 }
 
 static void print_json(const run_result *r, const run_options *o)

@@ -248,10 +248,14 @@ int cmd_survey(int argc, char **argv)
     if (o.only)
         printf("--only %s: %lld of %ld cases drawn\n", o.only,
                (long long)n->execs, drawn);
-    printf("survey of %lld cases (seed %ld) at %.12s: %lld judged, %lld "
-           "compared nothing, %lld findings; campaign %lld in %s\n",
-           (long long)n->execs, o.seed, revision, (long long)n->evaluated,
-           (long long)n->vacuous, (long long)n->findings,
+    char rev[160];
+    printf("survey of %lld cases (seed %ld) at %s: %lld judged, %lld "
+           "compared nothing, %lld not modeled or not covered, %lld "
+           "findings; campaign %lld in %s\n",
+           (long long)n->execs, o.seed,
+           cli_revision_short(revision, rev, sizeof rev),
+           (long long)n->evaluated, (long long)n->vacuous,
+           (long long)n->not_modeled, (long long)n->findings,
            (long long)campaign, o.db);
     if (unstored > 0 || rc != FIA_STORE_OK) {
         fprintf(stderr, "fiacheck survey: %zu finding(s) could not be stored "

@@ -41,7 +41,9 @@ static int bench_cb(const fia_bench_row *r, void *ctx)
         cli_iso_time(started, sizeof started, r->started);
         if (isfinite(f->ratio))
             snprintf(ratio, sizeof ratio, "%.3f of %s", f->ratio, f->ratio_of);
-        printf("%-12.12s %-20s %-8s %-28s %12.4g %-9s %s\n", r->revision,
+        char rev[160];
+        printf("%-12s %-20s %-8s %-28s %12.4g %-9s %s\n",
+               cli_revision_short(r->revision, rev, sizeof rev),
                started, r->suite, f->name, f->value, f->unit, ratio);
     }
     l->n++;

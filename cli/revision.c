@@ -21,6 +21,16 @@ const char *cli_build_revision(void)
     return FIA_BUILD_REVISION;
 }
 
+const char *cli_revision_short(const char *rev, char *buf, size_t n)
+{
+    size_t len = rev ? strlen(rev) : 0, hex = rev ? strspn(rev, "0123456789abcdef") : 0;
+    if (len == 40 && hex == 40) /* a git commit: its first 12 digits */
+        snprintf(buf, n, "%.12s", rev);
+    else /* another name (a plug-in's version): whole */
+        snprintf(buf, n, "%s", rev ? rev : "");
+    return buf;
+}
+
 int cli_build_dirty(void)
 {
     return FIA_BUILD_DIRTY;

@@ -88,6 +88,21 @@ CASE
 sed -i 's/query = fp16 \[1,2,1,32\]/query = fp16 [1,2,4,32]/' "$tmp/mask.case"
 expect_exit 0 "$FIACHECK" run "$tmp/mask.case" --sut "$exso"
 expect_grep "not covered by example" "$tmp/out"
+# a system that accepts and writes nothing: the outputs come poisoned
+# (a NaN no arithmetic makes), never zeros a lazy kernel could pass with
+cat >"$tmp/lazy.c" <<'C'
+#include "fia/sut.h"
+static fia_status gws(const fia_sut_args *a, uint64_t *w, void **e)
+{ (void)a; *w = 0; *e = 0; return FIA_OK; }
+static fia_status rn(void *w, uint64_t n, void *e) { (void)w; (void)n; (void)e; return FIA_OK; }
+static void ds(void *e) { (void)e; }
+static const char *le(void) { return ""; }
+static const fia_sut t = {FIA_SUT_ABI_VERSION, "lazy", "1", 0, gws, rn, ds, le, 0, 0};
+const fia_sut *fiacheck_sut_v1(void) { return &t; }
+C
+"$cc" -shared -fPIC -I include -o "$tmp/lazy.so" "$tmp/lazy.c"
+expect_exit 1 "$FIACHECK" run "$tmp/lv.case" --sut "$tmp/lazy.so"
+expect_grep "verdict +nan-leak" "$tmp/out"
 "$cc" -shared -fPIC -I include -DEXAMPLE_BUG -o "$tmp/bug.so" \
   plugins/example/example_sut.c -lm
 expect_exit 1 "$FIACHECK" run "$tmp/lv.case" --sut "$tmp/bug.so"
