@@ -213,6 +213,8 @@ static void nbsd_nz(fz_gen *g, mla_spec *m, int li)
 {
     static const char *const nbsd[] = {"BSH_NBSD", "BSND_NBSD", "BNSD_NBSD"};
     fdp *f = g->f;
+    if (g->meta) /* no NBSD output nor NZ cache without rope */
+        return;
     if (li <= 2 && fdp_rare(f, 25)) {
         m->nbsd = 1;
         m->layout = nbsd[li];
@@ -266,6 +268,13 @@ static void spec512(fz_gen *g, mla_spec *m, int64_t max_kv)
         m->q_len[0] = 17;
     kv_lengths(g, m, 1, max_kv);
     m->bs = fdp_chance(f, 50) ? 16 : 128;
+    /* the metamorphic target's base (meta_mla.c): one whose call without
+     * rope is valid too -- block_size 128 (the general rules' at Q_S > 1,
+     * PAGED-005), at most 64 heads on the key head (GQA-003) */
+    if (g->meta) {
+        m->bs = 128;
+        m->N = m->N > 64 ? 64 : m->N;
+    }
     if (fz_odd(g, 3))
         m->bs = fdp_bool(f) ? 32 : 64;
     if (fz_odd(g, 3))
