@@ -141,8 +141,25 @@ fia_status fastFusedInferAttentionScoreV2ExtGetWorkspaceSize(
                         l ? "value" : "key", (int)i);
     }
 
+    /* fast_v2_extras.apiName: the interface the call came through (NULL:
+     * the C API's own call, aclnn_v2).  A name fast/ does not know is
+     * refused as a parameter error (161002 in both profiles, "P_API"),
+     * after the nullptrs and before every check of the table: it is the
+     * caller's mistake, not a documented rule, and reading it as aclnn_v2
+     * would judge a call meant for another interface by 002's limits,
+     * hiding a misspelt name. */
+    fast_api api;
+    const char *api_name = extras ? extras->apiName : NULL;
+    if (!fast_api_from_name(api_name, &api))
+        return record(fast_fail(&err, FIA_ERR_PARAM_INVALID, "P_API",
+                                "unknown interface \"%.64s\" in apiName "
+                                "(aclnn_v2, torch_npu_v2, mindspore, "
+                                "incre_flash_attention, torchair_v2 or "
+                                "NULL)", api_name), &err);
+
     fast_args a = {
-        .profile = tl_profile, .query = query, .key = key, .value = value,
+        .profile = tl_profile, .api = api,
+        .query = query, .key = key, .value = value,
         .pse = pseShiftOptional, .mask = attenMaskOptional,
         .asl = actualSeqLengthsOptional, .aslkv = actualSeqLengthsKvOptional,
         .opt = {

@@ -188,13 +188,45 @@ fia_status fast_check_layout_kv(const fast_args *a, fast_plan *p,
     return FIA_OK;
 }
 
-/* Layer 4.  002 约束说明 (Q_S>1 and Q_S=1): B <= 65536, N <= 256,
- * D <= 512.  (000 says B <= 65535 for Q_S > 1; 002, the C API, wins.) */
+/* The batch limit of the interface a call came through (a->api), on the
+ * prefill (Q_S > 1) and the decode (Q_S = 1) path.  The documents
+ * disagree, each for its own interface, so each is read as its own door's
+ * limit:
+ *   002 (aclnn_v2) 约束说明 当Q_S大于1时 / 当Q_S等于1时: "支持B轴小于等于
+ *       65536" both (002 lines 194 and 263);
+ *   003 (torch_npu_v2) 约束说明 当Q_S大于1时 / 当Q_S等于1时: 65536 both
+ *       (003 lines 241 and 342);
+ *   004 (torchair_v2) 约束说明: "其他约束与torch_npu.npu_fused_infer_
+ *       attention_score_v2接口保持一致": 003's (004 line 45);
+ *   000 (mindspore) 约束 全量推理场景（Q_S > 1）: "支持B轴小于等于65535"
+ *       (000 line 186), 增量推理场景（Q_S = 1）: 65536 (000 line 236);
+ *   001 (incre_flash_attention) 约束说明: "Atlas A2 训练系列产品/...支持B轴
+ *       小于等于65535" on either path (001 line 90; A2 is the product
+ *       fiacheck models; 001 line 91's 256 for the Atlas 推理系列加速卡产品
+ *       is another product's).
+ * An empty query has left the walk before this row; Q_S <= 1 here is 1. */
+static int64_t batch_max(fast_api api, int64_t q_s)
+{
+    switch (api) {
+    case FAST_API_IFA: return 65535;
+    case FAST_API_MINDSPORE: return q_s > 1 ? 65535 : 65536;
+    case FAST_API_ACLNN_V2:
+    case FAST_API_TORCH_NPU_V2:
+    case FAST_API_TORCHAIR_V2:
+    default: return 65536;
+    }
+}
+
+/* Layer 4.  The batch limit of the call's interface (batch_max); 002
+ * 约束说明 (Q_S>1 and Q_S=1): N <= 256, D <= 512. */
 fia_status fast_check_layout_limits(const fast_args *a, fast_plan *p,
                                     fia_error *err)
 {
-    if (p->B > 65536)
-        FAST_REJECT("S_B_MAX", "batch %lld > 65536", (long long)p->B);
+    const int64_t b_max = batch_max(a->api, p->Q_S);
+    if (p->B > b_max)
+        FAST_REJECT("S_B_MAX", "batch %lld > %lld (the limit of %s at "
+                    "Q_S %s 1)", (long long)p->B, (long long)b_max,
+                    fast_api_label(a->api), p->Q_S > 1 ? ">" : "=");
     if (p->N > 256)
         FAST_REJECT("S_N_MAX", "num_heads %lld > 256", (long long)p->N);
     if (p->D > 512)

@@ -4,7 +4,9 @@
  *
  * Layers, checked in this order (the lowest layer wins):
  *   1. nullptr           -> 161001 (002 返回值; RELEASED "Return codes";
- *                           api.c, before the table)
+ *                           api.c, before the table); then an unknown
+ *                           interface name (apiName) -> 161002 in both
+ *                           profiles (api.c)
  *   2. dtype lists       -> 161002 in both profiles (002 REG_OP / 参数说明)
  *   3. exclusions        -> as semantic rules: combinations the documents
  *                           refuse, checked before layer 4 so that a
@@ -249,4 +251,33 @@ int64_t fast_early_q_s(const fast_args *a)
         strcmp(a->layout, "BNSD_NBSD") == 0)
         return q->ndim == 4 ? q->shape[2] : -1;
     return -1;
+}
+
+/* The five interfaces (include/fia/fast.h fast_v2_extras.apiName). */
+static const struct {
+    const char *name, *label;
+} apis[] = {
+    [FAST_API_ACLNN_V2] = {"aclnn_v2", "aclnn_v2 (002)"},
+    [FAST_API_TORCH_NPU_V2] = {"torch_npu_v2", "torch_npu_v2 (003)"},
+    [FAST_API_MINDSPORE] = {"mindspore", "mindspore (000)"},
+    [FAST_API_IFA] = {"incre_flash_attention", "incre_flash_attention (001)"},
+    [FAST_API_TORCHAIR_V2] = {"torchair_v2", "torchair_v2 (004)"},
+};
+
+bool fast_api_from_name(const char *name, fast_api *out)
+{
+    *out = FAST_API_ACLNN_V2;
+    if (name == NULL)
+        return true;
+    for (size_t i = 0; i < sizeof apis / sizeof apis[0]; i++)
+        if (strcmp(name, apis[i].name) == 0) {
+            *out = (fast_api)i;
+            return true;
+        }
+    return false;
+}
+
+const char *fast_api_label(fast_api api)
+{
+    return (size_t)api < sizeof apis / sizeof apis[0] ? apis[api].label : "?";
 }

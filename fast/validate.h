@@ -51,9 +51,27 @@ typedef enum fast_optional {
 const char *fast_optional_name(fast_optional o);
 
 /* ---- the arguments ------------------------------------------------------- */
+/* The interface (front door) a call came through, fast_v2_extras.apiName
+ * (api.c reads the name): the documents give some limits per interface
+ * (the batch's: check_layout.c). */
+typedef enum fast_api {
+    FAST_API_ACLNN_V2,     /* 002, "aclnn_v2" (also a NULL apiName) */
+    FAST_API_TORCH_NPU_V2, /* 003, "torch_npu_v2" */
+    FAST_API_MINDSPORE,    /* 000, "mindspore" */
+    FAST_API_IFA,          /* 001, "incre_flash_attention" */
+    FAST_API_TORCHAIR_V2   /* 004, "torchair_v2" */
+} fast_api;
+
+/* The interface named name ("aclnn_v2", ...; NULL: aclnn_v2) in *out;
+ * false for a name no interface has. */
+bool fast_api_from_name(const char *name, fast_api *out);
+/* "mindspore (000)", ...: the interface and its document, for messages. */
+const char *fast_api_label(fast_api api);
+
 /* The GetWorkspaceSize arguments, after the nullptr layer (api.c). */
 typedef struct fast_args {
     fia_profile profile; /* the thread's status profile (api.c) */
+    fast_api api;        /* the interface (fast_v2_extras.apiName) */
     const fia_tensor *query;
     const fia_tensor_list *key, *value;
     const fia_tensor *pse, *mask;

@@ -21,6 +21,8 @@ typedef struct api {
     int64_t block_size, aq_mode, k_aq_mode, v_aq_mode;
     const char *layout;
     bool lse_flag;
+    bool ext;             /* through the Ext entry, with extras: */
+    const char *api_name; /* its apiName (NULL: aclnn_v2) */
 } api;
 
 static fia_tensor t3(fia_dtype dt, int64_t a, int64_t b, int64_t c)
@@ -86,16 +88,33 @@ static fia_status call(api *a)
         o[i] = a->has_opt[i] ? &a->opt[i] : NULL;
     uint64_t ws = 0;
     fast_executor *ex = NULL;
-    fia_status st = fastFusedInferAttentionScoreV2GetWorkspaceSize(
-        a->no_q ? NULL : &a->q, a->no_k ? NULL : &kl, a->no_v ? NULL : &vl,
-        a->has_pse ? &a->pse : NULL, a->has_mask ? &a->mask : NULL,
-        a->has_asl ? &a->asl : NULL, a->has_aslkv ? &a->aslkv : NULL, o[0],
-        o[1], o[2], o[3], o[4], o[5], o[6], o[7], o[8], o[9], o[10], o[11],
-        o[12], o[13], o[14], o[15], a->has_prefix ? &a->prefix : NULL, a->N,
-        0.125, a->pre, a->next, a->layout, a->KVN, a->sparse, a->inner,
-        a->block_size, a->aq_mode, a->lse_flag, a->k_aq_mode, a->v_aq_mode,
-        a->no_out ? NULL : &a->out,
-        a->has_lse ? &a->lse : NULL, a->no_ws ? NULL : &ws, &ex);
+    fia_status st;
+    if (a->ext) {
+        const fast_v2_extras x = {.apiName = a->api_name};
+        st = fastFusedInferAttentionScoreV2ExtGetWorkspaceSize(
+            a->no_q ? NULL : &a->q, a->no_k ? NULL : &kl,
+            a->no_v ? NULL : &vl, a->has_pse ? &a->pse : NULL,
+            a->has_mask ? &a->mask : NULL, a->has_asl ? &a->asl : NULL,
+            a->has_aslkv ? &a->aslkv : NULL, o[0], o[1], o[2], o[3], o[4],
+            o[5], o[6], o[7], o[8], o[9], o[10], o[11], o[12], o[13], o[14],
+            o[15], a->has_prefix ? &a->prefix : NULL, a->N, 0.125, a->pre,
+            a->next, a->layout, a->KVN, a->sparse, a->inner, a->block_size,
+            a->aq_mode, a->lse_flag, a->k_aq_mode, a->v_aq_mode, &x,
+            a->no_out ? NULL : &a->out, a->has_lse ? &a->lse : NULL,
+            a->no_ws ? NULL : &ws, &ex);
+    } else {
+        st = fastFusedInferAttentionScoreV2GetWorkspaceSize(
+            a->no_q ? NULL : &a->q, a->no_k ? NULL : &kl,
+            a->no_v ? NULL : &vl, a->has_pse ? &a->pse : NULL,
+            a->has_mask ? &a->mask : NULL, a->has_asl ? &a->asl : NULL,
+            a->has_aslkv ? &a->aslkv : NULL, o[0], o[1], o[2], o[3], o[4],
+            o[5], o[6], o[7], o[8], o[9], o[10], o[11], o[12], o[13], o[14],
+            o[15], a->has_prefix ? &a->prefix : NULL, a->N, 0.125, a->pre,
+            a->next, a->layout, a->KVN, a->sparse, a->inner, a->block_size,
+            a->aq_mode, a->lse_flag, a->k_aq_mode, a->v_aq_mode,
+            a->no_out ? NULL : &a->out, a->has_lse ? &a->lse : NULL,
+            a->no_ws ? NULL : &ws, &ex);
+    }
     if (st == FIA_OK) {
         CHECK(ex != NULL);
         fastExecutorDestroy(ex);
@@ -766,6 +785,65 @@ static void padding_exclusions(void)
          a.has_opt[3] = true, a.opt[3] = t2(FIA_DT_FP32, 4, 16));
 }
 
+/* The batch limit is the call's interface's (fast_v2_extras.apiName;
+ * check_layout.c batch_max cites each document): at the limit accepted,
+ * one above rejected (S_B_MAX, as the V2 call's), on the prefill
+ * (Q_S 16) and the decode (Q_S 1) path.  Status-only: no data. */
+static void batch_limit_per_interface(void)
+{
+    static const struct {
+        const char *name;
+        int64_t prefill, decode;
+    } tab[] = {
+        {NULL, 65536, 65536},                      /* 002: the C API's */
+        {"aclnn_v2", 65536, 65536},                /* 002 194 / 263 */
+        {"torch_npu_v2", 65536, 65536},            /* 003 241 / 342 */
+        {"torchair_v2", 65536, 65536},             /* 004: 003's */
+        {"mindspore", 65535, 65536},               /* 000 186 / 236 */
+        {"incre_flash_attention", 65535, 65535},   /* 001 90 (A2) */
+    };
+    for (size_t i = 0; i < sizeof tab / sizeof tab[0]; i++)
+        for (int decode = 0; decode < 2; decode++) {
+            const int64_t qs = decode ? 1 : 16;
+            const int64_t lim = decode ? tab[i].decode : tab[i].prefill;
+            CASE("", K_OK, bnsd(&a, lim, 4, 4, qs, 32, 16), a.ext = true,
+                 a.api_name = tab[i].name);
+            CASE("S_B_MAX", K_SEM, bnsd(&a, lim + 1, 4, 4, qs, 32, 16),
+                 a.ext = true, a.api_name = tab[i].name);
+            /* the limit in the message names the interface's */
+            char want[32];
+            snprintf(want, sizeof want, "> %lld", (long long)lim);
+            CHECK_MSG(strstr(fastLastError(), want) != NULL,
+                      "%s Q_S %lld: \"%s\" does not say %s",
+                      tab[i].name ? tab[i].name : "NULL", (long long)qs,
+                      fastLastError(), want);
+        }
+    /* BSH and BSND read B from the same dim: one of each through 001 */
+    CASE("S_B_MAX", K_SEM, bsnd(&a, 65536, 4, 4, 1, 32, 16), a.ext = true,
+         a.api_name = "incre_flash_attention");
+    CASE("S_B_MAX", K_SEM, a.layout = "BSH", a.ext = true,
+         a.api_name = "incre_flash_attention",
+         a.q = a.out = t3(FIA_DT_FP16, 65536, 1, 64),
+         a.k = a.v = t3(FIA_DT_FP16, 65536, 32, 64));
+    CASE("", K_OK, a.layout = "BSH", a.ext = true,
+         a.api_name = "incre_flash_attention",
+         a.q = a.out = t3(FIA_DT_FP16, 65535, 1, 64),
+         a.k = a.v = t3(FIA_DT_FP16, 65535, 32, 64));
+    /* an unknown name: a parameter error in both profiles, before every
+     * check of the table (here the dtype layer's and the batch's) */
+    CASE("P_API", K_TYPE, a.ext = true, a.api_name = "aclnn");
+    CASE("P_API", K_TYPE, a.ext = true, a.api_name = "");
+    CASE("P_API", K_TYPE, a.ext = true, a.api_name = "MindSpore");
+    CASE("P_API", K_TYPE, bnsd(&a, 65537, 4, 4, 16, 32, 16),
+         a.q.dtype = FIA_DT_FP32, a.ext = true, a.api_name = "ifa");
+    CHECK(strstr(fastLastError(), "\"ifa\"") != NULL);
+    /* ... but after the nullptrs */
+    CASE("N_QUERY", K_NULL, a.no_q = true, a.ext = true, a.api_name = "x");
+    /* the base call through each known name, and through NULL, is fine */
+    CASE("", K_OK, a.ext = true, a.api_name = NULL);
+    CASE("", K_OK, a.ext = true, a.api_name = "mindspore");
+}
+
 static void *other_thread(void *arg)
 {
     (void)arg;
@@ -788,6 +866,7 @@ int main(void)
     cheap_rejects();
     token_layouts();
     padding_exclusions();
+    batch_limit_per_interface();
     check_table();
     own_refusals();
     return check_summary();
