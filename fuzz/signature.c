@@ -115,6 +115,11 @@ void fuzz_feature_set(const fia_case *c, char *buf, size_t len)
     if (pse->presence == FIA_PRESENT && pse->count >= 1 &&
         fia_tensor_numel(&pse->t[0]) > 0)
         sb_add(buf, len, "+pse");
+    /* MLA (003's rope inputs) and 004's learnable_sink: their own paths */
+    if (c->tensors[FIA_SLOT_QUERY_ROPE].presence == FIA_PRESENT)
+        sb_add(buf, len, "+rope");
+    if (c->tensors[FIA_SLOT_LEARNABLE_SINK].presence == FIA_PRESENT)
+        sb_add(buf, len, "+sink");
     /* quantization: int8 / int4 key/value with a float query (antiquant),
      * query, key and value int8 (full quantization: its own bucket, its
      * own kernels), an int8 output */
