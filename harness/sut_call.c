@@ -160,6 +160,9 @@ static fia_status call_sut(const fia_sut *s, const fia_case *c,
             return fia_fail(err, FIA_ERR_NOMEM, "cannot allocate a workspace "
                             "of %llu bytes", (unsigned long long)ws_size);
         }
+        /* as a device's: old contents, never zeros a kernel could rely on
+         * (all-ones bytes: NaN in every float format) */
+        memset(ws, 0xff, ws_size);
     }
     st = s->run(ws, ws_size, ex);
     free(ws);

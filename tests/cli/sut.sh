@@ -103,6 +103,35 @@ C
 "$cc" -shared -fPIC -I include -o "$tmp/lazy.so" "$tmp/lazy.c"
 expect_exit 1 "$FIACHECK" run "$tmp/lv.case" --sut "$tmp/lazy.so"
 expect_grep "verdict +nan-leak" "$tmp/out"
+# ... and the workspace too (all-ones bytes): this system writes zeros
+# when it finds them, NaN otherwise
+cat >"$tmp/ws.c" <<'C'
+#include <string.h>
+#include "fia/sut.h"
+static const fia_tensor *out;
+static fia_status gws(const fia_sut_args *a, uint64_t *w, void **e)
+{ out = a->attention_out; *w = 64; *e = 0; return FIA_OK; }
+static fia_status rn(void *w, uint64_t n, void *e)
+{
+    const unsigned char *b = w;
+    int poisoned = n == 64;
+    for (int i = 0; poisoned && i < 64; i++)
+        poisoned = b[i] == 0xff;
+    long long k = 1;
+    for (int d = 0; d < out->ndim; d++)
+        k *= out->shape[d];
+    memset(out->data, poisoned ? 0x00 : 0x7e, (size_t)k * 2);
+    (void)e;
+    return FIA_OK;
+}
+static void ds(void *e) { (void)e; }
+static const char *le(void) { return ""; }
+static const fia_sut t = {FIA_SUT_ABI_VERSION, "ws", "1", 0, gws, rn, ds, le, 0, 0};
+const fia_sut *fiacheck_sut_v1(void) { return &t; }
+C
+"$cc" -shared -fPIC -I include -o "$tmp/ws.so" "$tmp/ws.c"
+expect_exit 1 "$FIACHECK" run "$tmp/lv.case" --sut "$tmp/ws.so"
+expect_grep "verdict +accuracy" "$tmp/out"
 "$cc" -shared -fPIC -I include -DEXAMPLE_BUG -o "$tmp/bug.so" \
   plugins/example/example_sut.c -lm
 expect_exit 1 "$FIACHECK" run "$tmp/lv.case" --sut "$tmp/bug.so"
