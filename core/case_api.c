@@ -58,6 +58,7 @@ static const api_row aclnn_v2_rows[] = {
     {"key_antiquant_mode", "key_antiquant_mode"},
     {"value_antiquant_mode", "value_antiquant_mode"},
     {"query_quant_mode", "query_quant_mode"},
+    {"out_dtype", "out_dtype"},
     {"attention_out", "attention_out"}, {"softmax_lse", "softmax_lse"},
 };
 
@@ -149,8 +150,8 @@ static const api_row torch_npu_v2_rows[] = {
  * sequence lengths are actual_seq_lengths / actual_seq_lengths_kv (device
  * tensors there, written as arrays here), its table adds
  * actual_shared_prefix_len (the prototype has no prefix tensors),
- * learnable_sink (RELEASED gives its meaning) and out_dtype, which has no
- * counterpart. */
+ * learnable_sink (RELEASED gives its meaning) and out_dtype (named in the
+ * prototype alone: the catalogue's NM-017 refuses a given one). */
 static const api_row torchair_v2_rows[] = {
     {"query", "query"}, {"key", "key"}, {"value", "value"},
     {"query_rope", "query_rope"}, {"key_rope", "key_rope"},
@@ -161,7 +162,7 @@ static const api_row torchair_v2_rows[] = {
     {"learnable_sink", "learnable_sink"},
     V2_ATTR_ROWS,
     V2_RESERVED_ROWS,
-    {"out_dtype", NULL},
+    {"out_dtype", "out_dtype"},
     {"actual_shared_prefix_len", "actual_shared_prefix_len"},
     {"attention_out", "attention_out"}, {"softmax_lse", "softmax_lse"},
 };
@@ -284,6 +285,7 @@ void fia_api_attrs_default(fia_api a, fia_attrs *at)
     at->next_tokens = 2147483647;
     strcpy(at->input_layout, "BSH");
     at->inner_precise = 1;
+    at->out_dtype = -1;               /* 004's None */
     switch (a) {
     case FIA_API_TORCH_NPU_V2:
         at->inner_precise = 0;        /* 003 §函数原型 inner_precise=0 */

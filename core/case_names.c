@@ -110,6 +110,8 @@ static const struct {
                                                 value_antiquant_mode)},
     [FIA_ATTR_QUERY_QUANT_MODE] = {"query_quant_mode", FIA_AK_INT,
                                    offsetof(fia_attrs, query_quant_mode)},
+    [FIA_ATTR_OUT_DTYPE] = {"out_dtype", FIA_AK_INT,
+                            offsetof(fia_attrs, out_dtype)},
 };
 
 const char *fia_slot_name(fia_slot s)

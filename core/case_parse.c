@@ -390,6 +390,21 @@ static fia_status parse_intents(parser *p, char *v)
 static fia_status parse_attr(parser *p, fia_attr a, const char *key, char *v)
 {
     fia_attrs *at = &p->c->attrs;
+    if (a == FIA_ATTR_OUT_DTYPE) { /* 004's int?: null is None */
+        if (strcmp(v, "null") == 0) {
+            at->out_dtype = -1;
+            p->c->attr_given[a] = false;
+            return FIA_OK;
+        }
+        int rc = parse_i64(v, &at->out_dtype);
+        if (rc != 0)
+            return int_error(p, key, v, rc);
+        if (at->out_dtype < 0)
+            return FAIL(p, "%s: a dtype code (0 or more) or null, got "
+                        "'%.60s'", key, v);
+        p->c->attr_given[a] = true;
+        return FIA_OK;
+    }
     switch (fia__attr_kind(a)) {
     case FIA_AK_INT: {
         int rc = parse_i64(v, fia__attr_int(at, a));

@@ -25,6 +25,7 @@ static fia_status fast_prepare(const fia_sut_args *a, uint64_t *ws_size,
         .queryQuantMode = a->query_quant_mode,
         .learnableSinkOptional = a->learnable_sink,
         .apiName = a->api,
+        .outDtypeOptional = a->out_dtype,
     };
     *executor = NULL;
     fastSetStatusProfile(a->profile);

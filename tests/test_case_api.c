@@ -244,7 +244,15 @@ static void test_round_trips(void)
                    "out_dtype = null\n",
                    FIA_API_TORCHAIR_V2);
     CHECK(s && strstr(s, "num_key_value_heads") == NULL &&
-          strstr(s, "actual_seq_lengths_kv = [50]\n"));
+          strstr(s, "actual_seq_lengths_kv = [50]\n") &&
+          strstr(s, "out_dtype") == NULL);
+    free(s);
+    s = round_trip("api = torchair_v2\n"
+                   "query = fp16 [1,8,16,64]\nkey = fp16 [1,1,64,64]\n"
+                   "value = fp16 [1,1,64,64]\ninput_layout = BNSD\n"
+                   "num_query_heads = 8\nout_dtype = 27\n",
+                   FIA_API_TORCHAIR_V2);
+    CHECK(s && strstr(s, "out_dtype = 27\n"));
     free(s);
 }
 
@@ -328,8 +336,12 @@ static void test_errors(void)
                  "it is quant_scale_out");
     expect_error(WITH("api = torch_npu_v2\nquery_dtype = 1\n"),
                  "query_dtype is not modeled yet");
-    expect_error(WITH("api = torchair_v2\nout_dtype = 1\n"),
-                 "out_dtype is not modeled yet");
+    /* out_dtype is read (a catalogue row, NM-017, refuses a given one);
+     * only a code, or null */
+    expect_error(WITH("api = torchair_v2\nout_dtype = -2\n"),
+                 "out_dtype: a dtype code (0 or more) or null");
+    expect_error(WITH("api = torch_npu_v2\nout_dtype = 1\n"),
+                 "torch_npu_v2 (003) has no parameter out_dtype");
     expect_error(WITH("api = torchair_v2\nactual_seq_qlen = [2]\n"),
                  "torchair_v2 (004) has no parameter actual_seq_qlen; it is "
                  "actual_seq_lengths");

@@ -116,6 +116,7 @@ typedef enum fia_attr {
     FIA_ATTR_KEY_ANTIQUANT_MODE,
     FIA_ATTR_VALUE_ANTIQUANT_MODE,
     FIA_ATTR_QUERY_QUANT_MODE,      /* 003 */
+    FIA_ATTR_OUT_DTYPE,             /* 004 */
     FIA_ATTR_COUNT
 } fia_attr;
 
@@ -136,6 +137,9 @@ typedef struct fia_attrs {
     int64_t key_antiquant_mode;     /* 0 */
     int64_t value_antiquant_mode;   /* 0 */
     int64_t query_quant_mode;       /* 0 */
+    int64_t out_dtype;              /* 004's int? out_dtype: -1 for None
+                                       (`out_dtype = null`), else the
+                                       code given (>= 0) */
 } fia_attrs;
 
 /* What a case says it exercises (`intent = a, b`): not part of the call;

@@ -118,6 +118,8 @@ typedef struct fast_v2_extras {
     const fia_tensor *dequantScaleQueryOptional;
     int64_t queryQuantMode;
     const fia_tensor *learnableSinkOptional;   /* 004 */
+    const int64_t *outDtypeOptional;           /* 004's int? out_dtype:
+                                                  NULL for None */
     /* The interface the call came through ("aclnn_v2", "torch_npu_v2",
      * "mindspore", "incre_flash_attention", "torchair_v2"; NULL: aclnn_v2):
      * some documented limits are the interface's own. */

@@ -79,6 +79,7 @@ typedef struct fia_sut_args {
     const fia_tensor *query_rope, *key_rope, *dequant_scale_query;
     int64_t query_quant_mode;
     const fia_tensor *learnable_sink;
+    const int64_t *out_dtype;       /* 004's int? out_dtype; NULL: None */
     /* The front door the call came through: "aclnn_v2" (002, and 003's
      * additions), "torch_npu_v2" (003), "mindspore" (000),
      * "incre_flash_attention" (001) or "torchair_v2" (004).  The documents
