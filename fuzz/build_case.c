@@ -118,6 +118,7 @@ void fb_attr(fia_case *c, fia_attr a, int64_t v)
     case FIA_ATTR_KEY_ANTIQUANT_MODE: at->key_antiquant_mode = v; break;
     case FIA_ATTR_VALUE_ANTIQUANT_MODE: at->value_antiquant_mode = v; break;
     case FIA_ATTR_QUERY_QUANT_MODE: at->query_quant_mode = v; break;
+    case FIA_ATTR_OUT_DTYPE: at->out_dtype = v; break;
     case FIA_ATTR_SOFTMAX_LSE_FLAG: at->softmax_lse_flag = v != 0; break;
     default: return;
     }

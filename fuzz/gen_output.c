@@ -6,6 +6,10 @@
  * dtype, one dim off, right, or empty (int8 now and then). */
 void fzp_output(fz_gen *g)
 {
+    /* 004's out_dtype now and then (NM-017 refuses a given one once every
+     * rule has judged the call); a strict input keeps its valid call */
+    if (!g->strict && fdp_rare(g->f, 2))
+        fb_attr(g->c, FIA_ATTR_OUT_DTYPE, fdp_pick(g->f, 40));
     if (!fz_odd(g, 5))
         return;
     fia_case *c = g->c;

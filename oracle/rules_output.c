@@ -57,6 +57,9 @@ ORC_PRED(empty_q_out, f->query_empty && f->given[FIA_SLOT_ATTENTION_OUT],
 ORC_PRED(empty_both, f->short_circuit, 1)
 ORC_PRED(empty_kv, f->k_rank_ok && !f->query_empty, f->KV_S == 0)
 
+/* 004's out_dtype given (not None) */
+ORC_PRED(out_dtype, 1, f->c->attrs.out_dtype >= 0)
+
 const fia_rule orc_rules_output[] = {
     {"OUT-001", "output", FIA_RULE_REJECT, ORC_DTYPE,
      C002_P("attentionOut") "; " C002_RET,
@@ -97,6 +100,14 @@ const fia_rule orc_rules_output[] = {
      "key/value with S = 0 (and a non-empty query): attention_out is filled "
      "with zeros; softmax_lse is +inf",
      NULL, ORC_FN(empty_kv)},
+    {"NM-017", "output", FIA_RULE_NOT_MODELED, ORC_NM_LATE,
+     C004_P " (int? out_dtype=None)",
+     "out_dtype given (TorchAir, 004): named in the prototype with no "
+     "meaning, in no document nor in the released code's description; "
+     "every rule judges the call, then it is refused",
+     "004 names it only in npu_fused_infer_attention_score_v2's prototype; "
+     "RELEASED-BEHAVIOUR.md is silent: nothing says what a code selects",
+     ORC_FN(out_dtype)},
 };
 const size_t orc_rules_output_count =
     sizeof orc_rules_output / sizeof orc_rules_output[0];

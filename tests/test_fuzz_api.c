@@ -7,6 +7,7 @@
 #include <string.h>
 #include "check.h"
 #include "fia/case.h"
+#include "fia/oracle.h"
 #include "fuzz/fuzz.h"
 
 static const char *gqa_prefill =
@@ -41,8 +42,37 @@ static void relation(const char *text, const char *transform, int applies)
     fia_case_free(&c);
 }
 
+/* fuzz_params gives 004's out_dtype now and then: the oracle then fires
+ * NM-017 (the call refused as not modeled unless a rule rejects it) */
+static void out_dtype_params(void)
+{
+    int given = 0, fired = 0;
+    for (unsigned s = 0; s < 3000; s++) {
+        uint8_t buf[256];
+        uint32_t x = s * 2246822519u + 7;
+        for (size_t i = 0; i < sizeof buf; i++) {
+            x ^= x << 13, x ^= x >> 17, x ^= x << 5;
+            buf[i] = (uint8_t)x;
+        }
+        fia_case c;
+        if (fuzz_decode_params(buf, sizeof buf, &c) == FIA_OK &&
+            c.attrs.out_dtype >= 0) {
+            given++;
+            fia_oracle_verdict v;
+            if (fia_oracle_evaluate(&c, FIA_PROFILE_DOC, &v, NULL) == FIA_OK)
+                for (int i = 0; i < v.n_fired; i++)
+                    fired += strcmp(v.fired[i]->id, "NM-017") == 0;
+        }
+        fia_case_free(&c);
+    }
+    fprintf(stderr, "fuzz_params: out_dtype given in %d of 3000, NM-017 "
+            "fired on %d\n", given, fired);
+    CHECK(given >= 5 && fired == given);
+}
+
 int main(void)
 {
+    out_dtype_params();
     relation(gqa_prefill, "api=torch_npu_v2", 1);
     relation(gqa_prefill, "api=mindspore", 1);
     relation(gqa_prefill, "api=torchair_v2", 1);

@@ -754,6 +754,8 @@ static const rule_case cases[] = {
      ""},
     {"NM-016", MLA_NBSD, "query_rope = null\nkey_rope = null", MLA_NBSD,
      ""},
+    /* 004's out_dtype: read, and refused once every rule has judged */
+    {"NM-017", PREFILL, "out_dtype = 1", PREFILL, "out_dtype = null"},
     {"MLA-031", MLA_NBSD, "query = bf16 [1,1,16384]\n"
      "query_rope = bf16 [1,1,2048]\nattention_out = bf16 [32,1,1,512]\n"
      "sparse_mode = 0\natten_mask = null", MLA_NBSD,
