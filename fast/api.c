@@ -195,6 +195,7 @@ fia_status fastFusedInferAttentionScoreV2ExtGetWorkspaceSize(
         .key_antiquant_mode = keyAntiquantMode,
         .value_antiquant_mode = valueAntiquantMode,
         .query_quant_mode = extras ? extras->queryQuantMode : 0,
+        .out_dtype = extras ? extras->outDtypeOptional : NULL,
         .lse_flag = softmaxLseFlag, .out = attentionOut, .lse = softmaxLse,
     };
 

@@ -85,6 +85,7 @@ typedef struct fast_args {
     int64_t num_kv_heads, sparse_mode, inner_precise, block_size;
     int64_t antiquant_mode, key_antiquant_mode, value_antiquant_mode;
     int64_t query_quant_mode; /* 003 (fast_v2_extras; 0 in a V2 call) */
+    const int64_t *out_dtype; /* 004's int? out_dtype; NULL for None */
     bool lse_flag;
     const fia_tensor *out, *lse;
 } fast_args;
@@ -97,8 +98,11 @@ typedef enum fast_layer {
     FAST_LAYER_EXCLUSION = 3,   /* combinations refused -> as SEMANTIC */
     FAST_LAYER_NOT_MODELED = 4, /* -> FIA_ERR_NOT_MODELED */
     FAST_LAYER_SEMANTIC = 5,    /* -> 161002 (DOC) or 561002 (CANN) */
-    FAST_LAYER_ARITHMETIC = 6   /* accepted by every rule, not computed ->
+    FAST_LAYER_ARITHMETIC = 6,  /* accepted by every rule, not computed ->
                                    FIA_ERR_NOT_MODELED */
+    FAST_LAYER_UNDOCUMENTED = 7 /* a parameter no document gives a meaning:
+                                   FIA_ERR_NOT_MODELED for any call every
+                                   rule accepts, an empty query too */
 } fast_layer;
 
 typedef fia_status (*fast_check_fn)(const fast_args *a, fast_plan *p,
@@ -211,6 +215,7 @@ fia_status fast_check_precise(const fast_args *, fast_plan *, fia_error *);
 /* output */
 fia_status fast_check_output_dtypes(const fast_args *, fast_plan *, fia_error *);
 fia_status fast_check_output(const fast_args *, fast_plan *, fia_error *);
+fia_status fast_check_output_out_dtype(const fast_args *, fast_plan *, fia_error *);
 /* scale */
 fia_status fast_check_scale(const fast_args *, fast_plan *, fia_error *);
 /* pse */

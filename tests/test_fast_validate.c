@@ -23,6 +23,7 @@ typedef struct api {
     bool lse_flag;
     bool ext;             /* through the Ext entry, with extras: */
     const char *api_name; /* its apiName (NULL: aclnn_v2) */
+    const int64_t *out_dtype; /* its outDtypeOptional (004; NULL: None) */
 } api;
 
 static fia_tensor t3(fia_dtype dt, int64_t a, int64_t b, int64_t c)
@@ -90,7 +91,8 @@ static fia_status call(api *a)
     fast_executor *ex = NULL;
     fia_status st;
     if (a->ext) {
-        const fast_v2_extras x = {.apiName = a->api_name};
+        const fast_v2_extras x = {.apiName = a->api_name,
+                                  .outDtypeOptional = a->out_dtype};
         st = fastFusedInferAttentionScoreV2ExtGetWorkspaceSize(
             a->no_q ? NULL : &a->q, a->no_k ? NULL : &kl,
             a->no_v ? NULL : &vl, a->has_pse ? &a->pse : NULL,
@@ -596,7 +598,8 @@ static void check_table(void)
         CHECK_MSG(f >= 0, "row %zu names an unknown feature \"%s\"", i,
                   c->feature ? c->feature : "(null)");
         CHECK_MSG(c->run != NULL, "row %zu (%s) has no check", i, c->feature);
-        CHECK_MSG(c->layer >= FAST_LAYER_DTYPE && c->layer <= FAST_LAYER_ARITHMETIC,
+        CHECK_MSG(c->layer >= FAST_LAYER_DTYPE &&
+                  c->layer <= FAST_LAYER_UNDOCUMENTED,
                   "row %zu (%s): layer %d", i, c->feature, (int)c->layer);
         if (i > 0)
             CHECK_MSG(fast_checks[i - 1].layer <= c->layer,
@@ -605,7 +608,7 @@ static void check_table(void)
         if (f >= 0) {
             has_row[f] = true;
             if (c->layer == FAST_LAYER_NOT_MODELED ||
-                c->layer == FAST_LAYER_ARITHMETIC)
+                c->layer >= FAST_LAYER_ARITHMETIC)
                 refused[f] = true;
         }
     }
@@ -619,7 +622,7 @@ static void check_table(void)
 }
 
 /* A not-modeled input is refused by its own feature's row, and only by
- * it: every refusal row (layers 4 and 6) is run on arguments that are
+ * it: every refusal row (layers 4, 6 and 7) is run on arguments that are
  * valid but for that input. */
 typedef struct refusal {
     const char *feature, *msg; /* the row that must refuse, its message */
@@ -631,7 +634,7 @@ static void expect_refusal(const fast_args *a, refusal want, int line)
     for (size_t i = 0; i < fast_check_count; i++) {
         const fast_check *c = &fast_checks[i];
         if (c->layer != FAST_LAYER_NOT_MODELED &&
-            c->layer != FAST_LAYER_ARITHMETIC)
+            c->layer < FAST_LAYER_ARITHMETIC)
             continue;
         fast_plan p;
         memset(&p, 0, sizeof p);
@@ -749,6 +752,10 @@ static void own_refusals(void)
                    __LINE__);
     a = ok, a.layout = "BNSD_NBSD";
     expect_refusal(&a, (refusal){"tnd", "M_LAYOUT"}, __LINE__);
+    static const int64_t odt = 1;
+    a = ok, a.out_dtype = &odt;
+    expect_refusal(&a, (refusal){"output", "M_OUT_DTYPE: out_dtype (004)"},
+                   __LINE__);
     /* and through the entry: a not-modeled input's refusal, with its id */
     CASE("M_OPTIONAL: antiquant_scale", K_NOTMOD, a.has_opt[5] = true,
          a.opt[5] = t2(FIA_DT_FP16, 1, 1));
@@ -844,6 +851,59 @@ static void batch_limit_per_interface(void)
     CASE("", K_OK, a.ext = true, a.api_name = "mindspore");
 }
 
+/* 004's out_dtype has no documented meaning: a given one is refused as
+ * not modeled (M_OUT_DTYPE), but only once every documented rule has
+ * judged the call, in both profiles; None changes nothing. */
+static void out_dtype_late(void)
+{
+    static const int64_t code = 1, zero = 0; /* any code, 0 too */
+    const fia_status nm = FIA_ERR_NOT_MODELED;
+#define ODT a.ext = true, a.api_name = "torchair_v2"
+    CASE("", K_OK, ODT);
+    CASE("", K_OK, ODT, a.out_dtype = NULL, bnsd(&a, 2, 4, 2, 1, 32, 16));
+    CASE("M_OUT_DTYPE", K_NOTMOD, ODT, a.out_dtype = &code);
+    CHECK_MSG(strstr(fastLastError(), "out_dtype (004)") &&
+              strstr(fastLastError(), "no documented meaning"),
+              "\"%s\"", fastLastError());
+    CASE("M_OUT_DTYPE", K_NOTMOD, ODT, a.out_dtype = &zero,
+         bnsd(&a, 2, 4, 2, 1, 32, 16));
+    CASE("M_OUT_DTYPE", K_NOTMOD, ODT, a.out_dtype = &code,
+         tnd(&a, 128, 128));
+    /* whatever the interface's name (the C entry has no parse to stop it) */
+    CASE("M_OUT_DTYPE", K_NOTMOD, a.ext = true, a.out_dtype = &code);
+    /* an empty query: accepted by every rule, still refused (the answer
+     * might depend on out_dtype) */
+    CASE("", K_OK, ODT, bnsd(&a, 2, 4, 4, 0, 32, 16));
+    CASE("M_OUT_DTYPE", K_NOTMOD, ODT, a.out_dtype = &code,
+         bnsd(&a, 2, 4, 4, 0, 32, 16));
+    /* never hiding a documented rejection: the dtype layer, a semantic
+     * rule, a rule of one profile (the other refuses the call), an
+     * exclusion */
+    CASE("T_OUT", K_TYPE, ODT, a.out_dtype = &code,
+         a.out.dtype = FIA_DT_FP32);
+    CASE("S_OUT_SHAPE", K_SEM, ODT, a.out_dtype = &code,
+         a.out = t3(FIA_DT_FP16, 2, 15, 64));
+    CASE("S_OUT_DTYPE", K_SEM, ODT, a.out_dtype = &code,
+         a.out.dtype = FIA_DT_BF16);
+    CASE("S_B_MAX", K_SEM, ODT, a.out_dtype = &code,
+         bnsd(&a, 65537, 4, 4, 16, 32, 16));
+    CASE("S_TND_PSE", K_SEM, ODT, a.out_dtype = &code, tnd(&a, 128, 128),
+         a.has_pse = true, a.pse = t4(FIA_DT_BF16, 1, 4, 17, 43));
+    api a = base();
+    a.ext = true, a.api_name = "torchair_v2", a.out_dtype = &code;
+    tnd(&a, 64, 64);
+    expect_each(&a, "S_TND_D", FIA_ERR_PARAM_INVALID, "M_OUT_DTYPE", nm,
+                __LINE__);
+    tnd(&a, 192, 192);
+    expect_each(&a, "M_OUT_DTYPE", nm, "S_TND_D", FIA_ERR_INNER_TILING_ERROR,
+                __LINE__);
+    /* the other refusals come first (layer 4, and layer 6's rows above) */
+    CASE("M_OPTIONAL: antiquant_scale", K_NOTMOD, ODT, a.out_dtype = &code,
+         a.has_opt[5] = true, a.opt[5] = t2(FIA_DT_FP16, 1, 1));
+    CASE("M_VALUE_D", K_NOTMOD, ODT, a.out_dtype = &code, tnd(&a, 192, 128));
+#undef ODT
+}
+
 static void *other_thread(void *arg)
 {
     (void)arg;
@@ -867,6 +927,7 @@ int main(void)
     token_layouts();
     padding_exclusions();
     batch_limit_per_interface();
+    out_dtype_late();
     check_table();
     own_refusals();
     return check_summary();
