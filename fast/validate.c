@@ -17,8 +17,8 @@
  *   6. not computed      -> FIA_ERR_NOT_MODELED for a call every rule above
  *                           accepts whose arithmetic fast/ lacks
  *   7. undocumented      -> FIA_ERR_NOT_MODELED for a call every rule above
- *                           accepts (an empty query too) that gives a
- *                           parameter no document explains (004 out_dtype)
+ *                           accepts that gives a parameter no document
+ *                           explains (004 out_dtype)
  * The table holds every row of a layer before the next layer, so a case that
  * breaks rules of several layers fails in the lowest; inside a layer the rows
  * keep the order in which the checks have always fired (a semantic row may
@@ -116,9 +116,8 @@ const fast_check fast_checks[] = {
      * rejects such a call */
     {"sink", FAST_LAYER_ARITHMETIC, fast_check_sink_unmodeled},
     /* Layer 7: 004's out_dtype, which no document gives a meaning: the
-     * very last row, so that no documented rejection hides behind it, and
-     * run for an empty query too (whatever it means, it might change that
-     * call's answer: the output dtype it asks for). */
+     * very last row, so that no documented rejection hides behind it (an
+     * empty query returns before it, as before every semantic row). */
     {"output", FAST_LAYER_UNDOCUMENTED, fast_check_output_out_dtype},
 };
 const size_t fast_check_count = sizeof fast_checks / sizeof fast_checks[0];
@@ -126,9 +125,10 @@ const size_t fast_check_count = sizeof fast_checks / sizeof fast_checks[0];
 fia_status fast_validate(const fast_args *a, fast_plan *p, fia_error *err)
 {
     for (size_t i = 0; i < fast_check_count; i++) {
-        /* an empty query: nothing to compute, no further rule applies
-         * (but layer 7's, which is no rule) */
-        if (p->empty && fast_checks[i].layer != FAST_LAYER_UNDOCUMENTED)
+        /* an empty query: nothing to compute, no further row applies
+         * (RELEASED "Degenerate shapes": it returns at once with success
+         * after the nullptr and dtype checks; out_dtype's too) */
+        if (p->empty)
             continue;
         fia_status st = fast_checks[i].run(a, p, err);
         if (st != FIA_OK)

@@ -101,8 +101,10 @@ fia_status ref_read_not_modeled(ref_problem *p, const fia_case *c,
                         "not modeled yet: actual_shared_prefix_len without "
                         "key_shared_prefix / value_shared_prefix (shared "
                         "prefix)");
-    /* feature output: 004's out_dtype has no stated meaning */
-    if (c->attrs.out_dtype >= 0)
+    /* feature output: 004's out_dtype has no stated meaning (an empty
+     * query returns at once before it: nothing is computed) */
+    const fia_tensor *q0 = fia_case_data_tensor(d, FIA_SLOT_QUERY);
+    if (c->attrs.out_dtype >= 0 && q0 != NULL && fia_tensor_numel(q0) != 0)
         return fia_fail(err, FIA_ERR_NOT_MODELED, "not modeled yet: "
                         "out_dtype %lld (004 names it without a meaning)",
                         (long long)c->attrs.out_dtype);
