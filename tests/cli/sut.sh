@@ -44,18 +44,24 @@ echo 'int unrelated(void) { return 1; }' >"$tmp/plain.c"
 expect_exit 2 "$FIACHECK" run "$tmp/lv.case" --sut "$tmp/plain.so"
 expect_grep "not a fiacheck plug-in: it exports no fiacheck_sut_v1" "$tmp/err"
 # a table built against another major version, or missing an entry point
-mk_table() { # mk_table NAME ABI VERSION RUN
+# mk_plugin NAME ABI VERSION RUNFN GWS_BODY RUN_BODY: a table of name "t"
+mk_plugin() {
   cat >"$tmp/$1.c" <<C
+#include <string.h>
 #include "fia/sut.h"
+static const fia_tensor *out;
 static fia_status gws(const fia_sut_args *a, uint64_t *w, void **e)
-{ (void)a; *w = 0; *e = 0; return FIA_ERR_NOT_MODELED; }
-static fia_status rn(void *w, uint64_t n, void *e) { (void)w; (void)n; (void)e; return 0; }
+{ out = a->attention_out; *e = 0; $5 }
+static fia_status rn(void *w, uint64_t n, void *e) { (void)w; (void)n; (void)e; $6 }
 static void ds(void *e) { (void)e; }
 static const char *le(void) { return ""; }
 static const fia_sut t = {$2, "t", $3, 0, gws, $4, ds, le, 0, 0};
 const fia_sut *fiacheck_sut_v1(void) { return &t; }
 C
   "$cc" -shared -fPIC -I include -o "$tmp/$1.so" "$tmp/$1.c"
+}
+mk_table() { # mk_table NAME ABI VERSION RUNFN: refuses every call
+  mk_plugin "$1" "$2" "$3" "$4" '*w = 0; return FIA_ERR_NOT_MODELED;' 'return 0;'
 }
 mk_table abi2 0x00020000u '"1"' rn
 expect_exit 2 "$FIACHECK" run "$tmp/lv.case" --sut "$tmp/abi2.so"
@@ -90,29 +96,12 @@ expect_exit 0 "$FIACHECK" run "$tmp/mask.case" --sut "$exso"
 expect_grep "not covered by example" "$tmp/out"
 # a system that accepts and writes nothing: the outputs come poisoned
 # (a NaN no arithmetic makes), never zeros a lazy kernel could pass with
-cat >"$tmp/lazy.c" <<'C'
-#include "fia/sut.h"
-static fia_status gws(const fia_sut_args *a, uint64_t *w, void **e)
-{ (void)a; *w = 0; *e = 0; return FIA_OK; }
-static fia_status rn(void *w, uint64_t n, void *e) { (void)w; (void)n; (void)e; return FIA_OK; }
-static void ds(void *e) { (void)e; }
-static const char *le(void) { return ""; }
-static const fia_sut t = {FIA_SUT_ABI_VERSION, "lazy", "1", 0, gws, rn, ds, le, 0, 0};
-const fia_sut *fiacheck_sut_v1(void) { return &t; }
-C
-"$cc" -shared -fPIC -I include -o "$tmp/lazy.so" "$tmp/lazy.c"
+mk_plugin lazy FIA_SUT_ABI_VERSION '"1"' rn '*w = 0; return FIA_OK;' 'return FIA_OK;'
 expect_exit 1 "$FIACHECK" run "$tmp/lv.case" --sut "$tmp/lazy.so"
 expect_grep "verdict +nan-leak" "$tmp/out"
 # ... and the workspace too (all-ones bytes): this system writes zeros
 # when it finds them, NaN otherwise
-cat >"$tmp/ws.c" <<'C'
-#include <string.h>
-#include "fia/sut.h"
-static const fia_tensor *out;
-static fia_status gws(const fia_sut_args *a, uint64_t *w, void **e)
-{ out = a->attention_out; *w = 64; *e = 0; return FIA_OK; }
-static fia_status rn(void *w, uint64_t n, void *e)
-{
+mk_plugin ws FIA_SUT_ABI_VERSION '"1"' rn '*w = 64; return FIA_OK;' '
     const unsigned char *b = w;
     int poisoned = n == 64;
     for (int i = 0; poisoned && i < 64; i++)
@@ -121,15 +110,7 @@ static fia_status rn(void *w, uint64_t n, void *e)
     for (int d = 0; d < out->ndim; d++)
         k *= out->shape[d];
     memset(out->data, poisoned ? 0x00 : 0x7e, (size_t)k * 2);
-    (void)e;
-    return FIA_OK;
-}
-static void ds(void *e) { (void)e; }
-static const char *le(void) { return ""; }
-static const fia_sut t = {FIA_SUT_ABI_VERSION, "ws", "1", 0, gws, rn, ds, le, 0, 0};
-const fia_sut *fiacheck_sut_v1(void) { return &t; }
-C
-"$cc" -shared -fPIC -I include -o "$tmp/ws.so" "$tmp/ws.c"
+    return FIA_OK;'
 expect_exit 1 "$FIACHECK" run "$tmp/lv.case" --sut "$tmp/ws.so"
 expect_grep "verdict +accuracy" "$tmp/out"
 "$cc" -shared -fPIC -I include -DEXAMPLE_BUG -o "$tmp/bug.so" \
