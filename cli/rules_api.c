@@ -16,11 +16,13 @@
  * name: 003 and 004 send left padding (and 003 the system prefix) to the
  * old interface (003 §功能说明); 000 and 001 document only the four 002
  * layouts and none of 003's extras; 001 takes one key tensor, no sparse
- * mode and returns no softmax_lse. */
+ * mode and returns no softmax_lse; 001 alone lists a second product, the
+ * inference card (the product rows are its own). */
 static const char *const absent_features[FIA_API_COUNT][8] = {
-    [FIA_API_TORCH_NPU_V2] = {"padding", "prefix"},
-    [FIA_API_TORCHAIR_V2] = {"padding"},
-    [FIA_API_MINDSPORE] = {"tnd", "mla", "query_quant"},
+    [FIA_API_ACLNN_V2] = {"product"},
+    [FIA_API_TORCH_NPU_V2] = {"padding", "prefix", "product"},
+    [FIA_API_TORCHAIR_V2] = {"padding", "product"},
+    [FIA_API_MINDSPORE] = {"tnd", "mla", "query_quant", "product"},
     [FIA_API_INCRE_FLASH_ATTENTION] = {"tnd", "mla", "query_quant", "sparse",
                                        "lse", "prefix", "tensor_list"},
 };

@@ -230,6 +230,34 @@ int fia_api_from_name(const char *name)
     return -1;
 }
 
+static const char *const product_names[FIA_PRODUCT_COUNT] = {
+    [FIA_PRODUCT_ATLAS_A2] = "atlas_a2",
+    [FIA_PRODUCT_INFERENCE_CARD] = "atlas_inference_card",
+};
+
+const char *fia_product_name(fia_product p)
+{
+    return (int)p >= 0 && p < FIA_PRODUCT_COUNT ? product_names[p] : "?";
+}
+
+int fia_product_from_name(const char *name)
+{
+    for (int i = 0; name != NULL && i < FIA_PRODUCT_COUNT; i++)
+        if (strcmp(name, product_names[i]) == 0)
+            return i;
+    return -1;
+}
+
+/* 产品支持情况 of each document: A2 / A3 everywhere; the inference card in
+ * 001's table only. */
+int fia_api_has_product(fia_api a, fia_product p)
+{
+    if (p == FIA_PRODUCT_ATLAS_A2)
+        return valid(a);
+    return p == FIA_PRODUCT_INFERENCE_CARD &&
+           a == FIA_API_INCRE_FLASH_ATTENTION;
+}
+
 const char *fia_api_doc(fia_api a)
 {
     return valid(a) ? apis[a].doc : "?";
@@ -313,6 +341,11 @@ int fia_case_expressible(const fia_case *c, fia_api a, char *why, size_t n)
         why[0] = '\0';
     if (!valid(a)) {
         snprintf(why, n, "no interface %d", (int)a);
+        return 0;
+    }
+    if (!fia_api_has_product(a, c->product)) {
+        snprintf(why, n, "%s (%s) does not document the product %s",
+                 apis[a].name, apis[a].doc, fia_product_name(c->product));
         return 0;
     }
     for (int s = 0; s < FIA_SLOT_COUNT; s++) {

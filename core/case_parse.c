@@ -20,7 +20,7 @@ typedef struct parser {
     int line;                          /* current line */
     int line_seed;
     int line_intent, line_threads, line_kernel_level, line_data;
-    int line_task_order;
+    int line_task_order, line_product;
     int line_attr[FIA_ATTR_COUNT];
     int line_tensor[FIA_SLOT_COUNT];
     int line_gen[FIA_SLOT_COUNT];      /* .gen or .values */
@@ -461,6 +461,25 @@ static fia_status foreign_name(parser *p, const char *key)
     return FAIL(p, "%s", msg);
 }
 
+/* `product = NAME`: a product the case's interface documents (the api line
+ * is read first, scan_api). */
+static fia_status parse_product(parser *p, const char *key, const char *v)
+{
+    if (dup_check(p, &p->line_product, key) != 0)
+        return p->err->code;
+    int d = fia_product_from_name(v);
+    if (d < 0)
+        return FAIL(p, "product: unknown '%.60s' (valid: %s %s)", v,
+                    fia_product_name(FIA_PRODUCT_ATLAS_A2),
+                    fia_product_name(FIA_PRODUCT_INFERENCE_CARD));
+    if (!fia_api_has_product(p->c->api, (fia_product)d))
+        return FAIL(p, "product: %s (%s) does not document %s (only 001, "
+                       "api = incre_flash_attention, lists it)",
+                    fia_api_name(p->c->api), fia_api_doc(p->c->api), v);
+    p->c->product = (fia_product)d;
+    return FIA_OK;
+}
+
 static fia_status parse_line(parser *p, char *line)
 {
     char *hash = strchr(line, '#');
@@ -564,6 +583,8 @@ static fia_status parse_line(parser *p, char *line)
     }
     if (strcmp(key, "api") == 0)
         return FIA_OK;   /* read before the other lines (scan_api) */
+    if (strcmp(key, "product") == 0)
+        return parse_product(p, key, v);
     int unmodeled = 0;
     const char *in = fia_api_internal(p->c->api, key, &unmodeled);
     if (unmodeled) {

@@ -175,6 +175,8 @@ static void build(const fia_case *c, sbuf *b, fia_api api)
     sb_puts(b, "\n");
     if (api != FIA_API_ACLNN_V2)
         sb_printf(b, "api = %s\n", fia_api_name(api));
+    if (c->product != FIA_PRODUCT_ATLAS_A2)
+        sb_printf(b, "product = %s\n", fia_product_name(c->product));
     sb_printf(b, "seed = %llu\n", (unsigned long long)c->seed);
     for (int i = 0, n = 0; i < FIA_INTENT_COUNT; i++)
         if (c->intents & (1u << i))
@@ -368,7 +370,8 @@ int fia_case_equal(const fia_case *a, const fia_case *b)
         return a == b;
     if (a->seed != b->seed || a->threads != b->threads ||
         a->task_order != b->task_order ||
-        a->kernel_level != b->kernel_level || a->live_rows != b->live_rows)
+        a->kernel_level != b->kernel_level || a->live_rows != b->live_rows ||
+        a->product != b->product)
         return 0;
     for (int i = 0; i < FIA_ATTR_COUNT; i++)
         if (!fia__attr_equal(&a->attrs, &b->attrs, (fia_attr)i))

@@ -7,6 +7,7 @@
  * file records it as the thread's last error (fastLastError). */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include "validate.h"
 
 /* ---- thread-local status ------------------------------------------------ */
@@ -157,8 +158,29 @@ fia_status fastFusedInferAttentionScoreV2ExtGetWorkspaceSize(
                                 "incre_flash_attention, torchair_v2 or "
                                 "NULL)", api_name), &err);
 
+    /* fast_v2_extras.productName: the device (NULL: the A2 / A3 products
+     * of every document).  Refused as apiName is: an unknown name, or 001's
+     * inference card through another interface than 001's (no other
+     * document lists it, so no other interface's limits are known for
+     * it). */
+    fast_product product = FAST_PRODUCT_A2;
+    const char *product_name = extras ? extras->productName : NULL;
+    if (product_name != NULL &&
+        strcmp(product_name, "atlas_inference_card") == 0)
+        product = FAST_PRODUCT_INFERENCE_CARD;
+    else if (product_name != NULL && strcmp(product_name, "atlas_a2") != 0)
+        return record(fast_fail(&err, FIA_ERR_PARAM_INVALID, "P_PRODUCT",
+                                "unknown product \"%.64s\" in productName "
+                                "(atlas_a2, atlas_inference_card or NULL)",
+                                product_name), &err);
+    if (product == FAST_PRODUCT_INFERENCE_CARD && api != FAST_API_IFA)
+        return record(fast_fail(&err, FIA_ERR_PARAM_INVALID, "P_PRODUCT",
+                                "the inference card is documented by "
+                                "incre_flash_attention (001) only, not by "
+                                "%s", fast_api_label(api)), &err);
+
     fast_args a = {
-        .profile = tl_profile, .api = api,
+        .profile = tl_profile, .api = api, .product = product,
         .query = query, .key = key, .value = value,
         .pse = pseShiftOptional, .mask = attenMaskOptional,
         .asl = actualSeqLengthsOptional, .aslkv = actualSeqLengthsKvOptional,

@@ -48,6 +48,7 @@ const fast_check fast_checks[] = {
     {"prefix", FAST_LAYER_DTYPE, fast_check_prefix_dtypes},
     {"mla", FAST_LAYER_DTYPE, fast_check_mla_dtypes},
     {"query_quant", FAST_LAYER_DTYPE, fast_check_query_quant_dtypes},
+    {"product", FAST_LAYER_DTYPE, fast_check_product_dtypes},
     /* Layer 3: documented combinations a feature excludes, checkable
      * before either feature computes (a rejection, never hidden behind
      * "not modeled"). */
@@ -57,6 +58,7 @@ const fast_check fast_checks[] = {
     {"padding", FAST_LAYER_EXCLUSION, fast_check_padding_exclusions},
     {"prefix", FAST_LAYER_EXCLUSION, fast_check_prefix_exclusions},
     {"mla", FAST_LAYER_EXCLUSION, fast_check_mla_exclusions},
+    {"product", FAST_LAYER_EXCLUSION, fast_check_product_exclusions},
     /* Layer 4: documented features fast/ does not model yet. */
     {"padding", FAST_LAYER_NOT_MODELED, fast_check_padding},
     {"mla", FAST_LAYER_NOT_MODELED, fast_check_mla},
@@ -78,6 +80,7 @@ const fast_check fast_checks[] = {
     {"paged", FAST_LAYER_SEMANTIC, fast_check_paged_cache},
     {"tensor_list", FAST_LAYER_SEMANTIC, fast_check_tensor_list},
     {"layout", FAST_LAYER_SEMANTIC, fast_check_layout_limits},
+    {"product", FAST_LAYER_SEMANTIC, fast_check_product_limits},
     /* MLA's own rules, before the sparse and mask rows (its sparse rule
      * replaces the Q_S = 1 normalisation) */
     {"mla", FAST_LAYER_SEMANTIC, fast_check_mla_rules},

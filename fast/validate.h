@@ -68,10 +68,19 @@ bool fast_api_from_name(const char *name, fast_api *out);
 /* "mindspore (000)", ...: the interface and its document, for messages. */
 const char *fast_api_label(fast_api api);
 
+/* The device the call runs on (fast_v2_extras.productName, api.c):
+ * the A2 / A3 products every check is written for, or 001's inference
+ * card (check_product.c). */
+typedef enum fast_product {
+    FAST_PRODUCT_A2,             /* "atlas_a2" (also a NULL productName) */
+    FAST_PRODUCT_INFERENCE_CARD  /* "atlas_inference_card" (001 only) */
+} fast_product;
+
 /* The GetWorkspaceSize arguments, after the nullptr layer (api.c). */
 typedef struct fast_args {
     fia_profile profile; /* the thread's status profile (api.c) */
     fast_api api;        /* the interface (fast_v2_extras.apiName) */
+    fast_product product; /* the device (fast_v2_extras.productName) */
     const fia_tensor *query;
     const fia_tensor_list *key, *value;
     const fia_tensor *pse, *mask;
@@ -283,6 +292,12 @@ fia_status fast_check_query_quant(const fast_args *, fast_plan *, fia_error *);
 /* sink (check_sink.c): its dtype and shape and the plan (layer 5), what
  * is not computed with it (layer 6) */
 fia_status fast_check_sink(const fast_args *, fast_plan *, fia_error *);
+fia_status fast_check_product_dtypes(const fast_args *, fast_plan *,
+                                     fia_error *);
+fia_status fast_check_product_exclusions(const fast_args *, fast_plan *,
+                                         fia_error *);
+fia_status fast_check_product_limits(const fast_args *, fast_plan *,
+                                     fia_error *);
 fia_status fast_check_sink_unmodeled(const fast_args *, fast_plan *, fia_error *);
 fia_status fast_check_query_quant_dtypes(const fast_args *, fast_plan *, fia_error *);
 

@@ -43,6 +43,7 @@ static const fz_fragment numeric_fragments[] = {
     {FIA_FEATURE_INT8_QUANT, fzn_int8_quant},
     {FIA_FEATURE_MLA, fzn_mla},
     {FIA_FEATURE_SINK, fzn_sink},
+    {FIA_FEATURE_PRODUCT, fzn_product},
 };
 
 /* The focus of fuzz_numeric's decoder (fuzz_numeric_focus). */

@@ -45,6 +45,7 @@ static const fz_fragment params_fragments[] = {
     {FIA_FEATURE_INT8_QUANT, fzp_int8_quant_scene},
     {FIA_FEATURE_MLA, fzp_mla},
     {FIA_FEATURE_SINK, fzp_sink},
+    {FIA_FEATURE_PRODUCT, fzp_product},
 };
 
 /* The case model refuses a tensor whose element count overflows int64

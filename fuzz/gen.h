@@ -210,6 +210,7 @@ void fzp_int8_out_scene(fz_gen *g);   /* an int8 output, an OQ rule broken */
 void fzp_int8_quant_scene(fz_gen *g); /* full int8, a Q8 rule broken */
 void fzp_mla(fz_gen *g);              /* an MLA call, now and then, a rule broken */
 void fzp_sink(fz_gen *g);             /* a learnable_sink, a rule broken now and then */
+void fzp_product(fz_gen *g);          /* the call on 001's inference card, now and then */
 
 /* ---- fuzz_numeric's fragments (a small case the rules accept) ----------- */
 void fzn_layout(fz_gen *g);           /* layout; L */
@@ -245,6 +246,7 @@ void fzn_int8_out(fz_gen *g);         /* the output quantized, now and then */
 void fzn_int8_quant(fz_gen *g);       /* query, key, value int8, now and then */
 void fzn_mla(fz_gen *g);              /* an MLA call instead, now and then */
 void fzn_sink(fz_gen *g);             /* a learnable_sink, now and then */
+void fzn_product(fz_gen *g);          /* the call on 001's inference card, now and then */
 /* fuzz_metamorphic: its base quantized now and then (the decoder calls
  * it after the transform's bytes, exact dequantized values). */
 void fzn_antiquant_meta(fz_gen *g);

@@ -7,13 +7,16 @@
 
 /* ---- fuzz_params: every name, dims at and around the limits -------------- */
 
-static const int64_t B_EDGES[] = {0, 1, 128, 129, 65536, 65537, 2147483648LL};
+/* 256 / 257: the inference card's limit (001); 65535 / 65536: 001's and
+ * 002's */
+static const int64_t B_EDGES[] = {0, 1, 128, 129, 65536, 65537, 2147483648LL,
+                                  256, 257, 65535};
 static const int64_t N_EDGES[] = {0, 3, 64, 65, 255, 256, 257, 512};
 static const int64_t D_EDGES[] = {0, 1, 8, 15, 17, 24, 127, 128, 511, 512, 513};
 static const int64_t QS_EDGES[] = {0, 1, 2, 2047, 2048, 2049, 20971520,
                                    20971521};
 static const int64_t KVS_EDGES[] = {0, 1, 2048, 262143, 262144, 262145,
-                                    20971520, 20971521};
+                                    20971520, 20971521, 65536, 65537};
 /* (N, D) pairs around the N*D < 65535 limit of BSH/BSND prefill. */
 static const int64_t ND_EDGES[][2] = {{128, 512}, {256, 256}, {255, 256},
                                       {127, 512}, {256, 255}, {128, 511},

@@ -436,6 +436,18 @@ void fia_check_case(const fia_case *c, const fia_check_options *o,
         fia_case_data_free(&d);
         return;
     }
+    if (c->product != FIA_PRODUCT_ATLAS_A2 &&
+        FIA_SUT_ABI_MINOR(sut->abi_version) < 1) {
+        /* ABI 1.0 has no product field: the system would answer for
+         * another device than the case's */
+        r->v = FIA_V_NOT_MODELED;
+        fia_fail(&r->reason, FIA_ERR_NOT_MODELED, "not judged: %s is built "
+                 "against ABI 1.0, which cannot name the product %s",
+                 sut->name, fia_product_name(c->product));
+        judge_intents(c, NULL, "not judged", r);
+        fia_case_data_free(&d);
+        return;
+    }
     if (compute)
         poison_outputs(&d);
     fia_profile fp = o->fast_profile_set ? o->fast_profile : o->profile;

@@ -127,6 +127,7 @@ static void make_args(const fia_case *c, const fia_case_data *d,
         .api = fia_api_name(c->api),
         .attention_out = slot(d, FIA_SLOT_ATTENTION_OUT),
         .softmax_lse = slot(d, FIA_SLOT_SOFTMAX_LSE),
+        .product = fia_product_name(c->product),
     };
 }
 

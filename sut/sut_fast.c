@@ -3,6 +3,7 @@
  * plug-in, so that the plug-in path is tested on the real kernel.  It only
  * translates: the args struct into fast/'s 40-odd parameters, the run
  * settings into fast/'s setters. */
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,6 +27,11 @@ static fia_status fast_prepare(const fia_sut_args *a, uint64_t *ws_size,
         .learnableSinkOptional = a->learnable_sink,
         .apiName = a->api,
         .outDtypeOptional = a->out_dtype,
+        /* ABI 1.1; a 1.0 host's args end before it */
+        .productName = a->size >= offsetof(fia_sut_args, product) +
+                                      sizeof a->product
+                           ? a->product
+                           : NULL,
     };
     *executor = NULL;
     fastSetStatusProfile(a->profile);

@@ -436,9 +436,59 @@ static void test_corpus(void)
                   seen[a], fia_api_name((fia_api)a));
 }
 
+/* `product = NAME` (fia_product): only through an interface whose
+ * document lists it (the inference card: 001 alone), printed back, part
+ * of the call (equality, digest), and a case on the card cannot move to
+ * another interface. */
+static void test_product(void)
+{
+    static const char *card =
+        "api = incre_flash_attention\nproduct = atlas_inference_card\n"
+        "query = fp16 [1,1,16]\nkey = fp16 [1,2,16]\n"
+        "value = fp16 [1,2,16]\n";
+    char *s = round_trip(card, FIA_API_INCRE_FLASH_ATTENTION);
+    CHECK(s != NULL && strstr(s, "product = atlas_inference_card\n"));
+    free(s);
+    fia_case a, b;
+    fia_error err;
+    CHECK(parse_api(card, &a, &err) == 0);
+    CHECK_EQ_INT(a.product, FIA_PRODUCT_INFERENCE_CARD);
+    CHECK(fia_case_copy(&b, &a) == FIA_OK);
+    b.product = FIA_PRODUCT_ATLAS_A2;
+    CHECK(!fia_case_equal(&a, &b));
+    char da[FIA_CASE_DIGEST_LEN], db[FIA_CASE_DIGEST_LEN];
+    CHECK(fia_case_digest(&a, da) == FIA_OK && fia_case_digest(&b, db) == FIA_OK);
+    CHECK(strcmp(da, db) != 0);
+    /* the A2 product is the default: no line */
+    s = fia_case_to_string(&b);
+    CHECK(s != NULL && strstr(s, "product") == NULL);
+    free(s);
+    char why[256];
+    CHECK(fia_case_set_api(&a, FIA_API_ACLNN_V2, why, sizeof why) ==
+          FIA_ERR_BAD_INPUT);
+    CHECK_MSG(strstr(why, "atlas_inference_card") != NULL, "%s", why);
+    CHECK_EQ_INT(a.api, FIA_API_INCRE_FLASH_ATTENTION);
+    CHECK(fia_case_set_api(&b, FIA_API_ACLNN_V2, why, sizeof why) == FIA_OK);
+    fia_case_free(&a);
+    fia_case_free(&b);
+    expect_error("product = atlas_inference_card\nquery = fp16 [1,1,16]\n"
+                 "key = fp16 [1,2,16]\nvalue = fp16 [1,2,16]\n",
+                 "does not document");
+    expect_error("api = torch_npu_v2\nproduct = atlas_inference_card\n",
+                 "does not document");
+    expect_error("api = incre_flash_attention\nproduct = atlas_a3\n",
+                 "product: unknown 'atlas_a3'");
+    expect_error("api = incre_flash_attention\nproduct = atlas_a2\n"
+                 "product = atlas_a2\n", "duplicate");
+    CHECK_EQ_INT(fia_product_from_name("atlas_a2"), FIA_PRODUCT_ATLAS_A2);
+    CHECK_EQ_INT(fia_product_from_name(NULL), -1);
+    CHECK(strcmp(fia_product_name(FIA_PRODUCT_COUNT), "?") == 0);
+}
+
 int main(void)
 {
     test_names();
+    test_product();
     test_translation();
     test_round_trips();
     test_defaults();

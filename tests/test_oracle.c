@@ -31,6 +31,10 @@
     "value = fp16 [2,2,32,64]\n"                                             \
     "num_heads = 2\n"                                                        \
     "input_layout = BNSD\n"
+/* 001's interface, on the inference card and on the A2 products */
+#define CARD                                                                 \
+    "api = incre_flash_attention\nproduct = atlas_inference_card\n" DECODE
+#define A2_IFA "api = incre_flash_attention\n" DECODE
 #define BSH                                                                  \
     "query = fp16 [1,16,128]\n"                                              \
     "key = fp16 [1,32,128]\n"                                                \
@@ -819,6 +823,26 @@ static const rule_case cases[] = {
     {"NM-015", MLA_D, "learnable_sink = bf16 [32]", MLA_D, ""},
     {"NM-015", Q8_P, "learnable_sink = bf16 [2]", PREFILL,
      "learnable_sink = bf16 [2]"},
+    /* 001's inference card (rules_product.c) */
+    {"PROD-001", CARD, "query = bf16 [2,2,1,64]\nkey = bf16 [2,2,32,64]\n"
+     "value = bf16 [2,2,32,64]", A2_IFA, "query = bf16 [2,2,1,64]\n"
+     "key = bf16 [2,2,32,64]\nvalue = bf16 [2,2,32,64]"},
+    {"PROD-002", CARD, "value = bf16 [2,2,32,64]", CARD,
+     "key = int8 [2,2,32,64]\nvalue = int8 [2,2,32,64]\n"
+     "antiquant_scale = fp16 [2,2,1,64]"},
+    {"PROD-003", CARD, "key = int8 [2,2,32,64]\nvalue = int8 [2,2,32,64]\n"
+     "antiquant_scale = fp32 [2,2,1,64]", CARD,
+     "key = int8 [2,2,32,64]\nvalue = int8 [2,2,32,64]\n"
+     "antiquant_scale = fp16 [2,2,1,64]\nantiquant_offset = fp16 [2,2,1,64]"},
+    {"PROD-004", CARD, "pse_shift = fp16 [2,2,1,32]", CARD,
+     "pse_shift = fp16 [2,2,1,0]"},
+    {"PROD-005", CARD, "quant_scale2 = fp32 [1]", A2_IFA,
+     "quant_scale2 = fp32 [1]"},
+    {"PROD-006", CARD, "query = fp16 [257,2,1,64]\nkey = fp16 [257,2,32,64]\n"
+     "value = fp16 [257,2,32,64]", CARD, "query = fp16 [256,2,1,64]\n"
+     "key = fp16 [256,2,32,64]\nvalue = fp16 [256,2,32,64]"},
+    {"PROD-007", CARD, "key = fp16 [2,2,65537,64]\nvalue = fp16 [2,2,65537,64]",
+     CARD, "key = fp16 [2,2,65536,64]\nvalue = fp16 [2,2,65536,64]"},
     {"NM-013", TND,
      "query = bf16 [17,4,192]\nkey = bf16 [43,2,192]\n"
      "value = bf16 [43,2,128]",

@@ -206,6 +206,23 @@ const char *fia_api_param_at(fia_api a, int i, const char **internal);
  * 002's value, which it passes implicitly). */
 void fia_api_attrs_default(fia_api a, fia_attrs *at);
 
+/* The device a call runs on (`product = NAME`).  002, 003, 000 and 004
+ * document the Atlas A2 and A3 products with one set of constraints (the
+ * default); 001 alone documents a second product, the Atlas inference card
+ * (Atlas 推理系列加速卡产品), with its own dtypes and limits.  A product is
+ * not a parameter of the call but a property of the machine that answers
+ * it, so a case names it only when it is not the default, and only through
+ * an interface whose document lists it (fia_api_has_product). */
+typedef enum fia_product {
+    FIA_PRODUCT_ATLAS_A2 = 0,        /* A2 / A3: every document; no line */
+    FIA_PRODUCT_INFERENCE_CARD,      /* 001's 推理系列加速卡产品 */
+    FIA_PRODUCT_COUNT
+} fia_product;
+const char *fia_product_name(fia_product p); /* "atlas_a2", ...; "?" */
+int fia_product_from_name(const char *name); /* -1 if unknown */
+/* 1 when interface a's document lists product p in its product table. */
+int fia_api_has_product(fia_api a, fia_product p);
+
 typedef struct fia_case {
     char name[256];                 /* file name or "<string>" */
     uint64_t seed;                  /* default 0 */
@@ -225,6 +242,8 @@ typedef struct fia_case {
     fia_api api;                    /* the vocabulary it is written in: not
                                        part of the call (fia_case_equal and
                                        the digest ignore it) */
+    fia_product product;            /* the device: part of the call (it
+                                       decides the limits) */
 } fia_case;
 
 

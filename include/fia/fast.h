@@ -124,6 +124,10 @@ typedef struct fast_v2_extras {
      * "mindspore", "incre_flash_attention", "torchair_v2"; NULL: aclnn_v2):
      * some documented limits are the interface's own. */
     const char *apiName;
+    /* The device ("atlas_a2", NULL alike, or "atlas_inference_card", which
+     * 001 alone documents): the inference card's dtypes and limits are
+     * narrower. */
+    const char *productName;
 } fast_v2_extras;
 
 /* The V2 phase one with the extras: the same parameters in the same order,

@@ -41,7 +41,9 @@
     X(QUERY_QUANT, "query_quant", "003 query quantization (not modeled "      \
                                   "yet)")                                     \
     X(TND, "tnd", "the 003 token layouts TND, NTD_TND, TND_NTD, NTD")        \
-    X(SINK, "sink", "learnable_sink: a per-head virtual key (004)")
+    X(SINK, "sink", "learnable_sink: a per-head virtual key (004)")          \
+    X(PRODUCT, "product", "the device: Atlas A2 / A3, or 001's inference " \
+                          "card with its own dtypes and limits")
 
 typedef enum fia_feature {
 #define FIA_FEATURE_ENUM(id, name, what) FIA_FEATURE_##id,

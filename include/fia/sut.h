@@ -35,7 +35,8 @@
 #include "fia/tensor.h"
 
 /* major << 16 | minor */
-#define FIA_SUT_ABI_VERSION 0x00010000u
+#define FIA_SUT_ABI_VERSION 0x00010001u
+#define FIA_SUT_ABI_MINOR(v) ((v) & 0xffffu)
 #define FIA_SUT_ABI_MAJOR(v) ((v) >> 16)
 /* The name of the one function a plug-in exports. */
 #define FIA_SUT_ENTRY_NAME "fiacheck_sut_v1"
@@ -88,6 +89,13 @@ typedef struct fia_sut_args {
     const char *api;
     /* outputs */
     const fia_tensor *attention_out, *softmax_lse;
+    /* ABI 1.1: the device the call runs on, as fia/case.h names it:
+     * "atlas_a2" (Atlas A2 / A3, every document's) or
+     * "atlas_inference_card" (Atlas 推理系列加速卡产品, 001 only, with its
+     * own dtypes and limits).  A plug-in built against 1.0 is not handed
+     * a call on another product than atlas_a2 (fiacheck does not judge
+     * it: "not judged"). */
+    const char *product;
 } fia_sut_args;
 
 typedef struct fia_sut {

@@ -113,6 +113,16 @@ mk_plugin ws FIA_SUT_ABI_VERSION '"1"' rn '*w = 64; return FIA_OK;' '
     return FIA_OK;'
 expect_exit 1 "$FIACHECK" run "$tmp/lv.case" --sut "$tmp/ws.so"
 expect_grep "verdict +accuracy" "$tmp/out"
+# the product (ABI 1.1): the fast plug-in refuses B 257 on 001's inference
+# card, which only args->product tells it; a plug-in built against 1.0
+# cannot be told, so fiacheck does not hand it a call on the card
+expect_exit 0 "$FIACHECK" run corpus/cases/product/card_reject_batch_257.case --sut "$fastso"
+expect_grep "verdict +pass" "$tmp/out"
+mk_plugin v10 0x00010000u '"1"' rn '*w = 0; return FIA_OK;' 'return FIA_OK;'
+expect_exit 0 "$FIACHECK" run corpus/cases/product/card_decode.case --sut "$tmp/v10.so"
+expect_grep "not judged: t is built against ABI 1.0" "$tmp/out"
+expect_exit 1 "$FIACHECK" run "$tmp/lv.case" --sut "$tmp/v10.so"
+expect_grep "verdict +nan-leak" "$tmp/out"
 "$cc" -shared -fPIC -I include -DEXAMPLE_BUG -o "$tmp/bug.so" \
   plugins/example/example_sut.c -lm
 expect_exit 1 "$FIACHECK" run "$tmp/lv.case" --sut "$tmp/bug.so"
