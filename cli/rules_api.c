@@ -17,14 +17,17 @@
  * old interface (003 §功能说明); 000 and 001 document only the four 002
  * layouts and none of 003's extras; 001 takes one key tensor, no sparse
  * mode and returns no softmax_lse; 001 alone lists a second product, the
- * inference card (the product rows are its own). */
-static const char *const absent_features[FIA_API_COUNT][8] = {
-    [FIA_API_ACLNN_V2] = {"product"},
+ * inference card (the product rows are its own); 003 and 004 alone have
+ * the reserved *_dtype parameters. */
+static const char *const absent_features[FIA_API_COUNT][10] = {
+    [FIA_API_ACLNN_V2] = {"product", "reserved"},
     [FIA_API_TORCH_NPU_V2] = {"padding", "prefix", "product"},
     [FIA_API_TORCHAIR_V2] = {"padding", "product"},
-    [FIA_API_MINDSPORE] = {"tnd", "mla", "query_quant", "product"},
+    [FIA_API_MINDSPORE] = {"tnd", "mla", "query_quant", "product",
+                           "reserved"},
     [FIA_API_INCRE_FLASH_ATTENTION] = {"tnd", "mla", "query_quant", "sparse",
-                                       "lse", "prefix", "tensor_list"},
+                                       "lse", "prefix", "tensor_list",
+                                       "reserved"},
 };
 
 typedef struct view {
@@ -77,7 +80,7 @@ static void make_view(const fia_rule *r, fia_api api, view *v)
 {
     memset(v, 0, sizeof *v);
     v->concerns = 1;
-    for (int i = 0; i < 8 && absent_features[api][i]; i++)
+    for (int i = 0; i < 10 && absent_features[api][i]; i++)
         if (strcmp(r->feature, absent_features[api][i]) == 0) {
             char what[64];
             snprintf(what, sizeof what, "feature %s", r->feature);

@@ -230,6 +230,33 @@ int fia_api_from_name(const char *name)
     return -1;
 }
 
+/* In 003's prototype order (004 has the same eleven). */
+static const char *const reserved_names[FIA_RESERVED_COUNT] = {
+    "query_dtype", "key_dtype", "value_dtype", "query_rope_dtype",
+    "key_rope_dtype", "key_shared_prefix_dtype", "value_shared_prefix_dtype",
+    "dequant_scale_query_dtype", "dequant_scale_key_dtype",
+    "dequant_scale_value_dtype", "dequant_scale_key_rope_dtype"};
+
+const char *fia_reserved_name(int i)
+{
+    return i >= 0 && i < FIA_RESERVED_COUNT ? reserved_names[i] : NULL;
+}
+
+int fia_reserved_from_name(const char *name)
+{
+    for (int i = 0; name != NULL && i < FIA_RESERVED_COUNT; i++)
+        if (strcmp(name, reserved_names[i]) == 0)
+            return i;
+    return -1;
+}
+
+/* 1 when interface a has the reserved parameters (003, 004). */
+static int has_reserved(fia_api a)
+{
+    int un = 0;
+    return fia_api_internal(a, reserved_names[0], &un) == NULL && un;
+}
+
 static const char *const product_names[FIA_PRODUCT_COUNT] = {
     [FIA_PRODUCT_ATLAS_A2] = "atlas_a2",
     [FIA_PRODUCT_INFERENCE_CARD] = "atlas_inference_card",
@@ -341,6 +368,11 @@ int fia_case_expressible(const fia_case *c, fia_api a, char *why, size_t n)
         why[0] = '\0';
     if (!valid(a)) {
         snprintf(why, n, "no interface %d", (int)a);
+        return 0;
+    }
+    if (c->reserved_given != 0 && !has_reserved(a)) {
+        snprintf(why, n, "%s (%s) has no reserved *_dtype parameters",
+                 apis[a].name, apis[a].doc);
         return 0;
     }
     if (!fia_api_has_product(a, c->product)) {

@@ -21,6 +21,7 @@ typedef struct parser {
     int line_seed;
     int line_intent, line_threads, line_kernel_level, line_data;
     int line_task_order, line_product;
+    int line_reserved[FIA_RESERVED_COUNT];
     int line_attr[FIA_ATTR_COUNT];
     int line_tensor[FIA_SLOT_COUNT];
     int line_gen[FIA_SLOT_COUNT];      /* .gen or .values */
@@ -461,6 +462,25 @@ static fia_status foreign_name(parser *p, const char *key)
     return FAIL(p, "%s", msg);
 }
 
+/* A reserved `int? *_dtype` (003 / 004): an integer, or null (None). */
+static fia_status parse_reserved(parser *p, int r, const char *key,
+                                 const char *v)
+{
+    if (dup_check(p, &p->line_reserved[r], key) != 0)
+        return p->err->code;
+    if (strcmp(v, "null") == 0) {
+        p->c->reserved_given &= ~(1u << r);
+        return FIA_OK;
+    }
+    int64_t x = 0;
+    int rc = parse_i64(v, &x);
+    if (rc != 0)
+        return int_error(p, key, v, rc);
+    p->c->reserved_given |= 1u << r;
+    p->c->reserved[r] = x;
+    return FIA_OK;
+}
+
 /* `product = NAME`: a product the case's interface documents (the api line
  * is read first, scan_api). */
 static fia_status parse_product(parser *p, const char *key, const char *v)
@@ -588,6 +608,9 @@ static fia_status parse_line(parser *p, char *line)
     int unmodeled = 0;
     const char *in = fia_api_internal(p->c->api, key, &unmodeled);
     if (unmodeled) {
+        int r = fia_reserved_from_name(key);
+        if (r >= 0)
+            return parse_reserved(p, r, key, v);
         if (strcmp(v, "null") == 0)
             return FIA_OK;   /* its default None: the call is unchanged */
         return FAIL(p, "%s (%s): %s is not modeled yet (no counterpart in "

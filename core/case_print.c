@@ -225,6 +225,11 @@ static void build(const fia_case *c, sbuf *b, fia_api api)
         }
     }
 
+    for (int r = 0; r < FIA_RESERVED_COUNT; r++)
+        if (c->reserved_given & (1u << r))
+            sb_printf(b, "%s = %lld\n", fia_reserved_name(r),
+                      (long long)c->reserved[r]);
+
     for (int s = 0; s < FIA_SLOT_COUNT; s++) {
         const fia_tensor_spec *sp = &c->tensors[s];
         const char *sn = vname(api, fia_slot_name((fia_slot)s));
@@ -371,8 +376,11 @@ int fia_case_equal(const fia_case *a, const fia_case *b)
     if (a->seed != b->seed || a->threads != b->threads ||
         a->task_order != b->task_order ||
         a->kernel_level != b->kernel_level || a->live_rows != b->live_rows ||
-        a->product != b->product)
+        a->product != b->product || a->reserved_given != b->reserved_given)
         return 0;
+    for (int r = 0; r < FIA_RESERVED_COUNT; r++)
+        if ((a->reserved_given & (1u << r)) && a->reserved[r] != b->reserved[r])
+            return 0;
     for (int i = 0; i < FIA_ATTR_COUNT; i++)
         if (!fia__attr_equal(&a->attrs, &b->attrs, (fia_attr)i))
             return 0;

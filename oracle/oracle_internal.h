@@ -218,7 +218,7 @@ struct fia_oracle_facts {
     X(tensors) X(layout) X(gqa) X(mask) X(sparse) X(seqlen) X(lse)           \
     X(precise) X(output) X(scale) X(pse) X(int8_quant) X(antiquant)               \
     X(int_inputs) X(int8_out) X(paged) X(padding) X(prefix)               \
-    X(tensor_list) X(mla) X(query_quant) X(tnd) X(sink) X(product)
+    X(tensor_list) X(mla) X(query_quant) X(tnd) X(sink) X(product) X(reserved)
 
 #define ORC_GROUP(g)                                                         \
     extern const fia_rule orc_rules_##g[];                                   \

@@ -334,8 +334,10 @@ static void test_errors(void)
                  "it is softmax_scale");
     expect_error(WITH("api = torch_npu_v2\nquant_scale2.gen = const(1)\n"),
                  "it is quant_scale_out");
-    expect_error(WITH("api = torch_npu_v2\nquery_dtype = 1\n"),
-                 "query_dtype is not modeled yet");
+    /* the reserved *_dtype are read (test_reserved); the reserved tensor
+     * dequant_scale_key_rope stays None-only */
+    expect_error(WITH("api = torch_npu_v2\ndequant_scale_key_rope = fp32 [1]\n"),
+                 "dequant_scale_key_rope is not modeled yet");
     /* out_dtype is read (a catalogue row, NM-017, refuses a given one);
      * only a code, or null */
     expect_error(WITH("api = torchair_v2\nout_dtype = -2\n"),
@@ -485,10 +487,50 @@ static void test_product(void)
     CHECK(strcmp(fia_product_name(FIA_PRODUCT_COUNT), "?") == 0);
 }
 
+/* 003 / 004's reserved *_dtype: an integer or null, printed back, part of
+ * the call, only through those two interfaces. */
+static void test_reserved(void)
+{
+    static const char *t =
+        "api = torch_npu_v2\nquery = fp16 [1,2,4,16]\nkey = fp16 [1,2,4,16]\n"
+        "value = fp16 [1,2,4,16]\nnum_query_heads = 2\ninput_layout = BNSD\n"
+        "key_dtype = -3\ndequant_scale_key_rope_dtype = 9\nquery_dtype = null\n";
+    char *s = round_trip(t, FIA_API_TORCH_NPU_V2);
+    CHECK(s != NULL && strstr(s, "key_dtype = -3\n") &&
+          strstr(s, "dequant_scale_key_rope_dtype = 9\n") &&
+          !strstr(s, "query_dtype"));
+    free(s);
+    fia_case a, b;
+    fia_error err;
+    CHECK(parse_api(t, &a, &err) == 0);
+    CHECK_EQ_INT(a.reserved_given, (1u << 1) | (1u << 10));
+    CHECK(fia_case_copy(&b, &a) == FIA_OK);
+    CHECK(fia_case_equal(&a, &b));
+    b.reserved[1] = 4;
+    CHECK(!fia_case_equal(&a, &b));
+    char da[FIA_CASE_DIGEST_LEN], db[FIA_CASE_DIGEST_LEN];
+    CHECK(fia_case_digest(&a, da) == FIA_OK && fia_case_digest(&b, db) == FIA_OK);
+    CHECK(strcmp(da, db) != 0);
+    char why[256];
+    CHECK(fia_case_set_api(&b, FIA_API_TORCHAIR_V2, why, sizeof why) == FIA_OK);
+    CHECK(fia_case_set_api(&b, FIA_API_ACLNN_V2, why, sizeof why) ==
+          FIA_ERR_BAD_INPUT);
+    CHECK_MSG(strstr(why, "reserved") != NULL, "%s", why);
+    fia_case_free(&a);
+    fia_case_free(&b);
+    expect_error("api = torch_npu_v2\nkey_dtype = int8\n", "key_dtype");
+    expect_error("api = torch_npu_v2\nkey_dtype = 1\nkey_dtype = 2\n",
+                 "duplicate");
+    expect_error("key_dtype = 1\n", "key_dtype");
+    CHECK_EQ_INT(fia_reserved_from_name("value_dtype"), 2);
+    CHECK(fia_reserved_name(FIA_RESERVED_COUNT) == NULL);
+}
+
 int main(void)
 {
     test_names();
     test_product();
+    test_reserved();
     test_translation();
     test_round_trips();
     test_defaults();

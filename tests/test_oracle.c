@@ -31,6 +31,11 @@
     "value = fp16 [2,2,32,64]\n"                                             \
     "num_heads = 2\n"                                                        \
     "input_layout = BNSD\n"
+/* PREFILL written through 003 / 004 (num_query_heads) */
+#define V2_PREFILL(api)                                                      \
+    "api = " api "\nquery = fp16 [1,2,16,64]\nkey = fp16 [1,2,32,64]\n"       \
+    "value = fp16 [1,2,32,64]\nnum_query_heads = 2\n"                     \
+    "num_key_value_heads = 2\ninput_layout = BNSD\n"
 /* 001's interface, on the inference card and on the A2 products */
 #define CARD                                                                 \
     "api = incre_flash_attention\nproduct = atlas_inference_card\n" DECODE
@@ -823,6 +828,12 @@ static const rule_case cases[] = {
     {"NM-015", MLA_D, "learnable_sink = bf16 [32]", MLA_D, ""},
     {"NM-015", Q8_P, "learnable_sink = bf16 [2]", PREFILL,
      "learnable_sink = bf16 [2]"},
+    /* 003 / 004's reserved *_dtype (rules_reserved.c): applies when one
+     * is given, the call accepted as with None */
+    {"RSV-N01", V2_PREFILL("torch_npu_v2"), "query_dtype = 5",
+     V2_PREFILL("torch_npu_v2"), "query_dtype = null"},
+    {"RSV-N01", V2_PREFILL("torchair_v2"),
+     "dequant_scale_key_rope_dtype = -1", V2_PREFILL("torchair_v2"), ""},
     /* 001's inference card (rules_product.c) */
     {"PROD-001", CARD, "query = bf16 [2,2,1,64]\nkey = bf16 [2,2,32,64]\n"
      "value = bf16 [2,2,32,64]", A2_IFA, "query = bf16 [2,2,1,64]\n"

@@ -223,6 +223,16 @@ int fia_product_from_name(const char *name); /* -1 if unknown */
 /* 1 when interface a's document lists product p in its product table. */
 int fia_api_has_product(fia_api a, fia_product p);
 
+/* 003 / 004's reserved parameters (预留参数，暂未使用，使用默认值即可: "reserved,
+ * not used yet, the default will do"): the eleven `int? *_dtype=None` of
+ * their prototypes.  A case through those interfaces may give them a value;
+ * the operator does not read it (the catalogue's RSV-001 says the call is
+ * computed as with None), so nothing past the case model sees them.
+ * dequant_scale_key_rope, a reserved tensor, stays None-only. */
+#define FIA_RESERVED_COUNT 11
+const char *fia_reserved_name(int i);          /* "query_dtype", ...; NULL */
+int fia_reserved_from_name(const char *name);  /* -1 if not one of them */
+
 typedef struct fia_case {
     char name[256];                 /* file name or "<string>" */
     uint64_t seed;                  /* default 0 */
@@ -244,6 +254,8 @@ typedef struct fia_case {
                                        the digest ignore it) */
     fia_product product;            /* the device: part of the call (it
                                        decides the limits) */
+    uint32_t reserved_given;        /* bit i: reserved parameter i given */
+    int64_t reserved[FIA_RESERVED_COUNT]; /* its value when given */
 } fia_case;
 
 

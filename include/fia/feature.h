@@ -43,7 +43,9 @@
     X(TND, "tnd", "the 003 token layouts TND, NTD_TND, TND_NTD, NTD")        \
     X(SINK, "sink", "learnable_sink: a per-head virtual key (004)")          \
     X(PRODUCT, "product", "the device: Atlas A2 / A3, or 001's inference " \
-                          "card with its own dtypes and limits")
+                          "card with its own dtypes and limits")       \
+    X(RESERVED, "reserved", "003 / 004's reserved *_dtype parameters "       \
+                            "(预留参数, not used)")
 
 typedef enum fia_feature {
 #define FIA_FEATURE_ENUM(id, name, what) FIA_FEATURE_##id,

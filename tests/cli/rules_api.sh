@@ -19,11 +19,16 @@ if grep -Eq '^SPARSE-001 ' "$tmp/out"; then bad "--present shows SPARSE-001"; el
 expect_grep '^GQA-002 .* yes ' "$tmp/out"
 
 # aclnn_v2 has every parameter; it lacks only 001's second product (the
-# inference card's rows); the JSON carries the view
+# inference card's rows) and 003 / 004's reserved *_dtype; the JSON
+# carries the view
 expect_exit 0 "$FIACHECK" rules --api aclnn_v2 --json
-if grep '"concerns":false' "$tmp/out" | grep -vq '"absent":\["feature product"\]'; then
+if grep '"concerns":false' "$tmp/out" |
+   grep -Evq '"absent":\["feature (product|reserved)"\]'; then
   bad "aclnn_v2 lacks something besides the product"; else ok; fi
 expect_grep '"id":"PROD-006".*"api":"aclnn_v2","concerns":false' "$tmp/out"
+expect_grep '"id":"RSV-N01".*"api":"aclnn_v2","concerns":false' "$tmp/out"
+expect_exit 0 "$FIACHECK" rules --api torch_npu_v2 --present
+expect_grep "^RSV-N01 .* yes " "$tmp/out"
 expect_exit 0 "$FIACHECK" rules --api incre_flash_attention --present
 expect_grep '^PROD-006 .* yes ' "$tmp/out"
 expect_exit 0 "$FIACHECK" rules --api torchair_v2 --json
