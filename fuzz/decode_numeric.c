@@ -218,8 +218,17 @@ static fia_status transform_of(fdp *f, fia_case *c, int pick, int to,
     const int pad = fdp_rare(f, 20);
     /* a live-rows case's data follows its layout's offsets: a transform
      * would give the second form other data (and copy GiB) */
-    /* an MLA base (fzn_mla: paged, zero ropes) has its own relation */
+    /* an MLA base (fzn_mla: paged, zero ropes) has its own relations:
+     * zero ropes against the call without them, or (a byte after the
+     * pad's: a zero keeps stored seeds on zero-rope) its heads reversed
+     * with ropes made non-zero in both forms */
     if (fz_mla_zero_rope_applies(c)) {
+        if (fdp_rare(f, 40) && fz_mla_heads_rev_applies(c)) {
+            fb_gen(c, FIA_SLOT_QUERY_ROPE, FIA_GEN_UNIFORM, -1.0, 1.0);
+            fb_gen(c, FIA_SLOT_KEY_ROPE, FIA_GEN_UNIFORM, -1.0, 1.0);
+            snprintf(transform, tlen, "mla-heads-rev");
+            return st;
+        }
         snprintf(transform, tlen, "mla-zero-rope");
         return st;
     }

@@ -289,6 +289,12 @@ fia_status fz_meta_antiquant(const fia_case *, const fz_geom *, const char *,
  * another interface's names and read back ---- */
 /* meta_mla.c: an MLA base with const(0) ropes (fzn_mla under the
  * metamorphic target) and its relation to the call without them. */
+/* mla-heads-rev: an MLA call of BSH / BSND / BNSD whose heads the
+ * transform reverses (query and query_rope, rope D FZ_MLA_ROPE_D). */
+#define FZ_MLA_ROPE_D 64
+int fz_mla_heads_rev_applies(const fia_case *c);
+fia_status fz_meta_mla_heads_rev(const fia_case *, const fz_geom *,
+                                 const char *, fia_case *, fia_error *);
 int fz_mla_zero_rope_applies(const fia_case *c);
 fia_status fz_meta_mla_zero_rope(const fia_case *, const fz_geom *,
                                  const char *, fia_case *, fia_error *);

@@ -11,7 +11,9 @@
  * 256 / 257 and 65536 / 65537), except on a strict input, which moves
  * only a call the card takes.
  * fuzz_numeric: a valid case the card takes (fp16 query, fp16 / int8
- * value, no pse, no output quantization), so fast/ computes it there too.
+ * value, no pse, no output quantization) that 001 expresses as it is (no
+ * stripping: dropping a scale could break it), so fast/ computes it there
+ * too.
  * Appended last in both lists (fuzz/gen.h: the order is the seeds'
  * format).  Fragment contract: fuzz/gen.h. */
 #include "fuzz/gen.h"
@@ -70,11 +72,12 @@ static void strip_for_001(fia_case *c)
     fb_lse_flag(c, d.softmax_lse_flag);
 }
 
-/* Moves the case to 001 and the card; 0 when 001 cannot express it even
- * stripped. */
-static int to_card(fia_case *c)
+/* Moves the case to 001 and the card (stripped first when strip); 0 when
+ * 001 cannot express it. */
+static int to_card(fia_case *c, int strip)
 {
-    strip_for_001(c);
+    if (strip)
+        strip_for_001(c);
     if (fia_case_set_api(c, FIA_API_INCRE_FLASH_ATTENTION, NULL, 0) != FIA_OK)
         return 0;
     c->product = FIA_PRODUCT_INFERENCE_CARD;
@@ -89,7 +92,7 @@ void fzp_product(fz_gen *g)
      * what 001 lacks leaves a decode call as valid as it was, mostly) */
     if (g->strict && (!g->qs1 || !card_takes(g->c)))
         return;
-    to_card(g->c);
+    to_card(g->c, 1);
 }
 
 /* fuzz_numeric's geometry within the card's limits (the reach plans go
@@ -105,5 +108,5 @@ void fzn_product(fz_gen *g)
      * reads the bytes after the case */
     if (g->meta || !fdp_rare(g->f, 6) || !card_takes(g->c) || !within_card(g))
         return;
-    to_card(g->c);
+    to_card(g->c, 0); /* a valid case 001 can express as it is, or none */
 }

@@ -41,6 +41,7 @@ static const struct {
     {"antiquant=", fz_meta_antiquant},
     {"api=", fz_meta_api},
     {"mla-zero-rope", fz_meta_mla_zero_rope},
+    {"mla-heads-rev", fz_meta_mla_heads_rev},
 };
 
 /* The base's canonical geometry: the four layouts' (fz_geom_of); an MLA
@@ -52,10 +53,13 @@ static int base_geometry(const fia_case *c, const char *transform,
 {
     if (fz_geom_of(c, g) == 0)
         return 0;
-    return strcmp(transform, "mla-zero-rope") == 0 &&
-                   fz_mla_zero_rope_applies(c) && fz_geom_of_call(c, g) == 0
-               ? 0
-               : -1;
+    if (strcmp(transform, "mla-zero-rope") == 0)
+        return fz_mla_zero_rope_applies(c) && fz_geom_of_call(c, g) == 0
+                   ? 0 : -1;
+    if (strcmp(transform, "mla-heads-rev") == 0)
+        return fz_mla_heads_rev_applies(c) && fz_geom_of_call(c, g) == 0
+                   ? 0 : -1;
+    return -1;
 }
 
 fia_status fuzz_meta_transform(const fia_case *c, const char *transform,
@@ -109,11 +113,13 @@ static void form_free(form_out *o)
 }
 
 /* Runs one form through fast/ (both phases), its outputs read in the
- * canonical order of geometry canon (the first form's).  Its status:
+ * canonical order of geometry canon (the first form's), its heads in
+ * reverse order when heads_rev (mla-heads-rev's second form).  Its status:
  * fast/'s, with fastLastError() as the message, or the failure to make
  * the form's data or read its outputs. */
 static fia_status run_form(const fia_case *c, const fz_geom *canon,
-                           fia_profile p, form_out *o, fia_error *err)
+                           int heads_rev, fia_profile p, form_out *o,
+                           fia_error *err)
 {
     fia_case_data d;
     fz_geom f, geom, *g = &geom; /* the form's; the loops' (canonical) */
@@ -147,7 +153,8 @@ static fia_status run_form(const fia_case *c, const fz_geom *canon,
                 for (int64_t i = 0; i < g->Q_S; i++)
                     for (int64_t k = 0; k < g->D; k++) {
                         int64_t ci = ((b * g->N + h) * g->Q_S + i) * g->D + k;
-                        int64_t at = fz_out_index(c, &f, b, h, i, k);
+                        int64_t at = fz_out_index(
+                            c, &f, b, heads_rev ? g->N - 1 - h : h, i, k);
                         double x = at < 0 ? 0.0 /* no such row: unspecified */
                                           : fia_load_as_double(ot->dtype,
                                                                ot->data, at);
@@ -166,7 +173,8 @@ static fia_status run_form(const fia_case *c, const fz_geom *canon,
                 for (int64_t h = 0; h < g->N; h++)
                     for (int64_t i = 0; i < g->Q_S; i++) {
                         int64_t ci = (b * g->N + h) * g->Q_S + i;
-                        int64_t at = fz_lse_index(c, &f, b, h, i);
+                        int64_t at = fz_lse_index(
+                            c, &f, b, heads_rev ? g->N - 1 - h : h, i);
                         double x = at < 0 ? 0.0 : fia_load_as_double(
                                                        FIA_DT_FP32, lt->data, at);
                         fia_store_from_double(FIA_DT_FP32, o->lse.data, ci, x);
@@ -421,8 +429,10 @@ void fuzz_meta_check(const fia_case *c, const char *transform,
     r->applicable = 1;
     form_out fa, fb;
     fia_error ea, eb;
-    fia_status sa = run_form(c, &g, profile, &fa, &ea);
-    fia_status sb = run_form(&c2, &g, profile, &fb, &eb);
+    /* mla-heads-rev: the second form's head h is the first's N - 1 - h */
+    const int rev = strcmp(transform, "mla-heads-rev") == 0;
+    fia_status sa = run_form(c, &g, 0, profile, &fa, &ea);
+    fia_status sb = run_form(&c2, &g, rev, profile, &fb, &eb);
     snprintf(r->kind, sizeof r->kind, "metamorphic");
     fuzz_meta_signature(c, transform, NULL, NULL, r->signature,
                         sizeof r->signature);

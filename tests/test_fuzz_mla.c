@@ -182,10 +182,71 @@ static void test_meta_zero_rope(void)
     CHECK_EQ_INT(findings, 0);
 }
 
+/* fuzz_metamorphic: now and then an MLA base takes mla-heads-rev (ropes
+ * made non-zero): the transform reverses the query's and query_rope's
+ * heads (checked on the data), and the relation holds on fast/ (head h of
+ * the second form is head N - 1 - h of the first) for some bases, none a
+ * finding. */
+static void test_meta_heads_rev(void)
+{
+    fuzz_rng r = {2631};
+    static uint8_t buf[4096];
+    int n = 0, applied = 0, findings = 0, reversed = 0;
+    for (int it = 0; it < 40000 && applied < 6; it++) {
+        size_t len = ftl_random_input(&r, buf, 64, sizeof buf);
+        fia_case c;
+        char tr[64];
+        if (fuzz_decode_metamorphic(buf, len, &c, tr, sizeof tr) != FIA_OK ||
+            strcmp(tr, "mla-heads-rev") != 0) {
+            fia_case_free(&c);
+            continue;
+        }
+        n++;
+        CHECK(is_mla(&c) && fz_mla_heads_rev_applies(&c));
+        CHECK(c.tensors[FIA_SLOT_QUERY_ROPE].gen.kind != FIA_GEN_CONST);
+        fia_case c2;
+        fz_geom g;
+        if (n <= 3 && fz_geom_of_call(&c, &g) == 0 &&
+            fuzz_meta_transform(&c, tr, &c2, NULL) == FIA_OK) {
+            double *a = NULL, *b = NULL;
+            int64_t na = 0, nb = 0;
+            if (fz_slot_data(&c, FIA_SLOT_QUERY_ROPE, &a, &na, NULL) == FIA_OK &&
+                fz_slot_data(&c2, FIA_SLOT_QUERY_ROPE, &b, &nb, NULL) == FIA_OK &&
+                na == nb) {
+                int same = 1;
+                for (int64_t h = 0; h < g.N; h++)
+                    for (int64_t d = 0; d < FZ_MLA_ROPE_D; d++)
+                        same &= a[fz_index(g.layout, g.B, g.N, g.Q_S,
+                                           FZ_MLA_ROPE_D, 0, h, 0, d)] ==
+                                b[fz_index(g.layout, g.B, g.N, g.Q_S,
+                                           FZ_MLA_ROPE_D, 0, g.N - 1 - h, 0,
+                                           d)];
+                reversed += same;
+            }
+            free(a);
+            free(b);
+            fia_case_free(&c2);
+        }
+        fuzz_meta_result m;
+        fuzz_meta_check(&c, tr, FIA_PROFILE_DOC, &m);
+        applied += m.applicable;
+        if (m.finding && findings++ < 2)
+            fprintf(stderr, "mla-heads-rev finding: %s: %s\n", m.signature,
+                    m.message);
+        fia_case_free(&c);
+    }
+    fprintf(stderr, "metamorphic: %d MLA bases reversed, %d related\n", n,
+            applied);
+    CHECK(reversed >= 1);
+    CHECK(applied >= 3);
+    CHECK_EQ_INT(findings, 0);
+}
+
 int main(void)
 {
     test_numeric();
     test_meta_zero_rope();
+    test_meta_heads_rev();
     test_params();
     return check_summary();
 }

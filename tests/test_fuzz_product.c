@@ -3,7 +3,7 @@
  * PROD rule fires on some generated call, as the only rule for some (a
  * campaign can tell it apart), and some card calls are accepted; strict
  * inputs and fuzz_numeric move only calls the card takes (no PROD rule
- * fires on a numeric case).  The cases are read back and judged by the
+ * fires on a numeric case, and every one is accepted).  The cases are read back and judged by the
  * rules, not run. */
 #include <stdlib.h>
 #include <string.h>
@@ -83,8 +83,8 @@ static void test_numeric(void)
 {
     fuzz_rng r = {3302};
     static uint8_t buf[2048];
-    int n = 0, bad = 0;
-    for (int it = 0; it < 20000; it++) {
+    int n = 0, bad = 0, refused = 0;
+    for (int it = 0; it < 40000; it++) {
         size_t len = ftl_random_input(&r, buf, 64, sizeof buf);
         fia_case c;
         if (fuzz_decode_numeric(buf, len, &c) != FIA_OK ||
@@ -95,15 +95,18 @@ static void test_numeric(void)
         n++;
         fia_oracle_verdict v;
         fia_error err;
-        if (fia_oracle_evaluate(&c, FIA_PROFILE_DOC, &v, &err) == FIA_OK)
+        if (fia_oracle_evaluate(&c, FIA_PROFILE_DOC, &v, &err) == FIA_OK) {
             for (int i = 0; i < v.n_fired; i++)
                 bad += prod_index(v.fired[i]) >= 0;
+            refused += !v.accept && !v.not_modeled;
+        }
         fia_case_free(&c);
     }
     fprintf(stderr, "numeric: %d cases on the card, %d PROD rules fired\n",
             n, bad);
     CHECK(n >= 100);
     CHECK_EQ_INT(bad, 0);
+    CHECK_EQ_INT(refused, 0);
 }
 
 int main(void)
