@@ -18,6 +18,13 @@
  * of a column, an exclusion: lse, pse, int8 key/value, output scale; an
  * NBSD output at Q_S 1 or 17 or of the query's shape; an NZ cache with
  * BNSD, of block_size 16, of tiles of 32).
+ * Full quantization (003 D = 512 "支持全量化场景", fq): now and then the
+ * batched D = 512 call in int8 (query, key, value) with bf16 ropes and
+ * output, dequant_scale_query of the query's shape without D, per-tensor
+ * key/value scales [1], query_quant_mode 3, the int8 NZ cache in tiles of
+ * 32; fuzz_params breaks each of its rules now and then (a scale missing,
+ * of bf16 or of another shape, query_quant_mode 0, key/value mode 1, an
+ * offset, an fp16 output, bf16's NZ tiles of 16, a token layout).
  * fuzz_numeric: now and then a valid one with generated data (ropes now
  * and then large, so that their term decides the scores, or zero), small
  * enough for the reference, long enough now and then for fast/'s key
@@ -46,6 +53,8 @@ typedef struct mla_spec {
     int64_t sparse;
     int mask;
     int lse, pse, int8kv, post;
+    int fq;                   /* full quantization (int8 query) */
+    int fq_break;             /* which of its rules to break, 0: none */
 } mla_spec;
 
 static int64_t max_of(const int64_t *v, int64_t n)
@@ -99,6 +108,46 @@ static fia_status cache(fia_case *c, fia_slot s, fia_dtype dt, int rank4,
     return fb_tensor(c, s, dt, 3, sh);
 }
 
+/* Full quantization's scales and modes; m->fq_break 1..8 breaks one rule:
+ * 1 query_quant_mode 0 (QQ-002), 2 dequant_scale_query (B, N, S) or (B, S,
+ * N) swapped (QQ-003), 3 no dequant_scale_value (MLA-052), 4 a bf16 key
+ * scale (MLA-053), 5 key/value mode 1 (MLA-054), 6 a key scale [1, 1]
+ * (MLA-055), 7 an fp16 output (MLA-051), 8 a key offset (MLA-X03), 9
+ * bf16 key and value (MLA-050: mla_build). */
+static void fq_build(fz_gen *g, const mla_spec *m)
+{
+    fia_case *c = g->c;
+    const int bnsd = strncmp(m->layout, "BNSD", 4) == 0;
+    int64_t qsh[3] = {m->B, bnsd ? m->N : m->Q_S, bnsd ? m->Q_S : m->N};
+    if (m->fq_break == 2) {
+        const int64_t t = qsh[1];
+        qsh[1] = qsh[2], qsh[2] = t;
+    }
+    int64_t one[2] = {1, 1};
+    if (m->tnd) { /* TND-X05's: a shape of its own */
+        int64_t tsh[3] = {m->q_len[0], m->N, 1};
+        fz_note(g, fb_tensor(c, FIA_SLOT_DEQUANT_SCALE_QUERY, FIA_DT_FP32, 3,
+                             tsh));
+    } else {
+        fz_note(g, fb_tensor(c, FIA_SLOT_DEQUANT_SCALE_QUERY, FIA_DT_FP32, 3,
+                             qsh));
+    }
+    fz_note(g, fb_tensor(c, FIA_SLOT_KEY_ANTIQUANT_SCALE,
+                         m->fq_break == 4 ? FIA_DT_BF16 : FIA_DT_FP32,
+                         m->fq_break == 6 ? 2 : 1, one));
+    if (m->fq_break != 3)
+        fz_note(g, fb_tensor(c, FIA_SLOT_VALUE_ANTIQUANT_SCALE, FIA_DT_FP32,
+                             1, one));
+    if (m->fq_break == 8)
+        fz_note(g, fb_tensor(c, FIA_SLOT_KEY_ANTIQUANT_OFFSET, FIA_DT_FP32, 1,
+                             one));
+    fb_attr(c, FIA_ATTR_QUERY_QUANT_MODE, m->fq_break == 1 ? 0 : 3);
+    if (m->fq_break == 5) {
+        fb_attr(c, FIA_ATTR_KEY_ANTIQUANT_MODE, 1);
+        fb_attr(c, FIA_ATTR_VALUE_ANTIQUANT_MODE, 1);
+    }
+}
+
 /* The whole call of the spec into g->c (its run lines and seed kept). */
 static void mla_build(fz_gen *g, const mla_spec *m)
 {
@@ -118,22 +167,24 @@ static void mla_build(fz_gen *g, const mla_spec *m)
     int64_t cq[MLA_MAX_B], ckv[MLA_MAX_B], T = 0, T_kv = 0;
     for (int64_t b = 0; b < B; b++)
         cq[b] = T += m->q_len[b], ckv[b] = T_kv += m->kv_len[b];
-    /* query and query_rope */
+    /* query and query_rope (full quantization: an int8 query) */
+    const fia_dtype qdt = m->fq ? FIA_DT_INT8 : m->dt;
     if (m->tnd) {
-        fz_note(g, tokens(c, FIA_SLOT_QUERY, m->dt, m->ntd, T, m->N, m->D));
+        fz_note(g, tokens(c, FIA_SLOT_QUERY, qdt, m->ntd, T, m->N, m->D));
         if (m->qrope)
             fz_note(g, tokens(c, FIA_SLOT_QUERY_ROPE, m->qr_dt, m->ntd, T,
                               m->N, m->Dq_r));
         fz_note(g, fb_array(c, FIA_ARR_ACTUAL_SEQ_LENGTHS, B, cq));
     } else {
-        fz_note(g, batched(c, FIA_SLOT_QUERY, m->dt, m->layout, B, m->N,
+        fz_note(g, batched(c, FIA_SLOT_QUERY, qdt, m->layout, B, m->N,
                            m->Q_S, m->D));
         if (m->qrope)
             fz_note(g, batched(c, FIA_SLOT_QUERY_ROPE, m->qr_dt, m->layout, B,
                                m->N, m->Q_S, m->Dq_r));
     }
     /* key, value, key_rope: a cache, tokens or batched */
-    const fia_dtype kdt = m->int8kv ? FIA_DT_INT8 : m->dt;
+    const fia_dtype kdt = (m->int8kv || m->fq) && m->fq_break != 9
+                              ? FIA_DT_INT8 : m->dt;
     if (m->bs > 0) {
         int64_t nb = 0, most = 0;
         for (int64_t b = 0; b < B; b++) {
@@ -176,10 +227,21 @@ static void mla_build(fz_gen *g, const mla_spec *m)
                                m->KV_N, S, m->Dk_r));
         fz_note(g, fb_array(c, FIA_ARR_ACTUAL_SEQ_LENGTHS_KV, B, m->kv_len));
     }
+    /* full quantization outputs bf16 (the case model derives int8 from an
+     * int8 query): attention_out always written */
+    const fia_dtype odt = !m->fq ? m->dt
+                          : m->fq_break == 7 ? FIA_DT_FP16 : FIA_DT_BF16;
     if (m->nbsd && !m->out_plain) { /* (N, B, Q_S, D) */
         int64_t osh[4] = {m->N, B, m->Q_S, m->Dv};
-        fz_note(g, fb_tensor(c, FIA_SLOT_ATTENTION_OUT, m->dt, 4, osh));
+        fz_note(g, fb_tensor(c, FIA_SLOT_ATTENTION_OUT, odt, 4, osh));
+    } else if (m->fq && m->tnd) {
+        fz_note(g, tokens(c, FIA_SLOT_ATTENTION_OUT, odt, 0, T, m->N, m->Dv));
+    } else if (m->fq) {
+        fz_note(g, batched(c, FIA_SLOT_ATTENTION_OUT, odt, m->layout, B,
+                           m->N, m->Q_S, m->Dv));
     }
+    if (m->fq)
+        fq_build(g, m);
     if (m->mask) {
         int64_t msh[2] = {2048, 2048};
         fz_note(g, fb_tensor(c, FIA_SLOT_ATTEN_MASK, FIA_DT_BOOL, 2, msh));
@@ -234,7 +296,8 @@ static void nbsd_nz(fz_gen *g, mla_spec *m, int li)
     m->nz = m->bs == 128 && li != 2 && fdp_rare(f, 30);
     if (m->bs > 0 && fz_odd(g, 3))
         m->nz = 1;
-    m->tile = fz_odd(g, 3) ? 32 : 16;
+    /* full quantization: int8's tiles of 32 (16 a break) */
+    m->tile = (fz_odd(g, 3) ? 32 : 16) ^ (m->fq ? 48 : 0);
     m->cache4d = m->cache4d && !m->nz;
 }
 
@@ -251,6 +314,14 @@ static void spec512(fz_gen *g, mla_spec *m, int64_t max_kv)
     m->ntd = li == 6;
     m->d512 = 1;
     m->dt = fdp_chance(f, 60) ? FIA_DT_BF16 : FIA_DT_FP16;
+    /* full quantization: the batched layouts (a token layout refuses it,
+     * TND-X05); not the metamorphic base (no valid call without rope) */
+    m->fq = !g->meta && (!m->tnd || fz_odd(g, 20)) && fdp_rare(f, 35);
+    if (m->fq) {
+        m->dt = FIA_DT_BF16;
+        if (fz_odd(g, 30))
+            m->fq_break = (int)fdp_range(f, 1, 9);
+    }
     static const int64_t heads[] = {32, 64, 128, 16, 48};
     static const int hw[] = {70, 15, 10, 3, 2};
     m->N = heads[fz_wpick(g, hw, FZ_ARRLEN(hw), 3)];
@@ -330,7 +401,7 @@ static void spec128(fz_gen *g, mla_spec *m)
 /* The dtypes and presence of the ropes, the exclusions (params' breaks). */
 static void spec_common(fz_gen *g, mla_spec *m)
 {
-    m->qr_dt = m->kr_dt = m->dt;
+    m->qr_dt = m->kr_dt = m->dt; /* full quantization: bf16 (m->dt) */
     m->qrope = m->krope = 1;
     if (fz_odd(g, 2))
         *(fdp_bool(g->f) ? &m->qrope : &m->krope) = 0;
@@ -430,12 +501,26 @@ void fzn_mla(fz_gen *g)
     g->strict = strict;
     mla_build(g, &m);
     /* data: the scores' scale from the dims, the ropes now and then
-     * large (their term decides) or zero */
+     * large (their term decides) or zero; full quantization: int8 over
+     * its range, positive scales of moderate dequantized values (q ~ 127 /
+     * 64 .. 127 / 8, k and v ~ 1 .. 8: the scores stay moderate) */
     fia_case *c = g->c;
     const double sd = fdp_chance(f, 20) ? 4.0 : 1.0;
-    fb_gen(c, FIA_SLOT_QUERY, FIA_GEN_NORMAL, 0.0, sd);
-    fb_gen(c, FIA_SLOT_KEY, FIA_GEN_NORMAL, 0.0, 1.0);
-    fb_gen(c, FIA_SLOT_VALUE, FIA_GEN_UNIFORM, -2.0, 2.0);
+    if (m.fq) {
+        fb_gen(c, FIA_SLOT_QUERY, FIA_GEN_UNIFORM, -127.0, 127.0);
+        fb_gen(c, FIA_SLOT_KEY, FIA_GEN_UNIFORM, -127.0, 127.0);
+        fb_gen(c, FIA_SLOT_VALUE, FIA_GEN_UNIFORM, -127.0, 127.0);
+        fb_gen(c, FIA_SLOT_DEQUANT_SCALE_QUERY, FIA_GEN_UNIFORM, 1.0 / 64,
+               1.0 / 8);
+        fb_gen(c, FIA_SLOT_KEY_ANTIQUANT_SCALE, FIA_GEN_UNIFORM, 1.0 / 127,
+               1.0 / 16);
+        fb_gen(c, FIA_SLOT_VALUE_ANTIQUANT_SCALE, FIA_GEN_UNIFORM, 1.0 / 127,
+               1.0 / 16);
+    } else {
+        fb_gen(c, FIA_SLOT_QUERY, FIA_GEN_NORMAL, 0.0, sd);
+        fb_gen(c, FIA_SLOT_KEY, FIA_GEN_NORMAL, 0.0, 1.0);
+        fb_gen(c, FIA_SLOT_VALUE, FIA_GEN_UNIFORM, -2.0, 2.0);
+    }
     static const double rope_sd[] = {1.0, 8.0, 0.0};
     /* the metamorphic target's base: zero ropes (meta_mla.c) */
     const int pick = fdp_pick(f, 3);

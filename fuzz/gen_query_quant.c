@@ -1,6 +1,8 @@
-/* 003 query quantization in a generated case (not modeled yet):
- * fuzz_params sets query_quant_mode now and then.  Fragment contract:
- * fuzz/gen.h. */
+/* 003 query quantization in a generated case: fuzz_params sets
+ * query_quant_mode 0..3 now and then (1 and 2 break QQ-001; 3 outside MLA
+ * full quantization is NM-011's).  The scene that takes it, MLA's full
+ * quantization with dequant_scale_query, is gen_mla.c's (it builds the
+ * call whole).  Fragment contract: fuzz/gen.h. */
 #include "fuzz/gen.h"
 
 void fzp_query_quant(fz_gen *g)

@@ -5,6 +5,10 @@
  * A rank-5 key cache is the NZ format of 003's D = 512 list ("输入参数key和
  * value的格式为[blockNum, N, D/16, blockSize, 16]"; RELEASED "NZ-format
  * paged KV cache"): each block stored as D/16 tiles of (block_size, 16).
+ * Full quantization (003 D = 512 list, "支持全量化场景") is the D = 512
+ * scene with an int8 query: its int8 NZ cache is [blockNum, KV_N, D/32,
+ * block_size, 32] (D/32 tiles of 32), its key_rope NZ stays bf16's
+ * [blockNum, KV_N, 64/16, block_size, 16].
  * Runs after the layout, the paged cache and the token layouts, whose D it
  * reads. */
 #include "oracle_internal.h"
@@ -16,6 +20,8 @@ void orc_facts_mla(const fia_case *c, fia_oracle_facts *f)
     f->mla512 = f->rope && f->q_d_ok && f->D == 512;
     f->mla128 = f->rope && f->q_d_ok && f->D == 128;
     f->nz = f->paged && f->cache_rank == 5;
+    f->mla_fq = f->mla512 && f->given[FIA_SLOT_QUERY] &&
+                f->t[FIA_SLOT_QUERY]->dtype == FIA_DT_INT8;
 }
 
 /* Heads folded into the last dim: BSH's H, a rank-3 cache's KV_N*D. */

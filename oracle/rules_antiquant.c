@@ -348,10 +348,13 @@ ORC_PRED(token_s, f->aq_scene && f->k_rank_ok && token_s(f) >= 0,
          token_s_bad(f))
 ORC_PRED(int4_out8, f->aq_int4, out_dt(f) == FIA_DT_INT8)
 ORC_PRED(no_scale, f->aq_scene, !any_scale(f))
-ORC_PRED(all_int8_decode, decode(f),
+/* MLA's full quantization documents Q_S 1..16 (MLA-050) */
+ORC_PRED(all_int8_decode, decode(f) && !f->mla_fq,
          int8_of(f, FIA_SLOT_QUERY) && int8_of(f, FIA_SLOT_KEY) &&
              int8_of(f, FIA_SLOT_VALUE))
-ORC_PRED(ratio, f->aq_scene || int8_of(f, FIA_SLOT_QUERY), ratio_over_64(f))
+/* MLA D = 512 documents 128 heads over one (as GQA-003) */
+ORC_PRED(ratio, (f->aq_scene || int8_of(f, FIA_SLOT_QUERY)) && !f->mla512,
+         ratio_over_64(f))
 /* Normalizations. */
 ORC_PRED(sep_wins, f->aq_scene && f->aq_sep,
          f->given[FIA_SLOT_ANTIQUANT_SCALE] ||
@@ -368,7 +371,7 @@ static int nm_undocumented(const fia_oracle_facts *f)
     const fia_case *c = f->c;
     /* outside the scene: fp16/bf16 key/value, or full int8 (an int8
      * query; int8_quant.md) */
-    if (!f->aq_scene &&
+    if (!f->aq_scene && !f->mla_fq && /* MLA's scales: rules_mla.c */
         (orc_antiquant_given(f) || c->attrs.antiquant_mode != 0 ||
          c->attrs.key_antiquant_mode != 0 ||
          c->attrs.value_antiquant_mode != 0))
@@ -517,14 +520,19 @@ const fia_rule orc_rules_antiquant[] = {
      ORC_FN(no_scale)},
     {"ANTI-027", "antiquant", FIA_RULE_REJECT, ORC_SEM,
      C002_EQ1 " (query，key，value输入); " C003_EQ1 "; " C001_CONSTR,
-     "Q_S = 1: query, key and value all int8 is not supported", NULL,
+     "Q_S = 1: query, key and value all int8 is not supported (but MLA D = "
+     "512 full quantization)",
+     "003's MLA D = 512 list allows full quantization at Q_S 1..16: that "
+     "scene is exempt (its rules MLA-05x, QQ-*)",
      ORC_FN(all_int8_decode)},
     {"ANTI-028", "antiquant", FIA_RULE_REJECT, ORC_SEM,
      C002_P("numKeyValueHeads") "; " CREL("Silent normalisations"),
      "on a quantized path (int8/int4 key/value, or an int8 query) "
      "num_heads / num_key_value_heads is at most 64 in both profiles "
-     "(GQA-003's cann acceptance is for the non-quantized path)",
-     NULL, ORC_FN(ratio)},
+     "(GQA-003's cann acceptance is for the non-quantized path; not MLA D = "
+     "512, MLA-011)",
+     "003's MLA D = 512 list documents 128 heads over one, full "
+     "quantization included", ORC_FN(ratio)},
     {"ANTI-N01", "antiquant", FIA_RULE_NORMALIZE, ORC_NORM,
      C_SEP_GT1 "; " C_SEP_EQ1 "; " C003_CONSTR,
      "separate scales given: antiquant_scale, antiquant_offset and "

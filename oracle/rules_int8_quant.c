@@ -8,10 +8,13 @@
 
 #define C_Q8IO C002_CONSTR " (int8量化相关入参)"
 
+/* 002's int8 query.  MLA's full quantization (an int8 query with rope, D
+ * = 512: facts_mla.c) has rules of its own (MLA-050..055, MLA-X03, QQ-*):
+ * bf16 output and 003's scales, none of 002's. */
 static int q_int8(const fia_oracle_facts *f)
 {
     return f->given[FIA_SLOT_QUERY] &&
-           f->t[FIA_SLOT_QUERY]->dtype == FIA_DT_INT8;
+           f->t[FIA_SLOT_QUERY]->dtype == FIA_DT_INT8 && !f->mla_fq;
 }
 
 static int out_is(const fia_oracle_facts *f, fia_dtype dt)
@@ -83,7 +86,8 @@ const fia_rule orc_rules_int8_quant[] = {
     {"Q8-003", "int8_quant", FIA_RULE_REJECT, ORC_SEM, C_Q8IO,
      "int8 query: attention_out is fp16 or int8",
      "002 documents only the two scenes; 003's MLA full quantization "
-     "outputs bf16 (issue of the MLA feature)",
+     "outputs bf16 (its own rule MLA-051: the Q8 rows leave that scene "
+     "alone)",
      ORC_FN(int8_out_dt)},
     {"Q8-004", "int8_quant", FIA_RULE_REJECT, ORC_SEM, C_Q8IO,
      "int8 query: key and value are int8 too",

@@ -18,12 +18,25 @@
  * [blockNum, KV_N, 64/16, block_size, 16]) is D = 512's too, fp16 / bf16,
  * with block_size 128 and not with a BNSD query.
  *
- * Not modeled: MLA full quantization (int8 query/key/value with bf16
- * ropes, dequant_scale_query; its NZ cache of D/32 tiles of 32 with it). */
+ * Full quantization (003 D = 512 list, "支持全量化场景"; facts_mla.c's
+ * mla_fq, D = 512 with an int8 query): key and value int8, the ropes bf16
+ * (overriding "query_rope的数据类型与query一致"), attention_out bf16,
+ * dequant_scale_query / dequant_scale_key / dequant_scale_value all given
+ * and fp32, key/value per-tensor (key_quant_mode = value_quant_mode = 0;
+ * the released code's scale shape [1]), no output quantization and no
+ * key/value offsets; its int8 NZ cache is [blockNum, KV_N, D/32,
+ * block_size, 32].  The query's own rules (query_quant_mode 3, the scale's
+ * shape) are rules_query_quant.c's.  003 names dequant_scale_key / _value
+ * as the separate antiquant set's slots (key_antiquant_scale / ...,
+ * docs/case-format.md): in this scene they are the per-tensor dequant
+ * scales of int8 key and value, not antiquantization (MLA-X01 does not
+ * count them).  What no document gives a meaning, 002's full-quantization
+ * scales beside them, is refused last as not modeled (NM-010). */
 #include "oracle_internal.h"
 
 #define C003_MLA C003_CONSTR " > MLA (query_rope、key_rope)"
 #define C003_MLA512 C003_MLA " > query的D等于512"
+#define C003_FQ C003_MLA512 " > 支持全量化场景"
 #define C003_MLA128 C003_MLA " > query的D等于128"
 #define C003_TND512 C003_CONSTR " > TND、TND_NTD、NTD_TND场景下的综合限制 > " \
                     "query的D等于512"
@@ -39,12 +52,16 @@ static int int8_query(const fia_oracle_facts *f)
     return q && q->dtype == FIA_DT_INT8;
 }
 
-/* The float path: the ropes take the query's / the key's dtype. */
+/* The float path: the ropes take the query's / the key's dtype; full
+ * quantization (an int8 query): both bf16. */
 static int rope_dtypes_bad(const fia_oracle_facts *f)
 {
     const fia_tensor *q = f->t[FIA_SLOT_QUERY], *k = f->t[FIA_SLOT_KEY];
-    return f->t[FIA_SLOT_QUERY_ROPE]->dtype != q->dtype ||
-           f->t[FIA_SLOT_KEY_ROPE]->dtype != k->dtype;
+    const fia_dtype qr = f->t[FIA_SLOT_QUERY_ROPE]->dtype,
+                    kr = f->t[FIA_SLOT_KEY_ROPE]->dtype;
+    if (int8_query(f))
+        return qr != FIA_DT_BF16 || kr != FIA_DT_BF16;
+    return qr != q->dtype || kr != k->dtype;
 }
 
 /* Q_S of each batch in [1, 16]: the query's S, or a token layout's
@@ -85,14 +102,69 @@ static int sparse512_bad(const fia_oracle_facts *f)
     return mode != 3 || !f->mask_effective;
 }
 
+/* Antiquantization: int key/value with a float query, or its scales.  In
+ * full quantization the key/value scales (dequant_scale_key / _value) are
+ * the scene's own and their offsets MLA-X03's: only the combined set
+ * (antiquant_scale / _offset) is antiquantization there. */
 static int kv_antiquant(const fia_oracle_facts *f)
 {
+    if (f->mla_fq)
+        return given(f, FIA_SLOT_ANTIQUANT_SCALE) ||
+               given(f, FIA_SLOT_ANTIQUANT_OFFSET);
     return f->aq_scene || orc_antiquant_given(f);
 }
 
 static int post_quant(const fia_oracle_facts *f)
 {
     return given(f, FIA_SLOT_QUANT_SCALE2) || given(f, FIA_SLOT_QUANT_OFFSET2);
+}
+
+/* ---- full quantization (f->mla_fq) ------------------------------------ */
+
+static int is_dt(const fia_oracle_facts *f, fia_slot s, fia_dtype dt)
+{
+    return given(f, s) && f->t[s]->dtype == dt;
+}
+
+static int fq_scales_all(const fia_oracle_facts *f)
+{
+    return given(f, FIA_SLOT_DEQUANT_SCALE_QUERY) &&
+           given(f, FIA_SLOT_KEY_ANTIQUANT_SCALE) &&
+           given(f, FIA_SLOT_VALUE_ANTIQUANT_SCALE);
+}
+
+static int fq_scale_dtype_bad(const fia_oracle_facts *f)
+{
+    static const fia_slot s[] = {FIA_SLOT_DEQUANT_SCALE_QUERY,
+                                 FIA_SLOT_KEY_ANTIQUANT_SCALE,
+                                 FIA_SLOT_VALUE_ANTIQUANT_SCALE};
+    for (size_t i = 0; i < 3; i++)
+        if (given(f, s[i]) && f->t[s[i]]->dtype != FIA_DT_FP32)
+            return 1;
+    return 0;
+}
+
+/* Per-tensor: one element of shape [1] (the released code's check). */
+static int fq_one_bad(const fia_oracle_facts *f, fia_slot s)
+{
+    const fia_tensor *t = f->t[s];
+    return given(f, s) && (t->ndim != 1 || t->shape[0] != 1);
+}
+
+static int fq_excluded(const fia_oracle_facts *f)
+{
+    static const fia_slot s[] = {FIA_SLOT_QUANT_SCALE2, FIA_SLOT_QUANT_OFFSET2,
+                                 FIA_SLOT_KEY_ANTIQUANT_OFFSET,
+                                 FIA_SLOT_VALUE_ANTIQUANT_OFFSET};
+    return ORC_ANY_GIVEN(f, s);
+}
+
+static int q8_scales_given(const fia_oracle_facts *f)
+{
+    static const fia_slot s[] = {FIA_SLOT_DEQUANT_SCALE1,
+                                 FIA_SLOT_QUANT_SCALE1,
+                                 FIA_SLOT_DEQUANT_SCALE2};
+    return ORC_ANY_GIVEN(f, s);
 }
 
 static int full_quant(const fia_oracle_facts *f)
@@ -108,12 +180,19 @@ static int pse_given(const fia_oracle_facts *f)
     return given(f, FIA_SLOT_PSE_SHIFT) && f->numel[FIA_SLOT_PSE_SHIFT] != 0;
 }
 
-/* The NZ cache's dims: [blockNum, KV_N, D/16, block_size, 16]. */
-static int nz_dims_bad(const fia_oracle_facts *f)
+/* The NZ cache's dims: [blockNum, KV_N, D/w, block_size, w], tiles of w
+ * = 16 (fp16 / bf16) or 32 (int8) columns. */
+static int nz_dims_bad(const fia_oracle_facts *f, int64_t w)
 {
     const int64_t *s = f->cache->shape;
-    return s[1] != f->KV_N || s[2] != f->D / 16 || f->D % 16 != 0 ||
-           s[3] != f->block_size || s[4] != 16;
+    return s[1] != f->KV_N || s[2] != f->D / w || f->D % w != 0 ||
+           s[3] != f->block_size || s[4] != w;
+}
+
+static int kv_int8(const fia_oracle_facts *f)
+{
+    return is_dt(f, FIA_SLOT_KEY, FIA_DT_INT8) &&
+           is_dt(f, FIA_SLOT_VALUE, FIA_DT_INT8);
 }
 
 static int kv_half(const fia_oracle_facts *f)
@@ -136,7 +215,7 @@ ORC_PRED(both, f->rope, !given(f, FIA_SLOT_QUERY_ROPE) ||
                             !given(f, FIA_SLOT_KEY_ROPE))
 ORC_PRED(dtypes,
          f->rope && given(f, FIA_SLOT_QUERY_ROPE) &&
-             given(f, FIA_SLOT_KEY_ROPE) && f->q_float &&
+             given(f, FIA_SLOT_KEY_ROPE) && (f->q_float || int8_query(f)) &&
              given(f, FIA_SLOT_KEY),
          rope_dtypes_bad(f))
 ORC_PRED(q_d, f->rope && f->q_d_ok, f->D != 512 && f->D != 128)
@@ -168,15 +247,34 @@ ORC_PRED(dims128, f->mla128 && f->tnd && f->k_d_ok && f->v_d_ok,
          f->KD != 128 || value_d(f) != 128)
 ORC_PRED(nbsd_rope, f->o_nbsd, !f->rope)
 ORC_PRED(nbsd_q_s, f->o_nbsd && f->q_rank_ok, f->Q_S <= 1 || f->Q_S > 16)
-/* the NZ cache of fp16 / bf16 (D/16 tiles); int8's is full quantization's
- * (NM-010), int key/value with a float query antiquantization (MLA-X01) */
+/* the NZ cache of fp16 / bf16 (D/16 tiles), int8's (D/32 tiles of 32:
+ * full quantization; int key/value with a float query are antiquantization,
+ * MLA-X01) */
 ORC_PRED(nz_dims,
          f->nz && f->mla512 && f->cache && f->count[FIA_SLOT_KEY] == 1 &&
              f->KV_N > 0 && kv_half(f),
-         nz_dims_bad(f))
+         nz_dims_bad(f, 16))
+ORC_PRED(nz_dims8,
+         f->nz && f->mla512 && f->cache && f->count[FIA_SLOT_KEY] == 1 &&
+             f->KV_N > 0 && is_dt(f, FIA_SLOT_KEY, FIA_DT_INT8),
+         nz_dims_bad(f, 32))
 ORC_PRED(nz_layout, f->nz && f->mla512, f->layout == ORC_LAYOUT_BNSD)
 ORC_PRED(nz_bs, f->nz && f->mla512, f->block_size == 16)
-ORC_PRED(nm_full_quant, f->rope, int8_query(f))
+ORC_PRED(fq_kv, f->mla_fq && given(f, FIA_SLOT_KEY) &&
+                    given(f, FIA_SLOT_VALUE),
+         !kv_int8(f))
+ORC_PRED(fq_out, f->mla_fq && f->out_presence == FIA_PRESENT,
+         f->out.dtype != FIA_DT_BF16)
+ORC_PRED(fq_scales, f->mla_fq, !fq_scales_all(f))
+ORC_PRED(fq_scale_dt, f->mla_fq, fq_scale_dtype_bad(f))
+ORC_PRED(fq_kv_modes, f->mla_fq,
+         f->c->attrs.key_antiquant_mode != 0 ||
+             f->c->attrs.value_antiquant_mode != 0)
+ORC_PRED(fq_kv_shape, f->mla_fq,
+         fq_one_bad(f, FIA_SLOT_KEY_ANTIQUANT_SCALE) ||
+             fq_one_bad(f, FIA_SLOT_VALUE_ANTIQUANT_SCALE))
+ORC_PRED(fq_x, f->mla_fq, fq_excluded(f))
+ORC_PRED(nm_q8_scales, f->mla_fq, q8_scales_given(f))
 
 #define MLA_REJECT(id, cite, text, dis, fn)                                  \
     {id, "mla", FIA_RULE_REJECT, ORC_SEM, cite, text, dis, ORC_FN(fn)}
@@ -187,8 +285,13 @@ const fia_rule orc_rules_mla[] = {
     MLA_REJECT("MLA-001", C003_MLA,
                "query_rope and key_rope are passed both or neither", NULL,
                both),
-    MLA_REJECT("MLA-002", C003_MLA,
-               "query_rope has the query's dtype, key_rope the key's", NULL,
+    MLA_REJECT("MLA-002", C003_MLA "; " C003_FQ,
+               "query_rope has the query's dtype, key_rope the key's; with "
+               "an int8 query (full quantization) both are bf16",
+               "003 says the ropes take the query's / key's dtype, while its "
+               "D = 512 full-quantization list has bf16 ropes beside an "
+               "int8 query, key and value: the full-quantization list wins "
+               "there",
                dtypes),
     MLA_REJECT("MLA-003", C003_MLA,
                "with rope inputs the query's head dim D is 512 or 128", NULL,
@@ -270,6 +373,13 @@ const fia_rule orc_rules_mla[] = {
                "the documents give the format but no explicit check of its "
                "dims; a cache whose dims disagree cannot be read as it",
                nz_dims),
+    MLA_REJECT("MLA-043", C003_MLA512,
+               "D = 512, an NZ (rank-5) int8 cache (full quantization): key "
+               "and value are [blockNum, KV_N, D/32, block_size, 32]",
+               "the documents give the format but no explicit check of its "
+               "dims (as MLA-040); key_rope keeps bf16's [blockNum, KV_N, "
+               "64/16, block_size, 16] (MLA-005)",
+               nz_dims8),
     MLA_REJECT("MLA-041", C003_MLA512,
                "D = 512: the NZ cache is not taken with a BNSD query (BNSD, "
                "BNSD_NBSD)",
@@ -284,12 +394,51 @@ const fia_rule orc_rules_mla[] = {
      "features' rules read an NBSD output; every rule judges the call, then "
      "it is refused",
      NULL, ORC_FN(nbsd_rope)},
-    ORC_NM_ROW("NM-010", "mla", nm_full_quant, C003_MLA512,
-               "MLA full quantization (int8 query/key/value, bf16 ropes, "
-               "dequant_scale_query; its NZ cache of D/32 tiles of 32) is "
-               "not modeled yet",
-               "003's D = 512 list allows it; its token-layout D = 512 list "
-               "refuses full quantization"),
+    MLA_REJECT("MLA-050", C003_FQ,
+               "D = 512 full quantization (an int8 query): key and value "
+               "are int8 too",
+               NULL, fq_kv),
+    MLA_REJECT("MLA-051", C003_FQ,
+               "D = 512 full quantization: attention_out is bf16", NULL,
+               fq_out),
+    MLA_REJECT("MLA-052", C003_FQ,
+               "D = 512 full quantization: dequant_scale_query, "
+               "key_antiquant_scale and value_antiquant_scale (003's "
+               "dequant_scale_key / dequant_scale_value) are all given",
+               NULL, fq_scales),
+    MLA_REJECT("MLA-053", C003_FQ,
+               "D = 512 full quantization: dequant_scale_query, "
+               "key_antiquant_scale and value_antiquant_scale are fp32",
+               "dequant_scale_query's fp32 is also its registered dtype "
+               "(TENS-038, decided first); the key/value scales register "
+               "fp16 and bf16 too (TENS-030, TENS-032)",
+               fq_scale_dt),
+    MLA_REJECT("MLA-054", C003_FQ "; " C003_P("key_quant_mode"),
+               "D = 512 full quantization: key and value are per-tensor: "
+               "key_antiquant_mode and value_antiquant_mode are 0 (003: "
+               "mode 0 per-channel, which includes per-tensor)",
+               NULL, fq_kv_modes),
+    MLA_REJECT("MLA-055", C003_FQ,
+               "D = 512 full quantization: key_antiquant_scale and "
+               "value_antiquant_scale have shape [1] (per-tensor)",
+               "provenance: no document gives the shape (003 says "
+               "per-tensor only); the vendor's released tiling (its dequant "
+               "check; not in RELEASED-BEHAVIOUR.md) takes [1] and rejects "
+               "anything else",
+               fq_kv_shape),
+    MLA_EXCLUDE("MLA-X03", C003_FQ,
+                "D = 512 full quantization takes no quant_scale2, "
+                "quant_offset2 (003's quant_scale_out / quant_offset_out), "
+                "key_antiquant_offset or value_antiquant_offset (003's "
+                "dequant_offset_key / dequant_offset_value)",
+                fq_x),
+    {"NM-010", "mla", FIA_RULE_NOT_MODELED, ORC_NM_LATE, C003_FQ,
+     "D = 512 full quantization with 002's dequant_scale1, quant_scale1 or "
+     "dequant_scale2 is not modeled: no document gives them a meaning "
+     "beside 003's scales; every rule judges the call, then it is refused",
+     "003's interface has no such parameters; 002 documents them for its "
+     "own int8 scene (Q8-*), not for MLA",
+     ORC_FN(nm_q8_scales)},
 };
 const size_t orc_rules_mla_count =
     sizeof orc_rules_mla / sizeof orc_rules_mla[0];

@@ -95,9 +95,12 @@ ORC_PRED(p_bs_prefill, f->paged && orc_is_prefill(f) && !f->mla512,
          bs_prefill_bad(f->block_size))
 ORC_PRED(p_bs_decode, f->paged && orc_is_decode(f) && !f->mla512,
          bs_decode_bad(f->block_size, kv_dtype(f)))
-ORC_PRED(p_int8_query, f->paged && orc_is_prefill(f),
+/* MLA's full quantization (an int8 query, its key/value scales) needs page
+ * attention (MLA-015, rules_mla.c) */
+ORC_PRED(p_int8_query, f->paged && orc_is_prefill(f) && !f->mla_fq,
          f->t[FIA_SLOT_QUERY]->dtype == FIA_DT_INT8)
-ORC_PRED(p_antiquant, f->paged && orc_is_prefill(f), orc_antiquant_given(f))
+ORC_PRED(p_antiquant, f->paged && orc_is_prefill(f) && !f->mla_fq,
+         orc_antiquant_given(f))
 ORC_PRED(p_aslkv, f->paged, !f->kv_seq_given)
 /* rank 5: MLA's NZ cache (rules_mla.c) */
 ORC_PRED(p_rank, f->paged && f->cache != NULL && single_cache(f),
@@ -157,14 +160,18 @@ const fia_rule orc_rules_paged[] = {
     {"PAGED-007", "paged", FIA_RULE_REJECT, ORC_EXCL, C002_GT1 CPA,
      "Q_S > 1: page attention excludes an int8 query",
      "003 says it on both paths; 002 under Q_S > 1 only, where fiacheck "
-     "applies it (an int8 query at Q_S = 1 is not modeled)",
+     "applies it (an int8 query at Q_S = 1 is not modeled); 003's MLA D = "
+     "512 list requires page attention and allows full quantization: that "
+     "scene is exempt",
      ORC_FN(p_int8_query)},
     {"PAGED-008", "paged", FIA_RULE_REJECT, ORC_EXCL,
      C002_GT1 CPA " and (kv伪量化参数分离)",
      "Q_S > 1: page attention excludes antiquant (antiquant_scale/offset, "
      "key/value_antiquant_scale/offset)",
      "at Q_S = 1 002 documents per-token antiquant managed by page "
-     "attention (key_antiquant_mode 4, 5): no exclusion there",
+     "attention (key_antiquant_mode 4, 5): no exclusion there; in MLA's "
+     "full quantization the key/value scales are that scene's (MLA-X01 and "
+     "MLA-X03 decide the antiquant and offset tensors there)",
      ORC_FN(p_antiquant)},
     {"PAGED-009", "paged", FIA_RULE_REJECT, ORC_SEM,
      C002_GT1 CPA "; " C002_EQ1 CPA "; " C001_CONSTR,

@@ -214,12 +214,12 @@ int64_t ref_q_index(const ref_problem *p, int64_t b, int64_t n, int64_t i,
 
 /* Element (b, kn, j, dd) of a tensor laid out like the key (a cache, a
  * token layout, a list's tensor b) with head dim W (D for key and value,
- * Dr for key_rope). */
-int64_t ref_kv_index_w(const ref_problem *p, int64_t b, int64_t kn,
-                       int64_t j, int64_t dd, int64_t W)
+ * Dr for key_rope) and, in an NZ cache, tiles `tile` wide. */
+static int64_t kv_index(const ref_problem *p, int64_t b, int64_t kn,
+                        int64_t j, int64_t dd, int64_t W, int64_t tile)
 {
     if (p->paged)
-        return ref_paged_kv_index(p, b, kn, j, dd, W);
+        return ref_paged_kv_index(p, b, kn, j, dd, W, tile);
     if (p->tnd)
         return ref_tnd_kv_index(p, b, kn, j, dd, W);
     j = ref_pad_kv_row(p, b, j); /* left padding (never paged or a list) */
@@ -232,10 +232,18 @@ int64_t ref_kv_index_w(const ref_problem *p, int64_t b, int64_t kn,
     return ((b * p->KV_N + kn) * p->KV_S + j) * W + dd;
 }
 
+/* key_rope (NZ: bf16 tiles of 16) */
+int64_t ref_kv_index_w(const ref_problem *p, int64_t b, int64_t kn,
+                       int64_t j, int64_t dd, int64_t W)
+{
+    return kv_index(p, b, kn, j, dd, W, 16);
+}
+
+/* key and value (NZ: tiles of p->nz_tile, 32 for int8) */
 int64_t ref_kv_index(const ref_problem *p, int64_t b, int64_t kn, int64_t j,
                      int64_t dd)
 {
-    return ref_kv_index_w(p, b, kn, j, dd, p->D);
+    return kv_index(p, b, kn, j, dd, p->D, p->nz_tile);
 }
 
 int64_t ref_out_index(const ref_problem *p, int64_t b, int64_t n, int64_t i,
@@ -288,8 +296,11 @@ static inline double load_half(fia_dtype dt, const void *data, int64_t i)
 void ref_load_q_row(const ref_problem *p, int64_t b, int64_t n, int64_t i,
                     double *q)
 {
+    /* MLA full quantization: q_int8 times the row's scale, exact */
+    const double qs = p->fq ? ref_fq_q_scale(p, b, n, i) : 1.0;
     for (int64_t d = 0; d < p->D; d++)
-        q[d] = load_half(p->q->dtype, p->q->data, ref_q_index(p, b, n, i, d));
+        q[d] = qs * load_half(p->q->dtype, p->q->data,
+                              ref_q_index(p, b, n, i, d));
     for (int64_t d = 0; d < p->Dr; d++)
         q[p->D + d] = load_half(p->qr->dtype, p->qr->data,
                                 ref_q_index_w(p, b, n, i, d, p->Dr));
@@ -319,14 +330,17 @@ int ref_load_kv_rows(const ref_problem *p, int64_t b, int64_t kn,
         return any;
     }
     const fia_tensor *kt = ref_k_tensor(p, b), *vt = ref_v_tensor(p, b);
+    /* MLA full quantization: int8 times the per-tensor scale, exact (no
+     * prefix there: read_mla.c) */
+    const double ks_ = p->fq ? p->fq_dsk : 1.0, vs_ = p->fq ? p->fq_dsv : 1.0;
     for (int64_t j = 0; j < nkeys; j++) {
         const int pre = j < p->P;
         const fia_tensor *ks = pre ? p->kp : kt, *vs = pre ? p->vp : vt;
         for (int64_t d = 0; d < D; d++) {
             int64_t idx = pre ? ref_prefix_index(p, kn, j, d)
                               : ref_kv_index(p, b, kn, j - p->P, d);
-            k[j * Dk + d] = load_half(ks->dtype, ks->data, idx);
-            v[j * D + d] = load_half(vs->dtype, vs->data, idx);
+            k[j * Dk + d] = ks_ * load_half(ks->dtype, ks->data, idx);
+            v[j * D + d] = vs_ * load_half(vs->dtype, vs->data, idx);
         }
         for (int64_t d = 0; d < Dr; d++) /* MLA: never a prefix key */
             k[j * Dk + D + d] = load_half(

@@ -58,11 +58,15 @@
  * normalisations": "Q_S = 1 with BSH/BSND/BNSD and no rope"): a rope call
  * is read as a call of Q_S rows (p->decode 0), as the token layouts are.
  *
+ * Full quantization (an int8 query with rope, p->fq: read_query_quant.c):
+ * the ropes are bf16 beside the int8 query and key; the query and key rows
+ * are their dequantized values (read_layout.c), so the score is the same
+ * dot of Dk columns.
+ *
  * Not modeled (FIA_ERR_NOT_MODELED): rope with int8 / int4 key and value
- * (antiquant; 003 excludes it) or an int8 query (full int8, whose rope is
- * bf16 beside int8 query / key: another score pipeline), with key/value
- * lists (003 excludes tensorlist) and with a shared prefix (a prefix key
- * has no rope row).  The *_NBSD outputs (003, MLA's) are the layout's
+ * and a float query (antiquant; 003 excludes it), with key/value lists (003
+ * excludes tensorlist) and with a shared prefix (a prefix key has no rope
+ * row).  The *_NBSD outputs (003, MLA's) are the layout's
  * (read_layout.c: attention_out [N, B, Q_S, D]). */
 #include <stdio.h>
 #include "ref_internal.h"
@@ -133,7 +137,14 @@ fia_status ref_read_mla(ref_problem *p, const fia_case *c,
                         "shared prefix (MLA)");
     const fia_tensor *qr = fia_case_data_tensor(d, FIA_SLOT_QUERY_ROPE),
                      *kr = fia_case_data_tensor(d, FIA_SLOT_KEY_ROPE);
-    if (qr->dtype != p->q->dtype || kr->dtype != p->k->dtype)
+    /* full quantization (p->fq): bf16 ropes beside int8 query and key
+     * (003 D = 512 "支持全量化场景") */
+    if (p->fq && (qr->dtype != FIA_DT_BF16 || kr->dtype != FIA_DT_BF16))
+        return fia_fail(err, FIA_ERR_PARAM_INVALID,
+                        "query_rope %s / key_rope %s: MLA full quantization "
+                        "takes bf16 ropes", fia_dtype_name(qr->dtype),
+                        fia_dtype_name(kr->dtype));
+    if (!p->fq && (qr->dtype != p->q->dtype || kr->dtype != p->k->dtype))
         return fia_fail(err, FIA_ERR_PARAM_INVALID,
                         "query_rope %s / key_rope %s unlike query %s / key "
                         "%s (MLA: the same dtypes)", fia_dtype_name(qr->dtype),

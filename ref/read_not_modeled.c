@@ -7,18 +7,38 @@
 #include "fia/feature.h"
 #include "ref_internal.h"
 
-static const struct {
-    fia_feature feature;
-    fia_slot s;
-    const char *what;
-} refused_slots[] = {
-    /* dequant_scale1 / quant_scale1 / dequant_scale2 are read only by full
-     * quantization (an int8 query, read_int8_quant.c); with an fp16 / bf16
-     * query the oracle rejects them or, cann at Q_S > 1, they are ignored
-     * (int8_quant.md Q8-006): so are they here. */
-    {FIA_FEATURE_QUERY_QUANT, FIA_SLOT_DEQUANT_SCALE_QUERY,
-     "dequant_scale_query (quantization)"},
-};
+/* dequant_scale1 / quant_scale1 / dequant_scale2 are read only by 002's
+ * full quantization (an int8 query, read_int8_quant.c); with an fp16 / bf16
+ * query the oracle rejects them or, cann at Q_S > 1, they are ignored
+ * (int8_quant.md Q8-006): so are they here; beside MLA's full quantization
+ * read_query_quant.c refuses them.
+ *
+ * feature query_quant: dequant_scale_query and query_quant_mode 3 have a
+ * meaning in MLA's full quantization only (an int8 query with rope,
+ * read_query_quant.c): anywhere else not modeled; a mode other than 0 and
+ * 3 is rejected (003 §参数说明 query_quant_mode). */
+static fia_status query_quant_not_modeled(const fia_case *c,
+                                          const fia_case_data *d,
+                                          fia_error *err)
+{
+    const fia_tensor *q = fia_case_data_tensor(d, FIA_SLOT_QUERY);
+    const int fq = q && q->dtype == FIA_DT_INT8 &&
+                   (ref_slot_given(d, FIA_SLOT_QUERY_ROPE) ||
+                    ref_slot_given(d, FIA_SLOT_KEY_ROPE));
+    const int64_t mode = c->attrs.query_quant_mode;
+    if (mode != 0 && mode != 3)
+        return fia_fail(err, FIA_ERR_PARAM_INVALID,
+                        "query_quant_mode %lld (0 or 3)", (long long)mode);
+    if (fq)
+        return FIA_OK;
+    if (ref_slot_given(d, FIA_SLOT_DEQUANT_SCALE_QUERY))
+        return fia_fail(err, FIA_ERR_NOT_MODELED, "not modeled yet: "
+                        "dequant_scale_query outside MLA full quantization");
+    if (mode == 3)
+        return fia_fail(err, FIA_ERR_NOT_MODELED, "not modeled yet: "
+                        "query_quant_mode 3 outside MLA full quantization");
+    return FIA_OK;
+}
 
 /* features padding and prefix: refused with a token layout only */
 static const fia_slot token_refused_slots[4] = {
@@ -86,11 +106,9 @@ fia_status ref_read_not_modeled(ref_problem *p, const fia_case *c,
                                 const fia_case_data *d, fia_error *err)
 {
     (void)p;
-    for (size_t i = 0; i < sizeof refused_slots / sizeof refused_slots[0];
-         i++)
-        if (ref_slot_given(d, refused_slots[i].s))
-            return fia_fail(err, FIA_ERR_NOT_MODELED, "not modeled yet: %s",
-                            refused_slots[i].what);
+    fia_status st0 = query_quant_not_modeled(c, d, err);
+    if (st0 != FIA_OK)
+        return st0;
     /* feature prefix: the length without the tensors is undocumented; the
      * other refusal, a prefix with a mask at Q_S = 1, needs Q_S
      * (read_prefix.c) */
@@ -108,11 +126,6 @@ fia_status ref_read_not_modeled(ref_problem *p, const fia_case *c,
         return fia_fail(err, FIA_ERR_NOT_MODELED, "not modeled yet: "
                         "out_dtype %lld (004 names it without a meaning)",
                         (long long)c->attrs.out_dtype);
-    /* feature query_quant */
-    if (c->attrs.query_quant_mode != 0)
-        return fia_fail(err, FIA_ERR_NOT_MODELED,
-                        "not modeled yet: query_quant_mode %lld",
-                        (long long)c->attrs.query_quant_mode);
     static const fia_slot qkv[] = {FIA_SLOT_QUERY, FIA_SLOT_KEY,
                                    FIA_SLOT_VALUE};
     const fia_tensor *q = fia_case_data_tensor(d, FIA_SLOT_QUERY);

@@ -17,6 +17,8 @@ static int is_half(fia_dtype dt)
  * (int8_quant.md). */
 static int out_ok(const ref_problem *p)
 {
+    if (p->fq) /* MLA full quantization: bf16 (003) */
+        return p->out_t->dtype == FIA_DT_BF16;
     if (p->q8)
         return p->out_t->dtype == FIA_DT_FP16 ||
                p->out_t->dtype == FIA_DT_INT8;

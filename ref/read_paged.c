@@ -18,9 +18,12 @@
  * key_rope cache (read_mla.c) is read through the same ids and offsets,
  * with its head dim Dr for D (ref_paged_kv_index's width W; an NZ
  * key_rope is (blocknum, KV_N, Dr/16, block_size, 16)).  The NZ tiles are
- * 16 elements wide for fp16 / bf16; int8's (D/32 tiles of 32) belong to
- * MLA full quantization, not modeled (read_mla.c refuses an int8 query
- * with rope; an int8 NZ cache of another query is refused here).  Batch b
+ * 16 elements wide for fp16 / bf16 and 32 for int8 (MLA full
+ * quantization, 003: "数据类型为int8时，输入参数key和value的格式为
+ * [blockNum, N, D/32, blockSize, 32]"), p->nz_tile, element (b, kn, j, d)
+ * then at (((id * KV_N + kn) * (D/32) + d/32) * block_size + o) * 32
+ * + d % 32; key_rope stays bf16 with tiles of 16.  An int8 NZ cache of
+ * another call (not full quantization) is refused here.  Batch b
  * reads the first nb_b = ceil(kv_len_b / block_size) entries of its row, and
  * nothing else of the table.  KV_S of a paged call is max_b nb_b x
  * block_size: the length masks are read against.  The ids are device data
@@ -51,11 +54,12 @@ fia_status ref_read_paged(ref_problem *p, const fia_case *c,
                         "%d (takes 3, 4 or 5, NZ)", (int)p->k->ndim);
     p->cache4d = p->k->ndim == 4;
     p->cachenz = p->k->ndim == 5;
-    if (p->cachenz && p->k->dtype != FIA_DT_FP16 &&
+    p->nz_tile = p->fq ? 32 : 16;
+    if (p->cachenz && !p->fq && p->k->dtype != FIA_DT_FP16 &&
         p->k->dtype != FIA_DT_BF16)
         return fia_fail(err, FIA_ERR_NOT_MODELED, "not modeled yet: an NZ "
-                        "cache of %s (its tiles of 32: MLA full "
-                        "quantization)", fia_dtype_name(p->k->dtype));
+                        "cache of %s outside MLA full quantization",
+                        fia_dtype_name(p->k->dtype));
     p->bt = bt->data;
     p->bt_cols = bt->shape[1];
     return FIA_OK;
@@ -66,15 +70,16 @@ fia_status ref_paged_key_dims(ref_problem *p, int64_t *kd, fia_error *err)
     const fia_tensor *k = p->k;
     const int64_t bs = p->block_size;
     if (p->cachenz) {
-        if (k->shape[1] != p->KV_N || k->shape[3] != bs || k->shape[4] != 16)
+        const int64_t w = p->nz_tile;
+        if (k->shape[1] != p->KV_N || k->shape[3] != bs || k->shape[4] != w)
             return fia_fail(err, FIA_ERR_PARAM_INVALID, "NZ cache [%lld,"
                             "%lld,%lld,%lld,%lld] is not (blocknum, "
-                            "KV_N=%lld, D/16, block_size=%lld, 16)",
+                            "KV_N=%lld, D/%lld, block_size=%lld, %lld)",
                             (long long)k->shape[0], (long long)k->shape[1],
                             (long long)k->shape[2], (long long)k->shape[3],
                             (long long)k->shape[4], (long long)p->KV_N,
-                            (long long)bs);
-        *kd = k->shape[2] * 16;
+                            (long long)w, (long long)bs, (long long)w);
+        *kd = k->shape[2] * w;
     } else if (p->cache4d) {
         if (k->shape[1] != p->KV_N || k->shape[2] != bs)
             return fia_fail(err, FIA_ERR_PARAM_INVALID, "cache [%lld,%lld,"
@@ -143,13 +148,13 @@ fia_status ref_read_paged_blocks(ref_problem *p, const fia_case *c,
 }
 
 int64_t ref_paged_kv_index(const ref_problem *p, int64_t b, int64_t kn,
-                           int64_t j, int64_t dd, int64_t W)
+                           int64_t j, int64_t dd, int64_t W, int64_t tile)
 {
     const int64_t id = p->bt[b * p->bt_cols + j / p->block_size];
     const int64_t o = j % p->block_size;
     if (p->cachenz)
-        return (((id * p->KV_N + kn) * (W / 16) + dd / 16) * p->block_size +
-                o) * 16 + dd % 16;
+        return (((id * p->KV_N + kn) * (W / tile) + dd / tile) *
+                    p->block_size + o) * tile + dd % tile;
     if (p->cache4d)
         return ((id * p->KV_N + kn) * p->block_size + o) * W + dd;
     return ((id * p->block_size + o) * p->KV_N + kn) * W + dd;

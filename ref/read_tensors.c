@@ -6,7 +6,8 @@
  * 入参为空的处理; RELEASED "Degenerate shapes"): nothing is written, so
  * there is nothing to read further.  The modeled inputs are fp16 / bf16,
  * whose values widen exactly to binary64 (11 / 8 significant bits,
- * exponents within binary64's). */
+ * exponents within binary64's); int8 ones (full quantization) are integers,
+ * times a scale where the scene has one. */
 #include "ref_internal.h"
 
 int ref_slot_given(const fia_case_data *d, fia_slot s)
@@ -75,6 +76,21 @@ fia_status ref_read_tensors_dtypes(ref_problem *p, const fia_case *c,
         return FIA_OK;
     }
     p->kv_pack = 1;
+    if (p->q->dtype == FIA_DT_INT8 &&
+        (ref_slot_given(d, FIA_SLOT_QUERY_ROPE) ||
+         ref_slot_given(d, FIA_SLOT_KEY_ROPE))) {
+        /* MLA full quantization (read_query_quant.c): its rows are read
+         * dequantized and its pipeline rounds P to bf16, the dtype of its
+         * ropes and output (docs/tolerance.md "MLA full quantization") */
+        if (kd != FIA_DT_INT8 || p->v->dtype != FIA_DT_INT8)
+            return fia_fail(err, FIA_ERR_PARAM_INVALID, "int8 query with "
+                            "rope and key %s, value %s (MLA full "
+                            "quantization takes int8)", fia_dtype_name(kd),
+                            fia_dtype_name(p->v->dtype));
+        p->fq = 1;
+        p->in_dtype = FIA_DT_BF16;
+        return FIA_OK;
+    }
     if (p->q->dtype == FIA_DT_INT8) { /* full int8 (read_int8_quant.c) */
         if (kd != FIA_DT_INT8 || p->v->dtype != FIA_DT_INT8)
             return fia_fail(err, FIA_ERR_PARAM_INVALID, "int8 query with "

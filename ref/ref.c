@@ -4,6 +4,7 @@
  * (ref_rows.c) and has the math core evaluate each computed row
  * (ref_attention.c); this file only places each row's results at its
  * elements of attention_out and softmax_lse. */
+#include <float.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -195,8 +196,10 @@ static mpfr_prec_t score_precision(void *vp)
             continue; /* a left-padding start below 0: no row computed */
         for (int64_t n = 0; n < p->N; n++)
             for (int64_t i = 0; i < p->q_len[b]; i++) {
+                /* MLA full quantization: the dequantized values */
+                const double qs = p->fq ? ref_fq_q_scale(p, b, n, i) : 1.0;
                 for (int64_t d = 0; d < p->D; d++)
-                    ref_value_range_add(&qr, fia_load_as_double(
+                    ref_value_range_add(&qr, qs * fia_load_as_double(
                         p->q->dtype, p->q->data, ref_q_index(p, b, n, i, d)));
                 for (int64_t d = 0; d < p->Dr; d++) /* query_rope */
                     ref_value_range_add(&qr, fia_load_as_double(
@@ -211,7 +214,8 @@ static mpfr_prec_t score_precision(void *vp)
                         ref_kv_index_w(p, b, n, j, d, p->Dr)));
                 for (int64_t d = 0; d < p->D; d++) {
                     if (!p->aq) {
-                        ref_value_range_add(&kr, fia_load_as_double(
+                        ref_value_range_add(&kr, (p->fq ? p->fq_dsk : 1.0) *
+                                                     fia_load_as_double(
                             ref_k_tensor(p, b)->dtype,
                             ref_k_tensor(p, b)->data,
                             ref_kv_index(p, b, n, j, d)));
@@ -255,6 +259,63 @@ static void antiquant_model(const ref_problem *p, ref_row_in *in)
                                  : (max - in->eta_kv) / (1.0 + in->u_kv);
 }
 
+/* MLA full quantization (read_query_quant.c; docs/tolerance.md "MLA full
+ * quantization").  The permitted algorithm is a float32 kernel that forms
+ * the score's D part in either of two ways,
+ *   (a) dequantized: q~ = fl32(q_int8 dsq), k~ = fl32(k_int8 dsk), the
+ *       float32 products fl32(q~_d k~_jd) (or FMAs) summed in float32 with
+ *       the rope's exact bf16 x bf16 products, in any order; or
+ *   (b) integer: I_j = sum_d q_int8 k_int8 exact (|I_j| <= 512 * 128^2 =
+ *       2^23: exact in int32 and float32), times the scales,
+ *       fl32(fl32(I_j dsk) dsq) or fl32(I_j fl32(dsq dsk)), plus the
+ *       rope's float32 sum;
+ * and then runs the bf16 MLA pipeline (docs/tolerance.md "The permitted
+ * algorithm" 2-7: the scale, the mask, softmax in float32, P rounded to
+ * bf16 before P.V, P.V in float32 over v~ = fl32(v_int8 dsv) - or
+ * v_int8 with dsv applied after, the same relative error -, the division,
+ * one rounding to bf16).
+ *
+ * Claim: every such kernel is a kernel of the antiquant model (ref_double.c,
+ * docs/tolerance.md "Antiquant") on the exact q, keys k'_jd = k_jd (1 +
+ * d_jd) and values v'_jd = v_jd (1 + e_jd) with |d|, |e| <= u_kv = (1 +
+ * u)^3 - 1 (u = 2^-24), and with P rounded to bf16: its bound holds with
+ * u_kv, eta_kv = 2^-149 and in_dtype bf16 (read_tensors.c, round_p).
+ * Proof.  With every scale 0 or in [2^-126, FLT_MAX / 2^8) (else
+ * fq_unmodeled: no bound) and 1 <= |x_int8| <= 128 for a nonzero x, a
+ * dequantized value is 0 or a normal float32 below FLT_MAX / 2: its
+ * rounding is relative, |a| <= u.  (a) fl32(q~_d k~_jd) = q_d k_jd (1 +
+ * a)(1 + b)(1 + c) + eta, |a|, |b|, |c| <= u (c = 0 with an FMA), |eta| <=
+ * 2^-150 when the product underflows: this is q_d k'_jd + eta with k'_jd =
+ * k_jd (1 + a)(1 + b)(1 + c), |d_jd| <= (1 + u)^3 - 1 = u_kv.  d_jd
+ * depends on the row's q_d too, which the model allows: its bound is
+ * derived row by row and asks nothing of how k' is shared between rows.
+ * The float32 summation of the Dk products q_d k'_jd (+ eta) is then the
+ * model's dot (eta is within its underflow term (|scale| Dk + 1) 2^-149);
+ * the rope columns are exact products, d = 0.  (b) fl32(fl32(I_j dsk)
+ * dsq) = dsq dsk I_j (1 + a)(1 + b) = sum_{d < D} q_d k_jd (1 + a)(1 + b):
+ * the D part with one d for all its columns, |d| <= (1 + u)^2 - 1 <
+ * u_kv, computed without summation error; adding the rope's float32 sum
+ * (Dr - 1 roundings) is one rounding more, so the score's D + Dr products
+ * are summed with at most Dk - 1 roundings, within the model's gamma
+ * term; the other order (fl32(dsq dsk) first) is the same two roundings.
+ * v~_jd = v_jd (1 + e), |e| <= u < u_kv.  The rest of the pipeline is the
+ * model's with P rounded to bf16 (u_in = 2^-8).  So the antiquant bound
+ * (score error + u_kv A_j + |scale| eta_kv sum |q|, numerator (au (1 +
+ * u_kv) + u_kv) sum p |v|) covers the kernel.  kv_lim: a |k'| or |v'|
+ * whose rounding could pass FLT_MAX is outside the model (never with the
+ * scales above; ref_double.c also refuses scores near float32 overflow).
+ * QED.  u_kv = 3u + 3u^2 + u^3 <= 3u + 2^-45.  Checked against float32
+ * kernels of both forms in tests/test_ref_mla_quant.c. */
+static void full_quant_model(const ref_problem *p, ref_row_in *in)
+{
+    if (!p->fq)
+        return;
+    in->u_kv = 3.0 * 0x1p-24 + 0x1p-45;
+    in->eta_kv = 0x1p-149;
+    in->kv_lim = p->fq_unmodeled ? -1.0
+                                 : (FLT_MAX - in->eta_kv) / (1.0 + in->u_kv);
+}
+
 static fia_status compute_rows(const ref_problem *p, long prec,
                                const fia_ref_options *opt, fia_ref_result *r,
                                fia_error *err)
@@ -278,6 +339,7 @@ static fia_status compute_rows(const ref_problem *p, long prec,
                         .want_lse = p->has_lse, .round_p = p->round_p,
                         .in_dtype = p->in_dtype};
     antiquant_model(p, &x.in);
+    full_quant_model(p, &x.in);
     if (p->q8) {
         x.q8s = (ref_q8_scales){p->q8_ds1, p->q8_qs1, p->q8_ds2};
         st = ref_q8_new(&x.q8, p->D, ref_max_kv_len(p), fmt, prec,

@@ -79,6 +79,18 @@ typedef struct ref_problem {
      * dequant_scale2 as the values the computation uses */
     int q8;
     double q8_ds1, q8_qs1, q8_ds2;
+    /* query_quant (read_tensors.c: the scene; read_query_quant.c: the
+     * scales): MLA's full quantization, an int8 query, key and value with
+     * bf16 ropes (003 D = 512 "支持全量化场景").  Its rows are read
+     * dequantized, exactly in binary64 (an int8 times an fp32 is at most
+     * 8 + 24 significant bits): q = q_int8 * dequant_scale_query[token,
+     * head] (ref_fq_q_scale), k = k_int8 * fq_dsk, v = v_int8 * fq_dsv;
+     * in_dtype is bf16, the dtype P is rounded to (docs/tolerance.md "MLA
+     * full quantization"); fq_unmodeled: a scale the float32 model does
+     * not cover (bounds infinite) */
+    int fq, fq_unmodeled;
+    const fia_tensor *fq_dsq;
+    double fq_dsk, fq_dsv;
     int empty_query;              /* query numel 0: nothing to compute */
     /* layout (read_layout.c): the query's (and key's) layout; o_nbsd, an
      * *_NBSD output (BSH_NBSD, BSND_NBSD, BNSD_NBSD: the query in the
@@ -121,6 +133,9 @@ typedef struct ref_problem {
      * (blocknum, KV_N, D/16, block_size, 16); key j of batch b is row j %
      * block_size of block bt[b * bt_cols + j / block_size] */
     int paged, cache4d, cachenz;
+    int64_t nz_tile;              /* the NZ key/value tiles' width: 16
+                                     (fp16 / bf16), 32 (int8: full
+                                     quantization); key_rope's is 16 */
     const int32_t *bt;
     int64_t bt_cols, block_size, blocknum;
     /* tensor_list (read_tensor_list.c): key/value as lists of B tensors
@@ -294,6 +309,15 @@ int ref_int8_out(const ref_problem *p, int64_t n, int64_t d, double x,
 fia_status ref_read_int8_quant(ref_problem *p, const fia_case *c,
                                const fia_case_data *d, fia_error *err);
 
+/* ---- read_query_quant.c ------------------------------------------------- */
+
+/* MLA full quantization (p->fq): dequant_scale_query, the per-tensor key and
+ * value scales, the modes; refuses what the reading cannot read. */
+fia_status ref_read_query_quant(ref_problem *p, const fia_case *c,
+                                const fia_case_data *d, fia_error *err);
+/* The scale of query row (b, n, i) (the token (b, i), head n). */
+double ref_fq_q_scale(const ref_problem *p, int64_t b, int64_t n, int64_t i);
+
 /* ---- read_scale.c ------------------------------------------------------ */
 
 fia_status ref_read_scale(ref_problem *p, const fia_case *c,
@@ -336,9 +360,10 @@ fia_status ref_paged_key_dims(ref_problem *p, int64_t *kd, fia_error *err);
 fia_status ref_read_paged_blocks(ref_problem *p, const fia_case *c,
                                  const fia_case_data *d, fia_error *err);
 /* Flat index of element (b, kn, j, dd) in a cache of head dim W (ids
- * checked): D for key / value, Dr for key_rope. */
+ * checked): D for key / value, Dr for key_rope; an NZ cache's tiles are
+ * `tile` wide (p->nz_tile for key / value, 16 for key_rope). */
 int64_t ref_paged_kv_index(const ref_problem *p, int64_t b, int64_t kn,
-                           int64_t j, int64_t dd, int64_t W);
+                           int64_t j, int64_t dd, int64_t W, int64_t tile);
 
 /* ---- read_tensor_list.c -------------------------------------------------- */
 

@@ -43,6 +43,7 @@ static const ref_read_step read_steps[] = {
     ref_read_antiquant,        /* int key/value: scale / offset forms */
     ref_read_int8_out,         /* int8 attention_out: quant_scale2/offset2 */
     ref_read_int8_quant,       /* int8 query: the three scales */
+    ref_read_query_quant,      /* MLA full quantization: its scales */
     ref_read_pse,              /* pse_shift (after precise and padding) */
     ref_read_mask,             /* atten_mask geometry (after lengths) */
 };

@@ -4,7 +4,9 @@
  * every other numeric case the rules accept too: a token layout was once
  * packed from a paged case, which TND-X03 refuses);
  * fuzz_params' MLA calls break every MLA rule now and then and obey them
- * all now and then (the *_NBSD outputs' and the NZ cache's too).  The
+ * all now and then (the *_NBSD outputs' and the NZ cache's too; full
+ * quantization's rules, and valid full-quantization calls of Q_S 1 and
+ * 2..16, ND and NZ caches, block_size 16 and 128).  The
  * kernels are not run (the cases are judged by the oracle), but for the
  * metamorphic relation mla-zero-rope, which runs fast/ twice. */
 #include <stdlib.h>
@@ -32,6 +34,20 @@ static int64_t query_d(const fia_case *c)
     return d;
 }
 
+/* Full quantization: an int8 query with rope. */
+static int is_fq(const fia_case *c)
+{
+    return is_mla(c) && c->tensors[FIA_SLOT_QUERY].t[0].dtype == FIA_DT_INT8;
+}
+
+/* The query's S in a batched layout (BSH, BSND: dim 1; BNSD: dim 2). */
+static int64_t q_s(const fia_case *c)
+{
+    const fia_tensor *q = &c->tensors[FIA_SLOT_QUERY].t[0];
+    return strncmp(c->attrs.input_layout, "BNSD", 4) == 0 ? q->shape[2]
+                                                           : q->shape[1];
+}
+
 static int64_t longest_kv(const fia_case *c)
 {
     const fia_int_array_spec *a = &c->arrays[FIA_ARR_ACTUAL_SEQ_LENGTHS_KV];
@@ -51,7 +67,8 @@ static void test_numeric(void)
     fuzz_rng r = {20261126};
     static uint8_t buf[4096];
     int n = 0, d512 = 0, d128 = 0, prefill = 0, split = 0, cache4 = 0,
-        bad = 0, tokens = 0, others_bad = 0, nbsd = 0, nz = 0;
+        bad = 0, tokens = 0, others_bad = 0, nbsd = 0, nz = 0, fq = 0,
+        fq_nz = 0, fq_qs1 = 0;
     for (int it = 0; it < 30000; it++) {
         size_t len = ftl_random_input(&r, buf, 64, sizeof buf);
         fia_case c;
@@ -90,6 +107,9 @@ static void test_numeric(void)
                   k->ndim == 5;
             prefill += c.attrs.sparse_mode == 3;
             split += longest_kv(&c) > 128;
+            fq += is_fq(&c);
+            fq_nz += is_fq(&c) && k->ndim == 5;
+            fq_qs1 += is_fq(&c) && q_s(&c) == 1;
         }
         fia_case_free(&c);
     }
@@ -104,6 +124,10 @@ static void test_numeric(void)
           cache4 > 0);
     /* the NBSD outputs and the NZ cache: only once fast/ models them */
     CHECK(nbsd > 0 && nz > 0);
+    /* full quantization: valid, Q_S 1 and more, ND and NZ */
+    fprintf(stderr, "numeric: %d full quantization (%d NZ, %d Q_S 1)\n", fq,
+            fq_nz, fq_qs1);
+    CHECK(fq > 0 && fq_nz > 0 && fq_nz < fq && fq_qs1 > 0 && fq_qs1 < fq);
 }
 
 static void test_params(void)
@@ -112,10 +136,14 @@ static void test_params(void)
         "MLA-001", "MLA-002", "MLA-003", "MLA-004", "MLA-005", "MLA-010",
         "MLA-011", "MLA-012", "MLA-013", "MLA-014", "MLA-015", "MLA-016",
         "MLA-X01", "MLA-020", "MLA-X02", "MLA-022", "MLA-030", "MLA-031",
-        "MLA-040", "MLA-041", "MLA-042", "OUT-003"};
+        "MLA-040", "MLA-041", "MLA-042", "OUT-003",
+        /* full quantization */
+        "MLA-043", "MLA-050", "MLA-051", "MLA-052", "MLA-053", "MLA-054",
+        "MLA-055", "MLA-X03", "QQ-002", "QQ-003", "TND-X05"};
     enum { W = sizeof want / sizeof want[0] };
     int hit[W] = {0};
-    int n = 0, accepted = 0, nbsd_ok = 0, nz_ok = 0;
+    int n = 0, accepted = 0, nbsd_ok = 0, nz_ok = 0, fq_ok = 0, fq_nz = 0,
+        fq_qs1 = 0, fq_qs = 0, fq_bs16 = 0, fq_bs128 = 0;
     fuzz_rng r = {1126};
     static uint8_t buf[2048];
     for (int it = 0; it < 40000; it++) {
@@ -132,6 +160,14 @@ static void test_params(void)
                 nbsd_ok += v.accept &&
                            strstr(c.attrs.input_layout, "_NBSD") != NULL;
                 nz_ok += v.accept && c.tensors[FIA_SLOT_KEY].t[0].ndim == 5;
+                if (v.accept && is_fq(&c)) {
+                    fq_ok++;
+                    fq_nz += c.tensors[FIA_SLOT_KEY].t[0].ndim == 5;
+                    fq_qs1 += q_s(&c) == 1;
+                    fq_qs += q_s(&c) > 1 && q_s(&c) <= 16;
+                    fq_bs16 += c.attrs.block_size == 16;
+                    fq_bs128 += c.attrs.block_size == 128;
+                }
                 for (int i = 0; i < v.n_fired; i++)
                     for (int w = 0; w < W; w++)
                         hit[w] += strcmp(v.fired[i]->id, want[w]) == 0;
@@ -145,6 +181,13 @@ static void test_params(void)
     /* valid NBSD and NZ calls too, whatever fuzz_numeric makes */
     CHECK_MSG(nbsd_ok > 0 && nz_ok > 0, "%d valid NBSD calls, %d NZ", nbsd_ok,
               nz_ok);
+    /* valid full quantization: Q_S 1 and 2..16, ND and NZ, block_size 16
+     * and 128 */
+    fprintf(stderr, "params: %d valid full quantization (%d NZ, %d Q_S 1, "
+            "%d Q_S 2..16, %d bs 16, %d bs 128)\n", fq_ok, fq_nz, fq_qs1,
+            fq_qs, fq_bs16, fq_bs128);
+    CHECK(fq_ok > 0 && fq_nz > 0 && fq_qs1 > 0 && fq_qs > 0 && fq_bs16 > 0 &&
+          fq_bs128 > 0 && fq_nz < fq_ok);
     for (int w = 0; w < W; w++)
         CHECK_MSG(hit[w] > 0, "%s never broken", want[w]);
 }

@@ -130,6 +130,46 @@
     "block_size = 128\n"                                                     \
     "block_table = int32 [1,2]\n"                                            \
     "actual_seq_lengths_kv = [150]\n"
+/* MLA full quantization (003 D = 512 "支持全量化场景"): MLA_D's decode in
+ * int8 with bf16 ropes and output, dequant_scale_query (B, S, N), per-tensor
+ * key/value scales [1], query_quant_mode 3; and a BSND prefill over the
+ * int8 NZ cache (blockNum, KV_N, D/32, block_size, 32). */
+#define MLA_FQ                                                               \
+    "query = int8 [2,1,16384]\n"                                             \
+    "key = int8 [6,16,512]\n"                                                \
+    "value = int8 [6,16,512]\n"                                              \
+    "attention_out = bf16 [2,1,16384]\n"                                     \
+    "query_rope = bf16 [2,1,2048]\n"                                         \
+    "key_rope = bf16 [6,16,64]\n"                                            \
+    "dequant_scale_query = fp32 [2,1,32]\n"                                  \
+    "key_antiquant_scale = fp32 [1]\n"                                       \
+    "value_antiquant_scale = fp32 [1]\n"                                     \
+    "query_quant_mode = 3\n"                                                 \
+    "num_heads = 32\n"                                                       \
+    "num_key_value_heads = 1\n"                                              \
+    "input_layout = BSH\n"                                                   \
+    "block_size = 16\n"                                                      \
+    "block_table = int32 [2,3]\n"                                            \
+    "actual_seq_lengths_kv = [40,7]\n"
+#define MLA_FQZ                                                              \
+    "query = int8 [1,4,32,512]\n"                                            \
+    "key = int8 [2,1,16,128,32]\n"                                           \
+    "value = int8 [2,1,16,128,32]\n"                                         \
+    "attention_out = bf16 [1,4,32,512]\n"                                    \
+    "query_rope = bf16 [1,4,32,64]\n"                                        \
+    "key_rope = bf16 [2,1,4,128,16]\n"                                       \
+    "dequant_scale_query = fp32 [1,4,32]\n"                                  \
+    "key_antiquant_scale = fp32 [1]\n"                                       \
+    "value_antiquant_scale = fp32 [1]\n"                                     \
+    "query_quant_mode = 3\n"                                                 \
+    "num_heads = 32\n"                                                       \
+    "num_key_value_heads = 1\n"                                              \
+    "input_layout = BSND\n"                                                  \
+    "sparse_mode = 3\n"                                                      \
+    "atten_mask = bool [2048,2048]\n"                                        \
+    "block_size = 128\n"                                                     \
+    "block_table = int32 [1,2]\n"                                            \
+    "actual_seq_lengths_kv = [150]\n"
 /* Page attention: kv lengths 200 and 56.  Prefill: block_size 128, blocks
  * 2 + 1 (4 in the cache), a 4-D cache; decode: 16, blocks 13 + 4 (20). */
 #define PAGED_P                                                              \
@@ -756,8 +796,38 @@ static const rule_case cases[] = {
      "query_rope = bf16 [4,17,64]\nkey_rope = bf16 [2,43,64]"},
     {"MLA-X02", MLA_T, "pse_shift = bf16 [3,4,12,30]", MLA_T, ""},
     {"MLA-022", MLA_T, "value = bf16 [43,2,64]", MLA_T, ""},
-    {"NM-010", MLA_D, "query = int8 [2,1,16384]\nkey = int8 [6,16,512]\n"
-     "value = int8 [6,16,512]", MLA_D, ""},
+    /* full quantization (MLA-05x, MLA-X03, QQ-*, NM-010) */
+    {"MLA-002", MLA_FQ, "query_rope = fp16 [2,1,2048]", MLA_FQ, ""},
+    {"MLA-002", MLA_FQ, "key_rope = fp16 [6,16,64]", MLA_FQZ, ""},
+    {"MLA-050", MLA_FQ, "key = bf16 [6,16,512]\nvalue = bf16 [6,16,512]",
+     MLA_FQ, ""},
+    {"MLA-051", MLA_FQ, "attention_out = fp16 [2,1,16384]", MLA_FQ, ""},
+    {"MLA-051", MLA_FQZ, "attention_out = int8 [1,4,32,512]", MLA_FQZ, ""},
+    {"MLA-052", MLA_FQ, "value_antiquant_scale = null", MLA_FQ, ""},
+    {"MLA-052", MLA_FQZ, "dequant_scale_query = null", MLA_FQZ, ""},
+    {"MLA-053", MLA_FQ, "key_antiquant_scale = bf16 [1]", MLA_FQ, ""},
+    {"MLA-054", MLA_FQ, "key_antiquant_mode = 1\nvalue_antiquant_mode = 1",
+     MLA_FQ, ""},
+    {"MLA-055", MLA_FQ, "value_antiquant_scale = fp32 [512]", MLA_FQ, ""},
+    {"MLA-055", MLA_FQZ, "key_antiquant_scale = fp32 [1,1]", MLA_FQZ, ""},
+    {"MLA-X03", MLA_FQ, "key_antiquant_offset = fp32 [1]", MLA_FQ, ""},
+    {"MLA-X03", MLA_FQZ, "quant_scale2 = fp32 [1]", MLA_FQZ, ""},
+    {"NM-010", MLA_FQ, "dequant_scale1 = fp32 [1]", MLA_FQ, ""},
+    {"QQ-001", PREFILL, "query_quant_mode = 2", PREFILL,
+     "query_quant_mode = 0"},
+    {"QQ-002", MLA_FQ, "query_quant_mode = 0", MLA_FQZ, ""},
+    {"QQ-003", MLA_FQ, "dequant_scale_query = fp32 [2,32,1]", MLA_FQZ, ""},
+    {"QQ-003", MLA_FQZ, "dequant_scale_query = fp32 [1,4,32,1]", MLA_FQ,
+     ""},
+    {"QQ-003", MLA_FQZ, "input_layout = BNSD\nkey = int8 [2,1,128,512]\n"
+     "value = int8 [2,1,128,512]\nkey_rope = bf16 [2,1,128,64]\n"
+     "query = int8 [1,32,4,512]\nquery_rope = bf16 [1,32,4,64]\n"
+     "attention_out = bf16 [1,32,4,512]", MLA_FQZ,
+     "input_layout = BNSD\nkey = int8 [2,1,128,512]\n"
+     "value = int8 [2,1,128,512]\nkey_rope = bf16 [2,1,128,64]\n"
+     "query = int8 [1,32,4,512]\nquery_rope = bf16 [1,32,4,64]\n"
+     "attention_out = bf16 [1,32,4,512]\n"
+     "dequant_scale_query = fp32 [1,32,4]"},
     /* the *_NBSD outputs (MLA) */
     {"MLA-030", MLA_NBSD, "query_rope = null\nkey_rope = null", MLA_NBSD,
      ""},
@@ -803,12 +873,13 @@ static const rule_case cases[] = {
     {"MLA-042", MLA_NZ, "block_size = 16\nkey = bf16 [10,1,32,16,16]\n"
      "value = bf16 [10,1,32,16,16]\nkey_rope = bf16 [10,1,4,16,16]\n"
      "block_table = int32 [1,10]", MLA_NZ, ""},
-    /* int8 NZ (tiles of 32) is full quantization's: not modeled */
-    {"NM-010", MLA_NZ, "query = int8 [1,1,16384]\n"
-     "key = int8 [2,1,16,128,32]\nvalue = int8 [2,1,16,128,32]\n"
-     "query_rope = bf16 [1,1,2048]\nsparse_mode = 0\natten_mask = null",
-     MLA_NZ, ""},
+    /* int8 NZ (tiles of 32): full quantization's */
+    {"MLA-043", MLA_FQZ, "key = int8 [2,1,32,128,16]\n"
+     "value = int8 [2,1,32,128,16]", MLA_FQZ, ""},
+    {"MLA-043", MLA_FQZ, "key = int8 [2,1,16,16,32]\n"
+     "value = int8 [2,1,16,16,32]", MLA_NZ, ""},
     {"NM-011", PREFILL, "query_quant_mode = 3", PREFILL, ""},
+    {"NM-011", MLA_D, "dequant_scale_query = fp32 [2,1,32]", MLA_FQ, ""},
     /* learnable_sink (rules_sink.c): bf16 [N] */
     {"SINK-001", PREFILL, "learnable_sink = fp16 [2]", PREFILL,
      "learnable_sink = bf16 [2]"},
@@ -1087,6 +1158,8 @@ static void test_baselines(void)
     expect_both(BSH, FIA_OK, FIA_OK, "bsh base");
     expect_both(MLA_NBSD, FIA_OK, FIA_OK, "MLA BSH_NBSD base");
     expect_both(MLA_NZ, FIA_OK, FIA_OK, "MLA NZ cache base");
+    expect_both(MLA_FQ, FIA_OK, FIA_OK, "MLA full quantization base");
+    expect_both(MLA_FQZ, FIA_OK, FIA_OK, "MLA full quantization NZ base");
     char *t;
     /* a richer valid case: GQA, BSND, mask, seq lengths, lse, precise */
     expect_both("query = bf16 [2,16,8,64]\nkey = bf16 [2,40,2,64]\n"
@@ -1130,9 +1203,15 @@ static void test_precedence(void)
     expect_both(t, FIA_ERR_PARAM_INVALID, FIA_ERR_PARAM_INVALID,
                 "dtype beats not modeled");
     free(t);
-    t = mk(PREFILL, "dequant_scale_query = fp32 [1,2,16]\nsparse_mode = 9");
+    t = mk(TND, "query_padding_size = int64 [1]\nsparse_mode = 9");
     expect_both(t, FIA_ERR_NOT_MODELED, FIA_ERR_NOT_MODELED,
                 "not modeled beats semantic");
+    free(t);
+    /* a late row (NM-011: dequant_scale_query outside MLA full
+     * quantization) is decided after every documented rejection */
+    t = mk(PREFILL, "dequant_scale_query = fp32 [1,2,16]\nsparse_mode = 9");
+    expect_both(t, FIA_ERR_PARAM_INVALID, FIA_ERR_INNER_TILING_ERROR,
+                "semantic beats a late not modeled");
     free(t);
     /* the prefix's refusal is in the last layer: its own rules and every
      * other semantic rule come first */

@@ -386,7 +386,9 @@ static void test_refusals(void)
     } cases[] = {
         {"pse_shift = fp16 [1,1,2,1]", FIA_ERR_PARAM_INVALID, "pse_shift"},
         {"block_table = int32 [1,1]", FIA_ERR_PARAM_INVALID, "block_size"},
-        {"query_quant_mode = 1", FIA_ERR_NOT_MODELED, "query_quant_mode"},
+        /* 0 or 3 (QQ-001); 3 outside MLA full quantization: NM-011 */
+        {"query_quant_mode = 1", FIA_ERR_PARAM_INVALID, "query_quant_mode"},
+        {"query_quant_mode = 3", FIA_ERR_NOT_MODELED, "query_quant_mode"},
         {"out_dtype = 27", FIA_ERR_NOT_MODELED, "out_dtype"},
         {"actual_shared_prefix_len = [1]", FIA_ERR_NOT_MODELED, "prefix"},
         /* an NBSD output is (N, B, Q_S, D): [1,1,2,2] here */

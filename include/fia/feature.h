@@ -38,8 +38,8 @@
     X(TENSOR_LIST, "tensor_list", "key/value tensor lists: a tensor per "     \
                                   "batch")                                    \
     X(MLA, "mla", "MLA: the rope inputs query_rope, key_rope (003)")           \
-    X(QUERY_QUANT, "query_quant", "003 query quantization (not modeled "      \
-                                  "yet)")                                     \
+    X(QUERY_QUANT, "query_quant", "003 query quantization: "                  \
+                                  "dequant_scale_query, query_quant_mode")    \
     X(TND, "tnd", "the 003 token layouts TND, NTD_TND, TND_NTD, NTD")        \
     X(SINK, "sink", "learnable_sink: a per-head virtual key (004)")          \
     X(PRODUCT, "product", "the device: Atlas A2 / A3, or 001's inference " \
