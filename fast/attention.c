@@ -273,7 +273,7 @@ static bool widen_block(const fast_plan *p, const fast_kernels *kern,
                 const uint16_t *fk, *fv;
                 if (r + FAST_PREFETCH < run)
                     fk = kr + (r + FAST_PREFETCH) * p->k_ss,
-                    fv = vr + (r + FAST_PREFETCH) * p->k_ss;
+                    fv = vr + (r + FAST_PREFETCH) * p->v_ss;
                 else
                     fast_kv_src(p, b, kvh, j0 + c + FAST_PREFETCH, &fk, &fv);
                 const char *pk = (const char *)fk, *pv = (const char *)fv;
@@ -285,7 +285,7 @@ static bool widen_block(const fast_plan *p, const fast_kernels *kern,
             kern->widen(p->dt, kr + r * p->k_ss, w->k + c * Dp, D);
             if (p->Dr > 0) /* MLA: the key's rope after its D columns */
                 fast_mla_widen_k(p, kern, b, kvh, j0 + c, w->k + c * Dp + D);
-            vfinite &= kern->widen(p->dt, vr + r * p->k_ss, w->v + c * Dp, D);
+            vfinite &= kern->widen(p->dt, vr + r * p->v_ss, w->v + c * Dp, D);
         }
     }
     return vfinite;

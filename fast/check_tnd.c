@@ -5,10 +5,11 @@
  * NTD_TND), key and value alike with their own T; actual_seq_lengths(_kv)
  * hold cumulative token counts and their count is B.  The plan reads batch
  * b's rows from token q_tok[b] on (the executor expands the counts); Q_S
- * and KV_S are the longest batch's lengths.  Not modeled: a value head
- * dim unlike the query's (003 allows 192 with 128), and the *_NBSD
- * outputs without rope (the batched layouts', check_layout.c; layer 6
- * here, the feature's NM row). */
+ * and KV_S are the longest batch's lengths.  Value's head dim Dv may be
+ * below the query's (003: TND 192 with 128; attention_out then has
+ * value's D, 003 §返回值说明): plan_tnd.c lays the run out.  Not modeled:
+ * the *_NBSD outputs without rope (the batched layouts', check_layout.c;
+ * layer 6 here, the feature's NM row). */
 #include "validate.h"
 
 #define TND_T_MAX ((int64_t)1 << 20) /* "T小于等于1M" */
@@ -189,7 +190,7 @@ static fia_status check_shapes(const fast_args *a, fast_plan *p,
                     "needs query_rope and key_rope");
     if (strcmp(a->layout, "NTD") == 0 && a->profile == FIA_PROFILE_DOC)
         FAST_REJECT("S_LAYOUT", "NTD is no documented input_layout");
-    (void)vn; /* value = key but for D, and Dv = D is all that runs */
+    (void)vn; /* value = key but for D (Dv <= D: head_dims_ok) */
     p->q_numel = qn, p->kv_numel = kn;
     p->q = q->data, p->k = k->data, p->v = v->data;
     return FIA_OK;
@@ -282,18 +283,5 @@ fia_status fast_check_tnd_nbsd(const fast_args *a, fast_plan *p,
     if (fast_nbsd_layout(a->layout, NULL) && !fast_mla_call(a))
         FAST_NOTMOD("M_LAYOUT", "input_layout %s without rope is not "
                     "modeled yet", a->layout);
-    return FIA_OK;
-}
-
-/* Last: value's head dim unlike the query's is not computed (every rule
- * above has judged the call). */
-fia_status fast_check_tnd_value_d(const fast_args *a, fast_plan *p,
-                                  fia_error *err)
-{
-    (void)a;
-    if (p->tnd && p->Dv != p->D)
-        FAST_NOTMOD("M_VALUE_D", "value head dim %lld unlike the query's "
-                    "%lld is not modeled yet", (long long)p->Dv,
-                    (long long)p->D);
     return FIA_OK;
 }

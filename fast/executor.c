@@ -40,8 +40,9 @@ void fast_plan_finish(fast_plan *p)
             p->k_sn = p->q_ntd ? p->T_kv * D : D;
             p->k_ss = p->q_ntd ? D : KV_N * D;
         }
-        p->o_sn = p->o_ntd ? p->T * D : D;
-        p->o_ss = p->o_ntd ? D : N * D;
+        /* attention_out has value's D (003 §返回值说明) */
+        p->o_sn = p->o_ntd ? p->T * p->Dv : p->Dv;
+        p->o_ss = p->o_ntd ? p->Dv : N * p->Dv;
     } else if (p->layout == FAST_LAYOUT_BNSD_BSND) {
         p->o_sn = D, p->o_ss = N * D, p->o_sb = p->Q_S * N * D;
     } else if (p->o_nbsd) {
@@ -67,6 +68,10 @@ void fast_plan_finish(fast_plan *p)
             p->kr_sn = p->Dr * p->block_size, p->kr_sblk = KV_N * p->kr_sn;
         }
     }
+    p->v_own = false; /* value's strides: the key's (one shape) */
+    p->v_sn = p->k_sn, p->v_ss = p->k_ss;
+    if (p->tnd && p->Dv != D && p->Dr == 0 && !p->paged)
+        fast_plan_narrow_value(p); /* TND 192/128 (plan_tnd.c) */
     fast_plan_schedule(p); /* threads, splits and the workspace size */
 }
 

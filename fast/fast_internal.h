@@ -83,7 +83,12 @@ typedef struct fast_plan {
     fia_dtype dt;            /* FIA_DT_FP16 or FIA_DT_BF16 (in and out) */
     int64_t B, N, KV_N, group, Q_S, KV_S, D;
     int64_t q_sb, q_sn, q_ss;
-    int64_t k_sb, k_sn, k_ss; /* key and value share one shape */
+    int64_t k_sb, k_sn, k_ss; /* key and value share one shape... */
+    /* ...but for a token layout's value narrower than the key (v_own,
+     * plan_tnd.c): value's own head and row strides v_sn, v_ss (else the
+     * key's, fast_plan_finish) */
+    bool v_own;
+    int64_t v_sn, v_ss;
 
     /* Page attention (check_paged.c): key and value are caches of blocks of
      * block_size rows, (blocknum, block_size, KV_N*D) or, cache4d,
@@ -119,7 +124,9 @@ typedef struct fast_plan {
      * or, o_ntd, [N, T, D].  Batch b's row i is token q_tok[b] + i, its
      * key j token kv_tok[b] + j (the executor's storage); rows i >=
      * q_len[b] do not exist (fast_row_exists).  Q_S / KV_S are the longest
-     * batch's; Dv value's head dim (only Dv = D runs). */
+     * batch's; Dv value's head dim (and attention_out's, 003 §返回值说明):
+     * in phase one D is the query's and Dv may be below it (TND 192/128);
+     * the run's D is Dv (fast_plan_finish, plan_tnd.c). */
     bool tnd, q_ntd, o_ntd;
     /* BSH_NBSD, BSND_NBSD, BNSD_NBSD (check_layout.c; 003 input_layout):
      * the query, key and value in the layout before the `_` (layout),
@@ -139,7 +146,12 @@ typedef struct fast_plan {
      * query_rope at qr_* strides as the query's (fast_qr_row), of key_rope
      * as the key's (fast_kr_row: the same block table, kr_sblk per block);
      * each stride the query's / key's with Dr for D (executor.c; an NZ
-     * key_rope: its own tiles, kr_sd). */
+     * key_rope: its own tiles, kr_sd).
+     * A token layout's value narrower than the query (plan_tnd.c) is the
+     * same computation: Q and K rows of Dk = the query's D, V and the
+     * output of D = Dv, the Q and K columns past Dv read as a "rope" from
+     * the query's and key's own rows (qr = q + Dv, kr = k + Dv, their
+     * strides). */
     int64_t Dr, Dk;
     const void *qr, *kr;
     int64_t qr_numel, kr_numel;
@@ -330,6 +342,15 @@ static inline int64_t fast_kv_row(const fast_plan *p, int64_t b, int64_t h,
     return b * p->k_sb + h * p->k_sn + s * p->k_ss;
 }
 
+/* Element offset of the value row of the batch's own key j (as
+ * fast_kv_row, whose offset o it is unless the value has strides of its
+ * own: a token layout's narrower value, no list, cache or padding). */
+static inline int64_t fast_v_row(const fast_plan *p, int64_t b, int64_t h,
+                                 int64_t j, int64_t o)
+{
+    return p->v_own ? (p->kv_tok[b] + j) * p->v_ss + h * p->v_sn : o;
+}
+
 /* Element offset of column d within a K/V row: d, or in an NZ cache
  * (d / 16) tiles of k_sd on and d % 16 into the tile. */
 static inline int64_t fast_kv_col(const fast_plan *p, int64_t d)
@@ -422,10 +443,11 @@ static inline void fast_kv_src(const fast_plan *p, int64_t b, int64_t h,
     }
     const int64_t o = fast_kv_row(p, b, h, j - p->P);
     *k = fast_k_base(p, b) + o;
-    *v = fast_v_base(p, b) + o;
+    *v = fast_v_base(p, b) + fast_v_row(p, b, h, j - p->P, o);
 }
 
-/* How many of the n logical keys from j on lie at stride k_ss from key j:
+/* How many of the n logical keys from j on lie at stride k_ss (their
+ * values at v_ss) from key j:
  * all of them, up to the prefix's end, or paged up to the end of j's
  * block. */
 static inline int64_t fast_kv_run(const fast_plan *p, int64_t j, int64_t n)
@@ -450,6 +472,10 @@ fia_status fast_fail(fia_error *err, fia_status st, const char *check,
 /* ---- executor (executor.c) -------------------------------------------- */
 /* Fills the layout strides and the workspace size of a validated plan. */
 void fast_plan_finish(fast_plan *plan);
+/* plan_tnd.c: a token layout's value narrower than the query (Dv < D, no
+ * rope), after the strides: the run's D becomes Dv, the Q and K columns
+ * past it a rope read from the query's and key's own rows. */
+void fast_plan_narrow_value(fast_plan *p);
 /* Allocates an executor for a validated, finished plan: copies the plan and
  * expands the (validated) length arrays into q_len / kv_len per batch; asl
  * NULL means Q_S for every batch, aslkv NULL means KV_S.  FIA_ERR_NOMEM

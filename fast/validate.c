@@ -101,7 +101,6 @@ const fast_check fast_checks[] = {
     /* learnable_sink's dtype and [N] (reads N) */
     {"sink", FAST_LAYER_SEMANTIC, fast_check_sink},
     /* Layer 6: judged by every rule above, but not computed. */
-    {"tnd", FAST_LAYER_ARITHMETIC, fast_check_tnd_value_d},
     {"tnd", FAST_LAYER_ARITHMETIC, fast_check_tnd_nbsd},
     {"prefix", FAST_LAYER_ARITHMETIC, fast_check_prefix},
     {"antiquant", FAST_LAYER_ARITHMETIC, fast_check_antiquant_unmodeled},

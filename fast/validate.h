@@ -271,7 +271,6 @@ fia_status fast_check_int8_out_compute(const fast_args *, fast_plan *, fia_error
 fia_status fast_check_tnd_nbsd(const fast_args *, fast_plan *, fia_error *);
 fia_status fast_check_tnd_exclusions(const fast_args *, fast_plan *, fia_error *);
 fia_status fast_check_tnd_shapes(const fast_args *, fast_plan *, fia_error *);
-fia_status fast_check_tnd_value_d(const fast_args *, fast_plan *, fia_error *);
 /* 1 for a token layout (TND, NTD, TND_NTD, NTD_TND); its query and output
  * orders into *q_ntd / *o_ntd (either may be NULL). */
 bool fast_token_layout(const char *layout, bool *q_ntd, bool *o_ntd);

@@ -5,14 +5,16 @@
  * their cumulative counts, query [T, N, D] or [N, T, D], key/value alike,
  * with each of the layout's rules broken now and then (a count that goes
  * back, one that ends off T, the counts of another B, an array missing,
- * fp16, head dims 003 or the released code does not take, value's D
- * unlike the query's, sparse modes and masks they refuse, a square causal
+ * fp16, head dims 003 or the released code does not take (a value wider
+ * than the query, NTD_TND's 192/192; value narrower, 192/128, is valid),
+ * sparse modes and masks they refuse, a square causal
  * batch, a tensor of rank 4 or of other heads, T past 2^20, B past 4096,
  * the exclusions the fragments before may have set).
  *
  * fuzz_numeric: a valid case packed as TND or NTD_TND (meta_tnd.c), now
  * and then: its sparse band kept where the layout can say it, else its
- * mask dropped; fp16 data rounded to bf16.
+ * mask dropped; fp16 data rounded to bf16; query and key of 192 over a
+ * value of 128 now and then.
  * Fragment contract: fuzz/gen.h. */
 #include "fuzz/gen.h"
 
@@ -33,13 +35,14 @@ static void lengths(fz_gen *g, int64_t B, int64_t *q, int64_t *kv,
 }
 
 /* Head dims: mostly ones a profile takes (128/128, 192/192, 192/128,
- * 64/64), now and then neither. */
+ * 64/64; the layout decides which: NTD_TND's V_D is 128), now and then
+ * neither (a value wider than the query among them). */
 static void head_dims(fz_gen *g, int64_t *D, int64_t *Dv)
 {
     static const int64_t pairs[][2] = {{128, 128}, {192, 192}, {192, 128},
                                        {64, 64},   {96, 96},   {128, 64},
-                                       {512, 512}};
-    static const int w[] = {40, 10, 10, 10, 2, 2, 2};
+                                       {512, 512}, {128, 192}};
+    static const int w[] = {40, 10, 14, 10, 2, 2, 2, 3};
     int k = fz_wpick(g, w, FZ_ARRLEN(w), 4);
     *D = pairs[k][0], *Dv = pairs[k][1];
 }

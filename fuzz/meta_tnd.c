@@ -13,8 +13,9 @@
  * (003); a case outside that, or not bfloat16, is not equivalent to any
  * token-layout case: "tnd=<seed>" does not apply (fz_tnd_case with
  * exact 1), while fuzz_numeric (exact 0) drops its mask and rounds fp16
- * data to bf16 to get a valid call of its own, and now and then leaves a
- * batch without query tokens. */
+ * data to bf16 to get a valid call of its own, now and then leaves a
+ * batch without query tokens, and now and then pads query and key to 192
+ * over a value of 128 (value narrower than the query). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -121,6 +122,10 @@ fia_status fz_tnd_case(const fia_case *c, const fz_geom *g, uint64_t seed,
     }
     const int64_t Dt = g->D <= 128 ? 128 : 192;
     const int ntd = Dt == 128 && (seed & 1); /* NTD_TND takes V_D 128 */
+    /* fuzz_numeric: now and then (seed bit 7) query and key of 192 over a
+     * value of 128 (003: TND and NTD_TND take 192/128; their zero columns
+     * leave every score as it was) */
+    const int64_t Dqk = !exact && Dt == 128 && (seed & 128) ? 192 : Dt;
     int64_t *len = malloc((size_t)g->B * 4 * sizeof *len);
     if (len == NULL)
         return fia_fail(err, FIA_ERR_NOMEM, "no memory for the lengths");
@@ -137,10 +142,10 @@ fia_status fz_tnd_case(const fia_case *c, const fz_geom *g, uint64_t seed,
         cq[b] = T += len[b];
         ckv[b] = T_kv += kvl[b];
     }
-    fia_status st = put(c, g, FIA_SLOT_QUERY, g->N, g->Q_S, len, T, Dt, ntd,
-                        out, err);
+    fia_status st = put(c, g, FIA_SLOT_QUERY, g->N, g->Q_S, len, T, Dqk,
+                        ntd, out, err);
     if (st == FIA_OK)
-        st = put(c, g, FIA_SLOT_KEY, g->KV_N, g->KV_S, kvl, T_kv, Dt, ntd,
+        st = put(c, g, FIA_SLOT_KEY, g->KV_N, g->KV_S, kvl, T_kv, Dqk, ntd,
                  out, err);
     if (st == FIA_OK)
         st = put(c, g, FIA_SLOT_VALUE, g->KV_N, g->KV_S, kvl, T_kv, Dt, ntd,

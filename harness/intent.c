@@ -78,10 +78,10 @@ static int start_group(tally *t, const fia_ref_key_row *row)
         t->bad = m, t->taken = m + n, t->masked = m + 2 * n, t->cap = n;
     }
     t->gb = row->b, t->gh = row->kv_head, t->glen = row->kv_len;
-    int64_t D = t->dims.D;
+    int64_t D = t->dims.D, Dv = t->dims.Dv;
     for (int64_t j = 0; j < t->glen; j++) {
         t->bad[j] = nonfinite_row(row->k + j * D, D) ||
-                    nonfinite_row(row->v + j * D, D);
+                    nonfinite_row(row->v + j * Dv, Dv);
         t->nonfinite_keys += t->bad[j];
         t->taken[j] = t->masked[j] = 0;
     }

@@ -187,8 +187,9 @@ const fia_rule orc_rules_layout[] = {
      C002_P("attentionOut") "; " C002_P("inputLayout"),
      "key/value head dim D must equal the query's D",
      "003 §返回值说明 ties the output's D to value's D and its TND rules allow "
-     "V_D != Q_D (NM-013); 002 requires the output shape to equal the "
-     "query's; K_D = Q_D in every layout",
+     "V_D != Q_D (TND-016, TND-025: attention_out then has value's D); 002 "
+     "requires the output shape to equal the query's (OUT-003, which the "
+     "token layouts do not take); K_D = Q_D in every layout",
      ORC_FN(kd_qd)},
     {"LAYOUT-020", "layout", FIA_RULE_REJECT, ORC_SEM,
      C002_GT1 "; " C002_EQ1 "; " C001_CONSTR "; " C000_GT1 "; " C000_EQ1,

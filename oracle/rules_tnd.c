@@ -7,6 +7,10 @@
  * modeled by rules_mla.c); D != 512 is the list below.  The Q_S > 1 / Q_S =
  * 1 lists of the batched layouts do not apply (path ORC_PATH_TND).
  *
+ * Value's head dim may be below the query's (TND 192/128, NTD_TND 192/128;
+ * TND-016, TND-017): the score runs over the query's and key's D, P.V and
+ * attention_out over value's (003 §返回值说明, TND-025).
+ *
  * The *_NBSD outputs are batched layouts with rope (MLA-030, MLA-031,
  * rules_mla.c). */
 #include <stdint.h>
@@ -173,7 +177,6 @@ ORC_PRED(x_paged, f->tnd && !rope(f), f->paged)
 ORC_PRED(x_antiquant, f->tnd, kv_antiquant(f))
 ORC_PRED(x_full_quant, f->tnd, full_quant(f))
 ORC_PRED(x_post_quant, f->tnd, post_quant(f))
-ORC_PRED(nm_value_d, f->tnd && f->q_d_ok && f->v_d_ok, f->VD != f->D)
 
 #define TND_REJECT(id, cite, text, dis, fn)                                  \
     {id, "tnd", FIA_RULE_REJECT, ORC_SEM, cite, text, dis, ORC_FN(fn)}
@@ -287,7 +290,10 @@ const fia_rule orc_rules_tnd[] = {
     TND_REJECT("TND-025", C003_RET,
                "attention_out of a token layout: (T, N, V_D) for TND and "
                "NTD_TND, (N, T, V_D) for TND_NTD and NTD",
-               NULL, out_shape),
+               "002 requires attention_out's shape to equal the query's "
+               "(OUT-003); 003 §返回值说明 gives it value's D, which 003's "
+               "token layouts follow (192/128: D 128)",
+               out_shape),
     TND_REJECT("TND-026", C003_RET,
                "softmax_lse of a token layout is (T, N, 1)", NULL, lse_shape),
     TND_EXCLUDE("TND-X01", "a token layout takes no key/value tensor lists",
@@ -309,10 +315,6 @@ const fia_rule orc_rules_tnd[] = {
                 "a token layout takes no output quantization (后量化: "
                 "quant_scale2, quant_offset2)",
                 x_post_quant),
-    {"NM-013", "tnd", FIA_RULE_NOT_MODELED, ORC_NM_LATE, C003_TND,
-     "value's head dim unlike the query's (TND 192/128) is not modeled yet: "
-     "every rule judges the call, then it is refused",
-     NULL, ORC_FN(nm_value_d)},
 };
 const size_t orc_rules_tnd_count =
     sizeof orc_rules_tnd / sizeof orc_rules_tnd[0];

@@ -187,6 +187,7 @@ fia_status ref_read_layout_dims(ref_problem *p, const fia_case *c,
         return fia_fail(err, FIA_ERR_PARAM_INVALID,
                         "key head dim %lld != query head dim %lld",
                         (long long)kd, (long long)p->D);
+    p->Dv = p->D; /* value's shape is key's: its D too */
     p->decode = p->Q_S == 1;
     return FIA_OK;
 }
@@ -246,6 +247,16 @@ int64_t ref_kv_index(const ref_problem *p, int64_t b, int64_t kn, int64_t j,
     return kv_index(p, b, kn, j, dd, p->D, p->nz_tile);
 }
 
+/* value: head dim Dv (= D but for the token layouts' 192/128, read_tnd.c;
+ * never an NZ cache there), NZ tiles as the key's */
+int64_t ref_v_index(const ref_problem *p, int64_t b, int64_t kn, int64_t j,
+                    int64_t dd)
+{
+    return kv_index(p, b, kn, j, dd, p->Dv, p->nz_tile);
+}
+
+/* attention_out has value's head dim Dv (003 §返回值说明; = D but for the
+ * token layouts, read_tnd.c). */
 int64_t ref_out_index(const ref_problem *p, int64_t b, int64_t n, int64_t i,
                       int64_t dd)
 {
@@ -253,10 +264,10 @@ int64_t ref_out_index(const ref_problem *p, int64_t b, int64_t n, int64_t i,
         return ref_tnd_out_index(p, b, n, i, dd);
     i = ref_pad_q_row(p, b, i);
     if (p->o_nbsd)
-        return ((n * p->B + b) * p->Q_S + i) * p->D + dd;
+        return ((n * p->B + b) * p->Q_S + i) * p->Dv + dd;
     if (p->layout == REF_LAYOUT_BNSD)
-        return ((b * p->N + n) * p->Q_S + i) * p->D + dd;
-    return ((b * p->Q_S + i) * p->N + n) * p->D + dd;
+        return ((b * p->N + n) * p->Q_S + i) * p->Dv + dd;
+    return ((b * p->Q_S + i) * p->N + n) * p->Dv + dd;
 }
 
 /* Exact widening of an fp16 / bf16 element, by bits (the same values as
@@ -311,12 +322,14 @@ void ref_load_q_row(const ref_problem *p, int64_t b, int64_t n, int64_t i,
  * dequantized element (read_antiquant.c).  Key rows are Dk = D + Dr wide:
  * with MLA (no prefix, no antiquant: read_mla.c) columns [D, Dk) hold the
  * key_rope row of the same key, read through the same map (block table,
- * tokens, layout) at width Dr; value rows are D wide. */
+ * tokens, layout) at width Dr; value rows are Dv wide (value's own head
+ * dim: D but for a token layout's narrower value, read_tnd.c, which has
+ * no prefix and no antiquant). */
 int ref_load_kv_rows(const ref_problem *p, int64_t b, int64_t kn,
                      int64_t nkeys, double *k, double *v, double *klo,
                      double *vlo)
 {
-    const int64_t D = p->D, Dr = p->Dr, Dk = D + Dr;
+    const int64_t D = p->D, Dr = p->Dr, Dk = D + Dr, Dv = p->Dv;
     if (p->aq) {
         int any = 0;
         for (int64_t j = 0; j < nkeys; j++)
@@ -340,7 +353,11 @@ int ref_load_kv_rows(const ref_problem *p, int64_t b, int64_t kn,
             int64_t idx = pre ? ref_prefix_index(p, kn, j, d)
                               : ref_kv_index(p, b, kn, j - p->P, d);
             k[j * Dk + d] = ks_ * load_half(ks->dtype, ks->data, idx);
-            v[j * D + d] = vs_ * load_half(vs->dtype, vs->data, idx);
+        }
+        for (int64_t d = 0; d < Dv; d++) {
+            int64_t idx = pre ? ref_prefix_index(p, kn, j, d)
+                              : ref_v_index(p, b, kn, j - p->P, d);
+            v[j * Dv + d] = vs_ * load_half(vs->dtype, vs->data, idx);
         }
         for (int64_t d = 0; d < Dr; d++) /* MLA: never a prefix key */
             k[j * Dk + D + d] = load_half(

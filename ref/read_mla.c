@@ -11,7 +11,8 @@
  * one dot product of the concatenated vectors of Dk = D + Dr columns; the
  * mask, the softmax and P . V follow as without rope.  value has no rope
  * part, so attention_out has value's D (here the query's: the D = 512 and
- * D = 128 scenes of 003 have equal query / key / value D).  So the reading
+ * D = 128 scenes of 003 have equal query / key / value D; a narrower value
+ * with rope is refused).  So the reading
  * hands the math core query rows of Dk columns (query's then query_rope's,
  * ref_load_q_row) and key rows of Dk columns (key's then key_rope's,
  * ref_load_kv_rows), value rows of D, and the core's score is its one dot
@@ -120,6 +121,11 @@ fia_status ref_read_mla(ref_problem *p, const fia_case *c,
                         "%s given without %s (MLA: both or neither)",
                         gq ? "query_rope" : "key_rope",
                         gq ? "key_rope" : "query_rope");
+    if (p->Dv != p->D) /* a token layout's narrower value (read_tnd.c) */
+        return fia_fail(err, FIA_ERR_PARAM_INVALID,
+                        "value head dim %lld unlike the query's %lld with "
+                        "query_rope / key_rope (MLA: Q_D = K_D = V_D)",
+                        (long long)p->Dv, (long long)p->D);
     if (p->aq || p->q8)
         return fia_fail(err, FIA_ERR_NOT_MODELED,
                         "not modeled yet: query_rope / key_rope with %s "

@@ -48,7 +48,7 @@ fia_status ref_read_output_shape(ref_problem *p, const fia_case *c,
     if (p->tnd) {
         nd = 3;
         dims[0] = p->o_ntd ? p->N : p->T, dims[1] = p->o_ntd ? p->T : p->N;
-        dims[2] = p->D;
+        dims[2] = p->Dv; /* value's D (003 §返回值说明, read_tnd.c) */
     } else if (p->o_nbsd) {
         nd = 4;
         dims[0] = p->N, dims[1] = p->B, dims[2] = p->Q_S, dims[3] = p->D;

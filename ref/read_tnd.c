@@ -1,8 +1,8 @@
 /* ref/ reading, feature "tnd": the 003 token layouts.
  *
- *   TND, TND_NTD   query [T, N, D], key/value [T_kv, KV_N, D]
- *   NTD, NTD_TND   query [N, T, D], key/value [KV_N, T_kv, D]
- *   attention_out  [T, N, D] (TND, NTD_TND) or [N, T, D] (NTD, TND_NTD)
+ *   TND, TND_NTD   query [T, N, D], key [T_kv, KV_N, D], value [.., Dv]
+ *   NTD, NTD_TND   query [N, T, D], key [KV_N, T_kv, D], value [.., Dv]
+ *   attention_out  [T, N, Dv] (TND, NTD_TND) or [N, T, Dv] (NTD, TND_NTD)
  *   softmax_lse    [T, N, 1]
  *
  * No batch axis: actual_seq_lengths and actual_seq_lengths_kv are
@@ -21,8 +21,18 @@
  *
  * Sparse modes 0 (no mask) and 3 read as in the batched layouts, per batch;
  * the reading is never the decode path's (sparse_mode is honoured when
- * every batch has one query token).  Value's head dim unlike the query's
- * (003 allows 192/128) is not modeled. */
+ * every batch has one query token).
+ *
+ * Value's head dim Dv may be below the query's (003 TND list: Q_D = K_D =
+ * 192 with V_D 128; RELEASED "Layouts, head dims": 192/128).  The score is
+ * still scale * q.k over the D columns of query and key, the output
+ *
+ *   out[d] = sum_j softmax_j * v_j[d],   d < Dv,
+ *
+ * and attention_out is [T, N, Dv] / [N, T, Dv] (003 §返回值说明: the
+ * output's D is value's).  No documented call has Dv above D; one is
+ * refused as invalid, as is a narrower value with what 003's token list
+ * excludes anyway (antiquant, full int8, rope: MLA's V_D is its D). */
 #include <stdlib.h>
 #include "ref_internal.h"
 
@@ -135,10 +145,13 @@ fia_status ref_read_tnd_dims(ref_problem *p, const fia_case *c,
         return fia_fail(err, FIA_ERR_PARAM_INVALID,
                         "key head dim %lld != query head dim %lld",
                         (long long)kd, (long long)p->D);
-    if (vd != p->D)
-        return fia_fail(err, FIA_ERR_NOT_MODELED,
-                        "not modeled yet: value head dim %lld unlike the "
-                        "query's %lld", (long long)vd, (long long)p->D);
+    if (vd > p->D || (vd != p->D && (p->aq || p->q8)))
+        return fia_fail(err, FIA_ERR_PARAM_INVALID,
+                        "value head dim %lld with a query head dim %lld "
+                        "(a token layout's value may only be narrower, "
+                        "without quantization)", (long long)vd,
+                        (long long)p->D);
+    p->Dv = vd;
     if (c->attrs.sparse_mode != 0 && c->attrs.sparse_mode != 3)
         return fia_fail(err, FIA_ERR_PARAM_INVALID,
                         "a token layout takes sparse_mode 0 or 3, not %lld",
@@ -203,5 +216,5 @@ int64_t ref_tnd_kv_index(const ref_problem *p, int64_t b, int64_t kn,
 int64_t ref_tnd_out_index(const ref_problem *p, int64_t b, int64_t n,
                           int64_t i, int64_t dd)
 {
-    return token_index(p->o_ntd, p->T, p->N, p->q_tok[b] + i, n, p->D, dd);
+    return token_index(p->o_ntd, p->T, p->N, p->q_tok[b] + i, n, p->Dv, dd);
 }

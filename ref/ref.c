@@ -140,7 +140,7 @@ static fia_status compute_row(const ref_row_view *row, void *vctx,
         x->opt->progress(++x->rows_done, p->B * p->N * p->Q_S,
                          x->opt->progress_ctx);
     if (!row->computed) {
-        for (int64_t d = 0; d < p->D; d++)
+        for (int64_t d = 0; d < p->Dv; d++)
             store_row_elem(p, r, b, n, i, d, 0, 0.0, row->out_unspec, 0.0);
         if (p->has_lse)
             store_lse(r, ref_lse_index(p, b, n, i),
@@ -167,7 +167,7 @@ static fia_status compute_row(const ref_row_view *row, void *vctx,
         if (st != FIA_OK)
             return st;
     }
-    for (int64_t d = 0; d < p->D; d++)
+    for (int64_t d = 0; d < p->Dv; d++)
         store_row_elem(p, r, b, n, i, d, x->ro.bits[d], x->ro.exact[d], 0,
                        x->ro.bound[d]);
     if (p->has_lse)
@@ -325,17 +325,21 @@ static fia_status compute_rows(const ref_problem *p, long prec,
     fia_dtype fdt = p->out_dtype == FIA_DT_INT8 ? p->in_dtype : p->out_dtype;
     ref_fmt fmt = fdt == FIA_DT_BF16 ? REF_FMT_BF16 : REF_FMT_FP16;
     compute_ctx x = {.p = p, .r = r, .opt = opt};
-    fia_status st = ref_core_new(&x.core, p->D, p->Dr, ref_max_kv_len(p), fmt,
+    /* the core's rows: Dv output (value) columns, scores over Dk = D + Dr
+     * columns, the Dk - Dv past the Dv its "Dr" (MLA's rope, or the query's
+     * and key's own columns past a narrower value's, read_tnd.c) */
+    const int64_t Dv = p->Dv, Dx = p->D + p->Dr - p->Dv;
+    fia_status st = ref_core_new(&x.core, Dv, Dx, ref_max_kv_len(p), fmt,
                                  prec, score_precision, (void *)p,
                                  opt->pure_mpfr, err);
     if (st != FIA_OK)
         return st;
-    if (ref_row_out_init(&x.ro, p->D) != FIA_OK) {
+    if (ref_row_out_init(&x.ro, Dv) != FIA_OK) {
         ref_row_out_free(&x.ro);
         ref_core_free(x.core);
         return fia_fail(err, FIA_ERR_NOMEM, "out of memory (reference rows)");
     }
-    x.in = (ref_row_in){.D = p->D, .Dr = p->Dr, .scale = p->scale, .fmt = fmt,
+    x.in = (ref_row_in){.D = Dv, .Dr = Dx, .scale = p->scale, .fmt = fmt,
                         .want_lse = p->has_lse, .round_p = p->round_p,
                         .in_dtype = p->in_dtype};
     antiquant_model(p, &x.in);

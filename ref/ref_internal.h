@@ -98,6 +98,12 @@ typedef struct ref_problem {
     ref_layout layout;
     int o_nbsd;
     int64_t B, Q_S, KV_S, D;
+    /* value's and attention_out's head dim (read_layout.c, read_tnd.c):
+     * D everywhere but 003's token layouts, where value may be narrower
+     * than query and key (TND 192/128) and attention_out has value's D
+     * (003 §返回值说明).  The score still runs over the D (+ Dr) columns of
+     * query and key; P.V and the output over Dv. */
+    int64_t Dv;
     int decode;                   /* Q_S == 1 (and no rope: read_mla.c) */
     /* mla (read_mla.c): query_rope / key_rope (NULL without), laid out
      * like query / key with head dim Dr (0 without); the score's dot runs
@@ -255,6 +261,9 @@ int64_t ref_q_index(const ref_problem *p, int64_t b, int64_t n, int64_t i,
                     int64_t dd);
 int64_t ref_kv_index(const ref_problem *p, int64_t b, int64_t kn, int64_t j,
                      int64_t dd);
+/* value's element: head dim Dv (below D in the token layouts' 192/128) */
+int64_t ref_v_index(const ref_problem *p, int64_t b, int64_t kn, int64_t j,
+                    int64_t dd);
 int64_t ref_q_index_w(const ref_problem *p, int64_t b, int64_t n, int64_t i,
                       int64_t dd, int64_t W);
 int64_t ref_kv_index_w(const ref_problem *p, int64_t b, int64_t kn,

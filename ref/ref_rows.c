@@ -32,7 +32,7 @@
 #include "ref_internal.h"
 
 typedef struct rows_buf {
-    double *k, *v, *q; /* [max kv_len'][D + Dr], [max kv_len'][D],
+    double *k, *v, *q; /* [max kv_len'][D + Dr], [max kv_len'][Dv],
                           [D + Dr] */
     double *klo, *vlo; /* antiquant: the rests, like k, v (else NULL) */
     int64_t *keys;     /* [max kv_len'] */
@@ -45,11 +45,12 @@ static void rb_free(rows_buf *rb)
     free(rb->klo), free(rb->vlo);
 }
 
-static fia_status rb_alloc(rows_buf *rb, int64_t D, int64_t Dr,
+/* Key rows of Dk = D + Dr columns, value rows of Dv. */
+static fia_status rb_alloc(rows_buf *rb, int64_t Dk, int64_t Dv,
                            int64_t KV_S, int aq, fia_error *err)
 {
-    size_t d = (size_t)(D > 0 ? D : 1), kv = (size_t)(KV_S > 0 ? KV_S : 1);
-    size_t dk = (size_t)(D + Dr > 0 ? D + Dr : 1);
+    size_t d = (size_t)(Dv > 0 ? Dv : 1), kv = (size_t)(KV_S > 0 ? KV_S : 1);
+    size_t dk = (size_t)(Dk > 0 ? Dk : 1);
     rb->k = malloc(kv * dk * sizeof(double));
     rb->v = malloc(kv * d * sizeof(double));
     rb->q = malloc(dk * sizeof(double));
@@ -96,7 +97,8 @@ fia_status ref_rows_walk(const ref_problem *p, ref_row_fn fn, void *ctx,
                          fia_error *err)
 {
     rows_buf rb = {0};
-    fia_status st = rb_alloc(&rb, p->D, p->Dr, ref_max_kv_len(p), p->aq, err);
+    fia_status st = rb_alloc(&rb, p->D + p->Dr, p->Dv, ref_max_kv_len(p),
+                             p->aq, err);
     if (st != FIA_OK) {
         rb_free(&rb);
         return st;

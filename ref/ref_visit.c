@@ -2,7 +2,7 @@
  * the reference side (compare/'s plain same-dtype implementation).  Only
  * the reading (ref_problem.c, ref_rows.c); no arithmetic.  Each computed
  * row's keys are handed over packed: k[t], v[t] for its t-th key (k of
- * D + Dr columns, MLA's key_rope after the key's; q alike). */
+ * D + Dr columns, MLA's key_rope after the key's; q alike; v of Dv). */
 #include <stdlib.h>
 #include <string.h>
 #include "ref_internal.h"
@@ -25,18 +25,18 @@ static fia_status visit_row(const ref_row_view *rv, void *vctx,
     const ref_problem *p = x->p;
     if (!rv->computed)
         return FIA_OK;
-    const int64_t Dk = p->D + p->Dr;
-    size_t rowbytes = (size_t)p->D * sizeof(double);
+    const int64_t Dk = p->D + p->Dr, Dv = p->Dv;
+    size_t rowbytes = (size_t)Dv * sizeof(double);
     for (int64_t t = 0; t < rv->nk; t++) {
         memcpy(x->k + t * Dk, rv->kbuf + rv->keys[t] * Dk,
                (size_t)Dk * sizeof(double));
-        memcpy(x->v + t * p->D, rv->vbuf + rv->keys[t] * p->D, rowbytes);
+        memcpy(x->v + t * Dv, rv->vbuf + rv->keys[t] * Dv, rowbytes);
     }
     if (rv->bias != NULL)
         for (int64_t t = 0; t < rv->nk; t++)
             x->bias[t] = rv->bias[rv->keys[t]];
     x->row.bias = rv->bias != NULL ? x->bias : NULL;
-    for (int64_t dd = 0; dd < p->D; dd++)
+    for (int64_t dd = 0; dd < Dv; dd++)
         x->idx[dd] = ref_out_index(p, rv->b, rv->n, rv->i, dd);
     x->row.q = rv->q;
     x->row.nk = rv->nk;
@@ -56,7 +56,7 @@ fia_status fia_ref_visit_rows(const fia_case *c, const fia_case_data *d,
         ref_problem_free(&p);
         return FIA_OK;
     }
-    size_t dn = (size_t)(p.D > 0 ? p.D : 1);
+    size_t dn = (size_t)(p.Dv > 0 ? p.Dv : 1);
     size_t dk = (size_t)(p.D + p.Dr > 0 ? p.D + p.Dr : 1);
     size_t kv = (size_t)ref_max_kv_len(&p);
     visit_ctx x = {.p = &p, .fn = fn, .fn_ctx = ctx};
@@ -67,7 +67,10 @@ fia_status fia_ref_visit_rows(const fia_case *c, const fia_case_data *d,
     if (!x.k || !x.v || !x.idx || !x.bias) {
         st = fia_fail(err, FIA_ERR_NOMEM, "out of memory (visit rows)");
     } else {
-        x.row = (fia_ref_row){.D = p.D, .Dr = p.Dr, .scale = p.scale,
+        /* the row's D is the output's (value's) columns, its Dr every
+         * score column past them (MLA's rope, a narrower value's rest) */
+        x.row = (fia_ref_row){.D = p.Dv, .Dr = p.D + p.Dr - p.Dv,
+                              .scale = p.scale,
                               .k = x.k,
                               .v = x.v, .out_index = x.idx,
                               .kv_dequantized = p.aq};
@@ -121,7 +124,7 @@ fia_status fia_ref_visit_keys(const fia_case *c, const fia_case_data *d,
     if (st != FIA_OK)
         return st;
     *dims = (fia_ref_dims){.B = p.B, .N = p.N, .KV_N = p.KV_N, .Q_S = p.Q_S,
-                           .KV_S = p.KV_S, .D = p.D,
+                           .KV_S = p.KV_S, .D = p.D, .Dv = p.Dv,
                            .empty_query = p.empty_query};
     keys_ctx x = {.p = &p, .fn = fn, .fn_ctx = ctx};
     if (!p.empty_query && p.Dr > 0) {

@@ -925,10 +925,6 @@ static const rule_case cases[] = {
      "key = fp16 [256,2,32,64]\nvalue = fp16 [256,2,32,64]"},
     {"PROD-007", CARD, "key = fp16 [2,2,65537,64]\nvalue = fp16 [2,2,65537,64]",
      CARD, "key = fp16 [2,2,65536,64]\nvalue = fp16 [2,2,65536,64]"},
-    {"NM-013", TND,
-     "query = bf16 [17,4,192]\nkey = bf16 [43,2,192]\n"
-     "value = bf16 [43,2,128]",
-     TND, ""},
     {"TND-001", TND, "query = bf16 [1,17,4,128]", TND, ""},
     {"TND-002", TND, "key = bf16 [1,43,2,128]\nvalue = bf16 [1,43,2,128]",
      TND, ""},
@@ -978,6 +974,13 @@ static const rule_case cases[] = {
      TND, ""},
     {"TND-025", TND, "attention_out = bf16 [4,17,128]", TND,
      "attention_out = bf16 [17,4,128]"},
+    /* value narrower than the query: the output takes value's D */
+    {"TND-025", TND,
+     "query = bf16 [17,4,192]\nkey = bf16 [43,2,192]\n"
+     "value = bf16 [43,2,128]\nattention_out = bf16 [17,4,192]",
+     TND,
+     "query = bf16 [17,4,192]\nkey = bf16 [43,2,192]\n"
+     "value = bf16 [43,2,128]\nattention_out = bf16 [17,4,128]"},
     {"TND-026", TND, "softmax_lse_flag = true\nsoftmax_lse = fp32 [3,4,17,1]",
      TND, "softmax_lse_flag = true\nsoftmax_lse = fp32 [17,4,1]"},
     {"TND-X01", TND,
@@ -1161,6 +1164,33 @@ static void test_baselines(void)
     expect_both(MLA_FQ, FIA_OK, FIA_OK, "MLA full quantization base");
     expect_both(MLA_FQZ, FIA_OK, FIA_OK, "MLA full quantization NZ base");
     char *t;
+    /* value's D below the query's (003 TND list; RELEASED head dims):
+     * computed, attention_out of value's D; 192/192 is 003's only, 128/192
+     * and NTD_TND's 192/192 nobody's */
+    static const struct {
+        const char *over;
+        fia_status doc, cann;
+    } vd[] = {
+        {"query = bf16 [17,4,192]\nkey = bf16 [43,2,192]\n"
+         "value = bf16 [43,2,128]", FIA_OK, FIA_OK},
+        {"query = bf16 [17,4,192]\nkey = bf16 [43,2,192]\n"
+         "value = bf16 [43,2,192]\nattention_out = bf16 [17,4,192]", FIA_OK,
+         FIA_ERR_INNER_TILING_ERROR},
+        {"query = bf16 [17,4,128]\nkey = bf16 [43,2,128]\n"
+         "value = bf16 [43,2,192]\nattention_out = bf16 [17,4,192]",
+         FIA_ERR_PARAM_INVALID, FIA_ERR_INNER_TILING_ERROR},
+        {"input_layout = NTD_TND\nquery = bf16 [4,17,192]\n"
+         "key = bf16 [2,43,192]\nvalue = bf16 [2,43,128]", FIA_OK, FIA_OK},
+        {"input_layout = NTD_TND\nquery = bf16 [4,17,192]\n"
+         "key = bf16 [2,43,192]\nvalue = bf16 [2,43,192]\n"
+         "attention_out = bf16 [17,4,192]", FIA_ERR_PARAM_INVALID,
+         FIA_ERR_INNER_TILING_ERROR},
+    };
+    for (size_t i = 0; i < sizeof vd / sizeof vd[0]; i++) {
+        t = mk(TND, vd[i].over);
+        expect_both(t, vd[i].doc, vd[i].cann, vd[i].over);
+        free(t);
+    }
     /* a richer valid case: GQA, BSND, mask, seq lengths, lse, precise */
     expect_both("query = bf16 [2,16,8,64]\nkey = bf16 [2,40,2,64]\n"
                 "value = bf16 [2,40,2,64]\nnum_heads = 8\n"

@@ -75,10 +75,12 @@ void fia_ref_result_free(fia_ref_result *r);
  * walk and is returned.  Used by oracle/'s plain same-dtype implementation
  * (the flash-attn tolerance profile); no arithmetic is done here. */
 typedef struct fia_ref_row {
-    int64_t D, nk;
-    int64_t Dr;                /* MLA: the rope columns of q and k (0
-                                  without); a score is scale * (q . k)
-                                  over all D + Dr columns */
+    int64_t D, nk;             /* D: the output's (value's) columns */
+    int64_t Dr;                /* the score columns of q and k past the D
+                                  (MLA: the rope; a token layout's value
+                                  narrower than the query: the query's and
+                                  key's last D_q - D_v; else 0); a score is
+                                  scale * (q . k) over all D + Dr columns */
     double scale;
     const double *q;           /* [D + Dr]: query, then query_rope */
     const double *k, *v;       /* [nk][D + Dr] (key, then key_rope),
@@ -105,6 +107,8 @@ fia_status fia_ref_visit_rows(const fia_case *c, const fia_case_data *d,
  * in order b, KV head, n, i with the keys taking part in it. */
 typedef struct fia_ref_dims {
     int64_t B, N, KV_N, Q_S, KV_S, D;
+    int64_t Dv;                /* value's head dim: D but for a token
+                                  layout's narrower value */
     int empty_query;           /* nothing more was read: no rows */
 } fia_ref_dims;
 typedef struct fia_ref_key_row {
@@ -120,8 +124,9 @@ typedef struct fia_ref_key_row {
     int64_t nk;                /* keys taking part, ascending in keys */
     const int64_t *keys;
     const double *q;           /* [D]: the query row, when nk > 0 */
-    const double *k, *v;       /* [kv_len][D]: every key and value row of
-                                  the KV head within kv_len (exact; int
+    const double *k, *v;       /* [kv_len][D], [kv_len][Dv]: every key
+                                  and value row of the KV head within
+                                  kv_len (exact; int
                                   key/value dequantized, to the nearest
                                   binary64); MLA's rope columns are not
                                   handed over here */
