@@ -159,15 +159,8 @@ void fast_kvpre_chunk(const fast_plan *p, char *ws, int64_t c)
         return;
     }
     if (p->mfq) { /* MLA full quantization (run_mla_quant.c) */
-        if (s1 > s0)
-            fast_mfq_rows(p, kern, b, kvh, first + s0, (int)(s1 - s0),
-                          kf + s0 * Dp, vf + s0 * Dp, Dp, vbad + s0, -1);
-        for (int64_t j = s0; j < s1; j++) {
-            if (Dp > p->Dk)
-                memset(kf + j * Dp + p->Dk, 0,
-                       (size_t)(Dp - p->Dk) * sizeof(float));
-            memset(vf + j * Dp + D, 0, (size_t)(Dp - D) * sizeof(float));
-        }
+        fast_mfq_kvpre_rows(p, kern, b, kvh, first + s0, s1 - s0,
+                            kf + s0 * Dp, vf + s0 * Dp, vbad + s0);
         return;
     }
     if (p->antiquant) { /* int8/int4 dequantized (run_antiquant.c) */

@@ -92,6 +92,12 @@ void fast_mfq_load_q(const fast_plan *p, const fast_kernels *kern,
 bool fast_mfq_rows(const fast_plan *p, const fast_kernels *kern, int64_t b,
                    int64_t kvh, int64_t j0, int nk, float *kd, float *vd,
                    int64_t ldd, uint8_t *vbad, int64_t jmax);
+/* kv_pre: own keys j0 .. j0 + n - 1 of (b, kvh) as fast_mfq_rows into
+ * the rows of Dp floats kf, vf (their padding columns zero), vbad each V
+ * row's answer. */
+void fast_mfq_kvpre_rows(const fast_plan *p, const fast_kernels *kern,
+                         int64_t b, int64_t kvh, int64_t j0, int64_t n,
+                         float *kf, float *vf, uint8_t *vbad);
 
 /* Full int8: the keys whose scores a task keeps between its two passes
  * (attention_q8.c), a multiple of FAST_KBLOCK: up to FAST_Q8_KEEP_BYTES

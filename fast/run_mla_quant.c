@@ -163,3 +163,18 @@ bool fast_mfq_rows(const fast_plan *p, const fast_kernels *kern, int64_t b,
     }
     return fin;
 }
+
+void fast_mfq_kvpre_rows(const fast_plan *p, const fast_kernels *kern,
+                         int64_t b, int64_t kvh, int64_t j0, int64_t n,
+                         float *kf, float *vf, uint8_t *vbad)
+{
+    const int64_t Dp = p->Dp, Dk = p->Dk, D = p->D;
+    if (n <= 0)
+        return;
+    fast_mfq_rows(p, kern, b, kvh, j0, (int)n, kf, vf, Dp, vbad, -1);
+    for (int64_t r = 0; r < n; r++) {
+        if (Dp > Dk)
+            memset(kf + r * Dp + Dk, 0, (size_t)(Dp - Dk) * sizeof(float));
+        memset(vf + r * Dp + D, 0, (size_t)(Dp - D) * sizeof(float));
+    }
+}
