@@ -148,14 +148,14 @@ static void reset_rows(bufs *b)
 /* ---- the kernels, one call each ------------------------------------------ */
 typedef enum kid {
     K_QK_T, K_QK_T_MAX, K_SOFTMAX_FULL, K_SOFTMAX, K_PV, K_QK_DOT, K_DECODE,
-    K_DECODE_PSE, K_BIAS, K_WIDEN, K_WIDEN_T, K_WIDEN_NZ, K_STORE, K_STORE_Q8,
+    K_DECODE_PSE, K_BIAS, K_WIDEN, K_WIDEN_T, K_WIDEN_NZ, K_WIDEN_NZ8, K_STORE, K_STORE_Q8,
     K_AQ_WIDEN8, K_AQ_WIDEN4, K_DECODE_AQ8, K_DECODE_AQ4, K_Q8_ROWMAX,
     K_Q8_PQUANT, K_COUNT
 } kid;
 
 static const char *const KNAME[K_COUNT] = {
     "qk_t", "qk_t_max", "softmax_full", "softmax", "pv", "qk_dot", "decode",
-    "decode+pse", "bias", "widen", "widen_t", "widen_nz", "store", "store_q8",
+    "decode+pse", "bias", "widen", "widen_t", "widen_nz", "widen_nz8", "store", "store_q8",
     "aq_widen int8",
     "aq_widen int4", "decode_aq int8", "decode_aq int4", "q8_rowmax",
     "q8_pquant"};
@@ -229,6 +229,14 @@ static bool call(const fast_kernels *t, kid id, bufs *b)
             return false;
         t->widen_nz(FIA_DT_FP16, b->kh, MR * 16, MR, b->qrows, D, D);
         return true;
+    case K_WIDEN_NZ8: /* one int8 NZ cache block of 128 rows (MLA full
+                       * quantization): D / 32 tiles of (128, 32), times a
+                       * per-tensor scale */
+        if (t->widen_nz8 == NULL)
+            return false;
+        t->widen_nz8((const int8_t *)b->kh, MR * 32, MR, 1.0f / 64, b->qrows,
+                     D, D);
+        return true;
     case K_STORE:
         t->store(FIA_DT_FP16, b->acc, 3.0, b->out, D);
         return true;
@@ -287,7 +295,8 @@ static double work(kid id, const char **unit, const char **shape)
     case K_DECODE: case K_DECODE_PSE: case K_DECODE_AQ8: case K_DECODE_AQ4:
         *unit = "GFLOP/s", *shape = "8192x4x128";
         return 4.0 * DEC_KEYS * DEC_ROWS * D;
-    case K_WIDEN: case K_WIDEN_T: case K_WIDEN_NZ: case K_AQ_WIDEN8:
+    case K_WIDEN: case K_WIDEN_T: case K_WIDEN_NZ: case K_WIDEN_NZ8:
+    case K_AQ_WIDEN8:
     case K_AQ_WIDEN4:
         *unit = "Gelem/s", *shape = "16384";
         return (double)MR * D;

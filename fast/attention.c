@@ -22,6 +22,9 @@
  * int8 / int4 K/V (antiquant.md) take the same paths: their rows
  * dequantized where fp16 ones are widened (run_antiquant.c, kernel
  * aq_widen), decode through kernel decode_aq, which reads them in place.
+ * MLA's full quantization (int8 query, key and value, bf16 ropes) widens
+ * its int8 rows times their dequant scales where the others widen theirs
+ * (run_mla_quant.c), then runs as a bf16 MLA call.
  * Full int8 quantization (an int8 query, int8_quant.md) quantizes P
  * against the row's final max: its tasks walk their keys twice
  * (attention_q8.c), on the same task, scratch and kv_pre rows.
@@ -155,6 +158,11 @@ void fast_kvpre_chunk(const fast_plan *p, char *ws, int64_t c)
         memset(vbad + s0, 0, (size_t)(s1 > s0 ? s1 - s0 : 0));
         return;
     }
+    if (p->mfq) { /* MLA full quantization (run_mla_quant.c) */
+        fast_mfq_kvpre_rows(p, kern, b, kvh, first + s0, s1 - s0,
+                            kf + s0 * Dp, vf + s0 * Dp, vbad + s0);
+        return;
+    }
     if (p->antiquant) { /* int8/int4 dequantized (run_antiquant.c) */
         float hv[4 * 528];
         fast_aq_heads(p, kvh, hv);
@@ -254,6 +262,9 @@ static bool widen_block(const fast_plan *p, const fast_kernels *kern,
     if (p->antiquant) /* int8/int4 dequantized (run_antiquant.c) */
         return fast_aq_widen_rows(p, kern, b, kvh, j0, nk, w->aqv, w->k,
                                   w->v, Dp);
+    if (p->mfq) /* MLA full quantization (run_mla_quant.c) */
+        return fast_mfq_rows(p, kern, b, kvh, j0, nk, w->k, w->v, Dp, NULL,
+                             jmax);
     bool vfinite = true;
     for (int c = 0; c < nk;) {
         /* a run of rows at stride k_ss: all of them, or to a block's (or
@@ -496,6 +507,10 @@ static void task_load_q(const fast_plan *p, const fast_kernels *kern,
 {
     const int64_t L = p->L, Dp = p->Dp, D = p->D;
     const int mr = k->mr;
+    if (p->mfq) { /* int8 rows dequantized (run_mla_quant.c) */
+        fast_mfq_load_q(p, kern, k, w);
+        return;
+    }
     if (k->dot)
         memset(w->q, 0, (size_t)(Dp * L) * sizeof(float));
     for (int r0 = 0; r0 < mr; r0 += 16) {

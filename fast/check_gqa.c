@@ -21,7 +21,9 @@ fia_status fast_check_gqa(const fast_args *a, fast_plan *p, fia_error *err)
     const fia_dtype kd = a->key->tensors[0]->dtype;
     const bool quantized = a->query->dtype == FIA_DT_INT8 ||
                            (kd != FIA_DT_FP16 && kd != FIA_DT_BF16);
-    if (p->group > 64 && quantized)
+    /* (003 MLA, query D 512, documents N 128 with one KV head, its full
+     * quantization included) */
+    if (p->group > 64 && quantized && !fast_mla512(a))
         FAST_REJECT("ANTI-028", "num_heads / num_key_value_heads = %lld > 64 "
                     "on a quantized path (%s query, %s key/value)",
                     (long long)p->group, fast_dtype_name(a->query->dtype),

@@ -17,7 +17,8 @@ fia_status fast_check_int_inputs_query(const fast_args *a, fast_plan *p,
                                        fia_error *err)
 {
     (void)err;
-    p->q8 = a->query->dtype == FIA_DT_INT8;
+    /* (MLA's int8 query: its own plan, p->mfq, check_mla_quant.c) */
+    p->q8 = a->query->dtype == FIA_DT_INT8 && !p->mfq;
     if (!p->q8)
         return FIA_OK;
     p->dt = FIA_DT_FP16;

@@ -17,8 +17,10 @@
  * < 65535 at Q_S > 1 (check_layout.c: 003 documents N 128 with D 512).
  * The *_NBSD outputs (attention_out [N, B, Q_S, D]: check_layout.c) and
  * the NZ cache ([blockNum, N, D/16, blockSize, 16]: check_paged.c, its
- * exclusions here) are D 512's.  Not computed (layer 4): full quantization
- * (int8 query/key/value with bf16 ropes, with its int8 NZ cache). */
+ * exclusions here) are D 512's, and so is full quantization (an int8
+ * query, key and value with bf16 ropes and output, its int8 NZ cache
+ * [blockNum, N, D/32, blockSize, 32]): its rules check_mla_quant.c, its
+ * run run_mla_quant.c. */
 #include "validate.h"
 
 static const fast_opt_input mla_inputs[] = {
@@ -66,23 +68,28 @@ fia_status fast_check_mla_dtypes(const fast_args *a, fast_plan *p,
                                  err);
 }
 
+/* Antiquant ("伪量化"): the combined set, or with an fp16/bf16 query the
+ * separate set or int key/value.  With an int8 query the separate set is
+ * full quantization's (003 dequant_scale_key / dequant_scale_value, and
+ * the offsets it refuses: check_mla_quant.c). */
 static bool antiquant_call(const fast_args *a)
 {
     const fia_dtype qd = a->query->dtype, kd = a->key->tensors[0]->dtype;
-    return a->opt[FAST_OPT_ANTIQUANT_SCALE] ||
-           a->opt[FAST_OPT_ANTIQUANT_OFFSET] ||
-           a->opt[FAST_OPT_KEY_ANTIQUANT_SCALE] ||
+    if (a->opt[FAST_OPT_ANTIQUANT_SCALE] || a->opt[FAST_OPT_ANTIQUANT_OFFSET])
+        return true;
+    if (qd == FIA_DT_INT8)
+        return false;
+    return a->opt[FAST_OPT_KEY_ANTIQUANT_SCALE] ||
            a->opt[FAST_OPT_KEY_ANTIQUANT_OFFSET] ||
            a->opt[FAST_OPT_VALUE_ANTIQUANT_SCALE] ||
-           a->opt[FAST_OPT_VALUE_ANTIQUANT_OFFSET] ||
-           (qd != FIA_DT_INT8 && fast_kv_int(kd));
+           a->opt[FAST_OPT_VALUE_ANTIQUANT_OFFSET] || fast_kv_int(kd);
 }
 
 /* The NZ cache (a rank-5 key with a block table: 003's fp16/bf16 [blockNum,
  * N, D/16, blockSize, 16] and int8's [.., D/32, .., 32]): "当数据格式为NZ时
  * input_layout不支持BNSD、BNSD_NBSD" and "数据格式为NZ时block_size不支持配置
- * 16".  Exclusions: they read no arithmetic, and int8's NZ (full
- * quantization, layer 4) must not hide them. */
+ * 16".  Exclusions: they read no arithmetic (int8's NZ, full
+ * quantization, is judged by them too). */
 static fia_status check_nz(const fast_args *a, fia_error *err)
 {
     if (!a->opt[FAST_OPT_BLOCK_TABLE] || a->key->tensors[0]->ndim != 5)
@@ -98,7 +105,7 @@ static fia_status check_nz(const fast_args *a, fia_error *err)
 
 /* Layer 3.  What each scene does not support: D 512 "不支持开启SoftMaxLse、
  * tensorlist、pse、伪量化、后量化" (full quantization is supported there:
- * layer 4), D 128 "不支持tensorlist、pse、page attention、伪量化、全量化、
+ * check_mla_quant.c), D 128 "不支持tensorlist、pse、page attention、伪量化、全量化、
  * 后量化".  A query D of neither scene: S_MLA_D (layer 5). */
 fia_status fast_check_mla_exclusions(const fast_args *a, fast_plan *p,
                                      fia_error *err)
@@ -129,24 +136,12 @@ fia_status fast_check_mla_exclusions(const fast_args *a, fast_plan *p,
     return d == 512 ? check_nz(a, err) : FIA_OK;
 }
 
-/* Layer 4.  Documented for D 512, not computed: full quantization (an int8
- * query; its ropes bf16), with its int8 NZ cache ([blockNum, N, D/32,
- * blockSize, 32]). */
-fia_status fast_check_mla(const fast_args *a, fast_plan *p, fia_error *err)
-{
-    (void)p;
-    if (!fast_mla_call(a))
-        return FIA_OK;
-    if (a->query->dtype == FIA_DT_INT8)
-        FAST_NOTMOD("M_MLA_QUANT", "MLA full quantization (int8 query, key "
-                    "and value with ropes) is not modeled yet");
-    return FIA_OK;
-}
-
 /* A rope's shape: its tensor's (t: query or key) but for the last dim,
  * which holds 64 where t's holds D (BSH and the 3-D cache: heads x D); an
  * NZ key (nz) holds D in two dims, D / 16 tiles of 16, the rope 64 / 16
- * tiles (003: "key_rope的数据类型、数据格式与key一致"). */
+ * tiles (003: "key_rope的数据类型、数据格式与key一致"); beside an int8 NZ
+ * key's tiles of 32 (full quantization) the bf16 rope keeps tiles of 16,
+ * [blockNum, N, 64/16, blockSize, 16]. */
 static bool rope_shape_ok(const fia_tensor *r, const fia_tensor *t,
                           int64_t D, bool nz)
 {
@@ -155,10 +150,10 @@ static bool rope_shape_ok(const fia_tensor *r, const fia_tensor *t,
         return false;
     const int dd = nz ? 2 : r->ndim - 1; /* the dim of D or its tiles */
     for (int i = 0; i < r->ndim; i++)
-        if (i != dd && r->shape[i] != t->shape[i])
+        if (i != dd && !(nz && i == 4) && r->shape[i] != t->shape[i])
             return false;
     if (nz)
-        return r->shape[dd] * 16 == MLA_ROPE_D;
+        return r->shape[dd] * 16 == MLA_ROPE_D && r->shape[4] == 16;
     const int64_t tl = t->shape[dd], rl = r->shape[dd];
     return D > 0 && tl % D == 0 && rl == tl / D * MLA_ROPE_D;
 }
@@ -249,7 +244,17 @@ fia_status fast_check_mla_rules(const fast_args *a, fast_plan *p,
     if (qr == NULL || kr == NULL)
         FAST_REJECT("S_MLA_BOTH", "query_rope and key_rope go together (only "
                     "%s given)", qr ? "query_rope" : "key_rope");
-    if (qr->dtype != a->query->dtype || kr->dtype != a->key->tensors[0]->dtype)
+    /* 003 "query_rope的数据类型...与query一致" / "key_rope的数据类型...与key
+     * 一致", but for full quantization ("输入query/key/value全为int8，
+     * query_rope和key_rope为bfloat16"), whose list overrides them (a
+     * disagreement within 003) */
+    if (a->query->dtype == FIA_DT_INT8) {
+        if (qr->dtype != FIA_DT_BF16 || kr->dtype != FIA_DT_BF16)
+            FAST_REJECT("S_MLA_FQ_ROPE", "an int8 query (full quantization) "
+                        "takes bf16 query_rope and key_rope, not %s / %s",
+                        fast_dtype_name(qr->dtype), fast_dtype_name(kr->dtype));
+    } else if (qr->dtype != a->query->dtype ||
+               kr->dtype != a->key->tensors[0]->dtype)
         FAST_REJECT("S_MLA_DTYPE", "query_rope %s / key_rope %s: they take "
                     "the query's / key's dtype (%s / %s)",
                     fast_dtype_name(qr->dtype), fast_dtype_name(kr->dtype),

@@ -98,18 +98,23 @@ fia_status fast_check_paged_exclusions(const fast_args *a, fast_plan *p,
     if (st != FIA_OK)
         return st;
     if (qs != 1) {
-        /* 002 Q_S > 1: "不支持query为int8". */
-        if (qd == FIA_DT_INT8)
+        /* 002 Q_S > 1: "不支持query为int8" (003 MLA, query D 512,
+         * documents its full quantization with page attention required:
+         * its own rules, check_mla_quant.c). */
+        const bool mfq = qd == FIA_DT_INT8 && fast_mla512(a);
+        if (qd == FIA_DT_INT8 && !mfq)
             FAST_REJECT("S_PAGED_INT8_QUERY", "page attention with an int8 "
                         "query (Q_S > 1)");
         /* 002 Q_S > 1: "不支持伪量化场景"; kv伪量化参数分离: "不支持...page
-         * attention特性". */
+         * attention特性".  With MLA's int8 query the separate set is
+         * its full quantization's dequant scales (003 dequant_scale_key
+         * ...), not antiquant: its rules, check_mla_quant.c. */
         if (a->opt[FAST_OPT_ANTIQUANT_SCALE] ||
             a->opt[FAST_OPT_ANTIQUANT_OFFSET] ||
-            a->opt[FAST_OPT_KEY_ANTIQUANT_SCALE] ||
-            a->opt[FAST_OPT_VALUE_ANTIQUANT_SCALE] ||
-            a->opt[FAST_OPT_KEY_ANTIQUANT_OFFSET] ||
-            a->opt[FAST_OPT_VALUE_ANTIQUANT_OFFSET])
+            (!mfq && (a->opt[FAST_OPT_KEY_ANTIQUANT_SCALE] ||
+                      a->opt[FAST_OPT_VALUE_ANTIQUANT_SCALE] ||
+                      a->opt[FAST_OPT_KEY_ANTIQUANT_OFFSET] ||
+                      a->opt[FAST_OPT_VALUE_ANTIQUANT_OFFSET])))
             FAST_REJECT("S_PAGED_ANTIQUANT", "page attention with antiquant "
                         "parameters (Q_S > 1)");
     }
@@ -181,18 +186,22 @@ fia_status fast_check_paged_cache(const fast_args *a, fast_plan *p,
     } else if (k->ndim == 5 && fast_mla512(a)) {
         /* MLA's NZ cache (003 "当input_layout为NZ时，数据类型为float16或
          * bfloat16时，输入参数key和value的格式为[blockNum, N, D/16,
-         * blockSize, 16]"; int8's [.., D/32, .., 32] is full quantization,
-         * not modeled: check_mla.c; its layouts and block_size: the
-         * exclusions there) */
-        if (k->shape[1] != p->KV_N || k->shape[2] * 16 != p->D ||
-            k->shape[3] != bs || k->shape[4] != 16)
+         * blockSize, 16]；当数据类型为int8时，...[blockNum, N, D/32,
+         * blockSize, 32]": tiles of 32 bytes either way; int8 is full
+         * quantization's, check_mla_quant.c; its layouts and block_size:
+         * the exclusions of check_mla.c) */
+        const int w = k->dtype == FIA_DT_INT8 ? 32 : 16;
+        if (k->shape[1] != p->KV_N || k->shape[2] * w != p->D ||
+            k->shape[3] != bs || k->shape[4] != w)
             FAST_REJECT("S_PAGED_CACHE", "NZ cache [%lld,%lld,%lld,%lld,"
-                        "%lld] is not (blocknum, KV_N=%lld, D/16=%lld, "
-                        "block_size=%lld, 16)", (long long)k->shape[0],
+                        "%lld] is not (blocknum, KV_N=%lld, D/%d=%lld, "
+                        "block_size=%lld, %d) for %s key/value",
+                        (long long)k->shape[0],
                         (long long)k->shape[1], (long long)k->shape[2],
                         (long long)k->shape[3], (long long)k->shape[4],
-                        (long long)p->KV_N, (long long)(p->D / 16),
-                        (long long)bs);
+                        (long long)p->KV_N, w, (long long)(p->D / w),
+                        (long long)bs, w, fast_dtype_name(k->dtype));
+        p->nz_w = w;
     } else {
         FAST_REJECT("S_PAGED_CACHE", "key/value cache of rank %d (takes 3 or "
                     "4%s)", (int)k->ndim, fast_mla512(a) ? ", or MLA's NZ 5"

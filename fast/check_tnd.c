@@ -53,13 +53,15 @@ fia_status fast_check_tnd_exclusions(const fast_args *a, fast_plan *p,
     if (a->opt[FAST_OPT_BLOCK_TABLE] && !rope) /* MLA's (D = 512) */
         FAST_REJECT("S_TND_PAGED", "%s takes no page attention without "
                     "rope", a->layout);
+    /* (with an int8 query the separate set is 003's full quantization's
+     * dequant_scale_key / _value: S_TND_QUANT below) */
     if (a->opt[FAST_OPT_ANTIQUANT_SCALE] || a->opt[FAST_OPT_ANTIQUANT_OFFSET] ||
-        a->opt[FAST_OPT_KEY_ANTIQUANT_SCALE] ||
-        a->opt[FAST_OPT_KEY_ANTIQUANT_OFFSET] ||
-        a->opt[FAST_OPT_VALUE_ANTIQUANT_SCALE] ||
-        a->opt[FAST_OPT_VALUE_ANTIQUANT_OFFSET] ||
         (qd != FIA_DT_INT8 &&
-         (kd == FIA_DT_INT8 || kd == FIA_DT_INT4 || kd == FIA_DT_INT32)))
+         (a->opt[FAST_OPT_KEY_ANTIQUANT_SCALE] ||
+          a->opt[FAST_OPT_KEY_ANTIQUANT_OFFSET] ||
+          a->opt[FAST_OPT_VALUE_ANTIQUANT_SCALE] ||
+          a->opt[FAST_OPT_VALUE_ANTIQUANT_OFFSET] ||
+          kd == FIA_DT_INT8 || kd == FIA_DT_INT4 || kd == FIA_DT_INT32)))
         FAST_REJECT("S_TND_ANTIQUANT", "%s takes no key/value "
                     "antiquantization", a->layout);
     /* 003's dequant_scale_query is full quantization's too */

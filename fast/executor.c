@@ -17,10 +17,11 @@ void fast_plan_finish(fast_plan *p)
         p->k_ss = D, p->k_sn = p->KV_S * D, p->k_sb = KV_N * p->KV_S * D;
     }
     if (p->paged && p->nz) {
-        /* NZ (blocknum, KV_N, D/16, block_size, 16): a row's tiles
-         * block_size * 16 apart, its rows 16 apart within a tile */
-        p->k_sd = p->block_size * 16;
-        p->k_ss = 16, p->k_sn = D * p->block_size;
+        /* NZ (blocknum, KV_N, D/w, block_size, w), w = nz_w (16, int8's
+         * 32): a row's tiles block_size * w apart, its rows w apart
+         * within a tile */
+        p->k_sd = p->block_size * p->nz_w;
+        p->k_ss = p->nz_w, p->k_sn = D * p->block_size;
         p->k_sblk = KV_N * p->k_sn, p->k_sb = 0;
     } else if (p->paged && p->cache4d) {
         /* (blocknum, KV_N, block_size, D) */
@@ -63,8 +64,9 @@ void fast_plan_finish(fast_plan *p)
         p->kr_sb = p->k_sb / D * p->Dr, p->kr_sn = p->k_sn / D * p->Dr;
         p->kr_ss = p->k_ss / D * p->Dr;
         p->kr_sblk = p->k_sblk / D * p->Dr;
-        if (p->nz) { /* (blocknum, KV_N, Dr/16, block_size, 16) */
-            p->kr_sd = p->k_sd, p->kr_ss = 16;
+        if (p->nz) { /* (blocknum, KV_N, Dr/16, block_size, 16): bf16
+                        * tiles of 16 also beside an int8 key's of 32 */
+            p->kr_sd = p->block_size * 16, p->kr_ss = 16;
             p->kr_sn = p->Dr * p->block_size, p->kr_sblk = KV_N * p->kr_sn;
         }
     }
@@ -72,6 +74,14 @@ void fast_plan_finish(fast_plan *p)
     p->v_sn = p->k_sn, p->v_ss = p->k_ss;
     if (p->tnd && p->Dv != D && p->Dr == 0 && !p->paged)
         fast_plan_narrow_value(p); /* TND 192/128 (plan_tnd.c) */
+    if (p->mfq) {
+        /* dequant_scale_query: the query's shape without D, (B, S, N) for
+         * BSH / BSND, (B, N, S) for BNSD (check_mla_quant.c) */
+        const bool bn = p->layout == FAST_LAYOUT_BNSD;
+        p->dsq_sb = N * p->Q_S;
+        p->dsq_sn = bn ? p->Q_S : 1;
+        p->dsq_ss = bn ? 1 : N;
+    }
     fast_plan_schedule(p); /* threads, splits and the workspace size */
 }
 
@@ -220,6 +230,8 @@ fia_status fast_executor_check_run(const fast_executor *ex,
     fia_status st = fast_aq_check_data(p, err);
     if (st == FIA_OK)
         st = fast_q8_check_data(p, err);
+    if (st == FIA_OK)
+        st = fast_mfq_check_data(p, err);
     if (st != FIA_OK)
         return st;
     if (!p->empty && p->paged)

@@ -111,6 +111,11 @@ typedef struct fast_plan {
      * widen_nz (attention.c), never as D contiguous elements. */
     bool nz;
     int64_t k_sd, kr_sd;
+    /* The NZ tile width of key/value: 16 for fp16/bf16, 32 for int8 (MLA
+     * full quantization: [blockNum, N, D/32, blockSize, 32], k_sd =
+     * block_size * 32, k_ss = 32); key_rope's tiles are always 16 wide
+     * (bf16), kr_sd = block_size * 16. */
+    int nz_w;
 
     /* Key/value tensor lists (check_tensor_list.c): batch b's keys are
      * tensor b of the lists, [1, S_b, ...] in the query's layout, at
@@ -256,6 +261,20 @@ typedef struct fast_plan {
     bool sink_given;
     const uint16_t *sink;
 
+    /* MLA full quantization (check_mla_quant.c fills it, layer 5;
+     * run_mla_quant.c computes it; 003 "支持全量化场景"): query, key and
+     * value int8 (kv_dt FIA_DT_INT8), query_rope, key_rope and
+     * attention_out bf16 (dt FIA_DT_BF16: P rounded to bf16 before P.V as
+     * in a bf16 call).  In float32: query row (b, n, i) is q_int8 *
+     * dsq[b * dsq_sb + n * dsq_sn + i * dsq_ss] (dequant_scale_query, per
+     * token and head), key and value rows x * dsk[0] / x * dsv[0]
+     * (dequant_scale_key / _value, per tensor), the ropes widened as
+     * they are; then the attention of any MLA call over Dk = D + Dr.
+     * Data (fp32) may be NULL in status-only runs (phase two checks). */
+    bool mfq;
+    const void *dsq, *dsk, *dsv;
+    int64_t dsq_numel, dsq_sb, dsq_sn, dsq_ss;
+
     bool q8;
     const void *q8_s[3];
     fia_dtype q8_sdt[3];
@@ -352,10 +371,10 @@ static inline int64_t fast_v_row(const fast_plan *p, int64_t b, int64_t h,
 }
 
 /* Element offset of column d within a K/V row: d, or in an NZ cache
- * (d / 16) tiles of k_sd on and d % 16 into the tile. */
+ * (d / nz_w) tiles of k_sd on and d % nz_w into the tile. */
 static inline int64_t fast_kv_col(const fast_plan *p, int64_t d)
 {
-    return p->nz ? d / 16 * p->k_sd + d % 16 : d;
+    return p->nz ? d / p->nz_w * p->k_sd + d % p->nz_w : d;
 }
 
 /* MLA: element offset of key_rope's row of the batch's own key j of batch
@@ -622,6 +641,16 @@ fia_status fast_q8_check_data(const fast_plan *p, fia_error *err);
 void fast_q8_apply(fast_plan *p);
 void fast_q8_src(const fast_plan *p, int64_t b, int64_t h, int64_t j,
                  const int8_t **k, const int8_t **v);
+
+/* run_mla_quant.c (MLA full quantization), with p->mfq:
+ * fast_mfq_check_data: phase two's R_NO_DATA (361001) when a dequant
+ * scale has no data (a status-only run).  fast_mfq_src: the int8 K and V
+ * rows of own key j of batch b, KV head h (an NZ cache: the row's first
+ * tile).  fast_mfq_scale: dequant_scale_key (kv 0) / _value (kv 1). */
+fia_status fast_mfq_check_data(const fast_plan *p, fia_error *err);
+void fast_mfq_src(const fast_plan *p, int64_t b, int64_t h, int64_t j,
+                  const int8_t **k, const int8_t **v);
+float fast_mfq_scale(const fast_plan *p, int kv);
 
 /* ---- micro-kernels (kernel/) ------------------------------------------ */
 /* The table contract, the instruction-set levels and the portable helpers

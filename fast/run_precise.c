@@ -20,6 +20,11 @@ bool fast_row_corrected(const fast_plan *p, int64_t q_len, int64_t kv_len)
 static double value_at(const fast_plan *p, int64_t b, int64_t kvh, int64_t j,
                        int64_t d, const float *sv, const float *ov)
 {
+    if (p->mfq) { /* MLA full quantization: int8 times dsv */
+        const int8_t *k8, *v8;
+        fast_mfq_src(p, b, kvh, j, &k8, &v8);
+        return (double)((float)v8[fast_kv_col(p, d)] * fast_mfq_scale(p, 1));
+    }
     if (!p->antiquant) {
         const uint16_t *kr, *vr;
         fast_kv_src(p, b, kvh, j, &kr, &vr);

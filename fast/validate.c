@@ -61,8 +61,6 @@ const fast_check fast_checks[] = {
     {"product", FAST_LAYER_EXCLUSION, fast_check_product_exclusions},
     /* Layer 4: documented features fast/ does not model yet. */
     {"padding", FAST_LAYER_NOT_MODELED, fast_check_padding},
-    {"mla", FAST_LAYER_NOT_MODELED, fast_check_mla},
-    {"query_quant", FAST_LAYER_NOT_MODELED, fast_check_query_quant},
     /* Layer 5: semantic rules.  tensors_empty ends the walk for an empty
      * query (p->empty): 002 returns at once, before any tiling check. */
     {"tensors", FAST_LAYER_SEMANTIC, fast_check_tensors_lists},
@@ -84,6 +82,11 @@ const fast_check fast_checks[] = {
     /* MLA's own rules, before the sparse and mask rows (its sparse rule
      * replaces the Q_S = 1 normalisation) */
     {"mla", FAST_LAYER_SEMANTIC, fast_check_mla_rules},
+    /* MLA's full quantization (an int8 query): its scales, modes and
+     * output, then its plan (dt bf16, before the precise row's round_p);
+     * query_quant_mode's values anywhere */
+    {"mla", FAST_LAYER_SEMANTIC, fast_check_mla_quant},
+    {"query_quant", FAST_LAYER_SEMANTIC, fast_check_query_quant},
     {"output", FAST_LAYER_SEMANTIC, fast_check_output},
     {"lse", FAST_LAYER_SEMANTIC, fast_check_lse},
     {"precise", FAST_LAYER_SEMANTIC, fast_check_precise},
@@ -114,6 +117,10 @@ const fast_check fast_checks[] = {
     {"int_inputs", FAST_LAYER_ARITHMETIC, fast_check_int_inputs_query},
     {"int8_quant", FAST_LAYER_ARITHMETIC, fast_plan_int8_quant},
     {"int8_out", FAST_LAYER_ARITHMETIC, fast_check_int8_out_compute},
+    /* dequant_scale_query / query_quant_mode 3 outside MLA's full
+     * quantization: no document gives them another scene */
+    {"query_quant", FAST_LAYER_ARITHMETIC, fast_check_query_quant_unmodeled},
+    {"mla", FAST_LAYER_ARITHMETIC, fast_check_mla_quant_unmodeled},
     /* the sink with what it is not computed with, last: no row above
      * rejects such a call */
     {"sink", FAST_LAYER_ARITHMETIC, fast_check_sink_unmodeled},

@@ -274,20 +274,28 @@ fia_status fast_check_tnd_shapes(const fast_args *, fast_plan *, fia_error *);
 /* 1 for a token layout (TND, NTD, TND_NTD, NTD_TND); its query and output
  * orders into *q_ntd / *o_ntd (either may be NULL). */
 bool fast_token_layout(const char *layout, bool *q_ntd, bool *o_ntd);
-/* mla (check_mla.c): dtypes (2), exclusions (3), what is not computed
- * (4), the rules and the plan's rope (5).  fast_mla_call: a rope passed
+/* mla (check_mla.c): dtypes (2), exclusions (3), the rules and the
+ * plan's rope (5); full quantization (an int8 query: check_mla_quant.c,
+ * layer 5, its plan p->mfq).  fast_mla_call: a rope passed
  * (an MLA call); fast_mla_query_d: the query's D as its layout gives it,
  * before the layout is validated (-1 unknown); fast_mla512: an MLA call of
  * query D 512, whose own rules replace general ones (the exemptions in
  * check_gqa.c, check_paged.c, check_tnd.c, check_layout.c). */
-fia_status fast_check_mla(const fast_args *, fast_plan *, fia_error *);
 fia_status fast_check_mla_dtypes(const fast_args *, fast_plan *, fia_error *);
 fia_status fast_check_mla_exclusions(const fast_args *, fast_plan *, fia_error *);
 fia_status fast_check_mla_rules(const fast_args *, fast_plan *, fia_error *);
 bool fast_mla_call(const fast_args *a);
 int64_t fast_mla_query_d(const fast_args *a);
 bool fast_mla512(const fast_args *a);
+fia_status fast_check_mla_quant(const fast_args *, fast_plan *, fia_error *);
+fia_status fast_check_mla_quant_unmodeled(const fast_args *, fast_plan *,
+                                         fia_error *);
+/* query_quant (check_query_quant.c): dequant_scale_query's dtype (2),
+ * query_quant_mode 0 or 3 (5), outside MLA full quantization not
+ * modeled (6) */
 fia_status fast_check_query_quant(const fast_args *, fast_plan *, fia_error *);
+fia_status fast_check_query_quant_unmodeled(const fast_args *, fast_plan *,
+                                            fia_error *);
 /* sink (check_sink.c): its dtype and shape and the plan (layer 5), what
  * is not computed with it (layer 6) */
 fia_status fast_check_sink(const fast_args *, fast_plan *, fia_error *);

@@ -88,11 +88,13 @@ void fzp_product(fz_gen *g)
 {
     if (!fdp_rare(g->f, 6))
         return;
-    /* a strict input moves only a decode call the card takes (stripping
-     * what 001 lacks leaves a decode call as valid as it was, mostly) */
-    if (g->strict && (!g->qs1 || !card_takes(g->c)))
+    /* a strict input moves only a call the card takes that 001 expresses
+     * as it is (stripping a scale or a length could break it) */
+    if (g->strict &&
+        (!card_takes(g->c) ||
+         !fia_case_expressible(g->c, FIA_API_INCRE_FLASH_ATTENTION, NULL, 0)))
         return;
-    to_card(g->c, 1);
+    to_card(g->c, !g->strict);
 }
 
 /* fuzz_numeric's geometry within the card's limits (the reach plans go

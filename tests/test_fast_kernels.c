@@ -432,6 +432,64 @@ static void widen_nz(const fast_kernels *k, const char *isa)
               runs);
 }
 
+/* widen_nz8: rows of an int8 NZ cache's block (tiles of 32, ld apart,
+ * each tile's rows 32 apart) times a scale against the definition
+ * fl((float)x * s) and against the portable kernel bit for bit (NaN for
+ * NaN), the same finite answer (an inf or NaN scale, a product beyond
+ * float32: false); nothing outside the rows' n columns written, nothing
+ * read past the last tile's last row (exact-size source: ASan). */
+static void widen_nz8(const fast_kernels *k, const char *isa)
+{
+    int bad = 0, runs = 0;
+    for (int it = 0; it < 150; it++) {
+        const int nrows = 1 + it % 9;
+        const int64_t n = 32 * (1 + (int64_t)(urand() * 20));
+        const int64_t ld = it / 2 % 3 == 0 ? 32 * nrows
+                           : it / 2 % 3 == 1 ? 32 * nrows + 96 : 4096;
+        const int64_t ldd = n + (it % 4) * 16, tiles = n / 32;
+        const int64_t len = (tiles - 1) * ld + 32 * nrows;
+        /* finite scales of any size, and now and then inf, NaN or one
+         * whose product with 128 overflows */
+        float s = (float)((urand() - 0.5) * 0.1);
+        if (it % 10 == 3)
+            s = INFINITY;
+        else if (it % 10 == 6)
+            s = NAN;
+        else if (it % 10 == 9)
+            s = 3e37f;
+        int8_t *src = malloc((size_t)len);
+        float *got = malloc((size_t)(nrows * ldd) * 4);
+        float *sc = malloc((size_t)(nrows * ldd) * 4);
+        for (int64_t i = 0; i < len; i++)
+            src[i] = (int8_t)(urand() * 256 - 128);
+        src[len - 1] = -128; /* the last tile's last row's last one */
+        for (int64_t i = 0; i < nrows * ldd; i++)
+            got[i] = sc[i] = -7.0f;
+        const bool fin = k->widen_nz8(src, ld, nrows, s, got, ldd, n);
+        const bool sfin = fast_kernels_scalar.widen_nz8(src, ld, nrows, s,
+                                                        sc, ldd, n);
+        bool want_fin = true;
+        for (int r = 0; r < nrows; r++) {
+            for (int64_t d = 0; d < n; d++) {
+                const float want =
+                    (float)src[d / 32 * ld + r * 32 + d % 32] * s;
+                const float g = got[r * ldd + d], c = sc[r * ldd + d];
+                want_fin &= isfinite(want) != 0;
+                bad += memcmp(&want, &g, 4) != 0 && !(isnan(want) && isnan(g));
+                bad += memcmp(&want, &c, 4) != 0 && !(isnan(want) && isnan(c));
+            }
+            for (int64_t d = n; d < ldd; d++)
+                bad += got[r * ldd + d] != -7.0f;
+        }
+        bad += fin != want_fin || sfin != want_fin;
+        bad += (it % 10 == 3 || it % 10 == 6 || it % 10 == 9) && fin;
+        free(src), free(got), free(sc);
+        runs++;
+    }
+    CHECK_MSG(bad == 0, "%s widen_nz8: %d mismatches in %d runs", isa, bad,
+              runs);
+}
+
 /* The fused decode kernel against the scalar kernels composed as the
  * attention does (widen, qk_dot, softmax over all keys, pv) in blocks of 64
  * keys: m, l and acc / l, fp16 and bf16, each P rounding, strided K/V rows,
@@ -672,6 +730,7 @@ static void table_complete(const fast_kernels *k, const char *isa)
     CHECK_MSG(k->name != NULL && k->qk_t != NULL && k->qk_dot != NULL &&
                   k->softmax != NULL && k->pv != NULL && k->widen != NULL &&
                   k->widen_t != NULL && k->widen_nz != NULL &&
+                  k->widen_nz8 != NULL &&
                   k->store != NULL && k->bias != NULL &&
                   k->store_q8 != NULL,
               "%s: a mandatory kernel missing from the table", isa);
@@ -713,6 +772,7 @@ int main(void)
         store_q8(k, isa);
         widen_t(k, isa);
         widen_nz(k, isa);
+        widen_nz8(k, isa);
         bias(k, isa);
         decode(k, isa);
         printf("%s: tested\n", isa);

@@ -189,12 +189,10 @@ static void rules(void)
     /* TND's D != 512 list still holds for D 128 with rope */
     CASE(D128("TND"); M.dt = FIA_DT_FP16, BAD("S_TND_DTYPE", M));
     CASE(D128("TND"); M.lse = true, OK(M));
-    /* not modeled (layer 4): full quantization, the NZ cache */
+    /* full quantization (an int8 query): its rules and arithmetic in
+     * test_fast_mla_quant.c; without its key/value scales rejected */
     CASE(, M.q.dtype = M.k.dtype = M.v.dtype = FIA_DT_INT8;
-         M.dsq = &f32, NOTMOD("M_MLA_QUANT", M));
-    CASE(, M.k = M.v = tn(FIA_DT_INT8, 5, (int64_t[]){M.nblk, 1, 16, 128, 32},
-                          NULL); M.q.dtype = FIA_DT_INT8; M.dsq = &f32,
-         NOTMOD("M_MLA_QUANT", M));
+         M.dsq = &f32, BAD("S_MLA_FQ", M));
     /* the NZ cache (003: fp16/bf16 [blockNum, N, D/16, blockSize, 16],
      * key_rope alike; not with BNSD, BNSD_NBSD; block_size 128 only) */
     CASE(M.nz = true, OK(M));

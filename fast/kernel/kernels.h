@@ -49,6 +49,8 @@ typedef bool fast_widen_fn(fia_dtype dt, const uint16_t *src, float *dst,
                            int64_t n);
 typedef bool fast_widen_nz_fn(fia_dtype dt, const uint16_t *src, int64_t ld,
                               int nrows, float *dst, int64_t ldd, int64_t n);
+typedef bool fast_widen_nz8_fn(const int8_t *src, int64_t ld, int nrows,
+                               float s, float *dst, int64_t ldd, int64_t n);
 typedef void fast_widen_t_fn(fia_dtype dt, const uint16_t *const *rows,
                              int nrows, int64_t n, float *dst, int64_t ldd);
 typedef void fast_store_fn(fia_dtype dt, const float *acc, double l,
@@ -139,6 +141,17 @@ typedef struct fast_kernels {
      * rows of a tile are read as one contiguous stream.  Returns whether
      * all are finite, as widen. */
     fast_widen_nz_fn *widen_nz;
+    /* MLA full quantization's int8 NZ cache ([blockNum, N, D/32,
+     * blockSize, 32]; fast_internal.h, the plan's mfq and nz_w): nrows
+     * consecutive rows of a block, row r's n elements (n a multiple of 32)
+     * in tiles of 32, tile t of row r at src + t * ld + r * 32, each
+     * times the per-tensor scale s in float32:
+     *   dst[r*ldd + d] = fl((float)src[(d / 32) * ld + r * 32 + d % 32] * s)
+     * (the int8 to float conversion exact, one rounding).  The rows of a
+     * tile are read as one contiguous stream.  Returns whether every
+     * dst element is finite (an inf / NaN s, or an overflowing product),
+     * as widen. */
+    fast_widen_nz8_fn *widen_nz8;
     /* Widen and transpose 16 query rows into columns of Q^T:
      * dst[d*ldd + r] = widen(rows[r][d]) for r < 16, d < n, with zeros for
      * r >= nrows and for rows[r] == NULL (rows that use no key). */
@@ -253,6 +266,8 @@ fast_widen_fn fast_widen_avx2, fast_widen_avx512;
 fast_widen_t_fn fast_widen_t_avx2, fast_widen_t_avx512;
 fast_widen_nz_fn fast_widen_nz_scalar, fast_widen_nz_avx2,
     fast_widen_nz_avx512;
+fast_widen_nz8_fn fast_widen_nz8_scalar, fast_widen_nz8_avx2,
+    fast_widen_nz8_avx512;
 fast_store_fn fast_store_avx2, fast_store_avx512;
 fast_store_q8_fn fast_store_q8_scalar, fast_store_q8_avx2, fast_store_q8_avx512;
 fast_bias_fn fast_bias_scalar, fast_bias_avx2, fast_bias_avx512;

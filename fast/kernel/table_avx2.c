@@ -14,6 +14,7 @@ const fast_kernels fast_kernels_avx2 = {
     .pv = fast_pv_avx2,
     .widen = fast_widen_avx2,
     .widen_nz = fast_widen_nz_avx2,
+    .widen_nz8 = fast_widen_nz8_avx2,
     .widen_t = fast_widen_t_avx2,
     .store = fast_store_avx2,
     .store_q8 = fast_store_q8_avx2,

@@ -14,6 +14,7 @@ const fast_kernels fast_kernels_avx512 = {
     .pv = fast_pv_avx512,
     .widen = fast_widen_avx512,
     .widen_nz = fast_widen_nz_avx512,
+    .widen_nz8 = fast_widen_nz8_avx512,
     .widen_t = fast_widen_t_avx512,
     .store = fast_store_avx512,
     .store_q8 = fast_store_q8_avx512,

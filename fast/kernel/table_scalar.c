@@ -10,6 +10,7 @@ const fast_kernels fast_kernels_scalar = {
     .pv = fast_pv_scalar,
     .widen = fast_widen_scalar,
     .widen_nz = fast_widen_nz_scalar,
+    .widen_nz8 = fast_widen_nz8_scalar,
     .widen_t = fast_widen_t_scalar,
     .store = fast_store_scalar,
     .store_q8 = fast_store_q8_scalar,
