@@ -60,4 +60,15 @@ void fia__set_err(fia_error *err, const char *file, int line,
 #endif
     ;
 
+/* case_lex.c: the parser's lexical pieces.  The number readers return 0,
+ * -1 (not a number of that syntax) or -2 (out of range). */
+int fia__lex_space(char ch);                 /* blank but not a newline */
+int fia__lex_word(char ch);                  /* [A-Za-z0-9_] */
+char *fia__lex_trim(char *s);                /* in place */
+int fia__lex_i64(const char *s, int64_t *v);
+int fia__lex_u64(const char *s, uint64_t *v);
+int fia__lex_double(const char *s, double *v); /* inf / denormals as read */
+size_t fia__lex_count_fields(const char *s); /* ','-separated; "" is 1 */
+char *fia__lex_next_field(char **cur);       /* the next one, trimmed */
+
 #endif

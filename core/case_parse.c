@@ -33,107 +33,11 @@ typedef struct parser {
     fia_fail_at((p)->err, FIA_ERR_BAD_INPUT, (p)->file, (p)->line,          \
                 __VA_ARGS__)
 
-static int is_space(char ch)
-{
-    return ch == ' ' || ch == '\t' || ch == '\r' || ch == '\v' || ch == '\f';
-}
-
-static int is_word(char ch)
-{
-    return isalnum((unsigned char)ch) || ch == '_';
-}
-
-/* Trim in place: returns the first non-space char, cuts trailing spaces. */
-static char *trim(char *s)
-{
-    while (is_space(*s))
-        s++;
-    size_t n = strlen(s);
-    while (n > 0 && is_space(s[n - 1]))
-        s[--n] = '\0';
-    return s;
-}
-
-/* 0 ok, -1 not an integer, -2 out of range. */
-static int parse_i64(const char *s, int64_t *v)
-{
-    const char *d = s;
-    if (*d == '+' || *d == '-')
-        d++;
-    if (!isdigit((unsigned char)*d))
-        return -1;
-    char *end;
-    errno = 0;
-    long long x = strtoll(s, &end, 10);
-    if (*end != '\0')
-        return -1;
-    if (errno == ERANGE)
-        return -2;
-    *v = (int64_t)x;
-    return 0;
-}
-
-static int parse_u64(const char *s, uint64_t *v)
-{
-    const char *d = s;
-    if (*d == '+')
-        d++;
-    if (!isdigit((unsigned char)*d))
-        return -1;
-    char *end;
-    errno = 0;
-    unsigned long long x = strtoull(d, &end, 10);
-    if (*end != '\0')
-        return -1;
-    if (errno == ERANGE)
-        return -2;
-    *v = (uint64_t)x;
-    return 0;
-}
-
-static int parse_double(const char *s, double *v)
-{
-    if (*s == '\0' || is_space(*s))
-        return -1;
-    char *end;
-    errno = 0;
-    double x = strtod(s, &end);
-    if (end == s || *end != '\0')
-        return -1;
-    /* ERANGE on overflow gives +-HUGE_VAL = inf, on underflow a denormal or
-     * zero: both are what the text means, so accept them. */
-    *v = x;
-    return 0;
-}
-
 static fia_status int_error(parser *p, const char *key, const char *s, int rc)
 {
     if (rc == -2)
         return FAIL(p, "%s: integer out of range '%.60s'", key, s);
     return FAIL(p, "%s: bad integer '%.60s'", key, s);
-}
-
-/* Count the fields separated by ',' (an empty string counts as 1). */
-static size_t count_fields(const char *s)
-{
-    size_t n = 1;
-    for (; *s; s++)
-        n += (*s == ',');
-    return n;
-}
-
-/* Next ','-separated field of *cur (NUL-terminated, trimmed). */
-static char *next_field(char **cur)
-{
-    char *s = *cur;
-    char *comma = strchr(s, ',');
-    if (comma) {
-        *comma = '\0';
-        *cur = comma + 1;
-    } else {
-        *cur = s + strlen(s);
-    }
-    return trim(s);
 }
 
 /* "[a,b,...]" or "[]" -> fresh array of int64 (NULL when count 0). */
@@ -147,10 +51,10 @@ static fia_status parse_int_list(parser *p, const char *key, char *s,
     if (len < 2 || s[0] != '[' || s[len - 1] != ']')
         return FAIL(p, "%s: expected '[...]', got '%.60s'", key, s);
     s[len - 1] = '\0';
-    char *body = trim(s + 1);
+    char *body = fia__lex_trim(s + 1);
     if (*body == '\0')
         return FIA_OK;
-    size_t n = count_fields(body);
+    size_t n = fia__lex_count_fields(body);
     if (max_count >= 0 && n > (size_t)max_count)
         return FAIL(p, "%s: bad shape: more than %d dims", key, max_count);
     int64_t *v = malloc(n * sizeof *v);
@@ -159,8 +63,8 @@ static fia_status parse_int_list(parser *p, const char *key, char *s,
                            "%s: out of memory", key);
     char *cur = body;
     for (size_t i = 0; i < n; i++) {
-        char *f = next_field(&cur);
-        int rc = parse_i64(f, &v[i]);
+        char *f = fia__lex_next_field(&cur);
+        int rc = fia__lex_i64(f, &v[i]);
         if (rc != 0) {
             free(v);
             return int_error(p, key, f, rc);
@@ -182,7 +86,7 @@ static fia_status parse_tensor(parser *p, const char *key, char *s,
 {
     memset(t, 0, sizeof *t);
     char *w = s;
-    while (is_word(*w))
+    while (fia__lex_word(*w))
         w++;
     if (w == s)
         return FAIL(p, "%s: expected 'dtype [dims]', got '%.60s'", key, s);
@@ -195,7 +99,7 @@ static fia_status parse_tensor(parser *p, const char *key, char *s,
     *w = saved;
     if (dt == FIA_DT_INVALID)
         return FAIL(p, "%s: bad dtype '%.40s'", key, name);
-    char *shape = trim(w);
+    char *shape = fia__lex_trim(w);
     int64_t *dims;
     int64_t nd;
     if (*shape != '[')
@@ -239,7 +143,7 @@ static fia_status parse_tensor_line(parser *p, fia_slot s, const char *key,
         char *semi = strchr(cur, ';');
         if (semi)
             *semi = '\0';
-        char *item = trim(cur);
+        char *item = fia__lex_trim(cur);
         cur = semi ? semi + 1 : cur + strlen(cur);
         if (*item == '\0') {
             free(t);
@@ -260,7 +164,7 @@ static fia_status parse_gen(parser *p, fia_slot s, const char *key, char *v)
 {
     fia_gen *g = &p->c->tensors[s].gen;
     char *w = v;
-    while (is_word(*w))
+    while (fia__lex_word(*w))
         w++;
     size_t nlen = (size_t)(w - v);
     static const fia_gen_kind kinds[] = {FIA_GEN_DEFAULT, FIA_GEN_NORMAL,
@@ -276,7 +180,7 @@ static fia_status parse_gen(parser *p, fia_slot s, const char *key, char *v)
     if (kind < 0)
         return FAIL(p, "%s: bad generator '%.60s' (expected normal(m,s), "
                        "uniform(lo,hi), random(p), causal, const(x), blocks)", key, v);
-    char *rest = trim(w);
+    char *rest = fia__lex_trim(w);
     double args[2] = {0, 0};
     int nargs = 0;
     if (*rest != '\0') {
@@ -284,15 +188,15 @@ static fia_status parse_gen(parser *p, fia_slot s, const char *key, char *v)
         if (rest[0] != '(' || rest[len - 1] != ')')
             return FAIL(p, "%s: bad generator '%.60s'", key, v);
         rest[len - 1] = '\0';
-        char *body = trim(rest + 1);
+        char *body = fia__lex_trim(rest + 1);
         if (*body != '\0') {
-            size_t n = count_fields(body);
+            size_t n = fia__lex_count_fields(body);
             if (n > 2)
                 return FAIL(p, "%s: bad generator: too many arguments", key);
             char *cur = body;
             for (size_t i = 0; i < n; i++) {
-                char *f = next_field(&cur);
-                if (parse_double(f, &args[i]) != 0)
+                char *f = fia__lex_next_field(&cur);
+                if (fia__lex_double(f, &args[i]) != 0)
                     return FAIL(p, "%s: bad generator argument '%.40s'", key,
                                 f);
             }
@@ -339,15 +243,15 @@ static fia_status parse_values(parser *p, fia_slot s, const char *key,
     g->values = NULL;
     if (*v == '\0')
         return FIA_OK;
-    size_t n = count_fields(v);
+    size_t n = fia__lex_count_fields(v);
     double *vals = malloc(n * sizeof *vals);
     if (!vals)
         return fia_fail_at(p->err, FIA_ERR_NOMEM, p->file, p->line,
                            "%s: out of memory (%zu values)", key, n);
     char *cur = v;
     for (size_t i = 0; i < n; i++) {
-        char *f = next_field(&cur);
-        if (parse_double(f, &vals[i]) != 0) {
+        char *f = fia__lex_next_field(&cur);
+        if (fia__lex_double(f, &vals[i]) != 0) {
             free(vals);
             return FAIL(p, "%s: bad number '%.40s' (value %zu)", key, f, i + 1);
         }
@@ -373,7 +277,7 @@ static fia_status parse_intents(parser *p, char *v)
         char *comma = strchr(next, ',');
         if (comma)
             *comma = '\0';
-        char *name = trim(next);
+        char *name = fia__lex_trim(next);
         next = comma ? comma + 1 : NULL;
         int i = fia_intent_from_name(name);
         if (i < 0) {
@@ -397,7 +301,7 @@ static fia_status parse_attr(parser *p, fia_attr a, const char *key, char *v)
             p->c->attr_given[a] = false;
             return FIA_OK;
         }
-        int rc = parse_i64(v, &at->out_dtype);
+        int rc = fia__lex_i64(v, &at->out_dtype);
         if (rc != 0)
             return int_error(p, key, v, rc);
         if (at->out_dtype < 0)
@@ -408,13 +312,13 @@ static fia_status parse_attr(parser *p, fia_attr a, const char *key, char *v)
     }
     switch (fia__attr_kind(a)) {
     case FIA_AK_INT: {
-        int rc = parse_i64(v, fia__attr_int(at, a));
+        int rc = fia__lex_i64(v, fia__attr_int(at, a));
         if (rc != 0)
             return int_error(p, key, v, rc);
         break;
     }
     case FIA_AK_DOUBLE:
-        if (parse_double(v, &at->scale) != 0)
+        if (fia__lex_double(v, &at->scale) != 0)
             return FAIL(p, "%s: bad number '%.60s'", key, v);
         break;
     case FIA_AK_BOOL:
@@ -428,7 +332,7 @@ static fia_status parse_attr(parser *p, fia_attr a, const char *key, char *v)
     case FIA_AK_LAYOUT: {
         size_t n = strlen(v);
         for (size_t i = 0; i < n; i++)
-            if (!is_word(v[i]))
+            if (!fia__lex_word(v[i]))
                 return FAIL(p, "%s: bad layout '%.60s' (letters, digits, '_')",
                             key, v);
         if (n >= FIA_LAYOUT_MAX)
@@ -473,7 +377,7 @@ static fia_status parse_reserved(parser *p, int r, const char *key,
         return FIA_OK;
     }
     int64_t x = 0;
-    int rc = parse_i64(v, &x);
+    int rc = fia__lex_i64(v, &x);
     if (rc != 0)
         return int_error(p, key, v, rc);
     p->c->reserved_given |= 1u << r;
@@ -505,15 +409,15 @@ static fia_status parse_line(parser *p, char *line)
     char *hash = strchr(line, '#');
     if (hash)
         *hash = '\0';
-    line = trim(line);
+    line = fia__lex_trim(line);
     if (*line == '\0')
         return FIA_OK;
     char *eq = strchr(line, '=');
     if (!eq)
         return FAIL(p, "missing '=' in '%.60s' (expected key = value)", line);
     *eq = '\0';
-    char *key = trim(line);
-    char *v = trim(eq + 1);
+    char *key = fia__lex_trim(line);
+    char *v = fia__lex_trim(eq + 1);
     if (*key == '\0')
         return FAIL(p, "missing key before '='");
 
@@ -552,7 +456,7 @@ static fia_status parse_line(parser *p, char *line)
     if (strcmp(key, "seed") == 0) {
         if (dup_check(p, &p->line_seed, key) != 0)
             return p->err->code;
-        int rc = parse_u64(v, &p->c->seed);
+        int rc = fia__lex_u64(v, &p->c->seed);
         if (rc == -2)
             return FAIL(p, "seed: integer out of range '%.60s'", v);
         if (rc != 0)
@@ -568,7 +472,7 @@ static fia_status parse_line(parser *p, char *line)
         if (dup_check(p, &p->line_threads, key) != 0)
             return p->err->code;
         uint64_t n = 0;
-        if (parse_u64(v, &n) != 0 || n < 1 || n > FIA_CASE_MAX_THREADS)
+        if (fia__lex_u64(v, &n) != 0 || n < 1 || n > FIA_CASE_MAX_THREADS)
             return FAIL(p, "threads: '%.60s' is not a thread count 1..%d", v,
                         FIA_CASE_MAX_THREADS);
         p->c->threads = (int32_t)n;
@@ -578,7 +482,7 @@ static fia_status parse_line(parser *p, char *line)
         if (dup_check(p, &p->line_task_order, key) != 0)
             return p->err->code;
         uint64_t n = 0;
-        if (parse_u64(v, &n) != 0 || n < 1)
+        if (fia__lex_u64(v, &n) != 0 || n < 1)
             return FAIL(p, "task_order: '%.60s' is not a seed 1..2^64-1", v);
         p->c->task_order = n;
         return FIA_OK;
@@ -699,13 +603,13 @@ static fia_status scan_api(parser *p, const char *text)
         size_t len = nl ? (size_t)(nl - cur) : strlen(cur);
         line += line < 0x7fffffff;
         const char *k = cur;
-        while (k < cur + len && is_space(*k))
+        while (k < cur + len && fia__lex_space(*k))
             k++;
         if ((size_t)(cur + len - k) >= 3 && strncmp(k, "api", 3) == 0 &&
-            (k + 3 == cur + len || is_space(k[3]) || k[3] == '=' ||
+            (k + 3 == cur + len || fia__lex_space(k[3]) || k[3] == '=' ||
              k[3] == '#')) {
             const char *e = k + 3;
-            while (e < cur + len && is_space(*e))
+            while (e < cur + len && fia__lex_space(*e))
                 e++;
             if (e < cur + len && *e == '=') {
                 p->line = line;
@@ -722,7 +626,7 @@ static fia_status scan_api(parser *p, const char *text)
                     return FAIL(p, "api: unknown '%.40s...'", e + 1);
                 memcpy(v, e + 1, n);
                 v[n] = '\0';
-                char *name = trim(v);
+                char *name = fia__lex_trim(v);
                 int a = fia_api_from_name(name);
                 if (*name == '\0')
                     return FAIL(p, "api: missing value");
