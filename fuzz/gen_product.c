@@ -8,7 +8,8 @@
  * their defaults):
  * fuzz_params: whatever the fragments before made (a bf16 query, a pse, an
  * int8 output, B or S over the card's limits: gen_layout.c's edges include
- * 256 / 257 and 65536 / 65537), except on a strict input, which moves
+ * 256 / 257 and 65536 / 65537, and a quarter of the moved calls are set to
+ * one of them), except on a strict input, which moves
  * only a call the card takes.
  * fuzz_numeric: a valid case the card takes (fp16 query, fp16 / int8
  * value, no pse, no output quantization) that 001 expresses as it is (no
@@ -84,6 +85,38 @@ static int to_card(fia_case *c, int strip)
     return 1;
 }
 
+/* The card's limits, at and one past: B 256 / 257 on the query, key,
+ * value and output, or the key/value S 65536 / 65537 (a status-only call:
+ * no data).  Only for a contiguous single key/value of the three batched
+ * layouts; 0 when the case has another form. */
+static int card_edge(fia_case *c, int which)
+{
+    const fz_layout l = fz_layout_of(c->attrs.input_layout);
+    if ((l != FZ_BSH && l != FZ_BSND && l != FZ_BNSD) ||
+        c->tensors[FIA_SLOT_BLOCK_TABLE].presence == FIA_PRESENT)
+        return 0;
+    static const fia_slot qkvo[] = {FIA_SLOT_QUERY, FIA_SLOT_KEY,
+                                    FIA_SLOT_VALUE, FIA_SLOT_ATTENTION_OUT};
+    for (int k = 0; k < 4; k++) {
+        const fia_tensor_spec *sp = &c->tensors[qkvo[k]];
+        if (sp->presence == FIA_PRESENT &&
+            (sp->count != 1 || sp->t[0].ndim != (l == FZ_BSH ? 3 : 4)))
+            return 0;
+    }
+    const int64_t v = (int64_t[]){256, 257, 65536, 65537}[which];
+    const int s_axis = l == FZ_BNSD ? 2 : 1;
+    for (int k = 0; k < 4; k++) {
+        fia_tensor_spec *sp = &c->tensors[qkvo[k]];
+        if (sp->presence != FIA_PRESENT)
+            continue;
+        if (which < 2)
+            sp->t[0].shape[0] = v;                 /* B */
+        else if (k == 1 || k == 2)
+            sp->t[0].shape[s_axis] = v;            /* the key/value's S */
+    }
+    return 1;
+}
+
 void fzp_product(fz_gen *g)
 {
     if (!fdp_rare(g->f, 6))
@@ -94,7 +127,8 @@ void fzp_product(fz_gen *g)
         (!card_takes(g->c) ||
          !fia_case_expressible(g->c, FIA_API_INCRE_FLASH_ATTENTION, NULL, 0)))
         return;
-    to_card(g->c, !g->strict);
+    if (to_card(g->c, !g->strict) && fz_odd(g, 25))
+        card_edge(g->c, fdp_pick(g->f, 4));
 }
 
 /* fuzz_numeric's geometry within the card's limits (the reach plans go

@@ -61,10 +61,12 @@ static void pack(const double *src, fz_layout l, const fz_geom *g, int64_t H,
                 }
 }
 
-/* One of query, key, value into *out as a token tensor. */
+/* One of query, key, value into *out as a token tensor, its columns past
+ * D zero or (repeat) repeated. */
 static fia_status put(const fia_case *c, const fz_geom *g, fia_slot s,
                       int64_t H, int64_t S, const int64_t *len, int64_t Tt,
-                      int64_t Dt, int ntd, fia_case *out, fia_error *err)
+                      int64_t Dt, int ntd, int repeat, fia_case *out,
+                      fia_error *err)
 {
     double *src = NULL, *dst = NULL;
     int64_t n, total = Tt * H * Dt;
@@ -77,7 +79,7 @@ static fia_status put(const fia_case *c, const fz_geom *g, fia_slot s,
         return fia_fail(err, FIA_ERR_NOMEM, "no memory for a token tensor");
     }
     const fz_layout l = g->layout == FZ_BNSD_BSND ? FZ_BNSD : g->layout;
-    pack(src, l, g, H, S, len, Tt, Dt, ntd, s == FIA_SLOT_VALUE, dst);
+    pack(src, l, g, H, S, len, Tt, Dt, ntd, repeat, dst);
     free(src);
     int64_t sh[3] = {ntd ? H : Tt, ntd ? Tt : H, Dt};
     if (fb_tensor(out, s, FIA_DT_BF16, 3, sh) != FIA_OK) {
@@ -123,9 +125,13 @@ fia_status fz_tnd_case(const fia_case *c, const fz_geom *g, uint64_t seed,
     const int64_t Dt = g->D <= 128 ? 128 : 192;
     const int ntd = Dt == 128 && (seed & 1); /* NTD_TND takes V_D 128 */
     /* fuzz_numeric: now and then (seed bit 7) query and key of 192 over a
-     * value of 128 (003: TND and NTD_TND take 192/128; their zero columns
-     * leave every score as it was) */
+     * value of 128 (003: TND and NTD_TND take 192/128).  Their columns past
+     * D repeat the first ones rather than being zero: the reference judges
+     * the case (no relation needs the scores kept), and a kernel that
+     * reads the query's or key's last 64 columns from the wrong place must
+     * change a score */
     const int64_t Dqk = !exact && Dt == 128 && (seed & 128) ? 192 : Dt;
+    const int qk_repeat = Dqk != Dt;
     int64_t *len = malloc((size_t)g->B * 4 * sizeof *len);
     if (len == NULL)
         return fia_fail(err, FIA_ERR_NOMEM, "no memory for the lengths");
@@ -143,13 +149,13 @@ fia_status fz_tnd_case(const fia_case *c, const fz_geom *g, uint64_t seed,
         ckv[b] = T_kv += kvl[b];
     }
     fia_status st = put(c, g, FIA_SLOT_QUERY, g->N, g->Q_S, len, T, Dqk,
-                        ntd, out, err);
+                        ntd, qk_repeat, out, err);
     if (st == FIA_OK)
         st = put(c, g, FIA_SLOT_KEY, g->KV_N, g->KV_S, kvl, T_kv, Dqk, ntd,
-                 out, err);
+                 qk_repeat, out, err);
     if (st == FIA_OK)
         st = put(c, g, FIA_SLOT_VALUE, g->KV_N, g->KV_S, kvl, T_kv, Dt, ntd,
-                 out, err);
+                 1, out, err);
     if (st == FIA_OK &&
         (fb_array(out, FIA_ARR_ACTUAL_SEQ_LENGTHS, g->B, cq) != FIA_OK ||
          fb_array(out, FIA_ARR_ACTUAL_SEQ_LENGTHS_KV, g->B, ckv) != FIA_OK))
