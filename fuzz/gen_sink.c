@@ -2,13 +2,16 @@
  *
  * fuzz_params: now and then a sink, mostly bf16 [N], now and then of
  * another dtype, rank or length (SINK-001, SINK-002), on whatever call the
- * fragments before made (MLA or full quantization included: the sink is not
- * modeled there, which the rules and fast/ must both say).
- * fuzz_numeric: now and then a bf16 [N] sink on the valid case made so far
- * (not on full int8 or MLA, where it is not modeled), its values from a
- * range the bytes pick: near the scores, far above them (the sink takes
- * the weight, outputs near 0), far below (it vanishes).  Appended last in
- * both lists (fuzz/gen.h: the order is the seeds' format).
+ * fragments before made (MLA and its full quantization included, where it
+ * is computed; 002's full int8 too, where it is not modeled, NM-015, which
+ * the rules and fast/ must both say).
+ * fuzz_numeric: now and then a bf16 [N] sink on the valid case made so far,
+ * MLA's included (D 512 and 128, its full quantization: N is num_heads as
+ * for any call), not on 002's full int8 (an int8 query without rope, where
+ * it is not modeled), its values from a range the bytes pick: near the
+ * scores, far above them (the sink takes the weight, outputs near 0), far
+ * below (it vanishes).  Appended last in both lists (fuzz/gen.h: the order
+ * is the seeds' format).
  * Fragment contract: fuzz/gen.h. */
 #include "fuzz/gen.h"
 
@@ -46,13 +49,15 @@ void fzn_sink(fz_gen *g)
         return;
     fia_case *c = g->c;
     const fia_tensor_spec *q = &c->tensors[FIA_SLOT_QUERY];
-    if (c->tensors[FIA_SLOT_QUERY_ROPE].presence == FIA_PRESENT ||
-        (q->presence == FIA_PRESENT && q->t[0].dtype == FIA_DT_INT8))
-        return; /* not modeled there */
+    const int rope = c->tensors[FIA_SLOT_QUERY_ROPE].presence == FIA_PRESENT ||
+                     c->tensors[FIA_SLOT_KEY_ROPE].presence == FIA_PRESENT;
+    if (!rope && q->presence == FIA_PRESENT && q->t[0].dtype == FIA_DT_INT8)
+        return; /* 002's full int8: not modeled there (NM-015) */
     int64_t sh[1] = {heads(c)};
     fz_note(g, fb_tensor(c, FIA_SLOT_LEARNABLE_SINK, FIA_DT_BF16, 1, sh));
-    /* the scores are O(1) (gen_tensors_data.c scales them): near, far
-     * above, far below */
+    /* the scores are O(1) (gen_tensors_data.c scales them; fzn_mla scales
+     * by 1 / sqrt(D + Dr), its full quantization's a few times larger):
+     * near, far above, far below */
     static const double lo[] = {-3.0, 8.0, -40.0, -1.0};
     static const double hi[] = {3.0, 30.0, -20.0, 1.0};
     const int k = fdp_pick(f, FZ_ARRLEN(lo));

@@ -9,10 +9,17 @@
  * is a semantic rejection (161002 doc / 561002 cann), not the registered-
  * dtype layer.
  *
- * Not modeled (NM-015, narrowed): the sink with full int8 (an int8 query)
- * or with MLA's rope inputs.  It is an ARITHMETIC-layer row (ORC_NM_LATE):
- * every rule judges the call first, so it never hides a documented
- * rejection (a wrong sink, an MLA rule, a quantization rule). */
+ * With MLA (query_rope / key_rope, MLA's full quantization included: an
+ * int8 query WITH rope) the sink means the same: one virtual key per query
+ * head over MLA's scores (q.k + q_rope.k_rope) * scale; N is num_heads as
+ * for any call (32, 64 or 128 at D 512).  004's prototype has both inputs
+ * and no document excludes the pair.
+ *
+ * Not modeled (NM-015, narrowed): the sink with 002's full int8 (an int8
+ * query WITHOUT rope): there P is quantized to int8 with quant_scale1 and
+ * nothing says how the sink's weight would be.  It is an ARITHMETIC-layer
+ * row (ORC_NM_LATE): every rule judges the call first, so it never hides a
+ * documented rejection (a wrong sink, a quantization rule). */
 #include "oracle_internal.h"
 
 #define C_SINK C004_P "; " CREL("Layouts, head dims and parameters beyond the documents")
@@ -29,18 +36,19 @@ static int shape_bad(const fia_oracle_facts *f)
     return s->ndim != 1 || s->shape[0] != f->N;
 }
 
-static int int8_query(const fia_oracle_facts *f)
+/* 002's full int8: an int8 query and no rope (with rope it is MLA's full
+ * quantization, whose sink is modeled) */
+static int full_int8(const fia_oracle_facts *f)
 {
     const fia_tensor *q = f->t[FIA_SLOT_QUERY];
-    return q && q->dtype == FIA_DT_INT8;
+    return q && q->dtype == FIA_DT_INT8 && !f->given[FIA_SLOT_QUERY_ROPE] &&
+           !f->given[FIA_SLOT_KEY_ROPE];
 }
 
 ORC_PRED(dtype, sink_given(f),
          f->t[FIA_SLOT_LEARNABLE_SINK]->dtype != FIA_DT_BF16)
 ORC_PRED(shape, sink_given(f), shape_bad(f))
-ORC_PRED(nm_sink, sink_given(f),
-         int8_query(f) || f->given[FIA_SLOT_QUERY_ROPE] ||
-             f->given[FIA_SLOT_KEY_ROPE])
+ORC_PRED(nm_sink, sink_given(f), full_int8(f))
 
 #define SINK_REJECT(id, text, dis, fn)                                       \
     {id, "sink", FIA_RULE_REJECT, ORC_SEM, C_SINK, text, dis, ORC_FN(fn)}
@@ -57,9 +65,9 @@ const fia_rule orc_rules_sink[] = {
                 "shape; RELEASED gives [N]",
                 shape),
     {"NM-015", "sink", FIA_RULE_NOT_MODELED, ORC_NM_LATE, C_SINK,
-     "learnable_sink with full quantization (an int8 query) or MLA's rope "
-     "inputs is not modeled yet: every rule judges the call, then it is "
-     "refused",
+     "learnable_sink with 002's full int8 quantization (an int8 query "
+     "without rope: P quantized with quant_scale1) is not modeled yet: "
+     "every rule judges the call, then it is refused",
      NULL, ORC_FN(nm_sink)},
 };
 const size_t orc_rules_sink_count =

@@ -21,9 +21,17 @@
  * Refused (FIA_ERR_PARAM_INVALID, nothing computed): a dtype other than
  * bf16 (RELEASED: the released tests use bf16; the oracle's SINK-001), a
  * shape other than [N] (rank 1, N = num_heads; an empty tensor is [0]:
- * SINK-002).  Not modeled (FIA_ERR_NOT_MODELED): the sink with full int8
- * (an int8 query: another score pipeline, ref_int8_quant.c) or with MLA's
- * rope inputs (the oracle's not-modeled row). */
+ * SINK-002).  Not modeled (FIA_ERR_NOT_MODELED): the sink with 002's full
+ * int8 (p->q8, an int8 query without rope: P is quantized to int8 with
+ * quant_scale1 in ref_int8_quant.c, and nothing says how the sink's weight
+ * would be; the oracle's NM-015).
+ *
+ * With MLA (p->qr: query_rope / key_rope, D 512 or 128) and MLA's full
+ * quantization (p->fq, an int8 query with rope) the sink means the same:
+ * s_j are MLA's scores (q . k_j + q_rope . k_rope_j) * scale, then the mask;
+ * N is num_heads (32, 64 or 128 at D 512).  Those rows go through the same
+ * math core (ref.c compute_row sets has_sink / sink on every row), so
+ * nothing here differs for them. */
 #include <math.h>
 #include "ref_internal.h"
 
@@ -40,12 +48,8 @@ fia_status ref_read_sink(ref_problem *p, const fia_case *c,
     const fia_tensor *s = fia_case_data_tensor(d, FIA_SLOT_LEARNABLE_SINK);
     if (p->q8)
         return fia_fail(err, FIA_ERR_NOT_MODELED,
-                        "not modeled yet: learnable_sink with an int8 query "
-                        "(full quantization)");
-    if (p->qr)
-        return fia_fail(err, FIA_ERR_NOT_MODELED,
-                        "not modeled yet: learnable_sink with query_rope / "
-                        "key_rope (MLA)");
+                        "not modeled yet: learnable_sink with 002's full "
+                        "int8 (an int8 query without rope)");
     if (s->dtype != FIA_DT_BF16)
         return fia_fail(err, FIA_ERR_PARAM_INVALID,
                         "learnable_sink is %s, not bf16 (RELEASED: the "

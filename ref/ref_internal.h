@@ -426,7 +426,8 @@ fia_status ref_read_mla(ref_problem *p, const fia_case *c,
 /* ---- read_sink.c -------------------------------------------------------- */
 
 /* After read_mla: learnable_sink, bf16 [N] (else FIA_ERR_PARAM_INVALID),
- * refused as not modeled with an int8 query or rope inputs. */
+ * refused as not modeled with 002's full int8 (an int8 query without rope);
+ * with MLA and its full quantization it is read like any call's. */
 fia_status ref_read_sink(ref_problem *p, const fia_case *c,
                          const fia_case_data *d, fia_error *err);
 /* Query head n's sink value (exact: bf16 in binary64). */

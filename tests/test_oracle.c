@@ -895,10 +895,19 @@ static const rule_case cases[] = {
      "learnable_sink = bf16 [4]"},
     {"SINK-002", MLA_D, "learnable_sink = bf16 [1]", PAGED_D,
      "learnable_sink = bf16 [32]"},
-    /* narrowed: full int8 or rope; a late row, after every rule */
-    {"NM-015", MLA_D, "learnable_sink = bf16 [32]", MLA_D, ""},
+    /* narrowed: 002's full int8 (an int8 query without rope); a late row,
+     * after every rule.  With MLA (D 512, D 128, its full quantization)
+     * the sink is modeled: those calls obey it. */
     {"NM-015", Q8_P, "learnable_sink = bf16 [2]", PREFILL,
      "learnable_sink = bf16 [2]"},
+    {"NM-015", Q8_P, "learnable_sink = bf16 [2]", MLA_D,
+     "learnable_sink = bf16 [32]"},
+    {"NM-015", Q8_P, "learnable_sink = bf16 [2]", MLA_FQ,
+     "learnable_sink = bf16 [32]"},
+    {"NM-015", Q8_P, "learnable_sink = bf16 [2]", MLA_FQZ,
+     "learnable_sink = bf16 [32]"},
+    {"NM-015", Q8_P, "learnable_sink = bf16 [2]", MLA_T,
+     "learnable_sink = bf16 [4]"},
     /* 003 / 004's reserved *_dtype (rules_reserved.c): applies when one
      * is given, the call accepted as with None */
     {"RSV-N01", V2_PREFILL("torch_npu_v2"), "query_dtype = 5",
@@ -1164,6 +1173,22 @@ static void test_baselines(void)
     expect_both(MLA_FQ, FIA_OK, FIA_OK, "MLA full quantization base");
     expect_both(MLA_FQZ, FIA_OK, FIA_OK, "MLA full quantization NZ base");
     char *t;
+    /* learnable_sink with MLA (NM-015 narrowed): accepted, computed */
+    static const struct {
+        const char *base, *over, *what;
+    } sk[] = {
+        {MLA_D, "learnable_sink = bf16 [32]", "MLA decode + sink"},
+        {MLA_P, "learnable_sink = bf16 [32]", "MLA Q_S 4 sparse 3 + sink"},
+        {MLA_NZ, "learnable_sink = bf16 [32]", "MLA NZ + sink"},
+        {MLA_T, "learnable_sink = bf16 [4]", "MLA D 128 TND + sink"},
+        {MLA_FQ, "learnable_sink = bf16 [32]", "MLA full quant + sink"},
+        {MLA_FQZ, "learnable_sink = bf16 [32]", "MLA full quant NZ + sink"},
+    };
+    for (size_t i = 0; i < sizeof sk / sizeof sk[0]; i++) {
+        t = mk(sk[i].base, sk[i].over);
+        expect_both(t, FIA_OK, FIA_OK, sk[i].what);
+        free(t);
+    }
     /* value's D below the query's (003 TND list; RELEASED head dims):
      * computed, attention_out of value's D; 192/192 is 003's only, 128/192
      * and NTD_TND's 192/192 nobody's */

@@ -14,8 +14,9 @@
  *     its bounds no smaller.  A NaN sink: that head's row is NaN (outputs
  *     and lse), the other heads as before.
  *  3. A sink of the wrong dtype, shape, rank, or empty is refused
- *     (FIA_ERR_PARAM_INVALID, the message naming learnable_sink); with an
- *     int8 query it is not modeled.
+ *     (FIA_ERR_PARAM_INVALID, the message naming learnable_sink); with
+ *     002's full int8 (an int8 query without rope) it is not modeled (with
+ *     MLA it is computed: test_ref_sink_mla.c).
  *  4. The bound (ref_double.c) counts the sink's float32 weight: where the
  *     sink dominates, the model's own worst case (every weight at the
  *     relative error T_j the model allows it, the key's up and the sink's
@@ -362,7 +363,7 @@ static void test_refusals(void)
                    "value = int8 [1,2,8,16]\nattention_out = fp16 [1,4,2,16]\n"
                    "dequant_scale1 = uint64 [1]\nquant_scale1 = fp32 [1]\n"
                    "dequant_scale2 = fp32 [1]",
-                   FIA_ERR_NOT_MODELED, "full");
+                   FIA_ERR_NOT_MODELED, "without rope");
 }
 
 /* 4: the bound counts the sink's weight.  One key of score 0 (q . k = 0
