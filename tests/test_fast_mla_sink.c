@@ -385,7 +385,7 @@ static void numeric_sink(sc c, const char *what)
             CHECK_EQ_INT(run(&c), FIA_OK);
             memcpy(base, m->od, (size_t)no * 2);
             if (m->lse)
-                memcpy(blse, m->ld, (size_t)nl * 4);
+                memcpy(blse, m->ld, (size_t)numel(&m->lsev) * 4);
             c.sinkless = false;
             for (int ord = 0; ord < 2; ord++) {
                 fastSetTaskOrder(ord ? 0x5eedull + (unsigned)th : 0);
