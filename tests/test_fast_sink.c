@@ -1,7 +1,7 @@
 /* fast/ learnable_sink (004; fast/check_sink.c, fast/run_sink.c): each
  * rule broken and obeyed (status in both profiles and check id), what
  * stays refused as not modeled (002's full quantization; MLA is computed:
- * test_fast_mla_sink.c) and that a
+ * test_fast_sink_rope.c) and that a
  * documented rejection is never hidden by it, phase two without the
  * sink's data; then the arithmetic against a naive double-precision
  * attention written here, the sink a virtual key of score sink[n] (not
@@ -371,7 +371,7 @@ static void rules(void)
     x = mla();
     x.sink = false;
     xexpect(&x, FIA_OK, NULL, __LINE__);
-    x = mla(); /* computed (test_fast_mla_sink.c: its arithmetic) */
+    x = mla(); /* computed (test_fast_sink_rope.c: its arithmetic) */
     xexpect(&x, FIA_OK, NULL, __LINE__);
     x = mla(), x.sk.shape[0] = 1;
     xexpect(&x, FIA_ERR_PARAM_INVALID, "S_SINK_SHAPE", __LINE__);
