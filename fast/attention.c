@@ -38,7 +38,8 @@
  * rounding to the output dtype; lse = m + log(sum) in double, rounded to
  * float32.  Splits merge as l = sum l_s e^(m_s - M), acc likewise.  A
  * learnable_sink joins the row's sum where the row ends, once (after the
- * merge of the splits): run_sink.c. */
+ * merge of the splits), on every path that ends rows here (MLA's and
+ * MLA's full quantization's included): run_sink.c. */
 #include <stdlib.h>
 #include "attention_task.h"
 

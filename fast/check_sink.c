@@ -7,9 +7,17 @@
  * Its dtype and shape are semantic rules (layer 5: no document registers a
  * dtype for it, so not the registered-dtype layer).  An empty sink is not
  * absent (RELEASED makes only an empty mask or pse absent): its shape is
- * not [N], N >= 1.  With full quantization (an int8 query) or MLA (a rope)
- * the sink is not computed: refused as not modeled in layer 6, where only
- * a call every rule accepts arrives (a documented rejection is never
+ * not [N], N >= 1.
+ *
+ * MLA (a rope; D 512 and D 128, MLA's full quantization, an int8 query
+ * with rope, included) computes it: the sink's meaning does not depend on
+ * how the scores were formed (the project's reading: s_j are MLA's
+ * (q.k + q_rope.k_rope) * scale, masked), and MLA's rows end where any
+ * call's do (attention.c task_store, fast_merge_splits: run_sink.c).
+ * Only 002's full int8 quantization (an int8 query WITHOUT rope) is
+ * refused as not modeled: its P is quantized to int8 with quant_scale1
+ * and nothing says how the sink's weight would be.  Layer 6, where only a
+ * call every rule accepts arrives (a documented rejection is never
  * hidden behind "not modeled"). */
 #include "validate.h"
 
@@ -33,18 +41,16 @@ fia_status fast_check_sink(const fast_args *a, fast_plan *p, fia_error *err)
     return FIA_OK;
 }
 
-/* Layer 6, last: judged by every rule, not computed. */
+/* Layer 6, last: judged by every rule, not computed (002's full int8;
+ * MLA's int8 query, with rope, computes it). */
 fia_status fast_check_sink_unmodeled(const fast_args *a, fast_plan *p,
                                      fia_error *err)
 {
     (void)p;
     if (a->opt[FAST_OPT_LEARNABLE_SINK] == NULL)
         return FIA_OK;
-    if (a->query->dtype == FIA_DT_INT8)
+    if (a->query->dtype == FIA_DT_INT8 && !fast_mla_call(a))
         FAST_NOTMOD("M_SINK_QUANT", "learnable_sink with full quantization "
-                    "(an int8 query) is not modeled yet");
-    if (fast_mla_call(a))
-        FAST_NOTMOD("M_SINK_MLA", "learnable_sink with MLA (query_rope / "
-                    "key_rope) is not modeled yet");
+                    "(an int8 query without rope) is not modeled yet");
     return FIA_OK;
 }

@@ -5,11 +5,16 @@
  *     out = acc / (l + e^(sink - m)),
  *     lse = M + log(l e^(m - M) + e^(sink - M)),  M = max(m, sink).
  * The key loops (every path: the tiled and dot forms, the fused decode
- * kernel, antiquant, pse, masks) never see it: it changes only how a row
- * ends, once per row: where a task stores a row, or where the decode
- * splits (and a shared prefix's partials) merge, after the merge, never
- * per split.  acc is not rescaled: the sink goes into the divisor, in
- * double like the division and the lse (fast_store_row).
+ * kernel, antiquant, pse, masks, MLA's rope columns and NZ rows, MLA's
+ * full quantization) never see it: it changes only how a row ends, once
+ * per row: where a task stores a row, or where the decode splits (and a
+ * shared prefix's partials) merge, after the merge, never per split.
+ * Every call's rows end in those two places (MLA's too: its scores are
+ * one reduction over D + Dr columns, its m, l, acc those of any call; an
+ * int8 MLA query's dequantized rows likewise), so the sink needs nothing
+ * per path; only 002's full int8 (P quantized against quant_scale1) is
+ * refused (check_sink.c).  acc is not rescaled: the sink goes into the
+ * divisor, in double like the division and the lse (fast_store_row).
  *
  * Through the formula in IEEE arithmetic (docs/semantics.md "Non-finite
  * inputs", the sink being a score):
