@@ -252,6 +252,82 @@ static inline void release(mla *m)
     free(m->od), free(m->ld), free(m->btd), free(m->md);
 }
 
+/* MLA full quantization on top of a call (003 "支持全量化场景"): query,
+ * key and value int8 (the NZ cache in D/32 tiles of 32), the three fp32
+ * scales -- dequant_scale_query per token and head, dequant_scale_key /
+ * _value per tensor (sk, sv: set them before mla_fq_make). */
+typedef struct mla_fq {
+    fia_tensor dsq, dsk, dsv;
+    int8_t *q8, *k8, *v8;
+    float *dsqd, sk, sv;
+} mla_fq;
+
+static inline int8_t mla_rnd8(void)
+{
+    return (int8_t)((int)(ftl_next32() % 255) - 127);
+}
+
+/* dequant_scale_query's element of query row (b, n, i): the query's shape
+ * without D, (B, N, S) for BNSD, (B, S, N) otherwise. */
+static inline int64_t mla_dsq_index(const mla *m, int64_t b, int64_t n,
+                                    int64_t i)
+{
+    return ftl_bnsd(m->layout) ? (b * m->N + n) * m->QS + i
+                               : (b * m->QS + i) * m->N + n;
+}
+
+/* Element d of the int8 key / value row of key j of (b, h): the paged
+ * caches (block table), ND rank 3 / 4 or NZ tiles of 32. */
+static inline int64_t mla_k8_at(const mla *m, int64_t b, int64_t h,
+                                int64_t j, int64_t d)
+{
+    const int64_t id = m->btd[b * m->bcols + j / m->bs], r = j % m->bs;
+    if (m->nz)
+        return (id * m->KVN + h) * m->D * m->bs + d / 32 * m->bs * 32 +
+               r * 32 + d % 32;
+    if (m->cache4d)
+        return ((id * m->KVN + h) * m->bs + r) * m->D + d;
+    return ((id * m->bs + r) * m->KVN + h) * m->D + d;
+}
+
+/* After build(m, data) with dt bf16 (the ropes' and the output's): the
+ * int8 tensors and the scales; with data their values (int8 over the
+ * range, dsq in [0.01, 0.07]: scores of a few units, q.k ~ 512^0.5 x 73^2
+ * ~ 1.2e5, x dsq x dsk / 24). */
+static inline void mla_fq_make(mla *m, mla_fq *f, bool data)
+{
+    m->q.dtype = FIA_DT_INT8;
+    if (m->nz)
+        m->k = tn(FIA_DT_INT8, 5, (int64_t[]){m->nblk, m->KVN, m->D / 32,
+                                              m->bs, 32}, NULL);
+    else
+        m->k.dtype = FIA_DT_INT8;
+    m->v = m->k;
+    f->dsq = ftl_bnsd(m->layout)
+                 ? tn(FIA_DT_FP32, 3, (int64_t[]){m->B, m->N, m->QS}, NULL)
+                 : tn(FIA_DT_FP32, 3, (int64_t[]){m->B, m->QS, m->N}, NULL);
+    f->dsk = tn(FIA_DT_FP32, 1, (int64_t[]){1}, &f->sk);
+    f->dsv = tn(FIA_DT_FP32, 1, (int64_t[]){1}, &f->sv);
+    if (!data)
+        return;
+    const int64_t nq = numel(&m->q), nk = numel(&m->k);
+    f->q8 = malloc((size_t)nq);
+    f->k8 = malloc((size_t)nk);
+    f->v8 = malloc((size_t)nk);
+    f->dsqd = malloc((size_t)numel(&f->dsq) * sizeof(float));
+    for (int64_t i = 0; i < nq; i++) f->q8[i] = mla_rnd8();
+    for (int64_t i = 0; i < nk; i++) f->k8[i] = mla_rnd8(), f->v8[i] = mla_rnd8();
+    for (int64_t i = 0; i < numel(&f->dsq); i++)
+        f->dsqd[i] = 0.01f + (float)(ftl_next32() % 61) * 0.001f;
+    m->q.data = f->q8, m->k.data = f->k8, m->v.data = f->v8;
+    f->dsq.data = f->dsqd;
+}
+
+static inline void mla_fq_free(mla_fq *f)
+{
+    free(f->q8), free(f->k8), free(f->v8), free(f->dsqd);
+}
+
 static inline fia_status phase_one(mla *m, fast_executor **ex, uint64_t *wss)
 {
     const fia_tensor *kp[2] = {&m->k, &m->k}, *vp[2] = {&m->v, &m->v};

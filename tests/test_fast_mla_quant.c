@@ -18,13 +18,11 @@
  * bf16), the three scales fp32, the quantization modes. */
 typedef struct fq {
     mla m;
-    fia_tensor dsq, dsk, dsv;
+    mla_fq x;                                /* tensors, data, scales */
     const fia_tensor *dsq_p, *dsk_p, *dsv_p; /* as passed (NULL: none) */
     const fia_tensor *dok, *dov, *qo2;      /* dequant_offset_*, quant_offset_out */
     int64_t qqm, kqm, vqm;
     bool keep_k;                             /* a test set m.k itself */
-    int8_t *q8, *k8, *v8;
-    float *dsqd, sk, sv;
 } fq;
 
 static fq fq_base(void)
@@ -33,34 +31,8 @@ static fq fq_base(void)
     memset(&f, 0, sizeof f);
     f.m = base();
     f.qqm = 3;
-    f.sk = 0.02f, f.sv = 0.01f;
+    f.x.sk = 0.02f, f.x.sv = 0.01f;
     return f;
-}
-
-static int64_t dsq_index(const fq *f, int64_t b, int64_t n, int64_t i)
-{
-    const mla *m = &f->m;
-    return ftl_bnsd(m->layout) ? (b * m->N + n) * m->QS + i
-                               : (b * m->QS + i) * m->N + n;
-}
-
-/* Element d of the int8 key / value row of key j of (b, h): the paged
- * caches (block table), ND rank 3 / 4 or NZ tiles of 32. */
-static int64_t k8_at(const fq *f, int64_t b, int64_t h, int64_t j, int64_t d)
-{
-    const mla *m = &f->m;
-    const int64_t id = m->btd[b * m->bcols + j / m->bs], r = j % m->bs;
-    if (m->nz)
-        return (id * m->KVN + h) * m->D * m->bs + d / 32 * m->bs * 32 +
-               r * 32 + d % 32;
-    if (m->cache4d)
-        return ((id * m->KVN + h) * m->bs + r) * m->D + d;
-    return ((id * m->bs + r) * m->KVN + h) * m->D + d;
-}
-
-static int8_t rnd8(void)
-{
-    return (int8_t)((int)(ftl_next32() % 255) - 127);
 }
 
 /* The shapes (and with data the values) of the call. */
@@ -69,39 +41,13 @@ static void fq_build(fq *f, bool data)
     mla *m = &f->m;
     m->dt = FIA_DT_BF16;
     build(m, data);
-    m->q.dtype = FIA_DT_INT8;
-    if (m->nz)
-        m->k = tn(FIA_DT_INT8, 5, (int64_t[]){m->nblk, m->KVN, m->D / 32,
-                                              m->bs, 32}, NULL);
-    else
-        m->k.dtype = FIA_DT_INT8;
-    m->v = m->k;
-    f->dsq = ftl_bnsd(m->layout)
-                 ? tn(FIA_DT_FP32, 3, (int64_t[]){m->B, m->N, m->QS}, NULL)
-                 : tn(FIA_DT_FP32, 3, (int64_t[]){m->B, m->QS, m->N}, NULL);
-    f->dsk = tn(FIA_DT_FP32, 1, (int64_t[]){1}, &f->sk);
-    f->dsv = tn(FIA_DT_FP32, 1, (int64_t[]){1}, &f->sv);
-    f->dsq_p = &f->dsq, f->dsk_p = &f->dsk, f->dsv_p = &f->dsv;
-    if (!data)
-        return;
-    const int64_t nq = numel(&m->q), nk = numel(&m->k);
-    f->q8 = malloc((size_t)nq);
-    f->k8 = malloc((size_t)nk);
-    f->v8 = malloc((size_t)nk);
-    f->dsqd = malloc((size_t)numel(&f->dsq) * sizeof(float));
-    for (int64_t i = 0; i < nq; i++) f->q8[i] = rnd8();
-    for (int64_t i = 0; i < nk; i++) f->k8[i] = rnd8(), f->v8[i] = rnd8();
-    /* scores of a few units: q.k ~ 512^0.5 x 73^2 ~ 1.2e5, x dsq x dsk /
-     * 24 with dsq in [0.01, 0.07] */
-    for (int64_t i = 0; i < numel(&f->dsq); i++)
-        f->dsqd[i] = 0.01f + (float)(ftl_next32() % 61) * 0.001f;
-    m->q.data = f->q8, m->k.data = f->k8, m->v.data = f->v8;
-    f->dsq.data = f->dsqd;
+    mla_fq_make(m, &f->x, data);
+    f->dsq_p = &f->x.dsq, f->dsk_p = &f->x.dsk, f->dsv_p = &f->x.dsv;
 }
 
 static void fq_release(fq *f)
 {
-    free(f->q8), free(f->k8), free(f->v8), free(f->dsqd);
+    mla_fq_free(&f->x);
     release(&f->m);
 }
 
@@ -199,9 +145,9 @@ static void rules(void)
     CASE(, F.dsk_p = NULL, BAD("S_MLA_FQ_SCALES", F));
     CASE(, F.dsv_p = NULL, BAD("S_MLA_FQ_SCALES", F));
     /* ... and fp32 (dequant_scale_query registers fp32 only: layer 2) */
-    CASE(, F.dsk.dtype = FIA_DT_BF16, BAD("S_MLA_FQ_SCALE_DTYPE", F));
-    CASE(, F.dsv.dtype = FIA_DT_FP16, BAD("S_MLA_FQ_SCALE_DTYPE", F));
-    CASE(, F.dsq.dtype = FIA_DT_FP16, BAD("T_OPTIONAL", F));
+    CASE(, F.x.dsk.dtype = FIA_DT_BF16, BAD("S_MLA_FQ_SCALE_DTYPE", F));
+    CASE(, F.x.dsv.dtype = FIA_DT_FP16, BAD("S_MLA_FQ_SCALE_DTYPE", F));
+    CASE(, F.x.dsq.dtype = FIA_DT_FP16, BAD("T_OPTIONAL", F));
     /* what it refuses: the offsets, the output's quantization (layer 3,
      * every MLA call's) */
     CASE(, F.dok = &f32, BAD("S_MLA_FQ_OFFSET", F));
@@ -218,18 +164,18 @@ static void rules(void)
     CASE(, F.kqm = F.vqm = 1, BAD("S_MLA_FQ_KVMODE", F));
     /* dequant_scale_query: the query's shape without D ((B, S, N), BNSD
      * (B, N, S)); Q_S 4 tells the two apart */
-    CASE(PREFILL(4), F.dsq = tn(FIA_DT_FP32, 3, (int64_t[]){2, 32, 4}, NULL),
+    CASE(PREFILL(4), F.x.dsq = tn(FIA_DT_FP32, 3, (int64_t[]){2, 32, 4}, NULL),
          BAD("S_MLA_FQ_DSQ_SHAPE", F));
     CASE(PREFILL(4); F.m.layout = "BNSD"; F.m.cache4d = true,
-         F.dsq = tn(FIA_DT_FP32, 3, (int64_t[]){2, 4, 32}, NULL),
+         F.x.dsq = tn(FIA_DT_FP32, 3, (int64_t[]){2, 4, 32}, NULL),
          BAD("S_MLA_FQ_DSQ_SHAPE", F));
     CASE(PREFILL(4); F.m.layout = "BNSD"; F.m.cache4d = true, OK(F));
-    CASE(F.m.layout = "BSH", F.dsq = tn(FIA_DT_FP32, 3,
+    CASE(F.m.layout = "BSH", F.x.dsq = tn(FIA_DT_FP32, 3,
                                         (int64_t[]){2, 1, 32 * 512}, NULL),
          BAD("S_MLA_FQ_DSQ_SHAPE", F));
-    CASE(, F.dsq = tn(FIA_DT_FP32, 4, (int64_t[]){2, 1, 32, 1}, NULL),
+    CASE(, F.x.dsq = tn(FIA_DT_FP32, 4, (int64_t[]){2, 1, 32, 1}, NULL),
          BAD("S_MLA_FQ_DSQ_SHAPE", F));
-    CASE(, F.dsq = tn(FIA_DT_FP32, 3, (int64_t[]){1, 1, 32}, NULL),
+    CASE(, F.x.dsq = tn(FIA_DT_FP32, 3, (int64_t[]){1, 1, 32}, NULL),
          BAD("S_MLA_FQ_DSQ_SHAPE", F));
     /* dequant_scale_key / _value: [1] */
     CASE(, F.dsk_p = &f32x2, BAD("S_MLA_FQ_KV_SHAPE", F));
@@ -288,7 +234,9 @@ static void no_data(void)
     for (int which = 0; which < 3; which++) {
         fq f = fq_base();
         fq_build(&f, true);
-        fia_tensor *t = which == 0 ? &f.dsq : which == 1 ? &f.dsk : &f.dsv;
+        fia_tensor *t = which == 0   ? &f.x.dsq
+                        : which == 1 ? &f.x.dsk
+                                     : &f.x.dsv;
         t->data = NULL;
         fast_executor *ex = NULL;
         uint64_t wss = 0;
@@ -311,10 +259,11 @@ static double dsq_read(const fq *f, int64_t b, int64_t n, int64_t i,
 {
     const mla *m = &f->m;
     const int64_t bn = ftl_bnsd(m->layout);
-    int64_t x = dsq_index(f, b, how == HEAD0 ? 0 : n, how == TOKEN0 ? 0 : i);
+    int64_t x = mla_dsq_index(&f->m, b, how == HEAD0 ? 0 : n,
+                              how == TOKEN0 ? 0 : i);
     if (how == SWAPPED)
         x = bn ? (b * m->QS + i) * m->N + n : (b * m->N + n) * m->QS + i;
-    return f->dsqd[x];
+    return f->x.dsqd[x];
 }
 
 /* The attention of every row from the formula, in double, into ref
@@ -329,15 +278,16 @@ static void naive_fq(const fq *f, double *ref, int how)
             for (int64_t i = 0; i < m->QS; i++) {
                 const int64_t kl = m->kl[b];
                 const int64_t last = m->sparse == 3 ? kl - m->QS + i : kl - 1;
-                const int8_t *q = f->q8 + q_off(m, b, n, i, m->D);
+                const int8_t *q = f->x.q8 + q_off(m, b, n, i, m->D);
                 const uint16_t *qr = m->qrd + q_off(m, b, n, i, DR);
                 const double dq = dsq_read(f, b, n, i, how);
                 double mx = -INFINITY, sum = 0.0;
                 for (int64_t j = 0; j <= last; j++) {
                     double x = 0.0;
                     for (int64_t d = 0; d < m->D; d++)
-                        x += (q[d] * dq) * (f->k8[k8_at(f, b, 0, j, d)] *
-                                            (double)f->sk);
+                        x += (q[d] * dq) *
+                             (f->x.k8[mla_k8_at(m, b, 0, j, d)] *
+                              (double)f->x.sk);
                     const int64_t ro = k_off(m, b, 0, j, DR);
                     for (int64_t d = 0; d < DR; d++)
                         x += fia_bf16_to_double(qr[d]) *
@@ -352,8 +302,8 @@ static void naive_fq(const fq *f, double *ref, int how)
                     const double p = exp(s[j] - mx);
                     sum += p;
                     for (int64_t d = 0; d < m->D; d++)
-                        o[d] += p * (f->v8[k8_at(f, b, 0, j, d)] *
-                                     (double)f->sv);
+                        o[d] += p * (f->x.v8[mla_k8_at(m, b, 0, j, d)] *
+                                     (double)f->x.sv);
                 }
                 for (int64_t d = 0; d < m->D; d++)
                     o[d] /= sum;

@@ -31,32 +31,8 @@ typedef struct sc {
     bool fq, sinkless;
     fia_tensor skt;
     uint16_t skd[MAXN];
-    /* full quantization: its tensors, data and per-tensor scales */
-    fia_tensor dsq, dsk, dsv;
-    int8_t *q8, *k8, *v8;
-    float *dsqd, sk, sv;
+    mla_fq x; /* full quantization: its tensors, data and scales */
 } sc;
-
-static int8_t rnd8(void)
-{
-    return (int8_t)((int)(ftl_next32() % 255) - 127);
-}
-
-/* Element d of the int8 key / value row of key j (MLA: one KV head): ND
- * rank 3 / 4 or NZ tiles of 32, behind the block table. */
-static int64_t k8_at(const mla *m, int64_t b, int64_t j, int64_t d)
-{
-    const int64_t id = m->btd[b * m->bcols + j / m->bs], r = j % m->bs;
-    if (m->nz)
-        return id * m->D * m->bs + d / 32 * m->bs * 32 + r * 32 + d % 32;
-    return (id * m->bs + r) * m->D + d; /* rank 3 and 4 alike at KV_N 1 */
-}
-
-static int64_t dsq_index(const mla *m, int64_t b, int64_t n, int64_t i)
-{
-    return ftl_bnsd(m->layout) ? (b * m->N + n) * m->QS + i
-                               : (b * m->QS + i) * m->N + n;
-}
 
 /* The call's tensors and data (the sinks are set later: sinks()). */
 static void sc_build(sc *c)
@@ -69,35 +45,13 @@ static void sc_build(sc *c)
     c->skt = tn(FIA_DT_BF16, 1, (int64_t[]){m->N}, c->skd);
     if (!c->fq)
         return;
-    m->q.dtype = FIA_DT_INT8;
-    if (m->nz)
-        m->k = tn(FIA_DT_INT8, 5, (int64_t[]){m->nblk, 1, m->D / 32, m->bs,
-                                              32}, NULL);
-    else
-        m->k.dtype = FIA_DT_INT8;
-    m->v = m->k;
-    c->dsq = ftl_bnsd(m->layout)
-                 ? tn(FIA_DT_FP32, 3, (int64_t[]){m->B, m->N, m->QS}, NULL)
-                 : tn(FIA_DT_FP32, 3, (int64_t[]){m->B, m->QS, m->N}, NULL);
-    c->sk = 0.02f, c->sv = 0.01f;
-    c->dsk = tn(FIA_DT_FP32, 1, (int64_t[]){1}, &c->sk);
-    c->dsv = tn(FIA_DT_FP32, 1, (int64_t[]){1}, &c->sv);
-    const int64_t nq = numel(&m->q), nk = numel(&m->k);
-    c->q8 = malloc((size_t)nq);
-    c->k8 = malloc((size_t)nk);
-    c->v8 = malloc((size_t)nk);
-    c->dsqd = malloc((size_t)numel(&c->dsq) * sizeof(float));
-    for (int64_t i = 0; i < nq; i++) c->q8[i] = rnd8();
-    for (int64_t i = 0; i < nk; i++) c->k8[i] = rnd8(), c->v8[i] = rnd8();
-    for (int64_t i = 0; i < numel(&c->dsq); i++)
-        c->dsqd[i] = 0.01f + (float)(ftl_next32() % 61) * 0.001f;
-    m->q.data = c->q8, m->k.data = c->k8, m->v.data = c->v8;
-    c->dsq.data = c->dsqd;
+    c->x.sk = 0.02f, c->x.sv = 0.01f;
+    mla_fq_make(m, &c->x, true);
 }
 
 static void sc_release(sc *c)
 {
-    free(c->q8), free(c->k8), free(c->v8), free(c->dsqd);
+    mla_fq_free(&c->x);
     release(&c->m);
 }
 
@@ -108,7 +62,7 @@ static fia_status sc_phase_one(sc *c, fast_executor **ex, uint64_t *wss)
     fia_tensor_list kl = {1, kp}, vl = {1, vp};
     fast_v2_extras x = {.queryRopeOptional = &m->qr,
                         .keyRopeOptional = &m->kr,
-                        .dequantScaleQueryOptional = c->fq ? &c->dsq : NULL,
+                        .dequantScaleQueryOptional = c->fq ? &c->x.dsq : NULL,
                         .queryQuantMode = c->fq ? 3 : 0,
                         .learnableSinkOptional = c->sinkless ? NULL
                                                              : &c->skt};
@@ -117,7 +71,7 @@ static fia_status sc_phase_one(sc *c, fast_executor **ex, uint64_t *wss)
         &m->q, &kl, &vl, NULL, m->mask ? &m->am : NULL,
         asl ? &m->asl : NULL, &m->aslkv, NULL, NULL, NULL, NULL, NULL, NULL,
         NULL, m->paged ? &m->bt : NULL, NULL, NULL,
-        c->fq ? &c->dsk : NULL, NULL, c->fq ? &c->dsv : NULL, NULL, NULL,
+        c->fq ? &c->x.dsk : NULL, NULL, c->fq ? &c->x.dsv : NULL, NULL, NULL,
         NULL, NULL, m->N, 1.0 / sqrt((double)(m->D + DR)), 2147483647,
         2147483647, m->layout, m->KVN, m->sparse, m->inner, m->bs, 0, m->lse,
         0, 0, &x, &m->out, m->lse ? &m->lsev : NULL, wss, ex);
@@ -188,8 +142,9 @@ static double qel(const sc *c, int64_t b, int64_t n, int64_t i, int64_t d)
 {
     const mla *m = &c->m;
     const int64_t o = q_off(m, b, n, i, m->D) + d;
-    return c->fq ? c->q8[o] * (double)c->dsqd[dsq_index(m, b, n, i)]
-                 : wd(m->dt, m->qd[o]);
+    if (c->fq)
+        return c->x.q8[o] * (double)c->x.dsqd[mla_dsq_index(m, b, n, i)];
+    return wd(m->dt, m->qd[o]);
 }
 
 static double kvel(const sc *c, bool v, int64_t b, int64_t h, int64_t j,
@@ -197,8 +152,8 @@ static double kvel(const sc *c, bool v, int64_t b, int64_t h, int64_t j,
 {
     const mla *m = &c->m;
     if (c->fq)
-        return (v ? c->v8 : c->k8)[k8_at(m, b, j, d)] *
-               (double)(v ? c->sv : c->sk);
+        return (v ? c->x.v8 : c->x.k8)[mla_k8_at(m, b, 0, j, d)] *
+               (double)(v ? c->x.sv : c->x.sk);
     const int64_t o = k_el(m, k_off(m, b, h, j, m->D), d);
     return wd(m->dt, v ? m->vd[o] : m->kd[o]);
 }
