@@ -250,12 +250,13 @@ int cmd_survey(int argc, char **argv)
                (long long)n->execs, drawn);
     char rev[160];
     printf("survey of %lld cases (seed %ld) at %s: %lld judged, %lld "
-           "compared nothing, %lld not modeled or not covered, %lld "
-           "findings; campaign %lld in %s\n",
+           "compared nothing, %lld not modeled, %lld not covered by %s, "
+           "%lld findings; campaign %lld in %s\n",
            (long long)n->execs, o.seed,
            cli_revision_short(revision, rev, sizeof rev),
            (long long)n->evaluated, (long long)n->vacuous,
-           (long long)n->not_modeled, (long long)n->findings,
+           (long long)n->not_modeled, (long long)n->not_covered,
+           fia_sut_current()->name, (long long)n->findings,
            (long long)campaign, o.db);
     if (unstored > 0 || rc != FIA_STORE_OK) {
         fprintf(stderr, "fiacheck survey: %zu finding(s) could not be stored "

@@ -170,6 +170,9 @@ fia_status fuzz_strset_add(fuzz_strset *s, const char *str, size_t *index,
 typedef struct fuzz_counters {
     int64_t execs, evaluated, accepted, not_modeled, findings, skipped;
     int64_t vacuous;        /* judged cases where nothing was compared */
+    int64_t not_covered;    /* calls the rules accept that a numbers-only
+                               system under test refused (not_modeled
+                               counts the rules' own not-modeled calls) */
 } fuzz_counters;
 
 /* Reads FIACHECK_DB, FIACHECK_CAMPAIGN, FIACHECK_PROFILE, FIACHECK_REVISION,

@@ -659,6 +659,7 @@ void fuzz_report_verdict(const fia_case *c, const fia_check_result *r,
         R.cnt.evaluated++;
         R.cnt.accepted += r->ov.accept;
         R.cnt.not_modeled += r->ov.not_modeled;
+        R.cnt.not_covered += r->v == FIA_V_NOT_MODELED && r->ov.accept;
         R.cnt.vacuous += r->v == FIA_V_VACUOUS;
         for (int i = 0; i < r->ov.n_fired; i++) {
             int k = rule_slot(r->ov.fired[i]);

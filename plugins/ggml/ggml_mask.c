@@ -86,9 +86,9 @@ static float pse_at(const ggml_plan *p, int64_t b, int64_t n, int64_t row,
                                    : ggml_fp16_to_fp32(h);
 }
 
-int ggml_pse_fits_f16(const ggml_plan *p)
+int ggml_pse_representable(const ggml_plan *p)
 {
-    if (p->pse == NULL || p->pse->dtype == FIA_DT_FP16)
+    if (p->pse == NULL)
         return 1;
     for (int64_t b = 0; b < p->B; b++)
         for (int64_t n = 0; n < p->N; n++)
@@ -96,7 +96,8 @@ int ggml_pse_fits_f16(const ggml_plan *p)
                 for (int64_t j = 0; j < p->kv_len[b]; j++) {
                     float x = pse_at(p, b, n, p->q_start[b] + i,
                                      p->kv_start[b] + j);
-                    if (isnan(x) || ggml_fp16_to_fp32(ggml_fp32_to_fp16(x)) != x)
+                    if (!isfinite(x) ||
+                        ggml_fp16_to_fp32(ggml_fp32_to_fp16(x)) != x)
                         return 0;
                 }
     return 1;

@@ -58,9 +58,12 @@ void ggml_plan_free(ggml_plan *p);
 /* ggml_mask.c: the float16 additive mask, [B][planes][Q_S][KV_S] with
  * planes = N when mask_per_head, else 1, as ggml_fp16_t bits. */
 void ggml_build_mask(const ggml_plan *p, uint16_t *mask);
-/* ggml_mask.c: 0 when every pse value that a key taking part reads is a
- * float16 exactly (an fp16 pse always; a bf16 one when it fits). */
-int ggml_pse_fits_f16(const ggml_plan *p);
+/* ggml_mask.c: 1 when every pse value that a key taking part reads is
+ * finite and a float16 exactly (an fp16 pse always is; a bf16 one when it
+ * fits).  A non-finite one is not: ggml reads a -inf in its mask as "skip
+ * the key", where FIA's -inf pse is a score (weight 0 times the value:
+ * NaN for a NaN value, and a row of -inf scores is NaN). */
+int ggml_pse_representable(const ggml_plan *p);
 
 /* ggml_run.c: phase two: build the graph, compute, write attention_out. */
 fia_status ggml_execute(const ggml_plan *p);

@@ -185,10 +185,10 @@ static fia_status read_mask_pse(const fia_sut_args *a, ggml_plan *p)
             (s->shape[0] != 1 && s->shape[0] != p->B) ||
             s->shape[3] < p->KV_S || (p->Q_S > 1 && s->shape[2] < p->Q_S))
             return ggml_sut_fail(FIA_ERR_NOT_MODELED, "pse shape");
-        if (!ggml_pse_fits_f16(p))
-            return ggml_sut_fail(FIA_ERR_NOT_MODELED, "a bf16 pse value "
-                                 "float16 does not hold (ggml's mask is "
-                                 "float16)");
+        if (!ggml_pse_representable(p))
+            return ggml_sut_fail(FIA_ERR_NOT_MODELED, "a pse value that "
+                                 "ggml's float16 mask does not carry (not "
+                                 "finite, or not a float16)");
     }
     /* Q_S = 1 is the decode path: sparse mode and band have no effect */
     p->sparse_mode = p->Q_S > 1 ? a->sparse_mode : 0;
@@ -273,5 +273,9 @@ fia_status ggml_read_call(const fia_sut_args *a, ggml_plan *p)
                             (double)(1 << 28))
         st = ggml_sut_fail(FIA_ERR_NOT_MODELED, "the float16 mask would "
                            "exceed 512 MiB");
+    if (st == FIA_OK && p->widen_kv &&
+        (double)p->B * p->KV_N * p->KV_S * p->D > (double)(1 << 27))
+        st = ggml_sut_fail(FIA_ERR_NOT_MODELED, "the float32 copies of key "
+                           "and value would exceed 1 GiB");
     return st;
 }

@@ -123,6 +123,11 @@ expect_exit 0 "$FIACHECK" run corpus/cases/product/card_decode.case --sut "$tmp/
 expect_grep "not judged: t is built against ABI 1.0" "$tmp/out"
 expect_exit 1 "$FIACHECK" run "$tmp/lv.case" --sut "$tmp/v10.so"
 expect_grep "verdict +nan-leak" "$tmp/out"
+# A survey of a numbers-only system counts the calls it refuses (not
+# covered) apart from the rules' not-modeled ones: the example refuses
+# masks, lse and every quantized input, so most of a survey
+expect_exit 0 "$FIACHECK" survey --sut "$exso" --cases 60 --db "$tmp/cov.db" --quiet
+expect_grep "60 judged, [0-9]+ compared nothing, [0-9]+ not modeled, [1-9][0-9]* not covered by example," "$tmp/out"
 "$cc" -shared -fPIC -I include -DEXAMPLE_BUG -o "$tmp/bug.so" \
   plugins/example/example_sut.c -lm
 expect_exit 1 "$FIACHECK" run "$tmp/lv.case" --sut "$tmp/bug.so"
