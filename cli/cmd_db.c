@@ -7,6 +7,7 @@
 #include "cli.h"
 #include "cli_bench.h"
 #include "fia/store.h"
+#include "systems.h"
 
 #define DB_DEFAULT "results/findings.db"
 
@@ -20,6 +21,9 @@ static const char db_usage[] =
     "  db campaigns                    the campaigns: execs, findings, time\n"
     "                                  to first finding (ttff)\n"
     "  db bench [--revision R]         the benchmark figures (bench --db)\n"
+    "  db systems                      the systems under test side by side:\n"
+    "                                  cases, error / bound per bucket,\n"
+    "                                  findings, speed vs fast/\n"
     "  db regressions --base REV --head REV [--alpha A] [--min-cases N]\n"
     "                 [--min-effect E] [--unpaired] [--all-buckets]\n"
     "      new signatures at HEAD, fixed ones seen again, and buckets whose\n"
@@ -699,7 +703,8 @@ int cmd_db(int argc, char **argv)
     static const char *const known[] = {"init",        "findings", "show",
                                         "stats",       "regressions",
                                         "mark",        "export",   "worst",
-                                        "campaigns",   "bench"};
+                                        "campaigns",   "bench",
+                                        "systems"};
     size_t k = 0;
     while (k < sizeof known / sizeof known[0] && strcmp(cmd, known[k]) != 0)
         k++;
@@ -707,7 +712,7 @@ int cmd_db(int argc, char **argv)
         fprintf(stderr, "fiacheck db: unknown command '%s'\n", cmd);
         return usage_error(NULL);
     }
-    if ((k == 0 || k == 1 || k == 3 || k == 8 || k == 9) && o.npos != 1)
+    if ((k == 0 || k == 1 || k == 3 || k >= 8) && o.npos != 1)
         return usage_error("unexpected argument");
     /* init creates, mark writes; the others only read */
     fia_store *s = open_store(o.db, k == 0   ? FIA_STORE_OPEN_CREATE
@@ -759,6 +764,12 @@ int cmd_db(int argc, char **argv)
                    o.filter.revision ? o.filter.revision : "", o.db);
         break;
     }
+    case 10:
+        if (cli_db_systems(s, o.json) != 0) {
+            fia_store_close(s);
+            rc = CLI_EXIT_USAGE;
+        }
+        break;
     default:
         rc = do_export(s, &o);
     }

@@ -1,7 +1,8 @@
 /* `fiacheck report [--db PATH] [--out FILE]`: the store as one HTML page
  * that needs nothing else to be read (no network, no script): campaigns,
  * findings with their case texts, rule coverage against the catalogue,
- * accuracy and benchmark figures across revisions, plotted by gnuplot.
+ * the systems under test side by side, accuracy and benchmark figures
+ * across revisions, plotted by gnuplot.
  *
  * The store is opened read-only (a campaign may be writing to it).  The
  * page is written beside FILE under a temporary name and renamed over it
@@ -23,10 +24,11 @@ static const char report_usage[] =
     "usage: fiacheck report [--db PATH] [--out FILE]\n"
     "  the findings store as one self-contained HTML page: campaigns,\n"
     "  findings (each linked to its minimized case text), rule coverage\n"
-    "  (every rule, the never-hit ones first), accuracy per bucket and\n"
-    "  benchmark figures across revisions as plots (drawn by gnuplot,\n"
-    "  Debian package gnuplot-nox; without it the page has the tables and\n"
-    "  says so)\n"
+    "  (every rule, the never-hit ones first), the systems under test side\n"
+    "  by side (error / bound per bucket, findings, speed vs fast/),\n"
+    "  accuracy per bucket and benchmark figures across revisions as plots\n"
+    "  (drawn by gnuplot, Debian package gnuplot-nox; without it the page\n"
+    "  has the tables and says so)\n"
     "  --db PATH     the store, read only (default " REPORT_DB ")\n"
     "  --out FILE    the page (default " REPORT_OUT "), replaced whole\n"
     "environment: FIACHECK_GNUPLOT  the gnuplot program (default gnuplot)\n"
@@ -127,6 +129,7 @@ static int sections(fia_store *s, rp_plotter *p, FILE *body, FILE *cases)
     /* the long catalogue last, the plots before it */
     if (section(s, rt_findings(body, s, cases)) != 0 ||
         section(s, rt_campaigns(body, s)) != 0 ||
+        section(s, rs_systems(body, s)) != 0 ||
         section(s, rr_accuracy(body, s, p)) != 0 ||
         section(s, rr_bench(body, s, p)) != 0 ||
         section(s, rt_coverage(body, s)) != 0)

@@ -5,6 +5,8 @@
  *                    coverage;
  *   report_trends.c  accuracy and benchmark figures across revisions:
  *                    tables and the plots;
+ *   report_systems.c the systems under test side by side (systems.c
+ *                    reads them);
  *   report_plot.c    gnuplot as a child process, its SVG made fit to be
  *                    inlined. */
 #ifndef FIA_CLI_REPORT_H
@@ -83,5 +85,11 @@ int rr_accuracy(FILE *f, fia_store *s, rp_plotter *p);
 int rr_bench(FILE *f, fia_store *s, rp_plotter *p);
 /* A paragraph saying why plots are missing, when some are. */
 void rr_plot_note(FILE *f, const rp_plotter *p);
+
+/* ---- report_systems.c --------------------------------------------------- */
+/* Each system under test's cases, error-to-bound ratios per bucket,
+ * findings and speed against fast/, side by side (with fewer than two
+ * systems, a line saying so).  Codes as report_tables.c's. */
+int rs_systems(FILE *f, fia_store *s);
 
 #endif

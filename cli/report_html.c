@@ -180,7 +180,8 @@ void rh_page_begin(FILE *f, const char *db, int64_t now)
     rh_revision(f, cli_build_revision());
     fprintf(f, "%s</p>\n", cli_build_dirty() ? " (dirty)" : "");
     fputs("<nav><a href=\"#findings\">Findings</a><a href=\"#campaigns\">"
-          "Campaigns</a><a href=\"#accuracy\">Accuracy</a>"
+          "Campaigns</a><a href=\"#systems\">Systems</a>"
+          "<a href=\"#accuracy\">Accuracy</a>"
           "<a href=\"#bench\">Benchmarks</a><a href=\"#coverage\">Rule "
           "coverage</a><a href=\"#cases\">Case texts</a></nav>\n", f);
 }

@@ -1,7 +1,7 @@
 /* store/: read-only summaries for `fiacheck report` (fia/store_report.h):
  * the revisions in the order they were first seen, the quantiles of the
- * error-to-bound ratios per revision x bucket, and the benchmark figures'
- * medians per revision.  Only SELECTs, in one read snapshot each, so a
+ * error-to-bound ratios per revision x bucket and per system under test x
+ * bucket, the systems, and the benchmark figures' medians per revision.  Only SELECTs, in one read snapshot each, so a
  * campaign writing beside the report cannot give it half a row set. */
 #include <math.h>
 #include <stdlib.h>
@@ -141,19 +141,14 @@ static int ratio_key(ratio_scan *rs, const char *rev, const char *bucket)
     return rs->rev && rs->bucket ? 0 : -1;
 }
 
-int fia_store_report_ratios(fia_store *s,
-                            int (*cb)(const fia_store_ratio_row *r, void *ctx),
-                            void *ctx)
+/* Runs sql, whose rows are (group, bucket, ratio) ordered by group,
+ * bucket, ratio, through the scan: cb per group x bucket, then the group's
+ * "*" row, with the group in r->revision. */
+static int ratio_query(fia_store *s, const char *sql,
+                       int (*cb)(const fia_store_ratio_row *r, void *ctx),
+                       void *ctx)
 {
-    if (s == NULL || cb == NULL)
-        return FIA_STORE_ERR_MISUSE;
-    sqlite3_stmt *st = store_prepare(
-        s, "WITH " REV_ORDER_CTE
-           " SELECT COALESCE(c.revision, '') AS rev, a.bucket, a.ratio"
-           " FROM accuracy_samples a"
-           " LEFT JOIN campaigns c ON c.id = a.campaign_id"
-           " LEFT JOIN rev_order o ON o.revision = c.revision"
-           " ORDER BY COALESCE(o.t0, 0), rev, a.bucket, a.ratio");
+    sqlite3_stmt *st = store_prepare(s, sql);
     if (st == NULL)
         return FIA_STORE_ERR_IO;
     ratio_scan rs = {.cb = cb, .ctx = ctx};
@@ -176,6 +171,132 @@ int fia_store_report_ratios(fia_store *s,
     sqlite3_finalize(st);
     free(rs.rev), free(rs.bucket), free(rs.b.v), free(rs.all.v);
     return rc;
+}
+
+int fia_store_report_ratios(fia_store *s,
+                            int (*cb)(const fia_store_ratio_row *r, void *ctx),
+                            void *ctx)
+{
+    if (s == NULL || cb == NULL)
+        return FIA_STORE_ERR_MISUSE;
+    return ratio_query(
+        s,
+        "WITH " REV_ORDER_CTE
+        " SELECT COALESCE(c.revision, '') AS rev, a.bucket, a.ratio"
+        " FROM accuracy_samples a"
+        " LEFT JOIN campaigns c ON c.id = a.campaign_id"
+        " LEFT JOIN rev_order o ON o.revision = c.revision"
+        " ORDER BY COALESCE(o.t0, 0), rev, a.bucket, a.ratio",
+        cb, ctx);
+}
+
+/* ---- systems side by side ----------------------------------------------- */
+
+/* Each system's revision as a CTE named sys_rev: (sut, revision), the
+ * revision of its latest campaign with accuracy samples, else of its
+ * latest campaign. */
+#define SYS_REV_CTE                                                         \
+    "sampled(id) AS (SELECT DISTINCT campaign_id FROM accuracy_samples),"   \
+    " sys_ranked(sut, revision, k) AS (SELECT sut, revision,"               \
+    " row_number() OVER (PARTITION BY sut ORDER BY"                         \
+    " id IN (SELECT id FROM sampled) DESC, started DESC, id DESC)"          \
+    " FROM campaigns),"                                                     \
+    " sys_rev(sut, revision) AS ("                                          \
+    " SELECT sut, revision FROM sys_ranked WHERE k = 1)"
+
+/* fast/ first (the others' baseline), then by name */
+#define SYS_ORDER(col) col " = 'fast' DESC, " col
+
+int fia_store_report_systems(fia_store *s,
+                             int (*cb)(const fia_store_system *y, void *ctx),
+                             void *ctx)
+{
+    if (s == NULL || cb == NULL)
+        return FIA_STORE_ERR_MISUSE;
+    sqlite3_stmt *st = store_prepare(
+        s, "WITH " SYS_REV_CTE ","
+           " names(sut) AS (SELECT sut FROM campaigns"
+           " UNION SELECT sut FROM findings)"
+           " SELECT n.sut, COALESCE(r.revision, ''),"
+           " (SELECT count(*) FROM campaigns c WHERE c.sut = n.sut),"
+           " (SELECT count(DISTINCT revision) FROM campaigns c"
+           "  WHERE c.sut = n.sut),"
+           " (SELECT COALESCE(sum(execs), 0) FROM campaigns c"
+           "  WHERE c.sut = n.sut),"
+           " (SELECT count(*) FROM findings f WHERE f.sut = n.sut)"
+           " FROM names n LEFT JOIN sys_rev r ON r.sut = n.sut"
+           " ORDER BY " SYS_ORDER("n.sut"));
+    if (st == NULL)
+        return FIA_STORE_ERR_IO;
+    int rc = store_read_begin(s), step = SQLITE_DONE;
+    while (rc == FIA_STORE_OK && (step = store_step(s, st)) == SQLITE_ROW) {
+        fia_store_system y = {
+            store_col_text(st, 0), store_col_text(st, 1),
+            sqlite3_column_int64(st, 2), sqlite3_column_int64(st, 3),
+            sqlite3_column_int64(st, 4), sqlite3_column_int64(st, 5)};
+        if (cb(&y, ctx) != 0)
+            break;
+    }
+    if (rc == FIA_STORE_OK && step != SQLITE_ROW && step != SQLITE_DONE)
+        rc = store_sqlfail(s, step, "listing the systems under test");
+    store_read_end(s);
+    sqlite3_finalize(st);
+    return rc;
+}
+
+/* The ratio scan's rows (the system in r->revision) as system rows. */
+typedef struct sys_adapt {
+    int (*cb)(const fia_store_system_ratio *r, void *ctx);
+    void *ctx;
+} sys_adapt;
+
+static int sys_ratio_row(const fia_store_ratio_row *r, void *ctx)
+{
+    const sys_adapt *a = ctx;
+    fia_store_system_ratio y = {r->revision, r->bucket, r->cases, r->p50,
+                                r->p90, r->p99, r->max, r->above_one};
+    return a->cb(&y, a->ctx);
+}
+
+int fia_store_report_system_ratios(
+    fia_store *s, int (*cb)(const fia_store_system_ratio *r, void *ctx),
+    void *ctx)
+{
+    if (s == NULL || cb == NULL)
+        return FIA_STORE_ERR_MISUSE;
+    sys_adapt a = {cb, ctx};
+    return ratio_query(
+        s,
+        "WITH " SYS_REV_CTE
+        " SELECT c.sut, a.bucket, a.ratio FROM accuracy_samples a"
+        " JOIN campaigns c ON c.id = a.campaign_id"
+        " JOIN sys_rev r ON r.sut = c.sut AND r.revision = c.revision"
+        " ORDER BY " SYS_ORDER("c.sut") ", a.bucket, a.ratio",
+        sys_ratio_row, &a);
+}
+
+int fia_store_report_system_common(
+    fia_store *s, int (*cb)(const fia_store_system_ratio *r, void *ctx),
+    void *ctx)
+{
+    if (s == NULL || cb == NULL)
+        return FIA_STORE_ERR_MISUSE;
+    sys_adapt a = {cb, ctx};
+    /* every row comes twice from the scan (bucket "" and "*"): both of
+     * the same cases */
+    return ratio_query(
+        s,
+        "WITH " SYS_REV_CTE ","
+        " keyed(sut, ck, ratio) AS (SELECT c.sut, a.case_key, a.ratio"
+        " FROM accuracy_samples a JOIN campaigns c ON c.id = a.campaign_id"
+        " JOIN sys_rev r ON r.sut = c.sut AND r.revision = c.revision"
+        " WHERE a.case_key IS NOT NULL),"
+        " common(ck) AS (SELECT ck FROM keyed GROUP BY ck"
+        " HAVING count(DISTINCT sut) = (SELECT count(DISTINCT sut) FROM keyed)"
+        " AND (SELECT count(DISTINCT sut) FROM keyed) > 1)"
+        " SELECT k.sut, '', k.ratio FROM keyed k JOIN common m ON m.ck = k.ck"
+        " ORDER BY " SYS_ORDER("k.sut") ", k.ratio",
+        sys_ratio_row, &a);
 }
 
 /* One (suite, machine, name, revision) group of the benchmark scan. */
