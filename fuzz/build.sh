@@ -44,6 +44,17 @@ for t in params numeric metamorphic; do
   fi
 done
 cp "$work/fiacheck" "$OUT/"
+# The third-party kernels' plug-ins, built with the same flags when
+# scripts/thirdparty.sh installed them (ggml from its copy built with the
+# fuzz flags: `fiacheck fuzz --sut $OUT/plugins/libfiacheck_sut_ggml.so`
+# is then guided by ggml's own coverage too)
+for p in ggml onnxruntime; do
+  if cmake --build "$work" --target help | grep -q "fiacheck_sut_$p\$"; then
+    cmake --build "$work" -j"$(nproc)" --target "fiacheck_sut_$p" >/dev/null
+    mkdir -p "$OUT/plugins"
+    cp "$work/plugins/libfiacheck_sut_$p.so" "$OUT/plugins/"
+  fi
+done
 
 # CFLAGS without address/undefined in its -fsanitize= lists (and without
 # the sanitizers' recover switches)
