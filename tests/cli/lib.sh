@@ -23,6 +23,13 @@ expect_grep() {
   if grep -Eq -- "$1" "$2"; then ok; else bad "no /$1/ in $2"; sed 's/^/    /' "$2" >&2; fi
 }
 
+# skip REASON: this test cannot run its subject here: ctest reports it as
+# skipped (SKIP_RETURN_CODE 77), never as passed.
+skip() {
+  echo "SKIPPED: $*"
+  exit 77
+}
+
 finish() {
   echo "$pass passed, $fail failed"
   [ "$fail" -eq 0 ]

@@ -9,8 +9,7 @@
 bin=$(dirname "$FIACHECK")
 so=$bin/plugins/libfiacheck_sut_onednn.so
 if [ ! -f "$so" ]; then
-  echo "SKIP: $so not built (oneDNN, libdnnl-dev, not found)"
-  exit 0
+  skip "$so not built (oneDNN, libdnnl-dev, not found)"
 fi
 export OMP_NUM_THREADS=1 # oneDNN's threads: one is enough for these sizes
 
