@@ -49,7 +49,7 @@ cp "$work/fiacheck" "$OUT/"
 # fuzz flags: `fiacheck fuzz --sut $OUT/plugins/libfiacheck_sut_ggml.so`
 # is then guided by ggml's own coverage too)
 for p in ggml onnxruntime; do
-  if cmake --build "$work" --target help | grep -q "fiacheck_sut_$p\$"; then
+  if cmake --build "$work" --target help | grep "fiacheck_sut_$p\$" >/dev/null; then
     cmake --build "$work" -j"$(nproc)" --target "fiacheck_sut_$p" >/dev/null
     mkdir -p "$OUT/plugins"
     cp "$work/plugins/libfiacheck_sut_$p.so" "$OUT/plugins/"
