@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# thirdparty.sh [--fuzz]: the kernels nobody here wrote, installed into the
+# thirdparty.sh [--fuzz] [--coverage]: the kernels nobody here wrote, installed into the
 # build tree (never committed): llama.cpp's ggml and ONNX Runtime, from the
 # npm registry at pinned versions.
 #
@@ -12,8 +12,13 @@
 #   build/thirdparty/ggml-fuzz/      --fuzz: again with clang and the fuzz
 #                                    build's flags, so that a campaign's
 #                                    coverage feedback includes ggml's code
-#                                    (UBSan without its C++ vptr check,
-#                                    whose runtime a C program lacks)
+#                                    (UBSan without its C++-only vptr and
+#                                    function checks, whose runtime a C
+#                                    program lacks)
+#   build/thirdparty/ggml-cov/       --coverage: again with clang's source
+#                                    coverage (-fprofile-instr-generate
+#                                    -fcoverage-mapping), for
+#                                    scripts/ggml_coverage.sh
 #   build/thirdparty/onnxruntime/    libonnxruntime.so.1 and its version
 #
 # CMake finds them there (plugins/CMakeLists.txt).  Exit status: 0 done (or
@@ -23,11 +28,12 @@
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 dir=${FIACHECK_THIRDPARTY_DIR:-$root/build/thirdparty}
-fuzz=0
+fuzz=0 cov=0
 for a in "$@"; do
   case $a in
   --fuzz) fuzz=1 ;;
-  *) echo "thirdparty.sh: unknown option $a (only --fuzz)" >&2; exit 2 ;;
+  --coverage) cov=1 ;;
+  *) echo "thirdparty.sh: unknown option $a (--fuzz, --coverage)" >&2; exit 2 ;;
   esac
 done
 # The versions are part of every campaign's record (the plug-ins' version
@@ -103,7 +109,11 @@ build_ggml() { # OUTDIR CC CXX CFLAGS
 build_ggml "$dir/ggml" "${CC:-gcc}" "${CXX:-g++}" "-O2 -g"
 if [ "$fuzz" = 1 ]; then
   build_ggml "$dir/ggml-fuzz" clang clang++ \
-    "-O1 -g -fno-omit-frame-pointer -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize=vptr"
+    "-O1 -g -fno-omit-frame-pointer -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize=vptr,function"
+fi
+if [ "$cov" = 1 ]; then
+  build_ggml "$dir/ggml-cov" clang clang++ \
+    "-O1 -g -fprofile-instr-generate -fcoverage-mapping"
 fi
 
 # 4. ONNX Runtime's CPU library, as the package ships it.
