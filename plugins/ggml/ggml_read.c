@@ -34,6 +34,8 @@ void ggml_plan_free(ggml_plan *p)
         free(p->kv_len);
         free(p->q_start);
         free(p->kv_start);
+        free(p->q_tok);
+        free(p->kv_tok);
         free(p);
     }
 }
@@ -44,73 +46,92 @@ static const char *uncovered_input(const fia_sut_args *a)
     static const char *const names[] = {
         "dequant_scale1", "quant_scale1", "dequant_scale2", "quant_scale2",
         "quant_offset2", "antiquant_scale", "antiquant_offset",
-        "block_table", "key_antiquant_scale", "key_antiquant_offset",
+        "key_antiquant_scale", "key_antiquant_offset",
         "value_antiquant_scale", "value_antiquant_offset",
-        "key_shared_prefix", "value_shared_prefix", "query_rope", "key_rope",
         "dequant_scale_query"};
     const fia_tensor *t[] = {
         a->dequant_scale1, a->quant_scale1, a->dequant_scale2,
         a->quant_scale2, a->quant_offset2, a->antiquant_scale,
-        a->antiquant_offset, a->block_table, a->key_antiquant_scale,
+        a->antiquant_offset, a->key_antiquant_scale,
         a->key_antiquant_offset, a->value_antiquant_scale,
-        a->value_antiquant_offset, a->key_shared_prefix,
-        a->value_shared_prefix, a->query_rope, a->key_rope,
-        a->dequant_scale_query};
+        a->value_antiquant_offset, a->dequant_scale_query};
     for (size_t i = 0; i < sizeof t / sizeof t[0]; i++)
         if (t[i] != NULL)
             return names[i];
-    if (a->actual_shared_prefix_len != NULL)
-        return "actual_shared_prefix_len";
     if (a->out_dtype != NULL)
         return "out_dtype";
     return NULL;
 }
 
-/* B, S, N, D of the query and key from the layout; the strides follow. */
+/* The input layout (before any "_") and the output's: BSH, BSND, BNSD,
+ * BNSD_BSND, and MLA's *_NBSD (attention_out (N, B, Q_S, D)). */
+static fia_status read_layout_name(const fia_sut_args *a, ggml_plan *p,
+                                   char in[8])
+{
+    const char *lay = a->input_layout ? a->input_layout : "BSH";
+    static const char *const known[] = {"BSH", "BSND", "BNSD", "BNSD_BSND",
+                                        "BSH_NBSD", "BSND_NBSD", "BNSD_NBSD"};
+    size_t i = 0;
+    while (i < sizeof known / sizeof known[0] && strcmp(lay, known[i]) != 0)
+        i++;
+    if (i == sizeof known / sizeof known[0])
+        return ggml_sut_fail(FIA_ERR_NOT_MODELED, "layout %s: BSH, BSND, "
+                             "BNSD, BNSD_BSND and *_NBSD only (token layouts "
+                             "are not mapped)", lay);
+    size_t n = strcspn(lay, "_");
+    memcpy(in, lay, n);
+    in[n] = '\0';
+    p->bnsd_in = strcmp(in, "BNSD") == 0;
+    p->bnsd_out = strcmp(lay, "BNSD") == 0;
+    p->nbsd_out = strstr(lay, "_NBSD") != NULL;
+    return FIA_OK;
+}
+
+/* B, S, N, D of the query from the layout, then the keys' geometry: a
+ * paged cache, a list, or one tensor of the layout (strided views). */
 static fia_status read_layout(const fia_sut_args *a, ggml_plan *p)
 {
     const fia_tensor *q = a->query, *k = a->key->tensors[0],
                      *v = a->value->tensors[0];
-    const char *lay = a->input_layout ? a->input_layout : "BSH";
-    if (strcmp(lay, "BNSD") == 0 || strcmp(lay, "BNSD_BSND") == 0) {
-        if (q->ndim != 4 || k->ndim != 4)
-            return ggml_sut_fail(FIA_ERR_NOT_MODELED, "%s wants 4-D", lay);
-        p->B = q->shape[0], p->Q_S = q->shape[2], p->D = q->shape[3];
-        p->KV_S = k->shape[2];
-        if (q->shape[1] != p->N || k->shape[1] != p->KV_N ||
-            k->shape[3] != p->D)
-            return ggml_sut_fail(FIA_ERR_NOT_MODELED, "%s heads / D", lay);
-        p->bnsd_in = 1;
-        p->bnsd_out = strcmp(lay, "BNSD") == 0;
-    } else if (strcmp(lay, "BSND") == 0) {
-        if (q->ndim != 4 || k->ndim != 4)
-            return ggml_sut_fail(FIA_ERR_NOT_MODELED, "BSND wants 4-D");
-        p->B = q->shape[0], p->Q_S = q->shape[1], p->D = q->shape[3];
-        p->KV_S = k->shape[1];
-        if (q->shape[2] != p->N || k->shape[2] != p->KV_N ||
-            k->shape[3] != p->D)
-            return ggml_sut_fail(FIA_ERR_NOT_MODELED, "BSND heads / D");
-    } else if (strcmp(lay, "BSH") == 0) {
-        if (q->ndim != 3 || k->ndim != 3 || q->shape[2] % p->N != 0)
-            return ggml_sut_fail(FIA_ERR_NOT_MODELED, "BSH shapes");
-        p->B = q->shape[0], p->Q_S = q->shape[1];
-        p->D = q->shape[2] / p->N;
-        p->KV_S = k->shape[1];
-        if (k->shape[2] != p->KV_N * p->D)
-            return ggml_sut_fail(FIA_ERR_NOT_MODELED, "BSH hidden sizes");
-    } else {
-        return ggml_sut_fail(FIA_ERR_NOT_MODELED, "layout %s: BSH, BSND, "
-                             "BNSD and BNSD_BSND only (token layouts are "
-                             "not mapped)", lay);
-    }
+    char lay[8];
+    fia_status st = ggml_read_tnd(a, p);
+    if (st != FIA_OK || p->tnd)
+        return st;
+    st = read_layout_name(a, p, lay);
+    if (st != FIA_OK)
+        return st;
+    const int bsh = strcmp(lay, "BSH") == 0;
+    if (q->ndim != (bsh ? 3 : 4) || (bsh && q->shape[2] % p->N != 0))
+        return ggml_sut_fail(FIA_ERR_NOT_MODELED, "%s query shape", lay);
+    p->B = q->shape[0];
+    p->Q_S = q->shape[p->bnsd_in ? 2 : 1];
+    p->D = bsh ? q->shape[2] / p->N : q->shape[3];
+    p->Dv = p->D;
+    if (!bsh && q->shape[p->bnsd_in ? 1 : 2] != p->N)
+        return ggml_sut_fail(FIA_ERR_NOT_MODELED, "%s query heads", lay);
+    if (p->B <= 0 || p->D <= 0)
+        return ggml_sut_fail(FIA_ERR_NOT_MODELED, "an empty batch or D");
+    if (a->block_table != NULL)
+        return a->key->count == 1 && a->value->count == 1
+                   ? ggml_read_paged(a, p)
+                   : ggml_sut_fail(FIA_ERR_NOT_MODELED, "page attention "
+                                   "with a list");
+    if (a->key->count > 1 || a->value->count > 1)
+        return ggml_read_list(a, p);
+    if (k->ndim != q->ndim)
+        return ggml_sut_fail(FIA_ERR_NOT_MODELED, "%s key rank", lay);
+    if (bsh ? k->shape[2] != p->KV_N * p->D
+            : k->shape[p->bnsd_in ? 1 : 2] != p->KV_N || k->shape[3] != p->D)
+        return ggml_sut_fail(FIA_ERR_NOT_MODELED, "%s key heads / D", lay);
+    if (k->shape[0] != p->B)
+        return ggml_sut_fail(FIA_ERR_NOT_MODELED, "key batch");
+    p->own_S = k->shape[p->bnsd_in ? 2 : 1];
     if (v->ndim != k->ndim)
         return ggml_sut_fail(FIA_ERR_NOT_MODELED, "key and value ranks");
     for (int i = 0; i < k->ndim; i++)
         if (v->shape[i] != k->shape[i])
             return ggml_sut_fail(FIA_ERR_NOT_MODELED, "key and value shapes "
                                  "differ");
-    if (p->B <= 0 || p->D <= 0)
-        return ggml_sut_fail(FIA_ERR_NOT_MODELED, "an empty batch or D");
     return FIA_OK;
 }
 
@@ -167,7 +188,11 @@ static fia_status read_mask_pse(const fia_sut_args *a, ggml_plan *p)
 {
     const fia_tensor *m = present(a->atten_mask), *s = present(a->pse_shift);
     p->atten_mask = m, p->pse = s;
-    if (m != NULL) {
+    /* Q_S = 1 is the decode path: sparse mode and band have no effect
+     * (not in a token layout: it has no decode path) */
+    p->sparse_mode = p->Q_S > 1 || p->tnd ? a->sparse_mode : 0;
+    /* modes 2-4: the compressed mask's bits are never read (ggml_mask.c) */
+    if (m != NULL && p->sparse_mode <= 1) {
         if (m->dtype != FIA_DT_BOOL && m->dtype != FIA_DT_UINT8 &&
             m->dtype != FIA_DT_INT8)
             return ggml_sut_fail(FIA_ERR_NOT_MODELED, "mask dtype");
@@ -190,8 +215,6 @@ static fia_status read_mask_pse(const fia_sut_args *a, ggml_plan *p)
                                  "ggml's float16 mask does not carry (not "
                                  "finite, or not a float16)");
     }
-    /* Q_S = 1 is the decode path: sparse mode and band have no effect */
-    p->sparse_mode = p->Q_S > 1 ? a->sparse_mode : 0;
     p->pre_tokens = a->pre_tokens, p->next_tokens = a->next_tokens;
     if (p->sparse_mode < 0 || p->sparse_mode > 4)
         return ggml_sut_fail(FIA_ERR_NOT_MODELED, "sparse_mode %lld",
@@ -201,7 +224,7 @@ static fia_status read_mask_pse(const fia_sut_args *a, ggml_plan *p)
         padded |= p->q_start[b] != 0 || p->kv_start[b] != 0;
         short_len |= p->q_len[b] != p->Q_S || p->kv_len[b] != p->KV_S;
     }
-    p->band_ignored = p->sparse_mode == 0 && m != NULL && padded;
+    p->band_ignored = p->sparse_mode == 0 && m != NULL && p->pad_scene;
     p->has_mask = m != NULL || s != NULL || p->sparse_mode >= 2 ||
                   short_len || padded;
     p->mask_per_head = s != NULL;
@@ -220,6 +243,60 @@ static fia_status read_sink(const fia_sut_args *a, ggml_plan *p)
     return FIA_OK;
 }
 
+/* The lengths: the query's (Q_S > 1 only: decode has one row), the
+ * keys' own (bounded by their S: a paged cache's reach, a list's largest
+ * tensor), then the geometry they fix (a paged KV_S) and the prefix in
+ * front: KV_S and kv_len count its P keys from here on. */
+static fia_status read_all_lengths(const fia_sut_args *a, ggml_plan *p)
+{
+    fia_status st = FIA_OK; /* a token layout's: ggml_read_tnd */
+    if (!p->tnd)
+        st = read_lengths(p->Q_S > 1 ? a->actual_seq_lengths : NULL, p->B,
+                          p->Q_S, &p->q_len);
+    if (st == FIA_OK && !p->tnd)
+        st = read_lengths(a->actual_seq_lengths_kv, p->B, p->own_S,
+                          &p->kv_len);
+    if (st == FIA_OK && p->paged)
+        st = ggml_read_paged_lengths(a, p);
+    if (st == FIA_OK && p->klist != NULL)
+        st = ggml_read_list_lengths(a, p);
+    if (st == FIA_OK)
+        st = ggml_read_prefix(a, p);
+    if (st != FIA_OK)
+        return st;
+    p->KV_S = p->P + p->own_S;
+    for (int64_t b = 0; b < p->B; b++)
+        p->kv_len[b] += p->P;
+    return FIA_OK;
+}
+
+/* Left padding: the query's scene at Q_S > 1 with actual_seq_lengths,
+ * the keys' with actual_seq_lengths_kv, which page attention and lists
+ * ignore at Q_S = 1 (PAD-N03).  Gathered keys start at 0: kv padding with
+ * them (a list at Q_S > 1), or any padding with a prefix or a paged cache
+ * (both documented exclusions), is refused. */
+static fia_status read_padding(const fia_sut_args *a, ggml_plan *p)
+{
+    const fia_tensor *qpad = present(a->query_padding_size),
+                     *kvpad = present(a->kv_padding_size);
+    const int q_scene = qpad != NULL && p->Q_S > 1 &&
+                        a->actual_seq_lengths != NULL;
+    int kv_scene = kvpad != NULL && a->actual_seq_lengths_kv != NULL;
+    if (kv_scene && p->Q_S == 1 && (p->paged || p->klist != NULL))
+        kv_scene = 0;
+    if ((kv_scene && p->gather) ||
+        (q_scene && (p->paged || p->kp != NULL)))
+        return ggml_sut_fail(FIA_ERR_NOT_MODELED, "left padding with "
+                             "gathered keys (paged, list or prefix)");
+    p->pad_scene = q_scene || kv_scene;
+    fia_status st = read_starts(qpad, q_scene, p->B, p->Q_S, p->q_len,
+                                &p->q_start);
+    if (st == FIA_OK)
+        st = read_starts(kvpad, kv_scene, p->B, p->KV_S, p->kv_len,
+                         &p->kv_start);
+    return st;
+}
+
 fia_status ggml_read_call(const fia_sut_args *a, ggml_plan *p)
 {
     const char *un = uncovered_input(a);
@@ -227,9 +304,9 @@ fia_status ggml_read_call(const fia_sut_args *a, ggml_plan *p)
         return ggml_sut_fail(FIA_ERR_NOT_MODELED, "%s is not mapped to ggml",
                              un);
     if (a->query == NULL || a->attention_out == NULL || a->key == NULL ||
-        a->value == NULL || a->key->count != 1 || a->value->count != 1)
-        return ggml_sut_fail(FIA_ERR_NOT_MODELED, "one key and one value "
-                             "tensor (no tensor lists)");
+        a->value == NULL || a->key->count < 1 || a->value->count < 1 ||
+        a->key->tensors[0] == NULL || a->value->tensors[0] == NULL)
+        return ggml_sut_fail(FIA_ERR_NOT_MODELED, "no key or value");
     const fia_tensor *q = a->query, *k = a->key->tensors[0],
                      *v = a->value->tensors[0], *o = a->attention_out;
     if ((q->dtype != FIA_DT_FP16 && q->dtype != FIA_DT_BF16) ||
@@ -249,21 +326,14 @@ fia_status ggml_read_call(const fia_sut_args *a, ggml_plan *p)
                              "num_key_value_heads");
     fia_status st = read_layout(a, p);
     if (st == FIA_OK)
-        st = read_lengths(p->Q_S > 1 ? a->actual_seq_lengths : NULL, p->B,
-                          p->Q_S, &p->q_len);
+        st = ggml_read_rope(a, p);
+    if (st == FIA_OK && p->nbsd_out && p->Dr == 0)
+        st = ggml_sut_fail(FIA_ERR_NOT_MODELED, "an NBSD output without "
+                           "rope");
     if (st == FIA_OK)
-        st = read_lengths(a->actual_seq_lengths_kv, p->B, p->KV_S,
-                          &p->kv_len);
-    const fia_tensor *qpad = present(a->query_padding_size),
-                     *kvpad = present(a->kv_padding_size);
+        st = read_all_lengths(a, p);
     if (st == FIA_OK)
-        st = read_starts(qpad, qpad != NULL && p->Q_S > 1 &&
-                                   a->actual_seq_lengths != NULL,
-                         p->B, p->Q_S, p->q_len, &p->q_start);
-    if (st == FIA_OK)
-        st = read_starts(kvpad, kvpad != NULL &&
-                                    a->actual_seq_lengths_kv != NULL,
-                         p->B, p->KV_S, p->kv_len, &p->kv_start);
+        st = read_padding(a, p);
     if (st == FIA_OK)
         st = read_mask_pse(a, p);
     if (st == FIA_OK)
@@ -273,8 +343,12 @@ fia_status ggml_read_call(const fia_sut_args *a, ggml_plan *p)
                             (double)(1 << 28))
         st = ggml_sut_fail(FIA_ERR_NOT_MODELED, "the float16 mask would "
                            "exceed 512 MiB");
-    if (st == FIA_OK && p->widen_kv &&
-        (double)p->B * p->KV_N * p->KV_S * p->D > (double)(1 << 27))
+    const double kv_elems =
+        (double)p->B * p->KV_N * p->KV_S * (p->D + p->Dr + p->Dv);
+    if (st == FIA_OK && p->gather && kv_elems > (double)(1 << 29))
+        st = ggml_sut_fail(FIA_ERR_NOT_MODELED, "the gathered key and value "
+                           "would exceed 1 GiB");
+    if (st == FIA_OK && p->widen_kv && kv_elems > (double)(1 << 28))
         st = ggml_sut_fail(FIA_ERR_NOT_MODELED, "the float32 copies of key "
                            "and value would exceed 1 GiB");
     return st;

@@ -20,7 +20,7 @@
 #include "ggml_plan.h"
 
 #ifndef GGML_SUT_VERSION
-#define GGML_SUT_VERSION "1.0"
+#define GGML_SUT_VERSION "1.1"
 #endif
 
 static _Thread_local char last_error[320];
