@@ -86,6 +86,61 @@ static float pse_at(const ggml_plan *p, int64_t b, int64_t n, int64_t row,
                                    : ggml_fp16_to_fp32(h);
 }
 
+static double half_to_double(fia_dtype dt, uint16_t h)
+{
+    return dt == FIA_DT_BF16 ? (double)bf16_bits_to_float(h)
+                             : (double)ggml_fp16_to_fp32(h);
+}
+
+/* 1 when a float16 / bfloat16 tensor holds an infinity. */
+static int has_inf(const fia_tensor *t)
+{
+    if (t == NULL || t->data == NULL)
+        return 0;
+    const uint16_t exp = t->dtype == FIA_DT_BF16 ? 0x7f80u : 0x7c00u,
+                   man = t->dtype == FIA_DT_BF16 ? 0x007fu : 0x03ffu;
+    const uint16_t *x = t->data;
+    int64_t n = plane_elems(t, 0);
+    for (int64_t i = 0; i < n; i++)
+        if ((x[i] & exp) == exp && (x[i] & man) == 0)
+            return 1;
+    return 0;
+}
+
+/* The score scale·q·k of logical row i, key j (head n) in double: exact
+ * enough to tell +inf, since only an infinite factor makes it infinite. */
+static double score(const ggml_plan *p, int64_t b, int64_t n, int64_t i,
+                    int64_t j)
+{
+    const uint16_t *q = (const uint16_t *)p->q->data +
+                        ggml_row_at(p, b, n, p->q_start[b] + i, p->D, 0);
+    const int64_t kn = n / (p->N / p->KV_N), s = p->kv_start[b] + j;
+    const uint16_t *k =
+        (const uint16_t *)p->k->data +
+        (p->bnsd_in ? ((b * p->KV_N + kn) * p->KV_S + s) * p->D
+                    : ((b * p->KV_S + s) * p->KV_N + kn) * p->D);
+    double acc = 0.0;
+    for (int64_t d = 0; d < p->D; d++)
+        acc += half_to_double(p->dt, q[d]) * half_to_double(p->dt, k[d]);
+    return (double)p->scale * acc;
+}
+
+int ggml_scores_mappable(const ggml_plan *p)
+{
+    if (!has_inf(p->q) && !has_inf(p->k))
+        return 1;
+    if (p->gather || p->tnd)
+        return 0; /* the keys are not one strided tensor: not looked at */
+    for (int64_t b = 0; b < p->B; b++)
+        for (int64_t n = 0; n < p->N; n++)
+            for (int64_t i = 0; i < p->q_len[b]; i++)
+                for (int64_t j = 0; j < p->kv_len[b]; j++)
+                    if (takes_part(p, b, i, j) &&
+                        score(p, b, n, i, j) == INFINITY)
+                        return 0;
+    return 1;
+}
+
 int ggml_pse_representable(const ggml_plan *p)
 {
     if (p->pse == NULL)

@@ -96,6 +96,12 @@ void ggml_build_mask(const ggml_plan *p, uint16_t *mask);
  * NaN for a NaN value, and a row of -inf scores is NaN). */
 int ggml_pse_representable(const ggml_plan *p);
 
+/* ggml_mask.c: 0 when a key taking part has a score of +inf (only an
+ * infinite query or key element makes one; with gathered or token-layout
+ * keys any infinity counts).  ggml resolves a +inf score as the softmax's
+ * limit, that key's value alone; FIA's IEEE reading is NaN (inf - inf). */
+int ggml_scores_mappable(const ggml_plan *p);
+
 /* ggml_gather.c: the key geometry of a paged, list or prefix call and
  * MLA's ropes (after the query's dims are read), refusing what is not
  * mapped; p->gather set when the keys are copied. */

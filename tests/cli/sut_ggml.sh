@@ -321,6 +321,22 @@ sed 's/^seed = 11/pse_shift.gen = const(-inf)\nseed = 11/' \
 expect_exit 0 "$FIACHECK" run "$tmp/pse_inf.case" --sut "$so"
 expect_grep "not covered by ggml: .*pse value" "$tmp/out"
 
+# a +inf score (here scale -1 times a -inf key): ggml takes the limit, the
+# key's value alone; FIA's IEEE reading is NaN (inf - inf): not covered
+cat >"$tmp/plus_inf_score.case" <<'CASE'
+input_layout = BSND
+num_heads = 1
+scale = -1
+query = bf16 [1,1,1,16]
+query.values = 1,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0
+key = bf16 [1,2,1,16]
+key.values = 1,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0, -inf,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0
+value = bf16 [1,2,1,16]
+value.gen = const(1)
+CASE
+expect_exit 0 "$FIACHECK" run "$tmp/plus_inf_score.case" --sut "$so"
+expect_grep "not covered by ggml: .*\\+inf score" "$tmp/out"
+
 # 3. The defects fiacheck found: each still reported, with its verdict,
 #    and a pass for fast/ on the same case.
 n=0
