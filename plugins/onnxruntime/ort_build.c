@@ -5,15 +5,20 @@
  *   past_key/value (B, KV_N, past_len, D)
  *                               batch b's keys 0 .. past_b - 1, then zeros
  *   key/value (B, S, KV_N*D)    keys past_b .. kv_len - 1, then zeros (seen
- *                               only by the padding rows i >= q_len)
+ *                               only by the padding rows i >= q_len; on
+ *                               the explicit pattern -inf in the bias)
  *   seqlens_k[b]                past_b + S - 1 (GQA: total length - 1)
  *   total_sequence_length       past_len + S
  *   attention_bias (1|B, 1|N, S, total)
  *                               pse_shift at key j = position j, -inf where
- *                               the decode path's mask excludes the key
+ *                               the decode path's mask excludes the key,
+ *                               or the explicit pattern's key set
  *   head_sink (N)               learnable_sink
  *
- * A key the decode path's mask excludes is also given as zeros (its data is
+ * D here is GQA's head size DG: FIA's D columns, then zeros.  A paged
+ * cache is read through its block table (ort_kv_at).  A key the decode
+ * path's mask (or the explicit pattern) excludes from every row is also
+ * given as zeros (its data is
  * never to be read: a NaN there must not meet the bias's -inf).  In the
  * float32 fallback (no kernel for the dtype) every input is widened
  * exactly and the output rounded once, to nearest even. */
@@ -104,6 +109,18 @@ static size_t fia_at(const ort_plan *p, int64_t S, int64_t heads, int64_t b,
     return (size_t)(((b * S + s) * heads + n) * p->D + d);
 }
 
+size_t ort_kv_at(const ort_plan *p, int64_t b, int64_t j, int64_t n,
+                 int64_t d)
+{
+    if (p->table == NULL)
+        return fia_at(p, p->KV_S, p->KV_N, b, j, n, d);
+    int64_t id = p->table[b * p->table_cols + j / p->block_size],
+            o = j % p->block_size;
+    if (p->paged_rank == 3)
+        return (size_t)(((id * p->block_size + o) * p->KV_N + n) * p->D + d);
+    return (size_t)(((id * p->KV_N + n) * p->block_size + o) * p->D + d);
+}
+
 static int64_t numel_of(const fia_tensor *t)
 {
     int64_t n = 1;
@@ -123,28 +140,38 @@ static int masked(const ort_plan *p, int64_t b, int64_t j)
     return ((const uint8_t *)m->data)[at] != 0;
 }
 
+/* Whether key j of batch b is given as zeros: it takes part in no row */
+static int unused(const ort_plan *p, int64_t b, int64_t j)
+{
+    return p->explicit_pattern ? ort_key_unused(p, b, j) : masked(p, b, j);
+}
+
+/* Keys 0 .. past_b - 1 into the past, past_b .. kv_len - 1 into the new
+ * tokens (q_len of them on the causal path), each row of DG slots of
+ * which the first D are the key's (calloc'd buffers: zeros elsewhere). */
 static void build_kv(ort_plan *p)
 {
-    const int64_t D = p->D, KV_N = p->KV_N, S = p->S, P = p->past_len;
+    const int64_t D = p->D, DG = p->DG, KV_N = p->KV_N, S = p->S,
+                  P = p->past_len;
     for (int64_t b = 0; b < p->B; b++)
         for (int64_t n = 0; n < KV_N; n++) {
             for (int64_t t = 0; t < p->past_b[b]; t++) {
-                if (masked(p, b, t))
+                if (unused(p, b, t))
                     continue;
                 for (int64_t d = 0; d < D; d++) {
-                    size_t at = (size_t)(((b * KV_N + n) * P + t) * D + d);
-                    size_t e = fia_at(p, p->KV_S, KV_N, b, t, n, d);
+                    size_t at = (size_t)(((b * KV_N + n) * P + t) * DG + d);
+                    size_t e = ort_kv_at(p, b, t, n, d);
                     put(p, p->gpast_k, at, p->k->data, e);
                     put(p, p->gpast_v, at, p->v->data, e);
                 }
             }
-            for (int64_t t = 0; t < p->q_len[b]; t++) {
+            for (int64_t t = 0; t < p->kv_len[b] - p->past_b[b]; t++) {
                 int64_t j = p->past_b[b] + t;
-                if (masked(p, b, j))
+                if (unused(p, b, j))
                     continue;
                 for (int64_t d = 0; d < D; d++) {
-                    size_t at = (size_t)(((b * S + t) * KV_N + n) * D + d);
-                    size_t e = fia_at(p, p->KV_S, KV_N, b, j, n, d);
+                    size_t at = (size_t)(((b * S + t) * KV_N + n) * DG + d);
+                    size_t e = ort_kv_at(p, b, j, n, d);
                     put(p, p->gk, at, p->k->data, e);
                     put(p, p->gv, at, p->v->data, e);
                 }
@@ -160,7 +187,7 @@ static void build_q(ort_plan *p)
         for (int64_t s = 0; s < p->S; s++)
             for (int64_t n = 0; n < p->N; n++)
                 for (int64_t d = 0; d < p->D; d++) {
-                    size_t at = (size_t)(((b * p->S + s) * p->N + n) * p->D + d);
+                    size_t at = (size_t)(((b * p->S + s) * p->N + n) * p->DG + d);
                     put(p, p->gq, at, p->q->data,
                         fia_at(p, p->S, p->N, b, s, n, d));
                 }
@@ -179,7 +206,11 @@ static void build_bias(ort_plan *p)
                     /* batch b's position t is FIA's key t below kv_len;
                      * with one bias for every batch, below KV_S */
                     int64_t len = p->bias_b > 1 ? p->kv_len[b] : p->KV_S;
-                    if (t < len && masked(p, b, t)) {
+                    /* the explicit pattern: bias_b is B (or B = 1) */
+                    int out = p->explicit_pattern
+                                  ? t >= p->kv_len[b] || !ort_admits(p, b, i, t)
+                                  : t < len && masked(p, b, t);
+                    if (out) {
                         if (p->wide)
                             ((float *)p->gbias)[at] = -__builtin_inff();
                         else
@@ -215,10 +246,11 @@ static void write_out(const ort_plan *p)
         for (int64_t s = 0; s < p->S; s++)
             for (int64_t n = 0; n < p->N; n++)
                 for (int64_t d = 0; d < p->D; d++) {
-                    size_t at = (size_t)(((b * p->S + s) * p->N + n) * p->D + d);
+                    /* GQA's rows have DG columns, FIA's D */
+                    size_t at = (size_t)(((b * p->S + s) * p->N + n) * p->DG + d);
                     size_t dst = p->bnsd_out
                                      ? (size_t)(((b * p->N + n) * p->S + s) * p->D + d)
-                                     : at;
+                                     : (size_t)(((b * p->S + s) * p->N + n) * p->D + d);
                     if (!p->wide)
                         o[dst] = ((const uint16_t *)p->gout)[at];
                     else if (p->out->dtype == FIA_DT_FP16)
@@ -244,11 +276,11 @@ fia_status ort_run_plan(ort_plan *p)
     if (p->B == 0 || p->S == 0 || p->N == 0 || p->D == 0)
         return FIA_OK; /* an empty query: nothing to write */
     const size_t es = p->elem_size;
-    const size_t nq = (size_t)(p->B * p->S * p->N * p->D);
-    const size_t nkv = (size_t)(p->B * p->S * p->KV_N * p->D);
-    const size_t npast = (size_t)(p->B * p->KV_N * p->past_len * p->D);
+    const size_t nq = (size_t)(p->B * p->S * p->N * p->DG);
+    const size_t nkv = (size_t)(p->B * p->S * p->KV_N * p->DG);
+    const size_t npast = (size_t)(p->B * p->KV_N * p->past_len * p->DG);
     const size_t nbias = (size_t)(p->bias_b * p->bias_n * p->S * p->total_max);
-    p->gq = malloc(nq * es);
+    p->gq = calloc(nq, es); /* zero columns D .. DG - 1 */
     p->gout = malloc(nq * es);
     p->gk = calloc(nkv, es);
     p->gv = calloc(nkv, es);

@@ -194,6 +194,8 @@ uint8_t *ort_model_encode(const ort_sig *s, size_t *len)
     attr_float(&node, "scale", s->scale);
     if (s->local_window_size >= 0)
         attr_int(&node, "local_window_size", s->local_window_size);
+    if (!s->causal) /* 1.30: bidirectional; the CPU kernel takes it */
+        attr_int(&node, "causal", 0);
 
     /* GraphProto: node = 1, name = 2, input = 11, output = 12 */
     pb graph = {0};

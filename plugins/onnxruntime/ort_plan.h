@@ -89,6 +89,7 @@ typedef struct ort_sig {
     int64_t num_heads, kv_num_heads, local_window_size;
     float scale;
     int has_past, has_bias, has_sink;
+    int causal;                 /* 1: GQA's default; 0: attribute causal = 0 */
 } ort_sig;
 
 /* ort_model.c: the ModelProto of one GroupQueryAttention node with the
@@ -104,6 +105,7 @@ const char *ort_input_name(int i);
 typedef struct ort_plan {
     ort_sig sig;
     int64_t B, N, KV_N, S, KV_S, D;
+    int64_t DG;                 /* GQA's head_size: D rounded up to 8 */
     int64_t past_len;           /* the past cache's S: max of past_b */
     int64_t total_max;          /* total_sequence_length: past_len + S */
     int64_t *q_len, *kv_len;    /* per batch, FIA's */
@@ -113,6 +115,21 @@ typedef struct ort_plan {
     size_t elem_size;           /* of GQA's dtype */
     int64_t bias_b, bias_n;     /* the bias's first dims: 1 or B, 1 or N */
     const fia_tensor *q, *k, *v, *out, *mask, *pse, *sink;
+    /* The explicit pattern (ort_pattern.c): GQA run with causal = 0 and
+     * FIA's key set given as attention_bias, -inf where a key does not
+     * take part.  mode, pre, next are FIA's (tokens clamped); pmask the
+     * atten_mask whose bits sparse 0/1 read at Q_S > 1. */
+    int explicit_pattern;
+    /* page attention: the cache (blocknum, block_size, KV_N*D) or
+     * (blocknum, KV_N, block_size, D), batch b's key j in block
+     * table[b][j / block_size] (docs/features/paged.md); gathered into
+     * GQA's contiguous past and new tokens */
+    const int32_t *table;
+    int64_t table_cols, block_size, blocknum;
+    int paged_rank;
+    int64_t mode, pre, next;
+    const fia_tensor *pmask;
+    int64_t pmask_bstride, pmask_cols;
     /* phase two's buffers, in GQA's layouts and dtype */
     void *gq, *gk, *gv, *gpast_k, *gpast_v, *gbias, *gsink, *gout;
     int32_t *seqlens_k, total_seqlen;
@@ -123,6 +140,20 @@ const char *ort_library_check(void); /* NULL when usable, else why not */
 fia_status ort_execute(ort_plan *p);
 /* FIA_OK when a session can be made for the signature, else why not */
 fia_status ort_session_probe(const ort_sig *sig);
+
+/* ort_build.c: the offset of key/value element (b, kv head n, key j, d)
+ * in the call's key or value tensor (layout or paged cache). */
+size_t ort_kv_at(const ort_plan *p, int64_t b, int64_t j, int64_t n,
+                 int64_t d);
+
+/* ort_pattern.c: whether key j takes part in row i of batch b under the
+ * explicit pattern (docs/features/sparse.md, mask.md), i < S, j < kv_len;
+ * whether key j takes part in no row i < q_len[b] (its data is then given
+ * as zeros: it is never to be read); and the pattern's reading of the
+ * call (FIA_OK, or a refusal). */
+int ort_admits(const ort_plan *p, int64_t b, int64_t i, int64_t j);
+int ort_key_unused(const ort_plan *p, int64_t b, int64_t j);
+fia_status ort_read_explicit(const fia_sut_args *a, ort_plan *p);
 
 /* ort_sut.c */
 fia_status ort_fail(fia_status st, const char *fmt, ...)

@@ -115,7 +115,7 @@ static int same_sig(const ort_sig *a, const ort_sig *b)
            a->local_window_size == b->local_window_size &&
            memcmp(&a->scale, &b->scale, sizeof a->scale) == 0 &&
            a->has_past == b->has_past && a->has_bias == b->has_bias &&
-           a->has_sink == b->has_sink;
+           a->has_sink == b->has_sink && a->causal == b->causal;
 }
 
 /* A session for the signature, from the cache or new; with the lock held.
@@ -206,9 +206,9 @@ static fia_status run_batches(ort_plan *p, int64_t b0, int64_t nb)
     OrtValue *out = NULL;
     fia_status st = FIA_OK;
     const size_t es = p->elem_size;
-    const int64_t H = p->N * p->D, KH = p->KV_N * p->D;
+    const int64_t H = p->N * p->DG, KH = p->KV_N * p->DG;
     const int64_t q_shape[3] = {nb, p->S, H}, kv_shape[3] = {nb, p->S, KH};
-    const int64_t past_shape[4] = {nb, p->KV_N, p->past_len, p->D};
+    const int64_t past_shape[4] = {nb, p->KV_N, p->past_len, p->DG};
     const int64_t bb = p->bias_b > 1 ? nb : 1;
     const int64_t bias_shape[4] = {bb, p->bias_n, p->S, p->total_max};
     const int64_t b_shape[1] = {nb}, n_shape[1] = {p->N};

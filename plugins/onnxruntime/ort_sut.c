@@ -12,7 +12,12 @@
  * tokens, padded with zero keys up to S (they are seen only by FIA's
  * padding rows, q_len <= i < S, whose outputs are unspecified).  pse_shift
  * and the decode path's atten_mask become attention_bias (-inf where the
- * mask excludes), learnable_sink head_sink.  docs/sut/onnxruntime.md has
+ * mask excludes), learnable_sink head_sink.  Every other key set (sparse
+ * 0/1 with a mask, sparse 0 without one, sparse 2 and 4 where they are not
+ * GQA's pattern, rows with no key) runs GQA with causal = 0 and the key
+ * set as attention_bias (ort_pattern.c).  A paged cache is gathered
+ * through its block table, a head dim not a multiple of 8 padded with zero
+ * columns.  docs/sut/onnxruntime.md has
  * the feature table; everything else is refused with FIA_ERR_NOT_MODELED
  * and the reason.
  *
@@ -27,7 +32,7 @@
 #include "ort_plan.h"
 
 #ifndef ORT_SUT_VERSION
-#define ORT_SUT_VERSION "1.0"
+#define ORT_SUT_VERSION "1.1"
 #endif
 
 static _Thread_local char last_error[400];
@@ -51,7 +56,7 @@ static const char *unmapped_input(const fia_sut_args *a)
     static const char *const names[] = {
         "dequant_scale1", "quant_scale1", "dequant_scale2", "quant_scale2",
         "quant_offset2", "antiquant_scale", "antiquant_offset",
-        "block_table", "query_padding_size", "kv_padding_size",
+        "query_padding_size", "kv_padding_size",
         "key_antiquant_scale", "key_antiquant_offset",
         "value_antiquant_scale", "value_antiquant_offset",
         "key_shared_prefix", "value_shared_prefix", "query_rope", "key_rope",
@@ -59,7 +64,7 @@ static const char *unmapped_input(const fia_sut_args *a)
     const fia_tensor *t[] = {
         a->dequant_scale1, a->quant_scale1, a->dequant_scale2,
         a->quant_scale2, a->quant_offset2, a->antiquant_scale,
-        a->antiquant_offset, a->block_table, a->query_padding_size,
+        a->antiquant_offset, a->query_padding_size,
         a->kv_padding_size, a->key_antiquant_scale, a->key_antiquant_offset,
         a->value_antiquant_scale, a->value_antiquant_offset,
         a->key_shared_prefix, a->value_shared_prefix, a->query_rope,
@@ -85,6 +90,9 @@ static const fia_tensor *present(const fia_tensor *t)
     return t != NULL && numel(t) > 0 ? t : NULL;
 }
 
+static fia_status read_paged(const fia_sut_args *a, ort_plan *p, int rank,
+                             int s_dim);
+
 static fia_status read_layout(const fia_sut_args *a, ort_plan *p)
 {
     const fia_tensor *q = a->query, *k = a->key->tensors[0],
@@ -100,6 +108,8 @@ static fia_status read_layout(const fia_sut_args *a, ort_plan *p)
                       "and BNSD_BSND are mapped", lay);
     }
     int rank = strcasecmp(lay, "BSH") == 0 ? 3 : 4;
+    if (a->block_table != NULL)
+        return read_paged(a, p, rank, s_dim);
     if (q->ndim != rank || k->ndim != rank || v->ndim != rank)
         return REFUSE("%s wants %d-D query, key and value", lay, rank);
     for (int i = 0; i < rank; i++)
@@ -122,6 +132,65 @@ static fia_status read_layout(const fia_sut_args *a, ort_plan *p)
     return FIA_OK;
 }
 
+/* Page attention (a block_table, even empty): the query as its layout
+ * says, key and value one cache each, (blocknum, block_size, KV_N*D) or
+ * (blocknum, KV_N, block_size, D).  KV_S is provisionally the table's
+ * reach (its columns * block_size); paged_lengths narrows it. */
+static fia_status read_paged(const fia_sut_args *a, ort_plan *p, int rank,
+                             int s_dim)
+{
+    const fia_tensor *q = a->query, *k = a->key->tensors[0],
+                     *v = a->value->tensors[0], *t = a->block_table;
+    if (q->ndim != rank)
+        return REFUSE("%d-D query", rank);
+    if (k->ndim != v->ndim || (k->ndim != 3 && k->ndim != 4))
+        return REFUSE("the paged cache's rank");
+    for (int i = 0; i < k->ndim; i++)
+        if (v->shape[i] != k->shape[i])
+            return REFUSE("key and value shapes differ");
+    if (t->dtype != FIA_DT_INT32 || t->ndim != 2 || a->block_size <= 0)
+        return REFUSE("block_table / block_size");
+    p->B = q->shape[0], p->S = q->shape[s_dim];
+    p->D = rank == 3 ? (p->N > 0 ? q->shape[2] / p->N : 0) : q->shape[3];
+    if ((rank == 3 && q->shape[2] != p->N * p->D) ||
+        (rank == 4 && q->shape[3 - s_dim] != p->N))
+        return REFUSE("query heads or head dims");
+    p->paged_rank = k->ndim;
+    p->block_size = a->block_size;
+    p->blocknum = k->shape[0];
+    if (k->ndim == 3 ? k->shape[1] != p->block_size ||
+                           k->shape[2] != p->KV_N * p->D
+                     : k->shape[1] != p->KV_N ||
+                           k->shape[2] != p->block_size || k->shape[3] != p->D)
+        return REFUSE("the paged cache's dims");
+    if (t->shape[0] < p->B || (p->B > 0 && t->data == NULL && t->shape[1] > 0))
+        return REFUSE("block_table rows");
+    p->table = t->data;
+    p->table_cols = t->shape[1];
+    p->KV_S = p->table_cols * p->block_size;
+    return FIA_OK;
+}
+
+/* KV_S of a paged call is max_b ceil(kv_len / block_size) * block_size;
+ * every block id a batch reads must lie in the cache (an id outside it
+ * leaves the result unspecified: not covered, and never read). */
+static fia_status paged_lengths(ort_plan *p)
+{
+    int64_t nb_max = 0;
+    for (int64_t b = 0; b < p->B; b++) {
+        int64_t nb = (p->kv_len[b] + p->block_size - 1) / p->block_size;
+        nb_max = nb > nb_max ? nb : nb_max;
+        for (int64_t i = 0; i < nb; i++) {
+            int32_t id = p->table[b * p->table_cols + i];
+            if (id < 0 || id >= p->blocknum)
+                return REFUSE("block id %ld of batch %lld is outside the "
+                              "cache", (long)id, (long long)b);
+        }
+    }
+    p->KV_S = nb_max * p->block_size;
+    return FIA_OK;
+}
+
 /* 002 actualSeqLengths: one value for all batches or at least B. */
 static fia_status read_lengths(const fia_int_array *arr, int64_t B,
                                int64_t S, int64_t *len)
@@ -138,9 +207,11 @@ static fia_status read_lengths(const fia_int_array *arr, int64_t B,
     return FIA_OK;
 }
 
-/* Which keys each row sees, as GQA's window: -1 none, else
- * local_window_size; or a refusal. */
-static fia_status read_pattern(const fia_sut_args *a, ort_plan *p)
+/* Which keys each row sees, as GQA's causal pattern with its window (-1
+ * none, else local_window_size), or *explicit = 1 when it is not that
+ * pattern (then ort_pattern.c gives the key set as attention_bias). */
+static fia_status read_pattern(const fia_sut_args *a, ort_plan *p,
+                               int *explicit)
 {
     int64_t window = -1, max_kv = 0;
     for (int64_t b = 0; b < p->B; b++)
@@ -152,41 +223,49 @@ static fia_status read_pattern(const fia_sut_args *a, ort_plan *p)
             equal &= p->q_len[b] == p->kv_len[b];
             single &= p->q_len[b] <= 1;
         }
-        if (p->mask != NULL && mode <= 1)
-            return REFUSE("atten_mask with sparse_mode %lld: GQA's causal "
-                          "pattern cannot be switched off on the CPU",
-                          (long long)mode);
-        if (mode == 0 && !single)
-            return REFUSE("sparse_mode 0 without a mask at Q_S > 1 is not "
-                          "causal; GQA always is");
-        if (mode == 2 && !equal)
-            return REFUSE("sparse_mode 2 (left-up causal) with "
-                          "actual_seq_lengths != actual_seq_lengths_kv: "
-                          "GQA aligns right-down");
+        if (mode < 0 || mode > 4)
+            return REFUSE("sparse_mode %lld", (long long)mode);
+        /* sparse 0/1 with a mask, 0 without one (unless every row is
+         * its batch's last), 2 left-up where it is not right-down */
+        if ((p->mask != NULL && mode <= 1) || (mode == 0 && !single) ||
+            (mode == 2 && !equal))
+            *explicit = 1;
         if (mode == 4) {
             /* FIA: i + off - pre <= j <= i + off + next; GQA's window
              * (1.30 CPU) keeps local_window_size keys ending at the
              * diagonal, the diagonal included: pre_tokens + 1 */
             if (a->next_tokens != 0 || a->pre_tokens < 0)
-                return REFUSE("sparse_mode 4 with next_tokens %lld, "
-                              "pre_tokens %lld: GQA's window is "
-                              "next_tokens = 0, pre_tokens >= 0 only",
-                              (long long)a->next_tokens,
-                              (long long)a->pre_tokens);
-            if (a->pre_tokens < max_kv)
+                *explicit = 1;
+            else if (a->pre_tokens < max_kv)
                 window = a->pre_tokens + 1;
         }
-        if (mode < 0 || mode > 4)
-            return REFUSE("sparse_mode %lld", (long long)mode);
     }
     p->sig.local_window_size = window;
     return FIA_OK;
 }
 
+/* 1 when the pse values the call can read (rows < S, columns < KV_S)
+ * hold an inf or a NaN. */
+static int pse_nonfinite(const fia_tensor *e, int64_t S, int64_t KV_S)
+{
+    const uint16_t exp = e->dtype == FIA_DT_BF16 ? 0x7f80u : 0x7c00u;
+    const uint16_t *x = e->data;
+    if (x == NULL)
+        return 0;
+    const int64_t rows = e->shape[2], cols = e->shape[3];
+    for (int64_t bn = 0; bn < e->shape[0] * e->shape[1]; bn++)
+        for (int64_t r = 0; r < (S > 1 ? S : 1); r++)
+            for (int64_t c = 0; c < KV_S; c++)
+                if ((x[(bn * rows + r) * cols + c] & exp) == exp)
+                    return 1;
+    return 0;
+}
+
 static fia_status read_bias_sink(const fia_sut_args *a, ort_plan *p)
 {
-    /* at Q_S > 1 the mask of sparse 2-4 is the pattern (read_pattern) */
-    if (p->S > 1)
+    /* at Q_S > 1 the mask of sparse 2-4 is the pattern (read_pattern),
+     * that of sparse 0/1 the explicit pattern's (ort_pattern.c) */
+    if (p->S > 1 || p->explicit_pattern)
         p->mask = NULL;
     const fia_tensor *m = p->mask, *e = p->pse;
     if (m != NULL) {
@@ -202,10 +281,18 @@ static fia_status read_bias_sink(const fia_sut_args *a, ort_plan *p)
             (e->shape[0] != 1 && e->shape[0] != p->B) ||
             e->shape[3] < p->KV_S || e->shape[2] < p->S)
             return REFUSE("pse_shift shape or dtype");
+        /* a -inf bias is a score to FIA (weight 0 times the value; a row
+         * of them is NaN) and GQA's guard makes such a row 0: as for
+         * non-finite query and key elements (plan_call) */
+        if (pse_nonfinite(e, p->S, p->KV_S))
+            return REFUSE("an inf or NaN in pse_shift: GQA's softmax guards "
+                          "a row of -inf scores (0, not IEEE's NaN)");
     }
-    p->sig.has_bias = m != NULL || e != NULL;
-    p->bias_b = (m != NULL && m->shape[0] == p->B && p->B > 1) ||
-                        (e != NULL && e->shape[0] == p->B && p->B > 1)
+    p->sig.has_bias = m != NULL || e != NULL || p->explicit_pattern;
+    /* the explicit pattern depends on the batch's lengths */
+    p->bias_b = ((m != NULL && m->shape[0] == p->B) ||
+                 (e != NULL && e->shape[0] == p->B) || p->explicit_pattern) &&
+                        p->B > 1
                     ? p->B
                     : 1;
     p->bias_n = e != NULL ? p->N : 1;
@@ -260,6 +347,23 @@ static int rows_nonfinite(const fia_tensor *t, int bnsd, int64_t B,
     return 0;
 }
 
+/* The same for the keys that take part (j < kv_len), wherever they live
+ * (layout or paged cache). */
+static int keys_nonfinite(const ort_plan *p)
+{
+    const uint16_t exp = p->k->dtype == FIA_DT_BF16 ? 0x7f80u : 0x7c00u;
+    const uint16_t *x = p->k->data;
+    if (x == NULL)
+        return 0;
+    for (int64_t b = 0; b < p->B; b++)
+        for (int64_t n = 0; n < p->KV_N; n++)
+            for (int64_t j = 0; j < p->kv_len[b]; j++)
+                for (int64_t d = 0; d < p->D; d++)
+                    if ((x[ort_kv_at(p, b, j, n, d)] & exp) == exp)
+                        return 1;
+    return 0;
+}
+
 static fia_status plan_call(const fia_sut_args *a, ort_plan *p)
 {
     const fia_tensor *q = a->query, *k = a->key->tensors[0],
@@ -279,9 +383,10 @@ static fia_status plan_call(const fia_sut_args *a, ort_plan *p)
     fia_status st = read_layout(a, p);
     if (st != FIA_OK)
         return st;
-    if (p->D % 8 != 0)
-        return REFUSE("head dim %lld: GQA's head_size is a multiple of 8",
-                      (long long)p->D);
+    /* GQA's head_size is a multiple of 8: other head dims run with zero
+     * columns appended to query, key and value (each score gains only
+     * 0 * 0 terms, exactly 0; the output's extra columns are dropped) */
+    p->DG = (p->D + 7) / 8 * 8;
     float scale = (float)a->scale;
     if (scale == 0.0f)
         return REFUSE("scale 0: GQA reads scale 0 as 1/sqrt(head_size)");
@@ -297,6 +402,8 @@ static fia_status plan_call(const fia_sut_args *a, ort_plan *p)
                       p->q_len);
     if (st == FIA_OK)
         st = read_lengths(a->actual_seq_lengths_kv, p->B, p->KV_S, p->kv_len);
+    if (st == FIA_OK && p->table != NULL)
+        st = paged_lengths(p);
     if (st != FIA_OK)
         return st;
     /* GQA's softmax gives a row whose largest score is -inf weights of 0
@@ -306,35 +413,39 @@ static fia_status plan_call(const fia_sut_args *a, ort_plan *p)
      * keys that take part are not covered
      * (corpus/sut_onnxruntime/all_neg_inf_scores_zero.case) */
     if (rows_nonfinite(q, p->bnsd_in, p->B, p->S, p->N, p->D, p->q_len) ||
-        rows_nonfinite(k, p->bnsd_in, p->B, p->KV_S, p->KV_N, p->D,
-                       p->kv_len))
+        keys_nonfinite(p))
         return REFUSE("an inf or NaN in a query row or a key that takes "
                       "part: GQA's softmax guards a row of -inf scores (0, "
                       "not IEEE's NaN)");
-    int64_t past = 0;
-    for (int64_t b = 0; b < p->B; b++) {
-        if (p->kv_len[b] < p->q_len[b])
-            return REFUSE("batch %lld has query rows with no key "
-                          "(actual_seq_lengths_kv %lld < %lld): GQA's rows "
-                          "always have their own position", (long long)b,
-                          (long long)p->kv_len[b], (long long)p->q_len[b]);
-        p->past_b[b] = p->kv_len[b] - p->q_len[b];
-        past = p->past_b[b] > past ? p->past_b[b] : past;
+    p->mask = present(a->atten_mask);
+    p->pse = present(a->pse_shift);
+    p->sig.causal = 1;
+    /* a batch whose rows see no key (kv_len < q_len) has no right-down
+     * causal split: the explicit pattern */
+    int explicit = 0;
+    for (int64_t b = 0; b < p->B; b++)
+        explicit |= p->kv_len[b] < p->q_len[b];
+    st = read_pattern(a, p, &explicit);
+    if (st == FIA_OK && explicit)
+        st = ort_read_explicit(a, p);
+    if (st != FIA_OK)
+        return st;
+    if (!explicit) {
+        int64_t past = 0;
+        for (int64_t b = 0; b < p->B; b++) {
+            p->past_b[b] = p->kv_len[b] - p->q_len[b];
+            past = p->past_b[b] > past ? p->past_b[b] : past;
+        }
+        p->past_len = past;
+        p->total_max = past + p->S;
     }
-    p->past_len = past;
-    p->total_max = past + p->S;
     if (p->total_max > INT32_MAX)
         return REFUSE("too long");
     p->total_seqlen = (int32_t)p->total_max;
-    p->mask = present(a->atten_mask);
-    p->pse = present(a->pse_shift);
-    st = read_pattern(a, p);
-    if (st != FIA_OK)
-        return st;
 
     p->sig.num_heads = p->N, p->sig.kv_num_heads = p->KV_N;
     p->sig.scale = scale;
-    p->sig.has_past = past > 0;
+    p->sig.has_past = p->past_len > 0;
     /* the query's dtype where ORT has a kernel for it, else float32 */
     p->sig.elem = q->dtype == FIA_DT_FP16 ? ORT_T_FLOAT16 : ORT_T_BFLOAT16;
     st = read_bias_sink(a, p);
@@ -353,7 +464,7 @@ static fia_status plan_call(const fia_sut_args *a, ort_plan *p)
     }
     p->elem_size = p->wide ? 4 : 2;
     double bytes = (double)p->B * p->N * p->S * p->total_max * 4.0 +
-                   (double)p->B * p->KV_N * p->total_max * p->D * 8.0;
+                   (double)p->B * p->KV_N * p->total_max * p->DG * 8.0;
     if (bytes > (double)(1u << 31))
         return REFUSE("too large for this plug-in (%.0f bytes)", bytes);
     return FIA_OK;
