@@ -143,6 +143,12 @@ static fia_status read_lengths(const fia_int_array *arr, int64_t B,
     *out = len;
     if (len == NULL)
         return ggml_sut_fail(FIA_ERR_RUNTIME_ERROR, "out of memory");
+    /* an array of 2 .. B-1 values is read by no rule (FIA accepts one
+     * only where nothing reads it: an empty query) */
+    if (arr != NULL && arr->count > 1 && arr->count < B)
+        return ggml_sut_fail(FIA_ERR_NOT_MODELED, "a length array of "
+                             "%lld values for %lld batches",
+                             (long long)arr->count, (long long)B);
     for (int64_t b = 0; b < B; b++) {
         int64_t v = S;
         if (arr != NULL && arr->count > 0)
@@ -316,6 +322,12 @@ fia_status ggml_read_call(const fia_sut_args *a, ggml_plan *p)
     if (a->softmax_lse_flag)
         return ggml_sut_fail(FIA_ERR_NOT_MODELED, "softmax_lse: "
                              "ggml_flash_attn_ext gives no log-sum-exp");
+    /* An empty query returns at once in FIA, whatever else the call says
+     * (nothing after this is read: lengths or shapes that no rule checks
+     * there would be read out of bounds); the plan computes nothing
+     * (Q_S 0). */
+    if (numel(q) == 0)
+        return FIA_OK;
     p->dt = q->dtype;
     p->scale = (float)a->scale;
     p->N = a->num_heads;

@@ -157,6 +157,12 @@ static fia_status read_lengths(const fia_int_array *arr, int64_t B,
     if (len == NULL)
         return onednn_fail(FIA_ERR_RUNTIME_ERROR, "out of memory");
     *out = len;
+    /* an array of 2 .. B-1 values is read by no rule (FIA accepts one
+     * only where nothing reads it: an empty query) */
+    if (arr != NULL && arr->count > 1 && arr->count < B)
+        return onednn_fail(FIA_ERR_NOT_MODELED, "a length array of "
+                             "%lld values for %lld batches",
+                             (long long)arr->count, (long long)B);
     for (int64_t b = 0; b < B; b++) {
         int64_t v = S;
         if (arr != NULL && arr->count > 0)
@@ -248,6 +254,10 @@ static fia_status prepare(const fia_sut_args *a, uint64_t *ws,
     p->q = q, p->k = k, p->v = v, p->out = o;
     p->lse = a->softmax_lse_flag;
     p->lse_t = a->softmax_lse;
+    if (numel(q) == 0) { /* FIA returns at once: nothing else is read */
+        *executor = p;
+        return FIA_OK;
+    }
     fia_status st = FIA_OK;
     if (p->N <= 0 || p->KV_N <= 0 || p->N % p->KV_N != 0)
         st = onednn_fail(FIA_ERR_NOT_MODELED, "num_heads / "

@@ -195,6 +195,11 @@ static fia_status paged_lengths(ort_plan *p)
 static fia_status read_lengths(const fia_int_array *arr, int64_t B,
                                int64_t S, int64_t *len)
 {
+    /* an array of 2 .. B-1 values is read by no rule (FIA accepts one
+     * only where nothing reads it: an empty query) */
+    if (arr != NULL && arr->count > 1 && arr->count < B)
+        return REFUSE("a length array of %lld values for %lld batches",
+                      (long long)arr->count, (long long)B);
     for (int64_t b = 0; b < B; b++) {
         int64_t v = S;
         if (arr != NULL && arr->count > 0)
@@ -375,6 +380,10 @@ static fia_status plan_call(const fia_sut_args *a, ort_plan *p)
                       "not mapped)");
     if (a->softmax_lse_flag)
         return REFUSE("softmax_lse: GQA has no lse output");
+    /* an empty query returns at once in FIA: nothing else is read (B 0:
+     * phase two writes nothing) */
+    if (numel(q) == 0)
+        return FIA_OK;
     p->q = q, p->k = k, p->v = v, p->out = o;
     p->N = a->num_heads;
     p->KV_N = a->num_key_value_heads ? a->num_key_value_heads : a->num_heads;
