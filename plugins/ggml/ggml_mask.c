@@ -107,6 +107,25 @@ static int has_inf(const fia_tensor *t)
     return 0;
 }
 
+/* Key row s (physical) of key head kn of batch b, one strided tensor. */
+static const uint16_t *key_row(const ggml_plan *p, int64_t b, int64_t kn,
+                               int64_t s)
+{
+    return (const uint16_t *)p->k->data +
+           (p->bnsd_in ? ((b * p->KV_N + kn) * p->KV_S + s) * p->D
+                       : ((b * p->KV_S + s) * p->KV_N + kn) * p->D);
+}
+
+static int row_has_inf(const ggml_plan *p, const uint16_t *x)
+{
+    const uint16_t exp = p->dt == FIA_DT_BF16 ? 0x7f80u : 0x7c00u,
+                   man = p->dt == FIA_DT_BF16 ? 0x007fu : 0x03ffu;
+    for (int64_t d = 0; d < p->D; d++)
+        if ((x[d] & exp) == exp && (x[d] & man) == 0)
+            return 1;
+    return 0;
+}
+
 /* The score scale·q·k of logical row i, key j (head n) in double: exact
  * enough to tell +inf, since only an infinite factor makes it infinite. */
 static double score(const ggml_plan *p, int64_t b, int64_t n, int64_t i,
@@ -114,23 +133,42 @@ static double score(const ggml_plan *p, int64_t b, int64_t n, int64_t i,
 {
     const uint16_t *q = (const uint16_t *)p->q->data +
                         ggml_row_at(p, b, n, p->q_start[b] + i, p->D, 0);
-    const int64_t kn = n / (p->N / p->KV_N), s = p->kv_start[b] + j;
     const uint16_t *k =
-        (const uint16_t *)p->k->data +
-        (p->bnsd_in ? ((b * p->KV_N + kn) * p->KV_S + s) * p->D
-                    : ((b * p->KV_S + s) * p->KV_N + kn) * p->D);
+        key_row(p, b, n / (p->N / p->KV_N), p->kv_start[b] + j);
     double acc = 0.0;
     for (int64_t d = 0; d < p->D; d++)
         acc += half_to_double(p->dt, q[d]) * half_to_double(p->dt, k[d]);
     return (double)p->scale * acc;
 }
 
+/* 1 when the rows of q or k that can take part hold an infinity: query
+ * rows < q_len[b] and keys < KV_use of one strided tensor each (a key or
+ * query tensor may be far longer than what is read: fuzz cases
+ * materialize only the live rows). */
+static int rows_have_inf(const ggml_plan *p)
+{
+    const int64_t G = p->N / p->KV_N;
+    for (int64_t b = 0; b < p->B; b++)
+        for (int64_t n = 0; n < p->N; n++) {
+            for (int64_t i = 0; i < p->q_len[b]; i++)
+                if (row_has_inf(p, (const uint16_t *)p->q->data +
+                                       ggml_row_at(p, b, n, p->q_start[b] + i,
+                                                   p->D, 0)))
+                    return 1;
+            for (int64_t s = 0; n % G == 0 && s < p->KV_use; s++)
+                if (row_has_inf(p, key_row(p, b, n / G, s)))
+                    return 1;
+        }
+    return 0;
+}
+
 int ggml_scores_mappable(const ggml_plan *p)
 {
-    if (!has_inf(p->q) && !has_inf(p->k))
+    if (p->gather || p->tnd) /* keys not one strided tensor: any inf */
+        return !has_inf(p->q) && !has_inf(p->k) && !has_inf(p->q_rope) &&
+               !has_inf(p->k_rope);
+    if (!rows_have_inf(p))
         return 1;
-    if (p->gather || p->tnd)
-        return 0; /* the keys are not one strided tensor: not looked at */
     for (int64_t b = 0; b < p->B; b++)
         for (int64_t n = 0; n < p->N; n++)
             for (int64_t i = 0; i < p->q_len[b]; i++)
@@ -165,9 +203,10 @@ void ggml_build_mask(const ggml_plan *p, uint16_t *mask)
     for (int64_t b = 0; b < p->B; b++)
         for (int64_t n = 0; n < planes; n++)
             for (int64_t r = 0; r < p->Q_S; r++) {
-                uint16_t *out = mask + ((b * planes + n) * p->Q_S + r) * p->KV_S;
+                uint16_t *out =
+                    mask + ((b * planes + n) * p->Q_S + r) * p->KV_use;
                 const int64_t i = r - p->q_start[b];
-                for (int64_t c = 0; c < p->KV_S; c++) {
+                for (int64_t c = 0; c < p->KV_use; c++) {
                     const int64_t j = c - p->kv_start[b];
                     if (!takes_part(p, b, i, j))
                         out[c] = minus_inf;

@@ -35,6 +35,10 @@ typedef struct ggml_plan {
     /* KV_S is what ggml sees: with a shared prefix P + the keys' own S;
      * kv_len[b] likewise counts the prefix (FIA's logical key index) */
     int64_t B, N, KV_N, Q_S, KV_S, D;
+    /* the keys ggml is given: up to the furthest one a batch reads,
+     * max_b kv_start[b] + kv_len[b] <= KV_S (the rest would be masked
+     * out, at the cost of a mask and a loop over them) */
+    int64_t KV_use;
     int64_t Dr;                 /* MLA: rope columns of q and k, else 0 */
     int64_t Dv;                 /* value's and the output's head dim */
     fia_dtype dt;               /* query = key = value = output */
@@ -86,7 +90,7 @@ fia_status ggml_sut_fail(fia_status st, const char *fmt, ...);
 fia_status ggml_read_call(const fia_sut_args *a, ggml_plan *p);
 void ggml_plan_free(ggml_plan *p);
 
-/* ggml_mask.c: the float16 additive mask, [B][planes][Q_S][KV_S] with
+/* ggml_mask.c: the float16 additive mask, [B][planes][Q_S][KV_use] with
  * planes = N when mask_per_head, else 1, as ggml_fp16_t bits. */
 void ggml_build_mask(const ggml_plan *p, uint16_t *mask);
 /* ggml_mask.c: 1 when every pse value that a key taking part reads is

@@ -350,11 +350,14 @@ fia_status ggml_read_call(const fia_sut_args *a, ggml_plan *p)
         st = read_mask_pse(a, p);
     if (st == FIA_OK)
         st = read_sink(a, p);
+    for (int64_t b = 0; st == FIA_OK && b < p->B; b++)
+        if (p->kv_start[b] + p->kv_len[b] > p->KV_use)
+            p->KV_use = p->kv_start[b] + p->kv_len[b];
     if (st == FIA_OK && !ggml_scores_mappable(p))
         st = ggml_sut_fail(FIA_ERR_NOT_MODELED, "a +inf score (an infinite "
                            "query or key element): ggml gives that key's "
                            "value, FIA's IEEE reading NaN");
-    if (st == FIA_OK && (double)p->B * p->Q_S * p->KV_S *
+    if (st == FIA_OK && (double)p->B * p->Q_S * p->KV_use *
                                 (p->mask_per_head ? p->N : 1) >
                             (double)(1 << 28))
         st = ggml_sut_fail(FIA_ERR_NOT_MODELED, "the float16 mask would "

@@ -104,7 +104,8 @@ static kv_rows rows_of(const ggml_plan *p, const fia_tensor *t,
     return r;
 }
 
-/* A [W, KV_S, KV_N, B] view of key or value rows. */
+/* A [W, KV_use, KV_N, B] view of key or value rows (the rows' strides
+ * are the tensor's, KV_S long). */
 static struct ggml_tensor *kv_view(struct ggml_context *ctx,
                                    const ggml_plan *p, kv_rows r)
 {
@@ -114,7 +115,7 @@ static struct ggml_tensor *kv_view(struct ggml_context *ctx,
     struct ggml_tensor *base =
         ggml_new_tensor_1d(ctx, ty, p->B * p->KV_N * p->KV_S * r.W);
     base->data = (void *)r.base;
-    return ggml_view_4d(ctx, base, r.W, p->KV_S, p->KV_N, p->B,
+    return ggml_view_4d(ctx, base, r.W, p->KV_use, p->KV_N, p->B,
                         (size_t)r.ss * es, (size_t)r.sn * es,
                         (size_t)r.sb * es, 0);
 }
@@ -128,11 +129,12 @@ static struct ggml_tensor *kv_widened(struct ggml_context *ctx,
 {
     for (int64_t b = 0; b < p->B; b++)
         for (int64_t n = 0; n < p->KV_N; n++)
-            for (int64_t s = 0; s < p->KV_S; s++)
+            for (int64_t s = 0; s < p->KV_use; s++)
                 widen_row(p, r.base + b * r.sb + n * r.sn + s * r.ss,
-                          buf + ((b * p->KV_N + n) * p->KV_S + s) * r.W, r.W);
+                          buf + ((b * p->KV_N + n) * p->KV_use + s) * r.W,
+                          r.W);
     struct ggml_tensor *w =
-        ggml_new_tensor_4d(ctx, GGML_TYPE_F32, r.W, p->KV_S, p->KV_N, p->B);
+        ggml_new_tensor_4d(ctx, GGML_TYPE_F32, r.W, p->KV_use, p->KV_N, p->B);
     w->data = buf;
     return w;
 }
@@ -153,7 +155,7 @@ static int alloc_bufs(const ggml_plan *p, run_bufs *bf)
     int ok = bf->q != NULL && bf->res != NULL;
     if (p->has_mask)
         ok &= (bf->mask = alloc_or_null(rows / (size_t)p->N * (size_t)planes *
-                                        (size_t)p->KV_S * 2)) != NULL;
+                                        (size_t)p->KV_use * 2)) != NULL;
     if (p->sink != NULL)
         ok &= (bf->sink = alloc_or_null((size_t)p->N * sizeof(float))) != NULL;
     if (p->gather) {
@@ -179,7 +181,7 @@ fia_status ggml_execute(const ggml_plan *p)
         bufs_free(&bf);
         return ggml_sut_fail(FIA_ERR_RUNTIME_ERROR, "out of memory");
     }
-    if (p->KV_S == 0) { /* no key at all: every row's output is 0 */
+    if (p->KV_use == 0) { /* no key at all: every row's output is 0 */
         memset(bf.res, 0,
                (size_t)(p->B * p->N * p->Q_S * p->Dv) * sizeof(float));
         narrow_output(p, bf.res);
@@ -215,7 +217,7 @@ fia_status ggml_execute(const ggml_plan *p)
                                         : kv_view(ctx, p, vr);
     struct ggml_tensor *m = NULL;
     if (p->has_mask) {
-        m = ggml_new_tensor_4d(ctx, GGML_TYPE_F16, p->KV_S, p->Q_S, planes,
+        m = ggml_new_tensor_4d(ctx, GGML_TYPE_F16, p->KV_use, p->Q_S, planes,
                                p->B);
         m->data = bf.mask;
     }
