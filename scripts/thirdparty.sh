@@ -56,7 +56,19 @@ unavailable() {
 stamp="$dir/npm/.installed"
 want="$LLAMA_NPM $ORT_NPM"
 if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$want" ]; then
-  command -v npm >/dev/null || unavailable "npm not found (Debian: apt-get install npm)"
+  # a fresh Debian 12 has neither: its own packages, when root
+  for tool in npm git; do
+    command -v "$tool" >/dev/null && continue
+    if [ "$(id -u)" -eq 0 ]; then
+      echo "thirdparty.sh: installing $tool (apt)" >&2
+      export DEBIAN_FRONTEND=noninteractive
+      { apt-get update -qq && apt-get install -y -qq --no-install-recommends \
+          "$tool"; } >"$dir/apt-$tool.log" 2>&1 ||
+        unavailable "apt-get install $tool failed: see $dir/apt-$tool.log"
+    else
+      unavailable "$tool not found and not root (Debian: apt-get install $tool)"
+    fi
+  done
   rm -rf "$dir/npm"
   mkdir -p "$dir/npm"
   echo '{"name":"fiacheck-thirdparty","private":true}' >"$dir/npm/package.json"
