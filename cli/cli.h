@@ -27,6 +27,8 @@ int cmd_minimize(int argc, char **argv);
 int cmd_survey(int argc, char **argv);
 /* `report` (cmd_report.c, report_*.c). */
 int cmd_report(int argc, char **argv);
+/* `export` (cmd_export.c, export_*.c): cases as the device's files. */
+int cmd_export(int argc, char **argv);
 
 /* The git revision this fiacheck was built from (40 hex digits, or
  * "unknown" when built without git) and whether the tree differed from it

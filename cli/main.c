@@ -33,6 +33,8 @@ static const command commands[] = {
                    "init [--db PATH] [--json]   (fiacheck db --help)"},
     {"report", cmd_report, "report [--db PATH] [--out FILE]   (the store as "
                            "one HTML page)"},
+    {"export", cmd_export, "export CASE... --dir D [--api NAME]   (cases as "
+                           "a device user's files and calls)"},
 };
 
 /* The commands that run fast/.  Its numbers depend on FIA_FAST_ISA and
