@@ -2,7 +2,10 @@
  * The option is taken out of the command line before the command parses
  * it, the plug-in is loaded and made current, and FIACHECK_SUT is set to
  * its absolute path so that what the command starts (fuzz workers, bench
- * binaries) loads the same one. */
+ * binaries) loads the same one.  `--sut exec:COMMAND` names a worker
+ * process instead (docs/sut/exec.md), passed on as given, so that each
+ * program started starts a worker of its own; `--timeout S` bounds its
+ * answers. */
 #define _XOPEN_SOURCE 700 /* realpath, setenv */
 #include <limits.h>
 #include <stdlib.h>
@@ -22,11 +25,31 @@ static int runs_sut(const char *cmd)
     return 0;
 }
 
+/* "exec:COMMAND": a worker process, the command as given (it is a shell
+ * line, not a path; the workers run it from the same directory). */
+static int use_worker(const char *cmd, const char *spec)
+{
+    fia_error err;
+    const fia_sut *s;
+    if (fia_sut_load(spec, &s, &err) != FIA_OK) {
+        fprintf(stderr, "fiacheck %s: --sut %s: %s\n", cmd, spec, err.msg);
+        return -1;
+    }
+    fia_sut_use(s, spec);
+    if (setenv("FIACHECK_SUT", spec, 1) != 0) {
+        fprintf(stderr, "fiacheck %s: cannot pass --sut on\n", cmd);
+        return -1;
+    }
+    return 0;
+}
+
 static int use_path(const char *cmd, const char *path)
 {
     char abs[PATH_MAX];
     fia_error err;
     const fia_sut *s;
+    if (strncmp(path, FIA_SUT_EXEC_PREFIX, strlen(FIA_SUT_EXEC_PREFIX)) == 0)
+        return use_worker(cmd, path);
     /* a file here: by its absolute path (dlopen would search the library
      * path for a bare name, and the workers run elsewhere) */
     const char *p = strchr(path, '/') != NULL || access(path, F_OK) == 0
@@ -47,10 +70,46 @@ static int use_path(const char *cmd, const char *path)
     return 0;
 }
 
+/* --timeout S: a worker's time for one answer, passed on to what the
+ * command starts as FIACHECK_SUT_TIMEOUT. */
+static int set_timeout(const char *cmd, const char *v)
+{
+    double t;
+    if (v == NULL || fia_sut_exec_parse_timeout(v, &t) != 0) {
+        fprintf(stderr, "fiacheck %s: --timeout wants seconds > 0 (at most "
+                "86400), not %s\n", cmd, v ? v : "nothing");
+        return -1;
+    }
+    fia_sut_exec_set_timeout(t);
+    if (setenv("FIACHECK_SUT_TIMEOUT", v, 1) != 0) {
+        fprintf(stderr, "fiacheck %s: cannot pass --timeout on\n", cmd);
+        return -1;
+    }
+    return 0;
+}
+
 int cli_take_sut(const char *cmd, int *argc, char **argv)
 {
     fia_sut_builtin_set_version(cli_build_revision());
     int seen = 0, out = 0;
+    /* --timeout first: the worker --sut starts reads its hello with it */
+    for (int i = 0; runs_sut(cmd) && i < *argc; i++) {
+        if (strcmp(argv[i], "--") == 0)
+            break;
+        const char *v = NULL;
+        if (strncmp(argv[i], "--timeout=", 10) == 0)
+            v = argv[i] + 10;
+        else if (strcmp(argv[i], "--timeout") == 0)
+            v = i + 1 < *argc ? argv[i + 1] : NULL;
+        else
+            continue;
+        if (set_timeout(cmd, v) != 0)
+            return -1;
+        int n = strcmp(argv[i], "--timeout") == 0 ? 2 : 1;
+        memmove(argv + i, argv + i + n, sizeof *argv * (size_t)(*argc - i - n));
+        *argc -= n;
+        i--;
+    }
     for (int i = 0; i < *argc; i++) {
         const char *a = argv[i], *v = NULL;
         if (strcmp(a, "--") == 0) { /* the rest is not ours */
@@ -114,6 +173,12 @@ void cli_sut_describe(char *buf, size_t n)
     if (fia_sut_current_is_builtin())
         snprintf(buf, n, "fast/ %s kernels, %s threads", lv ? lv : "?",
                  th ? th : "?");
+    else if (strncmp(fia_sut_current_path(), FIA_SUT_EXEC_PREFIX,
+                     strlen(FIA_SUT_EXEC_PREFIX)) == 0)
+        snprintf(buf, n, "%s %.40s (%s; worker `%.120s`)", s->name, s->version,
+                 (s->validates & FIA_SUT_CHECKS_STATUS) ? "statuses and numbers"
+                                                        : "numbers only",
+                 fia_sut_exec_command());
     else
         snprintf(buf, n, "%s %.40s (%s%s%s%s%s)", s->name, s->version,
                  (s->validates & FIA_SUT_CHECKS_STATUS) ? "statuses and numbers"

@@ -14,6 +14,8 @@ const char *fia_status_name(fia_status st)
     case FIA_ERR_NOMEM: return "NOMEM";
     case FIA_ERR_BAD_INPUT: return "BAD_INPUT";
     case FIA_ERR_IO: return "IO";
+    case FIA_ERR_SUT_CRASH: return "SUT_CRASH";
+    case FIA_ERR_SUT_TIMEOUT: return "SUT_TIMEOUT";
     default: return "UNKNOWN";
     }
 }

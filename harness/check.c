@@ -7,7 +7,8 @@
 
 static const char *const verdict_names[] = {
     "pass", "not-modeled", "status-mismatch", "accuracy", "nan-leak",
-    "harness-error", "bad-input", "vacuous", "intent-unmet",
+    "harness-error", "bad-input", "vacuous", "intent-unmet", "crash",
+    "timeout",
 };
 
 const char *fia_verdict_name(fia_verdict v)
@@ -20,7 +21,8 @@ const char *fia_verdict_name(fia_verdict v)
 int fia_verdict_is_finding(fia_verdict v)
 {
     return v == FIA_V_STATUS_MISMATCH || v == FIA_V_ACCURACY ||
-           v == FIA_V_NAN_LEAK || v == FIA_V_HARNESS_ERROR;
+           v == FIA_V_NAN_LEAK || v == FIA_V_HARNESS_ERROR ||
+           v == FIA_V_CRASH || v == FIA_V_TIMEOUT;
 }
 
 void fia_check_options_default(fia_check_options *o)
@@ -323,6 +325,21 @@ static void judge_call(const fia_case *c, const fia_case_data *d,
                        fia_check_result *r)
 {
     const fia_sut *sut = fia_sut_current();
+    if (r->fast_status == FIA_ERR_SUT_CRASH ||
+        r->fast_status == FIA_ERR_SUT_TIMEOUT) {
+        /* no answer at all: a finding whatever the rules expected */
+        r->v = r->fast_status == FIA_ERR_SUT_CRASH ? FIA_V_CRASH
+                                                   : FIA_V_TIMEOUT;
+        fia_fail(&r->reason, r->fast_status, "%s", r->fast_error.msg);
+        return;
+    }
+    if (r->fast_status == FIA_ERR_NOT_MODELED && fia_sut_exec_refused()) {
+        /* the call never reached the worker (too large to send) */
+        r->v = FIA_V_NOT_MODELED;
+        fia_fail(&r->reason, FIA_ERR_NOT_MODELED, "not judged: %s",
+                 r->fast_error.msg);
+        return;
+    }
     if (!(sut->validates & FIA_SUT_CHECKS_STATUS) && r->fast_status != FIA_OK) {
         /* a numbers-only system refusing a valid call: not a finding, a
          * call it does not cover */

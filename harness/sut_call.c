@@ -147,6 +147,7 @@ static fia_status call_sut(const fia_sut *s, const fia_case *c,
     uint64_t ws_size = 0;
     void *ex = NULL;
     make_args(c, d, profile, &args);
+    fia_sut_announce_compute(compute);
     fia_status st = s->get_workspace_size(&args, &ws_size, &ex);
     if (st != FIA_OK)
         return sut_fail(s, err, st, "");

@@ -6,6 +6,7 @@
 #include <dlfcn.h>
 #include <stdlib.h>
 #include <string.h>
+#include "exec.h"
 #include "fia/sut_host.h"
 
 /* A name the store and the signatures can carry as is. */
@@ -68,6 +69,8 @@ fia_status fia_sut_load(const char *path, const fia_sut **out,
     if (path == NULL || *path == '\0')
         return fia_fail(err, FIA_ERR_BAD_INPUT, "--sut wants the path of "
                         "a plug-in (a .so)");
+    if (strncmp(path, FIA_SUT_EXEC_PREFIX, strlen(FIA_SUT_EXEC_PREFIX)) == 0)
+        return fia_sut_exec_load(path, out, err); /* a worker process */
     /* RTLD_LOCAL: a plug-in's symbols (say its own copy of fast/) never
      * stand in for ours, nor ours for its */
     void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL);

@@ -27,9 +27,13 @@ typedef enum fia_verdict {
                               expected but no output element could be
                               compared (every one unspecified or outside
                               the tolerance model) */
-    FIA_V_INTENT_UNMET     /* not a finding of fast/ but a failure: the
+    FIA_V_INTENT_UNMET,    /* not a finding of fast/ but a failure: the
                               case does not exercise what its `intent`
                               line says (it would otherwise pass) */
+    FIA_V_CRASH,           /* finding: the system (a worker process) died
+                              or broke the protocol during the call,
+                              whatever the rules expected */
+    FIA_V_TIMEOUT          /* finding: it did not answer in time */
 } fia_verdict;
 
 const char *fia_verdict_name(fia_verdict v); /* "pass", "vacuous", ... */

@@ -21,6 +21,11 @@ typedef int32_t fia_status;
 #define FIA_ERR_NOMEM               990002 /* fiacheck: host allocation failed */
 #define FIA_ERR_BAD_INPUT           990003 /* fiacheck: malformed or too large input */
 #define FIA_ERR_IO                  990004 /* fiacheck: open/read/write failed */
+/* fiacheck's own verdicts on a system under test run as a worker process
+ * (docs/sut/exec.md): it died or broke the protocol mid-call, or did not
+ * answer within the timeout.  Never a status a system returns. */
+#define FIA_ERR_SUT_CRASH           990005 /* fiacheck: the worker crashed */
+#define FIA_ERR_SUT_TIMEOUT         990006 /* fiacheck: the worker hung */
 
 /* Which interception behaviour a component follows.
  *  DOC : the documented codes (161001 / 161002).

@@ -21,6 +21,36 @@ void fia_sut_builtin_set_version(const char *version);
 fia_status fia_sut_load(const char *path, const fia_sut **out,
                         fia_error *err);
 
+/* A system run as a worker process (docs/sut/exec.md): fia_sut_load
+ * given "exec:COMMAND" starts `sh -c COMMAND` and returns a table that
+ * talks to it.  A worker that dies or breaks the protocol makes the call
+ * fail with FIA_ERR_SUT_CRASH, one that does not answer within the
+ * timeout with FIA_ERR_SUT_TIMEOUT; the next call starts a new one. */
+#define FIA_SUT_EXEC_PREFIX "exec:"
+/* Seconds a worker may take for its hello or one answer (> 0; default
+ * FIACHECK_SUT_TIMEOUT, else 60).  0, or -1 for a value out of range. */
+int fia_sut_exec_set_timeout(double seconds);
+/* Parses a timeout as --timeout and FIACHECK_SUT_TIMEOUT take it: a
+ * finite number of seconds > 0 (at most a day).  0, or -1. */
+int fia_sut_exec_parse_timeout(const char *s, double *out);
+/* The worker's command and its process id (0 when none runs now), for
+ * describing the system; NULL when the current system is not a worker. */
+const char *fia_sut_exec_command(void);
+/* Sends quit to the worker, waits for it (at most the timeout) and kills
+ * its process group; the next call would start a new one.  Also run at
+ * exit. */
+void fia_sut_exec_close(void);
+/* The harness says before phase one whether phase two will follow on this
+ * thread (the table cannot know): a worker then gets the whole call in
+ * one exchange instead of `check` and then `compute`.  No effect on other
+ * systems. */
+void fia_sut_announce_compute(int compute);
+/* 1 when this thread's last call was refused by the worker's adapter
+ * itself, never sent (FIA_ERR_NOT_MODELED: its tensors are over
+ * FIACHECK_EXEC_MAX_BYTES, or a word cannot be said on the wire): not the
+ * system's answer, nothing to judge. */
+int fia_sut_exec_refused(void);
+
 /* The system the harness calls: fast/ until fia_sut_use names another. */
 const fia_sut *fia_sut_current(void);
 /* Makes s current (NULL: the built-in again); path is where it was loaded
