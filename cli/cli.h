@@ -60,6 +60,16 @@ fia_status cli_load_finding(const char *arg, const char *db, int minimized,
 int cli_finding_context(const char *text, fuzz_target_id *t, fia_profile *p,
                         char *transform, size_t tlen);
 
+/* A judged case as `run` prints it (verdict_print.c): its text report,
+ * or one JSON line (docs/cli.md), under the profile it was judged in. */
+void cli_print_verdict_text(const char *path, const fia_check_result *c,
+                            fia_profile profile);
+void cli_print_verdict_json(const char *path, const fia_check_result *c,
+                            fia_profile profile);
+/* `judge` (cmd_judge.c, judge_*.c): a device's answers to exported cases
+ * judged. */
+int cmd_judge(int argc, char **argv);
+
 /* JSON string literal of s (quotes included) to f: always valid UTF-8
  * (a byte that does not start a well-formed UTF-8 sequence becomes U+FFFD)
  * with every control character escaped, whatever the input. */

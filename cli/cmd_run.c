@@ -14,7 +14,6 @@
  * MPFR reference, and the case's intents.  Exit 0 when every case passes, 1
  * on any finding or unmet intent, 2 on bad
  * usage or input (bad input wins: the run is not trustworthy as a whole). */
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -56,144 +55,6 @@ static void run_one(const char *path, const run_options *o, run_result *r)
     }
     fia_check_case(&c, &co, &r->c);
     fia_case_free(&c);
-}
-
-static void print_cmp_text(const char *name, const fia_compare_result *m)
-{
-    printf("  %-14s %lld elements, %lld compared, %lld unspecified, "
-           "%lld outside tolerance, %lld NaN/inf leaks; max %.3g ulp, "
-           "max rel err %.3g", name, (long long)m->n_total,
-           (long long)m->n_compared, (long long)m->n_unspecified,
-           (long long)m->n_fail, (long long)m->n_nan_leak, m->max_ulp,
-           m->max_rel_err);
-    if (m->worst_index >= 0 && m->max_ulp > 0)
-        printf(" (worst at %lld: ref %.9g, fast %.9g)",
-               (long long)m->worst_index, m->worst_ref, m->worst_got);
-    printf("; tolerance ratio %.3g\n", m->max_ratio);
-}
-
-static void print_text(const run_result *r, const run_options *o)
-{
-    printf("%s\n", r->path);
-    if (r->c.evaluated) {
-        printf("  expected       %d %s (profile %s)\n", r->c.ov.expected,
-               fia_status_name(r->c.ov.expected), fia_profile_name(o->check.profile));
-        printf("  rules fired    ");
-        if (r->c.ov.n_fired == 0)
-            printf("-");
-        for (int i = 0; i < r->c.ov.n_fired; i++)
-            printf("%s%s", i ? " " : "", r->c.ov.fired[i]->id);
-        printf("\n");
-        if (r->c.ov.n_normalized > 0) {
-            printf("  normalized     ");
-            for (int i = 0; i < r->c.ov.n_normalized; i++)
-                printf("%s%s", i ? " " : "", r->c.ov.normalized[i]->id);
-            printf("\n");
-        }
-    }
-    if (r->c.fast_called)
-        printf("  fast           %d %s\n", r->c.fast_status,
-               fia_status_name(r->c.fast_status));
-    if (r->c.computed) {
-        print_cmp_text("attention_out", &r->c.out_cmp);
-        if (r->c.has_lse)
-            print_cmp_text("softmax_lse", &r->c.lse_cmp);
-    }
-    if (r->c.has_cann) {
-        const fia_cann_result *k = &r->c.cann;
-        printf("  cann-double    %s over %lld elements: kernel / benchmark "
-               "max rel err %.3g / %.3g = %.3g (<= 2), mean rel err %.3g / "
-               "%.3g = %.3g (<= 1.2), RMSE %.3g / %.3g = %.3g (<= 1.2)\n",
-               k->pass ? "pass" : "FAIL", (long long)k->n, k->kernel.max_re,
-               k->bench.max_re, k->ratio[0], k->kernel.mean_re,
-               k->bench.mean_re, k->ratio[1], k->kernel.rmse, k->bench.rmse,
-               k->ratio[2]);
-    }
-    for (int i = 0; i < r->c.n_intents; i++) {
-        const fia_intent_result *ir = &r->c.intents[i];
-        printf("  intent         %s%s: %s\n", fia_intent_name(ir->intent),
-               ir->met > 0 ? " met" : ir->met == 0 ? " NOT MET" : "",
-               ir->found); /* unchecked: found says "not checked: ..." */
-    }
-    printf("  verdict        %s%s%s\n", fia_verdict_name(r->c.v),
-           r->c.reason.msg[0] ? ": " : "", r->c.reason.msg);
-}
-
-static void print_cmp_json(const char *prefix, const fia_compare_result *m)
-{
-    /* a NaN leak's max_ulp is inf: null, as JSON has no infinity */
-    char key[64];
-    snprintf(key, sizeof key, "%smax_ulp", prefix);
-    cli_json_num(key, m->max_ulp);
-    snprintf(key, sizeof key, "%smax_rel_err", prefix);
-    cli_json_num(key, m->max_rel_err);
-    printf(",\"%scompared\":%lld,"
-           "\"%sunspecified\":%lld,\"%sfailed\":%lld,\"%snan_leaks\":%lld",
-           prefix, (long long)m->n_compared, prefix,
-           (long long)m->n_unspecified, prefix, (long long)m->n_fail, prefix,
-           (long long)m->n_nan_leak);
-}
-
-static void print_json(const run_result *r, const run_options *o)
-{
-    printf("{\"case\":");
-    cli_json_string(stdout, r->path);
-    printf(",\"profile\":\"%s\"", fia_profile_name(o->check.profile));
-    const fia_sut *sut = fia_sut_current();
-    cli_json_kv("sut", sut->name);
-    cli_json_kv("sut_version", sut->version);
-    cli_json_kv("fast_kernels", cli_sut_option("kernel_level"));
-    const char *th = cli_sut_option("threads");
-    if (th != NULL)
-        cli_json_num("fast_threads", atof(th));
-    else
-        cli_json_kv("fast_threads", NULL);
-    if (r->c.evaluated) {
-        printf(",\"expected_status\":%d,\"rules\":[", r->c.ov.expected);
-        for (int i = 0; i < r->c.ov.n_fired; i++)
-            printf("%s\"%s\"", i ? "," : "", r->c.ov.fired[i]->id);
-        printf("],\"normalized\":[");
-        for (int i = 0; i < r->c.ov.n_normalized; i++)
-            printf("%s\"%s\"", i ? "," : "", r->c.ov.normalized[i]->id);
-        printf("]");
-    }
-    if (r->c.fast_called)
-        printf(",\"fast_status\":%d", r->c.fast_status);
-    printf(",\"verdict\":\"%s\"", fia_verdict_name(r->c.v));
-    if (r->c.computed) {
-        print_cmp_json("", &r->c.out_cmp);
-        if (r->c.has_lse)
-            print_cmp_json("lse_", &r->c.lse_cmp);
-    }
-    if (r->c.has_cann) {
-        const fia_cann_result *k = &r->c.cann;
-        static const char *const keys[6] = {
-            "kernel_max_re", "kernel_mean_re", "kernel_rmse",
-            "bench_max_re",  "bench_mean_re",  "bench_rmse"};
-        const double v[6] = {k->kernel.max_re, k->kernel.mean_re,
-                             k->kernel.rmse,   k->bench.max_re,
-                             k->bench.mean_re, k->bench.rmse};
-        printf(",\"cann_double\":{\"pass\":%s,\"n\":%lld",
-               k->pass ? "true" : "false", (long long)k->n);
-        for (int i = 0; i < 6; i++)
-            printf(",\"%s\":%.17g", keys[i], isfinite(v[i]) ? v[i] : -1.0);
-        printf(",\"ratios\":[%.17g,%.17g,%.17g]}",
-               isfinite(k->ratio[0]) ? k->ratio[0] : -1.0,
-               isfinite(k->ratio[1]) ? k->ratio[1] : -1.0,
-               isfinite(k->ratio[2]) ? k->ratio[2] : -1.0);
-    }
-    printf(",\"intents\":[");
-    for (int i = 0; i < r->c.n_intents; i++) {
-        const fia_intent_result *ir = &r->c.intents[i];
-        printf("%s{\"intent\":\"%s\",\"met\":%s,\"found\":", i ? "," : "",
-               fia_intent_name(ir->intent),
-               ir->met > 0 ? "true" : ir->met == 0 ? "false" : "null");
-        cli_json_string(stdout, ir->found);
-        printf("}");
-    }
-    printf("],\"message\":");
-    cli_json_string(stdout, r->c.reason.msg);
-    printf("}\n");
 }
 
 static const char run_usage[] =
@@ -323,9 +184,9 @@ int cmd_run(int argc, char **argv)
                            (double)(t1.tv_sec - t0.tv_sec) +
                                1e-9 * (double)(t1.tv_nsec - t0.tv_nsec));
         if (o.json)
-            print_json(&r, &o);
+            cli_print_verdict_json(r.path, &r.c, o.check.profile);
         else
-            print_text(&r, &o);
+            cli_print_verdict_text(r.path, &r.c, o.check.profile);
         fflush(stdout);
         if (r.c.v == FIA_V_BAD_INPUT)
             n_bad++;

@@ -33,6 +33,8 @@ static const command commands[] = {
                    "init [--db PATH] [--json]   (fiacheck db --help)"},
     {"report", cmd_report, "report [--db PATH] [--out FILE]   (the store as "
                            "one HTML page)"},
+    {"judge", cmd_judge, "judge DIR [--db PATH] [--json] [--profile doc|cann] "
+                         "...   (a device's answers to exported cases)"},
     {"export", cmd_export, "export CASE... --dir D [--api NAME]   (cases as "
                            "a device user's files and calls)"},
 };
