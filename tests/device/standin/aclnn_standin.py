@@ -7,7 +7,49 @@ The Python stand-ins of torch_npu and mindspore call `call` with what their
 interface was given, translated into 002's names.
 """
 
+import ctypes
 import os
+
+import numpy as np
+
+# 002's dtype names -> (aclDataType as CANN numbers it, the .npy type, bits)
+_DTYPES = {
+    "float16": (1, np.float16, 16), "bfloat16": (27, np.uint16, 16),
+    "float32": (0, np.float32, 32), "int8": (2, np.int8, 8),
+    "uint8": (4, np.uint8, 8), "int4": (29, np.uint8, 4),
+    "int32": (3, np.int32, 32), "int64": (9, np.int64, 64),
+    "uint64": (10, np.uint64, 64), "bool": (12, np.bool_, 8),
+}
+_NUMPY_NAMES = {np.dtype(np.float16): "float16", np.dtype(np.float32): "float32",
+                np.dtype(np.int8): "int8", np.dtype(np.uint8): "uint8",
+                np.dtype(np.int32): "int32", np.dtype(np.int64): "int64",
+                np.dtype(np.uint64): "uint64", np.dtype(np.bool_): "bool"}
+
+# 002's order of the optional tensors after key and value, and of the arrays
+_TENSORS_AFTER_KV = ["pse_shift", "atten_mask"]
+_TENSORS_MIDDLE = [
+    "dequant_scale1", "quant_scale1", "dequant_scale2", "quant_scale2",
+    "quant_offset2", "antiquant_scale", "antiquant_offset", "block_table",
+    "query_padding_size", "kv_padding_size", "key_antiquant_scale",
+    "key_antiquant_offset", "value_antiquant_scale", "value_antiquant_offset",
+    "key_shared_prefix", "value_shared_prefix"]
+_ARRAYS = ["actual_seq_lengths", "actual_seq_lengths_kv",
+           "actual_shared_prefix_len"]
+_ATTRS = [  # name, ctypes type, 002's REG_OP default
+    ("num_heads", ctypes.c_int64, 1), ("scale", ctypes.c_double, 1.0),
+    ("pre_tokens", ctypes.c_int64, 2147483647),
+    ("next_tokens", ctypes.c_int64, 2147483647),
+    ("input_layout", ctypes.c_char_p, "BSH"),
+    ("num_key_value_heads", ctypes.c_int64, 0),
+    ("sparse_mode", ctypes.c_int64, 0), ("inner_precise", ctypes.c_int64, 1),
+    ("block_size", ctypes.c_int64, 0), ("antiquant_mode", ctypes.c_int64, 0),
+    ("softmax_lse_flag", ctypes.c_bool, False),
+    ("key_antiquant_mode", ctypes.c_int64, 0),
+    ("value_antiquant_mode", ctypes.c_int64, 0)]
+_OUTPUTS = ["attention_out", "softmax_lse"]
+_MEMCPY_HOST_TO_DEVICE, _MEMCPY_DEVICE_TO_HOST = 1, 2
+
+_libs = {}
 
 
 def call(tensors, lists, arrays, attrs, outputs, library=None):
@@ -46,4 +88,191 @@ def call(tensors, lists, arrays, attrs, outputs, library=None):
     Raises ValueError for a malformed argument (unknown name or dtype, a
     shape that does not match its array).
     """
-    raise NotImplementedError("aclnn_standin.call: not written yet")
+    path = library or os.environ.get("FIACHECK_ACLNN_STANDIN_LIB")
+    if not path:
+        raise ValueError("no library: pass library= or set "
+                         "FIACHECK_ACLNN_STANDIN_LIB")
+    known = set(_TENSORS_AFTER_KV + _TENSORS_MIDDLE + ["query"])
+    for group, names in ((tensors, known), (lists, {"key", "value"}),
+                         (arrays, set(_ARRAYS)),
+                         (attrs, {a[0] for a in _ATTRS}),
+                         (outputs, set(_OUTPUTS))):
+        unknown = set(group) - names
+        if unknown:
+            raise ValueError("not parameters of 002's call here: %s"
+                             % ", ".join(sorted(unknown)))
+    if "attention_out" not in outputs:
+        raise ValueError("outputs: no attention_out")
+    return _Call(_library(path)).make(tensors, lists, arrays, attrs, outputs)
+
+
+def _library(path):
+    if path not in _libs:
+        lib = ctypes.CDLL(path)
+        vp, i64, u64 = ctypes.c_void_p, ctypes.c_int64, ctypes.c_uint64
+        p64 = ctypes.POINTER(ctypes.c_int64)
+        lib.aclCreateTensor.restype = vp
+        lib.aclCreateTensor.argtypes = [p64, u64, ctypes.c_int, p64, i64,
+                                        ctypes.c_int, p64, u64, vp]
+        lib.aclCreateTensorList.restype = vp
+        lib.aclCreateTensorList.argtypes = [ctypes.POINTER(vp), u64]
+        lib.aclCreateIntArray.restype = vp
+        lib.aclCreateIntArray.argtypes = [p64, u64]
+        for f in ("aclDestroyTensor", "aclDestroyTensorList",
+                  "aclDestroyIntArray", "aclrtFree"):
+            getattr(lib, f).argtypes = [vp]
+        lib.aclrtMalloc.argtypes = [ctypes.POINTER(vp), ctypes.c_size_t,
+                                    ctypes.c_int]
+        lib.aclrtMemcpy.argtypes = [vp, ctypes.c_size_t, vp, ctypes.c_size_t,
+                                    ctypes.c_int]
+        lib.aclGetRecentErrMsg.restype = ctypes.c_char_p
+        lib.aclGetRecentErrMsg.argtypes = []
+        lib.aclnnFusedInferAttentionScoreV2GetWorkspaceSize.restype = \
+            ctypes.c_int32
+        lib.aclnnFusedInferAttentionScoreV2GetWorkspaceSize.argtypes = (
+            [vp] * 24 + [a[1] for a in _ATTRS] +
+            [vp, vp, ctypes.POINTER(u64), ctypes.POINTER(vp)])
+        lib.aclnnFusedInferAttentionScoreV2.restype = ctypes.c_int32
+        lib.aclnnFusedInferAttentionScoreV2.argtypes = [vp, u64, vp, vp]
+        _libs[path] = lib
+    return _libs[path]
+
+
+class _Call:
+    """The objects of one call, freed together whatever happens."""
+
+    def __init__(self, lib):
+        self.lib = lib
+        self.mem, self.tensors, self.lists, self.arrays = [], [], [], []
+
+    def device(self, nbytes, host=None):
+        """nbytes of device memory (None for 0), filled from host."""
+        if nbytes == 0:
+            return None
+        p = ctypes.c_void_p()
+        if self.lib.aclrtMalloc(ctypes.byref(p), nbytes, 0) != 0:
+            raise MemoryError(self.error("aclrtMalloc"))
+        self.mem.append(p.value)
+        if host is not None and self.lib.aclrtMemcpy(
+                p.value, nbytes, host.ctypes.data, nbytes,
+                _MEMCPY_HOST_TO_DEVICE) != 0:
+            raise RuntimeError(self.error("aclrtMemcpy"))
+        return p.value
+
+    def error(self, what):
+        m = self.lib.aclGetRecentErrMsg()
+        return "%s: %s" % (what, m.decode(errors="replace") if m else "")
+
+    def tensor(self, name, dtype, shape, host=None):
+        """An aclTensor (ND, contiguous) of dtype and logical shape."""
+        if dtype not in _DTYPES:
+            raise ValueError("%s: unknown dtype %r" % (name, dtype))
+        code, _, bits = _DTYPES[dtype]
+        n = int(np.prod(shape, dtype=np.int64)) if len(shape) else 1
+        nbytes = (n * bits + 7) // 8
+        if host is not None and host.nbytes != nbytes:
+            raise ValueError("%s: %d bytes for %s %s" % (name, host.nbytes,
+                                                        dtype, list(shape)))
+        mem = self.device(nbytes, host)
+        dims = (ctypes.c_int64 * max(len(shape), 1))(*shape)
+        strides, s = [0] * len(shape), 1
+        for i in reversed(range(len(shape))):
+            strides[i], s = s, s * max(shape[i], 1)
+        st = (ctypes.c_int64 * max(len(shape), 1))(*strides)
+        t = self.lib.aclCreateTensor(dims, len(shape), code, st, 0, 2, dims,
+                                     len(shape), mem)
+        if not t:
+            raise RuntimeError(self.error("aclCreateTensor " + name))
+        return t, mem, nbytes
+
+    def input(self, name, entry):
+        arr, dtype = entry if isinstance(entry, tuple) else (
+            entry, _NUMPY_NAMES.get(np.asarray(entry).dtype))
+        if dtype not in _DTYPES:
+            raise ValueError("%s: unknown dtype %r" % (name, dtype))
+        arr = np.ascontiguousarray(arr)
+        if arr.dtype != np.dtype(_DTYPES[dtype][1]):
+            raise ValueError("%s: %s held as %s, not %s" % (
+                name, dtype, arr.dtype, np.dtype(_DTYPES[dtype][1])))
+        shape = list(arr.shape)
+        if _DTYPES[dtype][2] == 4 and shape:
+            shape[-1] *= 2  # two int4 per byte
+        return self.tensor(name, dtype, shape, arr)[0]
+
+    def make(self, tensors, lists, arrays, attrs, outputs):
+        try:
+            return self._make(tensors, lists, arrays, attrs, outputs)
+        finally:
+            for t in self.tensors:
+                self.lib.aclDestroyTensor(t)
+            for lst in self.lists:  # and the tensors in them
+                self.lib.aclDestroyTensorList(lst)
+            for a in self.arrays:
+                self.lib.aclDestroyIntArray(a)
+            for m in self.mem:
+                self.lib.aclrtFree(m)
+
+    def _make(self, tensors, lists, arrays, attrs, outputs):
+        lib = self.lib
+        ptr = {}
+        for name, entry in tensors.items():
+            ptr[name] = self.input(name, entry)
+            self.tensors.append(ptr[name])
+        for name, entries in lists.items():
+            if entries is None:
+                continue
+            ts = [self.input("%s[%d]" % (name, i), e)
+                  for i, e in enumerate(entries)]
+            vec = (ctypes.c_void_p * max(len(ts), 1))(*ts)
+            lst = lib.aclCreateTensorList(vec, len(ts))
+            if not lst:
+                for t in ts:
+                    lib.aclDestroyTensor(t)
+                raise RuntimeError(self.error("aclCreateTensorList " + name))
+            self.lists.append(lst)
+            ptr[name] = lst
+        for name, values in arrays.items():
+            if values is None:
+                continue
+            vals = (ctypes.c_int64 * max(len(values), 1))(*values)
+            a = lib.aclCreateIntArray(vals, len(values))
+            if not a:
+                raise RuntimeError(self.error("aclCreateIntArray " + name))
+            self.arrays.append(a)
+            ptr[name] = a
+        outs = {}
+        for name, (dtype, shape) in outputs.items():
+            t, mem, nbytes = self.tensor(name, dtype, list(shape))
+            self.tensors.append(t)
+            ptr[name] = t
+            outs[name] = (dtype, list(shape), mem, nbytes)
+        attr_values = []
+        for name, ctype, default in _ATTRS:
+            v = attrs.get(name, default)
+            attr_values.append(v.encode() if ctype is ctypes.c_char_p else v)
+        order = (["query", "key", "value"] + _TENSORS_AFTER_KV + _ARRAYS[:2] +
+                 _TENSORS_MIDDLE + _ARRAYS[2:])
+        ws = ctypes.c_uint64()
+        executor = ctypes.c_void_p()
+        code = lib.aclnnFusedInferAttentionScoreV2GetWorkspaceSize(
+            *[ptr.get(n) for n in order], *attr_values,
+            ptr.get("attention_out"), ptr.get("softmax_lse"),
+            ctypes.byref(ws), ctypes.byref(executor))
+        if code == 0:
+            wmem = self.device(ws.value)
+            code = lib.aclnnFusedInferAttentionScoreV2(wmem, ws.value,
+                                                       executor, None)
+        if code != 0:
+            m = lib.aclGetRecentErrMsg()
+            return code, m.decode(errors="replace") if m else "", {}
+        result = {}
+        for name, (dtype, shape, mem, nbytes) in outs.items():
+            npshape = list(shape)
+            if _DTYPES[dtype][2] == 4 and npshape:
+                npshape[-1] = (npshape[-1] + 1) // 2
+            host = np.zeros(npshape, dtype=_DTYPES[dtype][1])
+            if nbytes and lib.aclrtMemcpy(host.ctypes.data, nbytes, mem,
+                                          nbytes, _MEMCPY_DEVICE_TO_HOST):
+                raise RuntimeError(self.error("aclrtMemcpy " + name))
+            result[name] = host
+        return 0, "", result
