@@ -82,7 +82,8 @@ static void free_call(call_data *d)
 /* Seconds of the best of reps calls (both phases, workspace included),
  * or -1 with the system's message in why when it refuses the call. */
 static double time_call(const fia_sut *sut, const call_shape *s,
-                        call_data *d, int reps, char *why, size_t wlen)
+                        call_data *d, int reps, char *why, size_t wlen,
+                        fia_status *status)
 {
     fia_sut_args a = {
         .size = sizeof a, .profile = FIA_PROFILE_DOC, .query = &d->q,
@@ -96,6 +97,7 @@ static double time_call(const fia_sut *sut, const call_shape *s,
         uint64_t ws_size = 0;
         void *ex = NULL;
         double t0 = now();
+        fia_sut_announce_compute(1); /* a worker gets one exchange */
         fia_status st = sut->get_workspace_size(&a, &ws_size, &ex);
         void *ws = st == FIA_OK && ws_size ? malloc(ws_size) : NULL;
         if (st == FIA_OK && ws_size && ws == NULL) {
@@ -110,6 +112,7 @@ static double time_call(const fia_sut *sut, const call_shape *s,
         free(ws);
         if (st != FIA_OK) {
             snprintf(why, wlen, "%d %s", st, sut->last_error());
+            *status = st;
             return -1;
         }
         best = best < 0 || t < best ? t : best;
@@ -164,9 +167,10 @@ int main(int argc, char **argv)
         }
         /* alternately, so that both see the same machine state */
         double tf = -1, tp = -1;
+        fia_status st = FIA_OK;
         for (int r = 0; r < reps; r++) {
-            double f = time_call(fast, s, &d, 1, why, sizeof why);
-            double p = time_call(sut, s, &d, 1, why, sizeof why);
+            double f = time_call(fast, s, &d, 1, why, sizeof why, &st);
+            double p = time_call(sut, s, &d, 1, why, sizeof why, &st);
             tf = f > 0 && (tf < 0 || f < tf) ? f : tf;
             if (p < 0) {
                 tp = -1;
@@ -175,6 +179,12 @@ int main(int argc, char **argv)
             tp = tp < 0 || p < tp ? p : tp;
         }
         free_call(&d);
+        if (tp < 0 && (st == FIA_ERR_SUT_CRASH || st == FIA_ERR_SUT_TIMEOUT)) {
+            /* a worker that died or hung times nothing more */
+            fprintf(stderr, "bench: %s on %s: %.400s\n", st ==
+                    FIA_ERR_SUT_CRASH ? "crash" : "timeout", s->name, why);
+            return 1;
+        }
         if (tp < 0) {
             printf("%-8s not covered: %.200s\n", s->name, why);
             continue;

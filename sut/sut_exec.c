@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -117,7 +118,14 @@ static void stop(double wait, char *how, size_t n)
             ;
     close(w.conn.from_fd);
     if (how != NULL) {
-        if (r > 0 && WIFEXITED(status))
+        if (r > 0 && WIFEXITED(status) && WEXITSTATUS(status) > 128 &&
+            WEXITSTATUS(status) < 128 + 32)
+            /* the supervisor's and the shell's report of a signal */
+            snprintf(how, n, "exited with status %d (signal %d, %s)",
+                     WEXITSTATUS(status),
+                     WEXITSTATUS(status) - 128,
+                     signal_name(WEXITSTATUS(status) - 128));
+        else if (r > 0 && WIFEXITED(status))
             snprintf(how, n, "exited with status %d", WEXITSTATUS(status));
         else if (r > 0 && WIFSIGNALED(status))
             snprintf(how, n, "was killed by signal %d (%s)", WTERMSIG(status),
@@ -145,6 +153,43 @@ void fia_sut_exec_close(void)
     pthread_mutex_unlock(&lock);
 }
 
+static void kill_group(int sig)
+{
+    (void)sig;
+    kill(0, SIGKILL); /* the whole group, this process included */
+}
+
+/* The first process of the worker's group, between fiacheck and the
+ * shell: it runs `sh -c COMMAND` and ends as the shell ends (a signal as
+ * 128 + its number, as a shell reports one).  When fiacheck dies without
+ * stopping the worker (killed outright, a fuzz target's own timeout) it
+ * is told so (PR_SET_PDEATHSIG) and kills its group: the shell, the
+ * command, and whatever they started, which a signal to the shell alone
+ * would leave behind (sh -c does not always exec the command). */
+static void supervise(pid_t parent)
+{
+    setpgid(0, 0);
+    signal(SIGTERM, kill_group);
+    prctl(PR_SET_PDEATHSIG, SIGTERM);
+    if (getppid() != parent)
+        kill_group(0);
+    pid_t sh = fork();
+    if (sh == 0) {
+        signal(SIGTERM, SIG_DFL);
+        signal(SIGPIPE, SIG_DFL);
+        execl("/bin/sh", "sh", "-c", w.command, (char *)NULL);
+        _exit(127);
+    }
+    close(0), close(1); /* the worker's alone: EOF reaches fiacheck when it
+                           ends */
+    int status = 0;
+    while (sh > 0 && waitpid(sh, &status, 0) < 0 && errno == EINTR)
+        ;
+    _exit(sh < 0 ? 127
+          : WIFSIGNALED(status) ? 128 + WTERMSIG(status)
+                                : WEXITSTATUS(status));
+}
+
 /* Starts the worker: its stdin and stdout are our pipes, its stderr ours. */
 static fia_status spawn(fia_error *err)
 {
@@ -156,18 +201,16 @@ static fia_status spawn(fia_error *err)
         return fia_fail(err, FIA_ERR_IO, "exec: pipe: %s", strerror(errno));
     }
     fflush(NULL); /* nothing buffered written twice by the child */
+    pid_t parent = getpid();
     pid_t pid = fork();
     if (pid < 0) {
         close(in[0]), close(in[1]), close(out[0]), close(out[1]);
         return fia_fail(err, FIA_ERR_IO, "exec: fork: %s", strerror(errno));
     }
     if (pid == 0) {
-        setpgid(0, 0);
-        signal(SIGPIPE, SIG_DFL);
         if (dup2(in[0], 0) < 0 || dup2(out[1], 1) < 0)
             _exit(127);
-        execl("/bin/sh", "sh", "-c", w.command, (char *)NULL);
-        _exit(127);
+        supervise(parent);
     }
     setpgid(pid, pid); /* as the child does: whichever runs first */
     close(in[0]), close(out[1]);
