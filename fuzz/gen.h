@@ -41,7 +41,7 @@
  * left-padded form (fzn_padding, made last) grows Q_S and KV_S past them
  * by its padding rows. */
 #define FZ_NUM_MAX_B 4
-#define FZ_NUM_MAX_KV_S 640
+#define FZ_NUM_MAX_KV_S 1024
 #define FZ_NUM_MAX_D 160
 /* The largest reference work of a generated case (rows x keys x 2D,
  * fia_check_reference_work): the escalating reference does it in a few

@@ -4,6 +4,7 @@
  * count 1..4 and every kernel level this CPU and build have, and stay
  * within the reference's budget (FZ_NUM_MAX_WORK).  A generator that
  * shrinks back to tiny problems fails here. */
+#include <math.h>
 #include <stdlib.h>
 #include "check.h"
 #include "fia/fast.h"
@@ -21,6 +22,40 @@ static uint64_t next(uint64_t *x)
 }
 
 static int64_t dim(const fia_tensor *t, int i) { return t->shape[i]; }
+
+/* Shapes a public report against the released operator names (decode,
+ * B 1, a bool atten_mask [1,1,1,S] past 512 keys; a -inf carried through
+ * pse_shift past 768 keys): a campaign must make them, not only a corpus
+ * case (rare: one decode in ~80 has past 512 keys; measured 10 and 4
+ * of these inputs). */
+typedef struct report_counts {
+    int bool_mask_b1_long, pse_neginf_long;
+} report_counts;
+
+static int has_neg_inf(const fia_tensor_spec *s)
+{
+    if (s->gen.kind != FIA_GEN_VALUES)
+        return 0;
+    for (int64_t i = 0; i < s->gen.n_values; i++)
+        if (isinf(s->gen.values[i]) && s->gen.values[i] < 0)
+            return 1;
+    return 0;
+}
+
+static void count_report(const fia_case *c, int64_t qs, int64_t kvs,
+                         report_counts *rc)
+{
+    const fia_tensor_spec *m = &c->tensors[FIA_SLOT_ATTEN_MASK];
+    const fia_tensor_spec *p = &c->tensors[FIA_SLOT_PSE_SHIFT];
+    const fia_tensor *q = &c->tensors[FIA_SLOT_QUERY].t[0];
+    if (qs == 1 && q->shape[0] == 1 && kvs > 512 &&
+        m->presence == FIA_PRESENT && m->t[0].dtype == FIA_DT_BOOL &&
+        m->t[0].ndim == 4 && m->t[0].shape[0] == 1 && m->t[0].shape[1] == 1 &&
+        m->t[0].shape[2] == 1)
+        rc->bool_mask_b1_long++;
+    if (qs == 1 && kvs >= 768 && p->presence == FIA_PRESENT && has_neg_inf(p))
+        rc->pse_neginf_long++;
+}
 
 /* Page attention's paths: per path, blocks smaller than fast/'s key block,
  * blocks not a multiple of it (a key block across two cache blocks), the
@@ -75,6 +110,7 @@ int main(void)
     int pad_split = 0, pad_tail = 0, pad_kvpre = 0, pad_rows = 0,
         pad_offgrid = 0;
     paged_counts pg = {0};
+    report_counts rc = {0};
     int pre_multi = 0;
     double *works = calloc(INPUTS, sizeof *works);
     uint64_t x = 12345;
@@ -125,6 +161,7 @@ int main(void)
         int64_t d = q->ndim == 3 ? dim(q, 2) / nq : dim(q, 3);
         int64_t group = nkv > 0 ? nq / nkv : 1;
         int64_t nthreads = c.threads > 0 ? c.threads : 2;
+        count_report(&c, qs, kvs, &rc);
         if (qs > 1 && kvs > th.key_block && kvs % th.key_block != 0)
             tail++;
         /* paged prefill whose K/V widening (tiled rows) spans blocks */
@@ -211,6 +248,12 @@ int main(void)
     printf("padded: split decode %d, prefill past a key block %d, K/V widened "
            "once %d, query padding with tiled rows %d, key start off the grid "
            "%d\n", pad_split, pad_tail, pad_kvpre, pad_rows, pad_offgrid);
+    CHECK_MSG(rc.bool_mask_b1_long >= 5 && rc.pse_neginf_long >= 2,
+              "the report's shapes: decode B 1 bool mask [1,1,1,S] S > 512 "
+              "%d, pse with -inf at S >= 768 %d", rc.bool_mask_b1_long,
+              rc.pse_neginf_long);
+    printf("the report's shapes: bool mask [1,1,1,S>512] %d, pse -inf at "
+           "S >= 768 %d\n", rc.bool_mask_b1_long, rc.pse_neginf_long);
     /* and the reference stays affordable */
     double worst = 0;
     for (int i = 0; works && i < INPUTS; i++)
