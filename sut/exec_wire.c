@@ -168,7 +168,8 @@ int exec_call_unsayable(const fia_sut_args *a, char *why, size_t n)
         snprintf(why, n, "its input_layout is not one word");
         return 1;
     }
-    if (!word_ok(a->api) || !word_ok(a->product)) {
+    if ((a->api != NULL && !word_ok(a->api)) ||
+        (a->product != NULL && !word_ok(a->product))) {
         snprintf(why, n, "its api or product is not one word");
         return 1;
     }
@@ -253,8 +254,10 @@ static void send_attrs(sender *s, const fia_sut_args *a)
     else
         say(s, "attr out_dtype none\n");
     say(s, "attr profile %s\n", a->profile == FIA_PROFILE_CANN ? "cann" : "doc");
-    say(s, "attr api %s\n", a->api);
-    say(s, "attr product %s\n", a->product);
+    /* a caller that does not say (an ABI 1.0 one, a benchmark's call):
+     * what the ABI means then */
+    say(s, "attr api %s\n", a->api ? a->api : "aclnn_v2");
+    say(s, "attr product %s\n", a->product ? a->product : "atlas_a2");
 }
 
 exec_io exec_send_call(exec_conn *c, const fia_sut_args *a, int compute)

@@ -214,6 +214,10 @@ static fia_status spawn(fia_error *err)
     }
     setpgid(pid, pid); /* as the child does: whichever runs first */
     close(in[0]), close(out[1]);
+    /* large tensors cross in 1 MiB steps, not the default 64 KiB: each
+     * step is a round of the scheduler between the two processes */
+    fcntl(in[1], F_SETPIPE_SZ, 1 << 20);
+    fcntl(out[0], F_SETPIPE_SZ, 1 << 20);
     fcntl(in[1], F_SETFL, fcntl(in[1], F_GETFL) | O_NONBLOCK);
     fcntl(out[0], F_SETFL, fcntl(out[0], F_GETFL) | O_NONBLOCK);
     w.pid = pid;

@@ -52,6 +52,22 @@ static size_t storage(const fia_tensor *t)
     return (size_t)((n * (uint64_t)dtype_bits[t->dtype] + 7) / 8);
 }
 
+/* Buffers kept from call to call, one per tensor position: a new one per
+ * call would be fresh pages every time, whose faults cost more than the
+ * computation of a decode step. */
+static void *pool[MAX_TENSORS + 2];
+static size_t pool_cap[MAX_TENSORS + 2];
+
+static void *buffer(int k, size_t bytes)
+{
+    if (bytes > pool_cap[k]) {
+        free(pool[k]);
+        pool[k] = malloc(bytes);
+        pool_cap[k] = pool[k] ? bytes : 0;
+    }
+    return pool[k];
+}
+
 typedef struct named {
     char name[48];
     fia_tensor t;
@@ -109,7 +125,7 @@ static void parse_tensor(request *q, char *line)
     if (bytes > 0) {
         if (bytes != storage(&n->t))
             die("a byte count that is not the shape's", line);
-        n->t.data = malloc(bytes);
+        n->t.data = buffer(q->n_in - 1, bytes);
         if (n->t.data == NULL || fread(n->t.data, 1, bytes, stdin) != bytes)
             die("tensor bytes cut short", line);
     }
@@ -126,7 +142,9 @@ static void parse_output(request *q, char *line)
     char *p = line + used;
     parse_shape(&p, &n->t, line);
     size_t bytes = storage(&n->t);
-    n->t.data = q->compute ? malloc(bytes ? bytes : 1) : NULL;
+    n->t.data = q->compute ? buffer(MAX_TENSORS + q->n_out - 1,
+                                    bytes ? bytes : 1)
+                           : NULL;
     if (q->compute && n->t.data == NULL)
         die("no memory for an output", line);
 }
@@ -307,10 +325,6 @@ static int read_request(request *q, char **line, size_t *cap)
 
 static void free_request(request *q)
 {
-    for (int i = 0; i < q->n_in; i++)
-        free(q->in[i].t.data);
-    for (int i = 0; i < q->n_out; i++)
-        free(q->out[i].t.data);
     for (int i = 0; i < 3; i++)
         free((void *)q->arr[i].values);
 }
