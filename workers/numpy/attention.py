@@ -37,7 +37,7 @@ def _nonfinite_values(e, keep4, v):
     return prod.sum(axis=-2)
 
 
-def _attend_chunk(q, k, v, keep, scale, bias, sink):
+def _attend_chunk(q, k, v, keep, scale, bias, sink, p_quant):
     b, n, sq, _ = q.shape
     dv = v.shape[-1]
     k = _expand_heads(k, n)
@@ -57,6 +57,11 @@ def _attend_chunk(q, k, v, keep, scale, bias, sink):
     den = e.sum(axis=-1)
     if sink is not None:
         den = den + np.exp(sink[None, :, None] - m)
+    if p_quant is not None:
+        # full int8 quantization (int8_quant.md "The computation" 4-6): the
+        # unnormalized weights quantized to int8 before P.V, the sum unquantized
+        qs1, ds2 = p_quant
+        e = np.clip(np.rint(e * qs1), -128, 127) * ds2
     vfin = np.isfinite(v)
     num = np.matmul(e, np.where(vfin, v, 0.0))
     if not vfin.all():
@@ -71,8 +76,9 @@ def _attend_chunk(q, k, v, keep, scale, bias, sink):
     return out, lse
 
 
-def attend(q, k, v, keep, scale, bias=None, sink=None):
-    """(out [B, N, Sq, Dv], lse [B, N, Sq]) in float64."""
+def attend(q, k, v, keep, scale, bias=None, sink=None, p_quant=None):
+    """(out [B, N, Sq, Dv], lse [B, N, Sq]) in float64.  p_quant: (quant_scale1,
+    dequant_scale2) of full int8 quantization, or None."""
     b, n, sq, _ = q.shape
     l, dv = k.shape[2], v.shape[-1]
     out = np.zeros((b, n, sq, dv))
@@ -85,6 +91,6 @@ def attend(q, k, v, keep, scale, bias=None, sink=None):
             if not keep[lo:hi].any():
                 continue
             o, s = _attend_chunk(q[lo:hi], k[lo:hi], v[lo:hi], keep[lo:hi], scale,
-                                 None if bias is None else bias[lo:hi], sink)
+                                 None if bias is None else bias[lo:hi], sink, p_quant)
             out[lo:hi], lse[lo:hi] = o, s
     return out, lse

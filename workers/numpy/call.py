@@ -11,7 +11,7 @@ import antiquant
 import keys
 import kvsource
 from attention import attend
-from dtypes import decode, encode
+from dtypes import decode, element_count, encode, storage_bytes
 from layout import (BATCHED, Uncovered, batched_to_canonical, canonical_to_batched,
                     canonical_to_tokens, cumulative_spans, split_layout,
                     tokens_to_canonical)
@@ -46,12 +46,16 @@ def coverage(req):
     """Raises Uncovered for what this worker does not compute; needs no data."""
     a = attributes(req)
     t = req.tensors
-    split_layout(a["input_layout"])
     q = t.get("query")
     if q is None or not _entries(req, "key") or not _entries(req, "value"):
         raise Uncovered("a call without query, key or value")
-    if q.dtype not in ("fp16", "bf16"):
-        raise Uncovered("a %s query (full quantization) is not computed by this worker" % q.dtype)
+    if element_count(q.shape) == 0:
+        return a            # nothing to compute, whatever else the call says
+    split_layout(a["input_layout"])
+    if q.dtype not in ("fp16", "bf16", "int8"):
+        raise Uncovered("a %s query is not computed by this worker" % q.dtype)
+    if q.dtype == "int8" and ("query_rope" in t or "learnable_sink" in t):
+        raise Uncovered("MLA's full quantization and the sink with an int8 query")
     if "dequant_scale_query" in t:
         raise Uncovered("dequant_scale_query (query quantization) is not computed by this worker")
     if ("query_rope" in t) != ("key_rope" in t):
@@ -62,6 +66,8 @@ def coverage(req):
         if name == "attention_out" and dtype not in ("fp16", "bf16", "int8", "fp32"):
             raise Uncovered("attention_out of dtype %s" % dtype)
     kdt = _entries(req, "key")[0].dtype
+    if q.dtype == "int8" and kdt != "int8":
+        raise Uncovered("an int8 query with %s key/value" % kdt)
     if kdt not in QUANT_KV and kdt != q.dtype:
         raise Uncovered("key of dtype %s with a %s query" % (kdt, q.dtype))
     return a
@@ -156,11 +162,15 @@ def _padding_starts(req, T, decode_path, size, length, which, paged, is_list):
 def compute(req):
     """[(name, bytes)] for each output of the request."""
     a = coverage(req)
+    if element_count(req.tensors["query"].shape) == 0:
+        # an empty query computes nothing (layout.md "Degenerate shapes")
+        return [(name, bytes(storage_bytes(dtype, shape))) for name, dtype, shape in req.outputs]
     inp, outl = split_layout(a["input_layout"])
     heads = a["num_heads"]
     kv_heads = a["num_key_value_heads"] or heads
     kdt = _entries(req, "key")[0].dtype
-    quant_kv = kdt in QUANT_KV
+    full_int8 = req.tensors["query"].dtype == "int8"
+    quant_kv = kdt in QUANT_KV and not full_int8
     T = _tensors(req, quant_kv)
     q, decode_path, q_len, tokens = _queries(a, T["query"], inp, heads, req.arrays)
     batch, _, qs, _ = q.shape
@@ -208,8 +218,24 @@ def compute(req):
     bias = keys.pse_bias(pse, geometry, heads) if _present(pse) else None
     sink = T.get("learnable_sink")
     scale = 1.0 if PLANT == "scale" else a["scale"]
-    out, lse = attend(q, k, v, keep, scale, bias, sink.reshape(-1) if sink is not None else None)
+    p_quant = None
+    if full_int8:
+        scale *= _dequant_scale(req, "dequant_scale1")
+        p_quant = (float(T["quant_scale1"].reshape(-1)[0]), _dequant_scale(req, "dequant_scale2"))
+    out, lse = attend(q, k, v, keep, scale, bias,
+                      sink.reshape(-1) if sink is not None else None, p_quant)
     return _outputs(req, T, out, lse, outl, tokens, q_start, heads)
+
+
+def _dequant_scale(req, name):
+    """A dequant scale of full int8 quantization (int8_quant.md step 1): a
+    uint64 holds a float32 in its low 32 bits, of which bits 31..13 are
+    kept; a float32 one is used as given."""
+    t = req.tensors[name]
+    if t.dtype == "uint64":
+        low = np.frombuffer(t.raw[:8], dtype="<u8")[0] & np.uint64(0xFFFFE000)
+        return float(np.array([low], dtype=np.uint64).astype(np.uint32).view(np.float32)[0])
+    return float(decode(t.dtype, t.shape, t.raw).reshape(-1)[0])
 
 
 def _quantize_out(T, out):

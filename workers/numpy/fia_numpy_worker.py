@@ -30,7 +30,7 @@ def answer(req, out):
             return
         blobs = call.compute(req)
     except Uncovered as e:
-        wire.write_status(out, NOT_COVERED, "not covered by numpy: %s" % e)
+        wire.write_status(out, NOT_COVERED, str(e))
         return
     except Exception as e:                     # the worker's own failure, said as such
         traceback.print_exc(file=sys.stderr)
