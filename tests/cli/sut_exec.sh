@@ -6,7 +6,8 @@
 # worker that refuses everything covers nothing; a fuzz campaign stores a
 # worker's findings under its name and leaves no worker behind when killed.
 . "$(dirname "$0")/lib.sh"
-bin=$(dirname "$FIACHECK")
+bin=$(cd "$(dirname "$FIACHECK")" && pwd) # absolute: the campaign runs elsewhere
+FIACHECK=$bin/$(basename "$FIACHECK")
 root=$(cd "$(dirname "$0")/../.." && pwd)
 py=/usr/bin/python3
 worker=$bin/fiacheck-plugin-worker
@@ -106,13 +107,13 @@ marker=fiacheck-exec-test-$$-$RANDOM
    --db "$tmp/w/k.db" --sut "exec:$py $root/tests/exec/misbehave.py hang $tmp/state.k $marker -- $W" \
    >"$tmp/kout" 2>&1) &
 camp=$!
-for _ in $(seq 100); do pgrep -f "$marker" >/dev/null && break; sleep 0.1; done
-pgrep -f "$marker" >/dev/null && ok || bad "the campaign started no worker"
+for _ in $(seq 100); do pgrep -f "^$py .*$marker" >/dev/null && break; sleep 0.1; done
+pgrep -f "^$py .*$marker" >/dev/null && ok || bad "the campaign started no worker"
 kill -TERM "$camp"
 wait "$camp"
-for _ in $(seq 50); do pgrep -f "$marker" >/dev/null || break; sleep 0.1; done
-if pgrep -f "$marker" >/dev/null; then
-  bad "a worker outlived its campaign: $(pgrep -af "$marker")"
-  for p in $(pgrep -f "$marker"); do kill -KILL "$p"; done
+for _ in $(seq 50); do pgrep -f "^$py .*$marker" >/dev/null || break; sleep 0.1; done
+if pgrep -f "^$py .*$marker" >/dev/null; then
+  bad "a worker outlived its campaign: $(pgrep -af "^$py .*$marker")"
+  for p in $(pgrep -f "^$py .*$marker"); do kill -KILL "$p"; done
 else ok; fi
 finish
