@@ -93,6 +93,8 @@ def logical_keys(own, own_start, own_len, prefix, prefix_len):
     rows, then batch b's own rows own_start[b] .. own_start[b] + own_len[b]."""
     b, kvn, s, d = own.shape
     p = int(prefix_len)
+    if p == 0 and not own_start.any():
+        return own, np.minimum(own_len, s)  # already in logical order: no copy
     total = p + np.where(own_start >= 0, own_len, 0)
     width = int(total.max()) if b else 0
     out = np.zeros((b, kvn, width, d))
