@@ -4,7 +4,8 @@
 # is a timeout, one that dies or lies a crash, and the next case is judged
 # by a new worker; a bad hello and bad --timeout values exit 2; a numbers
 # worker that refuses everything covers nothing; a fuzz campaign stores a
-# worker's findings under its name and leaves no worker behind when killed.
+# worker's findings under its name (survey's too; repro gives the crash
+# again) and leaves no worker behind when killed.
 . "$(dirname "$0")/lib.sh"
 bin=$(cd "$(dirname "$FIACHECK")" && pwd) # absolute: the campaign runs elsewhere
 FIACHECK=$bin/$(basename "$FIACHECK")
@@ -84,7 +85,11 @@ expect_exit 0 env FIACHECK_EXEC_MAX_BYTES=1000 "$FIACHECK" run "$A" "$R" --sut "
 expect_grep "not judged: exec: not sent to the worker: the call's tensors are [0-9]+ bytes, over the limit of 1000" "$tmp/out"
 expect_grep "verdict +pass" "$tmp/out"
 
-# 8. A campaign: the worker's findings under its name; killed, no worker
+# 8. survey counts a worker's crashes as findings, under its name.
+expect_exit 1 "$FIACHECK" survey --cases 5 --db "$tmp/s.db" --sut "$(mis always-segv)"
+expect_grep "not covered by exectest, [1-5] findings" "$tmp/out"
+
+# 9. A campaign: the worker's findings under its name; killed, no worker
 # left.  Needs the libFuzzer binaries (as tests/cli/fuzz.sh).
 fz=$FIACHECK
 if [ ! -x "$bin/fuzz_numeric" ] && [ -x "$root/build/fuzz/fuzz_numeric" ]; then
@@ -102,6 +107,9 @@ rc=$?
 if [ "$rc" -le 1 ]; then ok; else bad "fuzz exit $rc"; sed 's/^/    /' "$tmp/err" | tail >&2; fi
 "$fz" db findings --db "$tmp/w/f.db" >"$tmp/findings" 2>&1
 expect_grep "exectest:crash" "$tmp/findings"
+# repro of one: a crash again, exit 1
+expect_exit 1 "$fz" repro 1 --db "$tmp/w/f.db" --sut "$(mis always-segv)"
+expect_grep "verdict +crash: .*SIGSEGV" "$tmp/out"
 marker=fiacheck-exec-test-$$-$RANDOM
 (cd "$tmp/w" && exec "$fz" fuzz --target numeric --time 60 --jobs 1 \
    --db "$tmp/w/k.db" --sut "exec:$py $root/tests/exec/misbehave.py hang $tmp/state.k $marker -- $W" \

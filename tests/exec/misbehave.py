@@ -9,7 +9,7 @@ compute call of the whole test (STATE is a file that records it was done,
 so that the workers fiacheck starts afterwards are honest), it does MODE
 instead: hang, segv, exit0, badbytes (an answer with a wrong byte count),
 garbage (a line that is no answer).  MODE `always-segv` crashes at every
-third compute call, for campaigns; `badhello` says something else first;
+compute call, for campaigns and minimizing; `badhello` says something else first;
 `refuse` is a numbers worker that covers nothing.
 Standard library only: run it with /usr/bin/python3.
 """
@@ -95,7 +95,7 @@ def main():
             return
         compute = line.strip() == b"call compute"
         computes += compute
-        if compute and ((mode == "always-segv" and computes % 3 == 0) or
+        if compute and (mode == "always-segv" or
                         (mode != "always-segv" and not os.path.exists(state))):
             open(state, "w").close()
             misbehave(mode, out)
