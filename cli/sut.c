@@ -40,6 +40,11 @@ static int use_worker(const char *cmd, const char *spec)
         fprintf(stderr, "fiacheck %s: cannot pass --sut on\n", cmd);
         return -1;
     }
+    /* fuzz and bench call the system in the programs they start, each with
+     * a worker of its own: theirs would idle for the whole command (a call
+     * of their own would start it again) */
+    if (strcmp(cmd, "fuzz") == 0 || strcmp(cmd, "bench") == 0)
+        fia_sut_exec_close();
     return 0;
 }
 

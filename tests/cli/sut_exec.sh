@@ -16,7 +16,8 @@ fastso=$bin/plugins/libfiacheck_sut_fast.so
 [ -x "$worker" ] && [ -f "$fastso" ] || skip "no $worker or $fastso"
 [ -x "$py" ] || skip "no $py (the test workers are Python)"
 W="$worker $fastso"
-mis() { echo "exec:$py $root/tests/exec/misbehave.py $1 $tmp/state.$1 exectest -- $W"; }
+# mis MODE [TAG]: a worker that misbehaves once per TAG (its state file)
+mis() { echo "exec:$py $root/tests/exec/misbehave.py $1 $tmp/state.$1${2:-} exectest -- $W"; }
 A=corpus/cases/gqa/gqa_bnsd_causal.case   # computed
 B=corpus/cases/gqa/gqa_decode_bsh.case    # computed
 R=corpus/cases/gqa/reject_kv_heads_negative.case # status only
@@ -88,6 +89,12 @@ expect_grep "verdict +pass" "$tmp/out"
 # 8. survey counts a worker's crashes as findings, under its name.
 expect_exit 1 "$FIACHECK" survey --cases 5 --db "$tmp/s.db" --sut "$(mis always-segv)"
 expect_grep "not covered by exectest, [1-5] findings" "$tmp/out"
+
+# bench stops at a worker's crash, with a message
+if [ -x "$bin/fiacheck-bench-sut" ]; then
+  expect_exit 1 "$FIACHECK" bench --reps 1 --sut "$(mis segv .bench)"
+  expect_grep "bench: crash on prefill: .*SIGSEGV" "$tmp/err"
+fi
 
 # 9. A campaign: the worker's findings under its name; killed, no worker
 # left.  Needs the libFuzzer binaries (as tests/cli/fuzz.sh).
