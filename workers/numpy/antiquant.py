@@ -17,6 +17,8 @@ def _separate_in_use(tensors):
 def _element(t, form, src, kv_heads, batch, side):
     """t's element for every (b, kn, s, d) of src.data, broadcastable."""
     b, kvn, s, d = src.data.shape
+    if t.size == 0:
+        return 0.0          # no key to read (the rules keep S' >= KV_S)
     if form == "tensor":
         return t.reshape(-1)[side if t.size == 2 else 0]
     if form == "channel":

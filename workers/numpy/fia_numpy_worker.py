@@ -20,6 +20,9 @@ NAME = "numpy"
 VERSION = "1.0"
 NOT_COVERED = 990001
 RUNTIME_ERROR = 361001
+# FIA_NUMPY_WORKER_VERBOSE=1: say each refusal on stderr (a campaign's
+# summary counts them but does not say why)
+VERBOSE = os.environ.get("FIA_NUMPY_WORKER_VERBOSE", "") == "1"
 
 
 def answer(req, out):
@@ -30,6 +33,8 @@ def answer(req, out):
             return
         blobs = call.compute(req)
     except Uncovered as e:
+        if VERBOSE:
+            sys.stderr.write("fia_numpy_worker: not covered: %s\n" % e)
         wire.write_status(out, NOT_COVERED, str(e))
         return
     except Exception as e:                     # the worker's own failure, said as such
