@@ -149,8 +149,8 @@ static int word_ok(const char *s)
 static int tensor_unsayable(const char *name, const fia_tensor *t, char *why,
                             size_t n)
 {
-    if (t == NULL || fia_dtype_name(t->dtype) == NULL ||
-        t->dtype <= FIA_DT_INVALID || t->dtype >= FIA_DT_COUNT) {
+    if (t == NULL || t->dtype <= FIA_DT_INVALID || t->dtype >= FIA_DT_COUNT ||
+        fia_dtype_name(t->dtype) == NULL) {
         snprintf(why, n, "%s is %s", name,
                  t == NULL ? "a NULL entry of a list" : "of no dtype");
         return 1;
