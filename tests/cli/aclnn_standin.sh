@@ -110,6 +110,10 @@ expect_exit 0 env FIA_ACLNN_STANDIN_PROFILE=cann "$run" "$D/$hd"
 expect_grep '"code": 561002' "$D/$hd/out/status.json"
 expect_exit 1 env FIA_ACLNN_STANDIN_PROFILE=nonsense "$run" "$D/$hd"
 expect_grep "FIA_ACLNN_STANDIN_PROFILE" "$tmp/err"
+# the device it plays: a product it does not know stops it, naming it
+expect_exit 1 env FIA_ACLNN_STANDIN_PRODUCT=atlas_nonsense "$run" "$D/$hd"
+expect_grep "FIA_ACLNN_STANDIN_PRODUCT=atlas_nonsense" "$tmp/err"
+expect_exit 0 env FIA_ACLNN_STANDIN_PRODUCT=atlas_a2 "$run" "$D/$hd"
 
 # the Python wrapper on one case: the C program's bytes
 g=$(awk -F'\t' '$4 ~ /gqa_bnsd_causal.case$/ {print $1}' "$D/cases.tsv")

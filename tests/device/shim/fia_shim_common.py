@@ -102,8 +102,11 @@ def output_descriptors(tensors, lists, attrs):
     vshape = list(v.shape)
     if v_dt == "int4":
         vshape[-1] *= 2
-    d = vshape[-1] // (kv_heads if len(vshape) == 3 and
-                       layout.split("_")[0] == "BSH" else 1)
+    if len(vshape) == 5:  # an NZ cache [blocks, N, D/16 or D/32, size, 16|32]
+        d = vshape[2] * vshape[4]
+    else:
+        d = vshape[-1] // (kv_heads if len(vshape) == 3 and
+                           layout.split("_")[0] == "BSH" else 1)
     out_part = layout.split("_")[-1]
     if out_part == "BSH":
         shape = [b, s, n * d]
@@ -115,6 +118,8 @@ def output_descriptors(tensors, lists, attrs):
         dims = {"B": b, "N": n, "S": s, "D": d}
         shape = [dims[c] for c in out_part]
     dtype = q_dt if q_dt in ("float16", "bfloat16") else "float16"
+    if q_dt == "int8" and "query_rope" in tensors:
+        dtype = "bfloat16"  # MLA's full quantization (003): bf16 out
     if "quant_scale2" in tensors:
         dtype = "int8"
     outs = {"attention_out": (dtype, shape)}
@@ -136,10 +141,13 @@ def _fake(tensors, lists, arrays, attrs, outputs):
     return 0, "", outs
 
 
-def aclnn_call(tensors, lists, arrays, attrs):
+def aclnn_call(tensors, lists, arrays, attrs, interface):
     """The call on the aclnn stand-in (or the fake): returns outs, or raises
     RuntimeError as torch_npu and MindSpore report an aclnn failure: the
-    aclnn API that failed, the error code, the message it recorded."""
+    aclnn API that failed, the error code, the message it recorded.
+    interface: the one the caller stands in for (torch_npu_v2, mindspore,
+    incre_flash_attention, torchair_v2), whose own limits the stand-in
+    imposes as the interface layer on a device does."""
     outputs = output_descriptors(tensors, lists, attrs)
     if os.environ.get("FIACHECK_SHIM_FAKE"):
         code, message, outs = _fake(tensors, lists, arrays, attrs, outputs)
@@ -147,7 +155,8 @@ def aclnn_call(tensors, lists, arrays, attrs):
         sys.path.insert(0, os.path.join(HERE, "..", "standin"))
         import aclnn_standin
         code, message, outs = aclnn_standin.call(tensors, lists, arrays,
-                                                 attrs, outputs)
+                                                 attrs, outputs,
+                                                 interface=interface)
     if code != 0:
         raise RuntimeError(
             "call aclnnFusedInferAttentionScoreV2 failed, detail:EZ9999: "

@@ -3,8 +3,12 @@ through the C calls a device user makes (aclCreateTensor, aclCreateTensorList,
 aclCreateIntArray, the two phases of 002, aclGetRecentErrMsg), on
 libfiacheck_aclnn_standin.so, which computes them with fiacheck's fast/.
 
-The Python stand-ins of torch_npu and mindspore call `call` with what their
-interface was given, translated into 002's names.
+The Python stand-ins of torch_npu, TorchAir and mindspore call `call` with
+what their interface was given, translated into 002's names, and say which
+interface they are: such a call, and one with 003/004's additions, goes
+through the stand-in's own phase one
+(fiacheckStandinFusedInferAttentionScoreExtGetWorkspaceSize), which carries
+them to fast/; a plain aclnn call through 002's.
 """
 
 import ctypes
@@ -46,13 +50,21 @@ _ATTRS = [  # name, ctypes type, 002's REG_OP default
     ("softmax_lse_flag", ctypes.c_bool, False),
     ("key_antiquant_mode", ctypes.c_int64, 0),
     ("value_antiquant_mode", ctypes.c_int64, 0)]
+# What 003 (and 004: learnable_sink, out_dtype) add to 002's call, in the
+# stand-in's order, and the interfaces fast/ knows by name
+_EXTRA_TENSORS = ["query_rope", "key_rope", "dequant_scale_query"]
+_EXTRA_AFTER_MODE = ["learnable_sink"]
+_EXTRA_ATTRS = {"query_quant_mode": 0, "out_dtype": None}
+_INTERFACES = ("aclnn_v2", "torch_npu_v2", "mindspore",
+               "incre_flash_attention", "torchair_v2")
 _OUTPUTS = ["attention_out", "softmax_lse"]
 _MEMCPY_HOST_TO_DEVICE, _MEMCPY_DEVICE_TO_HOST = 1, 2
 
 _libs = {}
 
 
-def call(tensors, lists, arrays, attrs, outputs, library=None):
+def call(tensors, lists, arrays, attrs, outputs, library=None,
+         interface=None):
     """Make one aclnnFusedInferAttentionScoreV2 call on the stand-in.
 
     Every name is 002's, as fiacheck's aclnn_v2 case vocabulary spells it
@@ -75,11 +87,20 @@ def call(tensors, lists, arrays, attrs, outputs, library=None):
               input_layout, num_key_value_heads, sparse_mode, inner_precise,
               block_size, antiquant_mode, softmax_lse_flag,
               key_antiquant_mode, value_antiquant_mode; an attribute not
-              given takes 002's REG_OP default.
+              given takes 002's REG_OP default.  003/004's additions in
+              the same vocabulary: tensors query_rope, key_rope,
+              dequant_scale_query, learnable_sink; attrs query_quant_mode
+              (default 0) and out_dtype (an int, or None).
     outputs:  dict name -> (dtype name, shape): attention_out and, when the
               call has one, softmax_lse.
     library:  path of libfiacheck_aclnn_standin.so; default the environment's
               FIACHECK_ACLNN_STANDIN_LIB.
+    interface: the interface the caller stands in for (aclnn_v2,
+              torch_npu_v2, mindspore, incre_flash_attention, torchair_v2;
+              None: aclnn_v2), whose own documented limits then apply.
+              The device's product is the library's environment's
+              (FIA_ACLNN_STANDIN_PRODUCT), as a real device's is its
+              hardware's.
 
     Returns (code, message, outs): code the aclnnStatus of the first phase
     that failed (0 when both succeeded), message aclGetRecentErrMsg() when
@@ -92,10 +113,14 @@ def call(tensors, lists, arrays, attrs, outputs, library=None):
     if not path:
         raise ValueError("no library: pass library= or set "
                          "FIACHECK_ACLNN_STANDIN_LIB")
-    known = set(_TENSORS_AFTER_KV + _TENSORS_MIDDLE + ["query"])
+    if interface is not None and interface not in _INTERFACES:
+        raise ValueError("interface %r: not one of %s"
+                         % (interface, ", ".join(_INTERFACES)))
+    known = set(_TENSORS_AFTER_KV + _TENSORS_MIDDLE + _EXTRA_TENSORS +
+                _EXTRA_AFTER_MODE + ["query"])
     for group, names in ((tensors, known), (lists, {"key", "value"}),
                          (arrays, set(_ARRAYS)),
-                         (attrs, {a[0] for a in _ATTRS}),
+                         (attrs, {a[0] for a in _ATTRS} | set(_EXTRA_ATTRS)),
                          (outputs, set(_OUTPUTS))):
         unknown = set(group) - names
         if unknown:
@@ -103,7 +128,8 @@ def call(tensors, lists, arrays, attrs, outputs, library=None):
                              % ", ".join(sorted(unknown)))
     if "attention_out" not in outputs:
         raise ValueError("outputs: no attention_out")
-    return _Call(_library(path)).make(tensors, lists, arrays, attrs, outputs)
+    return _Call(_library(path), interface).make(tensors, lists, arrays,
+                                                 attrs, outputs)
 
 
 def _library(path):
@@ -132,6 +158,13 @@ def _library(path):
         lib.aclnnFusedInferAttentionScoreV2GetWorkspaceSize.argtypes = (
             [vp] * 24 + [a[1] for a in _ATTRS] +
             [vp, vp, ctypes.POINTER(u64), ctypes.POINTER(vp)])
+        ext = lib.fiacheckStandinFusedInferAttentionScoreExtGetWorkspaceSize
+        ext.restype = ctypes.c_int32
+        ext.argtypes = (
+            [vp] * 24 + [a[1] for a in _ATTRS] +
+            [vp] * len(_EXTRA_TENSORS) + [i64] + [vp] * len(_EXTRA_AFTER_MODE) +
+            [p64, ctypes.c_char_p] +
+            [vp, vp, ctypes.POINTER(u64), ctypes.POINTER(vp)])
         lib.aclnnFusedInferAttentionScoreV2.restype = ctypes.c_int32
         lib.aclnnFusedInferAttentionScoreV2.argtypes = [vp, u64, vp, vp]
         _libs[path] = lib
@@ -141,8 +174,9 @@ def _library(path):
 class _Call:
     """The objects of one call, freed together whatever happens."""
 
-    def __init__(self, lib):
+    def __init__(self, lib, interface):
         self.lib = lib
+        self.interface = interface
         self.mem, self.tensors, self.lists, self.arrays = [], [], [], []
 
     def device(self, nbytes, host=None):
@@ -254,10 +288,27 @@ class _Call:
                  _TENSORS_MIDDLE + _ARRAYS[2:])
         ws = ctypes.c_uint64()
         executor = ctypes.c_void_p()
-        code = lib.aclnnFusedInferAttentionScoreV2GetWorkspaceSize(
-            *[ptr.get(n) for n in order], *attr_values,
-            ptr.get("attention_out"), ptr.get("softmax_lse"),
-            ctypes.byref(ws), ctypes.byref(executor))
+        outs_and_phase = (ptr.get("attention_out"), ptr.get("softmax_lse"),
+                          ctypes.byref(ws), ctypes.byref(executor))
+        extra_attrs = {k: v for k, v in attrs.items() if k in _EXTRA_ATTRS
+                       and v != _EXTRA_ATTRS[k]}
+        extended = (self.interface not in (None, "aclnn_v2") or extra_attrs
+                    or any(n in ptr for n in _EXTRA_TENSORS +
+                           _EXTRA_AFTER_MODE))
+        if extended:
+            out_dtype = attrs.get("out_dtype")
+            code = lib.fiacheckStandinFusedInferAttentionScoreExtGetWorkspaceSize(
+                *[ptr.get(n) for n in order], *attr_values,
+                *[ptr.get(n) for n in _EXTRA_TENSORS],
+                attrs.get("query_quant_mode", 0),
+                *[ptr.get(n) for n in _EXTRA_AFTER_MODE],
+                None if out_dtype is None else
+                ctypes.pointer(ctypes.c_int64(out_dtype)),
+                None if self.interface is None else self.interface.encode(),
+                *outs_and_phase)
+        else:
+            code = lib.aclnnFusedInferAttentionScoreV2GetWorkspaceSize(
+                *[ptr.get(n) for n in order], *attr_values, *outs_and_phase)
         if code == 0:
             wmem = self.device(ws.value)
             code = lib.aclnnFusedInferAttentionScoreV2(wmem, ws.value,

@@ -40,6 +40,44 @@ struct aclOpExecutor {
 #define STANDIN_ARRAY_MAGIC 0x41525259u
 #define STANDIN_EXECUTOR_MAGIC 0x45584543u
 
+/* The stand-in's own phase one (no CANN header has it; the Python stand-ins
+ * call it through ctypes): 002's parameters in 002's order, then 003/004's
+ * additions (NULL / 0 when not given; outDtypeOptional NULL for None) and
+ * the interface the call came through (fast/'s names: "torch_npu_v2",
+ * "mindspore", ...; NULL for aclnn_v2), then the outputs.  The second
+ * phase is aclnnFusedInferAttentionScoreV2. */
+aclnnStatus fiacheckStandinFusedInferAttentionScoreExtGetWorkspaceSize(
+    const aclTensor *query, const aclTensorList *key,
+    const aclTensorList *value, const aclTensor *pseShiftOptional,
+    const aclTensor *attenMaskOptional,
+    const aclIntArray *actualSeqLengthsOptional,
+    const aclIntArray *actualSeqLengthsKvOptional,
+    const aclTensor *deqScale1Optional, const aclTensor *quantScale1Optional,
+    const aclTensor *deqScale2Optional, const aclTensor *quantScale2Optional,
+    const aclTensor *quantOffset2Optional,
+    const aclTensor *antiquantScaleOptional,
+    const aclTensor *antiquantOffsetOptional,
+    const aclTensor *blockTableOptional,
+    const aclTensor *queryPaddingSizeOptional,
+    const aclTensor *kvPaddingSizeOptional,
+    const aclTensor *keyAntiquantScaleOptional,
+    const aclTensor *keyAntiquantOffsetOptional,
+    const aclTensor *valueAntiquantScaleOptional,
+    const aclTensor *valueAntiquantOffsetOptional,
+    const aclTensor *keySharedPrefixOptional,
+    const aclTensor *valueSharedPrefixOptional,
+    const aclIntArray *actualSharedPrefixLenOptional, int64_t numHeads,
+    double scaleValue, int64_t preTokens, int64_t nextTokens,
+    char *inputLayout, int64_t numKeyValueHeads, int64_t sparseMode,
+    int64_t innerPrecise, int64_t blockSize, int64_t antiquantMode,
+    bool softmaxLseFlag, int64_t keyAntiquantMode, int64_t valueAntiquantMode,
+    const aclTensor *queryRopeOptional, const aclTensor *keyRopeOptional,
+    const aclTensor *dequantScaleQueryOptional, int64_t queryQuantMode,
+    const aclTensor *learnableSinkOptional, const int64_t *outDtypeOptional,
+    const char *interfaceName, const aclTensor *attentionOut,
+    const aclTensor *softmaxLse, uint64_t *workspaceSize,
+    aclOpExecutor **executor);
+
 /* Sets this thread's message (printf-style); NULL fmt clears it. */
 void standin_set_error(const char *fmt, ...)
     __attribute__((format(printf, 1, 2)));
@@ -47,6 +85,9 @@ void standin_set_error(const char *fmt, ...)
  * FIA_ACLNN_STANDIN_PROFILE, FIA_FAST_ISA or FIA_FAST_THREADS), NULL when
  * it is fine; applies the profile to this thread as a side effect. */
 const char *standin_config_error(void);
+/* The product FIA_ACLNN_STANDIN_PRODUCT named when standin_config_error
+ * last read it on this thread (NULL: Atlas A2 / A3). */
+const char *standin_product(void);
 /* 1 when p is a live stream token (or NULL, the default stream). */
 int standin_stream_valid(aclrtStream p);
 

@@ -30,9 +30,20 @@ STANDIN_API const char *aclGetRecentErrMsg(void)
     return have_error ? last_error : NULL;
 }
 
+/* The device the stand-in plays: a property of the machine, not of a call,
+ * so it comes from the environment as a real device's would from the
+ * hardware.  NULL is the Atlas A2 / A3 every document describes. */
+static _Thread_local const char *product;
+
+const char *standin_product(void)
+{
+    return product;
+}
+
 /* The status profile is fast/'s, per thread: the stand-in answers with the
  * documents' codes unless FIA_ACLNN_STANDIN_PROFILE=cann asks for the
- * released code's. */
+ * released code's.  FIA_ACLNN_STANDIN_PRODUCT=atlas_inference_card makes it
+ * the inference card of 001, with its narrower limits. */
 const char *standin_config_error(void)
 {
     static _Thread_local char why[256];
@@ -48,6 +59,15 @@ const char *standin_config_error(void)
                  "FIA_ACLNN_STANDIN_PROFILE=%.64s: not doc or cann", p);
         return why;
     }
+    const char *d = getenv("FIA_ACLNN_STANDIN_PRODUCT");
+    if (d && *d && strcmp(d, "atlas_a2") != 0 &&
+        strcmp(d, "atlas_inference_card") != 0) {
+        snprintf(why, sizeof why,
+                 "FIA_ACLNN_STANDIN_PRODUCT=%.64s: not atlas_a2 or "
+                 "atlas_inference_card", d);
+        return why;
+    }
+    product = d && *d ? d : NULL;
     fastSetStatusProfile(prof);
     return NULL;
 }

@@ -75,7 +75,8 @@ def fused_infer_attention_score(*args, **kwargs):
             tensors[internal] = v._standin()
         else:
             attrs[internal] = v
-    outs = common.aclnn_call(tensors, lists, arrays, attrs)
+    outs = common.aclnn_call(tensors, lists, arrays, attrs,
+                             interface="mindspore")
     descs = common.output_descriptors(tensors, lists, attrs)
     result = [Tensor._from_standin(arr, d[0])
               for arr, d in zip(outs, descs.values())]

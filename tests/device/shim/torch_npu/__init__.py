@@ -149,19 +149,20 @@ def translate(signature, values, is_tensor, tensor_to_numpy):
     return tensors, lists, arrays, attrs
 
 
-def call_signature(function, signature, args, kwargs,
+def call_signature(function, signature, args, kwargs, interface,
                    is_tensor=_is_device_tensor):
+    """interface: which one this function is (fiacheck's name for it)."""
     sig = [s[:3] for s in signature]
     values = common.check_call(function, sig, args, kwargs, is_tensor)
     parts = translate(signature, values, is_tensor, to_numpy)
-    outs = common.aclnn_call(*parts)
+    outs = common.aclnn_call(*parts, interface=interface)
     descs = common.output_descriptors(parts[0], parts[1], parts[3])
     return [from_numpy(o, d[0]) for o, d in zip(outs, descs.values())]
 
 
 def npu_fused_infer_attention_score_v2(*args, **kwargs):
     outs = call_signature("npu_fused_infer_attention_score_v2", V2_SIGNATURE,
-                          args, kwargs)
+                          args, kwargs, "torch_npu_v2")
     # 003 returns two tensors; without return_softmax_lse the second is a
     # placeholder
     if len(outs) == 1:
@@ -171,4 +172,4 @@ def npu_fused_infer_attention_score_v2(*args, **kwargs):
 
 def npu_incre_flash_attention(*args, **kwargs):
     return call_signature("npu_incre_flash_attention", INCRE_SIGNATURE, args,
-                          kwargs)[0]
+                          kwargs, "incre_flash_attention")[0]

@@ -78,7 +78,7 @@ def _signature():
         sig.append((name, typ, default, internal))
         if name == "quant_offset_out":
             sig.append(("learnable_sink", "Tensor?", None, "learnable_sink"))
-    sig.append(("out_dtype", "int?", None, None))
+    sig.append(("out_dtype", "int?", None, "out_dtype"))
     sig.append(("actual_shared_prefix_len", "Tensor?", None,
                 "actual_shared_prefix_len"))
     return sig
@@ -98,10 +98,8 @@ def fused_v2(*args, **kwargs):
                               v.dtype != torch.int64):
             raise TypeError("npu_fused_infer_attention_score_v2(): argument "
                             "'%s' must be an int64 device Tensor" % name)
-    if kwargs.get("out_dtype") is not None:
-        raise RuntimeError("out_dtype: not computed by the stand-in")
     outs = call_signature("npu_fused_infer_attention_score_v2", SIGNATURE,
-                          args, kwargs)
+                          args, kwargs, "torchair_v2")
     if len(outs) == 1:
         outs.append(torch.zeros([1], dtype=torch.float32))
     return tuple(outs)
