@@ -3,9 +3,11 @@
  * Writes each case as the files a user of the real operator loads on the
  * device's host, the call its interface makes (call.json), and the scripts
  * that make those calls and save what comes back (docs/export.md).  Every
- * case is read and checked before anything is written; each case directory
- * is built under a temporary name and renamed into place when whole, so a
- * directory named like a case is always complete. */
+ * case is read and checked before anything is written; a case that cannot
+ * be exported is refused with its reason and the others are written (the
+ * exit status says some were refused); each case directory is built under
+ * a temporary name and renamed into place when whole, so a directory named
+ * like a case is always complete. */
 #include <dirent.h>
 #include <errno.h>
 #include <stdlib.h>
@@ -40,6 +42,7 @@ typedef struct export_item {
     fia_case c;
     char dir[200];               /* the case directory's name in D */
     char digest[FIA_CASE_DIGEST_LEN];
+    int refused;                 /* prepare said why it is left out */
 } export_item;
 
 static int usage(void)
@@ -121,6 +124,46 @@ static fia_status input_bytes(const fia_case *c, int64_t *bytes,
     return FIA_OK;
 }
 
+/* The first of 003/004's additions an aclnn_v2 case passes (not nullptr,
+ * not its default), NULL when none: 002 documents no aclnn entry point that
+ * takes them (later CANN releases have ones our documents do not cover),
+ * so such a call cannot be written as 002's. */
+static const char *beyond_002(const fia_case *c)
+{
+    static const fia_slot later[] = {FIA_SLOT_QUERY_ROPE, FIA_SLOT_KEY_ROPE,
+                                     FIA_SLOT_DEQUANT_SCALE_QUERY,
+                                     FIA_SLOT_LEARNABLE_SINK};
+    for (size_t i = 0; i < sizeof later / sizeof later[0]; i++)
+        if (c->tensors[later[i]].presence == FIA_PRESENT)
+            return fia_slot_name(later[i]);
+    if (c->attrs.query_quant_mode != 0)
+        return "query_quant_mode";
+    if (c->attrs.out_dtype != -1)
+        return "out_dtype";
+    return NULL;
+}
+
+/* An aclnn_v2 case beyond 002 is refused, naming the parameter and an
+ * interface that documents it.  0 when the case can be written. */
+static int refuse_beyond_002(const export_item *it)
+{
+    const char *p = it->c.api == FIA_API_ACLNN_V2 ? beyond_002(&it->c) : NULL;
+    if (p == NULL)
+        return 0;
+    const char *via = NULL;
+    for (int a = 0; a < FIA_API_COUNT && via == NULL; a++)
+        if (a != FIA_API_ACLNN_V2 && fia_case_expressible(&it->c, (fia_api)a,
+                                                          NULL, 0))
+            via = fia_api_name((fia_api)a);
+    fprintf(stderr, "fiacheck export: %s: %s is not a parameter of 002's "
+            "aclnnFusedInferAttentionScoreV2, the aclnn call our documents "
+            "give; %s%s%s\n", it->path, p,
+            via ? "export it with --api " : "no other interface takes this "
+                                            "case",
+            via ? via : "", via ? " (an interface that documents it)" : "");
+    return -1;
+}
+
 /* Reads and checks case i: parsed, through the interface asked, not too
  * large, its directory not taken.  0, or -1 after saying why. */
 static int prepare(export_item *items, int i, const char *dir, int api)
@@ -141,6 +184,8 @@ static int prepare(export_item *items, int i, const char *dir, int api)
                 "%s: %s\n", it->path, fia_api_name((fia_api)api), why);
         return -1;
     }
+    if (refuse_beyond_002(it) != 0)
+        return -1;
     int64_t bytes = 0;
     if (input_bytes(&it->c, &bytes, &err) != FIA_OK) {
         fprintf(stderr, "fiacheck export: %s: %s\n", it->path, err.msg);
@@ -293,6 +338,36 @@ static int parse_args(int argc, char **argv, const char **dir, int *api,
     return 0;
 }
 
+/* The scripts, and the cases not refused with their cases.tsv lines.
+ * Returns how many were written, or -1 when D could not be set up; a case
+ * that fails here is said on stderr and leaves the others written. */
+static int write_all(const export_item *items, int n, const char *dir)
+{
+    fia_error err;
+    if (open_dir(dir) != 0)
+        return -1;
+    if (export_scripts(dir, &err) != FIA_OK) {
+        fprintf(stderr, "fiacheck export: %s\n", err.msg);
+        return -1;
+    }
+    char path[4096];
+    snprintf(path, sizeof path, "%s/cases.tsv", dir);
+    FILE *tsv = fopen(path, "a");
+    if (tsv == NULL) {
+        fprintf(stderr, "fiacheck export: %s: %s\n", path, strerror(errno));
+        return -1;
+    }
+    int written = 0;
+    for (int i = 0; i < n; i++)
+        if (!items[i].refused && write_item(&items[i], dir, tsv) == 0)
+            written++;
+    if (fclose(tsv) != 0) {
+        fprintf(stderr, "fiacheck export: %s: cannot write\n", path);
+        return -1;
+    }
+    return written;
+}
+
 int cmd_export(int argc, char **argv)
 {
     for (int i = 0; i < argc; i++)
@@ -306,47 +381,27 @@ int cmd_export(int argc, char **argv)
         return CLI_EXIT_USAGE;
     }
     const char *dir = NULL;
-    int api = -1, n = 0, prepared = 0, rc = CLI_EXIT_OK;
+    int api = -1, n = 0;
     if (parse_args(argc, argv, &dir, &api, items, &n) != 0) {
         free(items);
         return usage();
     }
-    for (; prepared < n && rc == CLI_EXIT_OK; prepared++)
-        if (prepare(items, prepared, dir, api) != 0)
-            rc = CLI_EXIT_USAGE;
-    fia_error err;
-    if (rc == CLI_EXIT_OK && open_dir(dir) != 0)
-        rc = CLI_EXIT_USAGE;
-    if (rc == CLI_EXIT_OK && export_scripts(dir, &err) != FIA_OK) {
-        fprintf(stderr, "fiacheck export: %s\n", err.msg);
-        rc = CLI_EXIT_USAGE;
-    }
-    FILE *tsv = NULL;
-    if (rc == CLI_EXIT_OK) {
-        char path[4096];
-        snprintf(path, sizeof path, "%s/cases.tsv", dir);
-        if ((tsv = fopen(path, "a")) == NULL) {
-            fprintf(stderr, "fiacheck export: %s: %s\n", path,
-                    strerror(errno));
-            rc = CLI_EXIT_USAGE;
+    /* a case refused here is said why and left out; the others go on */
+    int refused = 0;
+    for (int i = 0; i < n; i++)
+        if (prepare(items, i, dir, api) != 0) {
+            items[i].refused = 1;
+            items[i].dir[0] = '\0';  /* its name stays free for the rest */
+            refused++;
         }
-    }
-    /* a case that fails here leaves the others written */
-    int written = 0;
-    for (int i = 0; tsv && i < n; i++) {
-        if (write_item(&items[i], dir, tsv) == 0)
-            written++;
-        else
-            rc = CLI_EXIT_USAGE;
-    }
-    if (tsv && fclose(tsv) != 0) {
-        fprintf(stderr, "fiacheck export: %s/cases.tsv: cannot write\n", dir);
-        rc = CLI_EXIT_USAGE;
-    }
-    if (tsv)
+    int written = refused < n ? write_all(items, n, dir) : 0;
+    if (written >= 0 && refused < n)
         printf("exported %d of %d cases into %s\n", written, n, dir);
-    for (int i = 0; i < prepared; i++)
+    if (refused > 0)
+        fprintf(stderr, "fiacheck export: refused %d of %d cases (above)%s\n",
+                refused, n, refused == n ? "; nothing written" : "");
+    for (int i = 0; i < n; i++)
         fia_case_free(&items[i].c);
     free(items);
-    return rc;
+    return written == n ? CLI_EXIT_OK : CLI_EXIT_USAGE;
 }

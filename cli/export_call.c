@@ -210,9 +210,13 @@ static fia_status write_body(FILE *f, const char *dir, const fia_case *c,
                              const fia_case_data *d, const char *digest,
                              fia_error *err)
 {
+    /* the device the case is judged for: a property of the machine the
+     * script runs on, so no script passes it; it is there for the user */
     fprintf(f, "{\n  \"format\": 1,\n  \"api\": \"%s\",\n"
-            "  \"document\": \"%s\",\n  \"function\": ",
-            fia_api_name(c->api), fia_api_doc(c->api));
+            "  \"document\": \"%s\",\n  \"product\": \"%s\",\n"
+            "  \"function\": ",
+            fia_api_name(c->api), fia_api_doc(c->api),
+            fia_product_name(c->product));
     cli_json_string(f, fia_api_function(c->api));
     fputs(",\n  \"case\": ", f);
     cli_json_string(f, c->name);

@@ -29,7 +29,9 @@ def make_tensor(arr, desc):
 
 
 def to_numpy(t, dtype):
-    if dtype == "bfloat16":
+    """What came back, in its own dtype (judge compares it with the call's):
+    bfloat16 as its bits."""
+    if t.dtype == mindspore.bfloat16:
         return fc.float32_to_bf16_bits(
             t.astype(mindspore.float32).asnumpy())
     return t.asnumpy()

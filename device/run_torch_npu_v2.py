@@ -28,7 +28,9 @@ def make_tensor(arr, desc):
 
 
 def to_numpy(t, dtype):
-    if dtype == "bfloat16":
+    """What came back, in its own dtype (judge compares it with the call's):
+    bfloat16 as its bits."""
+    if t.dtype == torch.bfloat16:
         return fc.float32_to_bf16_bits(t.float().cpu().numpy())
     return t.cpu().numpy()
 

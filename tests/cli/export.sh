@@ -78,13 +78,30 @@ expect_grep '"key": \{"tensor": "key.npy", "dtype": "int4"' "$D/int4_separate_pe
 expect_grep '"softmax_scale": 1.0,|"softmax_scale": 0\.' "$D/torch_npu_v2_doc_example/call.json"
 expect_exit 0 "$FIACHECK" run --status-only "$D/torchair_v2_decode/case.fia"
 
-# 2. Refusals: exit 2 with a message, nothing written for any case.
+# 2. Refusals: exit 2 with a message.  A bad command writes nothing; a
+# case that cannot be exported is named with its reason and the others
+# are written.
 E=$tmp/e
 expect_exit 2 "$FIACHECK" export $A/mindspore_prefill.case
 expect_grep "no --dir" "$tmp/err"
 expect_exit 2 "$FIACHECK" export $A/mindspore_prefill.case --dir "$E" --api nosuch
-expect_exit 2 "$FIACHECK" export $A/mindspore_prefill.case "$tmp/none.case" --dir "$E"
-[ ! -e "$E" ] && ok || bad "$E written though a case could not be read"
+[ ! -e "$E" ] && ok || bad "$E written by a bad command"
+P=$tmp/partial
+expect_exit 2 "$FIACHECK" export $A/mindspore_prefill.case "$tmp/none.case" \
+  corpus/cases/layout/huge_kv_bsh_prefill_far_rows.case $A/torch_npu_v2_doc_example.case --dir "$P"
+expect_grep "none.case" "$tmp/err"
+expect_grep "huge_kv_bsh_prefill_far_rows.case: its input tensors are .* GiB" "$tmp/err"
+expect_grep "refused 2 of 4 cases" "$tmp/err"
+expect_grep "exported 2 of 4 cases" "$tmp/out"
+[ "$(cut -f1 "$P/cases.tsv" 2>/dev/null | tr '\n' ' ')" = "mindspore_prefill torch_npu_v2_doc_example " ] &&
+  [ -f "$P/torch_npu_v2_doc_example/call.json" ] && [ ! -e "$P/huge_kv_bsh_prefill_far_rows" ] && ok ||
+  bad "a partial export did not write exactly the cases it could"
+# 003/004's additions through aclnn_v2: 002 documents no call with them
+expect_exit 2 "$FIACHECK" export corpus/cases/tnd/tnd_ntd_rope_obeys.case --dir "$E"
+expect_grep "query_rope is not a parameter of 002's aclnnFusedInferAttentionScoreV2.*--api torch_npu_v2" "$tmp/err"
+[ ! -e "$E" ] && ok || bad "$E written though its only case was refused"
+expect_exit 0 "$FIACHECK" export corpus/cases/tnd/tnd_ntd_rope_obeys.case --api torch_npu_v2 --dir "$E"
+rm -rf "$E"
 expect_exit 2 "$FIACHECK" export corpus/cases/sink/decode_torchair_bsnd.case --api mindspore --dir "$E"
 expect_grep "learnable_sink" "$tmp/err"
 expect_exit 2 "$FIACHECK" export $A/mindspore_prefill.case --dir "$D"
