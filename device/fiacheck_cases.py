@@ -80,13 +80,14 @@ def int4_bytes_to_int32(packed):
     return np.ascontiguousarray(packed).view("<i4")
 
 
-def build_args(case_dir, params, make_tensor):
-    """Positional (query, key, value) and keyword arguments: tensors through
-    make_tensor(array, descriptor), a list of tensors as a list, everything
-    else as call.json holds it (None omitted: it is the default)."""
+def call_args(params, tensor):
+    """Positional (query, key, value) and keyword arguments of a call whose
+    parameters are in call.json's form (the interface's names): each tensor
+    descriptor through tensor(descriptor), a list of tensors as a list,
+    everything else as it is (None omitted: it is the default)."""
     def value(v):
         if isinstance(v, dict) and "tensor" in v:
-            return make_tensor(load_npy(case_dir, v), v)
+            return tensor(v)
         if isinstance(v, dict) and "tensor_list" in v:
             return [value(t) for t in v["tensor_list"]]
         return v
@@ -94,6 +95,13 @@ def build_args(case_dir, params, make_tensor):
     keywords = {n: value(v) for n, v in params.items()
                 if n not in ("query", "key", "value") and v is not None}
     return positional, keywords
+
+
+def build_args(case_dir, params, make_tensor):
+    """call_args for an exported case: each tensor is make_tensor(array,
+    descriptor) of the .npy its descriptor names."""
+    return call_args(params,
+                     lambda d: make_tensor(load_npy(case_dir, d), d))
 
 
 def aclnn_code(message):
