@@ -24,7 +24,7 @@
 /* The rules of the later stage, by kind (each kind's evidence above). */
 static const char *const after_return[] = {
     /* head counts */
-    "LAYOUT-011", "GQA-002",
+    "LAYOUT-011",
     /* the precision mode */
     "PREC-001", "PREC-002",
     /* MLA's own limits (D 512: query rows, heads, key/value heads,
