@@ -265,6 +265,8 @@ void fia_rules_print(FILE *f, int json)
             json_str(f, r->summary);
             fputs(",\"disagreement\":", f);
             json_str(f, r->disagreement);
+            fprintf(f, ",\"cann_after_empty_kv\":%s",
+                    orc_after_empty_kv(r) ? "true" : "false");
             fputs("}\n", f);
             continue;
         }
@@ -276,5 +278,7 @@ void fia_rules_print(FILE *f, int json)
                 cann, r->citation, r->summary);
         if (r->disagreement)
             fprintf(f, "            disagreement: %s\n", r->disagreement);
+        if (orc_after_empty_kv(r))
+            fprintf(f, "            cann: %s\n", ORC_AFTER_EMPTY_KV_NOTE);
     }
 }

@@ -270,6 +270,11 @@ void orc_facts_order(const fia_case *c, fia_oracle_facts *f);
  * kind of check it is; orc_after_empty_kv_id(i) walks the list (NULL past
  * its end) so that the tests can check every id names a rule. */
 int orc_after_empty_kv(const fia_rule *r);
+/* What `fiacheck rules` says of such a rule (why its profiles differ). */
+#define ORC_AFTER_EMPTY_KV_NOTE                                              \
+    "checked only after the released code's early return for a call that "   \
+    "reads no key (zeros, lse +inf): not applied to such a call (vendor "     \
+    "tiling tests; oracle/order.c, docs/features/output.md)"
 const char *orc_after_empty_kv_id(size_t i);
 
 /* Helpers for predicates. */
