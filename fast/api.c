@@ -226,7 +226,9 @@ fia_status fastFusedInferAttentionScoreV2ExtGetWorkspaceSize(
     fia_status st = fast_validate(&a, &p, &err); /* layers 2-4 */
     if (st != FIA_OK)
         return record(st, &err);
-    if (!p.empty)
+    /* (a call that reads no key under cann's early return computes
+     * nothing: no strides, no schedule, no workspace) */
+    if (!p.empty && !p.kv_return)
         fast_plan_finish(&p); /* strides, schedule, workspace size */
     fast_executor *ex = NULL;
     /* Q_S = 1 ignores actual_seq_lengths, but a token layout's counts are
@@ -263,6 +265,8 @@ fia_status fastFusedInferAttentionScoreV2(void *workspace,
         st = fast_padding_apply(p, &err); /* device data: the paddings */
     if (st != FIA_OK)
         record(st, &err);
+    else if (p->kv_return)
+        fast_store_kv_return(p); /* check_order.c: zeros, lse +inf */
     else if (!p->empty) {
         fast_q8_apply(p); /* device data: full quantization's scales */
         uintptr_t w = ((uintptr_t)workspace + 63u) & ~(uintptr_t)63u;

@@ -83,8 +83,9 @@ fia_status fast_check_layout_shapes(const fast_args *a, fast_plan *p,
         !fast_shape_numel(v, &vn))
         FAST_REJECT("S_KV_SHAPE", "key/value must be valid rank-%d tensors "
                     "for %s", rank, a->layout);
-    /* 002 约束说明: key and value shapes identical. */
-    if (!fast_same_shape(k, v))
+    /* 002 约束说明: key and value shapes identical (profile cann: after the
+     * early return for a call that reads no key, check_order.c) */
+    if (!fast_same_shape(k, v) && !p->kv_return)
         FAST_REJECT("S_KV_SHAPE", "key and value shapes differ");
     p->q_numel = qn;
     p->kv_numel = kn;
@@ -168,14 +169,14 @@ fia_status fast_check_layout_kv(const fast_args *a, fast_plan *p,
         kv_d = last / p->KV_N;
         break;
     case FAST_LAYOUT_BSND:
-        if (k->shape[2] != p->KV_N)
+        if (k->shape[2] != p->KV_N && !p->kv_return) /* check_order.c */
             FAST_REJECT("S_KV_HEADS", "key N %lld != num_key_value_heads %lld",
                         (long long)k->shape[2], (long long)p->KV_N);
         p->KV_S = k->shape[1];
         kv_d = last;
         break;
     default:
-        if (k->shape[1] != p->KV_N)
+        if (k->shape[1] != p->KV_N && !p->kv_return) /* check_order.c */
             FAST_REJECT("S_KV_HEADS", "key N %lld != num_key_value_heads %lld",
                         (long long)k->shape[1], (long long)p->KV_N);
         p->KV_S = k->shape[2];

@@ -198,6 +198,16 @@ static fia_status check_rows(const fast_args *a, const fast_plan *p,
     return FIA_OK;
 }
 
+/* D 512's head counts: 003 lists 32, 64 and 128 (profile doc); the
+ * released code takes 1 too (vendor tiling test tMLA_TND_FP16), read as
+ * the powers of two up to 128 (profile cann). */
+static bool heads_ok(const fast_args *a, int64_t n)
+{
+    if (a->profile == FIA_PROFILE_CANN)
+        return n >= 1 && n <= 128 && (n & (n - 1)) == 0;
+    return n == 32 || n == 64 || n == 128;
+}
+
 /* The D 512 scene's own rules (003 "当query的D等于512时"). */
 static fia_status check_d512(const fast_args *a, const fast_plan *p,
                              fia_error *err)
@@ -212,21 +222,29 @@ static fia_status check_d512(const fast_args *a, const fast_plan *p,
         FAST_REJECT("S_MLA_LAYOUT", "MLA (query D 512) takes BSH, BSND, "
                     "BNSD, the *_NBSD outputs, TND or TND_NTD, not %s",
                     a->layout);
+    /* the block size before the released code's early return for a call
+     * that reads no key, the scene's other limits after it (profile cann,
+     * check_order.c) */
+    if (p->paged && a->block_size != 16 && a->block_size != 128)
+        FAST_REJECT("S_MLA_BLOCK_SIZE", "MLA takes block_size 16 or 128, not "
+                    "%lld", (long long)a->block_size);
+    if (p->kv_return)
+        return FIA_OK;
     fia_status st = check_rows(a, p, err);
     if (st != FIA_OK)
         return st;
-    if (p->N != 32 && p->N != 64 && p->N != 128)
-        FAST_REJECT("S_MLA_HEADS", "MLA (query D 512) takes num_heads 32, 64 "
-                    "or 128, not %lld", (long long)p->N);
+    if (!heads_ok(a, p->N))
+        FAST_REJECT("S_MLA_HEADS", "MLA (query D 512) takes num_heads %s, "
+                    "not %lld", a->profile == FIA_PROFILE_CANN
+                                    ? "a power of two up to 128"
+                                    : "32, 64 or 128",
+                    (long long)p->N);
     if (p->KV_N != 1)
         FAST_REJECT("S_MLA_KV_HEADS", "MLA (query D 512) takes one key/value "
                     "head, not %lld", (long long)p->KV_N);
     if (!p->paged)
         FAST_REJECT("S_MLA_PAGED", "MLA (query D 512) needs page attention "
                     "(a block_table)");
-    if (a->block_size != 16 && a->block_size != 128)
-        FAST_REJECT("S_MLA_BLOCK_SIZE", "MLA takes block_size 16 or 128, not "
-                    "%lld", (long long)a->block_size);
     return p->tnd ? FIA_OK : check_sparse(a, p, err);
 }
 

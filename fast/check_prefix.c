@@ -92,7 +92,7 @@ fia_status fast_check_prefix_shape(const fast_args *a, fast_plan *p,
             FAST_REJECT("S_PREFIX_LEN", "actual_shared_prefix_len has one "
                         "element but no values");
         len = a->prefix_len->values[0];
-        if (len < 0 || len > s_p)
+        if ((len < 0 || len > s_p) && !p->kv_return) /* check_order.c */
             FAST_REJECT("S_PREFIX_LEN", "actual_shared_prefix_len %lld "
                         "outside [0, %lld]", (long long)len, (long long)s_p);
     }
@@ -101,7 +101,7 @@ fia_status fast_check_prefix_shape(const fast_args *a, fast_plan *p,
         FAST_REJECT("S_PREFIX_S_MAX", "prefix S %lld + key S %lld beyond "
                     "%lld", (long long)s_p, (long long)p->KV_S,
                     (long long)limit);
-    if (p->Q_S == 1)
+    if (p->Q_S == 1 || p->kv_return) /* cann's early return: check_order.c */
         return FIA_OK;
     const int64_t need = len + p->KV_S;
     if (fast_present(a->mask) && p->sparse_mode <= 1 &&

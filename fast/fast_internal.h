@@ -79,6 +79,9 @@ typedef struct fast_aq {
  * and describe element (b, n, s, d) of query / key+value / attention_out. */
 typedef struct fast_plan {
     bool empty;              /* empty query: nothing to compute */
+    bool kv_return;          /* profile cann, no batch reads a key: the
+                                released code's early return (zeros, lse
+                                +inf; check_order.c) */
     fast_layout layout;
     fia_dtype dt;            /* FIA_DT_FP16 or FIA_DT_BF16 (in and out) */
     int64_t B, N, KV_N, group, Q_S, KV_S, D;
@@ -574,6 +577,11 @@ void fast_store_q8_fill(const fast_plan *p, int64_t b, int64_t n, int64_t i,
 void fast_store_lse(const fast_plan *p, int64_t b, int64_t n, int64_t i,
                     double x);
 void fast_store_zero(const fast_plan *p, int64_t b, int64_t n, int64_t i);
+/* The released code's early return for a call that reads no key (profile
+ * cann, p->kv_return; check_order.c): attention_out all zero bytes, every
+ * softmax_lse element +inf, whatever shapes its later stage would have
+ * refused (so through the element counts, not the rows). */
+void fast_store_kv_return(const fast_plan *p);
 /* run_sink.c, with p->sink_given: ends row (b, n, i) whose keys left the
  * running max m, sum l and acc (D floats), the sink of head n taking part:
  * output acc / (l + e^(sink - m)) and lse M + log(l e^(m - M) + e^(sink -

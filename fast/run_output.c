@@ -90,3 +90,11 @@ void fast_store_zero(const fast_plan *p, int64_t b, int64_t n, int64_t i)
     }
     fast_store_lse(p, b, n, i, INFINITY);
 }
+
+void fast_store_kv_return(const fast_plan *p)
+{
+    if (p->out != NULL)
+        memset(p->out, 0, (size_t)p->out_numel * (p->oq ? 1u : 2u));
+    for (int64_t j = 0; p->lse != NULL && j < p->lse_numel; j++)
+        p->lse[j] = INFINITY;
+}

@@ -287,6 +287,13 @@ fia_status fast_check_mla_rules(const fast_args *, fast_plan *, fia_error *);
 bool fast_mla_call(const fast_args *a);
 int64_t fast_mla_query_d(const fast_args *a);
 bool fast_mla512(const fast_args *a);
+
+/* check_order.c: no batch of the call reads a key (every used
+ * actual_seq_lengths_kv 0, or without the array every key tensor's S 0),
+ * read from the arguments before any row.  Under profile cann the walk
+ * sets p->kv_return from it: the released code returns zeros before the
+ * checks of its later stage, which let such a call pass. */
+bool fast_no_key_read(const fast_args *a);
 fia_status fast_check_mla_quant(const fast_args *, fast_plan *, fia_error *);
 fia_status fast_check_mla_quant_unmodeled(const fast_args *, fast_plan *,
                                          fia_error *);

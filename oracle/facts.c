@@ -13,7 +13,8 @@
  * num_key_value_heads), the mask and sequence lengths, and last the paged
  * cache (its KV_S comes from the lengths), the token layouts, and the
  * left-padding scenes (the path and the lengths) and the shared prefix
- * (through the layout). */
+ * (through the layout); and last whether any batch reads a key (order.c:
+ * the lengths, the layout and the cache all known). */
 #include <string.h>
 #include "oracle_internal.h"
 
@@ -22,7 +23,7 @@ static void (*const steps[])(const fia_case *, fia_oracle_facts *) = {
     orc_facts_layout,  orc_facts_tensor_list, orc_facts_mask,
     orc_facts_seqlen,  orc_facts_paged,       orc_facts_tnd,
     orc_facts_padding, orc_facts_prefix,      orc_facts_antiquant,
-    orc_facts_mla,
+    orc_facts_mla,     orc_facts_order,
 };
 
 void orc_facts_compute(const fia_case *c, fia_oracle_facts *f)

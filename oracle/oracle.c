@@ -13,7 +13,10 @@
  *     FIA_ERR_NOT_MODELED when an ARITHMETIC-layer row fired; else FIA_OK.
  *  4. when the query and attention_out are both empty (OUT-N01) the operator
  *     returns at once: SEMANTIC-layer REJECT rules are not evaluated, nor
- *     ARITHMETIC-layer rows (nothing is computed).
+ *     ARITHMETIC-layer rows (nothing is computed);
+ *  5. profile cann, when no batch reads a key (f->kv_none): the released
+ *     code returns zeros after its early checks, so the REJECT rules of
+ *     its later stage (order.c) are not evaluated.
  * Catalogue order decides between rules of the same layer (they all give the
  * same status in a profile anyway). */
 #include <stdio.h>
@@ -71,11 +74,12 @@ static fia_status rule_status(const fia_rule *r, fia_profile p)
  * most once in one of them, so no list outgrows the catalogue).  Returns 1
  * when r rejects the case (REJECT or NOT_MODELED fired). */
 static int list_rule(const fia_rule *r, const fia_oracle_facts *f,
-                     fia_oracle_verdict *v)
+                     fia_profile p, fia_oracle_verdict *v)
 {
-    if (((r->kind == FIA_RULE_REJECT && r->layer == FIA_LAYER_SEMANTIC) ||
-         r->layer == FIA_LAYER_ARITHMETIC) &&
-        f->short_circuit) {
+    if ((((r->kind == FIA_RULE_REJECT && r->layer == FIA_LAYER_SEMANTIC) ||
+          r->layer == FIA_LAYER_ARITHMETIC) &&
+         f->short_circuit) ||
+        (p == FIA_PROFILE_CANN && f->kv_none && orc_after_empty_kv(r))) {
         /* Not evaluated, so not fired; still obeyed where it applies. */
         if (r->applies != NULL && r->applies(f))
             v->obeyed[v->n_obeyed++] = r;
@@ -124,7 +128,7 @@ fia_status fia_oracle_evaluate(const fia_case *c, fia_profile p,
     int nm_fired = 0, nm_late = 0;
     for (size_t i = 0; i < n; i++) {
         const fia_rule *r = fia_rule_at(i);
-        if (!list_rule(r, &f, v))
+        if (!list_rule(r, &f, p, v))
             continue;
         if (r->kind == FIA_RULE_NOT_MODELED && r->layer == FIA_LAYER_ARITHMETIC)
             nm_late = 1;
@@ -261,6 +265,8 @@ void fia_rules_print(FILE *f, int json)
             json_str(f, r->summary);
             fputs(",\"disagreement\":", f);
             json_str(f, r->disagreement);
+            fprintf(f, ",\"cann_after_empty_kv\":%s",
+                    orc_after_empty_kv(r) ? "true" : "false");
             fputs("}\n", f);
             continue;
         }
@@ -272,5 +278,7 @@ void fia_rules_print(FILE *f, int json)
                 cann, r->citation, r->summary);
         if (r->disagreement)
             fprintf(f, "            disagreement: %s\n", r->disagreement);
+        if (orc_after_empty_kv(r))
+            fprintf(f, "            cann: %s\n", ORC_AFTER_EMPTY_KV_NOTE);
     }
 }

@@ -156,6 +156,12 @@ struct fia_oracle_facts {
      * rules_query_quant.c. */
     int rope, mla512, mla128, nz, mla_fq;
 
+    /* order.c: no batch reads a key (every used actual_seq_lengths_kv 0,
+     * or without the array a key/value S of 0; the shared prefix does not
+     * count): the released code returns zeros here before the checks of
+     * its later stage (orc_after_empty_kv), profile cann only. */
+    int kv_none;
+
     int paged;
     int cache_rank;
     const fia_tensor *cache, *table;
@@ -255,6 +261,21 @@ void orc_facts_padding(const fia_case *c, fia_oracle_facts *f);
 void orc_facts_prefix(const fia_case *c, fia_oracle_facts *f);
 void orc_facts_antiquant(const fia_case *c, fia_oracle_facts *f);
 void orc_facts_mla(const fia_case *c, fia_oracle_facts *f);
+void orc_facts_order(const fia_case *c, fia_oracle_facts *f);
+
+/* order.c: the rules the released code checks only after its early return
+ * for a call that reads no key (f->kv_none): in profile cann such a call
+ * does not evaluate them (as OUT-N01's empty query evaluates no semantic
+ * rule).  A rule is in that stage by its id, listed in order.c with the
+ * kind of check it is; orc_after_empty_kv_id(i) walks the list (NULL past
+ * its end) so that the tests can check every id names a rule. */
+int orc_after_empty_kv(const fia_rule *r);
+/* What `fiacheck rules` says of such a rule (why its profiles differ). */
+#define ORC_AFTER_EMPTY_KV_NOTE                                              \
+    "checked only after the released code's early return for a call that "   \
+    "reads no key (zeros, lse +inf): not applied to such a call (vendor "     \
+    "tiling tests; oracle/order.c, docs/features/output.md)"
+const char *orc_after_empty_kv_id(size_t i);
 
 /* Helpers for predicates. */
 /* facts_tensors.c */

@@ -14,6 +14,7 @@ void fia_ref_options_default(fia_ref_options *o)
 {
     o->precision_bits = 128;
     o->pure_mpfr = 0;
+    o->released_kv_return = 0;
     o->progress = NULL;
     o->progress_ctx = NULL;
 }
@@ -373,6 +374,12 @@ fia_status fia_ref_compute(const fia_case *c, const fia_case_data *d,
     long prec = opt->precision_bits < 64 ? 64 : opt->precision_bits;
     if (prec > 4096)
         prec = 4096;
+    if (c && opt->released_kv_return && ref_reads_no_key(c)) {
+        fia_status st = ref_kv_return_result(c, r, err);
+        if (st != FIA_OK)
+            fia_ref_result_free(r);
+        return st;
+    }
     ref_problem p;
     fia_status st = ref_problem_init(&p, c, d, err);
     if (st != FIA_OK)

@@ -731,4 +731,11 @@ void ref_q8_free(ref_q8 *w);
 void ref_q8_row(ref_q8 *w, const ref_row_in *in, const ref_q8_scales *sc,
                 row_out *ro, int64_t *n_elements, int64_t *n_escalated);
 
+/* ref_kv_return.c: a call in which no batch reads a key (the reference's
+ * own reading), and the released code's answer to it (zeros, lse +inf),
+ * for profile cann (fia_ref_options.released_kv_return). */
+int ref_reads_no_key(const fia_case *c);
+fia_status ref_kv_return_result(const fia_case *c, fia_ref_result *r,
+                                fia_error *err);
+
 #endif

@@ -48,6 +48,20 @@ static void expect_one(mla *m, const char *id)
     fastSetStatusProfile(FIA_PROFILE_DOC);
 }
 
+/* Rejected (id) in DOC, accepted in CANN: a rule only the documents make. */
+static void expect_doc_only(mla *m, const char *id)
+{
+    expect_one(m, id);
+    fastSetStatusProfile(FIA_PROFILE_CANN);
+    fast_executor *ex = NULL;
+    uint64_t ws = 0;
+    fia_status got = phase_one(m, &ex, &ws);
+    CHECK_MSG(got == FIA_OK, "%s (cann): got %d: %s", id, got,
+              fastLastError());
+    fastExecutorDestroy(ex);
+    fastSetStatusProfile(FIA_PROFILE_DOC);
+}
+
 /* m: a call, built; a statement may change it (M names it) first */
 #define OK(m) expect((m), FIA_OK, NULL, __LINE__)
 #define BAD(id, m) expect((m), FIA_ERR_PARAM_INVALID, id, __LINE__)
@@ -107,7 +121,10 @@ static void rules(void)
     CASE(M.N = 128, OK(M));
     CASE(M.N = 128; PREFILL(2), OK(M));
     CASE(M.N = 128; PREFILL(2); M.layout = "BSH", OK(M)); /* N*D 65536 */
-    CASE(M.N = 16, BAD("S_MLA_HEADS", M));
+    /* MLA-017: the released code's powers of two up to 128 (cann) */
+    CASE(M.N = 16, expect_doc_only(&M, "S_MLA_HEADS"));
+    CASE(M.N = 1, expect_doc_only(&M, "S_MLA_HEADS"));
+    CASE(M.N = 48, BAD("S_MLA_HEADS", M));
     CASE(M.N = 256, BAD("S_MLA_HEADS", M));
     /* MLA-012 KV_N 1, key D 512 (the latter: the cache's rule) */
     CASE(M.N = 64; M.KVN = 2, BAD("S_MLA_KV_HEADS", M));

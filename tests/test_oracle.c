@@ -780,6 +780,9 @@ static const rule_case cases[] = {
     {"MLA-011", MLA_D, "num_heads = 16\nquery = bf16 [2,1,8192]\n"
      "query_rope = bf16 [2,1,1024]", MLA_D, "num_heads = 128\n"
      "query = bf16 [2,1,65536]\nquery_rope = bf16 [2,1,8192]"},
+    {"MLA-017", MLA_D, "num_heads = 48\nquery = bf16 [2,1,24576]\n"
+     "query_rope = bf16 [2,1,3072]", MLA_D, "num_heads = 16\n"
+     "query = bf16 [2,1,8192]\nquery_rope = bf16 [2,1,1024]"},
     {"MLA-012", MLA_D, "num_key_value_heads = 2\nkey = bf16 [6,16,1024]\n"
      "value = bf16 [6,16,1024]\nkey_rope = bf16 [6,16,128]", MLA_P, ""},
     {"MLA-013", MLA_D, "sparse_mode = 3", MLA_D, ""},
@@ -1332,6 +1335,49 @@ static void test_precedence(void)
 }
 
 /* Malformed shapes must not crash or read out of bounds (run under ASan). */
+/* The released code's early return for a call that reads no key (profile
+ * cann, oracle/order.c): the rules of its later stage do not apply there,
+ * those before it do, and the doc profile applies every rule. */
+static void test_order(void)
+{
+    for (size_t i = 0; orc_after_empty_kv_id(i) != NULL; i++)
+        CHECK_MSG(fia_rule_find(orc_after_empty_kv_id(i)) != NULL,
+                  "order.c names %s, no rule", orc_after_empty_kv_id(i));
+    char *t;
+    /* PREC-002 (inner_precise 3 at Q_S = 1), every length 0 */
+    t = mk(DECODE, "inner_precise = 3\nactual_seq_lengths_kv = [0,0]");
+    expect_both(t, FIA_ERR_PARAM_INVALID, FIA_OK, "late stage, no key read");
+    free(t);
+    /* one batch reads keys: no early return */
+    t = mk(DECODE, "inner_precise = 3\nactual_seq_lengths_kv = [0,4]");
+    expect_both(t, FIA_ERR_PARAM_INVALID, FIA_ERR_INNER_TILING_ERROR,
+                "late stage, keys read");
+    free(t);
+    /* a key of S 0 without lengths; LAYOUT-011 (key N 1, KV_N 2) */
+    t = mk(DECODE, "key = fp16 [2,1,0,64]\nvalue = fp16 [2,1,0,64]");
+    expect_both(t, FIA_ERR_PARAM_INVALID, FIA_OK, "key S 0, head count");
+    free(t);
+    /* before the return: the lengths' own checks (SEQ-014) */
+    t = mk(DECODE, "inner_precise = 3\nactual_seq_lengths_kv = [0,-1]");
+    expect_both(t, FIA_ERR_PARAM_INVALID, FIA_ERR_INNER_TILING_ERROR,
+                "a negative length is no empty key");
+    free(t);
+    /* before the return: the shared prefix's shape (PREFIX-004) */
+    t = mk(PREFILL, "actual_seq_lengths_kv = [0]\n"
+                    "key_shared_prefix = fp16 [1,1,8,64]\n"
+                    "value_shared_prefix = fp16 [1,1,8,64]");
+    expect_both(t, FIA_ERR_PARAM_INVALID, FIA_ERR_INNER_TILING_ERROR,
+                "prefix shape before the return");
+    free(t);
+    /* after it: the prefix length beyond the prefix (PREFIX-007) */
+    t = mk(PREFILL, "actual_seq_lengths_kv = [0]\n"
+                    "key_shared_prefix = fp16 [1,2,8,64]\n"
+                    "value_shared_prefix = fp16 [1,2,8,64]\n"
+                    "actual_shared_prefix_len = [9]");
+    expect_both(t, FIA_ERR_PARAM_INVALID, FIA_OK, "prefix length after it");
+    free(t);
+}
+
 static void test_robustness(void)
 {
     static const char *const overs[] = {
@@ -1451,6 +1497,7 @@ int main(void)
     test_rule_cases();
     test_baselines();
     test_precedence();
+    test_order();
     test_robustness();
     test_print();
     return check_summary();

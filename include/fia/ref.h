@@ -26,6 +26,11 @@ typedef struct fia_ref_options {
     int pure_mpfr;                  /* 1: skip the binary64 first pass and
                                        decide every element in MPFR (same
                                        bits; for comparison and benches) */
+    int released_kv_return;         /* 1 (profile cann): a call that reads
+                                       no key is answered as the released
+                                       code's early return does, zeros and
+                                       lse +inf, whatever its later-stage
+                                       checks say (ref_kv_return.c) */
     fia_ref_progress_fn progress;   /* NULL: none */
     void *progress_ctx;
 } fia_ref_options;
