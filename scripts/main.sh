@@ -44,4 +44,13 @@ for so in build/fuzz/plugins/libfiacheck_sut_*.so; do
     --quiet --db results/findings.db || src=$?
   [ "$src" -le 1 ] || exit "$src"
 done
+# A kernel in another language, as a worker process over pipes (--sut
+# exec:, docs/sut/exec.md): the NumPy FIA written from the documents.
+if /usr/bin/python3 -c 'import numpy' 2>/dev/null; then
+  echo "== accuracy survey through the NumPy worker (--sut exec:)"
+  src=0
+  ./build/fuzz/fiacheck survey --sut "exec:/usr/bin/python3 $PWD/workers/numpy/fia_numpy_worker.py" \
+    --cases "${FIACHECK_SURVEY_CASES:-500}" --quiet --db results/findings.db || src=$?
+  [ "$src" -le 1 ] || exit "$src"
+fi
 ./build/fuzz/fiacheck db systems --db results/findings.db
