@@ -258,8 +258,11 @@ fia_status fast_check_layout_limits(const fast_args *a, fast_plan *p,
         if (p->Q_S > 20971520 || p->KV_S > 20971520)
             FAST_REJECT("S_S_MAX", "Q_S %lld / KV_S %lld above 20971520",
                         (long long)p->Q_S, (long long)p->KV_S);
-    } else if (p->layout == FAST_LAYOUT_BNSD_BSND) {
-        /* 002 inputLayout: BNSD_BSND only with Q_S > 1. */
+    } else if (p->layout == FAST_LAYOUT_BNSD_BSND &&
+               a->profile != FIA_PROFILE_CANN) {
+        /* 002 inputLayout: BNSD_BSND only with Q_S > 1.  The released
+         * code takes it at Q_S = 1 too (its tiling test
+         * tCrossover_BNSD_BSND_success): profile doc only. */
         FAST_REJECT("S_LAYOUT_QS1", "BNSD_BSND needs Q_S > 1");
     } else if (p->KV_S > 262144) {
         /* 001 and 003 (Q_S = 1 constraints): KV_S <= 262144; 002 is

@@ -215,9 +215,18 @@ static fia_status check_d512(const fast_args *a, const fast_plan *p,
     fia_status st = check_rows(a, p, err);
     if (st != FIA_OK)
         return st;
-    if (p->N != 32 && p->N != 64 && p->N != 128)
+    /* 003 lists 32, 64 and 128 heads; the released code takes any power
+     * of two up to 128 as the group (N / KV_N, KV_N 1): its own tiling
+     * tests accept 1 head (tMLA_TND_FP16) and 16 (tMLA_G16_FP16_BSH). */
+    if (a->profile == FIA_PROFILE_CANN) {
+        if (p->N > 128 || (p->N & (p->N - 1)) != 0)
+            FAST_REJECT("S_MLA_HEADS", "MLA (query D 512) takes a power of "
+                        "two up to 128 as num_heads (released), not %lld",
+                        (long long)p->N);
+    } else if (p->N != 32 && p->N != 64 && p->N != 128) {
         FAST_REJECT("S_MLA_HEADS", "MLA (query D 512) takes num_heads 32, 64 "
                     "or 128, not %lld", (long long)p->N);
+    }
     if (p->KV_N != 1)
         FAST_REJECT("S_MLA_KV_HEADS", "MLA (query D 512) takes one key/value "
                     "head, not %lld", (long long)p->KV_N);

@@ -129,9 +129,15 @@ const fia_rule orc_rules_layout[] = {
      "and the *_NBSD outputs; the released code also accepts NTD, which 003 "
      "uses only inside NTD_TND/TND_NTD",
      ORC_FN(layout_known)},
-    {"LAYOUT-002", "layout", FIA_RULE_REJECT, ORC_SEM,
+    /* doc only: the released code takes BNSD_BSND at Q_S = 1 */
+    {"LAYOUT-002", "layout", FIA_RULE_REJECT, FIA_LAYER_SEMANTIC,
+     FIA_ERR_PARAM_INVALID, FIA_OK,
      C002_P("inputLayout") "; " C000_KW("input_layout"),
-     "BNSD_BSND (BNSD in, BSND out) is supported only when Q_S > 1", NULL,
+     "BNSD_BSND (BNSD in, BSND out) is supported only when Q_S > 1",
+     "the released code accepts BNSD_BSND at Q_S = 1 (its tiling test "
+     "tCrossover_BNSD_BSND_success, B 2, N 1, D 80, Q_S 1, succeeds; "
+     "RELEASED-BEHAVIOUR.md lists BNSD_BSND among the accepted layouts "
+     "with no Q_S limit): profile cann does not apply the rule",
      ORC_FN(bnsd_bsnd_decode)},
     {"LAYOUT-003", "layout", FIA_RULE_REJECT, ORC_SEM,
      C002_P("inputLayout") "; " C001_CONSTR,

@@ -780,6 +780,9 @@ static const rule_case cases[] = {
     {"MLA-011", MLA_D, "num_heads = 16\nquery = bf16 [2,1,8192]\n"
      "query_rope = bf16 [2,1,1024]", MLA_D, "num_heads = 128\n"
      "query = bf16 [2,1,65536]\nquery_rope = bf16 [2,1,8192]"},
+    {"MLA-017", MLA_D, "num_heads = 12\nquery = bf16 [2,1,6144]\n"
+     "query_rope = bf16 [2,1,768]", MLA_D, "num_heads = 16\n"
+     "query = bf16 [2,1,8192]\nquery_rope = bf16 [2,1,1024]"},
     {"MLA-012", MLA_D, "num_key_value_heads = 2\nkey = bf16 [6,16,1024]\n"
      "value = bf16 [6,16,1024]\nkey_rope = bf16 [6,16,128]", MLA_P, ""},
     {"MLA-013", MLA_D, "sparse_mode = 3", MLA_D, ""},
@@ -1162,6 +1165,40 @@ static void expect_both(const char *text, fia_status doc, fia_status cann,
               (int)v.expected, (int)cann);
 }
 
+/* The released code's tiling tests (issue 33): what profile cann accepts
+ * where the documents reject, and what both still reject. */
+static void test_vendor_readings(void)
+{
+    static const struct {
+        const char *base, *over;
+        fia_status doc, cann;
+        const char *what;
+    } vt[] = {
+        /* tCrossover_BNSD_BSND_success: BNSD_BSND at Q_S = 1 */
+        {DECODE, "input_layout = BNSD_BSND\nattention_out = fp16 [2,1,2,64]",
+         FIA_ERR_PARAM_INVALID, FIA_OK, "BNSD_BSND decode (LAYOUT-002)"},
+        /* tMLA_G16_FP16_BSH, tMLA_TND_FP16: 16 and 1 heads at D 512 */
+        {MLA_D, "num_heads = 16\nquery = bf16 [2,1,8192]\n"
+         "query_rope = bf16 [2,1,1024]", FIA_ERR_PARAM_INVALID, FIA_OK,
+         "MLA 16 heads (MLA-011)"},
+        {MLA_D, "num_heads = 1\nquery = bf16 [2,1,512]\n"
+         "query_rope = bf16 [2,1,64]", FIA_ERR_PARAM_INVALID, FIA_OK,
+         "MLA 1 head (MLA-011)"},
+        /* not a power of two: both reject (MLA-011 / MLA-017) */
+        {MLA_D, "num_heads = 12\nquery = bf16 [2,1,6144]\n"
+         "query_rope = bf16 [2,1,768]", FIA_ERR_PARAM_INVALID,
+         FIA_ERR_INNER_TILING_ERROR, "MLA 12 heads (MLA-017)"},
+        {MLA_D, "num_heads = 256\nquery = bf16 [2,1,131072]\n"
+         "query_rope = bf16 [2,1,16384]", FIA_ERR_PARAM_INVALID,
+         FIA_ERR_INNER_TILING_ERROR, "MLA 256 heads (MLA-017)"},
+    };
+    for (size_t i = 0; i < sizeof vt / sizeof vt[0]; i++) {
+        char *t = mk(vt[i].base, vt[i].over);
+        expect_both(t, vt[i].doc, vt[i].cann, vt[i].what);
+        free(t);
+    }
+}
+
 static void test_baselines(void)
 {
     expect_both(PREFILL, FIA_OK, FIA_OK, "prefill base");
@@ -1450,6 +1487,7 @@ int main(void)
     test_coverage();
     test_rule_cases();
     test_baselines();
+    test_vendor_readings();
     test_precedence();
     test_robustness();
     test_print();
