@@ -42,6 +42,29 @@ static fia_status check_nbsd(const fast_args *a, const fast_plan *p,
     return FIA_OK;
 }
 
+/* The released code's head dims (RELEASED "Head dims on the current
+ * path"; its tiling tests tErr_PA_value_D_neq_vHeadDim and
+ * tMLA_RopeCombine_BSH / _BNSD succeed): a single key and value alike but
+ * for value's D 128 beside key's 192, per head (a rank-3 tensor holds
+ * KV_N of them in its last dim). */
+bool fast_value_d_128(const fast_args *a)
+{
+    if (a->key->count != 1 || a->value->count != 1 ||
+        fast_token_layout(a->layout, NULL, NULL))
+        return false;
+    const fia_tensor *k = a->key->tensors[0], *v = a->value->tensors[0];
+    if (k->ndim != v->ndim || (k->ndim != 3 && k->ndim != 4))
+        return false;
+    for (int d = 0; d + 1 < k->ndim; d++)
+        if (k->shape[d] != v->shape[d])
+            return false;
+    const int64_t heads = k->ndim == 4 ? 1
+                          : a->num_kv_heads > 0 ? a->num_kv_heads
+                                                : a->num_heads;
+    return heads > 0 && k->shape[k->ndim - 1] == heads * 192 &&
+           v->shape[k->ndim - 1] == heads * 128;
+}
+
 /* Layer 4.  002 inputLayout; the ranks of query, key and value under it
  * and key and value of one shape.  Fills layout, B, Q_S and the data. */
 fia_status fast_check_layout_shapes(const fast_args *a, fast_plan *p,
@@ -83,8 +106,10 @@ fia_status fast_check_layout_shapes(const fast_args *a, fast_plan *p,
         !fast_shape_numel(v, &vn))
         FAST_REJECT("S_KV_SHAPE", "key/value must be valid rank-%d tensors "
                     "for %s", rank, a->layout);
-    /* 002 约束说明: key and value shapes identical. */
-    if (!fast_same_shape(k, v))
+    /* 002 约束说明: key and value shapes identical; the released code
+     * also takes value's D 128 beside key's 192. */
+    if (!fast_same_shape(k, v) &&
+        !(a->profile == FIA_PROFILE_CANN && fast_value_d_128(a)))
         FAST_REJECT("S_KV_SHAPE", "key and value shapes differ");
     p->q_numel = qn;
     p->kv_numel = kn;

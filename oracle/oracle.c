@@ -126,6 +126,10 @@ fia_status fia_oracle_evaluate(const fia_case *c, fia_profile p,
         const fia_rule *r = fia_rule_at(i);
         if (!list_rule(r, &f, v))
             continue;
+        /* a row of one profile only (its status FIA_OK in the other):
+         * listed, deciding nothing here */
+        if (r->kind == FIA_RULE_NOT_MODELED && rule_status(r, p) == FIA_OK)
+            continue;
         if (r->kind == FIA_RULE_NOT_MODELED && r->layer == FIA_LAYER_ARITHMETIC)
             nm_late = 1;
         else if (r->kind == FIA_RULE_NOT_MODELED)
