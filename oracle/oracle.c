@@ -238,7 +238,26 @@ static void status_cell(char *buf, size_t len, const fia_rule *r, int cann)
         snprintf(buf, len, "%ld", (long)st);
 }
 
+/* accept 0, reject 1, not modeled 2: what a call the rule fires on gets */
+static int outcome(const fia_rule *r, fia_status st)
+{
+    if (r->kind == FIA_RULE_NORMALIZE || st == FIA_OK)
+        return 0;
+    return st == FIA_ERR_NOT_MODELED ? 2 : 1;
+}
+
+int fia_rule_profiles_differ(const fia_rule *r)
+{
+    return r != NULL &&
+           outcome(r, r->doc_status) != outcome(r, r->cann_status);
+}
+
 void fia_rules_print(FILE *f, int json)
+{
+    fia_rules_print_some(f, json, 0);
+}
+
+void fia_rules_print_some(FILE *f, int json, int differ_only)
 {
     if (f == NULL)
         return;
@@ -248,6 +267,8 @@ void fia_rules_print(FILE *f, int json)
                 "kind", "layer", "doc", "cann", "citation | summary");
     for (size_t i = 0; i < n; i++) {
         const fia_rule *r = fia_rule_at(i);
+        if (differ_only && !fia_rule_profiles_differ(r))
+            continue;
         if (json) {
             fputs("{\"id\":", f);
             json_str(f, r->id);

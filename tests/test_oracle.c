@@ -1181,6 +1181,42 @@ static void expect_both(const char *text, fia_status doc, fia_status cann,
               (int)v.expected, (int)cann);
 }
 
+/* fiacheck rules --profiles-differ: the rows the released code reads
+ * otherwise are listed, each with its reason; rows whose profiles agree
+ * are not. */
+static void test_profiles_differ(void)
+{
+    static const char *const differ[] = {
+        "LAYOUT-002", "LAYOUT-006", "LAYOUT-014", "OUT-003", "OUT-005",
+        "MLA-011", "MLA-017", "NM-018", "MLA-030"};
+    for (size_t i = 0; i < sizeof differ / sizeof differ[0]; i++) {
+        const fia_rule *r = fia_rule_find(differ[i]);
+        CHECK_MSG(r && fia_rule_profiles_differ(r), "%s not listed",
+                  differ[i]);
+    }
+    static const char *const agree[] = {"LAYOUT-001", "LAYOUT-013",
+                                        "OUT-001", "MLA-012", "NM-017",
+                                        "LAYOUT-N01"};
+    for (size_t i = 0; i < sizeof agree / sizeof agree[0]; i++)
+        CHECK_MSG(!fia_rule_profiles_differ(fia_rule_find(agree[i])),
+                  "%s listed", agree[i]);
+    size_t n = fia_rule_count();
+    for (size_t i = 0; i < n; i++) {
+        const fia_rule *r = fia_rule_at(i);
+        if (!fia_rule_profiles_differ(r))
+            continue;
+        CHECK_MSG(r->disagreement != NULL, "%s differs without a reason",
+                  r->id);
+        CHECK_MSG(r->kind != FIA_RULE_NORMALIZE, "%s", r->id);
+        const int doc_ok = r->doc_status == FIA_OK,
+                  cann_ok = r->cann_status == FIA_OK;
+        CHECK_MSG(doc_ok != cann_ok ||
+                      (r->doc_status == FIA_ERR_NOT_MODELED) !=
+                          (r->cann_status == FIA_ERR_NOT_MODELED),
+                  "%s: the outcomes agree", r->id);
+    }
+}
+
 /* The released code's tiling tests (issue 33): what profile cann accepts
  * where the documents reject, and what both still reject. */
 static void test_vendor_readings(void)
@@ -1521,6 +1557,7 @@ int main(void)
     test_rule_cases();
     test_baselines();
     test_vendor_readings();
+    test_profiles_differ();
     test_precedence();
     test_robustness();
     test_print();
