@@ -71,8 +71,10 @@ static fia_status rule_status(const fia_rule *r, fia_profile p)
  * most once in one of them, so no list outgrows the catalogue).  Returns 1
  * when r rejects the case (REJECT or NOT_MODELED fired). */
 static int list_rule(const fia_rule *r, const fia_oracle_facts *f,
-                     fia_oracle_verdict *v)
+                     fia_profile p, fia_oracle_verdict *v)
 {
+    if (r->cann_only && p != FIA_PROFILE_CANN)
+        return 0;
     if (((r->kind == FIA_RULE_REJECT && r->layer == FIA_LAYER_SEMANTIC) ||
          r->layer == FIA_LAYER_ARITHMETIC) &&
         f->short_circuit) {
@@ -124,7 +126,7 @@ fia_status fia_oracle_evaluate(const fia_case *c, fia_profile p,
     int nm_fired = 0, nm_late = 0;
     for (size_t i = 0; i < n; i++) {
         const fia_rule *r = fia_rule_at(i);
-        if (!list_rule(r, &f, v))
+        if (!list_rule(r, &f, p, v))
             continue;
         /* a row of one profile only (its status FIA_OK in the other):
          * listed, deciding nothing here */

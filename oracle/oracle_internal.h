@@ -212,7 +212,9 @@ struct fia_oracle_facts {
     {                                                                        \
         return name##_scope(f) && !(violated);                               \
     }
-#define ORC_FN(name) name##_fires, name##_applies
+#define ORC_FN(name) name##_fires, name##_applies, 0
+/* a row of profile cann only (fia_rule.cann_only) */
+#define ORC_FN_CANN(name) name##_fires, name##_applies, 1
 
 /* The rule files, one per feature of include/fia/feature.h, in catalogue
  * order: oracle/rules_<name>.c defines orc_rules_<name>[] and

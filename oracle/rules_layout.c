@@ -180,7 +180,7 @@ const fia_rule orc_rules_layout[] = {
      "reject key D 128 with value D 64 (tErr_PA_4D_kv_D_mismatch) and "
      "other differences; tensor lists keep identical shapes (no test of "
      "192/128 there); profile doc does not apply this row",
-     ORC_FN(kv_shape_rel)},
+     ORC_FN_CANN(kv_shape_rel)},
     {"LAYOUT-007", "layout", FIA_RULE_REJECT, ORC_SEM,
      C002_REGOP "; " C002_P("numHeads"),
      "num_heads is a required attribute and must be positive",

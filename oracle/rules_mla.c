@@ -337,7 +337,7 @@ const fia_rule orc_rules_mla[] = {
      "tMLA_NoPA_B1_S1_S32768) and 16 (tMLA_G16_FP16_BSH) and checks the "
      "group against the powers of two up to 128; profile doc does not "
      "apply this row",
-     ORC_FN(heads512_rel)},
+     ORC_FN_CANN(heads512_rel)},
     MLA_REJECT("MLA-012", C003_MLA512 "; " C003_TND512,
                "D = 512: key/value have one head (KV_N 1) of D 512", NULL,
                kv512),

@@ -123,7 +123,7 @@ const fia_rule orc_rules_output[] = {
      "be the query's and accepts attention_out of the query's D "
      "(tErr_PA_value_D_neq_vHeadDim), so the query's shape stays there; "
      "profile doc does not apply this row",
-     ORC_FN(out_shape_rel)},
+     ORC_FN_CANN(out_shape_rel)},
     {"OUT-004", "output", FIA_RULE_REJECT, ORC_SEM,
      CREL("Degenerate shapes") "; " C002_EMPTY,
      "an empty query with a non-empty attention_out is rejected",
@@ -156,7 +156,7 @@ const fia_rule orc_rules_output[] = {
      "meaning (attention_out of value's D) that fiacheck computes for the "
      "token layouts only so far; at Q_S = 1 the released code reads value "
      "with the query's D, which no document gives a meaning",
-     ORC_FN(value_d_pair)},
+     ORC_FN_CANN(value_d_pair)},
     {"NM-017", "output", FIA_RULE_NOT_MODELED, ORC_NM_LATE,
      C004_P " (int? out_dtype=None)",
      "out_dtype given (TorchAir, 004): named in the prototype with no "

@@ -55,6 +55,11 @@ typedef struct fia_rule {
     /* 1 when the rule is applicable and obeyed (for coverage); may be NULL,
      * then "applicable" means "not fired". */
     int (*applies)(const fia_oracle_facts *f);
+    /* 1 for a row of profile cann only (its doc status FIA_OK), added
+     * beside a documented row the released code reads otherwise
+     * (LAYOUT-014 beside LAYOUT-006): not evaluated in profile doc, so
+     * the documented profile's verdicts stay the documents' alone. */
+    int cann_only;
 } fia_rule;
 
 size_t fia_rule_count(void);
