@@ -48,6 +48,22 @@ static void expect_one(mla *m, const char *id)
     fastSetStatusProfile(FIA_PROFILE_DOC);
 }
 
+/* Profile doc rejects (id), profile cann accepts: the released code's
+ * reading (its tiling tests). */
+static void expect_doc_only(mla m, const char *id, int line)
+{
+    fastSetStatusProfile(FIA_PROFILE_DOC);
+    expect_one(&m, id);
+    fastSetStatusProfile(FIA_PROFILE_CANN);
+    fast_executor *ex = NULL;
+    uint64_t ws = 0;
+    fia_status got = phase_one(&m, &ex, &ws);
+    CHECK_MSG(got == FIA_OK, "line %d (cann): got %d: %s", line, got,
+              fastLastError());
+    fastExecutorDestroy(ex);
+    fastSetStatusProfile(FIA_PROFILE_DOC);
+}
+
 /* m: a call, built; a statement may change it (M names it) first */
 #define OK(m) expect((m), FIA_OK, NULL, __LINE__)
 #define BAD(id, m) expect((m), FIA_ERR_PARAM_INVALID, id, __LINE__)
@@ -107,7 +123,11 @@ static void rules(void)
     CASE(M.N = 128, OK(M));
     CASE(M.N = 128; PREFILL(2), OK(M));
     CASE(M.N = 128; PREFILL(2); M.layout = "BSH", OK(M)); /* N*D 65536 */
-    CASE(M.N = 16, BAD("S_MLA_HEADS", M));
+    /* the released code: a power of two up to 128 (MLA-017;
+     * tMLA_G16_FP16_BSH, tMLA_TND_FP16) */
+    CASE(M.N = 16, expect_doc_only(M, "S_MLA_HEADS", __LINE__));
+    CASE(M.N = 1, expect_doc_only(M, "S_MLA_HEADS", __LINE__));
+    CASE(M.N = 12, BAD("S_MLA_HEADS", M));
     CASE(M.N = 256, BAD("S_MLA_HEADS", M));
     /* MLA-012 KV_N 1, key D 512 (the latter: the cache's rule) */
     CASE(M.N = 64; M.KVN = 2, BAD("S_MLA_KV_HEADS", M));
