@@ -131,7 +131,10 @@ static int coverage(const char **cases, int ncases, fia_profile profile,
         const fia_rule *r = fia_rule_at(i);
         int is_reject = r->kind == FIA_RULE_REJECT;
         const char *mark = "", *missing = NULL;
-        if (cnt[i].broken == 0) {
+        if (r->cann_only && profile != FIA_PROFILE_CANN) {
+            /* not evaluated in profile doc: nothing to miss there */
+            mark = "  (profile cann only)";
+        } else if (cnt[i].broken == 0) {
             miss_broken++;
             mark = "  <- never broken";
             missing = "broken";
