@@ -1,4 +1,5 @@
-/* `fiacheck rules [--json]`: the interception rule catalogue.
+/* `fiacheck rules [--json]`: the interception rule catalogue;
+ * `--profiles-differ`: only the rules whose two profiles disagree.
  * `fiacheck rules --coverage [--db PATH] [CASE...] [--profile doc|cann]
  *                           [--json]`:
  * for each rule, how many cases break it and how many obey it
@@ -130,7 +131,10 @@ static int coverage(const char **cases, int ncases, fia_profile profile,
         const fia_rule *r = fia_rule_at(i);
         int is_reject = r->kind == FIA_RULE_REJECT;
         const char *mark = "", *missing = NULL;
-        if (cnt[i].broken == 0) {
+        if (r->cann_only && profile != FIA_PROFILE_CANN) {
+            /* not evaluated in profile doc: nothing to miss there */
+            mark = "  (profile cann only)";
+        } else if (cnt[i].broken == 0) {
             miss_broken++;
             mark = "  <- never broken";
             missing = "broken";
@@ -171,7 +175,7 @@ static int coverage(const char **cases, int ncases, fia_profile profile,
 }
 
 static const char rules_usage[] =
-    "usage: fiacheck rules [--json]\n"
+    "usage: fiacheck rules [--profiles-differ] [--json]\n"
     "       fiacheck rules --api NAME [--present] [--json]\n"
     "       fiacheck rules --coverage [--db PATH] [CASE...] "
     "[--profile doc|cann] [--json]\n"
@@ -181,6 +185,9 @@ static const char rules_usage[] =
     "                  torchair_v2): its parameter names, and whether each\n"
     "                  rule concerns what it has\n"
     "  --present       with --api: only the rules that do\n"
+    "  --profiles-differ  only the rules whose profiles disagree (accept,\n"
+    "                  reject or not modeled: doc beside cann), each with\n"
+    "                  its document section and why\n"
     "  --coverage      per rule, how many cases break and obey it: the CASE\n"
     "                  files evaluated here plus the store's counts (--db)\n"
     "  --db PATH       a findings store (with --coverage)\n"
@@ -198,7 +205,7 @@ static int usage(const char *why)
 int cmd_rules(int argc, char **argv)
 {
     int json = 0, cov = 0, ncases = 0, n_db = 0, n_prof = 0, n_api = 0;
-    int present = 0;
+    int present = 0, differ = 0;
     const char *db = NULL, *api = NULL;
     fia_profile profile = FIA_PROFILE_DOC;
     for (int i = 0; i < argc; i++)
@@ -215,6 +222,8 @@ int cmd_rules(int argc, char **argv)
             json = 1;
         } else if (strcmp(argv[i], "--coverage") == 0) {
             cov = 1;
+        } else if (strcmp(argv[i], "--profiles-differ") == 0) {
+            differ = 1;
         } else if (strcmp(argv[i], "--present") == 0) {
             present = 1;
         } else if (strcmp(argv[i], "--api") == 0) {
@@ -241,6 +250,8 @@ int cmd_rules(int argc, char **argv)
                         "(aclnn_v2, torch_npu_v2, mindspore, "
                         "incre_flash_attention, torchair_v2)\n", api);
         rc = CLI_EXIT_USAGE;
+    } else if (differ && (api != NULL || cov)) {
+        rc = usage("--profiles-differ goes with --json only");
     } else if (api != NULL && cov) {
         rc = usage("--api and --coverage do not go together");
     } else if (present && api == NULL) {
@@ -256,7 +267,7 @@ int cmd_rules(int argc, char **argv)
     } else if (cov) {
         rc = coverage(cases, ncases, profile, db, json);
     } else {
-        fia_rules_print(stdout, json);
+        fia_rules_print_some(stdout, json, differ);
     }
     free(cases);
     return rc;

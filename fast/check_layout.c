@@ -42,6 +42,29 @@ static fia_status check_nbsd(const fast_args *a, const fast_plan *p,
     return FIA_OK;
 }
 
+/* The released code's head dims (RELEASED "Head dims on the current
+ * path"; its tiling tests tErr_PA_value_D_neq_vHeadDim and
+ * tMLA_RopeCombine_BSH / _BNSD succeed): a single key and value alike but
+ * for value's D 128 beside key's 192, per head (a rank-3 tensor holds
+ * KV_N of them in its last dim). */
+bool fast_value_d_128(const fast_args *a)
+{
+    if (a->key->count != 1 || a->value->count != 1 ||
+        fast_token_layout(a->layout, NULL, NULL))
+        return false;
+    const fia_tensor *k = a->key->tensors[0], *v = a->value->tensors[0];
+    if (k->ndim != v->ndim || (k->ndim != 3 && k->ndim != 4))
+        return false;
+    for (int d = 0; d + 1 < k->ndim; d++)
+        if (k->shape[d] != v->shape[d])
+            return false;
+    const int64_t heads = k->ndim == 4 ? 1
+                          : a->num_kv_heads > 0 ? a->num_kv_heads
+                                                : a->num_heads;
+    return heads > 0 && k->shape[k->ndim - 1] == heads * 192 &&
+           v->shape[k->ndim - 1] == heads * 128;
+}
+
 /* Layer 4.  002 inputLayout; the ranks of query, key and value under it
  * and key and value of one shape.  Fills layout, B, Q_S and the data. */
 fia_status fast_check_layout_shapes(const fast_args *a, fast_plan *p,
@@ -83,9 +106,11 @@ fia_status fast_check_layout_shapes(const fast_args *a, fast_plan *p,
         !fast_shape_numel(v, &vn))
         FAST_REJECT("S_KV_SHAPE", "key/value must be valid rank-%d tensors "
                     "for %s", rank, a->layout);
-    /* 002 约束说明: key and value shapes identical (profile cann: after the
-     * early return for a call that reads no key, check_order.c) */
-    if (!fast_same_shape(k, v) && !p->kv_return)
+    /* 002 约束说明: key and value shapes identical; the released code
+     * also takes value's D 128 beside key's 192, and checks it only after
+     * the early return for a call that reads no key (check_order.c) */
+    if (!fast_same_shape(k, v) && !p->kv_return &&
+        !(a->profile == FIA_PROFILE_CANN && fast_value_d_128(a)))
         FAST_REJECT("S_KV_SHAPE", "key and value shapes differ");
     p->q_numel = qn;
     p->kv_numel = kn;
@@ -259,8 +284,11 @@ fia_status fast_check_layout_limits(const fast_args *a, fast_plan *p,
         if (p->Q_S > 20971520 || p->KV_S > 20971520)
             FAST_REJECT("S_S_MAX", "Q_S %lld / KV_S %lld above 20971520",
                         (long long)p->Q_S, (long long)p->KV_S);
-    } else if (p->layout == FAST_LAYOUT_BNSD_BSND) {
-        /* 002 inputLayout: BNSD_BSND only with Q_S > 1. */
+    } else if (p->layout == FAST_LAYOUT_BNSD_BSND &&
+               a->profile != FIA_PROFILE_CANN) {
+        /* 002 inputLayout: BNSD_BSND only with Q_S > 1.  The released
+         * code takes it at Q_S = 1 too (its tiling test
+         * tCrossover_BNSD_BSND_success): profile doc only. */
         FAST_REJECT("S_LAYOUT_QS1", "BNSD_BSND needs Q_S > 1");
     } else if (p->KV_S > 262144) {
         /* 001 and 003 (Q_S = 1 constraints): KV_S <= 262144; 002 is

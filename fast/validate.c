@@ -105,6 +105,7 @@ const fast_check fast_checks[] = {
     {"sink", FAST_LAYER_SEMANTIC, fast_check_sink},
     /* Layer 6: judged by every rule above, but not computed. */
     {"tnd", FAST_LAYER_ARITHMETIC, fast_check_tnd_nbsd},
+    {"output", FAST_LAYER_ARITHMETIC, fast_check_output_value_d},
     {"prefix", FAST_LAYER_ARITHMETIC, fast_check_prefix},
     {"antiquant", FAST_LAYER_ARITHMETIC, fast_check_antiquant_unmodeled},
     /* the antiquant description of a call every rule accepts and no row

@@ -195,6 +195,11 @@ fia_status fast_check_layout_limits(const fast_args *, fast_plan *, fia_error *)
 /* 1 for an *_NBSD output layout (BSH_NBSD, BSND_NBSD, BNSD_NBSD); the
  * query's layout into *q (may be NULL). */
 bool fast_nbsd_layout(const char *layout, fast_layout *q);
+/* A single key and value of one shape but for value's head dim 128
+ * beside key's 192 in a batched layout (check_layout.c): the released
+ * code accepts it (profile cann), fast/ does not compute it yet. */
+bool fast_value_d_128(const fast_args *a);
+fia_status fast_check_output_value_d(const fast_args *, fast_plan *, fia_error *);
 /* An int8 / int4 / int32 (int4 packed eight to one) key or value dtype;
  * an int32's last dim holds D / 8 of them (its real D: x fast_kv_pack). */
 static inline bool fast_kv_int(fia_dtype dt)

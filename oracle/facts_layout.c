@@ -142,3 +142,26 @@ void orc_facts_layout(const fia_case *c, fia_oracle_facts *f)
     f->v_rank_ok = v && !f->paged && f->q_rank_want &&
                    v->ndim == f->q_rank_want;
 }
+
+/* The key's and value's last dims: equal, or 192 / 128 per head (KV_N
+ * heads folded into a rank-3 tensor's last dim). */
+static int last_pair(int64_t k, int64_t v, int64_t heads)
+{
+    return heads > 0 && k == heads * 192 && v == heads * 128;
+}
+
+int orc_value_d_pair(const fia_oracle_facts *f)
+{
+    if (f->tnd || !f->layout_modeled || f->count[FIA_SLOT_KEY] != 1 ||
+        f->count[FIA_SLOT_VALUE] != 1 || !f->given[FIA_SLOT_KEY] ||
+        !f->given[FIA_SLOT_VALUE])
+        return 0;
+    const fia_tensor *k = f->t[FIA_SLOT_KEY], *v = f->t[FIA_SLOT_VALUE];
+    if (k->ndim != v->ndim || (k->ndim != 3 && k->ndim != 4))
+        return 0;
+    for (int d = 0; d + 1 < k->ndim; d++)
+        if (k->shape[d] != v->shape[d])
+            return 0;
+    const int last = k->ndim - 1;
+    return last_pair(k->shape[last], v->shape[last], k->ndim == 3 ? f->KV_N : 1);
+}

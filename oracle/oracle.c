@@ -76,6 +76,8 @@ static fia_status rule_status(const fia_rule *r, fia_profile p)
 static int list_rule(const fia_rule *r, const fia_oracle_facts *f,
                      fia_profile p, fia_oracle_verdict *v)
 {
+    if (r->cann_only && p != FIA_PROFILE_CANN)
+        return 0;
     if ((((r->kind == FIA_RULE_REJECT && r->layer == FIA_LAYER_SEMANTIC) ||
           r->layer == FIA_LAYER_ARITHMETIC) &&
          f->short_circuit) ||
@@ -129,6 +131,10 @@ fia_status fia_oracle_evaluate(const fia_case *c, fia_profile p,
     for (size_t i = 0; i < n; i++) {
         const fia_rule *r = fia_rule_at(i);
         if (!list_rule(r, &f, p, v))
+            continue;
+        /* a row of one profile only (its status FIA_OK in the other):
+         * listed, deciding nothing here */
+        if (r->kind == FIA_RULE_NOT_MODELED && rule_status(r, p) == FIA_OK)
             continue;
         if (r->kind == FIA_RULE_NOT_MODELED && r->layer == FIA_LAYER_ARITHMETIC)
             nm_late = 1;
@@ -238,7 +244,26 @@ static void status_cell(char *buf, size_t len, const fia_rule *r, int cann)
         snprintf(buf, len, "%ld", (long)st);
 }
 
+/* accept 0, reject 1, not modeled 2: what a call the rule fires on gets */
+static int outcome(const fia_rule *r, fia_status st)
+{
+    if (r->kind == FIA_RULE_NORMALIZE || st == FIA_OK)
+        return 0;
+    return st == FIA_ERR_NOT_MODELED ? 2 : 1;
+}
+
+int fia_rule_profiles_differ(const fia_rule *r)
+{
+    return r != NULL &&
+           outcome(r, r->doc_status) != outcome(r, r->cann_status);
+}
+
 void fia_rules_print(FILE *f, int json)
+{
+    fia_rules_print_some(f, json, 0);
+}
+
+void fia_rules_print_some(FILE *f, int json, int differ_only)
 {
     if (f == NULL)
         return;
@@ -248,6 +273,8 @@ void fia_rules_print(FILE *f, int json)
                 "kind", "layer", "doc", "cann", "citation | summary");
     for (size_t i = 0; i < n; i++) {
         const fia_rule *r = fia_rule_at(i);
+        if (differ_only && !fia_rule_profiles_differ(r))
+            continue;
         if (json) {
             fputs("{\"id\":", f);
             json_str(f, r->id);

@@ -218,7 +218,9 @@ struct fia_oracle_facts {
     {                                                                        \
         return name##_scope(f) && !(violated);                               \
     }
-#define ORC_FN(name) name##_fires, name##_applies
+#define ORC_FN(name) name##_fires, name##_applies, 0
+/* a row of profile cann only (fia_rule.cann_only) */
+#define ORC_FN_CANN(name) name##_fires, name##_applies, 1
 
 /* The rule files, one per feature of include/fia/feature.h, in catalogue
  * order: oracle/rules_<name>.c defines orc_rules_<name>[] and
@@ -316,6 +318,11 @@ int orc_key_rope_shape_bad(const fia_oracle_facts *f);
  * its B only in facts_tnd.c, which calls it again). */
 void orc_paged_blocks(fia_oracle_facts *f);
 /* facts_layout.c */
+/* 1 for a batched (not token) single key and value of one shape but for
+ * value's head dim 128 where the key's is 192 (heads x D in a rank-3
+ * tensor): RELEASED "Head dims on the current path"; the released code's
+ * reading of LAYOUT-006 (LAYOUT-014). */
+int orc_value_d_pair(const fia_oracle_facts *f);
 int orc_is_prefill(const fia_oracle_facts *f);
 int orc_is_decode(const fia_oracle_facts *f);
 

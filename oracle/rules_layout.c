@@ -69,6 +69,9 @@ ORC_PRED(k_rank, f->layout_modeled && f->given[FIA_SLOT_KEY] && !f->paged,
 ORC_PRED(v_rank, f->layout_modeled && f->given[FIA_SLOT_VALUE] && !f->paged,
          list_rank_bad(f, FIA_SLOT_VALUE))
 ORC_PRED(kv_shape, both_kv(f) && !f->tnd, kv_shape_differs(f))
+/* the released code's reading: value's D may be 128 beside key's 192 */
+ORC_PRED(kv_shape_rel, both_kv(f) && !f->tnd,
+         kv_shape_differs(f) && !orc_value_d_pair(f))
 ORC_PRED(num_heads_pos, 1, f->N <= 0)
 ORC_PRED(q_n_axis, is_4d(f) && f->q_rank_ok, f->QN != f->N)
 ORC_PRED(q_h_div, f->layout == ORC_LAYOUT_BSH && f->q_rank_ok && f->N > 0,
@@ -129,9 +132,15 @@ const fia_rule orc_rules_layout[] = {
      "and the *_NBSD outputs; the released code also accepts NTD, which 003 "
      "uses only inside NTD_TND/TND_NTD",
      ORC_FN(layout_known)},
-    {"LAYOUT-002", "layout", FIA_RULE_REJECT, ORC_SEM,
+    /* doc only: the released code takes BNSD_BSND at Q_S = 1 */
+    {"LAYOUT-002", "layout", FIA_RULE_REJECT, FIA_LAYER_SEMANTIC,
+     FIA_ERR_PARAM_INVALID, FIA_OK,
      C002_P("inputLayout") "; " C000_KW("input_layout"),
-     "BNSD_BSND (BNSD in, BSND out) is supported only when Q_S > 1", NULL,
+     "BNSD_BSND (BNSD in, BSND out) is supported only when Q_S > 1",
+     "the released code accepts BNSD_BSND at Q_S = 1 (its tiling test "
+     "tCrossover_BNSD_BSND_success, B 2, N 1, D 80, Q_S 1, succeeds; "
+     "RELEASED-BEHAVIOUR.md lists BNSD_BSND among the accepted layouts "
+     "with no Q_S limit): profile cann does not apply the rule",
      ORC_FN(bnsd_bsnd_decode)},
     {"LAYOUT-003", "layout", FIA_RULE_REJECT, ORC_SEM,
      C002_P("inputLayout") "; " C001_CONSTR,
@@ -145,10 +154,33 @@ const fia_rule orc_rules_layout[] = {
      C002_P("inputLayout") "; " C001_CONSTR,
      "every value tensor's rank must follow the layout (3 for BSH, else 4)",
      NULL, ORC_FN(v_rank)},
-    {"LAYOUT-006", "layout", FIA_RULE_REJECT, ORC_SEM, C002_CONSTR,
+    /* doc only: the released code reads it as LAYOUT-014 */
+    {"LAYOUT-006", "layout", FIA_RULE_REJECT, FIA_LAYER_SEMANTIC,
+     FIA_ERR_PARAM_INVALID, FIA_OK, C002_CONSTR,
      "key and value tensors must have exactly the same shapes (and count; "
      "token layouts: TND-005)",
-     NULL, ORC_FN(kv_shape)},
+     "the released code accepts a value of head dim 128 beside a key of 192 "
+     "in the batched layouts, paged or not (its tiling tests "
+     "tErr_PA_value_D_neq_vHeadDim, tMLA_RopeCombine_BSH, "
+     "tMLA_RopeCombine_BNSD succeed; RELEASED \"Head dims on the current "
+     "path\"), and rejects every other difference (tErr_PA_4D_kv_D_mismatch, "
+     "tErr_PA_kv_blocknum_mismatch, tTL_err_*_value_D_mismatch): profile "
+     "cann applies LAYOUT-014 instead",
+     ORC_FN(kv_shape)},
+    /* cann only: the released code's narrower reading of LAYOUT-006 */
+    {"LAYOUT-014", "layout", FIA_RULE_REJECT, FIA_LAYER_SEMANTIC, FIA_OK,
+     FIA_ERR_INNER_TILING_ERROR,
+     C002_CONSTR "; " CREL("Layouts, head dims and parameters"),
+     "key and value tensors have the same shapes, but for value's head dim "
+     "128 beside key's 192 (a single key/value tensor or cache): the "
+     "released code's rejection",
+     "002 asks identical shapes (LAYOUT-006, profile doc); the released "
+     "code's tiling tests accept key D 192 with value D 128 "
+     "(tErr_PA_value_D_neq_vHeadDim, tMLA_RopeCombine_BSH / _BNSD) and "
+     "reject key D 128 with value D 64 (tErr_PA_4D_kv_D_mismatch) and "
+     "other differences; tensor lists keep identical shapes (no test of "
+     "192/128 there); profile doc does not apply this row",
+     ORC_FN_CANN(kv_shape_rel)},
     {"LAYOUT-007", "layout", FIA_RULE_REJECT, ORC_SEM,
      C002_REGOP "; " C002_P("numHeads"),
      "num_heads is a required attribute and must be positive",

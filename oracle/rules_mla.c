@@ -227,10 +227,13 @@ ORC_PRED(k_shape,
 ORC_PRED(q_s512, f->mla512 && f->q_rank_ok && (!f->tnd || f->cum_ok),
          q_s_bad(f))
 ORC_PRED(heads512, f->mla512, f->N != 32 && f->N != 64 && f->N != 128)
-/* the released code's list: tMLA_TND_FP16 (vendor-ut) is accepted with
- * num_heads 1 and keys read; read as the powers of two up to 128 */
-ORC_PRED(heads512_cann, f->mla512,
-         f->N < 1 || f->N > 128 || (f->N & (f->N - 1)) != 0)
+/* the released code's reading: N / KV_N (KV_N 1, MLA-012) a power of two
+ * up to 128 */
+static int group_pow2_bad(const fia_oracle_facts *f)
+{
+    return f->N <= 0 || f->N > 128 || (f->N & (f->N - 1)) != 0;
+}
+ORC_PRED(heads512_rel, f->mla512, group_pow2_bad(f))
 ORC_PRED(kv512, f->mla512,
          f->KV_N != 1 || (f->k_d_ok && f->KD != 512) ||
              (f->tnd && f->v_d_ok && f->VD != 512))
@@ -316,19 +319,25 @@ const fia_rule orc_rules_mla[] = {
                "the constraint lists say it for D = 512 only (the D = 128 "
                "token scene is not limited here)",
                q_s512),
+    /* doc only: the released code takes more head counts (MLA-017) */
     {"MLA-011", "mla", FIA_RULE_REJECT, FIA_LAYER_SEMANTIC,
      FIA_ERR_PARAM_INVALID, FIA_OK, C003_MLA512 "; " C003_TND512,
      "D = 512: num_heads is 32, 64 or 128",
-     "the released code accepts num_heads 1 with D 512 (vendor tiling test "
-     "tMLA_TND_FP16, keys read): the cann profile follows MLA-017",
+     "the released code accepts other head counts: its tiling tests "
+     "tMLA_TND_FP16 (1 head, TND) and tMLA_G16_FP16_BSH (16 heads, BSH) "
+     "succeed; profile cann reads its own limit instead (MLA-017)",
      ORC_FN(heads512)},
+    /* cann only: the released code's narrower reading of MLA-011 */
     {"MLA-017", "mla", FIA_RULE_REJECT, FIA_LAYER_SEMANTIC, FIA_OK,
-     FIA_ERR_INNER_TILING_ERROR, C003_MLA512 "; " C003_TND512,
-     "released code, D = 512: num_heads is a power of two up to 128",
-     "003 lists 32, 64 and 128 (MLA-011, the doc profile); the vendor's "
-     "tiling tests accept 1 (tMLA_TND_FP16) and, with no key read, 16 "
-     "(tMLA_G16_FP16_BSH): read as the powers of two up to 128",
-     ORC_FN(heads512_cann)},
+     FIA_ERR_INNER_TILING_ERROR, C003_MLA512 "; vendor tiling tests",
+     "D = 512 (KV_N 1): num_heads, the group size, is a power of two up to "
+     "128 (1, 2, 4, ..., 128): the released code's rejection",
+     "003 names 32, 64 and 128 (MLA-011, profile doc); the released code "
+     "accepts 1 head (tMLA_TND_FP16, tMLA_FD_B8_S1_S32768, "
+     "tMLA_NoPA_B1_S1_S32768) and 16 (tMLA_G16_FP16_BSH) and checks the "
+     "group against the powers of two up to 128; profile doc does not "
+     "apply this row",
+     ORC_FN_CANN(heads512_rel)},
     MLA_REJECT("MLA-012", C003_MLA512 "; " C003_TND512,
                "D = 512: key/value have one head (KV_N 1) of D 512", NULL,
                kv512),

@@ -36,6 +36,23 @@ static int out_shape_bad(const fia_oracle_facts *f)
     return 0;
 }
 
+/* The released code's reading (OUT-005): with value's D 128 beside
+ * key's 192 (orc_value_d_pair) attention_out has value's D at Q_S > 1;
+ * on the decode path the released code takes value's D to be the
+ * query's (tErr_PA_value_D_neq_vHeadDim: attention_out of the query's D
+ * is accepted), so the query's shape stays. */
+static int out_shape_bad_rel(const fia_oracle_facts *f)
+{
+    if (!orc_value_d_pair(f) || !orc_is_prefill(f) || !f->q_d_ok)
+        return out_shape_bad(f);
+    fia_oracle_facts ff = *f;
+    fia_tensor q = *f->t[FIA_SLOT_QUERY];
+    q.shape[q.ndim - 1] = q.ndim == 3 ? f->N * 128 : 128;
+    ff.t[FIA_SLOT_QUERY] = &q;
+    ff.D = 128;
+    return out_shape_bad(&ff);
+}
+
 static int both_q_out(const fia_oracle_facts *f)
 {
     return f->given[FIA_SLOT_QUERY] && f->given[FIA_SLOT_ATTENTION_OUT];
@@ -52,6 +69,13 @@ ORC_PRED(out_shape,
              (f->layout != ORC_LAYOUT_BNSD_BSND || f->q_rank_ok) &&
              (!f->o_nbsd || f->q_d_ok),
          out_shape_bad(f))
+ORC_PRED(out_shape_rel,
+         both_q_out(f) && f->layout_modeled &&
+             (f->layout != ORC_LAYOUT_BNSD_BSND || f->q_rank_ok) &&
+             (!f->o_nbsd || f->q_d_ok),
+         out_shape_bad_rel(f))
+/* the released code's 192 / 128 head dims in a batched layout */
+ORC_PRED(value_d_pair, 1, orc_value_d_pair(f))
 ORC_PRED(empty_q_out, f->query_empty && f->given[FIA_SLOT_ATTENTION_OUT],
          !f->out_empty)
 ORC_PRED(empty_both, f->short_circuit, 1)
@@ -72,14 +96,34 @@ const fia_rule orc_rules_output[] = {
      "001 (IFA) §返回值说明 states it (output dtype follows the query); 002 "
      "lists the output dtypes without tying them to the query",
      ORC_FN(out_dtype_q)},
-    {"OUT-003", "output", FIA_RULE_REJECT, ORC_SEM,
+    /* doc only: profile cann reads it as OUT-005 */
+    {"OUT-003", "output", FIA_RULE_REJECT, FIA_LAYER_SEMANTIC,
+     FIA_ERR_PARAM_INVALID, FIA_OK,
      C002_P("attentionOut") "; " C003_P("input_layout") "; " C003_RET,
      "attention_out must have the query's shape; for BNSD_BSND the query's "
      "BNSD read as BSND; for the *_NBSD outputs (N, B, Q_S, D)",
      "003 §返回值说明 asks the query's shape but for D; its input_layout "
      "text puts the output in the layout after '_' (NBSD: N, B, S, D), "
-     "which fiacheck follows for the *_NBSD outputs",
+     "which fiacheck follows for the *_NBSD outputs.  The released code "
+     "gives attention_out value's D 128 beside key's 192 at Q_S > 1 "
+     "(tMLA_RopeCombine_BSH / _BNSD succeed, tErr_value_D_neq_out_D is "
+     "rejected): profile cann applies OUT-005 instead",
      ORC_FN(out_shape)},
+    /* cann only: OUT-003 with the released code's head dims */
+    {"OUT-005", "output", FIA_RULE_REJECT, FIA_LAYER_SEMANTIC, FIA_OK,
+     FIA_ERR_INNER_TILING_ERROR,
+     C002_P("attentionOut") "; " C003_RET "; "
+     CREL("Layouts, head dims and parameters"),
+     "attention_out has the query's shape as OUT-003 says, but for value's "
+     "head dim 128 beside key's 192 (LAYOUT-014) at Q_S > 1, where it has "
+     "value's D: the released code's rejection",
+     "RELEASED: attention_out then has value's D (tMLA_RopeCombine_BSH / "
+     "_BNSD succeed, tErr_value_D_neq_out_D, out of the query's D at Q_S 2, "
+     "is rejected); on the decode path the released code takes value's D to "
+     "be the query's and accepts attention_out of the query's D "
+     "(tErr_PA_value_D_neq_vHeadDim), so the query's shape stays there; "
+     "profile doc does not apply this row",
+     ORC_FN_CANN(out_shape_rel)},
     {"OUT-004", "output", FIA_RULE_REJECT, ORC_SEM,
      CREL("Degenerate shapes") "; " C002_EMPTY,
      "an empty query with a non-empty attention_out is rejected",
@@ -100,6 +144,19 @@ const fia_rule orc_rules_output[] = {
      "key/value with S = 0 (and a non-empty query): attention_out is filled "
      "with zeros; softmax_lse is +inf",
      NULL, ORC_FN(empty_kv)},
+    /* cann only (doc rejects the call: LAYOUT-006) */
+    {"NM-018", "output", FIA_RULE_NOT_MODELED, FIA_LAYER_ARITHMETIC, FIA_OK,
+     FIA_ERR_NOT_MODELED, CREL("Layouts, head dims and parameters") "; "
+     C003_RET,
+     "value's head dim 128 beside key's 192 in a batched layout (BSH, BSND, "
+     "BNSD, BNSD_BSND, paged or not; LAYOUT-014), profile cann: every rule "
+     "judges the call, then it is refused",
+     "the released code accepts it (tErr_PA_value_D_neq_vHeadDim, "
+     "tMLA_RopeCombine_BSH / _BNSD).  At Q_S > 1 003 §返回值说明 gives it a "
+     "meaning (attention_out of value's D) that fiacheck computes for the "
+     "token layouts only so far; at Q_S = 1 the released code reads value "
+     "with the query's D, which no document gives a meaning",
+     ORC_FN_CANN(value_d_pair)},
     {"NM-017", "output", FIA_RULE_NOT_MODELED, ORC_NM_LATE,
      C004_P " (int? out_dtype=None)",
      "out_dtype given (TorchAir, 004): named in the prototype with no "

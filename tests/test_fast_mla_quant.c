@@ -194,7 +194,9 @@ static void rules(void)
     CASE(F.m.layout = "TND", BAD("S_TND_QUANT", F));
     CASE(F.m.layout = "TND_NTD", BAD("S_TND_QUANT", F));
     /* the D 512 scene's other rules still hold */
-    CASE(F.m.N = 16, BAD("S_MLA_HEADS", F));
+    /* (12: not a power of two, rejected in both profiles, MLA-011 /
+     * MLA-017; the released code takes 16) */
+    CASE(F.m.N = 12, BAD("S_MLA_HEADS", F));
     CASE(F.m.bs = 64, BAD("S_MLA_BLOCK_SIZE", F));
     CASE(F.m.sparse = 3, BAD("S_MLA_SPARSE", F));
     CASE(F.m.lse = true, BAD("S_MLA_LSE", F));
@@ -221,7 +223,7 @@ static void rules(void)
          F.dsq_p = F.dsk_p = F.dsv_p = NULL, NOTMOD("M_QQUANT_MODE", F));
     CASE(, F.m.q.dtype = F.m.k.dtype = F.m.v.dtype = FIA_DT_BF16;
          F.dsq_p = F.dsk_p = F.dsv_p = NULL; F.qqm = 0, OK(F));
-    CASE(F.m.N = 16, F.m.q.dtype = F.m.k.dtype = F.m.v.dtype = FIA_DT_BF16;
+    CASE(F.m.N = 12, F.m.q.dtype = F.m.k.dtype = F.m.v.dtype = FIA_DT_BF16;
          F.dsk_p = F.dsv_p = NULL, BAD("S_MLA_HEADS", F));
     /* (a bf16 MLA call with the key/value scales: antiquant, refused) */
     CASE(, F.m.q.dtype = F.m.k.dtype = F.m.v.dtype = FIA_DT_BF16;

@@ -323,6 +323,39 @@ static void expect_each(api *a, const char *doc_id, fia_status want_doc,
     fastSetStatusProfile(FIA_PROFILE_DOC);
 }
 
+/* The released code's tiling tests (issue 33): BNSD_BSND at Q_S = 1
+ * (tCrossover_BNSD_BSND_success) and value's D 128 beside key's 192
+ * (tErr_PA_value_D_neq_vHeadDim, tMLA_RopeCombine_*,
+ * tErr_value_D_neq_out_D): doc rejects, cann accepts or refuses as not
+ * computed. */
+static void released_shapes(void)
+{
+    const fia_status sem = FIA_ERR_PARAM_INVALID, nm = FIA_ERR_NOT_MODELED;
+    const fia_status tiling = FIA_ERR_INNER_TILING_ERROR;
+    api a = base();
+    bnsd(&a, 2, 4, 4, 1, 32, 16);
+    a.layout = "BNSD_BSND", a.out = t4(FIA_DT_FP16, 2, 1, 4, 16);
+    expect_each(&a, "S_LAYOUT_QS1", sem, "", FIA_OK, __LINE__);
+    /* BSH, Q_S 16, N 4 of D 192, value's D 128, out of value's D */
+    a = base();
+    a.q = t3(FIA_DT_FP16, 2, 16, 768);
+    a.k = a.k2 = t3(FIA_DT_FP16, 2, 32, 768);
+    a.v = t3(FIA_DT_FP16, 2, 32, 512);
+    a.out = t3(FIA_DT_FP16, 2, 16, 512);
+    expect_each(&a, "S_KV_SHAPE", sem, "M_VALUE_D", nm, __LINE__);
+    a.out = a.q; /* the query's D at Q_S > 1: rejected in both */
+    expect_each(&a, "S_KV_SHAPE", sem, "S_OUT_SHAPE", tiling, __LINE__);
+    a.v = t3(FIA_DT_FP16, 2, 32, 256); /* 192 / 64: both reject */
+    expect_each(&a, "S_KV_SHAPE", sem, "S_KV_SHAPE", tiling, __LINE__);
+    /* BNSD decode: the query's D stays attention_out's */
+    a = base();
+    bnsd(&a, 2, 4, 4, 1, 32, 192);
+    a.v = t4(FIA_DT_FP16, 2, 4, 32, 128);
+    expect_each(&a, "S_KV_SHAPE", sem, "M_VALUE_D", nm, __LINE__);
+    a.out = t4(FIA_DT_FP16, 2, 4, 1, 128);
+    expect_each(&a, "S_KV_SHAPE", sem, "S_OUT_SHAPE", tiling, __LINE__);
+}
+
 /* The *_NBSD outputs without rope (003 input_layout: any call, Q_S 2..16,
  * attention_out [N, B, Q_S, D]; RELEASED: rejected without rope): doc
  * judges them by every rule, then refuses them as not computed (layer
@@ -411,6 +444,7 @@ static void not_modeled(void)
     CASE("ANTI-019", K_SEM, a.k.dtype = a.v.dtype = FIA_DT_INT4);
     CASE("OQ-001", K_SEM, a.out.dtype = FIA_DT_INT8);
     nbsd_without_rope();
+    released_shapes();
 }
 
 static void shapes(void)
@@ -468,8 +502,6 @@ static void shapes(void)
     /* Q_S = 1: KV_S <= 262144 (001, 003). */
     CASE("S_KV_S_MAX_QS1", K_SEM, bnsd(&a, 1, 2, 2, 1, 262145, 16));
     CASE("", K_OK, bnsd(&a, 1, 2, 2, 1, 262144, 16));
-    CASE("S_LAYOUT_QS1", K_SEM, bnsd(&a, 2, 4, 4, 1, 32, 16),
-         a.layout = "BNSD_BSND", a.out = t4(FIA_DT_FP16, 2, 1, 4, 16));
     CASE("", K_OK, bnsd(&a, 2, 4, 4, 2, 32, 16), a.layout = "BNSD_BSND",
          a.out = t4(FIA_DT_FP16, 2, 2, 4, 16));
     CASE("S_OUT_SHAPE", K_SEM, bnsd(&a, 2, 4, 4, 2, 32, 16),

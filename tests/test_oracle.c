@@ -269,7 +269,10 @@ static fia_status expected_for(const fia_rule *r, fia_profile p)
     if (r->kind == FIA_RULE_NORMALIZE)
         return FIA_OK;
     if (r->kind == FIA_RULE_NOT_MODELED)
-        return FIA_ERR_NOT_MODELED;
+        return (p == FIA_PROFILE_CANN ? r->cann_status : r->doc_status) ==
+                       FIA_OK
+                   ? FIA_OK
+                   : FIA_ERR_NOT_MODELED;
     return p == FIA_PROFILE_CANN ? r->cann_status : r->doc_status;
 }
 
@@ -355,6 +358,9 @@ static const rule_case cases[] = {
     {"LAYOUT-004", PREFILL, "key = fp16 [1,2,32]", PREFILL, ""},
     {"LAYOUT-005", PREFILL, "value = fp16 [1,2,32]", PREFILL, ""},
     {"LAYOUT-006", PREFILL, "value = fp16 [1,2,33,64]", PREFILL, ""},
+    {"LAYOUT-014", PREFILL, "value = fp16 [1,2,33,64]", PREFILL,
+     "query = fp16 [1,2,16,192]\nkey = fp16 [1,2,32,192]\n"
+     "value = fp16 [1,2,32,128]\nattention_out = fp16 [1,2,16,128]"},
     {"LAYOUT-007", PREFILL, "num_heads = 0", PREFILL, ""},
     {"LAYOUT-008", PREFILL, "num_heads = 4\nnum_key_value_heads = 2", PREFILL,
      "input_layout = BSND\nquery = fp16 [1,16,2,64]\nkey = fp16 [1,32,2,64]\n"
@@ -553,6 +559,9 @@ static const rule_case cases[] = {
      "attention_out = fp16 [1,2,16,64]"},
     {"OUT-003", PREFILL, "attention_out = fp16 [1,2,16,32]", PREFILL,
      "input_layout = BNSD_BSND\nattention_out = fp16 [1,16,2,64]"},
+    {"OUT-005", PREFILL, "attention_out = fp16 [1,2,16,32]", PREFILL,
+     "query = fp16 [1,2,16,192]\nkey = fp16 [1,2,32,192]\n"
+     "value = fp16 [1,2,32,128]\nattention_out = fp16 [1,2,16,128]"},
     {"OUT-004", PREFILL,
      "query = fp16 [1,2,0,64]\nattention_out = fp16 [1,2,16,64]", PREFILL,
      ""},
@@ -780,8 +789,8 @@ static const rule_case cases[] = {
     {"MLA-011", MLA_D, "num_heads = 16\nquery = bf16 [2,1,8192]\n"
      "query_rope = bf16 [2,1,1024]", MLA_D, "num_heads = 128\n"
      "query = bf16 [2,1,65536]\nquery_rope = bf16 [2,1,8192]"},
-    {"MLA-017", MLA_D, "num_heads = 48\nquery = bf16 [2,1,24576]\n"
-     "query_rope = bf16 [2,1,3072]", MLA_D, "num_heads = 16\n"
+    {"MLA-017", MLA_D, "num_heads = 12\nquery = bf16 [2,1,6144]\n"
+     "query_rope = bf16 [2,1,768]", MLA_D, "num_heads = 16\n"
      "query = bf16 [2,1,8192]\nquery_rope = bf16 [2,1,1024]"},
     {"MLA-012", MLA_D, "num_key_value_heads = 2\nkey = bf16 [6,16,1024]\n"
      "value = bf16 [6,16,1024]\nkey_rope = bf16 [6,16,128]", MLA_P, ""},
@@ -838,6 +847,9 @@ static const rule_case cases[] = {
      ""},
     /* 004's out_dtype: read, and refused once every rule has judged */
     {"NM-017", PREFILL, "out_dtype = 1", PREFILL, "out_dtype = null"},
+    {"NM-018", PREFILL, "query = fp16 [1,2,16,192]\nkey = fp16 [1,2,32,192]\n"
+     "value = fp16 [1,2,32,128]\nattention_out = fp16 [1,2,16,128]", PREFILL,
+     ""},
     {"MLA-031", MLA_NBSD, "query = bf16 [1,1,16384]\n"
      "query_rope = bf16 [1,1,2048]\nattention_out = bf16 [32,1,1,512]\n"
      "sparse_mode = 0\natten_mask = null", MLA_NBSD,
@@ -1023,6 +1035,9 @@ static void test_rule_cases(void)
         char *oby = mk(rc->base_obey, rc->over_obey);
         for (int k = 0; k < 2; k++) {
             fia_oracle_verdict v;
+            /* a row of profile cann only is not evaluated in doc */
+            if (r->cann_only && profiles[k] != FIA_PROFILE_CANN)
+                continue;
             int rc1 = eval(brk, profiles[k], &v);
             CHECK_MSG(rc1 == 0, "%s: break case did not evaluate", rc->id);
             if (rc1 == 0) {
@@ -1035,7 +1050,7 @@ static void test_rule_cases(void)
                  * rule's rejection decides in this profile (NM-016 in
                  * cann): fired, the status another row's */
                 const int other =
-                    (r->kind == FIA_RULE_REJECT && want == FIA_OK) ||
+                    (r->kind != FIA_RULE_NORMALIZE && want == FIA_OK) ||
                     (r->kind == FIA_RULE_NOT_MODELED &&
                      r->layer == FIA_LAYER_ARITHMETIC &&
                      decided_by_reject(&v, profiles[k]));
@@ -1141,8 +1156,12 @@ static void test_catalogue(void)
                           "%s", r->id);
             break;
         case FIA_RULE_NOT_MODELED:
-            CHECK_MSG(r->doc_status == FIA_ERR_NOT_MODELED &&
-                          r->cann_status == FIA_ERR_NOT_MODELED,
+            /* both profiles, or one of them (FIA_OK in the other, with
+             * the reason) */
+            CHECK_MSG((r->doc_status == FIA_ERR_NOT_MODELED ||
+                       (r->doc_status == FIA_OK && r->disagreement)) &&
+                          (r->cann_status == FIA_ERR_NOT_MODELED ||
+                           (r->cann_status == FIA_OK && r->disagreement)),
                       "%s", r->id);
             break;
         case FIA_RULE_NORMALIZE:
@@ -1163,6 +1182,95 @@ static void expect_both(const char *text, fia_status doc, fia_status cann,
     CHECK_MSG(eval(text, FIA_PROFILE_CANN, &v) == 0, "%s: eval", what);
     CHECK_MSG(v.expected == cann, "%s: cann %d want %d", what,
               (int)v.expected, (int)cann);
+}
+
+/* fiacheck rules --profiles-differ: the rows the released code reads
+ * otherwise are listed, each with its reason; rows whose profiles agree
+ * are not. */
+static void test_profiles_differ(void)
+{
+    static const char *const differ[] = {
+        "LAYOUT-002", "LAYOUT-006", "LAYOUT-014", "OUT-003", "OUT-005",
+        "MLA-011", "MLA-017", "NM-018", "MLA-030"};
+    for (size_t i = 0; i < sizeof differ / sizeof differ[0]; i++) {
+        const fia_rule *r = fia_rule_find(differ[i]);
+        CHECK_MSG(r && fia_rule_profiles_differ(r), "%s not listed",
+                  differ[i]);
+    }
+    static const char *const agree[] = {"LAYOUT-001", "LAYOUT-013",
+                                        "OUT-001", "MLA-012", "NM-017",
+                                        "LAYOUT-N01"};
+    for (size_t i = 0; i < sizeof agree / sizeof agree[0]; i++)
+        CHECK_MSG(!fia_rule_profiles_differ(fia_rule_find(agree[i])),
+                  "%s listed", agree[i]);
+    size_t n = fia_rule_count();
+    for (size_t i = 0; i < n; i++) {
+        const fia_rule *r = fia_rule_at(i);
+        CHECK_MSG(!r->cann_only || r->doc_status == FIA_OK,
+                  "%s: a cann-only row with a doc status", r->id);
+        if (!fia_rule_profiles_differ(r))
+            continue;
+        CHECK_MSG(r->disagreement != NULL, "%s differs without a reason",
+                  r->id);
+        CHECK_MSG(r->kind != FIA_RULE_NORMALIZE, "%s", r->id);
+        const int doc_ok = r->doc_status == FIA_OK,
+                  cann_ok = r->cann_status == FIA_OK;
+        CHECK_MSG(doc_ok != cann_ok ||
+                      (r->doc_status == FIA_ERR_NOT_MODELED) !=
+                          (r->cann_status == FIA_ERR_NOT_MODELED),
+                  "%s: the outcomes agree", r->id);
+    }
+}
+
+/* The released code's tiling tests (issue 33): what profile cann accepts
+ * where the documents reject, and what both still reject. */
+static void test_vendor_readings(void)
+{
+    static const struct {
+        const char *base, *over;
+        fia_status doc, cann;
+        const char *what;
+    } vt[] = {
+        /* tCrossover_BNSD_BSND_success: BNSD_BSND at Q_S = 1 */
+        {DECODE, "input_layout = BNSD_BSND\nattention_out = fp16 [2,1,2,64]",
+         FIA_ERR_PARAM_INVALID, FIA_OK, "BNSD_BSND decode (LAYOUT-002)"},
+        /* tMLA_G16_FP16_BSH, tMLA_TND_FP16: 16 and 1 heads at D 512 */
+        {MLA_D, "num_heads = 16\nquery = bf16 [2,1,8192]\n"
+         "query_rope = bf16 [2,1,1024]", FIA_ERR_PARAM_INVALID, FIA_OK,
+         "MLA 16 heads (MLA-011)"},
+        {MLA_D, "num_heads = 1\nquery = bf16 [2,1,512]\n"
+         "query_rope = bf16 [2,1,64]", FIA_ERR_PARAM_INVALID, FIA_OK,
+         "MLA 1 head (MLA-011)"},
+        /* tMLA_RopeCombine_*: value D 128 beside 192, out of value's D,
+         * not computed in cann (NM-018) */
+        {PREFILL, "query = fp16 [1,2,16,192]\nkey = fp16 [1,2,32,192]\n"
+         "value = fp16 [1,2,32,128]\nattention_out = fp16 [1,2,16,128]",
+         FIA_ERR_PARAM_INVALID, FIA_ERR_NOT_MODELED, "value D 128 prefill"},
+        /* tErr_value_D_neq_out_D: out of the query's D at Q_S > 1 */
+        {PREFILL, "query = fp16 [1,2,16,192]\nkey = fp16 [1,2,32,192]\n"
+         "value = fp16 [1,2,32,128]", FIA_ERR_PARAM_INVALID,
+         FIA_ERR_INNER_TILING_ERROR, "value D 128, out 192 prefill"},
+        /* tErr_PA_value_D_neq_vHeadDim: decode keeps the query's D */
+        {DECODE, "query = fp16 [2,2,1,192]\nkey = fp16 [2,2,32,192]\n"
+         "value = fp16 [2,2,32,128]", FIA_ERR_PARAM_INVALID,
+         FIA_ERR_NOT_MODELED, "value D 128 decode"},
+        /* tErr_PA_4D_kv_D_mismatch: 128 / 64 stays a rejection */
+        {DECODE, "query = fp16 [2,2,1,128]\nkey = fp16 [2,2,32,128]\n"
+         "value = fp16 [2,2,32,64]", FIA_ERR_PARAM_INVALID,
+         FIA_ERR_INNER_TILING_ERROR, "value D 64 beside 128"},
+        /* not a power of two: both reject (MLA-011 / MLA-017) */
+        {MLA_D, "num_heads = 12\nquery = bf16 [2,1,6144]\n"
+         "query_rope = bf16 [2,1,768]", FIA_ERR_PARAM_INVALID,
+         FIA_ERR_INNER_TILING_ERROR, "MLA 12 heads (MLA-017)"},
+        {MLA_D, "num_heads = 256\nquery = bf16 [2,1,131072]\n"
+         "query_rope = bf16 [2,1,16384]", FIA_ERR_PARAM_INVALID,
+         FIA_ERR_INNER_TILING_ERROR, "MLA 256 heads (MLA-017)"},
+    };
+    for (size_t i = 0; i < sizeof vt / sizeof vt[0]; i++) {
+        char *t = mk(vt[i].base, vt[i].over);
+        expect_both(t, vt[i].doc, vt[i].cann, vt[i].what);
+        free(t);
+    }
 }
 
 static void test_baselines(void)
@@ -1496,6 +1604,8 @@ int main(void)
     test_coverage();
     test_rule_cases();
     test_baselines();
+    test_vendor_readings();
+    test_profiles_differ();
     test_precedence();
     test_order();
     test_robustness();

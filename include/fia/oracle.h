@@ -55,6 +55,11 @@ typedef struct fia_rule {
     /* 1 when the rule is applicable and obeyed (for coverage); may be NULL,
      * then "applicable" means "not fired". */
     int (*applies)(const fia_oracle_facts *f);
+    /* 1 for a row of profile cann only (its doc status FIA_OK), added
+     * beside a documented row the released code reads otherwise
+     * (LAYOUT-014 beside LAYOUT-006): not evaluated in profile doc, so
+     * the documented profile's verdicts stay the documents' alone. */
+    int cann_only;
 } fia_rule;
 
 size_t fia_rule_count(void);
@@ -86,7 +91,18 @@ typedef struct fia_oracle_verdict {
 fia_status fia_oracle_evaluate(const fia_case *c, fia_profile p,
                                fia_oracle_verdict *v, fia_error *err);
 
+/* 1 when the rule's two profiles give a call it fires on different
+ * outcomes: accepted in one and rejected or not modeled in the other, or
+ * rejected in one and not modeled in the other (161002 beside 561002 is
+ * the same rejection, raised by another layer).  A reading the profiles
+ * disagree on is a pair of such rows: one of profile doc only, one of
+ * profile cann only (LAYOUT-006 and LAYOUT-014). */
+int fia_rule_profiles_differ(const fia_rule *r);
+
 /* Print the catalogue as a table (or JSON lines when json != 0). */
 void fia_rules_print(FILE *f, int json);
+/* The same, only the rules whose profiles differ (fia_rule_profiles_differ)
+ * when differ_only != 0. */
+void fia_rules_print_some(FILE *f, int json, int differ_only);
 
 #endif
