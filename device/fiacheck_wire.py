@@ -49,6 +49,8 @@ def to_array(dtype, shape, raw):
     npshape = list(shape)
     if bits == 4 and npshape:
         npshape[-1] = (npshape[-1] + 1) // 2
+    if bits == 4 and int(np.prod(npshape)) != storage(dtype, shape):
+        npshape = [storage(dtype, shape)]  # odd rows share bytes: flat
     if raw is None or len(raw) == 0:
         return np.zeros(npshape, dtype=np_type)
     return np.frombuffer(raw, dtype=np_type).reshape(npshape).copy()

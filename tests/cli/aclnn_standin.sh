@@ -15,15 +15,11 @@ py=/usr/bin/python3
 $py -c 'import numpy' 2>/dev/null || skip "no numpy for $py"
 
 # the program is built as the library was: under the sanitizers, with them
-cc=$(sed -n 's/^CMAKE_C_COMPILER:[A-Z]*=//p' "$build/CMakeCache.txt")
-cflags="-O1 -g"
-pyenv=()
-if grep -q '^FIA_SANITIZE:BOOL=ON' "$build/CMakeCache.txt"; then
-  cflags="$cflags -fsanitize=address,undefined"
-  rt=$("$cc" -print-file-name=libclang_rt.asan-x86_64.so)
-  [ -f "$rt" ] || rt=$("$cc" -print-file-name=libasan.so)
-  pyenv=(env "LD_PRELOAD=$rt" ASAN_OPTIONS=detect_leaks=0)
-fi
+. "$(dirname "$0")/../device/standin/sanitizer_env.sh"
+standin_setup "$build"
+cc=$standin_cc
+cflags=$standin_cflags
+pyenv=("${standin_pyenv[@]}")
 run=$tmp/fia_aclnn_run
 
 # build.sh: no toolkit and no stand-in is a clear error; the stand-in builds

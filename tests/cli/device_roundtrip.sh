@@ -8,10 +8,13 @@
 # the same, every difference listed.
 #
 # Cases: every corpus case written through torch_npu_v2, mindspore,
-# incre_flash_attention and torchair_v2; of the aclnn_v2 ones (most of
-# the corpus) the folders below, which cover layouts, GQA, masks, sparse
-# modes, lengths, lse, pages, TND and quantization in a few seconds (the
-# whole corpus is a few minutes of reference; corpus_cases runs it).
+# incre_flash_attention and torchair_v2 (the inference card's on a
+# stand-in that is the card); of the aclnn_v2 ones (most of the corpus)
+# the folders below, which cover layouts, GQA, masks, sparse modes,
+# lengths, lse, pages, TND and quantization in a few seconds (the whole
+# corpus is a few minutes of reference; corpus_cases runs it).  Under the
+# sanitizers, without the seven heaviest (standin_light in
+# tests/device/standin/sanitizer_env.sh: each over 3 s of reference there).
 . "$(dirname "$0")/lib.sh"
 root=$(cd "$(dirname "$0")/../.." && pwd)
 py=/usr/bin/python3
@@ -21,6 +24,8 @@ standin=$bin/tests/device/standin
 [ -f "$standin/lib/libfiacheck_aclnn_standin.so" ] ||
   skip "no aclnn stand-in built in $standin"
 export FIACHECK_ACLNN_STANDIN_LIB=$standin/lib/libfiacheck_aclnn_standin.so
+. "$root/tests/device/standin/sanitizer_env.sh"
+standin_setup "$bin"
 aclnn_folders="gqa mask sparse lse seqlen paged tnd"
 
 # verdicts FILE.json [TSV]: "NAME VERDICT" lines, NAME the case file run
@@ -65,12 +70,12 @@ roundtrip() {
   local cases
   cases=$(printf '%s\n' "$@" | grep -vxF -f <(cut -d' ' -f1 "$tmp/refused.got") )
   if [ "$api" = aclnn_v2 ]; then
-    FIA_ACLNN_STANDIN=$standin OUT=$tmp/fia_aclnn_run CC=${CC:-cc} CFLAGS="-O1 -g" \
+    FIA_ACLNN_STANDIN=$standin OUT=$tmp/fia_aclnn_run CC=$standin_cc CFLAGS=$standin_cflags \
       bash "$d/aclnn/build.sh" >"$tmp/build.out" 2>&1 ||
       { bad "aclnn: build.sh failed"; sed 's/^/    /' "$tmp/build.out" >&2; return; }
     "$tmp/fia_aclnn_run" "$d" >"$tmp/script.out" 2>&1
   else
-    PYTHONPATH=$root/tests/device/shim "$py" "$d/run_$api.py" "$d" >"$tmp/script.out" 2>&1
+    PYTHONPATH=$root/tests/device/shim "${standin_pyenv[@]}" "$py" "$d/run_$api.py" "$d" >"$tmp/script.out" 2>&1
   fi
   [ $? -le 1 ] && ok || { bad "$name: the script failed"; tail -5 "$tmp/script.out" >&2; }
   cp "$tmp/script.out" "$tmp/$name.script.out"
@@ -120,6 +125,7 @@ for api in torch_npu_v2 mindspore incre_flash_attention torchair_v2 aclnn_v2; do
   else
     all=$(cd "$root" && grep -l "^api = $api\$" corpus/cases/*/*.case)
   fi
+  all=$(cd "$root" && standin_light $all)
   [ -n "$all" ] || { bad "$api: no corpus case"; continue; }
   # the inference card's cases on a stand-in that is the card
   a2=$(cd "$root" && grep -L "$card" $all)
