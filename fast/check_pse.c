@@ -38,19 +38,26 @@ fia_status fast_check_pse_shape(const fast_args *a, fast_plan *p,
     if (decode && t->dtype != qd)
         FAST_REJECT("S_PSE_DTYPE", "Q_S = 1: pse_shift %s with a %s query",
                     fast_dtype_name(t->dtype), fast_dtype_name(qd));
+    /* the released code also takes one head for all (a public report,
+     * vllm-ascend #15503); check_pse_heads refuses to compute it */
+    const bool one_head = a->profile == FIA_PROFILE_CANN && t->ndim == 4 &&
+                          t->shape[1] == 1;
     if (t->ndim != 4 || (t->shape[0] != 1 && t->shape[0] != p->B) ||
-        t->shape[1] != p->N)
+        (t->shape[1] != p->N && !one_head))
         FAST_REJECT("S_PSE_SHAPE", "pse_shift is not (B or 1, N=%lld, ., .)",
                     (long long)p->N);
     const int64_t rows = t->shape[2], cols = t->shape[3];
-    if (decode ? rows != 1 || cols < p->KV_S
-               : rows < p->Q_S || cols < p->KV_S)
+    const bool broadcast_heads = one_head && p->N > 1;
+    if (!broadcast_heads && (decode ? rows != 1 || cols < p->KV_S
+                                    : rows < p->Q_S || cols < p->KV_S))
         FAST_REJECT("S_PSE_SHAPE", "pse_shift's S dims (%lld, %lld) do not "
                     "cover (Q_S, KV_S) = (%lld, %lld)", (long long)rows,
                     (long long)cols, (long long)p->Q_S, (long long)p->KV_S);
     if (decode && p->D % 16 != 0)
         FAST_REJECT("S_PSE_D", "Q_S = 1 with pse_shift: D %lld is not a "
                     "multiple of 16", (long long)p->D);
+    if (broadcast_heads)
+        return FIA_OK; /* refused at layer 6 (fast_check_pse_heads) */
     /* The plan's view (no data read here; phase two checks it has data).
      * The pse's dtype is dt (an int8 query's plan sets dt fp16, the
      * pse's: fast_plan_int8_quant).  Rows
@@ -65,5 +72,18 @@ fia_status fast_check_pse_shape(const fast_args *a, fast_plan *p,
      * not rounded to fp16 before P.V (bf16 always rounds). */
     if (p->dt == FIA_DT_FP16)
         p->round_p = false;
+    return FIA_OK;
+}
+
+/* Layer 6 (profile cann).  A pse_shift of one head for N > 1 heads: the
+ * released code accepts it, no document says what it computes. */
+fia_status fast_check_pse_heads(const fast_args *a, fast_plan *p,
+                                fia_error *err)
+{
+    const fia_tensor *t = a->pse;
+    if (a->profile == FIA_PROFILE_CANN && fast_present(t) && !p->tnd &&
+        t->ndim == 4 && t->shape[1] == 1 && p->N > 1)
+        FAST_NOTMOD("M_PSE_HEADS", "a pse_shift of one head for %lld heads "
+                    "is not computed", (long long)p->N);
     return FIA_OK;
 }

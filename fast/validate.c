@@ -106,6 +106,7 @@ const fast_check fast_checks[] = {
     /* Layer 6: judged by every rule above, but not computed. */
     {"tnd", FAST_LAYER_ARITHMETIC, fast_check_tnd_nbsd},
     {"output", FAST_LAYER_ARITHMETIC, fast_check_output_value_d},
+    {"pse", FAST_LAYER_ARITHMETIC, fast_check_pse_heads},
     {"prefix", FAST_LAYER_ARITHMETIC, fast_check_prefix},
     {"antiquant", FAST_LAYER_ARITHMETIC, fast_check_antiquant_unmodeled},
     /* the antiquant description of a call every rule accepts and no row

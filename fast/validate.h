@@ -235,6 +235,7 @@ fia_status fast_check_scale(const fast_args *, fast_plan *, fia_error *);
 /* pse */
 fia_status fast_check_pse_dtypes(const fast_args *, fast_plan *, fia_error *);
 fia_status fast_check_pse_shape(const fast_args *, fast_plan *, fia_error *);
+fia_status fast_check_pse_heads(const fast_args *, fast_plan *, fia_error *);
 /* int8_quant (full quantization): dtypes, the scales' scene, D, and the plan
  * of a call every rule accepts */
 fia_status fast_check_int8_quant_dtypes(const fast_args *, fast_plan *, fia_error *);

@@ -41,6 +41,22 @@ static int lead_dims_bad(const fia_oracle_facts *f)
            t->shape[1] != f->N;
 }
 
+/* The released code's reading of the lead dims: also one head for all
+ * (a public report against torch_npu 2.10, vllm-ascend #15503: a
+ * [1,1,1,4096] pse_shift with 12 heads was accepted). */
+static int lead_dims_bad_released(const fia_oracle_facts *f)
+{
+    const fia_tensor *t = pse(f);
+    return t->ndim != 4 || (t->shape[0] != 1 && t->shape[0] != f->B) ||
+           (t->shape[1] != f->N && t->shape[1] != 1);
+}
+
+static int one_head_for_all(const fia_oracle_facts *f)
+{
+    const fia_tensor *t = pse(f);
+    return !lead_dims_bad_released(f) && f->N > 1 && t->shape[1] == 1;
+}
+
 /* Q_S > 1: S dims at least the query's and the key's (a longer one is
  * padding that is not read); Q_S = 1: (., ., 1, >= KV_S).  Page attention's
  * KV_S is maxBlockNumPerSeq x block_size (facts_paged.c). */
@@ -55,6 +71,10 @@ static int s_dims_bad(const fia_oracle_facts *f)
 ORC_PRED(pair_prefill, scope(f) && orc_is_prefill(f), dt_pair_prefill(f))
 ORC_PRED(pair_decode, scope(f) && orc_is_decode(f), dt_pair_decode(f))
 ORC_PRED(lead, scope(f), lead_dims_bad(f))
+ORC_PRED(lead_released, scope(f), lead_dims_bad_released(f))
+ORC_PRED(one_head, scope(f), one_head_for_all(f))
+/* the S dims are read against the documents' lead dims in both profiles
+ * (a pse of one head for all is refused as NM-019 in cann anyway) */
 ORC_PRED(sdims, scope(f) && f->k_rank_ok && !lead_dims_bad(f), s_dims_bad(f))
 ORC_PRED(d16, scope(f) && orc_is_decode(f) && f->q_d_ok, f->D % 16 != 0)
 ORC_PRED(empty, f->given[FIA_SLOT_PSE_SHIFT], f->numel[FIA_SLOT_PSE_SHIFT] == 0)
@@ -77,12 +97,37 @@ const fia_rule orc_rules_pse[] = {
      C002_P("pseShiftOptional") "; " C_PSE_EQ1 "; " C001_P("pse_shift"),
      "Q_S = 1: pse_shift has the query's dtype",
      NULL, ORC_FN(pair_decode)},
-    {"PSE-003", "pse", FIA_RULE_REJECT, ORC_SEM,
+    /* doc only: the released code reads it as PSE-006 */
+    {"PSE-003", "pse", FIA_RULE_REJECT, FIA_LAYER_SEMANTIC,
+     FIA_ERR_PARAM_INVALID, FIA_OK,
      C002_P("pseShiftOptional") "; " C000_KW("pse_shift") "; "
          C003_P("pse_shift"),
      "pse_shift is 4-D (B or 1, N, ., .): batch B or 1 (broadcast), the "
      "query's heads",
-     NULL, ORC_FN(lead)},
+     "a public report against the released operator (vllm-ascend #15503, "
+     "torch_npu 2.10: decode, N 12, page attention) says it accepted a "
+     "pse_shift [1,1,1,4096], one head for all: profile cann applies "
+     "PSE-006 instead",
+     ORC_FN(lead)},
+    /* cann only: the released code's wider reading of PSE-003 */
+    {"PSE-006", "pse", FIA_RULE_REJECT, FIA_LAYER_SEMANTIC, FIA_OK,
+     FIA_ERR_INNER_TILING_ERROR,
+     C002_P("pseShiftOptional") "; vllm-ascend #15503",
+     "pse_shift is 4-D (B or 1, N or 1, ., .): the released code's "
+     "rejection",
+     "PSE-003 asks the query's heads; the released code took one head for "
+     "twelve in a public report (vllm-ascend #15503), and its tiling tests "
+     "have none against it (tGQA_PSE_BSH, tPSE_Shift_BSH pass N); "
+     "what it computes then is NM-019's",
+     ORC_FN_CANN(lead_released)},
+    {"NM-019", "pse", FIA_RULE_NOT_MODELED, FIA_LAYER_ARITHMETIC, FIA_OK,
+     FIA_ERR_NOT_MODELED, C002_P("pseShiftOptional") "; vllm-ascend #15503",
+     "a pse_shift of one head for N > 1 query heads (PSE-006), profile "
+     "cann: every rule judges the call, then it is refused",
+     "no document gives it a meaning (a broadcast over the heads is the "
+     "reading a user expects; the report says the released code computed "
+     "something else), so fiacheck computes nothing it could be judged by",
+     ORC_FN_CANN(one_head)},
     {"PSE-004", "pse", FIA_RULE_REJECT, ORC_SEM,
      C002_P("pseShiftOptional") "; " C_PSE_GT1 "; " C002_GT1
          " (page attention场景)",

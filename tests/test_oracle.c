@@ -633,6 +633,9 @@ static const rule_case cases[] = {
      "pse_shift = fp16 [1,2,1,32]"},
     {"PSE-003", PREFILL, "pse_shift = fp16 [2,16,32]", PREFILL,
      "pse_shift = fp16 [1,2,16,32]"},
+    /* the released code's lead dims: one head for all too (cann) */
+    {"PSE-006", DECODE, "pse_shift = fp16 [2,3,1,32]", DECODE,
+     "pse_shift = fp16 [1,1,1,32]"},
     {"PSE-004", PREFILL, "pse_shift = fp16 [1,2,15,32]", PREFILL,
      "pse_shift = fp16 [1,2,20,48]"},
     {"PSE-004", DECODE, "pse_shift = fp16 [2,2,1,31]", DECODE,
@@ -847,6 +850,8 @@ static const rule_case cases[] = {
      ""},
     /* 004's out_dtype: read, and refused once every rule has judged */
     {"NM-017", PREFILL, "out_dtype = 1", PREFILL, "out_dtype = null"},
+    {"NM-019", DECODE, "pse_shift = fp16 [1,1,1,32]", DECODE,
+     "pse_shift = fp16 [1,2,1,32]"},
     {"NM-018", PREFILL, "query = fp16 [1,2,16,192]\nkey = fp16 [1,2,32,192]\n"
      "value = fp16 [1,2,32,128]\nattention_out = fp16 [1,2,16,128]", PREFILL,
      ""},
@@ -1191,7 +1196,8 @@ static void test_profiles_differ(void)
 {
     static const char *const differ[] = {
         "LAYOUT-002", "LAYOUT-006", "LAYOUT-014", "OUT-003", "OUT-005",
-        "MLA-011", "MLA-017", "NM-018", "MLA-030"};
+        "MLA-011", "MLA-017", "NM-018", "MLA-030", "PSE-003", "PSE-006",
+        "NM-019"};
     for (size_t i = 0; i < sizeof differ / sizeof differ[0]; i++) {
         const fia_rule *r = fia_rule_find(differ[i]);
         CHECK_MSG(r && fia_rule_profiles_differ(r), "%s not listed",
