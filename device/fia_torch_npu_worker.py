@@ -38,6 +38,10 @@ RUNTIME_ERROR = 361001
 VERBOSE = os.environ.get("FIA_TORCH_NPU_WORKER_VERBOSE", "") == "1"
 
 
+class NotCovered(Exception):
+    """A call the worker cannot make, or answer, as fiacheck asked it."""
+
+
 class Framework:
     """One interface's script functions: make_tensor(array, descriptor),
     call(args, kwargs), to_numpy(tensor, dtype)."""
@@ -127,10 +131,6 @@ def outputs(req, fw, result):
                 % (name, arr.dtype, list(arr.shape), dtype, shape))
         blobs.append((name, np.ascontiguousarray(arr).tobytes()))
     return blobs
-
-
-class NotCovered(Exception):
-    pass
 
 
 def answer(req, out):
