@@ -61,8 +61,10 @@ bool fast_value_d_128(const fast_args *a)
     const int64_t heads = k->ndim == 4 ? 1
                           : a->num_kv_heads > 0 ? a->num_kv_heads
                                                 : a->num_heads;
-    return heads > 0 && k->shape[k->ndim - 1] == heads * 192 &&
-           v->shape[k->ndim - 1] == heads * 128;
+    /* by division: heads may be any int64 a call carries */
+    const int64_t kd = k->shape[k->ndim - 1], vd = v->shape[k->ndim - 1];
+    return heads > 0 && kd > 0 && vd > 0 && kd % 192 == 0 &&
+           kd / 192 == heads && vd % 128 == 0 && vd / 128 == heads;
 }
 
 /* Layer 4.  002 inputLayout; the ranks of query, key and value under it

@@ -147,7 +147,9 @@ void orc_facts_layout(const fia_case *c, fia_oracle_facts *f)
  * heads folded into a rank-3 tensor's last dim). */
 static int last_pair(int64_t k, int64_t v, int64_t heads)
 {
-    return heads > 0 && k == heads * 192 && v == heads * 128;
+    /* by division: heads may be any int64 a call carries */
+    return heads > 0 && k > 0 && v > 0 && k % 192 == 0 && k / 192 == heads &&
+           v % 128 == 0 && v / 128 == heads;
 }
 
 int orc_value_d_pair(const fia_oracle_facts *f)

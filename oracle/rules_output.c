@@ -1,4 +1,5 @@
 /* Rules: attention_out dtype and shape; empty query and empty key/value. */
+#include <stdint.h>
 #include "oracle_internal.h"
 
 static const fia_dtype dt_out[] = {FIA_DT_FP16, FIA_DT_BF16, FIA_DT_INT8};
@@ -43,7 +44,8 @@ static int out_shape_bad(const fia_oracle_facts *f)
  * is accepted), so the query's shape stays. */
 static int out_shape_bad_rel(const fia_oracle_facts *f)
 {
-    if (!orc_value_d_pair(f) || !orc_is_prefill(f) || !f->q_d_ok)
+    if (!orc_value_d_pair(f) || !orc_is_prefill(f) || !f->q_d_ok ||
+        (f->t[FIA_SLOT_QUERY]->ndim == 3 && f->N > INT64_MAX / 128))
         return out_shape_bad(f);
     fia_oracle_facts ff = *f;
     fia_tensor q = *f->t[FIA_SLOT_QUERY];
