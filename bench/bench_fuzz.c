@@ -1,7 +1,9 @@
-/* fiacheck-bench-fuzz (`fiacheck bench --fuzz [SECONDS]`): execs/s per
- * fuzz target on one core, at the targets' own small shapes, from random
- * inputs (no libFuzzer, no store).  Goals: fuzz_params >= 5000/s,
- * fuzz_numeric >= 200/s per core.  Also prints fuzz_params' validity rate. */
+/* fiacheck-bench-fuzz (`fiacheck bench --fuzz [SECONDS [TARGET]]`): execs/s
+ * per fuzz target on one core, at the targets' own small shapes, from
+ * random inputs (no libFuzzer, no store), and under each where its CPU
+ * time went (reference, system under test, harness).  Goals: fuzz_params
+ * >= 5000/s, fuzz_numeric >= 200/s per core.  Also prints fuzz_params'
+ * validity rate.  TARGET (params, numeric, metamorphic): that one alone. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
@@ -27,7 +29,14 @@ int main(int argc, char **argv)
            "ratio to goal");
     fuzz_report_quiet(1);
     setenv("FIACHECK_ON_FINDING", "record", 1); /* counted, never an abort */
+    int only = -1; /* a target named after the seconds: that one alone */
+    if (argc > 2 && (only = fuzz_target_from_name(argv[2])) < 0) {
+        fprintf(stderr, "fiacheck-bench-fuzz: no target %s\n", argv[2]);
+        return 2;
+    }
     for (int t = 0; t < FUZZ_TARGET_COUNT; t++) {
+        if (only >= 0 && t != only)
+            continue;
         fuzz_rng r = {42 + (uint64_t)t};
         uint8_t buf[512];
         long n = 0;
@@ -52,6 +61,14 @@ int main(int argc, char **argv)
                    100.0 * (double)(c->accepted - before.accepted) /
                        (double)(c->evaluated - before.evaluated));
         printf("\n");
+        fuzz_counters d = {0};
+        d.execs = n;
+        d.cpu_target = c->cpu_target - before.cpu_target;
+        d.cpu_ref = c->cpu_ref - before.cpu_ref;
+        d.cpu_sut = c->cpu_sut - before.cpu_sut;
+        d.ref_elements = c->ref_elements - before.ref_elements;
+        d.ref_escalated = c->ref_escalated - before.ref_escalated;
+        fuzz_print_time_split("  ", &d);
     }
     return 0;
 }

@@ -404,6 +404,7 @@ static int64_t print_summary(const fuzz_opts *o, const target_run *runs)
         if (tr->cnt.vacuous > 0)
             printf("  vacuous (accepted, but no output element compared): "
                    "%lld\n", (long long)tr->cnt.vacuous);
+        fuzz_print_time_split("  ", &tr->cnt);
     }
     return total;
 }

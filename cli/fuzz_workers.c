@@ -127,6 +127,7 @@ void fuzz_read_stats(target_run *tr)
             continue;
         while (fgets(line, sizeof line, f) != NULL) {
             long long v;
+            double x;
             line[strcspn(line, "\n")] = '\0';
             if (strncmp(line, "sig ", 4) == 0) {
                 nomem |= fuzz_strset_add(&sigs, line + 4, NULL, NULL) != FIA_OK;
@@ -137,6 +138,12 @@ void fuzz_read_stats(target_run *tr)
             else if (sscanf(line, "findings %lld", &v) == 1) tr->cnt.findings += v;
             else if (sscanf(line, "skipped %lld", &v) == 1) tr->cnt.skipped += v;
             else if (sscanf(line, "vacuous %lld", &v) == 1) tr->cnt.vacuous += v;
+            else if (sscanf(line, "ref_elements %lld", &v) == 1) tr->cnt.ref_elements += v;
+            else if (sscanf(line, "ref_escalated %lld", &v) == 1) tr->cnt.ref_escalated += v;
+            else if (sscanf(line, "cpu_target %lf", &x) == 1) tr->cnt.cpu_target += x;
+            else if (sscanf(line, "cpu_ref %lf", &x) == 1) tr->cnt.cpu_ref += x;
+            else if (sscanf(line, "cpu_sut %lf", &x) == 1) tr->cnt.cpu_sut += x;
+            else if (sscanf(line, "cpu_process %lf", &x) == 1) tr->cnt.cpu_process += x;
         }
         fclose(f);
     }

@@ -173,6 +173,11 @@ typedef struct fuzz_counters {
     int64_t not_covered;    /* calls the rules accept that a numbers-only
                                system under test refused (not_modeled
                                counts the rules' own not-modeled calls) */
+    int64_t ref_elements, ref_escalated; /* the reference's Ziv counters */
+    /* CPU seconds: in the target (fuzz_run_one), in its reference and its
+     * system under test, and of the whole process (the engine's share is
+     * process - target; stats files only) */
+    double cpu_target, cpu_ref, cpu_sut, cpu_process;
 } fuzz_counters;
 
 /* Reads FIACHECK_DB, FIACHECK_CAMPAIGN, FIACHECK_PROFILE, FIACHECK_REVISION,
@@ -188,9 +193,20 @@ void fuzz_report_verdict(const fia_case *c, const fia_check_result *r,
  * process); frees what f holds. */
 void fuzz_report_finding(const fia_case *c, fuzz_finding *f);
 void fuzz_report_exec(void);                 /* one input done */
+/* Adds r's reference and system-under-test CPU times and Ziv counters
+ * (fuzz_report_verdict does it for the cases it is given). */
+void fuzz_report_times(const fia_check_result *r);
+/* Adds CPU seconds spent in the target (fuzz_run_one), and of those in a
+ * system under test outside fia_check_case. */
+void fuzz_report_target_seconds(double target, double sut);
 void fuzz_report_skip(void);                 /* an input not judged */
 void fuzz_report_flush(void);                /* to the store + stats file */
 const fuzz_counters *fuzz_report_counters(void);
+/* One line "<indent>CPU time: reference P %, system under test P %,
+ * harness P %[, fuzzer P %] of S s[; the reference left P % of N elements
+ * to MPFR]" from c (time_split.c); nothing when c has no time.  The fuzzer's
+ * share is there when c has the process's time (a campaign's stats). */
+void fuzz_print_time_split(const char *indent, const fuzz_counters *c);
 int fuzz_report_quiet(int quiet);            /* no stderr lines; old value */
 /* Takes every finding instead of the store (text attached, freed after
  * the call); NULL: recorded.  Set before the first input. */

@@ -135,7 +135,9 @@ static fia_status run_form(const fia_case *c, const fz_geom *canon,
     fia_status st = fia_case_materialize(c, 1, &d, err);
     if (st != FIA_OK)
         return st;
+    const double t0 = fia_check_cpu_seconds();
     st = fia_call_sut(c, &d, p, 1, err);
+    fuzz_report_target_seconds(0.0, fia_check_cpu_seconds() - t0);
     const fia_tensor *ot = d.t[FIA_SLOT_ATTENTION_OUT];
     const fia_tensor *lt = d.t[FIA_SLOT_SOFTMAX_LSE];
     int64_t n = g->B * g->N * g->Q_S * g->D, nl = g->B * g->N * g->Q_S;
@@ -202,6 +204,7 @@ static int forms_pass(const fia_case *const forms[2], fia_profile profile,
     static fia_check_result cr[2];
     for (int k = 0; k < 2; k++) {
         fia_check_case(forms[k], &o, &cr[k]);
+        fuzz_report_times(&cr[k]);
         if (fia_verdict_is_finding(cr[k].v)) {
             r->applicable = 1;
             r->finding = 1;

@@ -460,12 +460,20 @@ static void write_stats(void)
     FILE *f = fopen(tmp, "w");
     if (f == NULL)
         return;
+    struct timespec pt = {0, 0};
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &pt);
     fprintf(f, "execs %lld\nevaluated %lld\naccepted %lld\nnot_modeled %lld\n"
             "findings %lld\nskipped %lld\nvacuous %lld\n",
             (long long)R.cnt.execs,
             (long long)R.cnt.evaluated, (long long)R.cnt.accepted,
             (long long)R.cnt.not_modeled, (long long)R.cnt.findings,
             (long long)R.cnt.skipped, (long long)R.cnt.vacuous);
+    /* where the time went, at the same moment as the counts above */
+    fprintf(f, "ref_elements %lld\nref_escalated %lld\ncpu_target %.6f\n"
+            "cpu_ref %.6f\ncpu_sut %.6f\ncpu_process %.6f\n",
+            (long long)R.cnt.ref_elements, (long long)R.cnt.ref_escalated,
+            R.cnt.cpu_target, R.cnt.cpu_ref, R.cnt.cpu_sut,
+            (double)pt.tv_sec + (double)pt.tv_nsec * 1e-9);
     for (size_t i = 0; i < R.sigs.n; i++)
         fprintf(f, "sig %s\n", R.sigs.items[i]);
     fclose(f);
@@ -538,6 +546,20 @@ void fuzz_report_exec(void)
 }
 
 void fuzz_report_skip(void) { R.cnt.skipped++; }
+
+void fuzz_report_times(const fia_check_result *r)
+{
+    R.cnt.cpu_ref += r->ref_seconds;
+    R.cnt.cpu_sut += r->sut_seconds;
+    R.cnt.ref_elements += r->ref_elements;
+    R.cnt.ref_escalated += r->ref_escalated;
+}
+
+void fuzz_report_target_seconds(double target, double sut)
+{
+    R.cnt.cpu_target += target;
+    R.cnt.cpu_sut += sut;
+}
 
 #ifdef FIA_HAVE_STORE
 typedef struct compat_search {
@@ -655,6 +677,7 @@ void fuzz_report_finding(const fia_case *c, fuzz_finding *f)
 void fuzz_report_verdict(const fia_case *c, const fia_check_result *r,
                          fia_profile profile)
 {
+    fuzz_report_times(r);
     if (r->evaluated) {
         R.cnt.evaluated++;
         R.cnt.accepted += r->ov.accept;

@@ -100,6 +100,7 @@ static int run_metamorphic(const uint8_t *data, size_t size)
 
 int fuzz_run_one(fuzz_target_id t, const uint8_t *data, size_t size)
 {
+    const double t0 = fia_check_cpu_seconds();
     fuzz_report_init(t);
     switch (t) {
     case FUZZ_PARAMS: run_params(data, size); break;
@@ -107,5 +108,6 @@ int fuzz_run_one(fuzz_target_id t, const uint8_t *data, size_t size)
     default: run_metamorphic(data, size); break;
     }
     fuzz_report_exec();
+    fuzz_report_target_seconds(fia_check_cpu_seconds() - t0, 0.0);
     return 0;
 }

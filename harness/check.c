@@ -1,6 +1,7 @@
 /* One case checked end to end: oracle, fast/, reference, comparator. */
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include "fia/check.h"
 #include "fia/sut_host.h"
 #include "fia/ref.h"
@@ -23,6 +24,14 @@ int fia_verdict_is_finding(fia_verdict v)
     return v == FIA_V_STATUS_MISMATCH || v == FIA_V_ACCURACY ||
            v == FIA_V_NAN_LEAK || v == FIA_V_HARNESS_ERROR ||
            v == FIA_V_CRASH || v == FIA_V_TIMEOUT;
+}
+
+double fia_check_cpu_seconds(void)
+{
+    struct timespec t;
+    if (clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t) != 0)
+        return 0.0;
+    return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
 }
 
 void fia_check_options_default(fia_check_options *o)
@@ -163,7 +172,9 @@ static void compare_outputs(const fia_case *c, const fia_case_data *d,
     fia_ref_result ref;
     memset(&ref, 0, sizeof ref);
     fia_error rerr;
+    const double t0 = fia_check_cpu_seconds();
     fia_status st = fia_ref_compute(c, d, &ro, &ref, &rerr);
+    r->ref_seconds += fia_check_cpu_seconds() - t0;
     if (st != FIA_OK) {
         r->v = FIA_V_HARNESS_ERROR;
         fia_fail(&r->reason, st, "the oracle accepts the case but the "
@@ -470,7 +481,9 @@ void fia_check_case(const fia_case *c, const fia_check_options *o,
     if (compute)
         poison_outputs(&d);
     fia_profile fp = o->fast_profile_set ? o->fast_profile : o->profile;
+    const double t0 = fia_check_cpu_seconds();
     r->fast_status = fia_call_sut(c, &d, fp, compute, &r->fast_error);
+    r->sut_seconds += fia_check_cpu_seconds() - t0;
     r->fast_called = 1;
     char why[sizeof r->reason.msg];
     if (compute && r->ov.accept &&

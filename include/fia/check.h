@@ -100,6 +100,11 @@ typedef struct fia_check_result {
                                     the bound or this fails) */
     fia_cann_result cann;
     int64_t ref_elements, ref_escalated; /* the reference's Ziv counters */
+    /* CPU seconds of the process (fast/'s own threads included) in the
+     * reference and in the system under test (its validation and, when
+     * computed, its outputs): what `fiacheck fuzz` and `bench --fuzz`
+     * split a target's time by */
+    double ref_seconds, sut_seconds;
     int n_intents;               /* the case's intents, in vocabulary order */
     fia_intent_result intents[FIA_INTENT_COUNT];
     /* With options.fail_masks, once compared: per element of
@@ -111,6 +116,10 @@ typedef struct fia_check_result {
 /* Frees what a result judged with options.fail_masks holds (the masks);
  * the rest stays valid. */
 void fia_check_result_release(fia_check_result *r);
+
+/* The process's CPU time in seconds, every thread's (what ref_seconds and
+ * sut_seconds are measured with). */
+double fia_check_cpu_seconds(void);
 
 /* Judges one parsed case.  Never fails: problems become the verdict. */
 void fia_check_case(const fia_case *c, const fia_check_options *o,
