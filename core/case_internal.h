@@ -35,6 +35,9 @@ int fia__attr_differs_from_default(const fia_attrs *at, fia_attr a,
  * *values_hash the FNV-1a 64 of the values' bits (every NaN as one):
  * what fia_case_digest hashes.  NULL out of memory. */
 char *fia__case_digest_text(const fia_case *c, uint64_t *values_hash);
+/* x as snprintf(out, n, "%.17g", x) writes it, the same bytes, mostly
+ * without printf (double_text.c); the length. */
+int fia__double_text(char *out, size_t n, double x);
 /* 1 when attribute a has the same value in x and y (nan == nan). */
 int fia__attr_equal(const fia_attrs *x, const fia_attrs *y, fia_attr a);
 
