@@ -1,18 +1,17 @@
 /* A finite double as printf's "%.17g" writes it, without printf where the
- * value's exact decimal expansion has at most 17 significant digits (every
- * fp16 and bf16 value but some subnormals, most float32 values of the
- * data): the case text of a worst case or a finding holds one such number
+ * value is m 2^e with m 5^-e (or m 2^e) below 2^127 (every fp16 value, bf16
+ * and float32 values above about 2^-54 times their significand): the case text of a worst case or a finding holds one such number
  * per explicit value, and glibc's printf of a double (multi-precision
  * digit generation) was most of the cost of printing one.
  *
  * Why it is the same text: x = m 2^e exactly (m odd).  For e >= 0, x is
  * the integer m 2^e; for e < 0, x = (m 5^-e) 10^e, the integer N = m 5^-e
  * times 10^e.  When N fits 127 bits its decimal digits are x's exact
- * expansion; with at most 17 significant digits there is nothing to round,
- * so "%.17g" prints exactly those digits, trailing zeros removed, in its
- * fixed style when the decimal exponent X is in [-4, 17), else as
- * d.ddde[+-]XX (at least two exponent digits).  Anything else (more
- * digits: printf must round; larger numbers) goes to snprintf.  The tests
+ * expansion; "%.17g" rounds it to 17 significant digits (to nearest, ties
+ * to even, as glibc in the default rounding mode), removes trailing zeros
+ * and writes its fixed style when the decimal exponent X of the rounded
+ * value is in [-4, 17), else d.ddde[+-]XX (at least two exponent digits).
+ * Larger or smaller numbers (N past 127 bits) go to snprintf.  The tests
  * compare both over every fp16 and bf16 value and random doubles
  * (tests/test_double_text.c). */
 #include <math.h>
@@ -98,19 +97,41 @@ int fia__double_text(char *out, size_t n, double x)
             return snprintf(out, n, "%.17g", x);
         unsigned __int128 p5 = k <= 27 ? POW5[k]
                                        : (unsigned __int128)POW5[27] * POW5[k - 27];
-        /* m < 2^53: the product fits when m <= (2^127 - 1) / 5^k */
-        if ((unsigned __int128)m > (((unsigned __int128)1 << 127) - 1) / p5)
+        /* the product fits 127 bits when the bit lengths do: 5^k has
+         * floor(k log2 5) + 1 */
+        const int b5 = (int)((uint64_t)k * 2321928094887362ull /
+                             1000000000000000ull) + 1;
+        if (64 - __builtin_clzll(m) + b5 > 127)
             return snprintf(out, n, "%.17g", x);
         N = (unsigned __int128)m * p5;
     }
     char dig[64];
-    const int nd = digits_of(N, dig); /* N > 0: x is not 0 */
-    int z = 0; /* trailing zeros (integers only: N is odd times 5^k) */
+    int nd = digits_of(N, dig); /* N > 0: x is not 0 */
+    /* 17 significant digits, the rest rounded off to nearest, ties to
+     * even (printf's rounding in the default mode) */
+    int lo = 0; /* the least significant digit kept */
+    if (nd > 17) {
+        lo = nd - 17;
+        const int rd = dig[lo - 1] - '0';
+        int sticky = 0;
+        for (int i = 0; i < lo - 1; i++)
+            sticky |= dig[i] != '0';
+        if (rd > 5 || (rd == 5 && (sticky || ((dig[lo] - '0') & 1)))) {
+            int i = lo;
+            while (i < nd && dig[i] == '9')
+                dig[i++] = '0';
+            if (i == nd) { /* 99...9 became 100...0: one more digit */
+                dig[nd++] = '1';
+                lo++;
+            } else {
+                dig[i]++;
+            }
+        }
+    }
+    int z = lo; /* trailing zeros of the digits kept */
     while (z < nd - 1 && dig[z] == '0')
         z++;
-    const int L = nd - z; /* significant digits */
-    if (L > 17)
-        return snprintf(out, n, "%.17g", x);
+    const int L = nd - z; /* significant digits, <= 17 */
     const int X = nd - 1 - k; /* x = d.ddd 10^X */
     /* the digits most significant first: dig[nd-1] ... dig[z] */
     if (X < -4 || X >= 17) {
