@@ -161,15 +161,45 @@ static uint32_t round_to_format(double ax, int mant, int emin, int emax,
     return bits;
 }
 
+/* The common case first: |x| whose binary64 exponent is one of the
+ * format's normal exponents (emin..emax) rounds on its encoding alone.
+ * The exponent and fraction fields, read as one integer, are rounded to
+ * the format's fraction bits (nearest, ties to even: add half a unit less
+ * one, plus the kept last bit, and drop); a carry out of the fraction moves
+ * into the exponent as it should, up to the format's infinity (all ones,
+ * fraction 0) past its largest finite value; then the exponent is rebiased.
+ * This is what round_to_format computes for those inputs (one rounding of
+ * the exact value); anything else (format subnormals, zeros, non-finite,
+ * too large) goes to it. */
+static inline uint32_t round_normal(uint64_t a, int mant, int bias)
+{
+    const int drop = 52 - mant;
+    const uint64_t r =
+        (a + ((1ull << (drop - 1)) - 1) + ((a >> drop) & 1)) >> drop;
+    return (uint32_t)(r - ((uint64_t)(1023 - bias) << mant));
+}
+
 uint16_t fia_double_to_fp16(double x)
 {
-    uint16_t s = signbit(x) ? 0x8000 : 0;
+    uint64_t u;
+    memcpy(&u, &x, sizeof u);
+    const uint16_t s = (uint16_t)((u >> 48) & 0x8000);
+    const uint64_t a = u & 0x7fffffffffffffffull;
+    const uint64_t ef = a >> 52;
+    if (ef >= 1023 - 14 && ef <= 1023 + 15)
+        return s | (uint16_t)round_normal(a, 10, 15);
     return s | (uint16_t)round_to_format(fabs(x), 10, -14, 15, 5);
 }
 
 uint16_t fia_double_to_bf16(double x)
 {
-    uint16_t s = signbit(x) ? 0x8000 : 0;
+    uint64_t u;
+    memcpy(&u, &x, sizeof u);
+    const uint16_t s = (uint16_t)((u >> 48) & 0x8000);
+    const uint64_t a = u & 0x7fffffffffffffffull;
+    const uint64_t ef = a >> 52;
+    if (ef >= 1023 - 126 && ef <= 1023 + 127)
+        return s | (uint16_t)round_normal(a, 7, 127);
     return s | (uint16_t)round_to_format(fabs(x), 7, -126, 127, 8);
 }
 

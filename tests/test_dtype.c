@@ -67,6 +67,53 @@ int main(void)
         }
     }
     CHECK_EQ_INT(bad_bf, 0);
+    /* every bf16 midpoint, and just off it to either side */
+    for (uint32_t b = 0; b < 0x10000; b++) {
+        if ((b & 0x7fff) >= 0x7f7f)
+            continue;
+        double v = fia_bf16_to_double((uint16_t)b);
+        double w = fia_bf16_to_double((uint16_t)(b + 1));
+        double mid = (v + w) / 2;
+        if (fia_double_to_bf16(nextafter(mid, v)) != b ||
+            fia_double_to_bf16(nextafter(mid, w)) != (uint16_t)(b + 1))
+            bad_bf++;
+    }
+    CHECK_EQ_INT(bad_bf, 0);
+    /* random doubles: the nearest value, ties to even, against gcc's own
+     * double -> _Float16 (one rounding) for fp16, and against the two
+     * neighbours for bf16 */
+    uint64_t st = 12345;
+    int bad_rand = 0;
+    for (int i = 0; i < 400000; i++) {
+        st = st * 6364136223846793005ull + 1442695040888963407ull;
+        /* exponents around both formats' ranges, any fraction */
+        uint64_t bits = (st >> 12) | ((uint64_t)(850 + (st >> 55) % 350) << 52) |
+                        ((st & 1) << 63);
+        double x;
+        memcpy(&x, &bits, sizeof x);
+#if defined(__FLT16_MAX__)
+        _Float16 h = (_Float16)x;
+        uint16_t hb;
+        memcpy(&hb, &h, 2);
+        bad_rand += fia_double_to_fp16(x) != hb;
+#endif
+        uint16_t b = fia_double_to_bf16(x);
+        double y = fia_bf16_to_double(b);
+        if (isinf(y)) {
+            bad_rand += !(fabs(x) >= 0x1.ff8p127); /* past the largest + half */
+            continue;
+        }
+        double lo = fia_bf16_to_double((uint16_t)(b - ((b & 0x7fff) ? 1 : 0)));
+        double hi = fia_bf16_to_double((uint16_t)(b + 1));
+        double d = fabs(x - y);
+        if ((b & 0x7fff) && fabs(x - lo) < d)
+            bad_rand++;
+        if ((b & 0x7fff) < 0x7f7f && fabs(x - hi) < d)
+            bad_rand++;
+        if (signbit(x) != signbit(y))
+            bad_rand++;
+    }
+    CHECK_EQ_INT(bad_rand, 0);
     CHECK_EQ_INT(fia_double_to_bf16(1.0), 0x3f80);
     CHECK_EQ_INT(fia_double_to_bf16(FLT_MAX), 0x7f80); /* rounds up to inf */
     /* Names and storage. */
