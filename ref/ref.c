@@ -352,6 +352,7 @@ static fia_status compute_rows(const ref_problem *p, long prec,
     }
     if (st == FIA_OK)
         st = ref_rows_walk(p, compute_row, &x, err);
+    r->n_refined = ref_core_refined(x.core);
     ref_row_out_free(&x.ro);
     ref_q8_free(x.q8);
     ref_core_free(x.core);

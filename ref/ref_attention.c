@@ -23,10 +23,27 @@
  * Error bounds (|eps| <= 2^-p per rounding, e_j > 0):
  *   |out' - out| <= (sum_j e_j |v_j| / S) 2^(3-p) <= max_j |v_j| 2^(3-p),
  *   |lse' - lse| <= (1 + |lse'| + |log S'|) 2^(3-p).
+ * (out' = num' / S' with num' = (sum e'_j v_j)(1 + b), e'_j = e_j (1 + a_j),
+ * S' = S (1 + g), |a_j|, |b| <= 2^-p, |g| <= 2^(1-p)(1 + 2^-p): out' - out
+ * = [dN (1 + d) + N (d - g)] / (S (1 + g)) with |dN| <= 2^(1-p)(1 + 2^-p)
+ * sum e_j |v_j| and |N| <= sum e_j |v_j|: at most 5.01 2^-p of A = sum e_j
+ * |v_j| / S.)  The first bound is used with A computed upward from the e'_j
+ * and S' (A'; A < 2 A', so A 2^(3-p) < 2^(E + 4 - p) for A' < 2^E): where
+ * one key dominates and the others' weights are far below it (e^-5000),
+ * out is about their share of A, and max |v| would ask for thousands of
+ * bits to see its sign (a dominant v of 0: out is a tiny +-x).
  * An element is decided when both ends of its error interval round to the
  * same value of the output format, or when it is known exact (every
- * operation's ternary value 0).  Otherwise the row is recomputed at twice
- * the precision.  This ends: an output is either a rational number, found
+ * operation's ternary value 0).  lse is also decided when its interval
+ * reaches down to the max score m (lse' - err <= m): lse = m + log S > m
+ * strictly when two or more weights are nonzero, m is exact at ps bits, and
+ * no value of fp32 where rounding changes (a midpoint, the overflow
+ * threshold) lies in (m, m + 2^(E_m - ps - 30)] (they lie on the grid of
+ * 2^(E_m - 25) or coarser, m on that of 2^(E_m - ps), ps >= 64), so every
+ * value there rounds as m + 2^(E_m - ps - 30) does: when lse' + err rounds
+ * the same, so does lse.  Without it an m on an fp32 midpoint (its exact
+ * score has 25 bits) beside far keys (log S about e^-5000) took 2^14 and
+ * more bits.  Otherwise the row is recomputed at twice the precision.  This ends: an output is either a rational number, found
  * and rounded exactly by ref_rational_mean (ref_exact.c), or irrational and
  * so never on a rounding boundary; lse is rational only with a single key
  * (then lse = m, exact).  With a sink both arguments take it as the key of
@@ -77,7 +94,9 @@ struct ref_core {
                             (and e vlo) */
     mpfr_ptr *nptr;
     mpfr_t dot, m, diff, S, logS, lse, num, outv, lo, hi, rlo, rhi, r16, r32;
+    mpfr_t spv, spt;     /* sum e_j |v_j| / S rounded upward (64 bits) */
     int inited;
+    int64_t refined;     /* rows evaluated past the first MPFR precision */
     ref_dbl dbl;         /* the binary64 first pass */
     int pure_mpfr;       /* 1: every element by MPFR (bounds still computed) */
 };
@@ -169,7 +188,7 @@ void ref_core_free(ref_ws *w)
         }
         mpfr_clears(w->dot, w->m, w->diff, w->S, w->logS, w->lse, w->num,
                     w->outv, w->lo, w->hi, w->rlo, w->rhi, w->r16, w->r32,
-                    (mpfr_ptr)0);
+                    w->spv, w->spt, (mpfr_ptr)0);
     }
     ref_dbl_free(&w->dbl);
     free(w->vcol);
@@ -254,6 +273,7 @@ static fia_status ws_mpfr(ref_ws *w)
     mpfr_inits2(prec + 8, w->lo, w->hi, (mpfr_ptr)0);
     mpfr_inits2(ref_fmt_prec(w->out_fmt), w->rlo, w->rhi, w->r16, (mpfr_ptr)0);
     mpfr_init2(w->r32, ref_fmt_prec(REF_FMT_FP32));
+    mpfr_inits2(64, w->spv, w->spt, (mpfr_ptr)0);
     w->inited = 1;
     return FIA_OK;
 }
@@ -294,6 +314,30 @@ static int round_decided(ref_ws *w, mpfr_t y, mpfr_t rlo, mpfr_t rhi,
     mpfr_add(w->lo, val, w->lo, MPFR_RNDU);
     ref_round_fmt(rhi, w->lo, f);
     return mpfr_equal_p(rlo, rhi) && mpfr_equal_p(rlo, y);
+}
+
+/* lse = m + log S with log S > 0 (two or more nonzero weights) and its
+ * upper end lse' + 2^err_exp: 1 with y the fp32 value when every value in
+ * (m, upper end] rounds to it (the header's argument). */
+static int lse_above_max(ref_ws *w, mpfr_exp_t err_exp, mpfr_t y)
+{
+    mpfr_t mp, t, hi, rhi;
+    mpfr_inits2(w->ps + 32, mp, t, (mpfr_ptr)0);
+    mpfr_inits2(w->prec + 8, hi, (mpfr_ptr)0);
+    mpfr_init2(rhi, ref_fmt_prec(REF_FMT_FP32));
+    if (mpfr_zero_p(w->m)) /* no fp32 rounding boundary in (0, 2^-1000] */
+        mpfr_set_ui_2exp(mp, 1, -1000, MPFR_RNDN);
+    else { /* exact: both on the grid of 2^(E_m - ps - 31) */
+        mpfr_set_ui_2exp(t, 1, mpfr_get_exp(w->m) - w->ps - 30, MPFR_RNDN);
+        mpfr_add(mp, w->m, t, MPFR_RNDN);
+    }
+    ref_round_fmt(y, mp, REF_FMT_FP32);
+    mpfr_set_ui_2exp(hi, 1, err_exp, MPFR_RNDN);
+    mpfr_add(hi, w->lse, hi, MPFR_RNDU);
+    ref_round_fmt(rhi, hi, REF_FMT_FP32);
+    int ok = mpfr_equal_p(y, rhi);
+    mpfr_clears(mp, t, hi, rhi, (mpfr_ptr)0);
+    return ok;
 }
 
 /* One row at the current precision; fills the elements not yet done.
@@ -340,11 +384,13 @@ static int64_t compute_row(ref_ws *w, const ref_row_in *in, row_out *ro)
     if (any_nan)
         mpfr_set_nan(w->m);
     /* e_j, S (the sink's e^(sink - m) in S: index nk) */
-    int e_exact = 1;
+    int e_exact = 1, n_live = 0;
     for (int64_t t = 0; t < nt; t++) {
         mpfr_sub(w->diff, w->score[t], w->m, MPFR_RNDN); /* exact */
         if (mpfr_exp(w->e[t], w->diff, MPFR_RNDN) != 0)
             e_exact = 0;
+        /* nonzero: the exact weight is (an underflow to 0 only undercounts) */
+        n_live += !mpfr_zero_p(w->e[t]);
         w->eptr[t] = w->e[t];
     }
     int ts = mpfr_sum(w->S, w->eptr, (unsigned long)nt, MPFR_RNDN);
@@ -371,6 +417,14 @@ static int64_t compute_row(ref_ws *w, const ref_row_in *in, row_out *ro)
         mpfr_inits2(ref_fmt_prec(REF_FMT_FP32), rlo, rhi, (mpfr_ptr)0);
         int ok = round_decided(w, w->r32, rlo, rhi, w->lse, ex, err,
                                REF_FMT_FP32);
+        if (!ok && n_live >= 2 && mpfr_number_p(w->m) &&
+            mpfr_number_p(w->lse)) {
+            /* the interval's lower end at or below m: lse > m cuts it */
+            mpfr_set_ui_2exp(w->lo, 1, err, MPFR_RNDN);
+            mpfr_sub(w->hi, w->lse, w->lo, MPFR_RNDD);
+            if (mpfr_lessequal_p(w->hi, w->m))
+                ok = lse_above_max(w, err, w->r32);
+        }
         mpfr_clears(rlo, rhi, (mpfr_ptr)0);
         if (ok || prec >= REF_MAX_PREC) {
             ro->lse_bits = ref_encode_fmt(w->r32, REF_FMT_FP32);
@@ -384,9 +438,13 @@ static int64_t compute_row(ref_ws *w, const ref_row_in *in, row_out *ro)
         if (ro->done[d])
             continue;
         double vmax = 0.0;
+        mpfr_set_zero(w->spv, 1);
         for (int64_t t = 0; t < nk; t++) {
             double v = in->vbuf[in->keys[t] * D + d];
             mpfr_mul_d(w->nterm[t], w->e[t], v, MPFR_RNDN); /* exact */
+            /* A' upward: |vlo| <= 2^-53 |v| is in the factor 2 of A < 2 A' */
+            mpfr_mul_d(w->spt, w->e[t], fabs(v), MPFR_RNDU);
+            mpfr_add(w->spv, w->spv, w->spt, MPFR_RNDU);
             w->nptr[t] = w->nterm[t];
             if (in->vlo) { /* |vlo| <= 2^-53 |v|: vmax still bounds */
                 mpfr_mul_d(w->nterm[nk + t], w->e[t],
@@ -411,6 +469,11 @@ static int64_t compute_row(ref_ws *w, const ref_row_in *in, row_out *ro)
             int ev;
             frexp(vmax, &ev); /* vmax < 2^ev */
             err = (mpfr_exp_t)ev + 3 - prec;
+            /* A' = sum e'_j |v_j| / S' upward: A 2^(3-p) < 2^(E(A') + 4 - p) */
+            mpfr_div(w->spv, w->spv, w->S, MPFR_RNDU);
+            if (mpfr_regular_p(w->spv) &&
+                mpfr_get_exp(w->spv) + 4 - prec < err)
+                err = mpfr_get_exp(w->spv) + 4 - prec;
         }
         int ok = round_decided(w, w->r16, w->rlo, w->rhi, w->outv, ex, err,
                                w->out_fmt);
@@ -473,6 +536,8 @@ void ref_row_out_free(row_out *ro)
 /* The binary64 pass decides what it can; the rest goes through the MPFR
  * loop from the first precision, doubling until decided (after the first
  * MPFR evaluation the rational outputs are settled exactly, once). */
+int64_t ref_core_refined(const ref_ws *w) { return w->refined; }
+
 fia_status ref_core_row(ref_ws *w, const ref_row_in *in, row_out *ro,
                         int64_t *n_elements, int64_t *n_escalated,
                         fia_error *err)
@@ -504,6 +569,7 @@ fia_status ref_core_row(ref_ws *w, const ref_row_in *in, row_out *ro,
         if (first && settle_rational(w, in, ro) != FIA_OK)
             return fia_fail(err, FIA_ERR_NOMEM,
                             "out of memory (reference rows)");
+        w->refined += first;
         first = 0;
         prec *= 2;
         ws_set_prec(w, prec);

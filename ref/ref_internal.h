@@ -695,6 +695,8 @@ fia_status ref_core_new(ref_core **w, int64_t D, int64_t Dr,
                         ref_score_prec_fn score_prec, void *score_prec_ctx,
                         int pure_mpfr, fia_error *err);
 void ref_core_free(ref_core *w);
+/* Rows w evaluated past its first MPFR precision so far. */
+int64_t ref_core_refined(const ref_core *w);
 
 /* FIA_OK or FIA_ERR_NOMEM. */
 fia_status ref_row_out_init(row_out *ro, int64_t D);

@@ -287,10 +287,56 @@ static void test_hard(void)
     }
 }
 
+/* One key dominating another 6000 below it (weight e^-6000): the
+ * reference decides at its first MPFR precision, with the right bits.
+ * lse: the max score m = 2048 + 2^-13 is an fp32 midpoint, lse = m + log(1 +
+ * e^-6000) rounds up to 2048 + 2^-12 (0x45000001).  out: the dominant key's
+ * v is 0, the other's +-1 or 0.5, so out is +-e^-6000 (fp16 +0 / -0) or
+ * 0.5 e^-6000; both paths agree bit for bit, and the bits are those. */
+static void test_far_keys(void)
+{
+    const char *text =
+        "input_layout = BNSD\nnum_heads = 1\nscale = 1\n"
+        "softmax_lse_flag = true\n"
+        "query = fp16 [1,1,1,16]\nkey = fp16 [1,1,2,16]\n"
+        "value = fp16 [1,1,2,16]\n"
+        "query.values = 1,1,0,0,0,0,0,0,0,0,0,0,0,0,0,0\n"
+        "key.values = 2048,0.0001220703125,0,0,0,0,0,0,0,0,0,0,0,0,0,0, "
+        "-3952,0.0001220703125,0,0,0,0,0,0,0,0,0,0,0,0,0,0\n"
+        "value.values = 0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0, "
+        "1,-1,0.5,0,0,0,0,0,0,0,0,0,0,0,0,0\n";
+    fia_case c;
+    fia_error err;
+    fia_case_data d;
+    CHECK(fia_case_parse_string(text, "far", &c, &err) == 0);
+    CHECK(fia_case_materialize(&c, 1, &d, &err) == 0);
+    for (int pure = 0; pure < 2; pure++) {
+        fia_ref_options o;
+        fia_ref_options_default(&o);
+        o.pure_mpfr = pure;
+        fia_ref_result r;
+        CHECK(fia_ref_compute(&c, &d, &o, &r, NULL) == FIA_OK);
+        CHECK_MSG(r.n_refined == 0, "pure %d: %lld rows refined", pure,
+                  (long long)r.n_refined);
+        const uint16_t *out = r.out.data;
+        uint32_t lse;
+        memcpy(&lse, r.lse.data, 4);
+        CHECK_MSG(lse == 0x45000001u, "lse bits %08x", lse);
+        CHECK_MSG(out[0] == 0x0000 && out[1] == 0x8000 && out[2] == 0x0000 &&
+                      out[3] == 0x0000,
+                  "out %04x %04x %04x %04x", out[0], out[1], out[2], out[3]);
+        fia_ref_result_free(&r);
+    }
+    fia_case_data_free(&d);
+    fia_case_free(&c);
+    both(text, "far keys");
+}
+
 int main(void)
 {
     test_round_double();
     test_hard();
+    test_far_keys();
     char buf[4096];
     for (int i = 0; i < 1500 && n_elems < 120000; i++) {
         random_case(buf, sizeof buf, i);

@@ -62,6 +62,9 @@ typedef struct fia_ref_result {
     /* Ziv's strategy: elements (outputs and lse) evaluated, and those the
      * binary64 pass left to MPFR. */
     int64_t n_elements, n_escalated;
+    /* rows the MPFR loop took past its first precision (a row that needs
+     * it is rare: an output on a rounding boundary to thousands of bits) */
+    int64_t n_refined;
 } fia_ref_result;
 
 /* FIA_OK, FIA_ERR_NOT_MODELED, FIA_ERR_NOMEM, or FIA_ERR_PARAM_INVALID when
