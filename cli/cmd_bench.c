@@ -48,7 +48,8 @@ static const char bench_usage[] =
  * summary row parsed.  0, or -1 when it did not run. */
 static int campaign_figures(const char *self, const char *dir, int t,
                             long seconds, int jobs, double *rate,
-                            double *per_core, char *sanitizers, size_t slen)
+                            double *per_core, char *sanitizers, size_t slen,
+                            char *split, size_t splen)
 {
     char cmd[3 * PATH_MAX];
     snprintf(cmd, sizeof cmd, "'%s/fiacheck' fuzz --target %s --time %ld "
@@ -60,7 +61,11 @@ static int campaign_figures(const char *self, const char *dir, int t,
     char line[512];
     int got = 0;
     sanitizers[0] = '\0';
+    split[0] = '\0';
     while (fgets(line, sizeof line, f) != NULL) {
+        const char *cpu = strstr(line, "CPU time: ");
+        if (cpu != NULL) /* where the campaign's time went */
+            snprintf(split, splen, "%.*s", (int)strcspn(cpu, "\n"), cpu);
         char name[64];
         long long execs, cov, findings, nw, distinct, arts;
         double r, pc;
@@ -107,13 +112,15 @@ static void bench_campaigns(const char *self, long seconds)
     fflush(stdout);
     for (int t = 0; t < FUZZ_TARGET_COUNT; t++) {
         double rate = 0, per_core = 0;
-        char san[128];
+        char san[128], split[512] = "";
         if (campaign_figures(self, dir, t, seconds, jobs, &rate, &per_core, san,
-                             sizeof san) != 0)
+                             sizeof san, split, sizeof split) != 0)
             printf("%-17s %10s %12s\n", fuzz_target_name(t), "failed", "-");
         else
             printf("%-17s %10.0f %12.0f  %s\n", fuzz_target_name(t), rate,
                    per_core, san[0] ? san : "all");
+        if (split[0])
+            printf("  %s\n", split);
         fflush(stdout);
     }
     fuzz_remove_tree(dir);
