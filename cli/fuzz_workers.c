@@ -34,6 +34,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -434,7 +435,12 @@ static fia_status fuzzer_command(const campaign_plan *p, const worker *w,
 
 /* Starts worker w for `seconds` in its own process group (so that a
  * Ctrl-C reaches only this parent, which stops the group itself), its
- * stdout and stderr into a pipe.  FIA_OK or FIA_ERR_IO. */
+ * stdout and stderr into a pipe.  A worker outside this process's group
+ * gets no signal when this process is killed outright (SIGKILL, the OOM
+ * killer): the kernel kills it then (PR_SET_PDEATHSIG, which survives its
+ * exec), so that no worker fuzzes on into the store of a campaign that is
+ * gone; the getppid check covers a parent that died before the prctl.
+ * FIA_OK or FIA_ERR_IO. */
 static fia_status spawn_worker(runner *r, worker *w, int seconds, fia_error *err)
 {
     static fuzzer_cmd fc;
@@ -449,6 +455,7 @@ static fia_status spawn_worker(runner *r, worker *w, int seconds, fia_error *err
     int fds[2];
     if (pipe(fds) != 0)
         return fia_fail(err, FIA_ERR_IO, "pipe: %s", strerror(errno));
+    pid_t parent = getpid();
     pid_t pid = fork();
     if (pid < 0) {
         close(fds[0]);
@@ -461,6 +468,8 @@ static fia_status spawn_worker(runner *r, worker *w, int seconds, fia_error *err
         close(fds[0]);
         close(fds[1]);
         setpgid(0, 0);
+        if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || getppid() != parent)
+            _exit(1);
         if (r->pin)
             (void)sched_setaffinity(0, sizeof r->cpus, &r->cpus);
         signal(SIGINT, SIG_DFL);
