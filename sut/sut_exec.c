@@ -76,6 +76,11 @@ int fia_sut_exec_set_timeout(double seconds)
     return 0;
 }
 
+double fia_sut_exec_timeout(void)
+{
+    return w.timeout;
+}
+
 const char *fia_sut_exec_command(void)
 {
     return w.command[0] ? w.command : NULL;
@@ -414,6 +419,11 @@ static fia_sut table = {
     .destroy = destroy,
     .last_error = last_error,
 };
+
+void fia_sut_exec_set_abi(uint32_t abi_version)
+{
+    table.abi_version = abi_version;
+}
 
 static fia_status read_env(fia_error *err)
 {
