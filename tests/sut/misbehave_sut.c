@@ -7,7 +7,8 @@
  * dies of SIGSEGV in one of two functions (two bugs, two crash sites),
  * calls exit(0) (a plug-in that ends the process "successfully") or
  * abort().  MISBEHAVE_ALWAYS=MODE spoils every computed call so, for a
- * campaign.  It links nothing of fiacheck's. */
+ * campaign; MISBEHAVE_STATUS=CODE makes phase one refuse every call with
+ * that status.  It links nothing of fiacheck's. */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <math.h>
@@ -82,8 +83,13 @@ static void misbehave(mode m)
 
 static fia_status gws(const fia_sut_args *a, uint64_t *ws, void **executor)
 {
-    call *c = malloc(sizeof *c);
+    const char *refuse = getenv("MISBEHAVE_STATUS");
     *executor = NULL;
+    if (refuse != NULL && *refuse) {
+        snprintf(inner_error, sizeof inner_error, "refused as told");
+        return (fia_status)atoi(refuse);
+    }
+    call *c = malloc(sizeof *c);
     if (c == NULL)
         return FIA_ERR_NOMEM;
     fia_status st = inner->get_workspace_size(a, ws, &c->inner_executor);
@@ -114,7 +120,9 @@ static void destroy(void *executor)
 
 static const char *last_error(void)
 {
-    return inner != NULL ? inner->last_error() : inner_error;
+    const char *refuse = getenv("MISBEHAVE_STATUS");
+    return inner != NULL && !(refuse != NULL && *refuse) ? inner->last_error()
+                                                         : inner_error;
 }
 
 static fia_sut table = {
