@@ -258,7 +258,7 @@ void cli_sut_describe(char *buf, size_t n)
         snprintf(buf, n, "fast/ %s kernels, %s threads", lv ? lv : "?",
                  th ? th : "?");
     else if (isolated)
-        snprintf(buf, n, "%s %.40s (%s; each call out of process, in "
+        snprintf(buf, n, "%s %.40s (%s) out of process (each call in "
                  "fiacheck-plugin-worker, --timeout %g s)", s->name,
                  s->version, (s->validates & FIA_SUT_CHECKS_STATUS)
                  ? "statuses and numbers" : "numbers only",
