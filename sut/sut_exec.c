@@ -412,6 +412,67 @@ static const char *last_error(void)
     return last_msg;
 }
 
+/* The run settings, for a worker started to take them (fiacheck-plugin-
+ * worker --options: "get NAME" / "set NAME VALUE" between calls).  A
+ * worker that fails the exchange is stopped; the setting is then unknown
+ * (NULL) or not made (-1), and the next call starts a new worker. */
+static int option_exchange(const char *req, char *line, size_t cap)
+{
+    fia_error err;
+    if (ensure_worker(&err) != FIA_OK)
+        return -1;
+    w.conn.deadline = exec_now() + w.timeout;
+    if (exec_write(&w.conn, req, strlen(req)) != EXEC_IO_OK ||
+        exec_read_line(&w.conn, line, cap) != EXEC_IO_OK) {
+        kill(-w.pid, SIGKILL);
+        stop(0, NULL, 0);
+        return -1;
+    }
+    return 0;
+}
+
+/* one word of a line, at most n - 1 bytes */
+static int word_ok(const char *s, size_t n)
+{
+    return s != NULL && s[0] && strlen(s) < n && strcspn(s, " \n\r") == strlen(s);
+}
+
+static const char *get_option(const char *name)
+{
+    /* a value per name, valid until that name is asked again */
+    static struct { char name[32], value[64]; } seen[8];
+    char req[64], line[128];
+    if (!word_ok(name, sizeof seen[0].name))
+        return NULL;
+    size_t k = 0;
+    while (k < 8 && seen[k].name[0] && strcmp(seen[k].name, name) != 0)
+        k++;
+    if (k == 8)
+        return NULL;
+    snprintf(req, sizeof req, "get %s\n", name);
+    pthread_mutex_lock(&lock);
+    int r = option_exchange(req, line, sizeof line);
+    pthread_mutex_unlock(&lock);
+    if (r != 0 || strncmp(line, "value ", 6) != 0 ||
+        !word_ok(line + 6, sizeof seen[k].value))
+        return NULL;
+    snprintf(seen[k].name, sizeof seen[k].name, "%s", name);
+    snprintf(seen[k].value, sizeof seen[k].value, "%s", line + 6);
+    return seen[k].value;
+}
+
+static int set_option(const char *name, const char *value)
+{
+    char req[160], line[128];
+    if (!word_ok(name, 32) || !word_ok(value, 64))
+        return -1;
+    snprintf(req, sizeof req, "set %s %s\n", name, value);
+    pthread_mutex_lock(&lock);
+    int r = option_exchange(req, line, sizeof line);
+    pthread_mutex_unlock(&lock);
+    return r == 0 && strcmp(line, "ok") == 0 ? 0 : -1;
+}
+
 static fia_sut table = {
     .abi_version = FIA_SUT_ABI_VERSION,
     .get_workspace_size = get_workspace_size,
@@ -423,6 +484,12 @@ static fia_sut table = {
 void fia_sut_exec_set_abi(uint32_t abi_version)
 {
     table.abi_version = abi_version;
+}
+
+void fia_sut_exec_take_options(void)
+{
+    table.set_option = set_option;
+    table.get_option = get_option;
 }
 
 static fia_status read_env(fia_error *err)

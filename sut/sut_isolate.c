@@ -49,6 +49,17 @@ static int shell_word(const char *s, char *out, size_t n, size_t *k)
     return 0;
 }
 
+/* s appended as it is to out[n] at *k; -1 when it does not fit. */
+static int append(const char *s, char *out, size_t n, size_t *k)
+{
+    size_t m = strlen(s);
+    if (*k + m >= n)
+        return -1;
+    memcpy(out + *k, s, m + 1);
+    *k += m;
+    return 0;
+}
+
 const char *fia_sut_worker_program(void)
 {
     static char path[PATH_MAX + 32];
@@ -84,14 +95,19 @@ fia_status fia_sut_isolate(const char *plugin, const fia_sut *checked,
     }
     size_t k = strlen(FIA_SUT_EXEC_PREFIX);
     memcpy(spec, FIA_SUT_EXEC_PREFIX, k + 1);
+    /* fast/, or a plug-in with run settings: the worker takes them, so
+     * that a case's kernel_level, threads and task_order reach it */
+    int options = checked == NULL || checked->set_option != NULL;
     if (shell_word(worker, spec, sizeof spec, &k) != 0 ||
-        (spec[k++] = ' ', spec[k] = '\0',
-         shell_word(plugin, spec, sizeof spec, &k) != 0))
+        append(options ? " --options " : " ", spec, sizeof spec, &k) != 0 ||
+        shell_word(plugin, spec, sizeof spec, &k) != 0)
         return fia_fail(err, FIA_ERR_BAD_INPUT, "the plug-in's path is too "
                         "long to call it out of process: %.200s", plugin);
     fia_status st = fia_sut_exec_load(spec, out, err);
     if (st != FIA_OK)
         return st;
+    if (options)
+        fia_sut_exec_take_options();
     /* what the loader checked in-process: the worker passes a call as
      * that ABI's (a 1.0 table is told no product) */
     if (checked != NULL) {

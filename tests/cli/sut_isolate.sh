@@ -67,6 +67,14 @@ MISBEHAVE_STATUS=161002 expect_exit 1 "$FIACHECK" run "$tmp/fine.case" --sut "$m
 expect_grep "expected 0 OK, misbehave returned 161002" "$tmp/out"
 expect_grep "^  misbehave +161002 PARAM_INVALID" "$tmp/out"
 
+# a case's run settings reach the plug-in in its worker (fast/'s
+# kernel_level and threads through its table, as in-process)
+mk 0.0606 say; printf 'kernel_level = scalar\nthreads = 3\n' >>"$tmp/say.case"
+expect_exit 1 "$FIACHECK" run "$tmp/say.case" --sut "$mis"
+expect_grep "settings: kernel_level scalar threads 3" "$tmp/out"
+"$FIACHECK" run "$tmp/fine.case" --json --sut "$mis" >"$tmp/json" 2>/dev/null
+expect_grep '"fast_kernels":"[a-z0-9]+","fast_threads":[0-9]' "$tmp/json"
+
 # 4. survey: a campaign of hangs stored as timeout findings, counted.
 MISBEHAVE_ALWAYS=hang expect_exit 1 "$FIACHECK" survey --cases 2 --timeout 1 \
   --db "$tmp/s.db" --sut "$mis"

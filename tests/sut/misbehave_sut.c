@@ -6,7 +6,8 @@
  * two of the calls whose scale is one of the values below: it hangs,
  * dies of SIGSEGV in one of two functions (two bugs, two crash sites),
  * calls exit(0) (a plug-in that ends the process "successfully") or
- * abort().  MISBEHAVE_ALWAYS=MODE spoils every computed call so, for a
+ * abort(), or refuses it saying the run settings it was given (which
+ * reach fast/ through its set_option).  MISBEHAVE_ALWAYS=MODE spoils every computed call so, for a
  * campaign; MISBEHAVE_STATUS=CODE makes phase one refuse every call with
  * that status.  It links nothing of fiacheck's. */
 #define _GNU_SOURCE
@@ -19,15 +20,17 @@
 #include "fia/sut.h"
 
 typedef enum mode { M_NONE, M_HANG, M_SEGV_GATHER, M_SEGV_REDUCE, M_EXIT0,
-                    M_ABORT } mode;
+                    M_ABORT, M_SAY_SETTINGS } mode;
 
 static const struct { double scale; const char *name; mode m; } modes[] = {
     {0.0101, "hang", M_HANG},     {0.0202, "segv-gather", M_SEGV_GATHER},
     {0.0303, "exit0", M_EXIT0},   {0.0404, "abort", M_ABORT},
-    {0.0505, "segv-reduce", M_SEGV_REDUCE}};
+    {0.0505, "segv-reduce", M_SEGV_REDUCE},
+    {0.0606, "say-settings", M_SAY_SETTINGS}};
 
 static const fia_sut *inner;
 static char inner_error[256];
+static int said; /* the last call's error is inner_error */
 
 typedef struct call {
     void *inner_executor;
@@ -76,6 +79,7 @@ static void misbehave(mode m)
         exit(0);
     case M_ABORT:
         abort();
+    case M_SAY_SETTINGS: /* run answers it */
     case M_NONE:
         break;
     }
@@ -86,6 +90,7 @@ static fia_status gws(const fia_sut_args *a, uint64_t *ws, void **executor)
     const char *refuse = getenv("MISBEHAVE_STATUS");
     *executor = NULL;
     if (refuse != NULL && *refuse) {
+        said = 1;
         snprintf(inner_error, sizeof inner_error, "refused as told");
         return (fia_status)atoi(refuse);
     }
@@ -105,6 +110,19 @@ static fia_status gws(const fia_sut_args *a, uint64_t *ws, void **executor)
 static fia_status run(void *ws, uint64_t ws_size, void *executor)
 {
     call *c = executor;
+    if (c->m == M_SAY_SETTINGS) {
+        const char *lv = inner->get_option ? inner->get_option("kernel_level")
+                                           : NULL;
+        const char *th = inner->get_option ? inner->get_option("threads")
+                                           : NULL;
+        snprintf(inner_error, sizeof inner_error, "settings: kernel_level %s "
+                 "threads %s", lv ? lv : "-", th ? th : "-");
+        said = 1;
+        inner->destroy(c->inner_executor);
+        free(c);
+        return FIA_ERR_INNER_TILING_ERROR;
+    }
+    said = 0;
     misbehave(c->m);
     fia_status st = inner->run(ws, ws_size, c->inner_executor);
     free(c);
@@ -121,8 +139,18 @@ static void destroy(void *executor)
 static const char *last_error(void)
 {
     const char *refuse = getenv("MISBEHAVE_STATUS");
-    return inner != NULL && !(refuse != NULL && *refuse) ? inner->last_error()
-                                                         : inner_error;
+    return inner != NULL && !said && !(refuse != NULL && *refuse)
+               ? inner->last_error() : inner_error;
+}
+
+static int set_option(const char *name, const char *value)
+{
+    return inner->set_option(name, value);
+}
+
+static const char *get_option(const char *name)
+{
+    return inner->get_option(name);
 }
 
 static fia_sut table = {
@@ -155,5 +183,9 @@ const fia_sut *fiacheck_sut_v1(void)
     if (inner == NULL)
         return NULL;
     table.validates = inner->validates;
+    if (inner->set_option != NULL) { /* fast/'s run settings, passed on */
+        table.set_option = set_option;
+        table.get_option = get_option;
+    }
     return &table;
 }
