@@ -39,6 +39,9 @@ typedef struct worker {
 } worker;
 
 static worker w = {.timeout = DEFAULT_TIMEOUT};
+/* who a message about the worker names: a plug-in's worker says so
+ * (fia_sut_exec_name_worker) */
+static char who[96] = "exec: the worker";
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static _Thread_local int compute_follows;
 static _Thread_local char last_msg[1024];
@@ -334,22 +337,22 @@ static fia_status exchange(const fia_sut_args *a, int compute)
     if (r == EXEC_IO_TIMEOUT) {
         kill(-w.pid, SIGKILL);
         stop(0, NULL, 0);
-        snprintf(last_msg, sizeof last_msg, "exec: the worker did not answer "
-                 "`call %s` within %g s; its process group was killed",
+        snprintf(last_msg, sizeof last_msg, "%s did not answer `call %s` "
+                 "within %g s; its process group was killed", who,
                  compute ? "compute" : "check", w.timeout);
         return FIA_ERR_SUT_TIMEOUT;
     }
     if (r == EXEC_IO_LIE) {
         kill(-w.pid, SIGKILL);
         stop(0, how, sizeof how);
-        snprintf(last_msg, sizeof last_msg, "exec: the worker broke the "
-                 "protocol (%.400s); it was stopped", why);
+        snprintf(last_msg, sizeof last_msg, "%s broke the protocol "
+                 "(%.400s); it was stopped", who, why);
         return FIA_ERR_SUT_CRASH;
     }
     /* it closed a pipe: give it a moment to finish dying for its status */
     stop(1.0, how, sizeof how);
-    snprintf(last_msg, sizeof last_msg, "exec: the worker %s during `call "
-             "%s`", how, compute ? "compute" : "check");
+    snprintf(last_msg, sizeof last_msg, "%s %s during `call %s`", who, how,
+             compute ? "compute" : "check");
     return FIA_ERR_SUT_CRASH;
 }
 
@@ -484,6 +487,11 @@ static fia_sut table = {
 void fia_sut_exec_set_abi(uint32_t abi_version)
 {
     table.abi_version = abi_version;
+}
+
+void fia_sut_exec_name_worker(const char *name)
+{
+    snprintf(who, sizeof who, "%s", name);
 }
 
 void fia_sut_exec_take_options(void)

@@ -108,6 +108,7 @@ fia_status fia_sut_isolate(const char *plugin, const fia_sut *checked,
         return st;
     if (options)
         fia_sut_exec_take_options();
+    fia_sut_exec_name_worker("out of process: the plug-in's worker");
     /* what the loader checked in-process: the worker passes a call as
      * that ABI's (a 1.0 table is told no product) */
     if (checked != NULL) {
