@@ -93,8 +93,12 @@ fia_status fia_sut_isolate(const char *plugin, const fia_sut *checked,
                             "the target fiacheck_sut_fast)", fast);
         plugin = fast;
     }
-    size_t k = strlen(FIA_SUT_EXEC_PREFIX);
-    memcpy(spec, FIA_SUT_EXEC_PREFIX, k + 1);
+    /* `exec` in front: the shell becomes the worker, and does not print
+     * its own line ("Segmentation fault") for a worker that dies */
+    size_t k = 0;
+    spec[0] = '\0';
+    if (append(FIA_SUT_EXEC_PREFIX "exec ", spec, sizeof spec, &k) != 0)
+        return fia_fail(err, FIA_ERR_BAD_INPUT, "out of memory");
     /* fast/, or a plug-in with run settings: the worker takes them, so
      * that a case's kernel_level, threads and task_order reach it */
     int options = checked == NULL || checked->set_option != NULL;
