@@ -424,6 +424,10 @@ static const char repro_usage[] =
     "                  bound; docs/tolerance.md)\n"
     "  --json          one JSON object (docs/cli.md)\n"
     "  --sut PATH      the plug-in the finding was made with (docs/sut.md)\n"
+    "  --no-isolate    call the plug-in in-process (default: each call in a\n"
+    "                  child process, a crash or hang a finding; --isolate\n"
+    "                  does so for fast/ too)\n"
+    "  --timeout S     seconds a call out of process may take (default 60)\n"
     "exit status: 0 it passes, 1 it still fails, 2 bad usage or input\n";
 
 int cmd_repro(int argc, char **argv)

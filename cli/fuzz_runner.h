@@ -46,6 +46,11 @@ typedef struct target_run {
      * frame_wanted until that frame is seen */
     char access[8], first_frame[160], outer_frame[160];
     int frame_wanted;
+    /* with a plug-in under test: its first frame in that stack, when no
+     * frame of the tree's own code comes before it (fuzz_plugin_frame);
+     * plugin_wanted until the stack says which */
+    char plugin_frame[128];
+    int plugin_wanted;
     /* the sanitizer SUMMARY a worker printed before each artifact it
      * wrote ("Test unit written to PATH", the random driver's "written to
      * PATH"), by file name: a crash finding names its own site */

@@ -34,12 +34,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 #include "fuzz_runner.h"
+#include "fia/sut_host.h"
 #include "fuzz/signature.h"
 
 #ifndef FIA_SOURCE_DIR
@@ -238,14 +240,39 @@ static int report_frame(const char *line, char *out, size_t len)
     return 1;
 }
 
-/* A line of an AddressSanitizer report: its ERROR line starts one, then
- * the access and the frames of its first stack are kept (report_frame). */
+/* The plug-in under test, whose frames name its crashes; NULL for fast/
+ * built in and for a worker process (its crashes are its own findings). */
+static const char *plugin_under_test(void)
+{
+    const char *p = fia_sut_current_path();
+    if (fia_sut_current_is_builtin() || p == NULL || p[0] == '\0' ||
+        strncmp(p, FIA_SUT_EXEC_PREFIX, strlen(FIA_SUT_EXEC_PREFIX)) == 0)
+        return NULL;
+    return p;
+}
+
+/* A line of a sanitizer's report: its ERROR line (or libFuzzer's deadly
+ * signal, whose stack it prints too) starts one, then the access and the
+ * frames of its first stack are kept (report_frame), and a plug-in's
+ * first frame in it. */
 static void report_line(const char *line, target_run *tr)
 {
-    if (strstr(line, "ERROR: ") != NULL && strstr(line, "Sanitizer: ") != NULL) {
+    if (strstr(line, "ERROR: ") != NULL &&
+        (strstr(line, "Sanitizer: ") != NULL ||
+         strstr(line, "libFuzzer: deadly signal") != NULL)) {
         tr->frame_wanted = 1;
+        tr->plugin_wanted = plugin_under_test() != NULL;
         tr->access[0] = tr->first_frame[0] = tr->outer_frame[0] = '\0';
+        tr->plugin_frame[0] = '\0';
         return;
+    }
+    if (tr->plugin_wanted) {
+        int k = fuzz_plugin_frame(line, plugin_under_test(), tr->plugin_frame,
+                                  sizeof tr->plugin_frame);
+        if (k != 0)
+            tr->plugin_wanted = 0; /* the plug-in's, or the tree's first */
+        if (k < 0)
+            tr->plugin_frame[0] = '\0';
     }
     if (!tr->frame_wanted)
         return;
@@ -276,6 +303,27 @@ static void crash_summary(target_run *tr, const char *summary)
 {
     const char *frame = tr->outer_frame[0] ? tr->outer_frame : tr->first_frame;
     const char *k = strstr(summary, "Sanitizer: ");
+    if (tr->plugin_frame[0]) {
+        /* a plug-in's bug: its kind at its first frame in the plug-in
+         * (fuzz_crash_site reads "plug-in crash: KIND at SITE; ...") */
+        char kind[64];
+        const char *d = strstr(summary, ": ");
+        if (tr->access[0])
+            snprintf(kind, sizeof kind, "%s", tr->access);
+        else if (k != NULL)
+            snprintf(kind, sizeof kind, "%.*s", (int)strcspn(k + 11, " "),
+                     k + 11);
+        else /* libFuzzer's: "deadly signal" */
+            snprintf(kind, sizeof kind, "%.40s", d ? d + 2 : summary);
+        for (char *c = kind; *c; c++)
+            *c = *c == ' ' ? '-' : *c;
+        if (snprintf(tr->last_summary, sizeof tr->last_summary,
+                     "plug-in crash: %s at %s; %s", kind, tr->plugin_frame,
+                     summary) >= (int)sizeof tr->last_summary) {
+            /* cut at the summary's end: the site, first, is whole */
+        }
+        return;
+    }
     if (!frame[0] || k == NULL) {
         snprintf(tr->last_summary, sizeof tr->last_summary, "%s", summary);
         return;
@@ -311,8 +359,9 @@ static void parse_line(const runner *r, const char *line, target_run *tr)
     report_line(line, tr);
     if ((p = strstr(line, "SUMMARY: ")) != NULL) {
         crash_summary(tr, p + 9);
-        tr->frame_wanted = 0;
+        tr->frame_wanted = tr->plugin_wanted = 0;
         tr->access[0] = tr->first_frame[0] = tr->outer_frame[0] = '\0';
+        tr->plugin_frame[0] = '\0';
     }
     if ((p = strstr(line, " written to ")) != NULL)
         pair_summary(tr, p + 12);
@@ -441,7 +490,12 @@ static fia_status fuzzer_command(const campaign_plan *p, const worker *w,
 
 /* Starts worker w for `seconds` in its own process group (so that a
  * Ctrl-C reaches only this parent, which stops the group itself), its
- * stdout and stderr into a pipe.  FIA_OK or FIA_ERR_IO. */
+ * stdout and stderr into a pipe.  A worker outside this process's group
+ * gets no signal when this process is killed outright (SIGKILL, the OOM
+ * killer): the kernel kills it then (PR_SET_PDEATHSIG, which survives its
+ * exec), so that no worker fuzzes on into the store of a campaign that is
+ * gone; the getppid check covers a parent that died before the prctl.
+ * FIA_OK or FIA_ERR_IO. */
 static fia_status spawn_worker(runner *r, worker *w, int seconds, fia_error *err)
 {
     static fuzzer_cmd fc;
@@ -456,6 +510,7 @@ static fia_status spawn_worker(runner *r, worker *w, int seconds, fia_error *err
     int fds[2];
     if (pipe(fds) != 0)
         return fia_fail(err, FIA_ERR_IO, "pipe: %s", strerror(errno));
+    pid_t parent = getpid();
     pid_t pid = fork();
     if (pid < 0) {
         close(fds[0]);
@@ -468,6 +523,8 @@ static fia_status spawn_worker(runner *r, worker *w, int seconds, fia_error *err
         close(fds[0]);
         close(fds[1]);
         setpgid(0, 0);
+        if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || getppid() != parent)
+            _exit(1);
         if (r->pin)
             (void)sched_setaffinity(0, sizeof r->cpus, &r->cpus);
         signal(SIGINT, SIG_DFL);

@@ -5,7 +5,11 @@
  * binaries) loads the same one.  `--sut exec:COMMAND` names a worker
  * process instead (docs/sut/exec.md), passed on as given, so that each
  * program started starts a worker of its own; `--timeout S` bounds its
- * answers. */
+ * answers.  The commands that judge case by case (run, repro, minimize,
+ * survey) call a plug-in out of process, through fiacheck-plugin-worker
+ * (fia_sut_isolate): a crash, a hang or an exit in a call is a finding of
+ * its case, not the end of the command.  `--no-isolate` calls it
+ * in-process; `--isolate` calls fast/ so too. */
 #define _XOPEN_SOURCE 700 /* realpath, setenv */
 #include <limits.h>
 #include <stdlib.h>
@@ -24,6 +28,18 @@ static int runs_sut(const char *cmd)
             return 1;
     return 0;
 }
+
+/* The commands that may call the system out of process, case by case:
+ * fuzz keeps libFuzzer's in-process model (a crash is the engine's
+ * artifact) and bench times the calls themselves. */
+static int isolates(const char *cmd)
+{
+    return strcmp(cmd, "run") == 0 || strcmp(cmd, "repro") == 0 ||
+           strcmp(cmd, "minimize") == 0 || strcmp(cmd, "survey") == 0;
+}
+
+static int isolate = -1; /* --isolate 1, --no-isolate 0, unsaid -1 */
+static int isolated;     /* the current system is called out of process */
 
 /* "exec:COMMAND": a worker process, the command as given (it is a shell
  * line, not a path; the workers run it from the same directory). */
@@ -53,8 +69,14 @@ static int use_path(const char *cmd, const char *path)
     char abs[PATH_MAX];
     fia_error err;
     const fia_sut *s;
-    if (strncmp(path, FIA_SUT_EXEC_PREFIX, strlen(FIA_SUT_EXEC_PREFIX)) == 0)
+    if (strncmp(path, FIA_SUT_EXEC_PREFIX, strlen(FIA_SUT_EXEC_PREFIX)) == 0) {
+        if (isolate == 0) {
+            fprintf(stderr, "fiacheck %s: --no-isolate: a worker (--sut "
+                    "exec:) is always another process\n", cmd);
+            return -1;
+        }
         return use_worker(cmd, path);
+    }
     /* a file here: by its absolute path (dlopen would search the library
      * path for a bare name, and the workers run elsewhere) */
     const char *p = strchr(path, '/') != NULL || access(path, F_OK) == 0
@@ -66,6 +88,16 @@ static int use_path(const char *cmd, const char *path)
     if (fia_sut_load(p, &s, &err) != FIA_OK) {
         fprintf(stderr, "fiacheck %s: %s\n", cmd, err.msg);
         return -1;
+    }
+    if (isolates(cmd) && isolate != 0) {
+        const fia_sut *x;
+        if (fia_sut_isolate(p, s, &x, &err) != FIA_OK) {
+            fprintf(stderr, "fiacheck %s: --sut %s: %s\n", cmd, path,
+                    err.msg);
+            return -1;
+        }
+        s = x;
+        isolated = 1;
     }
     fia_sut_use(s, p);
     if (setenv("FIACHECK_SUT", p, 1) != 0) {
@@ -93,14 +125,57 @@ static int set_timeout(const char *cmd, const char *v)
     return 0;
 }
 
+/* --isolate / --no-isolate at argv[i]: into `isolate`; 0, or -1 (said). */
+static int take_isolate(const char *cmd, const char *a)
+{
+    if (!isolates(cmd)) {
+        fprintf(stderr, "fiacheck %s: takes no %s (run, repro, minimize and "
+                "survey do; fuzz and bench call the system in-process)\n",
+                cmd, a);
+        return -1;
+    }
+    if (isolate != -1) {
+        fprintf(stderr, "fiacheck %s: %s after %s\n", cmd, a,
+                isolate ? "--isolate" : "--no-isolate");
+        return -1;
+    }
+    isolate = strcmp(a, "--isolate") == 0;
+    return 0;
+}
+
+/* fast/ out of process (--isolate without a plug-in). */
+static int isolate_builtin(const char *cmd)
+{
+    fia_error err;
+    const fia_sut *x;
+    if (fia_sut_isolate(NULL, NULL, &x, &err) != FIA_OK) {
+        fprintf(stderr, "fiacheck %s: --isolate: %s\n", cmd, err.msg);
+        return -1;
+    }
+    fia_sut_use(x, "");
+    isolated = 1;
+    return 0;
+}
+
 int cli_take_sut(const char *cmd, int *argc, char **argv)
 {
     fia_sut_builtin_set_version(cli_build_revision());
     int seen = 0, out = 0;
-    /* --timeout first: the worker --sut starts reads its hello with it */
+    /* --timeout and --isolate first: the worker --sut starts reads its
+     * hello with the one, and is started or not by the other */
     for (int i = 0; runs_sut(cmd) && i < *argc; i++) {
         if (strcmp(argv[i], "--") == 0)
             break;
+        if (strcmp(argv[i], "--isolate") == 0 ||
+            strcmp(argv[i], "--no-isolate") == 0) {
+            if (take_isolate(cmd, argv[i]) != 0)
+                return -1;
+            memmove(argv + i, argv + i + 1,
+                    sizeof *argv * (size_t)(*argc - i - 1));
+            (*argc)--;
+            i--;
+            continue;
+        }
         const char *v = NULL;
         if (strncmp(argv[i], "--timeout=", 10) == 0)
             v = argv[i] + 10;
@@ -152,8 +227,12 @@ int cli_take_sut(const char *cmd, int *argc, char **argv)
     /* no --sut: one from the environment (a parent fiacheck's) */
     if (!seen && runs_sut(cmd)) {
         const char *e = getenv("FIACHECK_SUT");
-        if (e != NULL && *e && use_path(cmd, e) != 0)
+        if (e != NULL && *e) {
+            if (use_path(cmd, e) != 0)
+                return -1;
+        } else if (isolate == 1 && isolate_builtin(cmd) != 0) {
             return -1;
+        }
     }
     return 0;
 }
@@ -178,6 +257,12 @@ void cli_sut_describe(char *buf, size_t n)
     if (fia_sut_current_is_builtin())
         snprintf(buf, n, "fast/ %s kernels, %s threads", lv ? lv : "?",
                  th ? th : "?");
+    else if (isolated)
+        snprintf(buf, n, "%s %.40s (%s) out of process (each call in "
+                 "fiacheck-plugin-worker, --timeout %g s)", s->name,
+                 s->version, (s->validates & FIA_SUT_CHECKS_STATUS)
+                 ? "statuses and numbers" : "numbers only",
+                 fia_sut_exec_timeout());
     else if (strncmp(fia_sut_current_path(), FIA_SUT_EXEC_PREFIX,
                      strlen(FIA_SUT_EXEC_PREFIX)) == 0)
         snprintf(buf, n, "%s %.40s (%s; worker `%.120s`)", s->name, s->version,

@@ -14,8 +14,9 @@ static void print_cmp_text(const char *name, const fia_compare_result *m)
            (long long)m->n_fail, (long long)m->n_nan_leak, m->max_ulp,
            m->max_rel_err);
     if (m->worst_index >= 0 && m->max_ulp > 0)
-        printf(" (worst at %lld: ref %.9g, fast %.9g)",
-               (long long)m->worst_index, m->worst_ref, m->worst_got);
+        printf(" (worst at %lld: ref %.9g, %s %.9g)",
+               (long long)m->worst_index, m->worst_ref,
+               fia_sut_current()->name, m->worst_got);
     printf("; tolerance ratio %.3g\n", m->max_ratio);
 }
 
@@ -39,8 +40,8 @@ void cli_print_verdict_text(const char *path, const fia_check_result *c,
             printf("\n");
         }
     }
-    if (c->fast_called)
-        printf("  fast           %d %s\n", c->fast_status,
+    if (c->fast_called) /* the system's answer, under its name */
+        printf("  %-14s %d %s\n", fia_sut_current()->name, c->fast_status,
                fia_status_name(c->fast_status));
     if (c->computed) {
         print_cmp_text("attention_out", &c->out_cmp);

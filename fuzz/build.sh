@@ -10,7 +10,7 @@
 # Optional: $WORK (scratch; default $OUT/.build), $FIA_CMAKE_ARGS,
 # $FIA_FUZZ_NOSAN (default 1).
 # Produces $OUT/fuzz_{params,numeric,metamorphic}, their .dict and
-# _seed_corpus.zip (when zip exists), the replay drivers, and fiacheck
+# _seed_corpus.zip (when zip exists), the replay drivers, fiacheck-plugin-worker and fiacheck
 # itself (so `$OUT/fiacheck fuzz` finds the targets beside it).  When
 # $CFLAGS asks for ASan or UBSan (and FIA_FUZZ_NOSAN is not 0), also
 # $OUT/fuzz_<t>_nosan: the same targets without those sanitizers, several
@@ -29,7 +29,7 @@ mkdir -p "$OUT" "$work"
 cmake -S "$src" -B "$work" -DCMAKE_C_COMPILER="$CC" -DCMAKE_C_FLAGS="$CFLAGS" \
       -DCMAKE_BUILD_TYPE=None -DFIA_FUZZ_ENGINE="$LIB_FUZZING_ENGINE" \
       ${FIA_CMAKE_ARGS:-} >/dev/null
-cmake --build "$work" -j"$(nproc)" --target fiacheck \
+cmake --build "$work" -j"$(nproc)" --target fiacheck fiacheck-plugin-worker \
       fuzz_params fuzz_numeric fuzz_metamorphic \
       fuzz_params_replay fuzz_numeric_replay fuzz_metamorphic_replay >/dev/null
 for t in params numeric metamorphic; do
@@ -44,6 +44,9 @@ for t in params numeric metamorphic; do
   fi
 done
 cp "$work/fiacheck" "$OUT/"
+# the worker `$OUT/fiacheck survey --sut PLUGIN.so` calls a plug-in in
+# (run, repro, minimize and survey call plug-ins out of process)
+cp "$work/fiacheck-plugin-worker" "$OUT/"
 # The third-party kernels' plug-ins, built with the same flags when
 # scripts/thirdparty.sh installed them (ggml from its copy built with the
 # fuzz flags: `fiacheck fuzz --sut $OUT/plugins/libfiacheck_sut_ggml.so`

@@ -385,13 +385,99 @@ const char *fuzz_source_ref(const char *s)
     return src != NULL ? src : strstr(s, ".h:");
 }
 
+/* The tree's part folders: a source path with one is the tree's code. */
+static const char *const parts[] = {"/fast/", "/ref/",   "/oracle/",
+                                    "/compare/", "/core/", "/harness/",
+                                    "/fuzz/",  "/store/", "/cli/"};
+
+static int in_tree(const char *s, size_t n)
+{
+    for (size_t i = 0; i < sizeof parts / sizeof parts[0]; i++) {
+        const char *q = strstr(s, parts[i]);
+        if (q != NULL && q < s + n)
+            return 1;
+    }
+    return 0;
+}
+
+/* A frame's function: from after " in " to `end`, trimmed, without its
+ * parameter list (from the first '(' past its start), into out. */
+static void frame_function(const char *in, const char *end, char *out,
+                           size_t len)
+{
+    const char *f = in + 4;
+    while (end > f && end[-1] == ' ')
+        end--;
+    const char *paren = memchr(f + 1, '(', end > f + 1 ? (size_t)(end - f - 1)
+                                                       : 0);
+    if (paren != NULL && f < end)
+        end = paren;
+    size_t n = end > f ? (size_t)(end - f) : 0;
+    snprintf(out, len, "%.*s", (int)(n < 120 ? n : 120), f);
+}
+
+int fuzz_plugin_frame(const char *line, const char *plugin, char *out,
+                      size_t len)
+{
+    const char *p = line + strspn(line, " \t");
+    out[0] = '\0';
+    if (p[0] != '#' || !(p[1] >= '0' && p[1] <= '9') || plugin == NULL ||
+        !plugin[0] || len < 2)
+        return 0;
+    const char *in = strstr(p, " in ");
+    /* the module form: "(PLUGIN+0xOFF)" */
+    size_t pl = strlen(plugin);
+    for (const char *m = strchr(p, '('); m != NULL; m = strchr(m + 1, '(')) {
+        if (strncmp(m + 1, plugin, pl) != 0 || strncmp(m + 1 + pl, "+0x", 3))
+            continue;
+        if (in != NULL && in < m)
+            frame_function(in, m, out, len);
+        if (!out[0]) {
+            const char *base = strrchr(plugin, '/');
+            base = base ? base + 1 : plugin;
+            size_t off = strcspn(m + 1 + pl, ") ");
+            snprintf(out, len, "%.60s%.*s", base, (int)(off < 40 ? off : 40),
+                     m + 1 + pl);
+        }
+        return 1;
+    }
+    /* the source form: "in FUNC /abs/path/file.ext:LINE[:COL]", the last
+     * absolute path of the line with a line number */
+    if (in == NULL)
+        return 0;
+    const char *src = NULL;
+    for (const char *q = strstr(in, " /"); q != NULL; q = strstr(q + 1, " /")) {
+        const char *colon = strchr(q + 1, ':');
+        size_t word = strcspn(q + 1, " ");
+        if (colon != NULL && colon < q + 1 + word && colon[1] >= '0' &&
+            colon[1] <= '9')
+            src = q + 1;
+    }
+    if (src == NULL)
+        return 0;
+    size_t n = strcspn(src, " ");
+    if (in_tree(src, n))
+        return -1;
+    if (strstr(src, "/compiler-rt/") != NULL || strncmp(src, "/usr/", 5) == 0)
+        return 0;
+    frame_function(in, src - 1, out, len);
+    return out[0] ? 1 : 0;
+}
+
 int fuzz_crash_site(const char *summary, char *out, size_t len)
 {
-    static const char *const parts[] = {"/fast/", "/ref/",   "/oracle/",
-                                        "/compare/", "/core/", "/harness/",
-                                        "/fuzz/",  "/store/", "/cli/"};
     static const char *const isa[] = {"_avx512", "_avx2", "_scalar"};
     out[0] = '\0';
+    if (summary != NULL && strncmp(summary, "plug-in crash: ", 15) == 0) {
+        const char *k = summary + 15, *at = strstr(k, " at ");
+        if (at == NULL || len < 8)
+            return 0;
+        const char *site = at + 4;
+        size_t sn = strcspn(site, ";");
+        snprintf(out, len, "%.*s@%.*s", (int)(at - k < 60 ? at - k : 60), k,
+                 (int)(sn < 120 ? sn : 120), site);
+        return 1;
+    }
     const char *k = summary ? strstr(summary, "Sanitizer: ") : NULL;
     if (k == NULL || len < 8)
         return 0;

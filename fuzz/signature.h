@@ -33,6 +33,19 @@ void fuzz_meta_signature(const fia_case *c, const char *transform,
  * case's bucket nor the level it ran at).  1 when found, else 0 (out
  * empty). */
 int fuzz_crash_site(const char *summary, char *out, size_t len);
+/* A plug-in's crash: fuzz_crash_site also reads "plug-in crash: KIND at
+ * SITE; ..." (cli's worker reader writes it from the report's first
+ * frame in the plug-in), giving "KIND@SITE": the tree's folders do not
+ * name a bug of code outside the tree, its function does.
+ * fuzz_plugin_frame classifies one line of a sanitizer's stack for the
+ * plug-in at path `plugin`: 1, a frame of the plug-in (its module is the
+ * .so, or its source file lies outside the tree, the toolchain and the
+ * system's headers), its function into out ("mine_gather"; C++
+ * parameters dropped), else its offset in the .so ("libmine.so+0x1490");
+ * -1, a frame of the tree's own code (a part folder in its source path);
+ * 0, anything else (the runtime, libc, a line that is no frame). */
+int fuzz_plugin_frame(const char *line, const char *plugin, char *out,
+                      size_t len);
 /* 1 when signatures a and b may name one bug: equal, or both failing
  * patterns (accuracy, nan-leak, metamorphic) of one path whose wheres
  * agree or one of which is "spread" (no region shown; signature.c). */

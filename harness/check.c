@@ -377,8 +377,8 @@ static void judge_call(const fia_case *c, const fia_case_data *d,
         r->v = FIA_V_STATUS_MISMATCH;
         fia_fail(&r->reason,
                  r->fast_status != FIA_OK ? r->fast_status : r->ov.expected,
-                 "expected %d %s, fast returned %d %s%s%s", r->ov.expected,
-                 fia_status_name(r->ov.expected), r->fast_status,
+                 "expected %d %s, %s returned %d %s%s%s", r->ov.expected,
+                 fia_status_name(r->ov.expected), sut->name, r->fast_status,
                  fia_status_name(r->fast_status),
                  r->fast_error.msg[0] ? ": " : "", r->fast_error.msg);
     } else if (compute) {
@@ -490,8 +490,8 @@ void fia_check_case(const fia_case *c, const fia_check_options *o,
         fia_check_paged_ids_unspecified(c, &d, why, sizeof why)) {
         /* any status, any output: nothing to judge */
         r->v = FIA_V_VACUOUS;
-        fia_fail(&r->reason, FIA_OK, "%.200s; fast/ returned %d %s", why,
-                 r->fast_status, fia_status_name(r->fast_status));
+        fia_fail(&r->reason, FIA_OK, "%.200s; %s returned %d %s", why,
+                 sut->name, r->fast_status, fia_status_name(r->fast_status));
     } else {
         judge_call(c, &d, o, compute, r);
     }

@@ -46,6 +46,16 @@ exec_io exec_send_call(exec_conn *c, const fia_sut_args *a, int compute);
 exec_io exec_read_answer(exec_conn *c, const fia_sut_args *a, int compute,
                          fia_status *code, char *msg, size_t n);
 
+/* The ABI version the worker's table says it has (default this header's):
+ * fia_sut_isolate's worker serves a plug-in of that version, and the
+ * harness asks it only what that version can say. */
+void fia_sut_exec_set_abi(uint32_t abi_version);
+/* How messages name the worker ("exec: the worker" unless told). */
+void fia_sut_exec_name_worker(const char *name);
+/* The worker takes the run settings between calls (fiacheck-plugin-worker
+ * --options): the table gets set_option and get_option, which ask it. */
+void fia_sut_exec_take_options(void);
+
 /* fia_sut_load for "exec:COMMAND" (sut_exec.c). */
 fia_status fia_sut_exec_load(const char *spec, const fia_sut **out,
                              fia_error *err);

@@ -33,7 +33,9 @@ int fia_sut_current_is_builtin(void)
 fia_status fia_sut_use_env(fia_error *err)
 {
     const char *path = getenv("FIACHECK_SUT");
-    if (path == NULL || *path == '\0')
+    /* a system the command line chose stays: it may be served out of
+     * process (fia_sut_isolate), which FIACHECK_SUT's path does not say */
+    if (path == NULL || *path == '\0' || current != NULL)
         return FIA_OK;
     const fia_sut *s;
     fia_status st = fia_sut_load(path, &s, err);

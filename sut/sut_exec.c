@@ -39,6 +39,9 @@ typedef struct worker {
 } worker;
 
 static worker w = {.timeout = DEFAULT_TIMEOUT};
+/* who a message about the worker names: a plug-in's worker says so
+ * (fia_sut_exec_name_worker) */
+static char who[96] = "exec: the worker";
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static _Thread_local int compute_follows;
 static _Thread_local char last_msg[1024];
@@ -74,6 +77,11 @@ int fia_sut_exec_set_timeout(double seconds)
         return -1;
     w.timeout = seconds;
     return 0;
+}
+
+double fia_sut_exec_timeout(void)
+{
+    return w.timeout;
 }
 
 const char *fia_sut_exec_command(void)
@@ -329,22 +337,22 @@ static fia_status exchange(const fia_sut_args *a, int compute)
     if (r == EXEC_IO_TIMEOUT) {
         kill(-w.pid, SIGKILL);
         stop(0, NULL, 0);
-        snprintf(last_msg, sizeof last_msg, "exec: the worker did not answer "
-                 "`call %s` within %g s; its process group was killed",
+        snprintf(last_msg, sizeof last_msg, "%s did not answer `call %s` "
+                 "within %g s; its process group was killed", who,
                  compute ? "compute" : "check", w.timeout);
         return FIA_ERR_SUT_TIMEOUT;
     }
     if (r == EXEC_IO_LIE) {
         kill(-w.pid, SIGKILL);
         stop(0, how, sizeof how);
-        snprintf(last_msg, sizeof last_msg, "exec: the worker broke the "
-                 "protocol (%.400s); it was stopped", why);
+        snprintf(last_msg, sizeof last_msg, "%s broke the protocol "
+                 "(%.400s); it was stopped", who, why);
         return FIA_ERR_SUT_CRASH;
     }
     /* it closed a pipe: give it a moment to finish dying for its status */
     stop(1.0, how, sizeof how);
-    snprintf(last_msg, sizeof last_msg, "exec: the worker %s during `call "
-             "%s`", how, compute ? "compute" : "check");
+    snprintf(last_msg, sizeof last_msg, "%s %s during `call %s`", who, how,
+             compute ? "compute" : "check");
     return FIA_ERR_SUT_CRASH;
 }
 
@@ -407,6 +415,67 @@ static const char *last_error(void)
     return last_msg;
 }
 
+/* The run settings, for a worker started to take them (fiacheck-plugin-
+ * worker --options: "get NAME" / "set NAME VALUE" between calls).  A
+ * worker that fails the exchange is stopped; the setting is then unknown
+ * (NULL) or not made (-1), and the next call starts a new worker. */
+static int option_exchange(const char *req, char *line, size_t cap)
+{
+    fia_error err;
+    if (ensure_worker(&err) != FIA_OK)
+        return -1;
+    w.conn.deadline = exec_now() + w.timeout;
+    if (exec_write(&w.conn, req, strlen(req)) != EXEC_IO_OK ||
+        exec_read_line(&w.conn, line, cap) != EXEC_IO_OK) {
+        kill(-w.pid, SIGKILL);
+        stop(0, NULL, 0);
+        return -1;
+    }
+    return 0;
+}
+
+/* one word of a line, at most n - 1 bytes */
+static int word_ok(const char *s, size_t n)
+{
+    return s != NULL && s[0] && strlen(s) < n && strcspn(s, " \n\r") == strlen(s);
+}
+
+static const char *get_option(const char *name)
+{
+    /* a value per name, valid until that name is asked again */
+    static struct { char name[32], value[64]; } seen[8];
+    char req[64], line[128];
+    if (!word_ok(name, sizeof seen[0].name))
+        return NULL;
+    size_t k = 0;
+    while (k < 8 && seen[k].name[0] && strcmp(seen[k].name, name) != 0)
+        k++;
+    if (k == 8)
+        return NULL;
+    snprintf(req, sizeof req, "get %s\n", name);
+    pthread_mutex_lock(&lock);
+    int r = option_exchange(req, line, sizeof line);
+    pthread_mutex_unlock(&lock);
+    if (r != 0 || strncmp(line, "value ", 6) != 0 ||
+        !word_ok(line + 6, sizeof seen[k].value))
+        return NULL;
+    snprintf(seen[k].name, sizeof seen[k].name, "%s", name);
+    snprintf(seen[k].value, sizeof seen[k].value, "%s", line + 6);
+    return seen[k].value;
+}
+
+static int set_option(const char *name, const char *value)
+{
+    char req[160], line[128];
+    if (!word_ok(name, 32) || !word_ok(value, 64))
+        return -1;
+    snprintf(req, sizeof req, "set %s %s\n", name, value);
+    pthread_mutex_lock(&lock);
+    int r = option_exchange(req, line, sizeof line);
+    pthread_mutex_unlock(&lock);
+    return r == 0 && strcmp(line, "ok") == 0 ? 0 : -1;
+}
+
 static fia_sut table = {
     .abi_version = FIA_SUT_ABI_VERSION,
     .get_workspace_size = get_workspace_size,
@@ -414,6 +483,22 @@ static fia_sut table = {
     .destroy = destroy,
     .last_error = last_error,
 };
+
+void fia_sut_exec_set_abi(uint32_t abi_version)
+{
+    table.abi_version = abi_version;
+}
+
+void fia_sut_exec_name_worker(const char *name)
+{
+    snprintf(who, sizeof who, "%s", name);
+}
+
+void fia_sut_exec_take_options(void)
+{
+    table.set_option = set_option;
+    table.get_option = get_option;
+}
 
 static fia_status read_env(fia_error *err)
 {

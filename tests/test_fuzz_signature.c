@@ -288,6 +288,50 @@ static void test_crash_site(void)
     fia_case_free(&cs);
 }
 
+/* A plug-in's crash is named by its first frame in the plug-in: its
+ * function, else its offset in the .so; a frame of the tree's own code,
+ * of the runtime or of libc is not the plug-in's. */
+static void test_plugin_frame(void)
+{
+    const char *so = "/tmp/x/libmine.so";
+    char f[200], s[200];
+    CHECK(fuzz_plugin_frame("    #0 0x7ff9 in mine_gather /home/u/mine/gather.c"
+                            ":53:23", so, f, sizeof f) == 1);
+    CHECK_MSG(strcmp(f, "mine_gather") == 0, "%s", f);
+    CHECK(fuzz_plugin_frame("    #0 0x7f55 in mine_reduce (/tmp/x/libmine.so+"
+                            "0x11ed) (BuildId: 95)", so, f, sizeof f) == 1);
+    CHECK_MSG(strcmp(f, "mine_reduce") == 0, "%s", f);
+    CHECK(fuzz_plugin_frame("    #1 0x7f55  (/tmp/x/libmine.so+0x1490) "
+                            "(BuildId: 95)", so, f, sizeof f) == 1);
+    CHECK_MSG(strcmp(f, "libmine.so+0x1490") == 0, "%s", f);
+    /* C++: the parameters dropped, a name with spaces kept whole */
+    CHECK(fuzz_plugin_frame("    #2 0x7f in void ggml_fa<float>(ggml_params "
+                            "const*, int) /s/llama.cpp/ggml/src/ops.cpp:9:2",
+                            so, f, sizeof f) == 1);
+    CHECK_MSG(strcmp(f, "void ggml_fa<float>") == 0, "%s", f);
+    CHECK(fuzz_plugin_frame("    #3 0x55 in fia_call_sut /src/fiacheck/"
+                            "harness/sut_call.c:185:10", so, f, sizeof f) == -1);
+    CHECK(fuzz_plugin_frame("    #4 0x7f in abort stdlib/./stdlib/abort.c:79:7",
+                            so, f, sizeof f) == 0);
+    CHECK(fuzz_plugin_frame("    #3 0x7f92  (/lib/x86_64-linux-gnu/libc.so.6+"
+                            "0x3c04f)", so, f, sizeof f) == 0);
+    CHECK(fuzz_plugin_frame("    #0 0x55 in __asan_memcpy /usr/src/llvm/"
+                            "compiler-rt/lib/asan/asan_interceptors.cpp:22",
+                            so, f, sizeof f) == 0);
+    CHECK(fuzz_plugin_frame("    #0 0x55 in memcpy /usr/include/x86_64-linux-"
+                            "gnu/bits/string_fortified.h:29:10", so, f,
+                            sizeof f) == 0);
+    CHECK(fuzz_plugin_frame("SUMMARY: AddressSanitizer: SEGV", so, f,
+                            sizeof f) == 0);
+    /* the site a plug-in crash's summary names: two functions, two sites */
+    CHECK(fuzz_crash_site("plug-in crash: SEGV at mine_gather; SUMMARY...",
+                          s, sizeof s));
+    CHECK_MSG(strcmp(s, "SEGV@mine_gather") == 0, "%s", s);
+    CHECK(fuzz_crash_site("plug-in crash: deadly-signal at libmine.so+0x14; "
+                          "libFuzzer: deadly signal", f, sizeof f));
+    CHECK_MSG(strcmp(f, "deadly-signal@libmine.so+0x14") == 0, "%s", f);
+}
+
 /* "spread" is no region shown: compatible with any where on the same path,
  * whatever the failing pattern's kind; nothing else is. */
 static void test_compatible(void)
@@ -328,6 +372,7 @@ int main(void)
     test_compatible();
     test_token_layout();
     test_crash_site();
+    test_plugin_frame();
     test_status_signature();
     test_patterns();
     test_across_dtype_layout();

@@ -33,6 +33,8 @@ int fia_sut_exec_set_timeout(double seconds);
 /* Parses a timeout as --timeout and FIACHECK_SUT_TIMEOUT take it: a
  * finite number of seconds > 0 (at most a day).  0, or -1. */
 int fia_sut_exec_parse_timeout(const char *s, double *out);
+/* The seconds a worker may take for one answer now. */
+double fia_sut_exec_timeout(void);
 /* The worker's command and its process id (0 when none runs now), for
  * describing the system; NULL when the current system is not a worker. */
 const char *fia_sut_exec_command(void);
@@ -51,6 +53,21 @@ void fia_sut_announce_compute(int compute);
  * system's answer, nothing to judge. */
 int fia_sut_exec_refused(void);
 
+/* A system called out of process (sut/sut_isolate.c): each call served by
+ * fiacheck-plugin-worker, the program beside this one, over the worker
+ * protocol, so that a crash, a hang or an exit inside a call is a
+ * FIA_ERR_SUT_CRASH / FIA_ERR_SUT_TIMEOUT of that call and the next call
+ * starts a new worker.  plugin is the plug-in's path (checked: its table
+ * as fia_sut_load checked it in-process), or NULL for fast/ (its plug-in
+ * build, plugins/libfiacheck_sut_fast.so beside the program).  *out is the
+ * worker's table (fia_sut_load's for "exec:...").  FIA_OK, or
+ * FIA_ERR_BAD_INPUT when no worker program or plug-in is there or the
+ * worker does not start. */
+fia_status fia_sut_isolate(const char *plugin, const fia_sut *checked,
+                           const fia_sut **out, fia_error *err);
+/* fiacheck-plugin-worker beside the running program, NULL when none. */
+const char *fia_sut_worker_program(void);
+
 /* The system the harness calls: fast/ until fia_sut_use names another. */
 const fia_sut *fia_sut_current(void);
 /* Makes s current (NULL: the built-in again); path is where it was loaded
@@ -62,7 +79,8 @@ const char *fia_sut_current_path(void);
 int fia_sut_current_is_builtin(void);
 
 /* Loads and uses the plug-in FIACHECK_SUT names; FIA_OK (nothing done)
- * when it is unset or empty. */
+ * when it is unset or empty, or when fia_sut_use already chose a system
+ * (a command's --sut, which the fuzz code it runs must not replace). */
 fia_status fia_sut_use_env(fia_error *err);
 
 #endif

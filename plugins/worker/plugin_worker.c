@@ -1,4 +1,4 @@
-/* fiacheck-plugin-worker PLUGIN.so: serves the worker protocol
+/* fiacheck-plugin-worker [--options] PLUGIN.so: serves the worker protocol
  * (docs/sut/exec.md) by calling a C plug-in (include/fia/sut.h) in its
  * own process.  `fiacheck --sut exec:'fiacheck-plugin-worker lib.so'`
  * then judges the same plug-in as `--sut lib.so`, but a plug-in that
@@ -149,6 +149,11 @@ static void parse_output(request *q, char *line)
                            : NULL;
     if (q->compute && n->t.data == NULL)
         die("no memory for an output", line);
+    /* poisoned, as the harness poisons an output in-process: a plug-in
+     * that writes nothing returns NaN (all ones in a float dtype), never
+     * the zeros or the last call's answer a lazy kernel could pass with */
+    if (q->compute)
+        memset(n->t.data, 0xff, bytes);
 }
 
 static void parse_array(request *q, char *line)
@@ -286,15 +291,47 @@ static void place(request *q)
     a->size = sizeof *a;
 }
 
-/* Reads one request after its `call` line; 0 at quit or end of input. */
-static int read_request(request *q, char **line, size_t *cap)
+/* `--options`: the run settings of the plug-in's table between calls,
+ * "get NAME" (answered "value V" or "none") and "set NAME VALUE" ("ok"
+ * or "refused"), for the harness that started this worker to call the
+ * plug-in (fia_sut_isolate) with a case's settings as it would in-process.
+ * 1 when line was one. */
+static int take_option(const fia_sut *s, const char *line)
+{
+    char name[64], value[128];
+    if (sscanf(line, "get %63s", name) == 1 && strncmp(line, "get ", 4) == 0) {
+        const char *v = s->get_option ? s->get_option(name) : NULL;
+        if (v != NULL && v[0] && strcspn(v, " \n\r") == strlen(v))
+            printf("value %s\n", v);
+        else
+            printf("none\n");
+    } else if (sscanf(line, "set %63s %127s", name, value) == 2 &&
+               strncmp(line, "set ", 4) == 0) {
+        printf(s->set_option && s->set_option(name, value) == 0 ? "ok\n"
+                                                                : "refused\n");
+    } else {
+        return 0;
+    }
+    fflush(stdout);
+    return 1;
+}
+
+static int options; /* --options given */
+
+/* Reads one request after its `call` line (answering the option messages
+ * before it); 0 at quit or end of input. */
+static int read_request(const fia_sut *s, request *q, char **line,
+                        size_t *cap)
 {
     memset(q, 0, sizeof *q);
-    ssize_t n = getline(line, cap, stdin);
-    if (n <= 0)
-        return 0;
-    if ((*line)[n - 1] == '\n')
-        (*line)[--n] = '\0';
+    ssize_t n;
+    do {
+        n = getline(line, cap, stdin);
+        if (n <= 0)
+            return 0;
+        if ((*line)[n - 1] == '\n')
+            (*line)[--n] = '\0';
+    } while (options && take_option(s, *line));
     if (strcmp(*line, "quit") == 0)
         return 0;
     if (strcmp(*line, "call check") != 0 && strcmp(*line, "call compute"))
@@ -375,10 +412,13 @@ static void answer(const fia_sut *s, request *q, fia_status st)
 
 int main(int argc, char **argv)
 {
-    if (argc != 2) {
-        fprintf(stderr, "usage: fiacheck-plugin-worker PLUGIN.so\n");
+    options = argc == 3 && strcmp(argv[1], "--options") == 0;
+    if (argc != 2 + options) {
+        fprintf(stderr, "usage: fiacheck-plugin-worker [--options] "
+                "PLUGIN.so\n");
         return 2;
     }
+    argv += options;
     void *h = dlopen(argv[1], RTLD_NOW | RTLD_LOCAL);
     void *sym = h ? dlsym(h, FIA_SUT_ENTRY_NAME) : NULL;
     if (sym == NULL) {
@@ -401,7 +441,7 @@ int main(int argc, char **argv)
     static request q; /* large: the lists' entries */
     char *line = NULL;
     size_t cap = 0;
-    while (read_request(&q, &line, &cap)) {
+    while (read_request(s, &q, &line, &cap)) {
         answer(s, &q, call(s, &q));
         free_request(&q);
     }
