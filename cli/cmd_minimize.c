@@ -123,7 +123,9 @@ int cmd_minimize(int argc, char **argv)
     int64_t id;
     fia_error err;
     if (cli_load_finding(fo.arg, fo.db, 0, &text, &id, &err) != FIA_OK) {
-        fprintf(stderr, "fiacheck minimize: %s\n", err.msg);
+        char why[700];
+        fprintf(stderr, "fiacheck minimize: %s\n",
+                fia_error_text(&err, why, sizeof why));
         return CLI_EXIT_USAGE;
     }
     fuzz_sig_pred pred;
