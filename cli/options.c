@@ -113,7 +113,7 @@ int cli_tolerance_from_text(const char *text, fia_check_options *o)
     return 0;
 }
 
-/* At most one line a second, rewritten in place (\r); the last row ends
+/* At most one live line a second (cli_live_print); the last row ends
  * the line.  A short computation prints nothing: the first report waits
  * for two seconds to pass. */
 void cli_ref_progress(int64_t done, int64_t total, void *ctx)
@@ -129,13 +129,15 @@ void cli_ref_progress(int64_t done, int64_t total, void *ctx)
     if ((now == last || now - started < 2) && !(end && last != started))
         return;
     last = now;
-    fprintf(stderr, "\rfiacheck: reference of %s: row %lld of %lld (%.0f%%), "
-            "%lld s", (const char *)ctx, (long long)done, (long long)total,
-            total > 0 ? 100.0 * (double)done / (double)total : 100.0,
-            (long long)(now - started));
+    char line[1200];
+    snprintf(line, sizeof line, "fiacheck: reference of %s: row %lld of %lld "
+             "(%.0f%%), %lld s", (const char *)ctx, (long long)done,
+             (long long)total,
+             total > 0 ? 100.0 * (double)done / (double)total : 100.0,
+             (long long)(now - started));
+    cli_live_print(line);
     if (end)
-        fputc('\n', stderr);
-    fflush(stderr);
+        cli_live_end();
 }
 
 int cli_finding_args(const char *cmd, int minimize, int argc, char **argv,
