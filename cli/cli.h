@@ -155,10 +155,13 @@ FILE *cli_stderr_raw(void);
 /* The live progress line (live_line.c): on a terminal (cli_live_tty) one
  * line rewritten in place, cut to the terminal's width (cli_live_width:
  * TIOCGWINSZ, else COLUMNS, else 80); elsewhere one whole line per update.
- * cli_live_end ends a line left on the terminal. */
+ * cli_live_end ends a line left on the terminal; cli_live_clear wipes it
+ * (text_out.c does before other output reaches the terminal, so that a
+ * message never lands in the middle of the live line). */
 int cli_live_tty(void);
 int cli_live_width(void);
 void cli_live_print(const char *text);
 void cli_live_end(void);
+void cli_live_clear(void);
 
 #endif

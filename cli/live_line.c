@@ -69,6 +69,15 @@ void cli_live_print(const char *text)
     free(shown);
 }
 
+void cli_live_clear(void)
+{
+    if (live_shown) {
+        fprintf(cli_stderr_raw(), "\r%*s\r", cli_live_width() - 1, "");
+        fflush(cli_stderr_raw());
+    }
+    live_shown = 0;
+}
+
 void cli_live_end(void)
 {
     if (live_shown) {

@@ -20,6 +20,7 @@
 
 typedef struct shown_stream {
     int fd;
+    int tty;               /* a terminal: the live line is wiped first */
     unsigned char held[4]; /* the start of a UTF-8 sequence cut by a write */
     size_t nheld;
 } shown_stream;
@@ -48,6 +49,8 @@ static ssize_t shown_write(void *cookie, const char *buf, size_t size)
     shown_stream *s = cookie;
     const unsigned char *p = (const unsigned char *)buf;
     size_t off = 0;
+    if (s->tty)
+        cli_live_clear();
     if (s->nheld > 0) {
         unsigned char tmp[8];
         size_t k = size < 4 ? size : 4;
@@ -106,6 +109,8 @@ void cli_text_output_install(void)
      * so that it and the live line (raw_stderr) keep their order */
     setvbuf(out, NULL, isatty(1) ? _IOLBF : _IOFBF, BUFSIZ);
     setvbuf(err, NULL, _IONBF, 0);
+    out_stream.tty = isatty(1);
+    err_stream.tty = isatty(2);
     raw_stderr = stderr;
     stdout = out;
     stderr = err;
