@@ -48,6 +48,7 @@ typedef struct rp_plotter {
     int failed;          /* 1: gnuplot missing or broken */
     int skipped;         /* plots not drawn */
     char why[512];
+    volatile int child;  /* gnuplot's pid while it runs, else 0 */
 } rp_plotter;
 /* 0, or -1 with why set (no temporary directory: no plots). */
 int rp_init(rp_plotter *p);
@@ -62,6 +63,9 @@ char *rp_render(rp_plotter *p, const char *script, int width, int height,
                 const char *title);
 /* Removes the directory. */
 void rp_done(rp_plotter *p);
+/* rp_done from a signal handler (async-signal-safe): kills a running
+ * gnuplot, removes the plot's files and the directory. */
+void rp_abandon(rp_plotter *p);
 /* s as a gnuplot string literal: single quotes, only printable ASCII kept
  * (others become '?'), so a name from the store cannot end the string or
  * reach gnuplot's command line.  Into buf (truncated to n). */
