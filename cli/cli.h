@@ -150,6 +150,10 @@ void cli_ref_progress(int64_t done, int64_t total, void *ctx);
  * control characters and invalid UTF-8 of echoed input shown as \xHH);
  * cli_stderr_raw() is stderr without it, for the live line's \r. */
 void cli_text_output_install(void);
+
+/* Every --tolerance the comparator knows, from its one list (compare/):
+ * "bound|flash-attn|...|allclose RTOL ATOL", for help texts and errors. */
+const char *cli_tolerance_names(void);
 FILE *cli_stderr_raw(void);
 
 /* The live progress line (live_line.c): on a terminal (cli_live_tty) one

@@ -42,13 +42,14 @@ static void name_from_signature(const char *sig, char *out, size_t len)
     snprintf(out + k, len - k, "-%06x", h & 0xffffff);
 }
 
+/* a format: %s the tolerance names (cli_tolerance_names) */
 static const char minimize_usage[] =
     "usage: fiacheck minimize ID|CASE [--db PATH] [--out FILE] "
     "[--profile doc|cann]\n"
     "                         [--target params|numeric|metamorphic] "
     "[--max-attempts N]\n"
-    "                         [--tolerance bound|flash-attn|vendor|ulp|"
-    "allclose RTOL ATOL] [--json]\n"
+    "                         [--tolerance %s]\n"
+    "                         [--json]\n"
     "  ID|CASE         a finding of the store (its id) or a case file\n"
     "  --db PATH       the store (default results/findings.db)\n"
     "  --out FILE      where to write (default tests/regress/<name>.case)\n"
@@ -140,12 +141,12 @@ int cmd_minimize(int argc, char **argv)
 {
     for (int i = 0; i < argc; i++)
         if (cli_is_help(argv[i])) {
-            fputs(minimize_usage, stdout);
+            printf(minimize_usage, cli_tolerance_names());
             return CLI_EXIT_OK;
         }
     cli_finding_opts fo;
     if (cli_finding_args("minimize", 1, argc, argv, &fo) != 0) {
-        fputs(minimize_usage, stderr);
+        fprintf(stderr, minimize_usage, cli_tolerance_names());
         return CLI_EXIT_USAGE;
     }
     char *text;

@@ -372,11 +372,12 @@ static int repro_check(const fia_case *c, fuzz_target_id t,
          : r.v == FIA_V_BAD_INPUT ? CLI_EXIT_USAGE : CLI_EXIT_OK;
 }
 
+/* a format: %s the tolerance names (cli_tolerance_names) */
 static const char repro_usage[] =
     "usage: fiacheck repro ID|CASE [--db PATH] [--profile doc|cann]\n"
     "                      [--target params|numeric|metamorphic]\n"
-    "                      [--tolerance bound|flash-attn|vendor|ulp|"
-    "allclose RTOL ATOL] [--json]\n"
+    "                      [--tolerance %s]\n"
+    "                      [--json]\n"
     "  ID|CASE         a finding of the store (its id) or a case file\n"
     "  --db PATH       the store (default results/findings.db)\n"
     "  --profile P     status codes: doc or cann (default: the finding's)\n"
@@ -391,12 +392,12 @@ int cmd_repro(int argc, char **argv)
 {
     for (int i = 0; i < argc; i++)
         if (cli_is_help(argv[i])) {
-            fputs(repro_usage, stdout);
+            printf(repro_usage, cli_tolerance_names());
             return CLI_EXIT_OK;
         }
     cli_finding_opts fo;
     if (cli_finding_args("repro", 0, argc, argv, &fo) != 0) {
-        fputs(repro_usage, stderr);
+        fprintf(stderr, repro_usage, cli_tolerance_names());
         return CLI_EXIT_USAGE;
     }
     char *text;
