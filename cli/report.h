@@ -23,6 +23,11 @@
  * U+FFFD, so a page stays well formed whatever a case text holds.  At most
  * max bytes of s are read (SIZE_MAX: all). */
 void rh_text(FILE *f, const char *s, size_t max);
+/* s as rh_text writes it, but at most about max bytes of it: a longer s is
+ * cut at the last blank within max bytes (within a word only when it has
+ * no blank there, then between UTF-8 sequences) and ends with an ellipsis
+ * (U+2026), never in the middle of a word. */
+void rh_text_cut(FILE *f, const char *s, size_t max);
 /* rh_text of a printf-formatted string (at most 1023 bytes). */
 void rh_textf(FILE *f, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));

@@ -47,6 +47,28 @@ void rh_text(FILE *f, const char *s, size_t max)
     }
 }
 
+void rh_text_cut(FILE *f, const char *s, size_t max)
+{
+    s = s ? s : "";
+    size_t len = strlen(s);
+    if (len <= max) {
+        rh_text(f, s, SIZE_MAX);
+        return;
+    }
+    size_t cut = max;
+    while (cut > 0 && s[cut] != ' ')
+        cut--;
+    while (cut > 0 && s[cut - 1] == ' ')
+        cut--;
+    if (cut == 0) { /* one long word: between two UTF-8 sequences */
+        cut = max;
+        while (cut > 0 && ((unsigned char)s[cut] & 0xC0) == 0x80)
+            cut--;
+    }
+    rh_text(f, s, cut);
+    fputs("\xE2\x80\xA6", f); /* U+2026, the ellipsis */
+}
+
 void rh_textf(FILE *f, const char *fmt, ...)
 {
     char buf[1024];
