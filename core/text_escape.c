@@ -128,7 +128,13 @@ long fia_text_shown(const unsigned char *p, size_t n, int final,
         const unsigned c = p[i];
         size_t len = 1;
         int show = 0;
-        if (c < 0x80) {
+        if (c == '\r') {
+            /* CR LF ends a line (a CRLF case file); a lone CR would let
+             * text overwrite the line before it */
+            if (i + 1 == n && !final)
+                break; /* the next call says */
+            show = i + 1 == n || p[i + 1] != '\n';
+        } else if (c < 0x80) {
             show = (c < 0x20 && c != '\n' && c != '\t') || c == 0x7F;
         } else {
             len = fia_utf8_len(p + i, n - i);

@@ -63,6 +63,7 @@ static void test_xml(void)
 static void test_shown(void)
 {
     CHECK_WRITES(fia_text_shown_string, "plain text\n\tok", "plain text\n\tok");
+    CHECK_WRITES(fia_text_shown_string, "crlf\r\nlone\rx\r", "crlf\r\nlone\\x0dx\\x0d");
     CHECK_WRITES(fia_text_shown_string, "\x1b]0;title\x07\r", "\\x1b]0;title\\x07\\x0d");
     CHECK_WRITES(fia_text_shown_string, "del\x7f bad\xFF\xC3", "del\\x7f bad\\xff\\xc3");
     CHECK_WRITES(fia_text_shown_string, "csi\xC2\x9B" "2J nbsp\xC2\xA0", "csi\\u009b2J nbsp\xC2\xA0");
@@ -78,8 +79,8 @@ static int put_mem(void *out, const char *text, size_t len)
  * next call completes it (or the final call shows it as bytes). */
 static void test_shown_in_pieces(void)
 {
-    const char *in = "a\xC3\xA9\xF0\x9F\x98\x80\x1b\xE2\x82", *want =
-        "a\xC3\xA9\xF0\x9F\x98\x80\\x1b\\xe2\\x82";
+    const char *in = "a\r\n\r\xC3\xA9\xF0\x9F\x98\x80\x1b\xE2\x82", *want =
+        "a\r\n\\x0d\xC3\xA9\xF0\x9F\x98\x80\\x1b\\xe2\\x82";
     char *buf = NULL;
     size_t len = 0, n = strlen(in), held = 0;
     unsigned char pend[8];

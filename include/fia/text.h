@@ -35,7 +35,7 @@ void fia_json_string(FILE *f, const char *s);
 void fia_xml_text(FILE *f, const char *s);
 
 /* The n bytes at p as a terminal may show them: printable text and
- * well-formed UTF-8 unchanged, newline and tab unchanged; every other C0
+ * well-formed UTF-8 unchanged, newline, tab and CR LF unchanged; every other C0
  * control, DEL and each byte that is not part of a well-formed sequence as
  * the four characters \xHH (ESC is \x1b), a C1 control (U+0080..U+009F,
  * which terminals also obey) as \u00HH.  When final is 0, a sequence cut
