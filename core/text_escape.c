@@ -62,24 +62,31 @@ void fia_json_string(FILE *f, const char *s)
 {
     fputc('"', f);
     const unsigned char *p = (const unsigned char *)(s ? s : "");
-    size_t left = strlen((const char *)p);
-    while (left > 0) {
-        size_t n = fia_utf8_len(p, left);
-        if (*p == '"' || *p == '\\')
-            fprintf(f, "\\%c", *p);
-        else if (*p == '\n')
+    size_t left = strlen((const char *)p), run = 0; /* p[0..run): as is */
+    while (run < left) {
+        const unsigned c = p[run];
+        size_t n = c >= 0x20 && c < 0x7F && c != '"' && c != '\\'
+                       ? 1
+                   : c >= 0x80 ? fia_utf8_len(p + run, left - run)
+                               : 0;
+        if (n > 0) {
+            run += n;
+            continue;
+        }
+        fwrite(p, 1, run, f);
+        if (c == '"' || c == '\\')
+            fprintf(f, "\\%c", c);
+        else if (c == '\n')
             fputs("\\n", f);
-        else if (*p == '\t')
+        else if (c == '\t')
             fputs("\\t", f);
-        else if (*p < 0x20 || *p == 0x7F)
-            fprintf(f, "\\u%04x", *p);
-        else if (n == 0)
-            fputs("\\ufffd", f);
+        else if (c < 0x20 || c == 0x7F)
+            fprintf(f, "\\u%04x", c);
         else
-            fwrite(p, 1, n, f);
-        n = n > 0 ? n : 1;
-        p += n, left -= n;
+            fputs("\\ufffd", f); /* not part of a well-formed sequence */
+        p += run + 1, left -= run + 1, run = 0;
     }
+    fwrite(p, 1, run, f);
     fputc('"', f);
 }
 
