@@ -160,6 +160,23 @@ static int has_tag(const uint8_t *buf, size_t n, const char *tag)
 #define SURVEY_ONLY_FIRST 1000
 #define SURVEY_ONLY_RATIO 100000
 
+/* Adds the words of feature set fs (after its phase: "decode+gqa+lse")
+ * that words[n] does not hold yet, blank-separated. */
+static void add_words(char *words, size_t n, const char *fs)
+{
+    for (const char *w = strchr(fs, '+'); w != NULL; w = strchr(w + 1, '+')) {
+        int wl = (int)strcspn(w + 1, "+");
+        int seen = 0;
+        for (const char *p = words; *p && !seen; p += strcspn(p, " "),
+                        p += *p == ' ')
+            seen = (int)strcspn(p, " ") == wl && strncmp(p, w + 1, (size_t)wl) == 0;
+        size_t used = strlen(words);
+        if (!seen && used + (size_t)wl + 2 < n)
+            snprintf(words + used, n - used, "%s%.*s", used ? " " : "", wl,
+                     w + 1);
+    }
+}
+
 /* 0 when one of the stream's first SURVEY_ONLY_FIRST cases has the tag;
  * else -1, said with the words those cases have (a tag no case has is a
  * typo or a feature the decoder does not make: an empty campaign stored
@@ -177,19 +194,7 @@ static int only_tag_exists(const survey_opts *o)
         char fs[FUZZ_SIGNATURE_LEN];
         if (fuzz_decode_numeric(buf, sizeof buf, &c) == FIA_OK) {
             fuzz_feature_set(&c, fs, sizeof fs);
-            for (char *w = strchr(fs, '+'); w != NULL;) {
-                char *end = strchr(w + 1, '+');
-                size_t wl = end ? (size_t)(end - w - 1) : strlen(w + 1);
-                char word[80];
-                snprintf(word, sizeof word, " %.*s ", (int)wl, w + 1);
-                char padded[sizeof words + 2];
-                snprintf(padded, sizeof padded, " %s ", words);
-                if (strstr(padded, word) == NULL &&
-                    strlen(words) + wl + 2 < sizeof words)
-                    snprintf(words + strlen(words), sizeof words - strlen(words),
-                             "%s%.*s", words[0] ? " " : "", (int)wl, w + 1);
-                w = end;
-            }
+            add_words(words, sizeof words, fs);
         }
         fia_case_free(&c);
     }
