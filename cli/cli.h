@@ -146,4 +146,26 @@ int cli_finding_options(const char *text, const cli_finding_opts *fo,
  * fia_ref_progress_fn, ctx the case's name. */
 void cli_ref_progress(int64_t done, int64_t total, void *ctx);
 
+/* stdout and stderr through the terminal escaper from now on (text_out.c:
+ * control characters and invalid UTF-8 of echoed input shown as \xHH);
+ * cli_stderr_raw() is stderr without it, for the live line's \r. */
+void cli_text_output_install(void);
+
+/* Every --tolerance the comparator knows, from its one list (compare/):
+ * "bound|flash-attn|...|allclose RTOL ATOL", for help texts and errors. */
+const char *cli_tolerance_names(void);
+FILE *cli_stderr_raw(void);
+
+/* The live progress line (live_line.c): on a terminal (cli_live_tty) one
+ * line rewritten in place, cut to the terminal's width (cli_live_width:
+ * TIOCGWINSZ, else COLUMNS, else 80); elsewhere one whole line per update.
+ * cli_live_end ends a line left on the terminal; cli_live_clear wipes it
+ * (text_out.c does before other output reaches the terminal, so that a
+ * message never lands in the middle of the live line). */
+int cli_live_tty(void);
+int cli_live_width(void);
+void cli_live_print(const char *text);
+void cli_live_end(void);
+void cli_live_clear(void);
+
 #endif

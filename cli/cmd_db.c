@@ -127,10 +127,20 @@ static int parse_opts(int argc, char **argv, db_opts *o)
     memset(o, 0, sizeof *o);
     o->db = DB_DEFAULT;
     fia_store_regress_options_default(&o->reg);
+    /* a value option may be given once (cli_once), as in every command */
+    static const char *const value_opts[] = {
+        "--db",   "--state", "--kind",  "--target",    "--revision",
+        "--base", "--head",  "--bucket", "--alpha",    "--min-cases",
+        "--min-effect"};
+    int seen[sizeof value_opts / sizeof value_opts[0]] = {0};
     for (int i = 0; i < argc; i++) {
         const char *a = argv[i];
         const char *v = i + 1 < argc ? argv[i + 1] : NULL;
         const char **slot = NULL;
+        for (size_t k = 0; k < sizeof value_opts / sizeof value_opts[0]; k++)
+            if (strcmp(a, value_opts[k]) == 0 &&
+                cli_once("db", a, &seen[k]) != 0)
+                return -1;
         if (strcmp(a, "--json") == 0) {
             o->json = 1;
             continue;

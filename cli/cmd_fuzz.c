@@ -121,7 +121,11 @@ static int parse_args(int argc, char **argv, fuzz_opts *o)
         o->want[t] = 1;
     o->seconds = 60, o->jobs = 1, o->seed = 0;
     o->db = "results/findings.db", o->workdir = NULL, o->profile = NULL;
-    int have_target = 0;
+    /* every option takes a value and may be given once (cli_once) */
+    static const char *const value_opts[] = {
+        "--target", "--time",    "--jobs",     "--db",
+        "--workdir", "--profile", "--revision", "--seed"};
+    int seen[sizeof value_opts / sizeof value_opts[0]] = {0};
     for (int i = 0; i < argc; i += 2) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         long long x;
@@ -133,12 +137,11 @@ static int parse_args(int argc, char **argv, fuzz_opts *o)
             fprintf(stderr, "fiacheck fuzz: %s needs a value\n", a);
             return usage();
         }
-        if (strcmp(a, "--target") == 0) {
-            if (have_target++) {
-                fprintf(stderr, "fiacheck fuzz: --target given twice (one "
-                        "target, or all)\n");
+        for (size_t k = 0; k < sizeof value_opts / sizeof value_opts[0]; k++)
+            if (strcmp(a, value_opts[k]) == 0 &&
+                cli_once("fuzz", a, &seen[k]) != 0)
                 return usage();
-            }
+        if (strcmp(a, "--target") == 0) {
             if (strcmp(v, "all") != 0) {
                 int t = fuzz_target_from_name(v);
                 if (t < 0) {

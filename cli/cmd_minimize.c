@@ -42,13 +42,14 @@ static void name_from_signature(const char *sig, char *out, size_t len)
     snprintf(out + k, len - k, "-%06x", h & 0xffffff);
 }
 
+/* a format: %s the tolerance names (cli_tolerance_names) */
 static const char minimize_usage[] =
     "usage: fiacheck minimize ID|CASE [--db PATH] [--out FILE] "
     "[--profile doc|cann]\n"
     "                         [--target params|numeric|metamorphic] "
     "[--max-attempts N]\n"
-    "                         [--tolerance bound|flash-attn|vendor|ulp|"
-    "allclose RTOL ATOL] [--json]\n"
+    "                         [--tolerance %s]\n"
+    "                         [--json]\n"
     "  ID|CASE         a finding of the store (its id) or a case file\n"
     "  --db PATH       the store (default results/findings.db)\n"
     "  --out FILE      where to write (default tests/regress/<name>.case)\n"
@@ -65,6 +66,35 @@ static const char minimize_usage[] =
     "  --timeout S     seconds a call out of process may take (default 60)\n"
     "exit status: 0 written, or nothing to minimize (it does not fail);\n"
     "2 bad usage or input\n";
+
+/* The minimized case keeps the intents it still meets, judged as `run`
+ * judges them, and drops the others (said on stderr unless json): the
+ * shrinking may take away what an intent promised (ragged lengths, a GQA
+ * group), and a kept unmet intent would make the case fail as
+ * intent-unmet for ever, also once its bug is fixed, so it could not go
+ * into tests/regress/.  An intent that cannot be checked (met -1) stays. */
+static void rederive_intents(fia_case *c, const fia_check_options *o,
+                             int json)
+{
+    if (c->intents == 0)
+        return;
+    fia_check_result *r = calloc(1, sizeof *r);
+    if (r == NULL)
+        return;
+    fia_check_case(c, o, r);
+    for (int i = 0; i < r->n_intents; i++) {
+        const fia_intent_result *ir = &r->intents[i];
+        if (ir->met != 0)
+            continue;
+        c->intents &= ~(1u << ir->intent);
+        if (!json)
+            fprintf(stderr, "fiacheck minimize: intent %s dropped: the "
+                    "minimized case no longer has it (%s)\n",
+                    fia_intent_name(ir->intent), ir->found);
+    }
+    fia_check_result_release(r);
+    free(r);
+}
 
 /* Writes the minimized case c to out (and to the store when id > 0); the
  * exit code. */
@@ -115,19 +145,21 @@ int cmd_minimize(int argc, char **argv)
 {
     for (int i = 0; i < argc; i++)
         if (cli_is_help(argv[i])) {
-            fputs(minimize_usage, stdout);
+            printf(minimize_usage, cli_tolerance_names());
             return CLI_EXIT_OK;
         }
     cli_finding_opts fo;
     if (cli_finding_args("minimize", 1, argc, argv, &fo) != 0) {
-        fputs(minimize_usage, stderr);
+        fprintf(stderr, minimize_usage, cli_tolerance_names());
         return CLI_EXIT_USAGE;
     }
     char *text;
     int64_t id;
     fia_error err;
     if (cli_load_finding(fo.arg, fo.db, 0, &text, &id, &err) != FIA_OK) {
-        fprintf(stderr, "fiacheck minimize: %s\n", err.msg);
+        char why[700];
+        fprintf(stderr, "fiacheck minimize: %s\n",
+                fia_error_text(&err, why, sizeof why));
         return CLI_EXIT_USAGE;
     }
     fuzz_sig_pred pred;
@@ -184,6 +216,7 @@ int cmd_minimize(int argc, char **argv)
         snprintf(path, sizeof path, "tests/regress/%s.case", name);
         out = path;
     }
+    rederive_intents(&c, &o, fo.json);
     int rc = write_minimized(&c, &pred, &o, fo.arg, fo.db, id, out);
     if (rc == CLI_EXIT_OK && fo.json) {
         printf("{\"case\":");

@@ -9,6 +9,7 @@
  * at the end, so a failed report never leaves half a page where a reader
  * expects a whole one. */
 #include <errno.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -172,6 +173,52 @@ static int write_page(FILE *f, fia_store *s, const report_opts *o,
     return rc;
 }
 
+/* What an interrupted report leaves: the page's temporary file and the
+ * plots' directory, removed by the handler of SIGINT, SIGTERM and SIGHUP,
+ * which then dies of the signal as it would have (exit 128 + N). */
+static struct {
+    const char *volatile tmp;
+    rp_plotter *volatile plots;
+} pending;
+
+static void on_signal(int sig)
+{
+    if (pending.tmp != NULL)
+        unlink(pending.tmp);
+    if (pending.plots != NULL)
+        rp_abandon(pending.plots);
+    signal(sig, SIG_DFL);
+    raise(sig);
+}
+
+/* The handler for the signals that end a command (one ignored when
+ * fiacheck started, as under nohup, stays ignored); 1 to install, 0 to
+ * restore the defaults. */
+static void cleanup_on_signals(int on)
+{
+    static const int sigs[] = {SIGINT, SIGTERM, SIGHUP};
+    static int installed[3];
+    for (int i = 0; i < 3; i++) {
+        struct sigaction sa, old;
+        memset(&sa, 0, sizeof sa);
+        sigemptyset(&sa.sa_mask);
+        if (on) {
+            sigaction(sigs[i], NULL, &old);
+            installed[i] = old.sa_handler != SIG_IGN;
+            if (!installed[i])
+                continue;
+            sa.sa_handler = on_signal;
+            for (int k = 0; k < 3; k++)
+                sigaddset(&sa.sa_mask, sigs[k]); /* one handler at a time */
+        } else if (installed[i]) {
+            sa.sa_handler = SIG_DFL;
+        } else {
+            continue;
+        }
+        sigaction(sigs[i], &sa, NULL);
+    }
+}
+
 int cmd_report(int argc, char **argv)
 {
     for (int i = 0; i < argc; i++)
@@ -192,14 +239,19 @@ int cmd_report(int argc, char **argv)
         return CLI_EXIT_USAGE;
     }
     char *tmp = NULL;
+    static rp_plotter p; /* the signal handler reads it */
+    cleanup_on_signals(1);
     FILE *f = open_beside(o.out, &tmp);
     if (f == NULL) {
+        cleanup_on_signals(0);
         fia_store_close(s);
         return CLI_EXIT_USAGE;
     }
-    rp_plotter p;
+    pending.tmp = tmp;
     rp_init(&p);
+    pending.plots = &p;
     int rc = write_page(f, s, &o, &p);
+    pending.plots = NULL;
     rp_done(&p);
     fia_store_close(s);
     if (ferror(f) && rc == 0) {
@@ -219,6 +271,8 @@ int cmd_report(int argc, char **argv)
     }
     if (rc != 0)
         unlink(tmp);
+    pending.tmp = NULL;
+    cleanup_on_signals(0);
     free(tmp);
     if (rc != 0)
         return CLI_EXIT_USAGE;

@@ -22,45 +22,6 @@
 #include "fia/store.h"
 #endif
 
-/* The whole file at path into *out (the caller frees it). */
-static fia_status read_text(const char *path, char **out, fia_error *err)
-{
-    *out = NULL;
-    FILE *f = fopen(path, "rb");
-    if (f == NULL)
-        return fia_fail(err, FIA_ERR_IO, "cannot read %s", path);
-    struct stat sb;
-    if (fstat(fileno(f), &sb) == 0 && (long long)sb.st_size > FIA_CASE_FILE_MAX) {
-        fclose(f);
-        return fia_fail(err, FIA_ERR_BAD_INPUT, "%s: %lld bytes, over the "
-                        "64 MiB limit of a case file", path,
-                        (long long)sb.st_size);
-    }
-    size_t cap = 1 << 16, n = 0, got;
-    char *s = malloc(cap);
-    while (s != NULL && (got = fread(s + n, 1, cap - n - 1, f)) > 0) {
-        n += got;
-        if ((long long)n > FIA_CASE_FILE_MAX) {
-            fclose(f);
-            free(s);
-            return fia_fail(err, FIA_ERR_BAD_INPUT, "%s: over the 64 MiB "
-                            "limit of a case file", path);
-        }
-        if (n + 1 == cap) {
-            char *ns = realloc(s, cap *= 2);
-            if (ns == NULL)
-                free(s);
-            s = ns;
-        }
-    }
-    fclose(f);
-    if (s == NULL)
-        return fia_fail(err, FIA_ERR_NOMEM, "no memory to read %s", path);
-    s[n] = '\0';
-    *out = s;
-    return FIA_OK;
-}
-
 fia_status cli_load_finding(const char *arg, const char *db, int minimized,
                             char **text, int64_t *id, fia_error *err)
 {
@@ -70,7 +31,7 @@ fia_status cli_load_finding(const char *arg, const char *db, int minimized,
     for (const char *p = arg; *p; p++)
         digits = digits && isdigit((unsigned char)*p);
     if (!digits)
-        return read_text(arg, text, err);
+        return fia_case_read_file(arg, text, err);
 #ifdef FIA_HAVE_STORE
     fia_store *st = NULL;
     char msg[512];
@@ -411,11 +372,12 @@ static int repro_check(const fia_case *c, fuzz_target_id t,
          : r.v == FIA_V_BAD_INPUT ? CLI_EXIT_USAGE : CLI_EXIT_OK;
 }
 
+/* a format: %s the tolerance names (cli_tolerance_names) */
 static const char repro_usage[] =
     "usage: fiacheck repro ID|CASE [--db PATH] [--profile doc|cann]\n"
     "                      [--target params|numeric|metamorphic]\n"
-    "                      [--tolerance bound|flash-attn|vendor|ulp|"
-    "allclose RTOL ATOL] [--json]\n"
+    "                      [--tolerance %s]\n"
+    "                      [--json]\n"
     "  ID|CASE         a finding of the store (its id) or a case file\n"
     "  --db PATH       the store (default results/findings.db)\n"
     "  --profile P     status codes: doc or cann (default: the finding's)\n"
@@ -434,19 +396,21 @@ int cmd_repro(int argc, char **argv)
 {
     for (int i = 0; i < argc; i++)
         if (cli_is_help(argv[i])) {
-            fputs(repro_usage, stdout);
+            printf(repro_usage, cli_tolerance_names());
             return CLI_EXIT_OK;
         }
     cli_finding_opts fo;
     if (cli_finding_args("repro", 0, argc, argv, &fo) != 0) {
-        fputs(repro_usage, stderr);
+        fprintf(stderr, repro_usage, cli_tolerance_names());
         return CLI_EXIT_USAGE;
     }
     char *text;
     int64_t id;
     fia_error err;
     if (cli_load_finding(fo.arg, fo.db, 0, &text, &id, &err) != FIA_OK) {
-        fprintf(stderr, "fiacheck repro: %s\n", err.msg);
+        char why[700];
+        fprintf(stderr, "fiacheck repro: %s\n",
+                fia_error_text(&err, why, sizeof why));
         return CLI_EXIT_USAGE;
     }
     fuzz_target_id t;

@@ -57,13 +57,13 @@ static void run_one(const char *path, const run_options *o, run_result *r)
     fia_case_free(&c);
 }
 
+/* a format: %s the tolerance names (cli_tolerance_names) */
 static const char run_usage[] =
     "usage: fiacheck run CASE... [--profile doc|cann] [--json] "
     "[--status-only]\n"
     "                    [--precision BITS] [--pure-mpfr] [--max-work N] "
     "[--progress] [--junit FILE]\n"
-    "                    [--tolerance bound|flash-attn|vendor|ulp|"
-    "allclose RTOL ATOL]\n"
+    "                    [--tolerance %s]\n"
     "  --profile P     status codes of the documents (doc, default) or of the\n"
     "                  released code (cann)\n"
     "  --json          one JSON object per case (docs/cli.md)\n"
@@ -90,7 +90,7 @@ static const char run_usage[] =
 
 static int usage(void)
 {
-    fputs(run_usage, stderr);
+    fprintf(stderr, run_usage, cli_tolerance_names());
     return CLI_EXIT_USAGE;
 }
 
@@ -154,7 +154,7 @@ int cmd_run(int argc, char **argv)
     fia_check_options_default(&o.check);
     for (int i = 0; i < argc; i++)
         if (cli_is_help(argv[i])) {
-            fputs(run_usage, stdout);
+            printf(run_usage, cli_tolerance_names());
             return CLI_EXIT_OK;
         }
     const char **cases = calloc((size_t)argc + 1, sizeof *cases);

@@ -50,7 +50,7 @@ static const char survey_usage[] =
     "                   same at every revision.  The quantization words\n"
     "                   also make the decoder quantize wherever that mode\n"
     "                   applies (a stream of its own)\n"
-    "  --quiet          no line per finding on stderr\n"
+    "  --quiet          no progress line and no line per finding on stderr\n"
     "exit status: 0 no finding, 1 findings, 2 bad usage or input\n";
 
 typedef struct survey_opts {
@@ -159,6 +159,79 @@ static int has_tag(const uint8_t *buf, size_t n, const char *tag)
     return in;
 }
 
+/* The draws --only looks at before it gives up on a tag (below one case
+ * in SURVEY_ONLY_RATIO draws after SURVEY_ONLY_FIRST). */
+#define SURVEY_ONLY_FIRST 1000
+#define SURVEY_ONLY_RATIO 100000
+
+/* Adds the words of feature set fs (after its phase: "decode+gqa+lse")
+ * that words[n] does not hold yet, blank-separated. */
+static void add_words(char *words, size_t n, const char *fs)
+{
+    for (const char *w = strchr(fs, '+'); w != NULL; w = strchr(w + 1, '+')) {
+        int wl = (int)strcspn(w + 1, "+");
+        int seen = 0;
+        for (const char *p = words; *p && !seen; p += strcspn(p, " "),
+                        p += *p == ' ')
+            seen = (int)strcspn(p, " ") == wl && strncmp(p, w + 1, (size_t)wl) == 0;
+        size_t used = strlen(words);
+        if (!seen && used + (size_t)wl + 2 < n)
+            snprintf(words + used, n - used, "%s%.*s", used ? " " : "", wl,
+                     w + 1);
+    }
+}
+
+/* 0 when one of the stream's first SURVEY_ONLY_FIRST cases has the tag;
+ * else -1, said with the words those cases have (a tag no case has is a
+ * typo or a feature the decoder does not make: an empty campaign stored
+ * under it would read as a survey that found nothing). */
+static int only_tag_exists(const survey_opts *o)
+{
+    uint8_t buf[SURVEY_INPUT_BYTES];
+    char words[1024] = "";
+    for (long k = 0; k < SURVEY_ONLY_FIRST; k++) {
+        survey_input(o->seed, k, buf, sizeof buf);
+        if (has_tag(buf, sizeof buf, o->only))
+            return 0;
+        fia_case c;
+        fia_case_init(&c);
+        char fs[FUZZ_SIGNATURE_LEN];
+        if (fuzz_decode_numeric(buf, sizeof buf, &c) == FIA_OK) {
+            fuzz_feature_set(&c, fs, sizeof fs);
+            add_words(words, sizeof words, fs);
+        }
+        fia_case_free(&c);
+    }
+    fprintf(stderr, "fiacheck survey: --only %s: none of the first %d cases "
+            "of the stream (seed %ld) has it; their feature words: %s\n",
+            o->only, SURVEY_ONLY_FIRST, o->seed, words);
+    return -1;
+}
+
+/* The live line (cli_live_print): every second on a terminal, every ten
+ * seconds elsewhere (as fuzz's), none with --quiet. */
+static void survey_progress(const survey_opts *o, long run, double t0,
+                            double *last)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    double now = (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+    if (o->quiet || now - *last < (cli_live_tty() ? 1.0 : 10.0))
+        return;
+    *last = now;
+    double secs = now - t0;
+    const fuzz_counters *n = fuzz_report_counters();
+    char line[256], left[48] = "";
+    if (run > 0 && secs >= 1)
+        snprintf(left, sizeof left, ", about %.0f s left",
+                 secs / (double)run * (double)(o->cases - run));
+    snprintf(line, sizeof line, "survey: %ld of %ld cases (%.0f%%), %lld "
+             "findings, %.0f s%s", run, o->cases,
+             100.0 * (double)run / (double)o->cases, (long long)n->findings,
+             secs, left);
+    cli_live_print(line);
+}
+
 /* The command line as one string, for the campaign's record. */
 static void command_line(int argc, char **argv, char *out, size_t len)
 {
@@ -173,6 +246,9 @@ int cmd_survey(int argc, char **argv)
     int p = parse(argc, argv, &o);
     if (p != 0)
         return p > 0 ? CLI_EXIT_OK : usage();
+    fuzz_numeric_focus(o.only); /* a quantization word: its stream */
+    if (o.only != NULL && only_tag_exists(&o) != 0)
+        return CLI_EXIT_USAGE; /* before the store: nothing is stored */
     const char *revision = o.revision ? o.revision : cli_sut_revision();
     fia_store *st = NULL;
     char err[512];
@@ -220,14 +296,20 @@ int cmd_survey(int argc, char **argv)
         setenv("FIACHECK_PROFILE", o.profile, 1);
     else
         unsetenv("FIACHECK_PROFILE");
-    fuzz_numeric_focus(o.only); /* a quantization word: its stream */
     fuzz_report_init(FUZZ_NUMERIC);
     fuzz_report_quiet(o.quiet);
     time_t t0 = time(NULL);
+    struct timespec ts0;
+    clock_gettime(CLOCK_MONOTONIC, &ts0);
+    double mono0 = (double)ts0.tv_sec + 1e-9 * (double)ts0.tv_nsec;
+    /* on a terminal the first line at once; in a log after ten seconds */
+    double last_progress = cli_live_tty() ? mono0 - 100 : mono0;
     uint8_t buf[SURVEY_INPUT_BYTES];
     long drawn = 0;
     for (long k = 0, run = 0; run < o.cases; k++) {
-        if (k == LONG_MAX || (o.only && k >= 1000 && run * 100000 < k)) {
+        survey_progress(&o, run, mono0, &last_progress);
+        if (k == LONG_MAX || (o.only && k >= SURVEY_ONLY_FIRST &&
+                              run * SURVEY_ONLY_RATIO < k)) {
             fprintf(stderr, "fiacheck survey: --only %s: %ld of %ld cases "
                     "drawn have it; stopped\n", o.only, run, k);
             break; /* fewer than 1 in 100000: the tag may not exist */
@@ -239,6 +321,7 @@ int cmd_survey(int argc, char **argv)
         fuzz_run_one(FUZZ_NUMERIC, buf, sizeof buf);
         run++;
     }
+    cli_live_end();
     fuzz_report_flush();
     const fuzz_counters *n = fuzz_report_counters();
     size_t unstored = fuzz_report_unstored();

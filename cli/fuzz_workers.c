@@ -40,6 +40,7 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+#include "cli.h"
 #include "fuzz_runner.h"
 #include "fia/sut_host.h"
 #include "fuzz/signature.h"
@@ -394,9 +395,9 @@ static void short_count(long long n, char *out, size_t len)
     snprintf(out, len, x < 10 ? "%.1f%c" : "%.0f%c", x, unit[u]);
 }
 
-/* The live lines: one per target of w (of the plan when w is NULL), each
- * cut to 79 columns so that it stays one terminal line (on a terminal,
- * the targets' lines take turns on one line). */
+/* The live lines: one per target of w (of the plan when w is NULL); on a
+ * terminal the targets' lines take turns on one line, cut to its width
+ * (cli_live_print). */
 static void progress(runner *r, const worker *w, int nw, double left)
 {
     const campaign_plan *p = r->p;
@@ -417,10 +418,8 @@ static void progress(runner *r, const worker *w, int nw, double left)
         snprintf(line, sizeof line, "%-16s %s execs %s/s cov %s ft %s findings "
                  "%s/%d distinct crashes %ld %.0fs left", fuzz_target_name(tr->id),
                  ex, rt, cov, ft, fi, tr->nsigs, tr->crashes, left);
-        line[79] = '\0';
-        fprintf(stderr, r->tty ? "\r%-79s" : "%s\n", line);
+        cli_live_print(line);
     }
-    fflush(stderr);
 }
 
 /* The libFuzzer command line of one worker, and the strings it points to. */
@@ -717,7 +716,7 @@ static void pin_cpus(runner *r, int jobs)
 fia_status fuzz_run_workers(const campaign_plan *p, fia_error *err)
 {
     int nt = p->ntargets, jobs = p->jobs;
-    runner r = {.p = p, .tty = isatty(2), .last_print = -100, .last_stats = -100};
+    runner r = {.p = p, .tty = cli_live_tty(), .last_print = -100, .last_stats = -100};
     clock_gettime(CLOCK_MONOTONIC, &r.t0);
     int cap = (jobs > 2 * nt ? jobs : 2 * nt) + nt, nw = 0;
     worker *w = calloc((size_t)cap, sizeof *w);
@@ -760,8 +759,7 @@ fia_status fuzz_run_workers(const campaign_plan *p, fia_error *err)
             fclose(r.log[k]);
     }
     progress(&r, NULL, 0, 0);
-    if (r.tty)
-        fputc('\n', stderr);
+    cli_live_end();
     free(w);
     return rc;
 }

@@ -13,6 +13,7 @@
 #include <string.h>
 #include "cli.h"
 #include "cli_junit.h"
+#include "fia/text.h"
 
 struct cli_junit {
     char *path;
@@ -22,24 +23,6 @@ struct cli_junit {
     int tests, failures, errors, skipped;
     double seconds;
 };
-
-/* s with XML's five special characters escaped; control characters other
- * than tab, newline and carriage return (not allowed in XML 1.0) as '?'. */
-static void xml_text(FILE *f, const char *s)
-{
-    for (; s != NULL && *s; s++) {
-        const unsigned char c = (unsigned char)*s;
-        switch (c) {
-        case '<': fputs("&lt;", f); break;
-        case '>': fputs("&gt;", f); break;
-        case '&': fputs("&amp;", f); break;
-        case '"': fputs("&quot;", f); break;
-        case '\'': fputs("&apos;", f); break;
-        default:
-            fputc(c < 0x20 && c != '\t' && c != '\n' && c != '\r' ? '?' : c, f);
-        }
-    }
-}
 
 cli_junit *cli_junit_open(const char *path)
 {
@@ -88,13 +71,13 @@ void cli_junit_case(cli_junit *j, const char *path, fia_verdict v,
     fputs("  <testcase classname=\"", j->mem);
     if (slash != NULL) {
         char *dir = strndup(path, (size_t)(slash - path));
-        xml_text(j->mem, dir ? dir : "");
+        fia_xml_text(j->mem, dir ? dir : "");
         free(dir);
     } else {
         fputs(".", j->mem);
     }
     fputs("\" name=\"", j->mem);
-    xml_text(j->mem, name);
+    fia_xml_text(j->mem, name);
     fprintf(j->mem, "\" time=\"%.3f\"", seconds);
     const char *tag = v == FIA_V_BAD_INPUT ? "error"
                       : fia_verdict_is_finding(v) || v == FIA_V_INTENT_UNMET
@@ -110,12 +93,12 @@ void cli_junit_case(cli_junit *j, const char *path, fia_verdict v,
     j->skipped += tag[0] == 's';
     fprintf(j->mem, ">\n    <%s type=\"%s\" message=\"", tag,
             fia_verdict_name(v));
-    xml_text(j->mem, reason);
+    fia_xml_text(j->mem, reason);
     fputs("\"", j->mem);
     char *text = tag[0] == 'f' ? read_text(path) : NULL;
     if (text != NULL) {
         fputs(">", j->mem);
-        xml_text(j->mem, text);
+        fia_xml_text(j->mem, text);
         fprintf(j->mem, "</%s>\n", tag);
         free(text);
     } else {

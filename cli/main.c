@@ -70,6 +70,7 @@ static void usage(FILE *f)
 
 int main(int argc, char **argv)
 {
+    cli_text_output_install(); /* echoed input never commands the terminal */
     if (argc < 2) {
         usage(stderr);
         return CLI_EXIT_USAGE;

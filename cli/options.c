@@ -60,6 +60,21 @@ int cli_profile(const char *cmd, int argc, char **argv, int *i,
     return 0;
 }
 
+const char *cli_tolerance_names(void)
+{
+    static char names[160];
+    if (names[0] == '\0') {
+        size_t k = 0;
+        for (int i = 0; i < FIA_TOL_COUNT; i++)
+            if (i != FIA_TOL_ALLCLOSE)
+                k += (size_t)snprintf(names + k, sizeof names - k, "%s|",
+                                      fia_tol_profile_name((fia_tol_profile)i));
+        snprintf(names + k, sizeof names - k, "%s RTOL ATOL",
+                 fia_tol_profile_name(FIA_TOL_ALLCLOSE));
+    }
+    return names;
+}
+
 /* --tolerance NAME, or --tolerance allclose RTOL ATOL. */
 int cli_tolerance(const char *cmd, int argc, char **argv, int *i,
                   fia_check_options *o, int *seen)
@@ -68,8 +83,8 @@ int cli_tolerance(const char *cmd, int argc, char **argv, int *i,
     if (cli_once(cmd, "--tolerance", seen) || cli_value(cmd, argc, argv, i, &v))
         return -1;
     if (fia_tol_profile_parse(v, &o->tolerance) != 0) {
-        fprintf(stderr, "fiacheck %s: --tolerance takes bound, flash-attn, "
-                "vendor, ulp, cann-double or allclose RTOL ATOL, not '%s'\n", cmd, v);
+        fprintf(stderr, "fiacheck %s: --tolerance takes one of %s, not "
+                "'%s'\n", cmd, cli_tolerance_names(), v);
         return -1;
     }
     if (o->tolerance != FIA_TOL_ALLCLOSE)
@@ -113,7 +128,7 @@ int cli_tolerance_from_text(const char *text, fia_check_options *o)
     return 0;
 }
 
-/* At most one line a second, rewritten in place (\r); the last row ends
+/* At most one live line a second (cli_live_print); the last row ends
  * the line.  A short computation prints nothing: the first report waits
  * for two seconds to pass. */
 void cli_ref_progress(int64_t done, int64_t total, void *ctx)
@@ -129,13 +144,15 @@ void cli_ref_progress(int64_t done, int64_t total, void *ctx)
     if ((now == last || now - started < 2) && !(end && last != started))
         return;
     last = now;
-    fprintf(stderr, "\rfiacheck: reference of %s: row %lld of %lld (%.0f%%), "
-            "%lld s", (const char *)ctx, (long long)done, (long long)total,
-            total > 0 ? 100.0 * (double)done / (double)total : 100.0,
-            (long long)(now - started));
+    char line[1200];
+    snprintf(line, sizeof line, "fiacheck: reference of %s: row %lld of %lld "
+             "(%.0f%%), %lld s", (const char *)ctx, (long long)done,
+             (long long)total,
+             total > 0 ? 100.0 * (double)done / (double)total : 100.0,
+             (long long)(now - started));
+    cli_live_print(line);
     if (end)
-        fputc('\n', stderr);
-    fflush(stderr);
+        cli_live_end();
 }
 
 int cli_finding_args(const char *cmd, int minimize, int argc, char **argv,

@@ -23,6 +23,11 @@
  * U+FFFD, so a page stays well formed whatever a case text holds.  At most
  * max bytes of s are read (SIZE_MAX: all). */
 void rh_text(FILE *f, const char *s, size_t max);
+/* s as rh_text writes it, but at most about max bytes of it: a longer s is
+ * cut at the last blank within max bytes (within a word only when it has
+ * no blank there, then between UTF-8 sequences) and ends with an ellipsis
+ * (U+2026), never in the middle of a word. */
+void rh_text_cut(FILE *f, const char *s, size_t max);
 /* rh_text of a printf-formatted string (at most 1023 bytes). */
 void rh_textf(FILE *f, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
@@ -48,6 +53,7 @@ typedef struct rp_plotter {
     int failed;          /* 1: gnuplot missing or broken */
     int skipped;         /* plots not drawn */
     char why[512];
+    volatile int child;  /* gnuplot's pid while it runs, else 0 */
 } rp_plotter;
 /* 0, or -1 with why set (no temporary directory: no plots). */
 int rp_init(rp_plotter *p);
@@ -62,6 +68,9 @@ char *rp_render(rp_plotter *p, const char *script, int width, int height,
                 const char *title);
 /* Removes the directory. */
 void rp_done(rp_plotter *p);
+/* rp_done from a signal handler (async-signal-safe): kills a running
+ * gnuplot, removes the plot's files and the directory. */
+void rp_abandon(rp_plotter *p);
 /* s as a gnuplot string literal: single quotes, only printable ASCII kept
  * (others become '?'), so a name from the store cannot end the string or
  * reach gnuplot's command line.  Into buf (truncated to n). */

@@ -8,36 +8,9 @@
 #include <time.h>
 #include "cli.h"
 #include "report.h"
+#include "fia/text.h"
 
 #define REPLACEMENT "&#xFFFD;"
-
-/* The length of the well-formed UTF-8 sequence at s (at most avail bytes),
- * or 0 when it is not one (overlong, surrogate, beyond U+10FFFF, cut). */
-static size_t utf8_len(const unsigned char *s, size_t avail)
-{
-    const unsigned c = s[0];
-    size_t n;
-    unsigned lo = 0x80, hi = 0xBF;
-    if (c >= 0xC2 && c <= 0xDF) {
-        n = 2;
-    } else if (c >= 0xE0 && c <= 0xEF) {
-        n = 3;
-        lo = c == 0xE0 ? 0xA0 : 0x80;
-        hi = c == 0xED ? 0x9F : 0xBF;
-    } else if (c >= 0xF0 && c <= 0xF4) {
-        n = 4;
-        lo = c == 0xF0 ? 0x90 : 0x80;
-        hi = c == 0xF4 ? 0x8F : 0xBF;
-    } else {
-        return 0;
-    }
-    if (n > avail || s[1] < lo || s[1] > hi)
-        return 0;
-    for (size_t i = 2; i < n; i++)
-        if (s[i] < 0x80 || s[i] > 0xBF)
-            return 0;
-    return n;
-}
 
 void rh_text(FILE *f, const char *s, size_t max)
 {
@@ -63,7 +36,7 @@ void rh_text(FILE *f, const char *s, size_t max)
             i++;
             continue;
         }
-        size_t n = utf8_len(p + i, len - i);
+        size_t n = fia_utf8_len(p + i, len - i);
         if (n == 0) {
             fputs(REPLACEMENT, f);
             i++;
@@ -72,6 +45,28 @@ void rh_text(FILE *f, const char *s, size_t max)
             i += n;
         }
     }
+}
+
+void rh_text_cut(FILE *f, const char *s, size_t max)
+{
+    s = s ? s : "";
+    size_t len = strlen(s);
+    if (len <= max) {
+        rh_text(f, s, SIZE_MAX);
+        return;
+    }
+    size_t cut = max;
+    while (cut > 0 && s[cut] != ' ')
+        cut--;
+    while (cut > 0 && s[cut - 1] == ' ')
+        cut--;
+    if (cut == 0) { /* one long word: between two UTF-8 sequences */
+        cut = max;
+        while (cut > 0 && ((unsigned char)s[cut] & 0xC0) == 0x80)
+            cut--;
+    }
+    rh_text(f, s, cut);
+    fputs("\xE2\x80\xA6", f); /* U+2026, the ellipsis */
 }
 
 void rh_textf(FILE *f, const char *fmt, ...)

@@ -8,6 +8,7 @@
  * mouse option, so the SVG has no script. */
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -84,6 +85,41 @@ void rp_done(rp_plotter *p)
         rmdir(p->dir);
 }
 
+/* dir "/" name into buf (n bytes) with nothing a signal handler may not
+ * call; 0, or -1 when it does not fit. */
+static int join_safe(char *buf, size_t n, const char *dir, const char *name)
+{
+    size_t k = 0;
+    for (const char *s = dir; *s; s++)
+        if (k + 1 < n)
+            buf[k++] = *s;
+    if (k + 1 < n)
+        buf[k++] = '/';
+    for (const char *s = name; *s; s++)
+        if (k + 1 < n)
+            buf[k++] = *s;
+        else
+            return -1;
+    buf[k] = '\0';
+    return 0;
+}
+
+void rp_abandon(rp_plotter *p)
+{
+    char path[600];
+    int child = p->child;
+    if (child > 0) {
+        kill(child, SIGKILL);
+        while (waitpid(child, NULL, 0) < 0 && errno == EINTR)
+            ;
+    }
+    for (int i = 0; i < p->nfiles; i++)
+        if (join_safe(path, sizeof path, p->dir, p->files[i]) == 0)
+            unlink(path);
+    if (p->dir[0])
+        rmdir(p->dir);
+}
+
 void rp_quote(char *buf, size_t n, const char *s)
 {
     size_t k = 0;
@@ -115,10 +151,18 @@ static int run_gnuplot(rp_plotter *p)
     if (prog == NULL || *prog == '\0')
         prog = "gnuplot";
     fflush(NULL);
+    /* no signal between the fork and p->child: an interrupted report
+     * (cmd_report.c) kills the gnuplot it knows of */
+    sigset_t all, old;
+    sigfillset(&all);
+    sigprocmask(SIG_BLOCK, &all, &old);
     pid_t pid = fork();
-    if (pid < 0)
+    if (pid < 0) {
+        sigprocmask(SIG_SETMASK, &old, NULL);
         return -1;
+    }
     if (pid == 0) {
+        sigprocmask(SIG_SETMASK, &old, NULL);
         int in = open("/dev/null", O_RDONLY);
         if (chdir(p->dir) != 0 || in < 0)
             _exit(126);
@@ -131,10 +175,15 @@ static int run_gnuplot(rp_plotter *p)
         execlp(prog, prog, "plot.gp", (char *)NULL);
         _exit(127);
     }
+    p->child = pid;
+    sigprocmask(SIG_SETMASK, &old, NULL);
     int st = 0;
     while (waitpid(pid, &st, 0) < 0)
-        if (errno != EINTR)
+        if (errno != EINTR) {
+            p->child = 0;
             return -1;
+        }
+    p->child = 0;
     return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
 }
 

@@ -269,9 +269,12 @@ static void rule_row(FILE *f, const fia_rule *r, const rule_cov *k, int g)
         cell_int(f, "obeyed", k->obeyed);
     else
         fputs("<td class=\"n obeyed dim\">-</td>", f);
-    fprintf(f, "<td class=\"missing\">%s</td><td class=\"summary-text\">",
-            group_names[g]);
-    rh_text(f, r->summary, 200);
+    /* a long summary cut at a word, whole in the cell's title */
+    fprintf(f, "<td class=\"missing\">%s</td><td class=\"summary-text\" "
+            "title=\"", group_names[g]);
+    rh_text(f, r->summary, SIZE_MAX);
+    fputs("\">", f);
+    rh_text_cut(f, r->summary, 200);
     fputs("</td></tr>\n", f);
 }
 

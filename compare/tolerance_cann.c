@@ -50,9 +50,11 @@ void fia_cann_metrics(const double *x, const double *g, const uint8_t *skip,
     m->rmse = k > 0 ? sqrt(sum_sq / (double)k) : 0;
 }
 
-static double ratio(double kernel, double bench, double floor)
+static double ratio(double kernel, double bench, double floor,
+                    double *divisor)
 {
     double b = bench > floor ? bench : floor;
+    *divisor = b;
     if (kernel == 0)
         return 0;
     return b > 0 ? kernel / b : INFINITY;
@@ -63,9 +65,9 @@ void fia_cann_judge(const fia_cann_metric *kernel, const fia_cann_metric *bench,
 {
     r->kernel = *kernel;
     r->bench = *bench;
-    r->ratio[0] = ratio(kernel->max_re, bench->max_re, floor);
-    r->ratio[1] = ratio(kernel->mean_re, bench->mean_re, floor);
-    r->ratio[2] = ratio(kernel->rmse, bench->rmse, rms_floor);
+    r->ratio[0] = ratio(kernel->max_re, bench->max_re, floor, &r->divisor[0]);
+    r->ratio[1] = ratio(kernel->mean_re, bench->mean_re, floor, &r->divisor[1]);
+    r->ratio[2] = ratio(kernel->rmse, bench->rmse, rms_floor, &r->divisor[2]);
     r->pass = 1;
     for (int i = 0; i < 3; i++)
         r->pass = r->pass && r->ratio[i] <= fia_cann_limits[i];

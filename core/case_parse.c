@@ -712,15 +712,14 @@ fia_status fia_case_parse_string(const char *text, const char *name, fia_case *c
     return FIA_OK;
 }
 
-fia_status fia_case_parse_file(const char *path, fia_case *c, fia_error *err)
+fia_status fia_case_read_file(const char *path, char **text, fia_error *err)
 {
     fia_error local;
     if (!err)
         err = &local;
     const char *name = path ? path : "<null>";
     fia_error_clear(err);
-    if (c)
-        fia_case_init(c);
+    *text = NULL;
     FILE *f = path ? fopen(path, "rb") : NULL;
     if (!f) {
         fia_fail_at(err, FIA_ERR_IO, name, 0, "cannot open: %s",
@@ -738,7 +737,6 @@ fia_status fia_case_parse_file(const char *path, fia_case *c, fia_error *err)
     }
     size_t cap = 4096, len = 0;
     char *buf = malloc(cap);
-    int rc = -1;
     while (buf) {
         if (len + 1 >= cap) {
             char *nb = cap < ((size_t)1 << 40) ? realloc(buf, cap * 2) : NULL;
@@ -755,6 +753,7 @@ fia_status fia_case_parse_file(const char *path, fia_case *c, fia_error *err)
         if (got == 0 || (long long)len > FIA_CASE_FILE_MAX)
             break;
     }
+    const char *nul = buf ? memchr(buf, '\0', len) : NULL;
     if (buf && (long long)len > FIA_CASE_FILE_MAX) {
         fia_fail_at(err, FIA_ERR_BAD_INPUT, name, 0, "over the 64 MiB limit "
                     "of a case file");
@@ -762,11 +761,39 @@ fia_status fia_case_parse_file(const char *path, fia_case *c, fia_error *err)
         fia_fail_at(err, FIA_ERR_NOMEM, name, 0, "out of memory reading the file");
     } else if (ferror(f)) {
         fia_fail_at(err, FIA_ERR_IO, name, 0, "read error: %s", strerror(errno));
+    } else if (nul != NULL) {
+        /* the parser reads text up to its first NUL: what follows would be
+         * ignored silently, so a NUL is refused where it is */
+        const char *line_start = buf;
+        long long line = 1;
+        for (const char *q = buf; q < nul; q++)
+            if (*q == '\n')
+                line++, line_start = q + 1;
+        fia_fail_at(err, FIA_ERR_BAD_INPUT, name,
+                    line < 0x7fffffff ? (int)line : 0x7fffffff,
+                    "a NUL byte (column %lld): a case file is text",
+                    (long long)(nul - line_start) + 1);
     } else {
         buf[len] = '\0';
-        rc = fia_case_parse_string(buf, name, c, err);
+        *text = buf;
+        buf = NULL;
     }
     free(buf);
     fclose(f);
-    return rc == 0 ? FIA_OK : failed(err);
+    return *text ? FIA_OK : failed(err);
+}
+
+fia_status fia_case_parse_file(const char *path, fia_case *c, fia_error *err)
+{
+    fia_error local;
+    if (!err)
+        err = &local;
+    if (c)
+        fia_case_init(c);
+    char *text = NULL;
+    fia_status rc = fia_case_read_file(path, &text, err);
+    if (rc == FIA_OK)
+        rc = fia_case_parse_string(text, path, c, err);
+    free(text);
+    return rc;
 }

@@ -1,25 +1,10 @@
-/* store/: exporting a store as JSON lines (every row of every table). */
+/* store/: exporting a store as JSON lines (every row of every table).  A
+ * stored text holds whatever bytes its input had: fia_json_string makes it
+ * valid UTF-8 JSON (fia/text.h). */
 #include <math.h>
 #include <string.h>
+#include "fia/text.h"
 #include "store_int.h"
-
-static void json_string(FILE *f, const char *v)
-{
-    fputc('"', f);
-    for (const unsigned char *p = (const unsigned char *)v; *p; p++) {
-        if (*p == '"' || *p == '\\')
-            fprintf(f, "\\%c", *p);
-        else if (*p == '\n')
-            fputs("\\n", f);
-        else if (*p == '\t')
-            fputs("\\t", f);
-        else if (*p < 0x20)
-            fprintf(f, "\\u%04x", *p);
-        else
-            fputc(*p, f);
-    }
-    fputc('"', f);
-}
 
 static int export_table(fia_store *s, FILE *out, const char *table,
                         const char *name)
@@ -56,7 +41,7 @@ static int export_table(fia_store *s, FILE *out, const char *table,
                 fputs("null", out);
                 break;
             default:
-                json_string(out, store_col_text(st, i));
+                fia_json_string(out, store_col_text(st, i));
             }
         }
         fputs("}\n", out);

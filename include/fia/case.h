@@ -278,6 +278,11 @@ fia_status fia_case_copy(fia_case *dst, const fia_case *src); /* OK or NOMEM */
  * or a file over FIA_CASE_FILE_MAX bytes), FIA_ERR_IO (cannot read) or
  * FIA_ERR_NOMEM with *err filled. */
 fia_status fia_case_parse_file(const char *path, fia_case *c, fia_error *err);
+/* The text of the case file at path into *text (NUL-terminated, the caller
+ * frees it), with the checks fia_case_parse_file makes before parsing: at
+ * most FIA_CASE_FILE_MAX bytes and no NUL byte (a NUL is refused at its
+ * file:line, never read as the end of the text).  Same codes. */
+fia_status fia_case_read_file(const char *path, char **text, fia_error *err);
 fia_status fia_case_parse_string(const char *text, const char *name, fia_case *c,
                           fia_error *err);
 /* Print in canonical form; parsing the output gives an equivalent case. */

@@ -91,6 +91,9 @@ typedef struct fia_cann_result {
     int64_t n;                  /* elements measured */
     fia_cann_metric kernel, bench;
     double ratio[3];            /* kernel / benchmark: max_re, mean_re, rmse */
+    double divisor[3];          /* what each ratio divided by: the
+                                   benchmark's figure, or its floor when
+                                   the figure is below it */
     int pass;
 } fia_cann_result;
 

@@ -31,4 +31,14 @@ while read -r c o; do
   "$FIACHECK" $c --help >"$tmp/help" 2>&1
   if grep -q -- "$o" "$tmp/help"; then ok; else bad "fiacheck $c --help lacks $o (README shows it)"; fi
 done <"$tmp/readme_opts"
+# --tolerance: every name of the comparator's one list (compare/tolerance.c
+# prof_names) in the help of each command that takes it, and in the error
+names=$(sed -n '/prof_names\[FIA_TOL_COUNT\]/,/};/p' compare/tolerance.c | grep -oE '"[a-z-]+"' | tr -d '"')
+[ "$(echo $names | wc -w)" -ge 6 ] && ok || bad "cannot read the tolerance list: '$names'"
+for c in run repro minimize; do
+  expect_exit 0 "$FIACHECK" help $c
+  for n in $names; do expect_grep "--tolerance [^ ]*\b$n\b" "$tmp/out"; done
+done
+expect_exit 2 "$FIACHECK" run corpus/cases/gqa/gqa_bnsd_causal.case --tolerance bogus
+for n in $names; do expect_grep "\b$n\b" "$tmp/err"; done
 finish

@@ -40,6 +40,19 @@ expect_usage "$FIACHECK" rules --coverage $C --profile doc --profile cann
 expect_usage "$FIACHECK" rules --coverage --db a.db --db b.db
 expect_usage "$FIACHECK" bench --bogus
 expect_usage "$FIACHECK" bench
+# fuzz and db: a value option given twice is an error, as everywhere
+for o in "--time 1" "--jobs 1" "--db $tmp/f.db" "--workdir $tmp/w" \
+         "--profile doc" "--revision r1" "--seed 5" "--target numeric"; do
+  expect_usage "$FIACHECK" fuzz $o $o
+  expect_grep 'given twice' "$tmp/err"
+done
+for o in "--db $tmp/d.db" "--state open" "--kind crash" "--target numeric" \
+         "--revision abcd" "--base abcd" "--head abcd" "--bucket b" \
+         "--alpha 0.01" "--min-cases 5" "--min-effect 0.6"; do
+  expect_usage "$FIACHECK" db findings $o $o
+  expect_grep 'given twice' "$tmp/err"
+done
+[ -e "$tmp/d.db" ] && bad "db with a repeated option created its store" || ok
 
 # --json everywhere results are printed: each line parses.
 json_ok() {

@@ -127,7 +127,7 @@ expect_exit 2 "$FIACHECK" survey --seed x --db "$sdb"
 expect_exit 2 "$FIACHECK" survey --bogus --db "$sdb"
 expect_exit 0 "$FIACHECK" survey --help
 # --only: the cases of the stream with one feature word, the same ones at
-# every revision; a word no case has stops with a message, not a hang
+# every revision; a word no case has is bad usage (exit 2), not a hang
 expect_exit 0 "$FIACHECK" survey --cases 5 --seed 9 --only pse --revision S4 --quiet --db "$sdb"
 expect_grep "^--only pse: 5 of [0-9]* cases drawn" "$tmp/out"
 n=$(sqlite3 "$sdb" "SELECT count(*) FROM accuracy_samples a JOIN campaigns c ON c.id = a.campaign_id WHERE c.revision = 'S4' AND a.bucket NOT LIKE '%+pse%'")
@@ -135,8 +135,8 @@ n=$(sqlite3 "$sdb" "SELECT count(*) FROM accuracy_samples a JOIN campaigns c ON 
 expect_exit 0 "$FIACHECK" survey --cases 5 --seed 9 --only pse --revision S5 --quiet --db "$sdb"
 expect_exit 0 "$FIACHECK" db regressions --base S4 --head S5 --db "$sdb"
 expect_grep "^0 regressions from S4 to S5" "$tmp/out"
-expect_exit 0 "$FIACHECK" survey --cases 2 --only nosuchword --quiet --db "$sdb"
-expect_grep "nosuchword: 0 of 1000 cases drawn have it; stopped" "$tmp/err"
+expect_exit 2 "$FIACHECK" survey --cases 2 --only nosuchword --quiet --db "$sdb"
+expect_grep "nosuchword: none of the first 1000 cases of the stream" "$tmp/err"
 # a quantization word also focuses the decoder: most cases drawn have it
 expect_exit 0 "$FIACHECK" survey --cases 20 --seed 9 --only int8q --revision S6 --quiet --db "$sdb"
 drawn=$(sed -n 's/^--only int8q: 20 of \([0-9]*\) cases drawn/\1/p' "$tmp/out")
