@@ -46,9 +46,14 @@ static const fia_sut t = {FIA_SUT_ABI_VERSION, "t", "1", 0, gws, rn, ds, le, 0, 
 const fia_sut *fiacheck_sut_v1(void) { return &t; }
 C
 if "$cc" -shared -fPIC -I include -o "$tmp/msg.so" "$tmp/msg.c"; then
-  expect_exit 0 "$FIACHECK" run corpus/cases/gqa/gqa_bnsd_causal.case --sut "$tmp/msg.so"
+  # in process the message reaches the text output as the plug-in wrote it
+  expect_exit 0 "$FIACHECK" run corpus/cases/gqa/gqa_bnsd_causal.case --sut "$tmp/msg.so" --no-isolate
   no_controls "$tmp/out" "$tmp/err"
   expect_grep 'bad\\x1b\]0;pwned\\x07\\x1b\[2J\\x0dgone\\x01\\x7f\\u009b' "$tmp/out"
+  # out of process (the default) the wire's line carries it: still no control reaches the terminal
+  expect_exit 0 "$FIACHECK" run corpus/cases/gqa/gqa_bnsd_causal.case --sut "$tmp/msg.so"
+  no_controls "$tmp/out" "$tmp/err"
+  expect_grep 'bad\\x1b\]0;pwned' "$tmp/out"
 else
   bad "cannot build the test plug-in with $cc"
 fi
