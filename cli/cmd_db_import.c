@@ -36,6 +36,7 @@
 #include <unistd.h>
 #include "cli.h"
 #include "fia/store.h"
+#include "fia/sut_host.h"
 
 /* Engines keep inputs small (libFuzzer's default -max_len is 4096); a file
  * past this is not one. */
@@ -277,7 +278,7 @@ static int store_import(fia_store *s, const import_opts *o, const char *path,
     const char *tol = getenv("FIACHECK_TOLERANCE");
     fia_campaign_info info = {o->revision, fuzz_target_name(f->target),
                               f->profile, tol && *tol ? tol : "bound",
-                              f->seed, command, "", NULL,
+                              f->seed, command, "", fia_sut_current()->name,
                               cli_build_revision()};
     snprintf(info.uuid, sizeof info.uuid, "%s", uuid);
     int64_t camp = 0;
@@ -486,6 +487,15 @@ int cmd_db_import(int argc, char **argv)
             fputs(import_usage, stdout);
             return CLI_EXIT_OK;
         }
+    /* The replays run the system FIACHECK_SUT names (fuzz_report_init in
+     * the replay's child): loaded here too, so that the findings and
+     * their campaigns carry its name, and its version as the default
+     * revision, not fast/'s. */
+    fia_error serr;
+    if (fia_sut_use_env(&serr) != FIA_OK) {
+        fprintf(stderr, "fiacheck db import: FIACHECK_SUT: %s\n", serr.msg);
+        return CLI_EXIT_USAGE;
+    }
     import_opts o;
     if (parse(argc, argv, &o) != 0) {
         fputs(import_usage, stderr);

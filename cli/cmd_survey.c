@@ -235,7 +235,7 @@ int cmd_survey(int argc, char **argv)
         fuzz_run_one(FUZZ_NUMERIC, buf, sizeof buf);
         run++;
     }
-    fuzz_report_flush();
+    fuzz_report_close(); /* its connection checkpointed and closed */
     const fuzz_counters *n = fuzz_report_counters();
     size_t unstored = fuzz_report_unstored();
     double secs = difftime(time(NULL), t0);

@@ -101,11 +101,13 @@ static int run_metamorphic(const uint8_t *data, size_t size)
 int fuzz_run_one(fuzz_target_id t, const uint8_t *data, size_t size)
 {
     fuzz_report_init(t);
+    fuzz_report_input(data, size);
     switch (t) {
     case FUZZ_PARAMS: run_params(data, size); break;
     case FUZZ_NUMERIC: run_numeric(data, size); break;
     default: run_metamorphic(data, size); break;
     }
+    fuzz_report_input(NULL, 0);
     fuzz_report_exec();
     return 0;
 }
