@@ -239,7 +239,7 @@ int fia_store_add_accuracy_sample(fia_store *s, int64_t campaign_id,
  * them loses its text; merges keep the cap).  A fuzz target stores a case
  * it can regenerate in its generator form, a few hundred bytes
  * (fuzz/worst_text.c), else the full case text. */
-#define FIA_STORE_WORST_PER_CAMPAIGN 256
+#define FIA_STORE_WORST_PER_CAMPAIGN 1000
 
 /* The worst case kept for (revision, bucket) over the campaigns of that
  * revision: *case_text is malloc'ed (caller frees); ratio and campaign_id
