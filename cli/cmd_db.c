@@ -609,30 +609,10 @@ static int do_worst(fia_store *s, const db_opts *o)
         fia_store_close(s);
         return usage_error("worst wants --revision REV --bucket BUCKET");
     }
-    char *text = NULL;
-    double ratio = 0;
-    int64_t campaign = 0;
-    if (fia_store_worst_case(s, o->filter.revision, o->bucket, &text, &ratio,
-                             &campaign) != FIA_STORE_OK)
-        return store_error(s);
-    /* the case file as it was judged (a generator form decoded again) */
-    char *full = NULL;
-    fia_error err = {0};
-    if (fuzz_worst_full_text(text, &full, &err) != FIA_OK) {
-        fprintf(stderr, "fiacheck db: worst case of %s at %s (campaign "
-                "%lld): %s\n", o->bucket, o->filter.revision,
-                (long long)campaign, err.msg);
-        free(text);
+    int rc = cli_db_worst(s, o->filter.revision, o->bucket);
+    if (rc != CLI_EXIT_OK)
         fia_store_close(s);
-        return CLI_EXIT_USAGE;
-    }
-    fputs(full, stdout);
-    free(full);
-    fprintf(stderr, "fiacheck db: worst case of %s at %s: ratio %.4g "
-            "(campaign %lld)\n", o->bucket, o->filter.revision, ratio,
-            (long long)campaign);
-    free(text);
-    return CLI_EXIT_OK;
+    return rc;
 }
 
 static int do_mark(fia_store *s, const db_opts *o)

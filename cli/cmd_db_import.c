@@ -8,7 +8,8 @@
  * with the environment's FIACHECK_PROFILE, FIACHECK_TOLERANCE and
  * FIACHECK_FAST_PROFILE as the target reads them), judged, and its finding
  * stored with its signature, target and revision: deduplicated against
- * the store by signature as any finding.  A replay that crashes or hangs
+ * the store by signature as any finding, as a finding of the system
+ * FIACHECK_SUT names when it is set.  A replay that crashes or hangs
  * (a sanitizer's finding, which this build may not see the same way) is
  * stored as kind crash or timeout.  The replay runs in a child process, so
  * an input that crashes it never crashes the import.
@@ -50,7 +51,7 @@ static const char import_usage[] =
     "  --target T     params, numeric or metamorphic (default: the target\n"
     "                 named in each file's path)\n"
     "  --revision R   the revision the engine fuzzed (default: this\n"
-    "                 fiacheck's)\n"
+    "                 fiacheck's, or FIACHECK_SUT's plug-in's version)\n"
     "  --timeout S    seconds one replay may take before it is a timeout\n"
     "                 finding (default 60)\n"
     "exit status: 0 ok, 2 bad usage or an input that could not be imported\n";

@@ -1,4 +1,6 @@
-/* `fiacheck db prune` / `db vacuum` (cli/db_prune.c). */
+/* What keeps a store small, as the db command shows it: `db prune`, `db
+ * vacuum` (cli/db_prune.c) and `db worst` (cli/db_worst.c), which prints a
+ * worst case kept in its generator form whole. */
 #ifndef FIA_CLI_DB_PRUNE_H
 #define FIA_CLI_DB_PRUNE_H
 
@@ -15,5 +17,8 @@ typedef struct cli_prune_opts {
  * The store stays open. */
 int cli_db_prune(fia_store *s, const cli_prune_opts *o);
 int cli_db_vacuum(fia_store *s, const char *path, int json);
+/* The worst case of bucket at revision (full) on stdout, regenerated when
+ * stored in its generator form; 0, or 2 said.  The store stays open. */
+int cli_db_worst(fia_store *s, const char *revision, const char *bucket);
 
 #endif

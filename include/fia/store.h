@@ -5,7 +5,9 @@
  * with PRAGMA user_version and migrated on open; the journal is WAL with a
  * busy timeout so that several fuzz workers (processes) can write at once.
  * Every function returns FIA_STORE_OK or an error code, with a message
- * retrievable by fia_store_errmsg(). */
+ * retrievable by fia_store_errmsg().  Closing a connection that wrote
+ * checkpoints the WAL into the file (a copy of the file alone is then the
+ * whole store). */
 #ifndef FIA_STORE_H
 #define FIA_STORE_H
 
@@ -228,7 +230,8 @@ int fia_store_list_rule_coverage(fia_store *s, const char *revision,
  * compared on it case by case) and, when case_text is not NULL and the
  * ratio is the largest of the bucket in this campaign so far, its case text
  * as the bucket's worst case (a caller passes the text only when the ratio
- * beats what it already sent).  ratio must be >= 0 (may be +inf). */
+ * beats what it already sent; at most FIA_STORE_WORST_PER_CAMPAIGN are
+ * kept).  ratio must be >= 0 (may be +inf). */
 int fia_store_add_accuracy_sample(fia_store *s, int64_t campaign_id,
                                   const char *bucket, double max_ulp,
                                   double max_rel_err, double ratio,
