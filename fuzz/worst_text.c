@@ -134,7 +134,8 @@ static char *full_of(const char *text, const fia_case *c)
     char *body = fia_case_to_string(c);
     if (body == NULL)
         return NULL;
-    size_t len = strlen(text) + strlen(body) + 1, k = 0;
+    /* + 2: a last header line without its newline gets one */
+    size_t len = strlen(text) + strlen(body) + 2, k = 0;
     char *out = malloc(len);
     for (const char *p = text; out != NULL && *p;) {
         size_t l = strcspn(p, "\n");
