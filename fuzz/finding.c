@@ -144,15 +144,19 @@ char *fuzz_finding_header(fuzz_target_id t, const char *profile,
                           const char *kind, const char *signature,
                           const char *transform)
 {
-    size_t n = 1024 + strlen(signature);
-    char *out = malloc(n);
-    if (out == NULL)
-        return NULL;
     /* with the system that computed it and its settings: its numbers
      * depend on both */
     const fia_sut *s = fia_sut_current();
     const char *lv = s->get_option ? s->get_option("kernel_level") : NULL;
     const char *th = s->get_option ? s->get_option("threads") : NULL;
+    /* every line's fixed part fits in 256; the values as long as they are */
+    size_t n = 256 + strlen(fuzz_target_name(t)) + strlen(profile) +
+               strlen(kind) + strlen(signature) + strlen(s->name) +
+               strlen(s->version) + (lv ? strlen(lv) : 0) +
+               (th ? strlen(th) : 0) + (transform ? strlen(transform) : 0);
+    char *out = malloc(n);
+    if (out == NULL)
+        return NULL;
     int k = snprintf(out, n, "# fiacheck-target: %s\n# fiacheck-profile: %s\n"
                      "# fiacheck-kind: %s\n# fiacheck-signature: %s\n",
                      fuzz_target_name(t), profile, kind, signature);

@@ -12,6 +12,12 @@
  * in FIACHECK_UNSTORED (which `fiacheck fuzz` counts and names), kept, and
  * written again at each flush; once stored its file is removed.
  *
+ * A bucket's worst case of fuzz_numeric is stored as the input that
+ * regenerates it (fuzz_worst_generator_text: the input bytes and the
+ * case's digest), checked when it is kept; the full text only when that
+ * does not regenerate it.  The store is closed (and so checkpointed) at
+ * exit, or by fuzz_report_close.
+ *
  * FIACHECK_ON_FINDING says what a finding does: "record" (the above; with
  * no store, a line on stderr) or "abort" (crash.c: the first finding of an
  * input crashes the process, for engines that see nothing else).  Unset,
