@@ -6,6 +6,7 @@
 #include <time.h>
 #include "cli.h"
 #include "cli_bench.h"
+#include "db_prune.h"
 #include "fia/store.h"
 #include "systems.h"
 
@@ -45,6 +46,14 @@ static const char db_usage[] =
     "missing);\n"
     "                                  or: db merge --db INTO.db FROM.db...\n"
     "  db export --json                every row of every table, JSON lines\n"
+    "  db prune [--revision R] [--before DATE|REV] [--system NAME] [--target T]\n"
+    "           [--all] [--worst-cases]\n"
+    "      drop the campaigns matching every option given (--before: started\n"
+    "      before a date YYYY-MM-DD[THH:MM:SSZ] or a revision's first\n"
+    "      campaign; --all: every campaign) with their samples, worst cases,\n"
+    "      rule coverage and sightings (a finding with no sighting left goes\n"
+    "      too); --worst-cases: only their worst cases\n"
+    "  db vacuum                       give the space of what was dropped back\n"
     "  db import [--target T] [--revision R] [--timeout S] PATH...\n"
     "      a fuzzing engine's crash inputs (files or directories) replayed,\n"
     "      judged and stored as findings; importing again changes nothing\n"
@@ -60,6 +69,8 @@ typedef struct db_opts {
     int npos;
     int db_given;
     int all_buckets;  /* regressions: list the buckets not compared too */
+    cli_prune_opts prune; /* prune's own options */
+    int prune_given;      /* one of them was given */
 } db_opts;
 
 static int usage_error(const char *why)
@@ -153,6 +164,11 @@ static int parse_opts(int argc, char **argv, db_opts *o)
             o->all_buckets = 1;
             continue;
         }
+        if (strcmp(a, "--all") == 0 || strcmp(a, "--worst-cases") == 0) {
+            *(a[2] == 'a' ? &o->prune.all : &o->prune.worst_only) = 1;
+            o->prune_given = 1;
+            continue;
+        }
         if (strcmp(a, "--db") == 0) {
             slot = &o->db;
             o->db_given = 1;
@@ -170,6 +186,9 @@ static int parse_opts(int argc, char **argv, db_opts *o)
             slot = &o->head;
         } else if (strcmp(a, "--bucket") == 0) {
             slot = &o->bucket;
+        } else if (strcmp(a, "--before") == 0 || strcmp(a, "--system") == 0) {
+            slot = a[2] == 'b' ? &o->prune.before : &o->prune.sut;
+            o->prune_given = 1;
         } else if (strcmp(a, "--alpha") == 0 ||
                    strcmp(a, "--min-cases") == 0 ||
                    strcmp(a, "--min-effect") == 0) {
@@ -600,18 +619,10 @@ static int do_worst(fia_store *s, const db_opts *o)
         fia_store_close(s);
         return usage_error("worst wants --revision REV --bucket BUCKET");
     }
-    char *text = NULL;
-    double ratio = 0;
-    int64_t campaign = 0;
-    if (fia_store_worst_case(s, o->filter.revision, o->bucket, &text, &ratio,
-                             &campaign) != FIA_STORE_OK)
-        return store_error(s);
-    fputs(text, stdout); /* the case file as it was judged */
-    fprintf(stderr, "fiacheck db: worst case of %s at %s: ratio %.4g "
-            "(campaign %lld)\n", o->bucket, o->filter.revision, ratio,
-            (long long)campaign);
-    free(text);
-    return CLI_EXIT_OK;
+    int rc = cli_db_worst(s, o->filter.revision, o->bucket);
+    if (rc != CLI_EXIT_OK)
+        fia_store_close(s);
+    return rc;
 }
 
 static int do_mark(fia_store *s, const db_opts *o)
@@ -714,7 +725,8 @@ int cmd_db(int argc, char **argv)
                                         "stats",       "regressions",
                                         "mark",        "export",   "worst",
                                         "campaigns",   "bench",
-                                        "systems"};
+                                        "systems",     "prune",
+                                        "vacuum"};
     size_t k = 0;
     while (k < sizeof known / sizeof known[0] && strcmp(cmd, known[k]) != 0)
         k++;
@@ -724,10 +736,18 @@ int cmd_db(int argc, char **argv)
     }
     if ((k == 0 || k == 1 || k == 3 || k >= 8) && o.npos != 1)
         return usage_error("unexpected argument");
-    /* init creates, mark writes; the others only read */
-    fia_store *s = open_store(o.db, k == 0   ? FIA_STORE_OPEN_CREATE
-                                    : k == 5 ? FIA_STORE_OPEN_EXISTING
-                                             : FIA_STORE_OPEN_READONLY);
+    if (o.prune_given && k != 11)
+        return usage_error("--before, --system, --all and --worst-cases are "
+                           "prune's");
+    if (k == 11 && (o.filter.state || o.filter.kind || o.bucket || o.base ||
+                    o.head))
+        return usage_error("prune selects campaigns: --revision, --before, "
+                           "--system, --target or --all");
+    /* init creates; mark, prune and vacuum write; the others only read */
+    fia_store *s = open_store(o.db, k == 0 ? FIA_STORE_OPEN_CREATE
+                                    : k == 5 || k >= 11
+                                        ? FIA_STORE_OPEN_EXISTING
+                                        : FIA_STORE_OPEN_READONLY);
     if (s == NULL)
         return CLI_EXIT_USAGE;
     char *full[3] = {NULL, NULL, NULL};
@@ -779,6 +799,19 @@ int cmd_db(int argc, char **argv)
             fia_store_close(s);
             rc = CLI_EXIT_USAGE;
         }
+        break;
+    case 11:
+        o.prune.revision = o.filter.revision;
+        o.prune.target = o.filter.target;
+        o.prune.json = o.json;
+        rc = cli_db_prune(s, &o.prune);
+        if (rc != CLI_EXIT_OK)
+            fia_store_close(s);
+        break;
+    case 12:
+        rc = cli_db_vacuum(s, o.db, o.json);
+        if (rc != CLI_EXIT_OK)
+            fia_store_close(s);
         break;
     default:
         rc = do_export(s, &o);

@@ -8,7 +8,8 @@
  * with the environment's FIACHECK_PROFILE, FIACHECK_TOLERANCE and
  * FIACHECK_FAST_PROFILE as the target reads them), judged, and its finding
  * stored with its signature, target and revision: deduplicated against
- * the store by signature as any finding.  A replay that crashes or hangs
+ * the store by signature as any finding, as a finding of the system
+ * FIACHECK_SUT names when it is set.  A replay that crashes or hangs
  * (a sanitizer's finding, which this build may not see the same way) is
  * stored as kind crash or timeout.  The replay runs in a child process, so
  * an input that crashes it never crashes the import.
@@ -36,6 +37,7 @@
 #include <unistd.h>
 #include "cli.h"
 #include "fia/store.h"
+#include "fia/sut_host.h"
 
 /* Engines keep inputs small (libFuzzer's default -max_len is 4096); a file
  * past this is not one. */
@@ -49,7 +51,7 @@ static const char import_usage[] =
     "  --target T     params, numeric or metamorphic (default: the target\n"
     "                 named in each file's path)\n"
     "  --revision R   the revision the engine fuzzed (default: this\n"
-    "                 fiacheck's)\n"
+    "                 fiacheck's, or FIACHECK_SUT's plug-in's version)\n"
     "  --timeout S    seconds one replay may take before it is a timeout\n"
     "                 finding (default 60)\n"
     "exit status: 0 ok, 2 bad usage or an input that could not be imported\n";
@@ -277,7 +279,7 @@ static int store_import(fia_store *s, const import_opts *o, const char *path,
     const char *tol = getenv("FIACHECK_TOLERANCE");
     fia_campaign_info info = {o->revision, fuzz_target_name(f->target),
                               f->profile, tol && *tol ? tol : "bound",
-                              f->seed, command, "", NULL,
+                              f->seed, command, "", fia_sut_current()->name,
                               cli_build_revision()};
     snprintf(info.uuid, sizeof info.uuid, "%s", uuid);
     int64_t camp = 0;
@@ -486,6 +488,15 @@ int cmd_db_import(int argc, char **argv)
             fputs(import_usage, stdout);
             return CLI_EXIT_OK;
         }
+    /* The replays run the system FIACHECK_SUT names (fuzz_report_init in
+     * the replay's child): loaded here too, so that the findings and
+     * their campaigns carry its name, and its version as the default
+     * revision, not fast/'s. */
+    fia_error serr;
+    if (fia_sut_use_env(&serr) != FIA_OK) {
+        fprintf(stderr, "fiacheck db import: FIACHECK_SUT: %s\n", serr.msg);
+        return CLI_EXIT_USAGE;
+    }
     import_opts o;
     if (parse(argc, argv, &o) != 0) {
         fputs(import_usage, stderr);

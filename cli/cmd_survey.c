@@ -322,7 +322,7 @@ int cmd_survey(int argc, char **argv)
         run++;
     }
     cli_live_end();
-    fuzz_report_flush();
+    fuzz_report_close(); /* its connection checkpointed and closed */
     const fuzz_counters *n = fuzz_report_counters();
     size_t unstored = fuzz_report_unstored();
     double secs = difftime(time(NULL), t0);

@@ -49,22 +49,31 @@ static const fz_fragment numeric_fragments[] = {
 /* The focus of fuzz_numeric's decoder (fuzz_numeric_focus). */
 static fz_focus numeric_focus = FZ_FOCUS_NONE;
 
+static const struct {
+    const char *tag;
+    fz_focus f;
+} focus_tags[] = {{"int8kv", FZ_FOCUS_INT8KV},
+                  {"int4kv", FZ_FOCUS_INT4KV},
+                  {"int8out", FZ_FOCUS_INT8OUT},
+                  {"int8q", FZ_FOCUS_INT8Q}};
+
 int fuzz_numeric_focus(const char *tag)
 {
-    static const struct {
-        const char *tag;
-        fz_focus f;
-    } tab[] = {{"int8kv", FZ_FOCUS_INT8KV},
-               {"int4kv", FZ_FOCUS_INT4KV},
-               {"int8out", FZ_FOCUS_INT8OUT},
-               {"int8q", FZ_FOCUS_INT8Q}};
     numeric_focus = FZ_FOCUS_NONE;
-    for (size_t i = 0; tag && i < sizeof tab / sizeof tab[0]; i++)
-        if (strcmp(tag, tab[i].tag) == 0) {
-            numeric_focus = tab[i].f;
+    for (size_t i = 0; tag && i < sizeof focus_tags / sizeof focus_tags[0]; i++)
+        if (strcmp(tag, focus_tags[i].tag) == 0) {
+            numeric_focus = focus_tags[i].f;
             return 1;
         }
     return 0;
+}
+
+const char *fuzz_numeric_focus_tag(void)
+{
+    for (size_t i = 0; i < sizeof focus_tags / sizeof focus_tags[0]; i++)
+        if (focus_tags[i].f == numeric_focus)
+            return focus_tags[i].tag;
+    return NULL;
 }
 
 /* Shared by numeric and metamorphic: a valid small case.  meta: keep

@@ -140,39 +140,61 @@ void fuzz_finding_record(const fuzz_finding *f, int64_t campaign,
 }
 #endif
 
+char *fuzz_finding_header(fuzz_target_id t, const char *profile,
+                          const char *kind, const char *signature,
+                          const char *transform)
+{
+    /* with the system that computed it and its settings: its numbers
+     * depend on both */
+    const fia_sut *s = fia_sut_current();
+    const char *lv = s->get_option ? s->get_option("kernel_level") : NULL;
+    const char *th = s->get_option ? s->get_option("threads") : NULL;
+    /* every line's fixed part fits in 256; the values as long as they are */
+    size_t n = 256 + strlen(fuzz_target_name(t)) + strlen(profile) +
+               strlen(kind) + strlen(signature) + strlen(s->name) +
+               strlen(s->version) + (lv ? strlen(lv) : 0) +
+               (th ? strlen(th) : 0) + (transform ? strlen(transform) : 0);
+    char *out = malloc(n);
+    if (out == NULL)
+        return NULL;
+    int k = snprintf(out, n, "# fiacheck-target: %s\n# fiacheck-profile: %s\n"
+                     "# fiacheck-kind: %s\n# fiacheck-signature: %s\n",
+                     fuzz_target_name(t), profile, kind, signature);
+    if (k > 0 && strcmp(s->name, "fast") != 0)
+        k += snprintf(out + k, n - (size_t)k, "# fiacheck-sut: %s %s\n",
+                      s->name, s->version);
+    if (k > 0 && lv != NULL)
+        k += snprintf(out + k, n - (size_t)k,
+                      "# fiacheck-fast-kernels: %s\n", lv);
+    if (k > 0 && th != NULL)
+        k += snprintf(out + k, n - (size_t)k,
+                      "# fiacheck-fast-threads: %s\n", th);
+    if (transform != NULL && k > 0)
+        k += snprintf(out + k, n - (size_t)k, "# fiacheck-transform: %s\n",
+                      transform);
+    if (k < 0) {
+        free(out);
+        return NULL;
+    }
+    return out;
+}
+
 char *fuzz_finding_text(const fia_case *c, fuzz_target_id t,
                         const char *profile, const char *kind,
                         const char *signature, const char *transform)
 {
-    char *body = fia_case_to_string(c);
-    if (body == NULL)
-        return NULL;
-    size_t n = strlen(body) + 1024;
-    char *out = malloc(n);
-    if (out != NULL) {
-        /* with the system that computed it and its settings: its numbers
-         * depend on both */
-        const fia_sut *s = fia_sut_current();
-        const char *lv = s->get_option ? s->get_option("kernel_level") : NULL;
-        const char *th = s->get_option ? s->get_option("threads") : NULL;
-        int k = snprintf(out, n, "# fiacheck-target: %s\n# fiacheck-profile: %s\n"
-                         "# fiacheck-kind: %s\n# fiacheck-signature: %s\n",
-                         fuzz_target_name(t), profile, kind, signature);
-        if (k > 0 && strcmp(s->name, "fast") != 0)
-            k += snprintf(out + k, n - (size_t)k, "# fiacheck-sut: %s %s\n",
-                          s->name, s->version);
-        if (k > 0 && lv != NULL)
-            k += snprintf(out + k, n - (size_t)k,
-                          "# fiacheck-fast-kernels: %s\n", lv);
-        if (k > 0 && th != NULL)
-            k += snprintf(out + k, n - (size_t)k,
-                          "# fiacheck-fast-threads: %s\n", th);
-        if (transform != NULL && k > 0)
-            k += snprintf(out + k, n - (size_t)k, "# fiacheck-transform: %s\n",
-                          transform);
-        if (k > 0)
-            snprintf(out + k, n - (size_t)k, "%s", body);
+    char *head = fuzz_finding_header(t, profile, kind, signature, transform);
+    char *body = head ? fia_case_to_string(c) : NULL;
+    char *out = NULL;
+    if (body != NULL) {
+        size_t hn = strlen(head), bn = strlen(body);
+        out = malloc(hn + bn + 1);
+        if (out != NULL) {
+            memcpy(out, head, hn);
+            memcpy(out + hn, body, bn + 1);
+        }
     }
+    free(head);
     free(body);
     return out;
 }

@@ -143,9 +143,39 @@ void fuzz_finding_record(const fuzz_finding *f, int64_t campaign,
 char *fuzz_finding_text(const fia_case *c, fuzz_target_id t,
                         const char *profile, const char *kind,
                         const char *signature, const char *transform);
+/* That header alone (each line ending in a newline); NULL out of memory. */
+char *fuzz_finding_header(fuzz_target_id t, const char *profile,
+                          const char *kind, const char *signature,
+                          const char *transform);
 /* Reads "# fiacheck-KEY: VALUE" from such a text into val ("" if none). */
 void fuzz_text_header(const char *text, const char *key, char *val,
                       size_t len);
+
+/* ---- worst cases in their generator form (worst_text.c) -----------------
+ * A bucket's worst case that its target's decoder makes from the input
+ * bytes is stored as those bytes, not as its values: the header of
+ * fuzz_finding_text (kind accuracy-worst) and "# fiacheck-generator"
+ * lines naming the decoder, its focus (fuzz_numeric_focus), the input in
+ * hex and the case's digest. */
+
+/* The generator form of case c decoded by fuzz_numeric from input[0..n)
+ * under the current focus; NULL when it does not regenerate c here (the
+ * decoder gives another case, the input is too large, out of memory):
+ * store the full text then. */
+char *fuzz_worst_generator_text(const fia_case *c, const char *profile,
+                                const char *bucket, const uint8_t *input,
+                                size_t n);
+/* 1 when text is a generator form. */
+int fuzz_worst_is_generator(const char *text);
+/* The full text (header and case, as fuzz_finding_text writes it) of a
+ * stored worst case into *out (malloc'ed): a full text is copied, a
+ * generator form decoded again and checked against its digest.  FIA_OK;
+ * FIA_ERR_BAD_INPUT when the form is damaged or decodes to another case
+ * here (another decoder, or a machine with other kernel levels), said in
+ * err; FIA_ERR_NOMEM. */
+fia_status fuzz_worst_full_text(const char *text, char **out, fia_error *err);
+/* fuzz_numeric's focus word ("int8kv", ...), NULL when none. */
+const char *fuzz_numeric_focus_tag(void);
 
 /* ---- a set of strings (strset.c) ------------------------------------------ */
 
@@ -201,6 +231,12 @@ void fuzz_report_times(const fia_check_result *r);
 void fuzz_report_target_seconds(double target, double sut);
 void fuzz_report_skip(void);                 /* an input not judged */
 void fuzz_report_flush(void);                /* to the store + stats file */
+/* Flushes and closes the store (checkpointed: fia_store_close); the next
+ * report opens it again.  Also at exit. */
+void fuzz_report_close(void);
+/* The input being judged (fuzz_run_one sets it; NULL after): a bucket's
+ * worst case of fuzz_numeric is kept as it when it regenerates the case. */
+void fuzz_report_input(const uint8_t *data, size_t size);
 const fuzz_counters *fuzz_report_counters(void);
 /* One line "<indent>CPU time: reference P %, system under test P %,
  * harness P %[, fuzzer P %] of S s[; the reference left P % of N elements

@@ -12,6 +12,12 @@
  * in FIACHECK_UNSTORED (which `fiacheck fuzz` counts and names), kept, and
  * written again at each flush; once stored its file is removed.
  *
+ * A bucket's worst case of fuzz_numeric is stored as the input that
+ * regenerates it (fuzz_worst_generator_text: the input bytes and the
+ * case's digest), checked when it is kept; the full text only when that
+ * does not regenerate it.  The store is closed (and so checkpointed) at
+ * exit, or by fuzz_report_close.
+ *
  * FIACHECK_ON_FINDING says what a finding does: "record" (the above; with
  * no store, a line on stderr) or "abort" (crash.c: the first finding of an
  * input crashes the process, for engines that see nothing else).  Unset,
@@ -37,7 +43,9 @@ typedef struct sample {
     size_t bucket;   /* in R.buckets */
     double ulp, rel;
     double ratio;    /* error-to-bound (fia_compare_result.max_ratio) */
-    char *text;      /* the case when it is its bucket's worst so far */
+    char *text;      /* the case when it is its bucket's worst so far: its
+                        generator form (fuzz_worst_generator_text) when
+                        it has one, else the full text */
     fia_case *worst; /* ... kept as a copy until the flush prints it: a
                         bucket's worst moves many times between flushes,
                         and printing a case is the dearer part */
@@ -80,8 +88,11 @@ static struct {
     fuzz_strset buckets;
     double *worst;             /* per bucket: the largest ratio kept */
     size_t *worst_at;          /* per bucket: 1 + the sample holding its
-                                  unprinted worst case (0: none) */
+                                  worst case since the last print (0:
+                                  none) */
     size_t nworst;
+    const uint8_t *input;      /* the input being judged (fuzz_run_one) */
+    size_t input_n;
     time_t last_flush;
 } R;
 
@@ -101,7 +112,7 @@ static int ptr_cmp(const void *a, const void *b)
 
 static void at_exit_flush(void)
 {
-    fuzz_report_flush();
+    fuzz_report_close();
     if (R.npending > 0)
         fprintf(stderr, "fuzz: %zu finding(s) could not be stored; their case "
                 "files are in %s\n", R.npending,
@@ -302,15 +313,23 @@ static void print_worst_cases(void)
         R.worst_at[k] = 0;
 }
 
-/* A copy of c for the sample that is bucket k's worst (the previous
- * holder's copy dropped); NULL when out of memory. */
-static fia_case *keep_worst(size_t k, const fia_case *c)
+/* Bucket k has a new worst case: the previous holder since the last
+ * print keeps its sample but not its case (nor its text). */
+static void drop_held_worst(size_t k)
 {
     if (R.worst_at[k] > 0) {
         sample *old = &R.samples[R.worst_at[k] - 1];
         free_case(old->worst);
         old->worst = NULL;
+        free(old->text);
+        old->text = NULL;
+        R.worst_at[k] = 0;
     }
+}
+
+/* A copy of c; NULL when out of memory. */
+static fia_case *copy_case(const fia_case *c)
+{
     fia_case *cp = malloc(sizeof *cp);
     if (cp == NULL)
         return NULL;
@@ -359,12 +378,21 @@ static void add_sample(const char *bucket, double ulp, double rel,
         ratio = 0; /* no measure (NaN): not a ratio the store can rank */
     char *text = NULL;
     fia_case *worst = NULL;
-    if (new_worst(k, ratio) && (worst = keep_worst(k, c)) == NULL)
-        text = fuzz_finding_text(c, R.target, fia_profile_name(profile),
-                                 "accuracy-worst", bucket, NULL);
+    int holds = new_worst(k, ratio);
+    if (holds) {
+        drop_held_worst(k);
+        /* the input regenerates the case: a few hundred bytes instead of
+         * every value (printed now: it is cheap) */
+        if (R.target == FUZZ_NUMERIC && R.input != NULL)
+            text = fuzz_worst_generator_text(c, fia_profile_name(profile),
+                                             bucket, R.input, R.input_n);
+        if (text == NULL && (worst = copy_case(c)) == NULL)
+            text = fuzz_finding_text(c, R.target, fia_profile_name(profile),
+                                     "accuracy-worst", bucket, NULL);
+    }
     sample *p = &R.samples[R.nsamples++];
     *p = (sample){k, ulp, rel, ratio, text, worst, profile, ""};
-    if (worst != NULL)
+    if (holds)
         R.worst_at[k] = R.nsamples;
     if (fia_case_digest(c, p->key) != FIA_OK)
         p->key[0] = '\0'; /* no memory: a sample without identity */
@@ -531,6 +559,21 @@ void fuzz_report_flush(void)
     drop_samples();
 #endif
     write_stats();
+}
+
+void fuzz_report_close(void)
+{
+    fuzz_report_flush();
+#ifdef FIA_HAVE_STORE
+    fia_store_close(R.store);
+    R.store = NULL;
+#endif
+}
+
+void fuzz_report_input(const uint8_t *data, size_t size)
+{
+    R.input = data;
+    R.input_n = data != NULL ? size : 0;
 }
 
 static void maybe_flush(void)

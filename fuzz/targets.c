@@ -102,11 +102,13 @@ int fuzz_run_one(fuzz_target_id t, const uint8_t *data, size_t size)
 {
     const double t0 = fia_check_cpu_seconds();
     fuzz_report_init(t);
+    fuzz_report_input(data, size);
     switch (t) {
     case FUZZ_PARAMS: run_params(data, size); break;
     case FUZZ_NUMERIC: run_numeric(data, size); break;
     default: run_metamorphic(data, size); break;
     }
+    fuzz_report_input(NULL, 0);
     fuzz_report_exec();
     fuzz_report_target_seconds(fia_check_cpu_seconds() - t0, 0.0);
     return 0;

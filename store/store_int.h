@@ -11,6 +11,9 @@
 /* How long a writer waits for the lock before FIA_STORE_ERR_BUSY: the
  * SQLite busy handler, then our own retry loop around the same deadline. */
 #define STORE_BUSY_MS 10000
+/* How long closing a connection that wrote waits for other writers before
+ * it leaves the checkpoint to them (fia_store_close). */
+#define STORE_CLOSE_CHECKPOINT_MS 2000
 
 /* Cached prepared statements of the hot paths (one per connection). */
 enum {
@@ -24,6 +27,7 @@ enum {
     ST_UPSERT_COVERAGE,
     ST_INS_RATIO,
     ST_UPSERT_WORST,
+    ST_TRIM_WORST,
     ST_N
 };
 
@@ -34,6 +38,7 @@ struct fia_store {
     sqlite3_stmt *cache[ST_N];
     int batch; /* inside fia_store_batch_begin: calls are savepoints */
     int readonly; /* FIA_STORE_OPEN_READONLY: store_begin refuses */
+    int wrote;    /* a write transaction began: checkpoint on close */
 };
 
 /* Sets the message (prefixed with the file name) and returns code. */
@@ -86,6 +91,10 @@ int store_uuid_v4(fia_store *s, char out[37]);
  * hashed from its arguments, so that migrating copies of one old store gives
  * their campaigns the same identities. */
 int store_add_functions(sqlite3 *db);
+
+/* Drops the worst cases of campaign_id past FIA_STORE_WORST_PER_CAMPAIGN
+ * (the smallest ratios), inside the caller's transaction. */
+int store_trim_worst(fia_store *s, int64_t campaign_id);
 
 /* The schema migrations, from user_version `from` to the current version,
  * inside the caller's transaction. */

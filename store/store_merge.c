@@ -448,6 +448,9 @@ static int merge_one(fia_store *s, fia_store *src)
             " ratio = excluded.ratio, case_text = excluded.case_text"
             " WHERE excluded.ratio > ratio",
             &map, "merging the worst cases");
+    /* the cap holds for a merged campaign as for one written here */
+    for (size_t i = 0; rc == FIA_STORE_OK && i < map.n; i++)
+        rc = store_trim_worst(s, map.pair[i][1]);
     free(map.pair);
     return rc;
 }

@@ -443,12 +443,29 @@ int fia_store_open(const char *path, int mode, fia_store **out,
     return FIA_STORE_OK;
 }
 
+/* A connection that wrote leaves the file whole: the WAL's pages copied
+ * into the database and the WAL emptied, so that a copy of the .db alone
+ * (to merge or mail) holds every row.  SQLite does this by itself only
+ * when the last connection of the file closes, and a command may exit
+ * with a second one open (survey's fuzz target keeps its own).  Another
+ * process in the middle of a write makes it wait a little, then give up:
+ * that writer's own close checkpoints. */
+static void checkpoint_on_close(fia_store *s)
+{
+    if (s->db == NULL || s->readonly || !s->wrote)
+        return;
+    sqlite3_busy_timeout(s->db, STORE_CLOSE_CHECKPOINT_MS);
+    (void)sqlite3_wal_checkpoint_v2(s->db, NULL, SQLITE_CHECKPOINT_TRUNCATE,
+                                    NULL, NULL);
+}
+
 void fia_store_close(fia_store *s)
 {
     if (s == NULL)
         return;
     for (int i = 0; i < ST_N; i++)
         sqlite3_finalize(s->cache[i]);
+    checkpoint_on_close(s);
     if (s->db)
         sqlite3_close_v2(s->db);
     free(s->path);

@@ -622,8 +622,9 @@ int fia_store_worst_case(fia_store *s, const char *revision,
                         : store_fail(s, FIA_STORE_ERR_IO, "out of memory");
     } else if (rc == SQLITE_DONE) {
         rc = store_fail(s, FIA_STORE_ERR_NOTFOUND,
-                        "no worst case kept for bucket '%s' at revision '%s'",
-                        bucket, revision);
+                        "no worst case kept for bucket '%s' at revision '%s'"
+                        " (a campaign keeps those of its %d worst buckets)",
+                        bucket, revision, FIA_STORE_WORST_PER_CAMPAIGN);
     } else {
         rc = store_sqlfail(s, rc, "reading the worst case");
     }

@@ -105,6 +105,7 @@ int store_begin(fia_store *s)
 {
     if (s->readonly)
         return store_fail(s, FIA_STORE_ERR_MISUSE, "opened read-only");
+    s->wrote = 1;
     return store_exec(s, s->batch ? "SAVEPOINT fia_op" : "BEGIN IMMEDIATE");
 }
 
@@ -144,6 +145,7 @@ int fia_store_batch_begin(fia_store *s)
         return store_fail(s, FIA_STORE_ERR_MISUSE, "already in a batch");
     if (s->readonly)
         return store_fail(s, FIA_STORE_ERR_MISUSE, "opened read-only");
+    s->wrote = 1;
     int rc = store_exec(s, "BEGIN IMMEDIATE");
     if (rc == FIA_STORE_OK)
         s->batch = 1;

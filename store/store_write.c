@@ -386,8 +386,32 @@ int fia_store_add_accuracy_sample(fia_store *s, int64_t campaign_id,
             store_bind_text(st, 4, case_text);
         }
         rc = run(s, st, "keeping the worst case");
+        if (rc == FIA_STORE_OK)
+            rc = store_trim_worst(s, campaign_id);
     }
     return store_finish(s, rc);
+}
+
+/* At most FIA_STORE_WORST_PER_CAMPAIGN worst cases per campaign: those of
+ * the smallest ratios go (ties: the later bucket name), inside the
+ * caller's transaction. */
+int store_trim_worst(fia_store *s, int64_t campaign_id)
+{
+    /* the sort only when over the cap: counting the campaign's rows of
+     * the primary key is cheap, sorting them at every new worst case is
+     * not */
+    sqlite3_stmt *st = store_cached(
+        s, ST_TRIM_WORST,
+        "DELETE FROM accuracy_worst WHERE campaign_id = ?1 AND"
+        " (SELECT count(*) FROM accuracy_worst WHERE campaign_id = ?1) > ?2"
+        " AND bucket IN (SELECT bucket FROM accuracy_worst"
+        "  WHERE campaign_id = ?1 ORDER BY ratio DESC, bucket"
+        "  LIMIT -1 OFFSET ?2)");
+    if (st == NULL)
+        return FIA_STORE_ERR_IO;
+    sqlite3_bind_int64(st, 1, campaign_id);
+    sqlite3_bind_int(st, 2, FIA_STORE_WORST_PER_CAMPAIGN);
+    return run(s, st, "capping the worst cases");
 }
 
 int fia_store_add_rule_coverage(fia_store *s, int64_t campaign_id,

@@ -5,7 +5,9 @@
  * with PRAGMA user_version and migrated on open; the journal is WAL with a
  * busy timeout so that several fuzz workers (processes) can write at once.
  * Every function returns FIA_STORE_OK or an error code, with a message
- * retrievable by fia_store_errmsg(). */
+ * retrievable by fia_store_errmsg().  Closing a connection that wrote
+ * checkpoints the WAL into the file (a copy of the file alone is then the
+ * whole store). */
 #ifndef FIA_STORE_H
 #define FIA_STORE_H
 
@@ -228,11 +230,19 @@ int fia_store_list_rule_coverage(fia_store *s, const char *revision,
  * compared on it case by case) and, when case_text is not NULL and the
  * ratio is the largest of the bucket in this campaign so far, its case text
  * as the bucket's worst case (a caller passes the text only when the ratio
- * beats what it already sent).  ratio must be >= 0 (may be +inf). */
+ * beats what it already sent; at most FIA_STORE_WORST_PER_CAMPAIGN are
+ * kept).  ratio must be >= 0 (may be +inf). */
 int fia_store_add_accuracy_sample(fia_store *s, int64_t campaign_id,
                                   const char *bucket, double max_ulp,
                                   double max_rel_err, double ratio,
                                   const char *case_key, const char *case_text);
+
+/* How many worst cases a campaign keeps: one per bucket, for at most this
+ * many buckets, those of the largest ratios (a bucket that falls out of
+ * them loses its text; merges keep the cap).  A fuzz target stores a case
+ * it can regenerate in its generator form, a few hundred bytes
+ * (fuzz/worst_text.c), else the full case text. */
+#define FIA_STORE_WORST_PER_CAMPAIGN 1000
 
 /* The worst case kept for (revision, bucket) over the campaigns of that
  * revision: *case_text is malloc'ed (caller frees); ratio and campaign_id
@@ -342,6 +352,33 @@ int fia_store_regressions(fia_store *s, const char *base, const char *head,
 int fia_store_merge_files(fia_store *s, const char *const *paths, int n);
 /* fia_store_merge_files of one file. */
 int fia_store_merge(fia_store *s, const char *from_path);
+
+/* ---- pruning ----------------------------------------------------------------
+ * The campaigns that match every field set (at least one, or all): their
+ * accuracy rows, samples, worst cases, rule coverage and sightings go with
+ * them; a finding loses those sightings (its count shrinks by them) and
+ * goes when it has none left.  worst_only: only the worst cases of those
+ * campaigns go, everything else stays.  One transaction.  The file does
+ * not shrink until fia_store_vacuum. */
+typedef struct fia_store_prune_filter {
+    const char *revision;        /* campaigns of this revision (exact) */
+    int64_t before;              /* started before (unix s); 0: any time */
+    const char *before_revision; /* started before this revision's first
+                                    campaign (NOTFOUND when it has none) */
+    const char *sut;             /* of this system under test */
+    const char *target;          /* of this target (fuzz_numeric, survey) */
+    int all;                     /* every campaign */
+    int worst_only;
+} fia_store_prune_filter;
+typedef struct fia_store_prune_counts {
+    int64_t campaigns, findings, sightings, samples, worst_cases;
+} fia_store_prune_counts;
+int fia_store_prune(fia_store *s, const fia_store_prune_filter *f,
+                    fia_store_prune_counts *out);
+/* VACUUM and a truncating checkpoint: the file gives back the space of
+ * what was deleted.  *before and *after (may be NULL): the bytes of the
+ * file and its WAL. */
+int fia_store_vacuum(fia_store *s, int64_t *before, int64_t *after);
 
 /* Optional batching: between batch_begin and batch_end every call above
  * joins one write transaction (each call still all-or-nothing, as a

@@ -8,6 +8,7 @@
 db="$tmp/b.db"
 for rev in r1 r1 r2 r2; do
   expect_exit 0 "$FIACHECK" bench --kernels --quick --db "$db" --revision $rev
+  expect_checkpointed "$db"
 done
 "$FIACHECK" db bench --db "$db" --revision r1 >"$tmp/list" 2>&1
 expect_grep '^r1 .* kernels .*avx2/qk_t|^r1 .* kernels .*scalar/qk_t' "$tmp/list"

@@ -62,5 +62,6 @@ done
 expect_grep "validity rate" "$tmp/out"
 if grep -q 987654321 "$tmp/out" "$tmp/err"; then bad "stale stats counted"; else ok; fi
 [ -s "$tmp/w/f.db" ] && ok || bad "no store written"
+expect_checkpointed "$tmp/w/f.db"
 [ -d "$tmp/w/corpus/fuzz_params" ] && ok || bad "no corpus dir beside the store"
 finish

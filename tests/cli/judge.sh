@@ -175,6 +175,7 @@ for v in 1.0 1.1; do
   mk "$d" code "$tmp/reject.fia" "{\"status\": \"error\", \"code\": $code, \"system\": \"devsim\", \"version\": \"$v\"}"
 done
 expect_exit 0 "$FIACHECK" judge "$tmp/S1.0" --db "$db"
+expect_checkpointed "$db"
 expect_grep 'stored as campaign [0-9]+ .*2 cases, 0 findings' "$tmp/err"
 expect_exit 1 "$FIACHECK" judge "$tmp/S1.1" --db "$db"
 expect_grep 'stored as campaign [0-9]+ .*2 cases, 1 findings' "$tmp/err"

@@ -30,6 +30,18 @@ skip() {
   exit 77
 }
 
+# expect_checkpointed DB: a command that wrote DB left nothing in its WAL
+# (absent or empty), so a copy of the file alone holds every row (the
+# same export as the store itself).
+expect_checkpointed() {
+  if [ -s "$1-wal" ]; then bad "$1-wal holds $(wc -c <"$1-wal") bytes"; else ok; fi
+  rm -rf "$tmp/ckpt"; mkdir -p "$tmp/ckpt"; cp "$1" "$tmp/ckpt/copy.db"
+  if "$FIACHECK" db export --db "$1" --json >"$tmp/ckpt/a.json" 2>&1 &&
+     "$FIACHECK" db export --db "$tmp/ckpt/copy.db" --json >"$tmp/ckpt/b.json" 2>&1 &&
+     cmp -s "$tmp/ckpt/a.json" "$tmp/ckpt/b.json"; then ok
+  else bad "a copy of $1 alone lacks rows ($(wc -l <"$tmp/ckpt/b.json") of $(wc -l <"$tmp/ckpt/a.json") lines)"; fi
+}
+
 finish() {
   echo "$pass passed, $fail failed"
   [ "$fail" -eq 0 ]
