@@ -72,7 +72,12 @@ void orc_facts_order(const fia_case *c, fia_oracle_facts *f)
                                                    : f->k_rank_ok)) {
         return;
     }
-    for (int64_t b = 0; b < f->B; b++)
+    /* one length for every batch (one value, or none and no list): the
+     * first batch's says it, however many batches the call has */
+    const int one = !f->tnd &&
+                    (f->kv_seq_given ? f->kv_seq_count == 1 : !f->list_ok);
+    const int64_t n = one ? 1 : f->B;
+    for (int64_t b = 0; b < n; b++)
         if (orc_kv_len(f, b) != 0)
             return;
     f->kv_none = 1;
