@@ -92,4 +92,19 @@ static inline bool ftl_is_nan16(fia_dtype dt, uint16_t h)
                              : (h & 0x7f80u) == 0x7f80u && (h & 0x7fu);
 }
 
+/* Whether a test that runs its calls at every kernel level runs them at
+ * this one: every level the CPU has, or, with FIA_FAST_ISA set (ctest's
+ * per-level variants of the test), the one level it selects, so that the
+ * variants split the levels instead of each repeating all of them. */
+static inline bool ftl_level_wanted(const char *level)
+{
+    if (!fastKernelLevelAvailable(level))
+        return false;
+    const char *env = getenv("FIA_FAST_ISA");
+    if (env == NULL || *env == '\0')
+        return true;
+    fastForceKernelLevel("auto");
+    return strcmp(fastKernelLevel(), level) == 0;
+}
+
 #endif

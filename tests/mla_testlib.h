@@ -443,7 +443,7 @@ static inline void numeric(mla m, const char *what)
                          sizeof(double));
     naive(&m, ref, lse);
     for (int lv = 0; lv < 3; lv++) {
-        if (!fastKernelLevelAvailable(levels[lv]))
+        if (!ftl_level_wanted(levels[lv]))
             continue;
         fastForceKernelLevel(levels[lv]);
         for (int th = 1; th <= 3; th++)

@@ -31,7 +31,7 @@ static bool run(mla *m, const char *what)
 static void same_bits(mla *m, mla *t, const char *what)
 {
     for (int lv = 0; lv < 3; lv++) {
-        if (!fastKernelLevelAvailable(levels[lv]))
+        if (!ftl_level_wanted(levels[lv]))
             continue;
         fastForceKernelLevel(levels[lv]);
         for (int th = 1; th <= 3; th += 2) {

@@ -348,7 +348,7 @@ static void numeric_fq(fq f, const char *what, bool wrong)
         free(alt);
     }
     for (int lv = 0; lv < 3; lv++) {
-        if (!fastKernelLevelAvailable(levels[lv]))
+        if (!ftl_level_wanted(levels[lv]))
             continue;
         fastForceKernelLevel(levels[lv]);
         for (int th = 1; th <= 3; th++)

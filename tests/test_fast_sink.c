@@ -510,7 +510,7 @@ static void numeric(cs c, const char *what)
     float *base_lse = malloc((size_t)nl * 4);
     naive(&c, ref, lse, nokey);
     for (int lv = 0; lv < 3; lv++) {
-        if (!fastKernelLevelAvailable(levels[lv]))
+        if (!ftl_level_wanted(levels[lv]))
             continue;
         fastForceKernelLevel(levels[lv]);
         c.sinkless = true;

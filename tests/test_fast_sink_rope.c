@@ -330,7 +330,7 @@ static void numeric_sink(sc c, const char *what)
     CHECK_MSG(excess(&c, sink, ref, ref0) > 0.0, "%s: the attention without "
               "the sink passes for the one with it", what);
     for (int lv = 0; lv < 3; lv++) {
-        if (!fastKernelLevelAvailable(levels[lv]))
+        if (!ftl_level_wanted(levels[lv]))
             continue;
         fastForceKernelLevel(levels[lv]);
         for (int th = 1; th <= 3; th++) {

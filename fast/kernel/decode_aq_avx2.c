@@ -36,7 +36,7 @@ INLINE __m256 aq_ld8(const int8_t *row, int64_t d, const int int4)
         _mm256_sllv_epi32(_mm256_set1_epi32(w), sh), 28));
 }
 
-INLINE void aq_qk_tile(const float *q, int64_t ldq, const int rt,
+TILE_BODY void aq_qk_tile(const float *q, int64_t ldq, const int rt,
                        const int8_t *k, int64_t ldk, const int kt, int64_t D,
                        float *s, const int int4, const int ktok,
                        const float *ks, const float *ko, const int8_t *pv)
@@ -73,7 +73,7 @@ INLINE void aq_qk_tile(const float *q, int64_t ldq, const int rt,
         }
 }
 
-INLINE void aq_pv_tile(const float *p, const int rt, const int8_t *v,
+TILE_BODY void aq_pv_tile(const float *p, const int rt, const int8_t *v,
                        int64_t ldv, int nb, const float *alpha, float *acc,
                        int64_t ldacc, const int int4, const int vtok,
                        const float *vo, const int8_t *pk)
@@ -209,6 +209,23 @@ INLINE void aq_run(const aq_args *x, const int int4, const int ktok,
     }
 }
 
+/* aq_run's eight instances, each its own function: inlined into one, its
+ * 160 tile bodies made the slowest function of the tree to compile. */
+#define AQ_RUN_FN(I4, KT, VT)                                              \
+    BLOCK_STEP void aq_run_##I4##KT##VT(const aq_args *x)                  \
+    {                                                                      \
+        aq_run(x, I4, KT, VT);                                             \
+    }
+AQ_RUN_FN(0, 0, 0)
+AQ_RUN_FN(0, 0, 1)
+AQ_RUN_FN(0, 1, 0)
+AQ_RUN_FN(0, 1, 1)
+AQ_RUN_FN(1, 0, 0)
+AQ_RUN_FN(1, 0, 1)
+AQ_RUN_FN(1, 1, 0)
+AQ_RUN_FN(1, 1, 1)
+#undef AQ_RUN_FN
+
 bool fast_decode_aq_avx2(const float *q, int64_t ldq, int mr,
                          const void *const *k, const void *const *v,
                          int64_t ldkv, int int4, const fast_aq_dec *ka,
@@ -232,14 +249,14 @@ bool fast_decode_aq_avx2(const float *q, int64_t ldq, int mr,
                        round, dt == FIA_DT_BF16, m, l, acc, ldacc};
     const int sel = (int4 ? 4 : 0) | (ka->tok ? 2 : 0) | (va->tok ? 1 : 0);
     switch (sel) {
-    case 0: aq_run(&x, 0, 0, 0); break;
-    case 1: aq_run(&x, 0, 0, 1); break;
-    case 2: aq_run(&x, 0, 1, 0); break;
-    case 3: aq_run(&x, 0, 1, 1); break;
-    case 4: aq_run(&x, 1, 0, 0); break;
-    case 5: aq_run(&x, 1, 0, 1); break;
-    case 6: aq_run(&x, 1, 1, 0); break;
-    default: aq_run(&x, 1, 1, 1); break;
+    case 0: aq_run_000(&x); break;
+    case 1: aq_run_001(&x); break;
+    case 2: aq_run_010(&x); break;
+    case 3: aq_run_011(&x); break;
+    case 4: aq_run_100(&x); break;
+    case 5: aq_run_101(&x); break;
+    case 6: aq_run_110(&x); break;
+    default: aq_run_111(&x); break;
     }
     return dec_finite(mr, m, l, acc, ldacc, D);
 }

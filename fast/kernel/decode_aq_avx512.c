@@ -73,7 +73,7 @@ static void permute16(const float *src, float *dst, int64_t n,
 
 /* s[r*DEC_KB + c] = sum_d q_r[d] (x_c[d] + o), o = ko[d] per channel or
  * ko[c] per token (then times ks[c]); rt 1..4 rows x kt 1..4 keys. */
-INLINE void aq_qk_tile(const float *q, int64_t ldq, const int rt,
+TILE_BODY void aq_qk_tile(const float *q, int64_t ldq, const int rt,
                        const int8_t *k, int64_t ldk, const int kt, int64_t D,
                        float *s, const int int4, const int ktok,
                        const float *ks, const float *ko, const int8_t *pv)
@@ -123,7 +123,7 @@ INLINE void aq_qk_tile(const float *q, int64_t ldq, const int rt,
  * per channel (the scale the caller's) or vo[c] per token (p already
  * times vs[c]); key c's row at vbl[c / 16] (a pointer per FAST_DEC_KB
  * keys) + doff bytes; the K row of key jpf + c (< nk) prefetched when pf. */
-INLINE void aq_pv_tile(const float *p, const int rt,
+TILE_BODY void aq_pv_tile(const float *p, const int rt,
                        const void *const *vbl, int64_t doff, int64_t ldv,
                        int nb, const int dv, const float *alpha, float *acc,
                        int64_t ldacc, const int int4, const int vtok,
@@ -241,6 +241,30 @@ INLINE void aq_pv(const aq_args *x, const float *p, int64_t j0, int nb,
     }
 }
 
+/* One function per (int4, ktok) for a block's Q.K^T and per (int4, vtok)
+ * for its P.V, called once per block (DEC_KB keys) by aq_run.  Inlined
+ * into aq_run's eight instances instead, all 256 tile bodies sat in one
+ * function, which compilers take time superlinear in its size for (38 s
+ * of gcc -O2, 6 min of clang -O1 with ASan + UBSan: CodeGen Prepare). */
+#define AQ_STEP_FNS(I4, TOK)                                               \
+    BLOCK_STEP void aq_qk_##I4##TOK(const aq_args *x, int64_t j0, int nb,  \
+                                    float *s, const float *ks,             \
+                                    const float *ko)                       \
+    {                                                                      \
+        aq_qk(x, j0, nb, s, I4, TOK, ks, ko);                              \
+    }                                                                      \
+    BLOCK_STEP void aq_pv_##I4##TOK(const aq_args *x, const float *p,      \
+                                    int64_t j0, int nb, const float *alpha, \
+                                    const float *vo)                       \
+    {                                                                      \
+        aq_pv(x, p, j0, nb, alpha, I4, TOK, vo);                           \
+    }
+AQ_STEP_FNS(0, 0)
+AQ_STEP_FNS(0, 1)
+AQ_STEP_FNS(1, 0)
+AQ_STEP_FNS(1, 1)
+#undef AQ_STEP_FNS
+
 /* The whole range for one (int4, ktok, vtok); q already times the
  * per-channel key scale. */
 INLINE void aq_run(const aq_args *x, const int int4, const int ktok,
@@ -253,8 +277,8 @@ INLINE void aq_run(const aq_args *x, const int int4, const int ktok,
                 *vo = x->va->o;
     for (int64_t j0 = 0; j0 < x->nk; j0 += DEC_KB) {
         const int nb = x->nk - j0 < DEC_KB ? (int)(x->nk - j0) : DEC_KB;
-        aq_qk(x, j0, nb, s, int4, ktok, ktok ? ks + j0 : ks,
-              ktok ? ko + j0 : ko);
+        (int4 ? ktok ? aq_qk_11 : aq_qk_10 : ktok ? aq_qk_01 : aq_qk_00)(
+            x, j0, nb, s, ktok ? ks + j0 : ks, ktok ? ko + j0 : ko);
         const uint16_t *const *br = NULL;
         if (x->bias != NULL) {
             for (int r = 0; r < x->mr; r++)
@@ -281,9 +305,26 @@ INLINE void aq_run(const aq_args *x, const int int4, const int ktok,
                                  _mm512_mul_ps(
                                      _mm512_loadu_ps(s + r * DEC_KB + c), sv));
         }
-        aq_pv(x, s, j0, nb, alpha, int4, vtok, vtok ? vo + j0 : vo);
+        (int4 ? vtok ? aq_pv_11 : aq_pv_10 : vtok ? aq_pv_01 : aq_pv_00)(
+            x, s, j0, nb, alpha, vtok ? vo + j0 : vo);
     }
 }
+
+/* aq_run's eight instances, each its own function (the same reason). */
+#define AQ_RUN_FN(I4, KT, VT)                                              \
+    BLOCK_STEP void aq_run_##I4##KT##VT(const aq_args *x)                  \
+    {                                                                      \
+        aq_run(x, I4, KT, VT);                                             \
+    }
+AQ_RUN_FN(0, 0, 0)
+AQ_RUN_FN(0, 0, 1)
+AQ_RUN_FN(0, 1, 0)
+AQ_RUN_FN(0, 1, 1)
+AQ_RUN_FN(1, 0, 0)
+AQ_RUN_FN(1, 0, 1)
+AQ_RUN_FN(1, 1, 0)
+AQ_RUN_FN(1, 1, 1)
+#undef AQ_RUN_FN
 
 bool fast_decode_aq_avx512(const float *q, int64_t ldq, int mr,
                            const void *const *k, const void *const *v,
@@ -323,14 +364,14 @@ bool fast_decode_aq_avx512(const float *q, int64_t ldq, int mr,
                        scale, round, dt == FIA_DT_BF16, m, l, acc, ldacc};
     const int sel = (int4 ? 4 : 0) | (ka->tok ? 2 : 0) | (va->tok ? 1 : 0);
     switch (sel) {
-    case 0: aq_run(&x, 0, 0, 0); break;
-    case 1: aq_run(&x, 0, 0, 1); break;
-    case 2: aq_run(&x, 0, 1, 0); break;
-    case 3: aq_run(&x, 0, 1, 1); break;
-    case 4: aq_run(&x, 1, 0, 0); break;
-    case 5: aq_run(&x, 1, 0, 1); break;
-    case 6: aq_run(&x, 1, 1, 0); break;
-    default: aq_run(&x, 1, 1, 1); break;
+    case 0: aq_run_000(&x); break;
+    case 1: aq_run_001(&x); break;
+    case 2: aq_run_010(&x); break;
+    case 3: aq_run_011(&x); break;
+    case 4: aq_run_100(&x); break;
+    case 5: aq_run_101(&x); break;
+    case 6: aq_run_110(&x); break;
+    default: aq_run_111(&x); break;
     }
     if (int4)
         for (int r = 0; r < mr; r++)

@@ -20,7 +20,7 @@
 #include "dec_softmax_avx2.h"
 
 /* s[r*DEC_KB + c] = q_r . k_c for rt rows (1..4) x kt keys (1..2) */
-INLINE void dec_qk_tile(const float *q, int64_t ldq, const int rt,
+TILE_BODY void dec_qk_tile(const float *q, int64_t ldq, const int rt,
                         const uint16_t *k, int64_t ldk, const int kt,
                         int64_t D, float *s, const int bf,
                         const uint16_t *pv)
@@ -58,7 +58,7 @@ INLINE void dec_qk_tile(const float *q, int64_t ldq, const int rt,
 }
 
 /* acc[r][d0 + 8j] = acc * alpha[r] + sum_c p[r][c] v[c][d0 + 8j], j < 2 */
-INLINE void dec_pv_tile(const float *p, const int rt, const uint16_t *v,
+TILE_BODY void dec_pv_tile(const float *p, const int rt, const uint16_t *v,
                         int64_t ldv, int nb, const int dv,
                         const float *alpha, float *acc, int64_t ldacc,
                         const int bf, const uint16_t *pk)

@@ -35,7 +35,7 @@ INLINE __m512 dec_ld(const uint16_t *p, const int bf)
 }
 
 /* s[r*DEC_KB + c] = q_r . k_c for rt rows x kt keys (kt 1..4, rt 1..4) */
-INLINE void dec_qk_tile(const float *q, int64_t ldq, const int rt,
+TILE_BODY void dec_qk_tile(const float *q, int64_t ldq, const int rt,
                         const uint16_t *k, int64_t ldk, const int kt,
                         int64_t D, float *s, const int bf,
                         const uint16_t *pv)
@@ -68,7 +68,7 @@ INLINE void dec_qk_tile(const float *q, int64_t ldq, const int rt,
 }
 
 /* acc[r][d0 + 16j] = acc * alpha[r] + sum_c p[r][c] v[c][d0 + 16j] */
-INLINE void dec_pv_tile(const float *p, const int rt, const uint16_t *v,
+TILE_BODY void dec_pv_tile(const float *p, const int rt, const uint16_t *v,
                         int64_t ldv, int nb, const int dv,
                         const float *alpha, float *acc, int64_t ldacc,
                         const int bf, const uint16_t *pk)

@@ -76,6 +76,36 @@ INLINE void dec_pv(const float *p, int mr, const uint16_t *v, int64_t ldv,
     }
 }
 
+/* The two steps per K/V dtype, each its own function called once per
+ * block (BLOCK_STEP): inlined into dec_run's four instances, 128 tile
+ * bodies sat in one function. */
+BLOCK_STEP void dec_qk_fp16(const float *q, int64_t ldq, int mr,
+                            const uint16_t *k, int64_t ldk, int nb,
+                            int64_t D, float *s, const uint16_t *pv)
+{
+    dec_qk(q, ldq, mr, k, ldk, nb, D, s, 0, pv);
+}
+BLOCK_STEP void dec_qk_bf16(const float *q, int64_t ldq, int mr,
+                            const uint16_t *k, int64_t ldk, int nb,
+                            int64_t D, float *s, const uint16_t *pv)
+{
+    dec_qk(q, ldq, mr, k, ldk, nb, D, s, 1, pv);
+}
+BLOCK_STEP void dec_pv_fp16(const float *p, int mr, const uint16_t *v,
+                            int64_t ldv, int nb, int64_t D,
+                            const float *alpha, float *acc, int64_t ldacc,
+                            const uint16_t *pk)
+{
+    dec_pv(p, mr, v, ldv, nb, D, alpha, acc, ldacc, 0, pk);
+}
+BLOCK_STEP void dec_pv_bf16(const float *p, int mr, const uint16_t *v,
+                            int64_t ldv, int nb, int64_t D,
+                            const float *alpha, float *acc, int64_t ldacc,
+                            const uint16_t *pk)
+{
+    dec_pv(p, mr, v, ldv, nb, D, alpha, acc, ldacc, 1, pk);
+}
+
 /* The block pointers of the contract are per FAST_DEC_KB keys: the loops'
  * blocks and prefetch distances must be whole numbers of them. */
 _Static_assert(DEC_KB == FAST_DEC_KB && DEC_PFV % DEC_KB == 0 &&
@@ -100,8 +130,9 @@ INLINE void dec_run(const float *q, int64_t ldq, int mr,
         const uint16_t *kb = k[i], *vb = v[i];
         const bool pfv = j0 + nb + DEC_PFV <= nk;
         const bool pfk = j0 + nb + DEC_PFK <= nk;
-        dec_qk(q, ldq, mr, kb, ldkv, nb, D, s, bf,
-               pfv ? v[i + DEC_PFV / DEC_KB] : NULL);
+        (bf ? dec_qk_bf16 : dec_qk_fp16)(
+            q, ldq, mr, kb, ldkv, nb, D, s,
+            pfv ? v[i + DEC_PFV / DEC_KB] : NULL);
         if (bias != NULL)
             for (int r = 0; r < mr; r++)
                 bb[r] = bias[r] + j0;
@@ -112,8 +143,9 @@ INLINE void dec_run(const float *q, int64_t ldq, int mr,
             dec_softmax(s, mr, nb, scale, 2, m, l, alpha, br, bf);
         else
             dec_softmax(s, mr, nb, scale, 0, m, l, alpha, br, bf);
-        dec_pv(s, mr, vb, ldkv, nb, D, alpha, acc, ldacc, bf,
-               pfk ? k[i + DEC_PFK / DEC_KB] : NULL);
+        (bf ? dec_pv_bf16 : dec_pv_fp16)(
+            s, mr, vb, ldkv, nb, D, alpha, acc, ldacc,
+            pfk ? k[i + DEC_PFK / DEC_KB] : NULL);
     }
 }
 

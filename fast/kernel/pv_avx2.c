@@ -8,7 +8,7 @@
  * peak in `fiacheck bench --kernels`, 6 rows 95 %). */
 #define PV_RT 6
 #define PV_DV 1 /* one unit of 16 columns: 2 vectors */
-INLINE void pv_tile(const float *pt, int64_t ldp, const int rt,
+TILE_BODY void pv_tile(const float *pt, int64_t ldp, const int rt,
                     const float *v, int64_t ldv, int nk, const int dv,
                     const float *alpha, float *acc, int64_t ldacc)
 {

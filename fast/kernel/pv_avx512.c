@@ -5,7 +5,7 @@
 
 #define PV_RT 6
 #define PV_DV 4
-INLINE void pv_tile(const float *pt, int64_t ldp, const int rt,
+TILE_BODY void pv_tile(const float *pt, int64_t ldp, const int rt,
                     const float *v, int64_t ldv, int nk, const int dv,
                     const float *alpha, float *acc, int64_t ldacc)
 {

@@ -13,7 +13,7 @@
 #define QKT_KT 6
 /* fuse: store s * scale (rounded on its own) and fold the tile's maximum
  * per row into bmax (the first pass of the softmax, on the registers). */
-INLINE void qkt_tile(const float *qt, int64_t ldq, const int rv,
+TILE_BODY void qkt_tile(const float *qt, int64_t ldq, const int rv,
                      const float *k, int64_t ldk, const int kt, int64_t D,
                      float *st, int64_t lds, const int fuse, float scale,
                      float *bmax)

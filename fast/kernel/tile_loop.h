@@ -13,6 +13,29 @@
 
 #define INLINE static inline __attribute__((always_inline))
 #define UNROLL _Pragma("GCC unroll 16")
+/* A loop over one block's tiles, called per block by a kernel that would
+ * otherwise inline every instance of every tile body into one function:
+ * the call costs nothing beside a block's work, and a function of hundreds
+ * of unrolled tile bodies takes compilers minutes (superlinear passes;
+ * worst under the sanitizers). */
+#define BLOCK_STEP static __attribute__((noinline))
+/* A tile body: inlined into each shape's case, so that it unrolls with
+ * constant extents; under the sanitizers one function for every shape
+ * (the extents at run time), compiled once: the checks of hundreds of
+ * inlined instances took clang minutes per file. */
+#if defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(undefined_behavior_sanitizer)
+#define FAST_TILE_SANITIZED 1
+#endif
+#endif
+#if defined(__SANITIZE_ADDRESS__)
+#define FAST_TILE_SANITIZED 1
+#endif
+#ifdef FAST_TILE_SANITIZED
+#define TILE_BODY static __attribute__((noinline))
+#else
+#define TILE_BODY INLINE
+#endif
 
 #define FAST_TILE(r, c) ((r) * 16 + (c))
 

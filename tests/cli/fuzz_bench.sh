@@ -5,11 +5,7 @@
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/fuzz_fake.inc"
 bench=$(dirname "$FIACHECK")/fiacheck-bench-fuzz
-if [ ! -x "$bench" ]; then
-  echo "SKIP: $bench not built"
-  finish
-  exit $?
-fi
+[ -x "$bench" ] || skip "$bench not built"
 cp "$bench" "$tmp/bin/"
 expect_exit 0 "$fz" bench --fuzz 0.1 --campaign 1
 expect_grep "^in-process" "$tmp/out"

@@ -6,7 +6,7 @@
 # crash without a SUMMARY keeps the bucket.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/fuzz_fake.inc"
-command -v sqlite3 >/dev/null || { echo "sqlite3 missing: skipped"; finish; exit; }
+command -v sqlite3 >/dev/null || skip "sqlite3 missing"
 
 db=$tmp/w/c.db
 expect_exit 1 env FAKE_CRASH=1 FAKE_SLEEP=1 \
