@@ -9,7 +9,7 @@
 #                            corpora go
 # Optional: $WORK (scratch; default $OUT/.build), $FIA_CMAKE_ARGS,
 # $FIA_FUZZ_NOSAN (default 1).
-# Produces $OUT/fuzz_{params,numeric,metamorphic}, their .dict and
+# Produces $OUT/fuzz_<t> for each target t of fuzz/targets.def, their .dict and
 # _seed_corpus.zip (when zip exists), the replay drivers, fiacheck-plugin-worker and fiacheck
 # itself (so `$OUT/fiacheck fuzz` finds the targets beside it).  When
 # $CFLAGS asks for ASan or UBSan (and FIA_FUZZ_NOSAN is not 0), also
@@ -24,15 +24,17 @@ src=$(cd "$(dirname "$0")/.." && pwd)
 CFLAGS=${CFLAGS:-}
 OUT=$(mkdir -p "$OUT" && cd "$OUT" && pwd) # the seed zips are made from elsewhere
 work=${WORK:-$OUT/.build}/fiacheck-fuzz
+mapfile -t targets < <(bash "$src/fuzz/target_names.sh")
+binaries=() replays=()
+for t in "${targets[@]}"; do binaries+=("fuzz_$t"); replays+=("fuzz_${t}_replay"); done
 mkdir -p "$OUT" "$work"
 # shellcheck disable=SC2086
 cmake -S "$src" -B "$work" -DCMAKE_C_COMPILER="$CC" -DCMAKE_C_FLAGS="$CFLAGS" \
       -DCMAKE_BUILD_TYPE=None -DFIA_FUZZ_ENGINE="$LIB_FUZZING_ENGINE" \
       ${FIA_CMAKE_ARGS:-} >/dev/null
 cmake --build "$work" -j"$(nproc)" --target fiacheck fiacheck-plugin-worker \
-      fuzz_params fuzz_numeric fuzz_metamorphic \
-      fuzz_params_replay fuzz_numeric_replay fuzz_metamorphic_replay >/dev/null
-for t in params numeric metamorphic; do
+      "${binaries[@]}" "${replays[@]}" >/dev/null
+for t in "${targets[@]}"; do
   cp "$work/fuzz_$t" "$work/fuzz_${t}_replay" "$OUT/"
   if [ -f "$src/corpus/fuzz_$t/fuzz_$t.dict" ]; then
     cp "$src/corpus/fuzz_$t/fuzz_$t.dict" "$OUT/"
@@ -75,16 +77,16 @@ for w in $CFLAGS; do
     *) nosan="$nosan $w" ;;
   esac
 done
-for t in params numeric metamorphic; do rm -f "$OUT/fuzz_${t}_nosan"; done
+for t in "${targets[@]}"; do rm -f "$OUT/fuzz_${t}_nosan"; done
 if [ "${FIA_FUZZ_NOSAN:-1}" != 0 ] && [ "$nosan" != " $CFLAGS" ] &&
    [ "$(echo $nosan)" != "$(echo $CFLAGS)" ]; then
   # shellcheck disable=SC2086
   cmake -S "$src" -B "$work-nosan" -DCMAKE_C_COMPILER="$CC" \
         -DCMAKE_C_FLAGS="$nosan" -DCMAKE_BUILD_TYPE=None \
         -DFIA_FUZZ_ENGINE="$LIB_FUZZING_ENGINE" ${FIA_CMAKE_ARGS:-} >/dev/null
-  cmake --build "$work-nosan" -j"$(nproc)" --target fuzz_params \
-        fuzz_numeric fuzz_metamorphic fiacheck-bench-fuzz >/dev/null
-  for t in params numeric metamorphic; do
+  cmake --build "$work-nosan" -j"$(nproc)" --target "${binaries[@]}" \
+        fiacheck-bench-fuzz >/dev/null
+  for t in "${targets[@]}"; do
     cp "$work-nosan/fuzz_$t" "$OUT/fuzz_${t}_nosan"
   done
   # `$OUT/fiacheck bench --fuzz`: the in-process figure without sanitizers,

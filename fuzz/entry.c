@@ -1,5 +1,6 @@
 /* libFuzzer entry point of one target; FUZZ_TARGET_ID is set by the build
- * (fuzz/CMakeLists.txt): 0 fuzz_params, 1 fuzz_numeric, 2 fuzz_metamorphic. */
+ * (fuzz/CMakeLists.txt) to the target's id, FUZZ_PARAMS, FUZZ_NUMERIC, ...
+ * (fuzz/targets.def). */
 #include <stddef.h>
 #include <stdint.h>
 #include "fuzz/fuzz.h"

@@ -24,10 +24,11 @@
  * wherever they are made. */
 #define FUZZ_SIGNATURE_LEN 256
 
+/* The targets in fuzz/targets.def's order: FUZZ_PARAMS, FUZZ_NUMERIC, ... */
 typedef enum fuzz_target_id {
-    FUZZ_PARAMS = 0,
-    FUZZ_NUMERIC,
-    FUZZ_METAMORPHIC,
+#define FUZZ_TARGET(name, ID) FUZZ_##ID,
+#include "fuzz/targets.def"
+#undef FUZZ_TARGET
     FUZZ_TARGET_COUNT
 } fuzz_target_id;
 

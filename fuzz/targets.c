@@ -1,10 +1,13 @@
-/* The three fuzz targets (their signatures: signature.c). */
+/* The fuzz targets of fuzz/targets.def (their signatures: signature.c). */
 #include <stdlib.h>
 #include <string.h>
 #include "fuzz/fuzz_internal.h"
 
-static const char *const target_names[] = {"fuzz_params", "fuzz_numeric",
-                                           "fuzz_metamorphic"};
+static const char *const target_names[] = {
+#define FUZZ_TARGET(name, ID) "fuzz_" #name,
+#include "fuzz/targets.def"
+#undef FUZZ_TARGET
+};
 
 const char *fuzz_target_name(fuzz_target_id t)
 {
@@ -104,9 +107,11 @@ int fuzz_run_one(fuzz_target_id t, const uint8_t *data, size_t size)
     fuzz_report_init(t);
     fuzz_report_input(data, size);
     switch (t) {
-    case FUZZ_PARAMS: run_params(data, size); break;
-    case FUZZ_NUMERIC: run_numeric(data, size); break;
-    default: run_metamorphic(data, size); break;
+#define FUZZ_TARGET(name, ID) \
+    case FUZZ_##ID: run_##name(data, size); break;
+#include "fuzz/targets.def"
+#undef FUZZ_TARGET
+    default: break;
     }
     fuzz_report_input(NULL, 0);
     fuzz_report_exec();

@@ -31,7 +31,8 @@ rm -rf "$out/prof" "$out/run"
 mkdir -p "$out/prof" "$out/run"
 echo "== campaign of ${secs}s (profiles in $out/prof)"
 pids=()
-for t in params numeric metamorphic; do
+mapfile -t targets < <(bash fuzz/target_names.sh)
+for t in "${targets[@]}"; do
   mkdir -p "$out/run/$t"
   cp "$root/corpus/fuzz_$t"/seed-* "$out/run/$t/"
   LLVM_PROFILE_FILE="$out/prof/$t-%p.profraw" "$out/bin/fuzz_$t" \
@@ -43,8 +44,10 @@ done
 for p in "${pids[@]}"; do wait "$p" || true; done
 grep -h "stat::number_of_executed_units" "$out"/run/*.log || true
 llvm-profdata merge -sparse "$out"/prof/*.profraw -o "$out/merged.profdata"
-llvm-cov report "$out/bin/fuzz_numeric" -object "$out/bin/fuzz_params" \
-  -object "$out/bin/fuzz_metamorphic" -instr-profile "$out/merged.profdata" \
+# llvm-cov takes the first binary alone and each further one after -object
+objects=("$out/bin/fuzz_${targets[0]}")
+for t in "${targets[@]:1}"; do objects+=(-object "$out/bin/fuzz_$t"); done
+llvm-cov report "${objects[@]}" -instr-profile "$out/merged.profdata" \
   -show-region-summary=false -show-branch-summary=true \
   "$root/fast" | sed "s|$root/||" | tee "$out/fast_coverage.txt"
-echo "uncovered lines per file: llvm-cov show $out/bin/fuzz_numeric -object $out/bin/fuzz_params -object $out/bin/fuzz_metamorphic -instr-profile $out/merged.profdata $root/fast/attention.c"
+echo "uncovered lines per file: llvm-cov show ${objects[*]} -instr-profile $out/merged.profdata $root/fast/attention.c"
