@@ -404,111 +404,133 @@ static fia_status parse_product(parser *p, const char *key, const char *v)
     return FIA_OK;
 }
 
-static fia_status parse_line(parser *p, char *line)
+/* `KEY.gen = ...` or `KEY.values = ...`: a tensor's data generator or its
+ * literal values, once per tensor; outputs are zero-filled and take none.
+ * `dot` points at the suffix's '.' inside `key`. */
+static fia_status parse_data_line(parser *p, char *key, char *dot, char *v)
 {
-    char *hash = strchr(line, '#');
-    if (hash)
-        *hash = '\0';
-    line = fia__lex_trim(line);
-    if (*line == '\0')
-        return FIA_OK;
-    char *eq = strchr(line, '=');
-    if (!eq)
-        return FAIL(p, "missing '=' in '%.60s' (expected key = value)", line);
-    *eq = '\0';
-    char *key = fia__lex_trim(line);
-    char *v = fia__lex_trim(eq + 1);
-    if (*key == '\0')
-        return FAIL(p, "missing key before '='");
-
-    char *dot = strrchr(key, '.');
-    if (dot) {
-        *dot = '\0';
-        const char *suffix = dot + 1;
-        int is_gen = strcmp(suffix, "gen") == 0;
-        int is_values = strcmp(suffix, "values") == 0;
-        int s = -1;
-        if (is_gen || is_values) {
-            const char *in = fia_api_internal(p->c->api, key, NULL);
-            s = in ? fia_slot_from_name(in) : -1;
-            if (s < 0 && foreign_name(p, key) != 0)
-                return p->err->code;
-        }
-        *dot = '.';
-        if (s < 0 || (!is_gen && !is_values))
-            return FAIL(p, "unknown key '%.60s'", key);
-        if (fia_slot_is_output((fia_slot)s))
-            return FAIL(p, "%s: outputs take no generator (they are "
-                           "zero-filled)", key);
-        if (p->line_gen[s])
-            return FAIL(p, "duplicate key '%s' (a generator for '%s' is "
-                           "already on line %d)", key, slot_word(p, s),
-                        p->line_gen[s]);
-        p->line_gen[s] = p->line;
-        if (is_values)
-            return parse_values(p, (fia_slot)s, key, v);
-        if (*v == '\0')
-            return FAIL(p, "%s: missing value", key);
-        return parse_gen(p, (fia_slot)s, key, v);
-    }
-    if (*v == '\0')
-        return FAIL(p, "%.60s: missing value", key);
-    if (strcmp(key, "seed") == 0) {
-        if (dup_check(p, &p->line_seed, key) != 0)
+    *dot = '\0';
+    const char *suffix = dot + 1;
+    int is_gen = strcmp(suffix, "gen") == 0;
+    int is_values = strcmp(suffix, "values") == 0;
+    int s = -1;
+    if (is_gen || is_values) {
+        const char *in = fia_api_internal(p->c->api, key, NULL);
+        s = in ? fia_slot_from_name(in) : -1;
+        if (s < 0 && foreign_name(p, key) != 0)
             return p->err->code;
-        int rc = fia__lex_u64(v, &p->c->seed);
-        if (rc == -2)
-            return FAIL(p, "seed: integer out of range '%.60s'", v);
-        if (rc != 0)
-            return FAIL(p, "seed: bad integer '%.60s' (expected 0..2^64-1)", v);
-        return FIA_OK;
+    }
+    *dot = '.';
+    if (s < 0 || (!is_gen && !is_values))
+        return FAIL(p, "unknown key '%.60s'", key);
+    if (fia_slot_is_output((fia_slot)s))
+        return FAIL(p, "%s: outputs take no generator (they are "
+                       "zero-filled)", key);
+    if (p->line_gen[s])
+        return FAIL(p, "duplicate key '%s' (a generator for '%s' is "
+                       "already on line %d)", key, slot_word(p, s),
+                    p->line_gen[s]);
+    p->line_gen[s] = p->line;
+    if (is_values)
+        return parse_values(p, (fia_slot)s, key, v);
+    if (*v == '\0')
+        return FAIL(p, "%s: missing value", key);
+    return parse_gen(p, (fia_slot)s, key, v);
+}
+
+/* The case's own keys, which are no parameter of any interface (seed,
+ * intent, threads, task_order, data, kernel_level, api, product). Returns 1
+ * with the line's status in *rc when `key` is one of them, else 0. */
+static int parse_case_key(parser *p, const char *key, char *v,
+                          fia_status *rc)
+{
+    if (strcmp(key, "seed") == 0) {
+        if (dup_check(p, &p->line_seed, key) != 0) {
+            *rc = p->err->code;
+            return 1;
+        }
+        int lex = fia__lex_u64(v, &p->c->seed);
+        if (lex == -2)
+            *rc = FAIL(p, "seed: integer out of range '%.60s'", v);
+        else if (lex != 0)
+            *rc = FAIL(p, "seed: bad integer '%.60s' (expected 0..2^64-1)", v);
+        else
+            *rc = FIA_OK;
+        return 1;
     }
     if (strcmp(key, "intent") == 0) {
         if (dup_check(p, &p->line_intent, key) != 0)
-            return p->err->code;
-        return parse_intents(p, v);
+            *rc = p->err->code;
+        else
+            *rc = parse_intents(p, v);
+        return 1;
     }
     if (strcmp(key, "threads") == 0) {
-        if (dup_check(p, &p->line_threads, key) != 0)
-            return p->err->code;
         uint64_t n = 0;
-        if (fia__lex_u64(v, &n) != 0 || n < 1 || n > FIA_CASE_MAX_THREADS)
-            return FAIL(p, "threads: '%.60s' is not a thread count 1..%d", v,
-                        FIA_CASE_MAX_THREADS);
-        p->c->threads = (int32_t)n;
-        return FIA_OK;
+        if (dup_check(p, &p->line_threads, key) != 0)
+            *rc = p->err->code;
+        else if (fia__lex_u64(v, &n) != 0 || n < 1 || n > FIA_CASE_MAX_THREADS)
+            *rc = FAIL(p, "threads: '%.60s' is not a thread count 1..%d", v,
+                       FIA_CASE_MAX_THREADS);
+        else {
+            p->c->threads = (int32_t)n;
+            *rc = FIA_OK;
+        }
+        return 1;
     }
     if (strcmp(key, "task_order") == 0) {
-        if (dup_check(p, &p->line_task_order, key) != 0)
-            return p->err->code;
         uint64_t n = 0;
-        if (fia__lex_u64(v, &n) != 0 || n < 1)
-            return FAIL(p, "task_order: '%.60s' is not a seed 1..2^64-1", v);
-        p->c->task_order = n;
-        return FIA_OK;
+        if (dup_check(p, &p->line_task_order, key) != 0)
+            *rc = p->err->code;
+        else if (fia__lex_u64(v, &n) != 0 || n < 1)
+            *rc = FAIL(p, "task_order: '%.60s' is not a seed 1..2^64-1", v);
+        else {
+            p->c->task_order = n;
+            *rc = FIA_OK;
+        }
+        return 1;
     }
     if (strcmp(key, "data") == 0) {
         if (dup_check(p, &p->line_data, key) != 0)
-            return p->err->code;
-        if (strcmp(v, "live_rows") != 0)
-            return FAIL(p, "data: unknown '%.60s' (valid: live_rows)", v);
-        p->c->live_rows = true;
-        return FIA_OK;
+            *rc = p->err->code;
+        else if (strcmp(v, "live_rows") != 0)
+            *rc = FAIL(p, "data: unknown '%.60s' (valid: live_rows)", v);
+        else {
+            p->c->live_rows = true;
+            *rc = FIA_OK;
+        }
+        return 1;
     }
     if (strcmp(key, "kernel_level") == 0) {
+        int k = -1;
         if (dup_check(p, &p->line_kernel_level, key) != 0)
-            return p->err->code;
-        int k = fia_kernel_level_from_name(v);
-        if (k < 0)
-            return FAIL(p, "kernel_level: unknown '%.60s' (valid: scalar avx2 "
-                        "avx512)", v);
-        p->c->kernel_level = (fia_kernel_level)k;
-        return FIA_OK;
+            *rc = p->err->code;
+        else if ((k = fia_kernel_level_from_name(v)) < 0)
+            *rc = FAIL(p, "kernel_level: unknown '%.60s' (valid: scalar avx2 "
+                       "avx512)", v);
+        else {
+            p->c->kernel_level = (fia_kernel_level)k;
+            *rc = FIA_OK;
+        }
+        return 1;
     }
-    if (strcmp(key, "api") == 0)
-        return FIA_OK;   /* read before the other lines (scan_api) */
-    if (strcmp(key, "product") == 0)
-        return parse_product(p, key, v);
+    if (strcmp(key, "api") == 0) {
+        *rc = FIA_OK;   /* read before the other lines (scan_api) */
+        return 1;
+    }
+    if (strcmp(key, "product") == 0) {
+        *rc = parse_product(p, key, v);
+        return 1;
+    }
+    return 0;
+}
+
+/* A parameter of the case's interface: an attribute, a tensor or an integer
+ * array once mapped to its internal name, or one of the interface's
+ * parameters that has no counterpart in 002's operator (only its default,
+ * null, is accepted unless fiacheck reserves it). */
+static fia_status parse_param_key(parser *p, const char *key, char *v)
+{
     int unmodeled = 0;
     const char *in = fia_api_internal(p->c->api, key, &unmodeled);
     if (unmodeled) {
@@ -554,6 +576,37 @@ static fia_status parse_line(parser *p, char *line)
         return FIA_OK;
     }
     return FAIL(p, "unknown key '%.60s'", key);
+}
+
+/* One line: comment stripped, split at the first '=', then by kind of key
+ * (a tensor's data line, one of the case's own keys, an interface's
+ * parameter). */
+static fia_status parse_line(parser *p, char *line)
+{
+    char *hash = strchr(line, '#');
+    if (hash)
+        *hash = '\0';
+    line = fia__lex_trim(line);
+    if (*line == '\0')
+        return FIA_OK;
+    char *eq = strchr(line, '=');
+    if (!eq)
+        return FAIL(p, "missing '=' in '%.60s' (expected key = value)", line);
+    *eq = '\0';
+    char *key = fia__lex_trim(line);
+    char *v = fia__lex_trim(eq + 1);
+    if (*key == '\0')
+        return FAIL(p, "missing key before '='");
+
+    char *dot = strrchr(key, '.');
+    if (dot)
+        return parse_data_line(p, key, dot, v);
+    if (*v == '\0')
+        return FAIL(p, "%.60s: missing value", key);
+    fia_status rc = FIA_OK;
+    if (parse_case_key(p, key, v, &rc))
+        return rc;
+    return parse_param_key(p, key, v);
 }
 
 /* Whole-file checks, once every line is read (lines come in any order). */
