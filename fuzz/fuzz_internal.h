@@ -271,9 +271,15 @@ void fz_aq_set_kv_dtype(fia_case *c, fia_slot s, fia_dtype dt);
 /* The key S a per-token scale must cover (ANTI-023): a page table's
  * columns x block_size, a list's longest tensor, else kv_s. */
 int64_t fz_aq_token_s(const fia_case *c, int64_t kv_s);
-/* The ANTI rule the last fzp_antiquant_scene broke (ANTI-(k + 1)), -1 for
- * a valid scene (the tests read it). */
+/* The break the last fzp_antiquant_scene made, -1 for a valid scene (the
+ * tests read it). */
 extern int fz_aq_params_break;
+/* The rule break brk breaks and the profile whose catalogue fires it;
+ * NULL past the table. */
+const char *fz_aq_break_rule(int brk, fia_profile *profile);
+/* The rule MLA full quantization's break brk (1.., gen_mla.c) breaks;
+ * NULL for none or past its table. */
+const char *fz_mla_fq_break_rule(int brk);
 /* The form of separate mode m (-1 when none); per_tensor: mode 0's scale
  * has one element. */
 int fz_aq_form_of_mode(int64_t m, int per_tensor);

@@ -10,7 +10,7 @@
  * query + separate modes 0 / 1 at Q_S <= 16), offsets or not, the call
  * made paged for modes 4 / 5, per-token S' padded now and then — and, on
  * non-strict inputs, one ANTI rule of the doc's Rules table broken
- * (aq_break: break k is ANTI-(k + 1)).  A path where no scene is valid
+ * (aq_breaks: the rule each break breaks, where it fits, how).  A path where no scene is valid
  * (Q_S > 1 with D not a multiple of 32) gets one only to break ANTI-020.
  *
  * fuzz_numeric and fuzz_metamorphic's bases (gen_antiquant_data.c): a
@@ -143,7 +143,8 @@ int64_t fz_aq_token_s(const fia_case *c, int64_t kv_s)
 
 /* ---- fuzz_params: a scene and a rule broken -------------------------------- */
 
-/* The break of rule ANTI-(k + 1). */
+/* The breaks, in the order of the doc's Rules table (break k breaks
+ * aq_breaks[k].rule); the bytes pick among those that fit the call. */
 enum {
     BR_CMODE, BR_SMODE, BR_QS_MODE, BR_MODE_PAIR, BR_COFF_ALONE,
     BR_COFF_MATCH, BR_CSHAPE, BR_CDTYPE, BR_SPAIR, BR_SSHAPES, BR_SOFF,
@@ -151,6 +152,101 @@ enum {
     BR_INT4_MODE, BR_INT4_D, BR_D32, BR_PAGE_MODE, BR_01_DT, BR_SPRIME,
     BR_INT4_OUT, BR_KV_DT, BR_NO_SCALE, BR_ALL_INT8, BR_GQA, BR_COUNT
 };
+
+/* Where a break fits: the calls on which breaking it leaves every other
+ * rule as it was (as far as the path allows). */
+typedef enum aq_where {
+    AQW_ANY,          /* a path with a valid scene: Q_S = 1 or D % 32 = 0 */
+    AQW_DECODE,       /* Q_S = 1 */
+    AQW_PREFILL,      /* Q_S > 1, D % 32 = 0 */
+    AQW_PREFILL16,    /* Q_S 2..16, D % 32 = 0 (the separate set's) */
+    AQW_PREFILL17,    /* Q_S > 16, D % 32 = 0 */
+    AQW_NOT_D32,      /* Q_S > 1, D % 32 != 0: no valid scene */
+    AQW_SEPARATE,     /* where the separate set is valid */
+    AQW_INT4,         /* Q_S = 1, D % 64 = 0, not paged */
+    AQW_INT4_BAD_D,   /* Q_S = 1, D % 64 != 0, not paged */
+    AQW_UNPAGED,      /* Q_S = 1, not paged */
+    AQW_GQA           /* AQW_ANY with one query tensor (its heads grow) */
+} aq_where;
+
+/* Which set the scene takes; its key dtype. */
+typedef enum aq_set { AQS_EITHER, AQS_COMBINED, AQS_SEPARATE } aq_set;
+typedef enum aq_kd {
+    AQK_INT8, /* int8 key/value */
+    AQK_ANY,  /* int4 now and then where a valid scene has it */
+    AQK_INT4  /* int4 or int32-packed always (the break is int4's) */
+} aq_kd;
+
+typedef struct aq_break {
+    const char *rule;      /* the rule's id in oracle/ */
+    fia_profile profile;   /* the profile whose catalogue fires it */
+    aq_where where;
+    aq_set set;
+    aq_kd kd;
+    const char *how;       /* what break_scene changes */
+} aq_break;
+
+#define DOC FIA_PROFILE_DOC
+static const aq_break aq_breaks[BR_COUNT] = {
+    [BR_CMODE] = {"ANTI-001", DOC, AQW_DECODE, AQS_COMBINED, AQK_INT8,
+                  "antiquant_mode 2, -1, 5, 3 or 255"},
+    [BR_SMODE] = {"ANTI-002", DOC, AQW_DECODE, AQS_SEPARATE, AQK_INT8,
+                  "both modes 6, -1, 7 or 100"},
+    [BR_QS_MODE] = {"ANTI-003", DOC, AQW_PREFILL16, AQS_SEPARATE, AQK_INT8,
+                    "both modes 2..5 at Q_S > 1"},
+    [BR_MODE_PAIR] = {"ANTI-004", DOC, AQW_SEPARATE, AQS_SEPARATE, AQK_ANY,
+                      "key 1 with value 0 or 3 (Q_S > 1: value 0)"},
+    [BR_COFF_ALONE] = {"ANTI-005", DOC, AQW_ANY, AQS_COMBINED, AQK_INT8,
+                       "the offset given, the scale not"},
+    [BR_COFF_MATCH] = {"ANTI-006", DOC, AQW_ANY, AQS_COMBINED, AQK_INT8,
+                       "the offset one off in shape or of another dtype"},
+    [BR_CSHAPE] = {"ANTI-007", DOC, AQW_ANY, AQS_COMBINED, AQK_INT8,
+                   "the scale (and its offset) one off in shape"},
+    [BR_CDTYPE] = {"ANTI-008", DOC, AQW_ANY, AQS_COMBINED, AQK_INT8,
+                   "the scale and offset of another dtype"},
+    [BR_SPAIR] = {"ANTI-009", DOC, AQW_SEPARATE, AQS_SEPARATE, AQK_ANY,
+                  "one of the key/value scales or offsets missing"},
+    [BR_SSHAPES] = {"ANTI-010", DOC, AQW_SEPARATE, AQS_SEPARATE, AQK_ANY,
+                    "the value's scale of another shape form or S' + 1"},
+    [BR_SOFF] = {"ANTI-011", DOC, AQW_SEPARATE, AQS_SEPARATE, AQK_ANY,
+                 "an offset off its scale in shape or dtype, or alone"},
+    [BR_SSHAPE] = {"ANTI-012", DOC, AQW_SEPARATE, AQS_SEPARATE, AQK_ANY,
+                   "a scale (and offset) one off in shape"},
+    [BR_SDTYPE] = {"ANTI-013", DOC, AQW_SEPARATE, AQS_SEPARATE, AQK_ANY,
+                   "a scale's (or both's) dtype changed"},
+    [BR_QS17] = {"ANTI-014", DOC, AQW_PREFILL17, AQS_SEPARATE, AQK_INT8,
+                 "the separate set as valid, Q_S > 16"},
+    [BR_SEP_QS_DT] = {"ANTI-015", DOC, AQW_PREFILL16, AQS_SEPARATE, AQK_INT8,
+                      "an fp16 query, int4 key/value or an fp16 output"},
+    [BR_COMB_QS_DT] = {"ANTI-016", DOC, AQW_PREFILL, AQS_COMBINED, AQK_INT8,
+                       "a bf16 query or int4 key/value"},
+    [BR_INT4_COMB] = {"ANTI-017", DOC, AQW_INT4, AQS_COMBINED, AQK_INT4,
+                      "int4 key/value with the combined set"},
+    [BR_INT4_MODE] = {"ANTI-018", DOC, AQW_INT4, AQS_SEPARATE, AQK_INT4,
+                      "int4 key/value with modes 2, 4, 5 or per-tensor"},
+    [BR_INT4_D] = {"ANTI-019", DOC, AQW_INT4_BAD_D, AQS_SEPARATE, AQK_INT4,
+                   "int4 key/value where D is not a multiple of 64"},
+    [BR_D32] = {"ANTI-020", DOC, AQW_NOT_D32, AQS_EITHER, AQK_INT8,
+                "any scene where D is not a multiple of 32"},
+    [BR_PAGE_MODE] = {"ANTI-021", DOC, AQW_UNPAGED, AQS_SEPARATE, AQK_INT8,
+                      "modes 4 / 5 on a call without a block table"},
+    [BR_01_DT] = {"ANTI-022", DOC, AQW_DECODE, AQS_SEPARATE, AQK_INT8,
+                  "key 0 + value 1, a bf16 query or output"},
+    [BR_SPRIME] = {"ANTI-023", DOC, AQW_SEPARATE, AQS_EITHER, AQK_ANY,
+                   "every per-token scale's S' one short"},
+    [BR_INT4_OUT] = {"ANTI-024", DOC, AQW_INT4, AQS_SEPARATE, AQK_INT4,
+                     "int4 key/value with an int8 output and quant_scale2"},
+    /* the doc's ANTI-025 (key and value dtypes) has no row of its own */
+    [BR_KV_DT] = {"TENS-040", DOC, AQW_ANY, AQS_EITHER, AQK_ANY,
+                  "value int4, int32, fp16 or bf16 beside the key"},
+    [BR_NO_SCALE] = {"ANTI-026", DOC, AQW_ANY, AQS_EITHER, AQK_INT8,
+                     "no scale or offset at all"},
+    [BR_ALL_INT8] = {"ANTI-027", DOC, AQW_DECODE, AQS_EITHER, AQK_INT8,
+                     "the query int8 too"},
+    [BR_GQA] = {"ANTI-028", FIA_PROFILE_CANN, AQW_GQA, AQS_EITHER, AQK_INT8,
+                "65 query heads per key/value head"},
+};
+#undef DOC
 
 typedef struct aq_scene {
     int sep, qs1, paged, list;
@@ -169,30 +265,33 @@ static int present1(const fia_case *c, fia_slot s)
     return sp->presence == FIA_PRESENT && sp->count == 1 && sp->t != NULL;
 }
 
-/* 1 when break b fits the call (its path and D): breaking it keeps the
- * other rules as they were as far as the path allows. */
+/* 1 when break b fits the call (aq_breaks[b].where). */
 static int break_fits(const fz_gen *g, const aq_scene *s, int b)
 {
     const int q1 = s->qs1, d32 = g->D % 32 == 0, d64 = g->D % 64 == 0;
-    const int sep_ok = q1 || (g->Q_S <= 16 && d32);
-    switch (b) {
-    case BR_CMODE: case BR_SMODE: case BR_ALL_INT8: case BR_01_DT:
-        return q1;
-    case BR_QS_MODE: case BR_SEP_QS_DT:
-        return !q1 && g->Q_S <= 16 && d32;
-    case BR_QS17: return !q1 && g->Q_S > 16 && d32;
-    case BR_COMB_QS_DT: return !q1 && d32;
-    case BR_INT4_COMB: case BR_INT4_MODE: case BR_INT4_OUT:
-        return q1 && d64 && !s->paged;
-    case BR_INT4_D: return q1 && !d64 && !s->paged;
-    case BR_D32: return !q1 && !d32;
-    case BR_PAGE_MODE: return q1 && !s->paged;
-    case BR_MODE_PAIR: case BR_SPAIR: case BR_SSHAPES: case BR_SOFF:
-    case BR_SSHAPE: case BR_SDTYPE: case BR_SPRIME:
-        return sep_ok;
-    case BR_GQA: return (q1 || d32) && present1(g->c, FIA_SLOT_QUERY);
-    default: return q1 || d32;
+    switch (aq_breaks[b].where) {
+    case AQW_DECODE: return q1;
+    case AQW_PREFILL: return !q1 && d32;
+    case AQW_PREFILL16: return !q1 && g->Q_S <= 16 && d32;
+    case AQW_PREFILL17: return !q1 && g->Q_S > 16 && d32;
+    case AQW_NOT_D32: return !q1 && !d32;
+    case AQW_SEPARATE: return q1 || (g->Q_S <= 16 && d32);
+    case AQW_INT4: return q1 && d64 && !s->paged;
+    case AQW_INT4_BAD_D: return q1 && !d64 && !s->paged;
+    case AQW_UNPAGED: return q1 && !s->paged;
+    case AQW_GQA: return (q1 || d32) && present1(g->c, FIA_SLOT_QUERY);
+    case AQW_ANY: break;
     }
+    return q1 || d32;
+}
+
+const char *fz_aq_break_rule(int brk, fia_profile *profile)
+{
+    if (brk < 0 || brk >= BR_COUNT)
+        return NULL;
+    if (profile)
+        *profile = aq_breaks[brk].profile;
+    return aq_breaks[brk].rule;
 }
 
 /* The call's key S a per-token scale covers: a page table's reach or a
@@ -308,28 +407,12 @@ static void choose_scene(fz_gen *g, aq_scene *s, int brk, int kdp, int mp)
     s->kd = FIA_DT_INT8;
     s->qdt = g->qdt == FIA_DT_BF16 ? FIA_DT_BF16 : FIA_DT_FP16;
     int force = -1;
-    switch (brk) { /* which set the break needs */
-    case BR_CMODE: case BR_COFF_ALONE: case BR_COFF_MATCH: case BR_CSHAPE:
-    case BR_CDTYPE: case BR_COMB_QS_DT: case BR_INT4_COMB:
-        s->sep = 0;
-        break;
-    case BR_SMODE: case BR_QS_MODE: case BR_MODE_PAIR: case BR_SPAIR:
-    case BR_SSHAPES: case BR_SOFF: case BR_SSHAPE: case BR_SDTYPE:
-    case BR_QS17: case BR_SEP_QS_DT: case BR_INT4_MODE: case BR_INT4_D:
-    case BR_PAGE_MODE: case BR_01_DT: case BR_INT4_OUT:
-        s->sep = 1;
-        break;
-    default: break;
-    }
-    /* int4 now and then where a valid scene has it (and a break of one
-     * of the separate set's own rules keeps it) */
-    const int any_kd = brk < 0 || brk == BR_SPAIR || brk == BR_SSHAPE ||
-                       brk == BR_SDTYPE || brk == BR_SOFF ||
-                       brk == BR_SPRIME || brk == BR_MODE_PAIR ||
-                       brk == BR_SSHAPES || brk == BR_KV_DT;
-    if (brk == BR_INT4_COMB || brk == BR_INT4_MODE || brk == BR_INT4_D ||
-        brk == BR_INT4_OUT || (any_kd && q1 && s->sep && g->D % 64 == 0 &&
-                               !s->paged && kdp >= 2))
+    const aq_set set = brk < 0 ? AQS_EITHER : aq_breaks[brk].set;
+    if (set != AQS_EITHER) /* the set the break needs */
+        s->sep = set == AQS_SEPARATE;
+    const aq_kd kd = brk < 0 ? AQK_ANY : aq_breaks[brk].kd;
+    if (kd == AQK_INT4 || (kd == AQK_ANY && q1 && s->sep && g->D % 64 == 0 &&
+                           !s->paged && kdp >= 2))
         s->kd = kdp & 1 ? FIA_DT_INT32 : FIA_DT_INT4;
     if (brk == BR_INT4_D && s->kd == FIA_DT_INT32 && g->D % 8 != 0)
         s->kd = FIA_DT_INT4; /* no whole int32 */

@@ -54,7 +54,7 @@ typedef struct mla_spec {
     int mask;
     int lse, pse, int8kv, post;
     int fq;                   /* full quantization (int8 query) */
-    int fq_break;             /* which of its rules to break, 0: none */
+    int fq_break;             /* which of its rules to break (fq_breaks) */
 } mla_spec;
 
 static int64_t max_of(const int64_t *v, int64_t n)
@@ -108,18 +108,38 @@ static fia_status cache(fia_case *c, fia_slot s, fia_dtype dt, int rank4,
     return fb_tensor(c, s, dt, 3, sh);
 }
 
-/* Full quantization's scales and modes; m->fq_break 1..8 breaks one rule:
- * 1 query_quant_mode 0 (QQ-002), 2 dequant_scale_query (B, N, S) or (B, S,
- * N) swapped (QQ-003), 3 no dequant_scale_value (MLA-052), 4 a bf16 key
- * scale (MLA-053), 5 key/value mode 1 (MLA-054), 6 a key scale [1, 1]
- * (MLA-055), 7 an fp16 output (MLA-051), 8 a key offset (MLA-X03), 9
- * bf16 key and value (MLA-050: mla_build). */
+/* Full quantization's breaks: m->fq_break names one (FQB_NONE: a valid
+ * call), fq_breaks says the rule it breaks and how. */
+enum {
+    FQB_NONE, FQB_QQ_MODE, FQB_QSCALE_SHAPE, FQB_NO_VSCALE, FQB_KSCALE_DT,
+    FQB_KV_MODE, FQB_KSCALE_SHAPE, FQB_OUT_DT, FQB_KOFFSET, FQB_KV_DT,
+    FQB_COUNT
+};
+static const struct { const char *rule, *how; } fq_breaks[FQB_COUNT] = {
+    [FQB_QQ_MODE] = {"QQ-002", "query_quant_mode 0"},
+    [FQB_QSCALE_SHAPE] = {"QQ-003", "dequant_scale_query's (B, N, S) or "
+                                    "(B, S, N) with N and S swapped"},
+    [FQB_NO_VSCALE] = {"MLA-052", "no value_antiquant_scale"},
+    [FQB_KSCALE_DT] = {"MLA-053", "a bf16 key_antiquant_scale"},
+    [FQB_KV_MODE] = {"MLA-054", "key and value antiquant modes 1"},
+    [FQB_KSCALE_SHAPE] = {"MLA-055", "a key_antiquant_scale [1, 1]"},
+    [FQB_OUT_DT] = {"MLA-051", "an fp16 attention_out (mla_build)"},
+    [FQB_KOFFSET] = {"MLA-X03", "a key_antiquant_offset"},
+    [FQB_KV_DT] = {"MLA-050", "bf16 key and value (mla_build)"},
+};
+
+const char *fz_mla_fq_break_rule(int brk)
+{
+    return brk > FQB_NONE && brk < FQB_COUNT ? fq_breaks[brk].rule : NULL;
+}
+
+/* Full quantization's scales and modes, m->fq_break's break made. */
 static void fq_build(fz_gen *g, const mla_spec *m)
 {
     fia_case *c = g->c;
     const int bnsd = strncmp(m->layout, "BNSD", 4) == 0;
     int64_t qsh[3] = {m->B, bnsd ? m->N : m->Q_S, bnsd ? m->Q_S : m->N};
-    if (m->fq_break == 2) {
+    if (m->fq_break == FQB_QSCALE_SHAPE) {
         const int64_t t = qsh[1];
         qsh[1] = qsh[2], qsh[2] = t;
     }
@@ -133,16 +153,17 @@ static void fq_build(fz_gen *g, const mla_spec *m)
                              qsh));
     }
     fz_note(g, fb_tensor(c, FIA_SLOT_KEY_ANTIQUANT_SCALE,
-                         m->fq_break == 4 ? FIA_DT_BF16 : FIA_DT_FP32,
-                         m->fq_break == 6 ? 2 : 1, one));
-    if (m->fq_break != 3)
+                         m->fq_break == FQB_KSCALE_DT ? FIA_DT_BF16
+                                                      : FIA_DT_FP32,
+                         m->fq_break == FQB_KSCALE_SHAPE ? 2 : 1, one));
+    if (m->fq_break != FQB_NO_VSCALE)
         fz_note(g, fb_tensor(c, FIA_SLOT_VALUE_ANTIQUANT_SCALE, FIA_DT_FP32,
                              1, one));
-    if (m->fq_break == 8)
+    if (m->fq_break == FQB_KOFFSET)
         fz_note(g, fb_tensor(c, FIA_SLOT_KEY_ANTIQUANT_OFFSET, FIA_DT_FP32, 1,
                              one));
-    fb_attr(c, FIA_ATTR_QUERY_QUANT_MODE, m->fq_break == 1 ? 0 : 3);
-    if (m->fq_break == 5) {
+    fb_attr(c, FIA_ATTR_QUERY_QUANT_MODE, m->fq_break == FQB_QQ_MODE ? 0 : 3);
+    if (m->fq_break == FQB_KV_MODE) {
         fb_attr(c, FIA_ATTR_KEY_ANTIQUANT_MODE, 1);
         fb_attr(c, FIA_ATTR_VALUE_ANTIQUANT_MODE, 1);
     }
@@ -183,7 +204,7 @@ static void mla_build(fz_gen *g, const mla_spec *m)
                                m->N, m->Q_S, m->Dq_r));
     }
     /* key, value, key_rope: a cache, tokens or batched */
-    const fia_dtype kdt = (m->int8kv || m->fq) && m->fq_break != 9
+    const fia_dtype kdt = (m->int8kv || m->fq) && m->fq_break != FQB_KV_DT
                               ? FIA_DT_INT8 : m->dt;
     if (m->bs > 0) {
         int64_t nb = 0, most = 0;
@@ -230,7 +251,7 @@ static void mla_build(fz_gen *g, const mla_spec *m)
     /* full quantization outputs bf16 (the case model derives int8 from an
      * int8 query): attention_out always written */
     const fia_dtype odt = !m->fq ? m->dt
-                          : m->fq_break == 7 ? FIA_DT_FP16 : FIA_DT_BF16;
+                          : m->fq_break == FQB_OUT_DT ? FIA_DT_FP16 : FIA_DT_BF16;
     if (m->nbsd && !m->out_plain) { /* (N, B, Q_S, D) */
         int64_t osh[4] = {m->N, B, m->Q_S, m->Dv};
         fz_note(g, fb_tensor(c, FIA_SLOT_ATTENTION_OUT, odt, 4, osh));
@@ -320,7 +341,7 @@ static void spec512(fz_gen *g, mla_spec *m, int64_t max_kv)
     if (m->fq) {
         m->dt = FIA_DT_BF16;
         if (fz_odd(g, 30))
-            m->fq_break = (int)fdp_range(f, 1, 9);
+            m->fq_break = (int)fdp_range(f, 1, FQB_COUNT - 1);
     }
     static const int64_t heads[] = {32, 64, 128, 16, 48};
     static const int hw[] = {70, 15, 10, 3, 2};

@@ -235,15 +235,10 @@ static void test_params(void)
         int anti;
         if (brk >= 0) {
             breaks[brk]++;
-            char id[16];
-            /* key and value of different dtypes is TENS-040's (the doc's
-             * ANTI-025 has no row of its own) */
-            snprintf(id, sizeof id, brk == 24 ? "TENS-040" : "ANTI-%03d",
-                     brk + 1);
-            /* ANTI-028 is the cann profile's */
-            hits[brk] += modeled && fired(&c, brk == 27 ? FIA_PROFILE_CANN
-                                                        : FIA_PROFILE_DOC,
-                                          id, &anti);
+            fia_profile prof = FIA_PROFILE_DOC;
+            const char *id = fz_aq_break_rule(brk, &prof);
+            CHECK(id != NULL);
+            hits[brk] += modeled && id && fired(&c, prof, id, &anti);
         }
         CHECK(brk < 0 || !strict_input(buf, len));
         if (brk < 0 && strict_input(buf, len)) {
@@ -307,7 +302,8 @@ static void test_params(void)
         printf(" %d", breaks[i]);
     printf("\n");
     for (int i = 0; i < 28; i++)
-        CHECK_MSG(breaks[i] > 3, "ANTI-%03d never broken", i + 1);
+        CHECK_MSG(breaks[i] > 3, "%s never broken", fz_aq_break_rule(i, NULL));
+    CHECK(fz_aq_break_rule(28, NULL) == NULL); /* the table has 28 breaks */
     if (!modeled) {
         printf("  the oracle does not model antiquant: its checks skipped\n");
         return;
@@ -319,7 +315,8 @@ static void test_params(void)
     printf("; on valid scenes %d\n", anti_on_valid);
     CHECK_EQ_INT(anti_on_valid, 0);
     for (int i = 0; i < 28; i++)
-        CHECK_MSG(hits[i] > 0, "ANTI-%03d's break never fires it", i + 1);
+        CHECK_MSG(hits[i] > 0, "%s's break never fires it",
+                  fz_aq_break_rule(i, NULL));
 }
 
 /* ---- fuzz_numeric ---------------------------------------------------------- */

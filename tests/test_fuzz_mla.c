@@ -142,6 +142,17 @@ static void test_params(void)
         "MLA-055", "MLA-X03", "QQ-002", "QQ-003", "TND-X05"};
     enum { W = sizeof want / sizeof want[0] };
     int hit[W] = {0};
+    /* every break of full quantization breaks a rule this test counts */
+    int fq_breaks = 0;
+    for (int b = 1; fz_mla_fq_break_rule(b) != NULL; b++, fq_breaks++) {
+        int known = 0;
+        for (int w = 0; w < W; w++)
+            known |= strcmp(fz_mla_fq_break_rule(b), want[w]) == 0;
+        CHECK_MSG(known, "break %d's %s not counted", b,
+                  fz_mla_fq_break_rule(b));
+    }
+    CHECK_EQ_INT(fq_breaks, 9);
+    CHECK(fz_mla_fq_break_rule(0) == NULL);
     int n = 0, accepted = 0, nbsd_ok = 0, nz_ok = 0, fq_ok = 0, fq_nz = 0,
         fq_qs1 = 0, fq_qs = 0, fq_bs16 = 0, fq_bs128 = 0;
     fuzz_rng r = {1126};
