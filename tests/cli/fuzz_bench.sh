@@ -11,6 +11,10 @@ expect_exit 0 "$fz" bench --fuzz 0.1 --campaign 1
 expect_grep "^in-process" "$tmp/out"
 # in-process: where each target's time went (no fuzzer there)
 expect_grep "^  CPU time: reference [0-9.]+ %, system under test [0-9.]+ %, harness [0-9.]+ % of [0-9.]+ s \([0-9]+ execs per CPU second\)" "$tmp/out"
+# each target's goal (execs per core second) and the ratio to it
+expect_grep "^fuzz_params +[0-9]+ +[0-9]+ +20000 +[0-9.]+x" "$tmp/out"
+expect_grep "^fuzz_numeric +[0-9]+ +[0-9]+ +500 +[0-9.]+x" "$tmp/out"
+expect_grep "^fuzz_metamorphic +[0-9]+ +[0-9]+ +500 +[0-9.]+x" "$tmp/out"
 expect_grep "^real campaigns: fiacheck fuzz --target T --time 1 --jobs 1" "$tmp/out"
 for t in fuzz_params fuzz_numeric fuzz_metamorphic; do
   expect_grep "^$t +[0-9]+ +[0-9]+ +all$" "$tmp/out"
