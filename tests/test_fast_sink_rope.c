@@ -165,30 +165,73 @@ static int64_t lse_at(const mla *m, int64_t b, int64_t n, int64_t i)
 
 /* The naive attention of every row that exists, into ref (output rows at
  * o_off) and lse (lse_at); with the sink of each head (sink: NULL for
- * none; only finite sinks are read). */
+ * none; only finite sinks are read).  Each batch's keys, values and key
+ * ropes, and each row's query, are read as doubles once (kv_rows, q_row):
+ * the sums below take the same terms in the same order as reading every
+ * element where it is used, so the result is the same, in a fraction of
+ * the time (a D 512 decode reads each key once per head otherwise). */
+typedef struct kv_rows {
+    double *k, *v, *kr; /* [h][j][d] of batch b: D, D, DR columns */
+} kv_rows;
+
+static void kv_read(const sc *c, int64_t b, kv_rows *r)
+{
+    const mla *m = &c->m;
+    const fia_dtype rdt = c->fq ? FIA_DT_BF16 : m->dt;
+    const int64_t kl = m->kl[b];
+    for (int64_t h = 0; h < m->KVN; h++)
+        for (int64_t j = 0; j < kl; j++) {
+            double *k = r->k + (h * kl + j) * m->D;
+            double *v = r->v + (h * kl + j) * m->D;
+            double *kr = r->kr + (h * kl + j) * DR;
+            const int64_t ro = k_off(m, b, h, j, DR);
+            for (int64_t d = 0; d < m->D; d++) {
+                k[d] = kvel(c, false, b, h, j, d);
+                v[d] = kvel(c, true, b, h, j, d);
+            }
+            for (int64_t d = 0; d < DR; d++)
+                kr[d] = wd(rdt, m->krd[k_el(m, ro, d)]);
+        }
+}
+
 static void naive_sink(const sc *c, const double *sink, double *ref, double *lse)
 {
     const mla *m = &c->m;
     const double scale = 1.0 / sqrt((double)(m->D + DR));
     const int64_t g = m->N / m->KVN;
-    double *s = malloc((size_t)m->KVS * sizeof(double));
-    const fia_dtype rdt = c->fq ? FIA_DT_BF16 : m->dt;
+    int64_t klmax = 1;
     for (int64_t b = 0; b < m->B; b++)
+        klmax = m->kl[b] > klmax ? m->kl[b] : klmax;
+    const size_t nkv = (size_t)(m->KVN * klmax);
+    double *s = malloc((size_t)m->KVS * sizeof(double));
+    double *q = malloc((size_t)m->D * sizeof(double));
+    double qr[DR];
+    kv_rows r = {malloc(nkv * (size_t)m->D * sizeof(double)),
+                 malloc(nkv * (size_t)m->D * sizeof(double)),
+                 malloc(nkv * DR * sizeof(double))};
+    const fia_dtype rdt = c->fq ? FIA_DT_BF16 : m->dt;
+    for (int64_t b = 0; b < m->B; b++) {
+        kv_read(c, b, &r);
         for (int64_t n = 0; n < m->N; n++)
             for (int64_t i = 0; i < m->ql[b]; i++) {
                 const int64_t h = n / g, kl = m->kl[b];
                 const int64_t last = m->sparse == 3 ? kl - m->ql[b] + i
                                                     : kl - 1;
-                const uint16_t *qr = m->qrd + q_off(m, b, n, i, DR);
+                const uint16_t *qrd = m->qrd + q_off(m, b, n, i, DR);
+                for (int64_t d = 0; d < m->D; d++)
+                    q[d] = qel(c, b, n, i, d);
+                for (int64_t d = 0; d < DR; d++)
+                    qr[d] = wd(rdt, qrd[d]);
                 const bool has = sink != NULL && isfinite(sink[n]);
                 double mx = has ? sink[n] : -INFINITY;
                 for (int64_t j = 0; j <= last; j++) {
-                    const int64_t ro = k_off(m, b, h, j, DR);
+                    const double *k = r.k + (h * kl + j) * m->D;
+                    const double *kr = r.kr + (h * kl + j) * DR;
                     double x = 0.0;
                     for (int64_t d = 0; d < m->D; d++)
-                        x += qel(c, b, n, i, d) * kvel(c, false, b, h, j, d);
+                        x += q[d] * k[d];
                     for (int64_t d = 0; d < DR; d++)
-                        x += wd(rdt, qr[d]) * wd(rdt, m->krd[k_el(m, ro, d)]);
+                        x += qr[d] * kr[d];
                     s[j] = x * scale;
                     mx = s[j] > mx ? s[j] : mx;
                 }
@@ -198,15 +241,17 @@ static void naive_sink(const sc *c, const double *sink, double *ref, double *lse
                     o[d] = 0.0;
                 for (int64_t j = 0; j <= last; j++) {
                     const double p = exp(s[j] - mx);
+                    const double *v = r.v + (h * kl + j) * m->D;
                     sum += p;
                     for (int64_t d = 0; d < m->D; d++)
-                        o[d] += p * kvel(c, true, b, h, j, d);
+                        o[d] += p * v[d];
                 }
                 for (int64_t d = 0; d < m->D; d++)
                     o[d] /= sum;
                 lse[lse_at(m, b, n, i)] = mx + log(sum);
             }
-    free(s);
+    }
+    free(s), free(q), free(r.k), free(r.v), free(r.kr);
 }
 
 /* The sinks of the call, head n's by n % 8 (the file's header), the near
