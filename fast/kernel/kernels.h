@@ -309,5 +309,7 @@ const char *fast_isa_name(fast_isa isa);
     fast_##op##_fn fast_##op##_avx2, fast_##op##_avx512;
 FAST_KERNEL_LIST(FAST_KERNEL_DECLARE)
 #undef FAST_KERNEL_DECLARE
+#undef FAST_KERNEL_DECLARE_SCALAR_OPTIONAL
+#undef FAST_KERNEL_DECLARE_SCALAR_REQUIRED
 
 #endif
