@@ -146,158 +146,276 @@ static void reset_rows(bufs *b)
 }
 
 /* ---- the kernels, one call each ------------------------------------------ */
-typedef enum kid {
-    K_QK_T, K_QK_T_MAX, K_SOFTMAX_FULL, K_SOFTMAX, K_PV, K_QK_DOT, K_DECODE,
-    K_DECODE_PSE, K_BIAS, K_WIDEN, K_WIDEN_T, K_WIDEN_NZ, K_WIDEN_NZ8, K_STORE, K_STORE_Q8,
-    K_AQ_WIDEN8, K_AQ_WIDEN4, K_DECODE_AQ8, K_DECODE_AQ4, K_Q8_ROWMAX,
-    K_Q8_PQUANT, K_COUNT
-} kid;
-
-static const char *const KNAME[K_COUNT] = {
-    "qk_t", "qk_t_max", "softmax_full", "softmax", "pv", "qk_dot", "decode",
-    "decode+pse", "bias", "widen", "widen_t", "widen_nz", "widen_nz8", "store", "store_q8",
-    "aq_widen int8",
-    "aq_widen int4", "decode_aq int8", "decode_aq int4", "q8_rowmax",
-    "q8_pquant"};
-
-/* Returns false when the table has no such kernel. */
-static bool call(const fast_kernels *t, kid id, bufs *b)
+/* Each run_* calls one kernel of a table once on the blocks above; it
+ * returns false when the table has no such kernel (an optional one). */
+static bool run_qk_t(const fast_kernels *t, bufs *b)
 {
-    switch (id) {
-    case K_QK_T:
-        t->qk_t(b->qt, MR, MR, b->k, D, KB, D, b->s, MR);
-        return true;
-    case K_QK_T_MAX: /* its block max in a buffer of its own: softmax_full
-                      * reads that of s0 */
-        if (t->qk_t_max == NULL)
-            return false;
-        t->qk_t_max(b->qt, MR, MR, b->k, D, KB, D, 0.088f, b->s, MR,
-                    b->alpha);
-        for (int r = 0; r < MR; r++)
-            b->alpha[r] = 1.0f;
-        return true;
-    case K_SOFTMAX_FULL:
-        if (t->softmax_full == NULL)
-            return false;
-        /* the block max of the scores in s (as qk_t_max leaves them); the
-         * row state is reset so every call does the same work */
-        reset_rows(b);
-        t->softmax_full(b->s, MR, MR, KB, b->bmax, 1, b->m, b->l, b->alpha);
-        return true;
-    case K_SOFTMAX:
-        reset_rows(b);
-        t->softmax(b->s, MR, MR, KB, 0.088f, b->lo, b->hi, NULL, 1, b->m,
-                   b->l, b->alpha);
-        return true;
-    case K_PV:
-        t->pv(b->s, MR, MR, b->v, D, KB, D, b->alpha, b->acc, D);
-        return true;
-    case K_QK_DOT:
-        t->qk_dot(b->qrows, D, DEC_ROWS, b->k, D, KB, D, b->s, MR);
-        return true;
-    case K_DECODE:
-        if (t->decode == NULL)
-            return false;
-        reset_rows(b);
-        t->decode(b->qrows, D, DEC_ROWS, b->kblk, b->vblk, D, NULL, DEC_KEYS, D,
-                  FIA_DT_FP16, 0.088f, 1, b->m, b->l, b->acc, D);
-        return true;
-    case K_DECODE_PSE: /* decode with a pse row per query row */
-        if (t->decode == NULL)
-            return false;
-        reset_rows(b);
-        t->decode(b->qrows, D, DEC_ROWS, b->kblk, b->vblk, D, b->pdec,
-                  DEC_KEYS, D, FIA_DT_FP16, 0.088f, 0, b->m, b->l, b->acc, D);
-        return true;
-    case K_BIAS: /* the scores of qk_t plus the pse, with the block max */
-        t->bias(FIA_DT_FP16, b->prow, MR, KB, 0.088f, b->s, MR, b->bmax);
-        return true;
-    case K_WIDEN:
-        t->widen(FIA_DT_FP16, b->kh, b->qrows, MR * D);
-        return true;
-    case K_WIDEN_T: /* Q^T of a task: 128 rows, 16 at a time */
-        for (int r0 = 0; r0 < MR; r0 += 16) {
-            const uint16_t *rows[16];
-            for (int r = 0; r < 16; r++)
-                rows[r] = b->kh + (r0 + r) * D;
-            t->widen_t(FIA_DT_FP16, rows, 16, D, b->qt + r0, MR);
-        }
-        return true;
-    case K_WIDEN_NZ: /* one NZ cache block of 128 rows: D / 16 tiles of
-                      * (128, 16), each one contiguous stream */
-        if (t->widen_nz == NULL)
-            return false;
-        t->widen_nz(FIA_DT_FP16, b->kh, MR * 16, MR, b->qrows, D, D);
-        return true;
-    case K_WIDEN_NZ8: /* one int8 NZ cache block of 128 rows (MLA full
-                       * quantization): D / 32 tiles of (128, 32), times a
-                       * per-tensor scale */
-        if (t->widen_nz8 == NULL)
-            return false;
-        t->widen_nz8((const int8_t *)b->kh, MR * 32, MR, 1.0f / 64, b->qrows,
-                     D, D);
-        return true;
-    case K_STORE:
-        t->store(FIA_DT_FP16, b->acc, 3.0, b->out, D);
-        return true;
-    case K_STORE_Q8: /* an int8 output row, per-channel with offsets */
-        t->store_q8(b->acc, 3.0, b->aqs, b->aqo, 1, (int8_t *)b->out, D);
-        return true;
-    case K_AQ_WIDEN8: /* antiquant: 128 per-channel rows */
-    case K_AQ_WIDEN4:
-        for (int r = 0; r < MR; r++)
-            t->aq_widen(id == K_AQ_WIDEN8 ? b->k8[0] : b->k4[0],
-                        id == K_AQ_WIDEN4, b->aqs, b->aqo, 0, 0,
-                        b->qrows + r * D, D);
-        return true;
-    case K_DECODE_AQ8: /* decode over int8 / int4 K/V, per-channel */
-    case K_DECODE_AQ4: {
-        if (t->decode_aq == NULL)
-            return false;
-        const fast_aq_dec ch = {0, b->aqs, b->aqo};
-        const bool i4 = id == K_DECODE_AQ4;
-        reset_rows(b);
-        t->decode_aq(b->qrows, D, DEC_ROWS, i4 ? b->k4 : b->k8,
-                     i4 ? b->v4 : b->v8, D, i4, &ch, &ch, NULL, DEC_KEYS, D,
-                     FIA_DT_FP16, 0.088f, 1, b->m, b->l, b->acc, D);
-        return true;
-    }
-    case K_Q8_ROWMAX: /* full int8: the row max of a block (pass 1) */
-        reset_rows(b);
-        t->q8_rowmax(b->s, MR, MR, KB, 0.088f, b->lo, b->hi, NULL, b->m);
-        return true;
-    case K_Q8_PQUANT: /* P quantized against that max (pass 2) */
-        for (int r = 0; r < MR; r++)
-            b->m[r] = 8.0f, b->l[r] = 0.0f;
-        t->q8_pquant(b->s, MR, MR, KB, 0.088f, b->lo, b->hi, NULL, b->m,
-                     127.0f, b->l);
-        return true;
-    default:
-        return false;
-    }
+    t->qk_t(b->qt, MR, MR, b->k, D, KB, D, b->s, MR);
+    return true;
 }
+
+/* its block max in a buffer of its own: softmax_full reads that of s0 */
+static bool run_qk_t_max(const fast_kernels *t, bufs *b)
+{
+    if (t->qk_t_max == NULL)
+        return false;
+    t->qk_t_max(b->qt, MR, MR, b->k, D, KB, D, 0.088f, b->s, MR, b->alpha);
+    for (int r = 0; r < MR; r++)
+        b->alpha[r] = 1.0f;
+    return true;
+}
+
+static bool run_softmax_full(const fast_kernels *t, bufs *b)
+{
+    if (t->softmax_full == NULL)
+        return false;
+    /* the block max of the scores in s (as qk_t_max leaves them); the row
+     * state is reset so every call does the same work */
+    reset_rows(b);
+    t->softmax_full(b->s, MR, MR, KB, b->bmax, 1, b->m, b->l, b->alpha);
+    return true;
+}
+
+static bool run_softmax(const fast_kernels *t, bufs *b)
+{
+    reset_rows(b);
+    t->softmax(b->s, MR, MR, KB, 0.088f, b->lo, b->hi, NULL, 1, b->m, b->l,
+               b->alpha);
+    return true;
+}
+
+static bool run_pv(const fast_kernels *t, bufs *b)
+{
+    t->pv(b->s, MR, MR, b->v, D, KB, D, b->alpha, b->acc, D);
+    return true;
+}
+
+static bool run_qk_dot(const fast_kernels *t, bufs *b)
+{
+    t->qk_dot(b->qrows, D, DEC_ROWS, b->k, D, KB, D, b->s, MR);
+    return true;
+}
+
+static bool run_decode(const fast_kernels *t, bufs *b)
+{
+    if (t->decode == NULL)
+        return false;
+    reset_rows(b);
+    t->decode(b->qrows, D, DEC_ROWS, b->kblk, b->vblk, D, NULL, DEC_KEYS, D,
+              FIA_DT_FP16, 0.088f, 1, b->m, b->l, b->acc, D);
+    return true;
+}
+
+/* decode with a pse row per query row */
+static bool run_decode_pse(const fast_kernels *t, bufs *b)
+{
+    if (t->decode == NULL)
+        return false;
+    reset_rows(b);
+    t->decode(b->qrows, D, DEC_ROWS, b->kblk, b->vblk, D, b->pdec, DEC_KEYS,
+              D, FIA_DT_FP16, 0.088f, 0, b->m, b->l, b->acc, D);
+    return true;
+}
+
+/* the scores of qk_t plus the pse, with the block max */
+static bool run_bias(const fast_kernels *t, bufs *b)
+{
+    t->bias(FIA_DT_FP16, b->prow, MR, KB, 0.088f, b->s, MR, b->bmax);
+    return true;
+}
+
+static bool run_widen(const fast_kernels *t, bufs *b)
+{
+    t->widen(FIA_DT_FP16, b->kh, b->qrows, MR * D);
+    return true;
+}
+
+/* Q^T of a task: 128 rows, 16 at a time */
+static bool run_widen_t(const fast_kernels *t, bufs *b)
+{
+    for (int r0 = 0; r0 < MR; r0 += 16) {
+        const uint16_t *rows[16];
+        for (int r = 0; r < 16; r++)
+            rows[r] = b->kh + (r0 + r) * D;
+        t->widen_t(FIA_DT_FP16, rows, 16, D, b->qt + r0, MR);
+    }
+    return true;
+}
+
+/* one NZ cache block of 128 rows: D / 16 tiles of (128, 16), each one
+ * contiguous stream */
+static bool run_widen_nz(const fast_kernels *t, bufs *b)
+{
+    if (t->widen_nz == NULL)
+        return false;
+    t->widen_nz(FIA_DT_FP16, b->kh, MR * 16, MR, b->qrows, D, D);
+    return true;
+}
+
+/* one int8 NZ cache block of 128 rows (MLA full quantization): D / 32
+ * tiles of (128, 32), times a per-tensor scale */
+static bool run_widen_nz8(const fast_kernels *t, bufs *b)
+{
+    if (t->widen_nz8 == NULL)
+        return false;
+    t->widen_nz8((const int8_t *)b->kh, MR * 32, MR, 1.0f / 64, b->qrows, D,
+                 D);
+    return true;
+}
+
+static bool run_store(const fast_kernels *t, bufs *b)
+{
+    t->store(FIA_DT_FP16, b->acc, 3.0, b->out, D);
+    return true;
+}
+
+/* an int8 output row, per-channel with offsets */
+static bool run_store_q8(const fast_kernels *t, bufs *b)
+{
+    t->store_q8(b->acc, 3.0, b->aqs, b->aqo, 1, (int8_t *)b->out, D);
+    return true;
+}
+
+/* antiquant: 128 per-channel rows of int8 (int4 0) or int4 */
+static void aq_widen_rows(const fast_kernels *t, bufs *b, int int4)
+{
+    for (int r = 0; r < MR; r++)
+        t->aq_widen(int4 ? b->k4[0] : b->k8[0], int4, b->aqs, b->aqo, 0, 0,
+                    b->qrows + r * D, D);
+}
+
+static bool run_aq_widen8(const fast_kernels *t, bufs *b)
+{
+    aq_widen_rows(t, b, 0);
+    return true;
+}
+
+static bool run_aq_widen4(const fast_kernels *t, bufs *b)
+{
+    aq_widen_rows(t, b, 1);
+    return true;
+}
+
+/* decode over int8 (int4 0) or int4 K/V, per-channel */
+static bool decode_aq_keys(const fast_kernels *t, bufs *b, int int4)
+{
+    if (t->decode_aq == NULL)
+        return false;
+    const fast_aq_dec ch = {0, b->aqs, b->aqo};
+    reset_rows(b);
+    t->decode_aq(b->qrows, D, DEC_ROWS, int4 ? b->k4 : b->k8,
+                 int4 ? b->v4 : b->v8, D, int4, &ch, &ch, NULL, DEC_KEYS, D,
+                 FIA_DT_FP16, 0.088f, 1, b->m, b->l, b->acc, D);
+    return true;
+}
+
+static bool run_decode_aq8(const fast_kernels *t, bufs *b)
+{
+    return decode_aq_keys(t, b, 0);
+}
+
+static bool run_decode_aq4(const fast_kernels *t, bufs *b)
+{
+    return decode_aq_keys(t, b, 1);
+}
+
+/* full int8: the row max of a block (pass 1) */
+static bool run_q8_rowmax(const fast_kernels *t, bufs *b)
+{
+    reset_rows(b);
+    t->q8_rowmax(b->s, MR, MR, KB, 0.088f, b->lo, b->hi, NULL, b->m);
+    return true;
+}
+
+/* P quantized against that max (pass 2) */
+static bool run_q8_pquant(const fast_kernels *t, bufs *b)
+{
+    for (int r = 0; r < MR; r++)
+        b->m[r] = 8.0f, b->l[r] = 0.0f;
+    t->q8_pquant(b->s, MR, MR, KB, 0.088f, b->lo, b->hi, NULL, b->m, 127.0f,
+                 b->l);
+    return true;
+}
+
+/* The work of one call, which its figure divides by the time. */
+typedef enum work_kind {
+    W_PREFILL, /* flops of a prefill block's matrix product */
+    W_SCORES,  /* scores of a prefill block, overwritten by the call */
+    W_DOT,     /* flops of the dot form on decode's rows */
+    W_DECODE,  /* flops of decode's rows over all its keys */
+    W_BLOCK,   /* elements of a 128-row block */
+    W_ROW      /* elements of one output row */
+} work_kind;
+
+/* One line of the bench: a call of one kernel. */
+typedef struct bench_call {
+    const char *name; /* printed, and the figure <level>/<name> */
+    work_kind work;
+    bool (*run)(const fast_kernels *t, bufs *b);
+} bench_call;
+
+/* The calls of each operation, ended by {NULL}: one each, but decode
+ * without and with a pse and the antiquant kernels over int8 and int4. */
+static const bench_call calls_qk_t[] = {{"qk_t", W_PREFILL, run_qk_t}, {0}};
+static const bench_call calls_qk_t_max[] = {
+    {"qk_t_max", W_PREFILL, run_qk_t_max}, {0}};
+static const bench_call calls_softmax_full[] = {
+    {"softmax_full", W_SCORES, run_softmax_full}, {0}};
+static const bench_call calls_softmax[] = {
+    {"softmax", W_SCORES, run_softmax}, {0}};
+static const bench_call calls_pv[] = {{"pv", W_PREFILL, run_pv}, {0}};
+static const bench_call calls_qk_dot[] = {
+    {"qk_dot", W_DOT, run_qk_dot}, {0}};
+static const bench_call calls_decode[] = {
+    {"decode", W_DECODE, run_decode},
+    {"decode+pse", W_DECODE, run_decode_pse}, {0}};
+static const bench_call calls_bias[] = {{"bias", W_SCORES, run_bias}, {0}};
+static const bench_call calls_widen[] = {{"widen", W_BLOCK, run_widen}, {0}};
+static const bench_call calls_widen_t[] = {
+    {"widen_t", W_BLOCK, run_widen_t}, {0}};
+static const bench_call calls_widen_nz[] = {
+    {"widen_nz", W_BLOCK, run_widen_nz}, {0}};
+static const bench_call calls_widen_nz8[] = {
+    {"widen_nz8", W_BLOCK, run_widen_nz8}, {0}};
+static const bench_call calls_store[] = {{"store", W_ROW, run_store}, {0}};
+static const bench_call calls_store_q8[] = {
+    {"store_q8", W_ROW, run_store_q8}, {0}};
+static const bench_call calls_aq_widen[] = {
+    {"aq_widen int8", W_BLOCK, run_aq_widen8},
+    {"aq_widen int4", W_BLOCK, run_aq_widen4}, {0}};
+static const bench_call calls_decode_aq[] = {
+    {"decode_aq int8", W_DECODE, run_decode_aq8},
+    {"decode_aq int4", W_DECODE, run_decode_aq4}, {0}};
+static const bench_call calls_q8_rowmax[] = {
+    {"q8_rowmax", W_SCORES, run_q8_rowmax}, {0}};
+static const bench_call calls_q8_pquant[] = {
+    {"q8_pquant", W_SCORES, run_q8_pquant}, {0}};
+
+/* Every operation of a table, in FAST_KERNEL_LIST's order (an operation
+ * without its calls above does not compile). */
+#define OP_CALLS(op, presence) [FAST_KERNEL_##op] = calls_##op,
+static const bench_call *const CALLS[FAST_KERNEL_COUNT] = {
+    FAST_KERNEL_LIST(OP_CALLS)};
+#undef OP_CALLS
 
 /* Work of one call: flops (matrix kernels, decode), scores (softmax) or
  * elements (conversions), and the unit printed. */
-static double work(kid id, const char **unit, const char **shape)
+static double work(work_kind kind, const char **unit, const char **shape)
 {
-    switch (id) {
-    case K_QK_T: case K_QK_T_MAX: case K_PV:
+    switch (kind) {
+    case W_PREFILL:
         *unit = "GFLOP/s", *shape = "64x128x128";
         return 2.0 * KB * MR * D;
-    case K_SOFTMAX_FULL: case K_SOFTMAX: case K_BIAS: case K_Q8_ROWMAX:
-    case K_Q8_PQUANT:
+    case W_SCORES:
         *unit = "Gscore/s", *shape = "64x128";
         return (double)KB * MR;
-    case K_QK_DOT:
+    case W_DOT:
         *unit = "GFLOP/s", *shape = "64x4x128";
         return 2.0 * KB * DEC_ROWS * D;
-    case K_DECODE: case K_DECODE_PSE: case K_DECODE_AQ8: case K_DECODE_AQ4:
+    case W_DECODE:
         *unit = "GFLOP/s", *shape = "8192x4x128";
         return 4.0 * DEC_KEYS * DEC_ROWS * D;
-    case K_WIDEN: case K_WIDEN_T: case K_WIDEN_NZ: case K_WIDEN_NZ8:
-    case K_AQ_WIDEN8:
-    case K_AQ_WIDEN4:
+    case W_BLOCK:
         *unit = "Gelem/s", *shape = "16384";
         return (double)MR * D;
     default:
@@ -307,22 +425,20 @@ static double work(kid id, const char **unit, const char **shape)
 }
 
 /* Seconds per call: calls batched to ~budget seconds, best batch. */
-static double time_kernel(const fast_kernels *t, kid id, bufs *b,
-                          double budget, int batches)
+static double time_kernel(const fast_kernels *t, const bench_call *c,
+                          bufs *b, double budget, int batches)
 {
-    /* softmax kernels overwrite their scores: restore them in every call
+    /* the score kernels overwrite their scores: restore them in every call
      * of both the timed and the calibration runs (its cost is measured
      * and taken off) */
-    const bool restore = id == K_SOFTMAX_FULL || id == K_SOFTMAX ||
-                         id == K_BIAS || id == K_Q8_ROWMAX ||
-                         id == K_Q8_PQUANT;
+    const bool restore = c->work == W_SCORES;
     long n = 1;
     for (;;) { /* calibrate */
         double t0 = now();
         for (long i = 0; i < n; i++) {
             if (restore)
                 memcpy(b->s, b->s0, sizeof(float) * KB * MR);
-            call(t, id, b);
+            c->run(t, b);
         }
         double dt = now() - t0;
         if (dt > budget / 4 || n > (1L << 24))
@@ -348,12 +464,39 @@ static double time_kernel(const fast_kernels *t, kid id, bufs *b,
         for (long i = 0; i < n; i++) {
             if (restore)
                 memcpy(b->s, b->s0, sizeof(float) * KB * MR);
-            call(t, id, b);
+            c->run(t, b);
         }
         double dt = (now() - t0) / (double)n - copy;
         best = dt < best ? dt : best;
     }
     return best;
+}
+
+/* Times one call at the level of t, prints and records its line; returns
+ * its seconds, -1 when the table has no such kernel. */
+static double bench_call_line(const fast_kernels *t, const bench_call *c,
+                              double peak, bufs *b, double budget,
+                              int batches)
+{
+    const char *unit, *shape;
+    double w = work(c->work, &unit, &shape);
+    if (!c->run(t, b)) { /* also the warm-up */
+        printf("%-7s %-13s (none at this level)\n", t->name, c->name);
+        return -1;
+    }
+    double sec = time_kernel(t, c, b, budget, batches);
+    printf("%-7s %-13s %-11s %8.2f %s", t->name, c->name, shape,
+           w / sec * 1e-9, unit);
+    char fig[64];
+    snprintf(fig, sizeof fig, "%s/%s", t->name, c->name);
+    const int flop = strcmp(unit, "GFLOP/s") == 0;
+    bench_record(fig, w / sec * 1e-9, unit,
+                 peak > 0 && flop ? w / sec * 1e-9 / peak : NAN,
+                 peak > 0 && flop ? "fma-peak" : "");
+    if (peak > 0 && flop)
+        printf("  %3.0f%% of peak", 100.0 * w / sec * 1e-9 / peak);
+    printf("\n");
+    return sec;
 }
 
 int main(int argc, char **argv)
@@ -384,34 +527,21 @@ int main(int argc, char **argv)
             printf("%-7s fma peak      %8.1f GFLOP/s\n", t->name, peak);
         else
             printf("%-7s fma peak      (none: portable C)\n", t->name);
-        double sec[K_COUNT];
-        for (int id = 0; id < K_COUNT; id++) {
-            const char *unit, *shape;
-            double w = work((kid)id, &unit, &shape);
-            if (!call(t, (kid)id, &b)) { /* also the warm-up */
-                sec[id] = -1;
-                printf("%-7s %-13s (none at this level)\n", t->name,
-                       KNAME[id]);
-                continue;
+        /* per operation, the seconds of its first call */
+        double sec[FAST_KERNEL_COUNT];
+        for (int op = 0; op < FAST_KERNEL_COUNT; op++)
+            for (const bench_call *c = CALLS[op]; c->name != NULL; c++) {
+                double s = bench_call_line(t, c, peak, &b, budget, batches);
+                if (c == CALLS[op])
+                    sec[op] = s;
             }
-            sec[id] = time_kernel(t, (kid)id, &b, budget, batches);
-            printf("%-7s %-13s %-11s %8.2f %s", t->name, KNAME[id], shape,
-                   w / sec[id] * 1e-9, unit);
-            char fig[64];
-            snprintf(fig, sizeof fig, "%s/%s", t->name, KNAME[id]);
-            const int flop = strcmp(unit, "GFLOP/s") == 0;
-            bench_record(fig, w / sec[id] * 1e-9, unit,
-                         peak > 0 && flop ? w / sec[id] * 1e-9 / peak : NAN,
-                         peak > 0 && flop ? "fma-peak" : "");
-            if (peak > 0 && strcmp(unit, "GFLOP/s") == 0)
-                printf("  %3.0f%% of peak", 100.0 * w / sec[id] * 1e-9 / peak);
-            printf("\n");
-        }
         /* the prefill block: Q.K^T (+ max), softmax, P.V */
-        double qk = sec[K_QK_T_MAX] > 0 ? sec[K_QK_T_MAX] : sec[K_QK_T];
-        double sm = sec[K_SOFTMAX_FULL] > 0 ? sec[K_SOFTMAX_FULL]
-                                            : sec[K_SOFTMAX];
-        double blk = qk + sm + sec[K_PV];
+        double qk = sec[FAST_KERNEL_qk_t_max] > 0 ? sec[FAST_KERNEL_qk_t_max]
+                                                  : sec[FAST_KERNEL_qk_t];
+        double sm = sec[FAST_KERNEL_softmax_full] > 0
+                        ? sec[FAST_KERNEL_softmax_full]
+                        : sec[FAST_KERNEL_softmax];
+        double blk = qk + sm + sec[FAST_KERNEL_pv];
         double g = 4.0 * KB * MR * D / blk * 1e-9;
         printf("%-7s prefill block %.1f GFLOP/s", t->name, g);
         char fig[64];

@@ -724,19 +724,22 @@ static void bias(const fast_kernels *k, const char *isa)
 }
 
 /* A table (one file per kernel, assembled in fast/kernel/table_<isa>.c)
- * fills every mandatory field, and qk_t_max with softmax_full or neither. */
+ * fills every operation FAST_KERNEL_LIST marks REQUIRED, and qk_t_max with
+ * softmax_full or neither. */
+#define REQUIRED_PRESENT(op) \
+    CHECK_MSG(k->op != NULL, "%s: the mandatory kernel %s missing", isa, #op);
+#define OPTIONAL_PRESENT(op)
+#define CHECK_PRESENT(op, presence) presence##_PRESENT(op)
 static void table_complete(const fast_kernels *k, const char *isa)
 {
-    CHECK_MSG(k->name != NULL && k->qk_t != NULL && k->qk_dot != NULL &&
-                  k->softmax != NULL && k->pv != NULL && k->widen != NULL &&
-                  k->widen_t != NULL && k->widen_nz != NULL &&
-                  k->widen_nz8 != NULL &&
-                  k->store != NULL && k->bias != NULL &&
-                  k->store_q8 != NULL,
-              "%s: a mandatory kernel missing from the table", isa);
+    CHECK_MSG(k->name != NULL, "%s: the table has no name", isa);
+    FAST_KERNEL_LIST(CHECK_PRESENT)
     CHECK_MSG((k->qk_t_max == NULL) == (k->softmax_full == NULL),
               "%s: qk_t_max and softmax_full come together", isa);
 }
+#undef CHECK_PRESENT
+#undef OPTIONAL_PRESENT
+#undef REQUIRED_PRESENT
 
 static void dispatch(void)
 {

@@ -10,6 +10,15 @@
 #include <string.h>
 #include "../fast_internal.h"
 
+/* A table is its name and one pointer per operation of FAST_KERNEL_LIST:
+ * a field added to fast_kernels without its line in the list (which the
+ * tables, their test and the kernel bench are made from) stops the build
+ * here. */
+_Static_assert(sizeof(fast_kernels) ==
+                   sizeof(const char *) +
+                       FAST_KERNEL_COUNT * sizeof(fast_qk_t_fn *),
+               "fast_kernels has a field FAST_KERNEL_LIST does not name");
+
 static const char *const isa_names[FAST_ISA_COUNT] = {"scalar", "avx2",
                                                       "avx512"};
 

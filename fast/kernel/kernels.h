@@ -100,6 +100,48 @@ typedef void fast_q8_pquant_fn(float *s, int64_t lds, int mr, int nk,
                                const int32_t *hi, const uint8_t *excl,
                                const float *m, float qs, float *l);
 
+/* The operations of a table, named once: the fields of fast_kernels
+ * below (which hold each one's contract), the tables table_<isa>.c, the
+ * declarations of the per-level functions, the check that a table is
+ * complete (tests/test_fast_kernels.c) and `fiacheck bench --kernels`
+ * (bench/bench_kernels.c), which prints them in this order.
+ *
+ * X(op, presence): the field op of type fast_<op>_fn, presence REQUIRED
+ * (every level has it) or OPTIONAL (the portable table leaves it NULL;
+ * attention.c composes the required ones instead).  A new operation adds
+ * its type above, its field and contract in fast_kernels, a line here, a
+ * file per level and its calls in the kernel bench (which does not compile
+ * without them). */
+#define FAST_KERNEL_LIST(X)                                                   \
+    X(qk_t, REQUIRED)                                                         \
+    X(qk_t_max, OPTIONAL)                                                     \
+    X(softmax_full, OPTIONAL)                                                 \
+    X(softmax, REQUIRED)                                                      \
+    X(pv, REQUIRED)                                                           \
+    X(qk_dot, REQUIRED)                                                       \
+    X(decode, OPTIONAL)                                                       \
+    X(bias, REQUIRED)                                                         \
+    X(widen, REQUIRED)                                                        \
+    X(widen_t, REQUIRED)                                                      \
+    X(widen_nz, REQUIRED)                                                     \
+    X(widen_nz8, REQUIRED)                                                    \
+    X(store, REQUIRED)                                                        \
+    X(store_q8, REQUIRED)                                                     \
+    X(aq_widen, REQUIRED)                                                     \
+    X(decode_aq, OPTIONAL)                                                    \
+    X(q8_rowmax, REQUIRED)                                                    \
+    X(q8_pquant, REQUIRED)
+
+/* The operations' indices in the list (FAST_KERNEL_qk_t, ...), and their
+ * number: the size of fast_kernels is checked against it (dispatch.c), so
+ * a field the list lacks does not compile either. */
+typedef enum fast_kernel_op {
+#define FAST_KERNEL_ENUM(op, presence) FAST_KERNEL_##op,
+    FAST_KERNEL_LIST(FAST_KERNEL_ENUM)
+#undef FAST_KERNEL_ENUM
+    FAST_KERNEL_COUNT
+} fast_kernel_op;
+
 typedef struct fast_kernels {
     const char *name;
     /* st[c*lds + r] = sum_{d<D} k[c*ldk + d] * qt[d*ldq + r], c < nk. */
@@ -254,36 +296,20 @@ const fast_kernels *fast_kernels_select(void);
 bool fast_force_isa(fast_isa isa);
 const char *fast_isa_name(fast_isa isa);
 
-/* The operations of each level, one file each (<op>_<isa>.c); a level
- * without an optional operation leaves its field NULL. */
-fast_qk_t_fn fast_qk_t_scalar, fast_qk_t_avx2, fast_qk_t_avx512;
-fast_qk_dot_fn fast_qk_dot_scalar, fast_qk_dot_avx2, fast_qk_dot_avx512;
-fast_qk_t_max_fn fast_qk_t_max_avx2, fast_qk_t_max_avx512;
-fast_softmax_full_fn fast_softmax_full_avx2, fast_softmax_full_avx512;
-fast_softmax_fn fast_softmax_scalar, fast_softmax_avx2, fast_softmax_avx512;
-fast_pv_fn fast_pv_scalar, fast_pv_avx2, fast_pv_avx512;
-fast_widen_fn fast_widen_avx2, fast_widen_avx512;
-fast_widen_t_fn fast_widen_t_avx2, fast_widen_t_avx512;
-fast_widen_nz_fn fast_widen_nz_scalar, fast_widen_nz_avx2,
-    fast_widen_nz_avx512;
-fast_widen_nz8_fn fast_widen_nz8_scalar, fast_widen_nz8_avx2,
-    fast_widen_nz8_avx512;
-fast_store_fn fast_store_avx2, fast_store_avx512;
-fast_store_q8_fn fast_store_q8_scalar, fast_store_q8_avx2, fast_store_q8_avx512;
-fast_bias_fn fast_bias_scalar, fast_bias_avx2, fast_bias_avx512;
-fast_decode_fn fast_decode_avx2, fast_decode_avx512;
-fast_aq_widen_fn fast_aq_widen_scalar, fast_aq_widen_avx2,
-    fast_aq_widen_avx512;
-fast_decode_aq_fn fast_decode_aq_avx2, fast_decode_aq_avx512;
-fast_q8_rowmax_fn fast_q8_rowmax_scalar, fast_q8_rowmax_avx2,
-    fast_q8_rowmax_avx512;
-fast_q8_pquant_fn fast_q8_pquant_scalar, fast_q8_pquant_avx2,
-    fast_q8_pquant_avx512;
-
-/* The portable conversions: the scalar table's, and the tails of the SIMD
- * ones (also called directly by attention.c). */
-fast_widen_fn fast_widen_scalar;
-fast_store_fn fast_store_scalar;
-fast_widen_t_fn fast_widen_t_scalar;
+/* The operations of each level, one file each (<op>_<isa>.c): every
+ * operation at AVX2 and AVX-512, the required ones also in portable C (a
+ * level without an optional operation leaves its field NULL).  The
+ * portable widen, store and widen_t are also the tails of the SIMD ones and
+ * are called directly by attention.c. */
+#define FAST_KERNEL_DECLARE_SCALAR_REQUIRED(op)                               \
+    fast_##op##_fn fast_##op##_scalar;
+#define FAST_KERNEL_DECLARE_SCALAR_OPTIONAL(op)
+#define FAST_KERNEL_DECLARE(op, presence)                                     \
+    FAST_KERNEL_DECLARE_SCALAR_##presence(op)                                 \
+    fast_##op##_fn fast_##op##_avx2, fast_##op##_avx512;
+FAST_KERNEL_LIST(FAST_KERNEL_DECLARE)
+#undef FAST_KERNEL_DECLARE
+#undef FAST_KERNEL_DECLARE_SCALAR_OPTIONAL
+#undef FAST_KERNEL_DECLARE_SCALAR_REQUIRED
 
 #endif

@@ -15,10 +15,16 @@
  * score) against the FMA peak of the threads.  Its arithmetic intensity is
  * N flops per byte of K/V (every KV row serves all N heads): at N >= 32
  * far above this machine's balance (peak / bandwidth, ~10 flop/B), so
- * compute is the bound that applies.  Included by bench_fast.c after its
- * bandwidth reader. */
-#ifndef FIA_BENCH_FAST_MLA_H
-#define FIA_BENCH_FAST_MLA_H
+ * compute is the bound that applies. */
+#define _GNU_SOURCE
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "bench_record.h"
+#include "fma_peak.h"
+#include "fast_runner.h"
 
 enum { MLA_B = 4, MLA_KVS = 4096, MLA_D = 512, MLA_DR = 64, MLA_BS = 128 };
 
@@ -161,7 +167,7 @@ static void bench_mla_fq(int reps, uint64_t *buf, double peak,
     free(k), free(v), free(q), free(qr), free(o), free(dsq);
 }
 
-static void bench_mla(int reps)
+void bench_mla(int reps)
 {
     const int64_t nkeys = (int64_t)MLA_B * MLA_KVS, nblk = nkeys / MLA_BS;
     uint16_t *k = rand_bf16(nkeys * MLA_D), *v = rand_bf16(nkeys * MLA_D);
@@ -227,5 +233,3 @@ static void bench_mla(int reps)
     bench_mla_fq(reps, buf, peak, bt, kr, t_nd);
     free(buf), free(k), free(v), free(kr), free(bt);
 }
-
-#endif

@@ -1,16 +1,21 @@
 /* fiacheck-bench-fast --only padding (also at the end of the full run):
  * left padding against right padding of the same lengths and the plain
- * call.  Included by bench_fast.c after its runners (shapes, data,
- * padcall, time_fast_pd). */
-#ifndef FIA_BENCH_FAST_PADDING_H
-#define FIA_BENCH_FAST_PADDING_H
+ * call. */
+#define _GNU_SOURCE
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "bench_record.h"
+#include "fast_runner.h"
 
 /* Left padding against right padding of the same lengths (S - 128, the
  * left-padded rows starting at 64: the same work) and against the plain
  * call (no lengths: all S rows), in turns as for page attention: prefill
  * (no mask, causal) in GFLOP/s of the scores that take part, decode in
  * GB/s of the K/V rows read. */
-static void bench_padding(int reps)
+void bench_padding(int reps)
 {
     const shape *shapes[3] = {&PREFILL, &CAUSAL, &DECODE};
     for (int i = 0; i < 3; i++) {
@@ -47,5 +52,3 @@ static void bench_padding(int reps)
         free_data(&d);
     }
 }
-
-#endif

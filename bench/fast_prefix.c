@@ -15,10 +15,9 @@
  *     the same tensor for both forms (column j of logical key j): the
  *     prefix's tasks read each row's own batch's pse row (the pse's 4 MB
  *     not counted in the bytes).
- * Header-only, for bench_fast.c (self-contained, like fma_peak.h). */
-#ifndef FIA_BENCH_FAST_PREFIX_H
-#define FIA_BENCH_FAST_PREFIX_H
-
+ * Self-contained: of the common runner (fast_runner.h) it uses only the
+ * families' entry point. */
+#define _GNU_SOURCE
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -26,6 +25,8 @@
 #include <string.h>
 #include <time.h>
 #include "fia/fast.h"
+#include "bench_record.h"
+#include "fast_runner.h"
 
 typedef struct pfx_shape {
     const char *name;
@@ -225,7 +226,7 @@ static void pfx_machine(void)
                                                      : "auto");
 }
 
-static void bench_prefix(int reps)
+void bench_prefix(int reps)
 {
     static const pfx_shape prefill[2] = {
         {"prefill", 2, 32, 8, 1024, 1024, 1024, 128, 0, false},
@@ -260,5 +261,3 @@ static void bench_prefix(int reps)
                bc / tc * 1e-9);
     }
 }
-
-#endif

@@ -4,10 +4,15 @@
  * of the same prefill shape, in turns (one run of each at a time, best of
  * each).  Its tasks walk the keys twice (the row max, then P quantized
  * against it and P.V): about three matrix products of the fp16 call's
- * two.  Included by bench_fast.c after its runners (shapes, data, runner,
- * now). */
-#ifndef FIA_BENCH_FAST_INT8_H
-#define FIA_BENCH_FAST_INT8_H
+ * two. */
+#define _GNU_SOURCE
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "bench_record.h"
+#include "fast_runner.h"
 
 typedef struct q8data {
     int8_t *q, *k, *v;
@@ -79,7 +84,7 @@ static double time_fast_q8(const shape *s, const data *d, const q8data *a,
     return t;
 }
 
-static void bench_int8(int reps)
+void bench_int8(int reps)
 {
     const shape *s = &PREFILL;
     data d = make_data(s);
@@ -98,5 +103,3 @@ static void bench_int8(int reps)
     free_q8(&a);
     free_data(&d);
 }
-
-#endif

@@ -5,12 +5,17 @@
  * K/V rows read (the pse's own bytes not counted, so the ratio is the
  * whole cost of the pse), with the bytes the pse adds per key of a token.
  * The pse is (B, N, Q_S, KV_S) fp16 (decode (B, N, 1, KV_S)), values in
- * +-[1/4, 2).  Included by bench_fast.c after its runners (shapes, data,
- * time_fast_pd). */
-#ifndef FIA_BENCH_FAST_PSE_H
-#define FIA_BENCH_FAST_PSE_H
+ * +-[1/4, 2). */
+#define _GNU_SOURCE
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "bench_record.h"
+#include "fast_runner.h"
 
-static void bench_pse(int reps)
+void bench_pse(int reps)
 {
     const shape *shapes[3] = {&PREFILL, &CAUSAL, &DECODE};
     for (int i = 0; i < 3; i++) {
@@ -44,5 +49,3 @@ static void bench_pse(int reps)
         free_data(&d);
     }
 }
-
-#endif

@@ -5,10 +5,15 @@
  * K/V's bytes: the ratio is what the narrower cache buys), prefill with
  * int8.  Per-channel scale and offset (fp16, a value per KV head and d):
  * the combined set (2, KV_N, 1, D) for int8, the separate one (1, KV_N, 1,
- * D) for int4 (002: int4 takes the separate set only).  Included by
- * bench_fast.c after its runners (shapes, data, runner, now). */
-#ifndef FIA_BENCH_FAST_ANTIQUANT_H
-#define FIA_BENCH_FAST_ANTIQUANT_H
+ * D) for int4 (002: int4 takes the separate set only). */
+#define _GNU_SOURCE
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "bench_record.h"
+#include "fast_runner.h"
 
 typedef struct aqdata {
     fia_dtype kdt;            /* int8 or int4 */
@@ -91,7 +96,7 @@ static double time_fast_aq(const shape *s, const data *d, const aqdata *a,
     return best;
 }
 
-static void bench_antiquant(int reps)
+void bench_antiquant(int reps)
 {
     const shape *shapes[2] = {&DECODE, &PREFILL};
     for (int i = 0; i < 2; i++) {
@@ -124,5 +129,3 @@ static void bench_antiquant(int reps)
         free_data(&d);
     }
 }
-
-#endif
