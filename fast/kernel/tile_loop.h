@@ -12,7 +12,6 @@
 #define FIA_FAST_TILE_LOOP_H
 
 #define INLINE static inline __attribute__((always_inline))
-#define UNROLL _Pragma("GCC unroll 16")
 /* A loop over one block's tiles, called per block by a kernel that would
  * otherwise inline every instance of every tile body into one function:
  * the call costs nothing beside a block's work, and a function of hundreds
@@ -35,6 +34,18 @@
 #define TILE_BODY static __attribute__((noinline))
 #else
 #define TILE_BODY INLINE
+#endif
+/* A loop over a tile's rows, keys or columns: unrolled whole where the
+ * body is an instance of constant extents.  Where it is one function of
+ * run-time extents (under the sanitizers), unrolled not at all: an unroll
+ * by 16 of loops of at most 4 and 8 trips, nested, made each tile body
+ * hundreds of kilobytes of guarded copies (decode_aq_avx512.c's two were
+ * 490 KB, 35 s of clang under ASan).  The order of the operations is the
+ * same either way. */
+#ifdef FAST_TILE_SANITIZED
+#define UNROLL _Pragma("GCC unroll 1")
+#else
+#define UNROLL _Pragma("GCC unroll 16")
 #endif
 
 #define FAST_TILE(r, c) ((r) * 16 + (c))
