@@ -216,7 +216,7 @@ static void test_params(void)
 {
     fuzz_rng r = {20251125};
     uint8_t buf[512];
-    int n = 60000, scenes = 0, valid = 0, bad = 0, breaks[32] = {0};
+    int n = check_draws(60000), scenes = 0, valid = 0, bad = 0, breaks[32] = {0};
     const int modeled = oracle_models();
     int hits[32] = {0}, anti_on_valid = 0;
     int cover[2][3][CL_COUNT]; /* [qs1][kd][class] */
@@ -276,7 +276,7 @@ static void test_params(void)
     }
     printf("fuzz_params: %d scenes of %d calls, %d valid on strict inputs "
            "(%d not as the doc says)\n", scenes, n, valid, bad);
-    CHECK(scenes > n / 20 && valid > scenes / 5);
+    CHECK_COUNT(scenes > n / 20 && valid > scenes / 5);
     CHECK_EQ_INT(bad, 0);
     static const char *const cl[CL_COUNT] = {
         "comb-tensor", "comb-channel", "comb-token", "sep0-tensor",
@@ -287,22 +287,22 @@ static void test_params(void)
                cover[0][0][i]);
     /* Q_S = 1: every mode with int8; int4 and int32 in theirs */
     for (int i = 0; i < CL_COUNT; i++)
-        CHECK_MSG(cover[1][0][i] > 3, "Q_S = 1 int8 %s", cl[i]);
+        CHECK_COUNT_MSG(cover[1][0][i] > 3, "Q_S = 1 int8 %s", cl[i]);
     const int int4_cl[] = {CL_S_PC, CL_S1, CL_S3, CL_S01};
     for (int i = 0; i < 4; i++)
         for (int kd = 1; kd <= 2; kd++)
-            CHECK_MSG(cover[1][kd][int4_cl[i]] > 0, "Q_S = 1 %s %s",
+            CHECK_COUNT_MSG(cover[1][kd][int4_cl[i]] > 0, "Q_S = 1 %s %s",
                       kd == 1 ? "int4" : "int32", cl[int4_cl[i]]);
     /* Q_S > 1: combined per-tensor / per-channel, separate 0 / 1 */
     const int pre_cl[] = {CL_C_PT, CL_C_PC, CL_S_PC, CL_S1};
     for (int i = 0; i < 4; i++)
-        CHECK_MSG(cover[0][0][pre_cl[i]] > 3, "Q_S > 1 %s", cl[pre_cl[i]]);
+        CHECK_COUNT_MSG(cover[0][0][pre_cl[i]] > 3, "Q_S > 1 %s", cl[pre_cl[i]]);
     printf("  breaks (ANTI-001..028):");
     for (int i = 0; i < 28; i++)
         printf(" %d", breaks[i]);
     printf("\n");
     for (int i = 0; i < 28; i++)
-        CHECK_MSG(breaks[i] > 3, "%s never broken", fz_aq_break_rule(i, NULL));
+        CHECK_COUNT_MSG(breaks[i] > 3, "%s never broken", fz_aq_break_rule(i, NULL));
     CHECK(fz_aq_break_rule(28, NULL) == NULL); /* the table has 28 breaks */
     if (!modeled) {
         printf("  the oracle does not model antiquant: its checks skipped\n");
@@ -315,7 +315,7 @@ static void test_params(void)
     printf("; on valid scenes %d\n", anti_on_valid);
     CHECK_EQ_INT(anti_on_valid, 0);
     for (int i = 0; i < 28; i++)
-        CHECK_MSG(hits[i] > 0, "%s's break never fires it",
+        CHECK_COUNT_MSG(hits[i] > 0, "%s's break never fires it",
                   fz_aq_break_rule(i, NULL));
 }
 
@@ -352,7 +352,7 @@ static void test_numeric(void)
     fastPathThresholds(&th);
     fuzz_rng r = {777};
     uint8_t buf[512];
-    int n = 8000, quant = 0, ints_ok = 1, badscene = 0, roundtrip = 0;
+    int n = check_draws(8000), quant = 0, ints_ok = 1, badscene = 0, roundtrip = 0;
     int cover[2][3][CL_COUNT], gqa = 0, mask = 0, ragged = 0, past = 0;
     int cancel = 0, paged = 0, widened = 0, refused = 0;
     const int modeled = oracle_models();
@@ -435,23 +435,24 @@ static void test_numeric(void)
            "GQA %d, mask %d, ragged %d, past the key block %d, paged %d, "
            "int4 %d; max work %.3g\n", quant, n, badscene, lo8, hi8, lo4, hi4,
            smin, smax, cancel, gqa, mask, ragged, past, paged, widened, worst);
-    CHECK(quant > n / 14);
+    CHECK_COUNT(quant > n / 14);
     CHECK_EQ_INT(badscene, 0);
     CHECK_EQ_INT(roundtrip, quant);
-    CHECK(ints_ok && lo8 == -128 && hi8 == 127 && lo4 == -8 && hi4 == 7);
-    CHECK(smin < 0x1p-13 && smax >= 16);
-    CHECK(cancel > 5 && gqa > 20 && mask > 20 && ragged > 20 && past > 10);
-    CHECK(paged > 3 && widened > 10);
+    CHECK_COUNT(ints_ok && lo8 == -128 && hi8 == 127 && lo4 == -8 && hi4 == 7);
+    CHECK_COUNT(smin < 0x1p-13 && smax >= 16);
+    CHECK_COUNT(cancel > 5 && gqa > 20 && mask > 20 && ragged > 20 && past > 10);
+    CHECK_COUNT(paged > 3 && widened > 10);
     CHECK(worst <= FZ_NUM_MAX_WORK);
     CHECK_EQ_INT(refused, 0); /* 0 when the oracle does not model it */
     int classes = 0;
     for (int i = 0; i < CL_COUNT; i++)
         classes += cover[1][0][i] > 0;
-    CHECK_EQ_INT(classes, CL_COUNT);
-    CHECK(cover[1][1][CL_S_PC] + cover[1][2][CL_S_PC] > 0 &&
+    CHECK_COUNT_MSG(classes == CL_COUNT, "%d of %d classes", classes,
+                    CL_COUNT);
+    CHECK_COUNT(cover[1][1][CL_S_PC] + cover[1][2][CL_S_PC] > 0 &&
           cover[1][1][CL_S01] + cover[1][2][CL_S01] > 0 &&
           cover[1][1][CL_S3] + cover[1][2][CL_S3] > 0);
-    CHECK(cover[0][0][CL_C_PT] > 0 && cover[0][0][CL_C_PC] > 0 &&
+    CHECK_COUNT(cover[0][0][CL_C_PT] > 0 && cover[0][0][CL_C_PC] > 0 &&
           cover[0][0][CL_S_PC] > 0 && cover[0][0][CL_S1] > 0);
 }
 
@@ -567,7 +568,7 @@ static void test_relation_decoded(void)
 {
     fuzz_rng r = {31337};
     uint8_t buf[512];
-    int n = 4000, picks = 0, applied = 0, same = 0, sep = 0, int4 = 0;
+    int n = check_draws(4000), picks = 0, applied = 0, same = 0, sep = 0, int4 = 0;
     int prefill = 0;
     for (int k = 0; k < n; k++) {
         fia_case c, o;
@@ -599,10 +600,10 @@ static void test_relation_decoded(void)
     }
     printf("metamorphic: %d antiquant= of %d, %d applied (%d separate, %d "
            "int4, %d prefill)\n", picks, n, applied, sep, int4, prefill);
-    CHECK(picks > n / 20);
+    CHECK_COUNT(picks > n / 20);
     CHECK_EQ_INT(applied, picks);
     CHECK_EQ_INT(same, applied);
-    CHECK(sep > 10 && applied - sep > 10 && int4 > 3 && prefill > 5);
+    CHECK_COUNT(sep > 10 && applied - sep > 10 && int4 > 3 && prefill > 5);
 }
 
 int main(void)

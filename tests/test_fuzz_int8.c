@@ -286,7 +286,7 @@ static void report_out(const tally *t, int cov[2][6][2][2][2])
            "doc says, %d adding a rule; %d of %d with a valid fp form "
            "valid)\n", t->scenes, t->valid, t->bad, t->added, t->ok,
            t->base_ok);
-    CHECK(t->scenes > 1000 && t->valid > t->scenes / 5);
+    CHECK_COUNT(t->scenes > 1000 && t->valid > t->scenes / 5);
     CHECK_EQ_INT(t->bad, 0);
     CHECK_EQ_INT(t->added, 0);
     CHECK_EQ_INT(t->ok, t->base_ok);
@@ -303,17 +303,17 @@ static void report_out(const tally *t, int cov[2][6][2][2][2])
                 inf[p] += (a & 4) ? x : 0;
             }
             printf(" %s %d", FORMS[f], n);
-            CHECK_MSG(n > 3, "%s at %s", FORMS[f], p ? "Q_S = 1" : "Q_S > 1");
+            CHECK_COUNT_MSG(n > 3, "%s at %s", FORMS[f], p ? "Q_S = 1" : "Q_S > 1");
         }
         printf("; bf16 %d, offset %d, inferred %d\n", bf[p], off[p], inf[p]);
-        CHECK(bf[p] > 3 && off[p] > 3 && inf[p] > 3);
+        CHECK_COUNT(bf[p] > 3 && off[p] > 3 && inf[p] > 3);
     }
     printf("  breaks (OQ-001..010):");
     for (int i = 0; i < 10; i++)
         printf(" %d/%d", t->hits[i], t->breaks[i]);
     printf(" (fired / made)\n");
     for (int i = 0; i < 10; i++)
-        CHECK_MSG(t->hits[i] > 3, "OQ-%03d fired %d times", i + 1, t->hits[i]);
+        CHECK_COUNT_MSG(t->hits[i] > 3, "OQ-%03d fired %d times", i + 1, t->hits[i]);
 }
 
 static void report_quant(const tally *t, int cov[2][2][3][2][2], int cann06,
@@ -323,7 +323,7 @@ static void report_quant(const tally *t, int cov[2][2][3][2][2], int cann06,
            "doc says, %d adding a rule; %d of %d with a valid fp form "
            "valid)\n", t->scenes, t->valid, t->bad, t->added, t->ok,
            t->base_ok);
-    CHECK(t->scenes > 1000 && t->valid > t->scenes / 10);
+    CHECK_COUNT(t->scenes > 1000 && t->valid > t->scenes / 10);
     CHECK_EQ_INT(t->bad, 0);
     CHECK_EQ_INT(t->added, 0);
     CHECK_EQ_INT(t->ok, t->base_ok);
@@ -341,16 +341,16 @@ static void report_quant(const tally *t, int cov[2][2][3][2][2], int cann06,
            "uint64 %d; out fp16 %d int8 %d inferred %d; per-channel %d, "
            "offset %d\n", deq[0][0], deq[0][1], deq[1][0], deq[1][1], out[0],
            out[1], out[2], pc, off);
-    CHECK(deq[0][0] > 3 && deq[0][1] > 3 && deq[1][0] > 3 && deq[1][1] > 3);
-    CHECK(out[0] > 3 && out[1] > 3 && out[2] > 3 && pc > 3 && off > 3);
+    CHECK_COUNT(deq[0][0] > 3 && deq[0][1] > 3 && deq[1][0] > 3 && deq[1][1] > 3);
+    CHECK_COUNT(out[0] > 3 && out[1] > 3 && out[2] > 3 && pc > 3 && off > 3);
     printf("  breaks (Q8-001..008, ANTI-027):");
     for (int i = 0; i < 9; i++)
         printf(" %d/%d", t->hits[i], t->breaks[i]);
     printf(" (fired / made); Q8-006's breaks the cann profile accepts %d, "
            "rejects with a valid fp form %d\n", cann06, cann06_bad);
     for (int i = 0; i < 9; i++)
-        CHECK_MSG(t->hits[i] > 3, "break %d fired %d times", i, t->hits[i]);
-    CHECK(cann06 > 3);
+        CHECK_COUNT_MSG(t->hits[i] > 3, "break %d fired %d times", i, t->hits[i]);
+    CHECK_COUNT(cann06 > 3);
     CHECK_EQ_INT(cann06_bad, 0);
 }
 
@@ -358,7 +358,7 @@ static void test_params(void)
 {
     fuzz_rng r = {20251126};
     uint8_t buf[512];
-    const int n = 60000;
+    const int n = check_draws(60000);
     tally to, tq;
     int cov_out[2][6][2][2][2], cov_q[2][2][3][2][2], cann06 = 0;
     int cann06_bad = 0;
@@ -473,7 +473,7 @@ static void test_numeric(void)
 {
     fuzz_rng r = {4242};
     uint8_t buf[512];
-    int n = 12000, quant = 0, roundtrip = 0, refused = 0, pc = 0, bf = 0;
+    int n = check_draws(12000), quant = 0, roundtrip = 0, refused = 0, pc = 0, bf = 0;
     int path[2] = {0}, okind[4] = {0}, shapes[6] = {0};
     ref_tally rt;
     memset(&rt, 0, sizeof rt);
@@ -530,14 +530,14 @@ static void test_numeric(void)
            "scale %d; offsets none %d, integer %d, fractional %d, halves "
            "%d\n", quant, n, refused, path[0], path[1], pc, bf, okind[0],
            okind[1], okind[2], okind[3]);
-    CHECK(quant > n / 150);
+    CHECK_COUNT(quant > n / 150);
     CHECK_EQ_INT(roundtrip, quant);
     CHECK_EQ_INT(refused, 0);
-    CHECK(path[0] > 5 && path[1] > 5 && pc > 10 && quant - pc > 10 && bf > 3);
+    CHECK_COUNT(path[0] > 5 && path[1] > 5 && pc > 10 && quant - pc > 10 && bf > 3);
     for (int i = 0; i < 4; i++)
-        CHECK_MSG(okind[i] > 3, "offset kind %d", i);
+        CHECK_COUNT_MSG(okind[i] > 3, "offset kind %d", i);
     for (int i = 0; i < 6; i++)
-        CHECK_MSG(shapes[i] > 0, "numeric %s", FORMS[i]);
+        CHECK_COUNT_MSG(shapes[i] > 0, "numeric %s", FORMS[i]);
     int distinct = 0;
     for (int i = 0; i < 256; i++)
         distinct += rt.hist[i] > 0;
@@ -546,8 +546,8 @@ static void test_numeric(void)
            rt.cases, rt.refused, rt.skipped, (long long)rt.elems, distinct,
            (long long)rt.lo_sat, (long long)rt.hi_sat, (long long)rt.ties);
     CHECK_EQ_INT(rt.refused, 0);
-    CHECK(distinct > 240 && rt.hist[0] > 0 && rt.hist[255] > 0);
-    CHECK(rt.lo_sat > 10 && rt.hi_sat > 10 && rt.ties > 0);
+    CHECK_COUNT(distinct > 240 && rt.hist[0] > 0 && rt.hist[255] > 0);
+    CHECK_COUNT(rt.lo_sat > 10 && rt.hi_sat > 10 && rt.ties > 0);
     /* saturated values are few: most outputs land inside the range */
     CHECK(rt.lo_sat + rt.hi_sat < rt.elems / 2);
 }

@@ -314,7 +314,7 @@ static void test_numeric(void)
     fastPathThresholds(&th);
     fuzz_rng r = {8128};
     uint8_t buf[512];
-    const int n = 16000;
+    const int n = check_draws(16000);
     int quant = 0, bad = 0, refused = 0, roundtrip = 0, bucket = 0;
     int cv[CV_N] = {0};
     double lo = 0, hi = 0;
@@ -366,14 +366,14 @@ static void test_numeric(void)
            "than by NM-004); int8 %g..%g\n", quant, n, bad, refused, lo, hi);
     for (int i = 0; i < CV_N; i++)
         printf("  %-18s %d\n", CV_NAME[i], cv[i]);
-    CHECK(quant > n / 40);
+    CHECK_COUNT(quant > n / 40);
     CHECK_EQ_INT(bad, 0);
     CHECK_EQ_INT(refused, 0);
     CHECK_EQ_INT(roundtrip, quant - bad);
     CHECK_EQ_INT(bucket, quant - bad);
-    CHECK(lo == -128 && hi == 127);
+    CHECK_COUNT(lo == -128 && hi == 127);
     for (int i = 0; i < CV_N; i++)
-        CHECK_MSG(cv[i] > 3, "%s: %d", CV_NAME[i], cv[i]);
+        CHECK_COUNT_MSG(cv[i] > 3, "%s: %d", CV_NAME[i], cv[i]);
     int distinct = 0;
     for (int i = 0; i < 256; i++)
         distinct += rt.hist[i] > 0;
@@ -389,11 +389,11 @@ static void test_numeric(void)
     if (rt.cases > 0) {
         CHECK_EQ_INT(rt.nm, 0);
         CHECK(rt.outside < rt.cmp / 20);
-        CHECK(distinct > 240 && rt.sat > 0 && rt.sat < rt.o8 / 2);
+        CHECK_COUNT(distinct > 240 && rt.sat > 0 && rt.sat < rt.o8 / 2);
     }
     /* random data gives a late maximum in every row of a few small cases
      * (4 of these inputs without the late-max form, 35 with it) */
-    CHECK_MSG(cv[CV_LATE_MAX] > 20, "late max: %d", cv[CV_LATE_MAX]);
+    CHECK_COUNT_MSG(cv[CV_LATE_MAX] > 20, "late max: %d", cv[CV_LATE_MAX]);
 }
 
 /* The signature's bucket: full int8 is its own, antiquant keeps its. */

@@ -69,7 +69,7 @@ static void test_numeric(void)
     int n = 0, d512 = 0, d128 = 0, prefill = 0, split = 0, cache4 = 0,
         bad = 0, tokens = 0, others_bad = 0, nbsd = 0, nz = 0, fq = 0,
         fq_nz = 0, fq_qs1 = 0;
-    for (int it = 0; it < 30000; it++) {
+    for (int it = 0; it < check_draws(30000); it++) {
         size_t len = ftl_random_input(&r, buf, 64, sizeof buf);
         fia_case c;
         if (fuzz_decode_numeric(buf, len, &c) != FIA_OK)
@@ -117,17 +117,17 @@ static void test_numeric(void)
             "layouts, %d sparse 3, %d over 128 keys, %d rank-4 caches, %d "
             "NBSD outputs, %d NZ caches), %d refused\n", n, d512, d128,
             tokens, prefill, split, cache4, nbsd, nz, bad);
-    CHECK(n >= 50);
+    CHECK_COUNT(n >= 50);
     CHECK_EQ_INT(bad, 0);
     CHECK_EQ_INT(others_bad, 0);
-    CHECK(d512 > 0 && d128 > 0 && tokens > 0 && prefill > 0 && split > 0 &&
+    CHECK_COUNT(d512 > 0 && d128 > 0 && tokens > 0 && prefill > 0 && split > 0 &&
           cache4 > 0);
     /* the NBSD outputs and the NZ cache: only once fast/ models them */
-    CHECK(nbsd > 0 && nz > 0);
+    CHECK_COUNT(nbsd > 0 && nz > 0);
     /* full quantization: valid, Q_S 1 and more, ND and NZ */
     fprintf(stderr, "numeric: %d full quantization (%d NZ, %d Q_S 1)\n", fq,
             fq_nz, fq_qs1);
-    CHECK(fq > 0 && fq_nz > 0 && fq_nz < fq && fq_qs1 > 0 && fq_qs1 < fq);
+    CHECK_COUNT(fq > 0 && fq_nz > 0 && fq_nz < fq && fq_qs1 > 0 && fq_qs1 < fq);
 }
 
 static void test_params(void)
@@ -157,7 +157,7 @@ static void test_params(void)
         fq_qs1 = 0, fq_qs = 0, fq_bs16 = 0, fq_bs128 = 0;
     fuzz_rng r = {1126};
     static uint8_t buf[2048];
-    for (int it = 0; it < 40000; it++) {
+    for (int it = 0; it < check_draws(40000); it++) {
         size_t len = ftl_random_input(&r, buf, 32, sizeof buf);
         fia_case c;
         if (fuzz_decode_params(buf, len, &c) != FIA_OK)
@@ -187,20 +187,20 @@ static void test_params(void)
         fia_case_free(&c);
     }
     fprintf(stderr, "params: %d MLA calls, %d accepted\n", n, accepted);
-    CHECK(n >= 100);
-    CHECK(accepted > 0);
+    CHECK_COUNT(n >= 100);
+    CHECK_COUNT(accepted > 0);
     /* valid NBSD and NZ calls too, whatever fuzz_numeric makes */
-    CHECK_MSG(nbsd_ok > 0 && nz_ok > 0, "%d valid NBSD calls, %d NZ", nbsd_ok,
+    CHECK_COUNT_MSG(nbsd_ok > 0 && nz_ok > 0, "%d valid NBSD calls, %d NZ", nbsd_ok,
               nz_ok);
     /* valid full quantization: Q_S 1 and 2..16, ND and NZ, block_size 16
      * and 128 */
     fprintf(stderr, "params: %d valid full quantization (%d NZ, %d Q_S 1, "
             "%d Q_S 2..16, %d bs 16, %d bs 128)\n", fq_ok, fq_nz, fq_qs1,
             fq_qs, fq_bs16, fq_bs128);
-    CHECK(fq_ok > 0 && fq_nz > 0 && fq_qs1 > 0 && fq_qs > 0 && fq_bs16 > 0 &&
+    CHECK_COUNT(fq_ok > 0 && fq_nz > 0 && fq_qs1 > 0 && fq_qs > 0 && fq_bs16 > 0 &&
           fq_bs128 > 0 && fq_nz < fq_ok);
     for (int w = 0; w < W; w++)
-        CHECK_MSG(hit[w] > 0, "%s never broken", want[w]);
+        CHECK_COUNT_MSG(hit[w] > 0, "%s never broken", want[w]);
 }
 
 /* fuzz_metamorphic: an MLA base with zero ropes takes mla-zero-rope, and

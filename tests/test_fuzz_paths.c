@@ -11,7 +11,7 @@
 #include "fuzz/fuzz.h"
 #include "fuzz/gen.h"
 
-#define INPUTS 20000
+#define INPUTS check_draws(20000)
 
 static uint64_t next(uint64_t *x)
 {
@@ -205,40 +205,40 @@ int main(void)
     CHECK(decoded > INPUTS * 9 / 10);
     /* each path in at least ~1 % of the cases (the plans give 6-8 % each) */
     int min = INPUTS / 100;
-    CHECK_MSG(tail > min, "prefill ragged tail past one key block: %d", tail);
-    CHECK_MSG(split > min / 2, "decode split across threads: %d", split);
-    CHECK_MSG(rows_tiled > min, "prefill past the dot form: %d", rows_tiled);
-    CHECK_MSG(rows_blocks > min / 2, "several row blocks per head: %d",
+    CHECK_COUNT_MSG(tail > min, "prefill ragged tail past one key block: %d", tail);
+    CHECK_COUNT_MSG(split > min / 2, "decode split across threads: %d", split);
+    CHECK_COUNT_MSG(rows_tiled > min, "prefill past the dot form: %d", rows_tiled);
+    CHECK_COUNT_MSG(rows_blocks > min / 2, "several row blocks per head: %d",
               rows_blocks);
     /* prefill takes only D % 16 == 0 (LAYOUT-024): the tile edge is
      * decode's */
-    CHECK_MSG(dtail_pre == 0 && dtail_dec > min, "D tails: %d prefill, %d "
+    CHECK_COUNT_MSG(dtail_pre == 0 && dtail_dec > min, "D tails: %d prefill, %d "
               "decode", dtail_pre, dtail_dec);
-    CHECK_MSG(huge > 20, "K/V past 2^32 elements: %d", huge);
+    CHECK_COUNT_MSG(huge > 20, "K/V past 2^32 elements: %d", huge);
     for (int t = 1; t <= 4; t++)
-        CHECK_MSG(threads[t] > min / 2, "threads = %d in %d cases", t,
+        CHECK_COUNT_MSG(threads[t] > min / 2, "threads = %d in %d cases", t,
                   threads[t]);
     for (int l = FIA_KL_SCALAR; l < FIA_KL_COUNT; l++)
         if (fastKernelLevelAvailable(fia_kernel_level_name((fia_kernel_level)l)))
-            CHECK_MSG(levels[l] > min / 2, "kernel_level = %s in %d cases",
+            CHECK_COUNT_MSG(levels[l] > min / 2, "kernel_level = %s in %d cases",
                       fia_kernel_level_name((fia_kernel_level)l), levels[l]);
     /* page attention on both paths, and its edges */
-    CHECK_MSG(pg.decode > min && pg.prefill > min, "paged: %d decode, %d "
+    CHECK_COUNT_MSG(pg.decode > min && pg.prefill > min, "paged: %d decode, %d "
               "prefill", pg.decode, pg.prefill);
-    CHECK_MSG(pg.small > min / 2 && pg.off_grid > min / 2 &&
+    CHECK_COUNT_MSG(pg.small > min / 2 && pg.off_grid > min / 2 &&
                   pg.cache4d > min / 2 && pg.multi > min,
               "paged: blocks < 64 keys %d, not a multiple of 64 %d, 4-D "
               "cache %d, keys past one block %d", pg.small, pg.off_grid,
               pg.cache4d, pg.multi);
-    CHECK_MSG(pg.shared > min / 4 && pg.bad_id > 10, "paged: shared blocks "
+    CHECK_COUNT_MSG(pg.shared > min / 4 && pg.bad_id > 10, "paged: shared blocks "
               "%d, ids outside the cache %d", pg.shared, pg.bad_id);
-    CHECK_MSG(pre_multi > min / 4, "paged prefill, tiled rows, keys past a "
+    CHECK_COUNT_MSG(pre_multi > min / 4, "paged prefill, tiled rows, keys past a "
               "block: %d", pre_multi);
     /* token layouts on both of fast/'s paths */
-    CHECK_MSG(tnd_pre > min && tnd_dec > min / 2, "token layouts: %d with "
+    CHECK_COUNT_MSG(tnd_pre > min && tnd_dec > min / 2, "token layouts: %d with "
               "several query rows in a batch, %d with one", tnd_pre, tnd_dec);
     /* left padding on the paths that offset the keys or the rows */
-    CHECK_MSG(pad_split > min / 4 && pad_tail > min / 4 &&
+    CHECK_COUNT_MSG(pad_split > min / 4 && pad_tail > min / 4 &&
                   pad_kvpre > min / 4 && pad_rows > min / 4 &&
                   pad_offgrid > min / 4,
               "padded: split decode %d, prefill past a key block %d, K/V "
@@ -248,7 +248,7 @@ int main(void)
     printf("padded: split decode %d, prefill past a key block %d, K/V widened "
            "once %d, query padding with tiled rows %d, key start off the grid "
            "%d\n", pad_split, pad_tail, pad_kvpre, pad_rows, pad_offgrid);
-    CHECK_MSG(rc.bool_mask_b1_long >= 5 && rc.pse_neginf_long >= 2,
+    CHECK_COUNT_MSG(rc.bool_mask_b1_long >= 5 && rc.pse_neginf_long >= 2,
               "the report's shapes: decode B 1 bool mask [1,1,1,S] S > 512 "
               "%d, pse with -inf at S >= 768 %d", rc.bool_mask_b1_long,
               rc.pse_neginf_long);
