@@ -17,7 +17,11 @@ bash scripts/thirdparty.sh || tp=$?
 [ "$tp" -eq 0 ] || [ "$tp" -eq 3 ] || exit "$tp"
 export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 export ASAN_OPTIONS=detect_leaks=1
-jobs=$(nproc)
+# Twice as many tests as cores: many command-line tests mostly wait (on
+# timeouts, store locks, the processes they start), and a waiting test
+# holds a ctest slot; the tests that compile in parallel themselves count
+# for two (PROCESSORS in CMakeLists.txt).
+jobs=$(( $(nproc) * 2 ))
 echo "== gcc build"
 CC=gcc bash scripts/build.sh build/gcc -DCMAKE_BUILD_TYPE=RelWithDebInfo
 echo "== clang build with ASan + UBSan (in the background: build/asan.log)"
