@@ -8,6 +8,7 @@
 #include <string.h>
 #include "check.h"
 #include "fast_testlib.h"
+#include "fast_expect.h"
 #include "fia/dtype.h"
 #include "fia/fast.h"
 
@@ -67,22 +68,16 @@ static call base(int64_t qs)
     return c;
 }
 
+static fia_status list_status(void *c)
+{
+    return phase(c, false);
+}
+
 static void expect(call *c, const char *id, int line)
 {
-    for (int prof = 0; prof < 2; prof++) {
-        fastSetStatusProfile(prof ? FIA_PROFILE_CANN : FIA_PROFILE_DOC);
-        fia_status want = id == NULL ? FIA_OK
-                          : prof ? FIA_ERR_INNER_TILING_ERROR
-                                 : FIA_ERR_PARAM_INVALID;
-        fia_status got = phase(c, false);
-        CHECK_MSG(got == want, "line %d (%s): got %d want %d: %s", line,
-                  prof ? "cann" : "doc", got, want, fastLastError());
-        if (id != NULL && got != FIA_OK)
-            CHECK_MSG(strncmp(fastLastError(), id, strlen(id)) == 0,
-                      "line %d: \"%s\" does not name %s", line,
-                      fastLastError(), id);
-    }
-    fastSetStatusProfile(FIA_PROFILE_DOC);
+    const fia_status want = id == NULL ? FIA_OK : FIA_ERR_PARAM_INVALID;
+    ftl_expect_profiles(list_status, c, want, ftl_cann_status(want, false),
+                        id, line);
 }
 
 static void validation(void)
