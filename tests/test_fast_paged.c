@@ -9,13 +9,10 @@
 #include "fast_expect.h"
 #include "fia/dtype.h"
 #include "fia/fast.h"
+#include "test_rng.h"
 
 static uint64_t rng = 0x243f6a8885a308d3ull;
-static uint32_t next32(void)
-{
-    rng = rng * 6364136223846793005ull + 1442695040888963407ull;
-    return (uint32_t)(rng >> 33);
-}
+static uint32_t next32(void) { return test_lcg64_hi31(&rng); }
 
 static uint16_t rand_fp16(void)
 {
