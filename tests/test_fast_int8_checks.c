@@ -107,13 +107,14 @@ static fia_status call(const api *a)
 
 #define REJ (-1) /* the semantic code of the profile: 161002 / 561002 */
 
-/* Calls a in both profiles: the status (REJ: rejected) and, when not OK,
- * the id the error starts with. */
+/* The call's status in the profile set. */
 static fia_status api_status(void *a)
 {
     return call(a);
 }
 
+/* Calls a in both profiles: the status (REJ: rejected) and, when not OK,
+ * the id the error starts with. */
 static void expect2(const api *a, int doc, int cann, const char *id, int line)
 {
     ftl_expect_profiles(api_status, (void *)a,

@@ -14,8 +14,6 @@
 #include "fast_expect.h"
 
 /* ---- validation -------------------------------------------------------- */
-/* Phase one in both profiles: want (a semantic rejection's DOC code turns
- * into 561002 under CANN) and, when not OK, the check id. */
 /* Phase one's status in the profile set (the executor destroyed). */
 static fia_status mla_status(void *m)
 {
@@ -26,6 +24,8 @@ static fia_status mla_status(void *m)
     return got;
 }
 
+/* Phase one in both profiles: want (a semantic rejection's DOC code turns
+ * into 561002 under CANN) and, when not OK, the check id. */
 static void expect(mla m, fia_status want_doc, const char *id, int line)
 {
     ftl_expect_profiles(mla_status, &m, want_doc,

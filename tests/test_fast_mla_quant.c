@@ -73,9 +73,7 @@ static fia_status fq_phase_one(fq *f, fast_executor **ex, uint64_t *wss)
 }
 
 /* ---- validation -------------------------------------------------------- */
-/* Phase one in both profiles: want (a semantic rejection's DOC code turns
- * into 561002 under CANN; a T_ dtype rejection stays 161002) and, when
- * not OK, the check id. */
+/* Phase one's status in the profile set (the executor destroyed). */
 static fia_status fq_status(void *f)
 {
     fast_executor *ex = NULL;
@@ -85,6 +83,9 @@ static fia_status fq_status(void *f)
     return got;
 }
 
+/* Phase one in both profiles: want (a semantic rejection's DOC code turns
+ * into 561002 under CANN; a T_ dtype rejection stays 161002) and, when
+ * not OK, the check id. */
 static void expect(fq f, fia_status want_doc, const char *id, int line)
 {
     ftl_expect_profiles(fq_status, &f, want_doc,

@@ -57,13 +57,14 @@ static fia_status phase_one(const call *c)
     return st;
 }
 
-/* want_doc under profile doc; a semantic 161002 is 561002 under cann
- * unless dtype_layer (161002 in both). */
+/* Phase one's status in the profile set. */
 static fia_status product_status(void *c)
 {
     return phase_one(c);
 }
 
+/* want_doc under profile doc; a semantic 161002 is 561002 under cann
+ * unless dtype_layer (161002 in both). */
 static void expect(const call *c, fia_status want_doc, bool dtype_layer,
                    const char *id, int line)
 {

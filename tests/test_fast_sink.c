@@ -193,8 +193,6 @@ static cs vbase(void)
     return c;
 }
 
-/* Phase one in both profiles (a semantic rejection's 161002 is 561002
- * under CANN), the check id starting the error. */
 /* Phase one's status in the profile set (the executor destroyed). */
 static fia_status cs_status(void *c)
 {
@@ -205,7 +203,9 @@ static fia_status cs_status(void *c)
     return got;
 }
 
-/* (a registered-dtype id, T_*: 161002 in both) */
+/* Phase one in both profiles (a semantic rejection's 161002 is 561002
+ * under CANN, a registered-dtype id's, T_*, 161002 in both), the check id
+ * starting the error. */
 static void expect(cs c, fia_status want_doc, const char *id, int line)
 {
     ftl_expect_profiles(cs_status, &c, want_doc,
