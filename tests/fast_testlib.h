@@ -13,6 +13,7 @@
 #include "fia/dtype.h"
 #include "fia/fast.h"
 #include "fia/tensor.h"
+#include "test_rng.h"
 
 /* Phase two of an executor with a workspace of wss bytes (+ 64: room for
  * the alignment fast/ asks); its status.  FIA_ERR_NOMEM when the workspace
@@ -63,8 +64,7 @@ static inline fia_tensor ftl_tensor(const char *layout, bool bnsd,
 static uint64_t ftl_rng = 0x9e3779b97f4a7c15ull;
 static inline uint32_t ftl_next32(void)
 {
-    ftl_rng = ftl_rng * 6364136223846793005ull + 1442695040888963407ull;
-    return (uint32_t)(ftl_rng >> 33);
+    return test_lcg64_hi31(&ftl_rng);
 }
 
 /* A value of [-2, 2) with 10 fraction bits: exact in fp16 and bf16. */

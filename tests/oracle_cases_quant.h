@@ -1,89 +1,13 @@
-/* test_oracle.c's break/obey rows for the quantization rules (antiquant,
- * int8 output, full int8): included inside its cases[] table.  Each row:
- * id, the base and override of a case that breaks the rule (the rule
- * decides its status), then of one that obeys it. */
+/* The break/obey rows of the rules of the quantizations
+ * (oracle/rules_antiquant.c, rules_int8_out.c, rules_int8_quant.c,
+ * rules_query_quant.c): the rows test_oracle_quant.c checks and
+ * test_oracle_catalogue.c counts every rule's row in.  Each row: id, the
+ * base and override of a case that breaks the rule (the rule decides its
+ * status), then of one that obeys it.  Needs oracle_testlib.h. */
+#ifndef FIA_TESTS_ORACLE_CASES_QUANT_H
+#define FIA_TESTS_ORACLE_CASES_QUANT_H
 
-/* Antiquant scenes (GQA 4:2, D 64, KV_S 32, B 2). */
-#define AQ_D                                                                 \
-    "query = fp16 [2,4,1,64]\n"                                              \
-    "key = int8 [2,2,32,64]\n"                                               \
-    "value = int8 [2,2,32,64]\n"                                             \
-    "num_heads = 4\n"                                                        \
-    "num_key_value_heads = 2\n"                                              \
-    "input_layout = BNSD\n"                                                  \
-    "antiquant_scale = fp16 [2,2,1,64]\n"
-#define AQ_P                                                                 \
-    "query = fp16 [2,4,8,64]\n"                                              \
-    "key = int8 [2,2,32,64]\n"                                               \
-    "value = int8 [2,2,32,64]\n"                                             \
-    "num_heads = 4\n"                                                        \
-    "num_key_value_heads = 2\n"                                              \
-    "input_layout = BNSD\n"                                                  \
-    "antiquant_scale = fp16 [2]\n"
-/* Separate set, Q_S = 1, per-token per-head (mode 3). */
-#define SEP_D                                                                \
-    "query = bf16 [2,4,1,64]\n"                                              \
-    "key = int8 [2,2,32,64]\n"                                               \
-    "value = int8 [2,2,32,64]\n"                                             \
-    "num_heads = 4\n"                                                        \
-    "num_key_value_heads = 2\n"                                              \
-    "input_layout = BNSD\n"                                                  \
-    "key_antiquant_mode = 3\n"                                               \
-    "value_antiquant_mode = 3\n"                                             \
-    "key_antiquant_scale = fp32 [2,2,32]\n"                                  \
-    "value_antiquant_scale = fp32 [2,2,32]\n"
-/* Separate set, Q_S > 1, per-token (mode 1). */
-#define SEP_P                                                                \
-    "query = bf16 [2,4,8,64]\n"                                              \
-    "key = int8 [2,2,32,64]\n"                                               \
-    "value = int8 [2,2,32,64]\n"                                             \
-    "num_heads = 4\n"                                                        \
-    "num_key_value_heads = 2\n"                                              \
-    "input_layout = BNSD\n"                                                  \
-    "key_antiquant_mode = 1\n"                                               \
-    "value_antiquant_mode = 1\n"                                             \
-    "key_antiquant_scale = fp32 [2,32]\n"                                    \
-    "value_antiquant_scale = fp32 [2,32]\n"
-/* int4 packed in int32 (real D 64), Q_S = 1, separate per-channel. */
-#define I4_D                                                                 \
-    "query = fp16 [2,4,1,64]\n"                                              \
-    "key = int32 [2,2,32,8]\n"                                               \
-    "value = int32 [2,2,32,8]\n"                                             \
-    "num_heads = 4\n"                                                        \
-    "num_key_value_heads = 2\n"                                              \
-    "input_layout = BNSD\n"                                                  \
-    "key_antiquant_scale = fp16 [1,2,64]\n"                                  \
-    "value_antiquant_scale = fp16 [1,2,64]\n"
-/* Page attention at Q_S = 1 with separate mode 4 (kv lengths 40, 20;
- * block_size 32, blocks 2 + 1 of 4). */
-#define SEP_PG                                                               \
-    "query = fp16 [2,4,1,64]\n"                                              \
-    "key = int8 [4,32,128]\n"                                                \
-    "value = int8 [4,32,128]\n"                                              \
-    "num_heads = 4\n"                                                        \
-    "num_key_value_heads = 2\n"                                              \
-    "input_layout = BNSD\n"                                                  \
-    "block_size = 32\n"                                                      \
-    "block_table = int32 [2,2]\n"                                            \
-    "actual_seq_lengths_kv = [40,20]\n"                                      \
-    "key_antiquant_mode = 4\n"                                               \
-    "value_antiquant_mode = 4\n"                                             \
-    "key_antiquant_scale = fp32 [4,32]\n"                                    \
-    "value_antiquant_scale = fp32 [4,32]\n"
-/* Full int8 (computed: an obeying case is accepted). */
-#define Q8_P                                                                 \
-    "query = int8 [1,2,16,64]\n"                                             \
-    "key = int8 [1,2,32,64]\n"                                               \
-    "value = int8 [1,2,32,64]\n"                                             \
-    "num_heads = 2\n"                                                        \
-    "input_layout = BNSD\n"                                                  \
-    "attention_out = fp16 [1,2,16,64]\n"                                     \
-    "dequant_scale1 = uint64 [1]\n"                                          \
-    "quant_scale1 = fp32 [1]\n"                                              \
-    "dequant_scale2 = fp32 [1]\n"
-/* fp16 in, int8 out. */
-#define O8_P PREFILL "attention_out = int8 [1,2,16,64]\nquant_scale2 = fp32 [1]\n"
-
+static const rule_case oracle_cases_quant[] = {
     {"ANTI-001", AQ_D, "antiquant_mode = 2", AQ_D, "antiquant_mode = 0"},
     {"ANTI-002", SEP_D, "key_antiquant_mode = 6", SEP_D, ""},
     {"ANTI-003", SEP_P,
@@ -187,7 +111,6 @@
     {"NM-003", AQ_D,
      "key_shared_prefix = int8 [1,2,8,64]\n"
      "value_shared_prefix = int8 [1,2,8,64]", AQ_D, ""},
-
     /* Full int8. */
     {"Q8-001", Q8_P, "attention_out = int8 [1,2,16,64]", Q8_P,
      "attention_out = int8 [1,2,16,64]\nquant_scale2 = fp32 [1]"},
@@ -201,7 +124,6 @@
     {"Q8-008", Q8_P,
      "query = int8 [1,2,16,48]\nkey = int8 [1,2,32,48]\n"
      "value = int8 [1,2,32,48]\nattention_out = fp16 [1,2,16,48]", Q8_P, ""},
-
     /* int8 output. */
     {"OQ-001", O8_P, "quant_scale2 = null", O8_P, ""},
     {"OQ-002", PREFILL,
@@ -227,3 +149,23 @@
     {"OQ-010", O8_P,
      "query = fp16 [1,2,16,48]\nkey = fp16 [1,2,32,48]\n"
      "value = fp16 [1,2,32,48]\nattention_out = int8 [1,2,16,48]", O8_P, ""},
+    {"QQ-001", PREFILL, "query_quant_mode = 2", PREFILL,
+     "query_quant_mode = 0"},
+    {"QQ-002", MLA_FQ, "query_quant_mode = 0", MLA_FQZ, ""},
+    {"QQ-003", MLA_FQ, "dequant_scale_query = fp32 [2,32,1]", MLA_FQZ, ""},
+    {"QQ-003", MLA_FQZ, "dequant_scale_query = fp32 [1,4,32,1]", MLA_FQ,
+     ""},
+    {"QQ-003", MLA_FQZ, "input_layout = BNSD\nkey = int8 [2,1,128,512]\n"
+     "value = int8 [2,1,128,512]\nkey_rope = bf16 [2,1,128,64]\n"
+     "query = int8 [1,32,4,512]\nquery_rope = bf16 [1,32,4,64]\n"
+     "attention_out = bf16 [1,32,4,512]", MLA_FQZ,
+     "input_layout = BNSD\nkey = int8 [2,1,128,512]\n"
+     "value = int8 [2,1,128,512]\nkey_rope = bf16 [2,1,128,64]\n"
+     "query = int8 [1,32,4,512]\nquery_rope = bf16 [1,32,4,64]\n"
+     "attention_out = bf16 [1,32,4,512]\n"
+     "dequant_scale_query = fp32 [1,32,4]"},
+    {"NM-011", PREFILL, "query_quant_mode = 3", PREFILL, ""},
+    {"NM-011", MLA_D, "dequant_scale_query = fp32 [2,1,32]", MLA_FQ, ""},
+};
+
+#endif

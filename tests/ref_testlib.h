@@ -16,6 +16,7 @@
 #include "fia/case.h"
 #include "fia/ref.h"
 #include "ref/ref_internal.h"
+#include "test_rng.h"
 
 /* ---- string building ---------------------------------------------------- */
 
@@ -211,10 +212,7 @@ static inline float lse_val(const run *x, int64_t idx)
 static uint64_t rng_state = 0x9E3779B97F4A7C15ull;
 static inline uint64_t rng(void)
 {
-    rng_state ^= rng_state << 13;
-    rng_state ^= rng_state >> 7;
-    rng_state ^= rng_state << 17;
-    return rng_state;
+    return test_xorshift64(&rng_state);
 }
 /* multiples of 2^-8 in (-4, 4): exact in fp16 and bf16 */
 static inline double rnd_val(void)

@@ -8,6 +8,7 @@
 #include "check.h"
 #include "fia/case.h"
 #include "case_testlib.h"
+#include "test_rng.h"
 
 static const char *example =
     "# GQA prefill with a right-down causal mask\n"
@@ -416,13 +417,7 @@ static void test_roundtrip(void)
 }
 
 static uint64_t fuzz_state = 0x1234567887654321ull;
-static uint64_t fuzz_next(void)
-{
-    fuzz_state ^= fuzz_state << 13;
-    fuzz_state ^= fuzz_state >> 7;
-    fuzz_state ^= fuzz_state << 17;
-    return fuzz_state;
-}
+static uint64_t fuzz_next(void) { return test_xorshift64(&fuzz_state); }
 
 static void test_fuzz(void)
 {

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "check.h"
+#include "test_file.h"
 #include "fia/case.h"
 
 #define EXPECTED "tests/case_digests.expected"
@@ -20,15 +21,8 @@
 /* FNV-1a 64 of the file's bytes; 0 when it cannot be read. */
 static uint64_t file_hash(const char *path)
 {
-    FILE *f = fopen(path, "rb");
-    if (f == NULL)
-        return 0;
-    uint64_t h = 0xcbf29ce484222325u;
-    int ch;
-    while ((ch = fgetc(f)) != EOF)
-        h = (h ^ (uint8_t)ch) * 0x100000001b3u;
-    fclose(f);
-    return h;
+    uint64_t h;
+    return test_file_fnv1a64(path, &h) == 0 ? h : 0;
 }
 
 static int digest_of(const char *path, char out[FIA_CASE_DIGEST_LEN])

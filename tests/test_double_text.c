@@ -11,6 +11,7 @@
 #include "check.h"
 #include "core/case_internal.h"
 #include "fia/dtype.h"
+#include "test_rng.h"
 
 static int bad;
 
@@ -26,13 +27,7 @@ static void same(double x)
     }
 }
 
-static uint64_t next(uint64_t *s)
-{
-    uint64_t z = (*s += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
-}
+static uint64_t next(uint64_t *s) { return test_splitmix64(s); }
 
 int main(void)
 {

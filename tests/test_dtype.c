@@ -5,6 +5,7 @@
 #include "fia/dtype.h"
 #include "fia/status.h"
 #include "fia/tensor.h"
+#include "test_rng.h"
 
 static int is_nan16(uint16_t h) { return (h & 0x7c00) == 0x7c00 && (h & 0x3ff); }
 
@@ -85,7 +86,7 @@ int main(void)
     uint64_t st = 12345;
     int bad_rand = 0;
     for (int i = 0; i < 400000; i++) {
-        st = st * 6364136223846793005ull + 1442695040888963407ull;
+        test_lcg64(&st);
         /* exponents around both formats' ranges, any fraction */
         uint64_t bits = (st >> 12) | ((uint64_t)(850 + (st >> 55) % 350) << 52) |
                         ((st & 1) << 63);

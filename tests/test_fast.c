@@ -8,17 +8,14 @@
 #include "fast/fast_internal.h"
 #include "fia/dtype.h"
 #include "fia/fast.h"
+#include "test_rng.h"
 
 /* TC() gives defaults that the designated initializers override. */
 #pragma GCC diagnostic ignored "-Woverride-init"
 
 /* ---- data ---------------------------------------------------------------- */
 static uint64_t rng = 0x9e3779b97f4a7c15ull;
-static double urand(void) /* [0, 1) */
-{
-    rng = rng * 6364136223846793005ull + 1442695040888963407ull;
-    return (double)(rng >> 11) * 0x1p-53;
-}
+static double urand(void) /* [0, 1) */ { return test_lcg64_unit(&rng); }
 
 typedef struct tc {
     const char *layout;

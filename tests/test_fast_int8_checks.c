@@ -10,6 +10,7 @@
 #include <stdint.h>
 #include <string.h>
 #include "check.h"
+#include "fast_expect.h"
 #include "fast/validate.h"
 #include "fia/fast.h"
 
@@ -106,24 +107,21 @@ static fia_status call(const api *a)
 
 #define REJ (-1) /* the semantic code of the profile: 161002 / 561002 */
 
+/* The call's status in the profile set. */
+static fia_status api_status(void *a)
+{
+    return call(a);
+}
+
 /* Calls a in both profiles: the status (REJ: rejected) and, when not OK,
  * the id the error starts with. */
 static void expect2(const api *a, int doc, int cann, const char *id, int line)
 {
-    for (int prof = 0; prof < 2; prof++) {
-        fastSetStatusProfile(prof ? FIA_PROFILE_CANN : FIA_PROFILE_DOC);
-        int want = prof ? cann : doc;
-        if (want == REJ)
-            want = prof ? FIA_ERR_INNER_TILING_ERROR : FIA_ERR_PARAM_INVALID;
-        fia_status got = call(a);
-        CHECK_MSG(got == (fia_status)want, "line %d (%s): got %d want %d: %s",
-                  line, prof ? "cann" : "doc", got, want, fastLastError());
-        if (got != FIA_OK && id != NULL)
-            CHECK_MSG(strncmp(fastLastError(), id, strlen(id)) == 0,
-                      "line %d (%s): \"%s\" does not name %s", line,
-                      prof ? "cann" : "doc", fastLastError(), id);
-    }
-    fastSetStatusProfile(FIA_PROFILE_DOC);
+    ftl_expect_profiles(api_status, (void *)a,
+                        doc == REJ ? FIA_ERR_PARAM_INVALID : (fia_status)doc,
+                        cann == REJ ? FIA_ERR_INNER_TILING_ERROR
+                                    : (fia_status)cann,
+                        id, line);
 }
 
 #define BAD(id, a) expect2(&(a), REJ, REJ, id, __LINE__)

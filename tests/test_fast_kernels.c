@@ -7,13 +7,10 @@
 #include <stdlib.h>
 #include "check.h"
 #include "fast/fast_internal.h"
+#include "test_rng.h"
 
 static uint64_t rng = 0x853c49e6748fea9bull;
-static double urand(void) /* [0, 1) */
-{
-    rng = rng * 6364136223846793005ull + 1442695040888963407ull;
-    return (double)(rng >> 11) * 0x1p-53;
-}
+static double urand(void) /* [0, 1) */ { return test_lcg64_unit(&rng); }
 
 static float *frand(int64_t n, double amp)
 {

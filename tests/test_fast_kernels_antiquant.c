@@ -9,13 +9,10 @@
 #include <stdlib.h>
 #include "check.h"
 #include "fast/fast_internal.h"
+#include "test_rng.h"
 
 static uint64_t rng = 0x2545f4914f6cdd1dull;
-static uint32_t next32(void)
-{
-    rng = rng * 6364136223846793005ull + 1442695040888963407ull;
-    return (uint32_t)(rng >> 33);
-}
+static uint32_t next32(void) { return test_lcg64_hi31(&rng); }
 static double urand(void) { return (double)next32() * 0x1p-32; }
 
 static int elem(const uint8_t *src, int int4, int64_t i)

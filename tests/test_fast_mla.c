@@ -11,29 +11,26 @@
  * The *_NBSD outputs' and the NZ cache's arithmetic:
  * test_fast_mla_nbsd_nz.c. */
 #include "mla_testlib.h"
+#include "fast_expect.h"
 
 /* ---- validation -------------------------------------------------------- */
+/* Phase one's status in the profile set (the executor destroyed). */
+static fia_status mla_status(void *m)
+{
+    fast_executor *ex = NULL;
+    uint64_t ws = 0;
+    fia_status got = phase_one(m, &ex, &ws);
+    fastExecutorDestroy(ex);
+    return got;
+}
+
 /* Phase one in both profiles: want (a semantic rejection's DOC code turns
  * into 561002 under CANN) and, when not OK, the check id. */
 static void expect(mla m, fia_status want_doc, const char *id, int line)
 {
-    for (int prof = 0; prof < 2; prof++) {
-        fastSetStatusProfile(prof ? FIA_PROFILE_CANN : FIA_PROFILE_DOC);
-        fia_status want = want_doc == FIA_ERR_PARAM_INVALID && prof &&
-                                  strncmp(id, "T_", 2) != 0
-                              ? FIA_ERR_INNER_TILING_ERROR : want_doc;
-        fast_executor *ex = NULL;
-        uint64_t ws = 0;
-        fia_status got = phase_one(&m, &ex, &ws);
-        CHECK_MSG(got == want, "line %d (%s): got %d want %d: %s", line,
-                  prof ? "cann" : "doc", got, want, fastLastError());
-        if (id != NULL && got != FIA_OK)
-            CHECK_MSG(strncmp(fastLastError(), id, strlen(id)) == 0,
-                      "line %d: \"%s\" does not name %s", line,
-                      fastLastError(), id);
-        fastExecutorDestroy(ex);
-    }
-    fastSetStatusProfile(FIA_PROFILE_DOC);
+    ftl_expect_profiles(mla_status, &m, want_doc,
+                        ftl_cann_status(want_doc, ftl_dtype_layer_id(id)), id,
+                        line);
 }
 
 /* One profile (DOC unless set): a semantic rejection named id. */

@@ -12,6 +12,7 @@
  * per token and head (each wrong reading of it is shown to fall outside
  * the tolerance first). */
 #include "mla_testlib.h"
+#include "fast_expect.h"
 
 /* An MLA call (mla_testlib.h) made a full-quantization one: query, key
  * and value int8, the ropes and attention_out bf16 (build's with dt
@@ -72,28 +73,24 @@ static fia_status fq_phase_one(fq *f, fast_executor **ex, uint64_t *wss)
 }
 
 /* ---- validation -------------------------------------------------------- */
+/* Phase one's status in the profile set (the executor destroyed). */
+static fia_status fq_status(void *f)
+{
+    fast_executor *ex = NULL;
+    uint64_t ws = 0;
+    fia_status got = fq_phase_one(f, &ex, &ws);
+    fastExecutorDestroy(ex);
+    return got;
+}
+
 /* Phase one in both profiles: want (a semantic rejection's DOC code turns
  * into 561002 under CANN; a T_ dtype rejection stays 161002) and, when
  * not OK, the check id. */
 static void expect(fq f, fia_status want_doc, const char *id, int line)
 {
-    for (int prof = 0; prof < 2; prof++) {
-        fastSetStatusProfile(prof ? FIA_PROFILE_CANN : FIA_PROFILE_DOC);
-        fia_status want = want_doc == FIA_ERR_PARAM_INVALID && prof &&
-                                  strncmp(id, "T_", 2) != 0
-                              ? FIA_ERR_INNER_TILING_ERROR : want_doc;
-        fast_executor *ex = NULL;
-        uint64_t ws = 0;
-        fia_status got = fq_phase_one(&f, &ex, &ws);
-        CHECK_MSG(got == want, "line %d (%s): got %d want %d: %s", line,
-                  prof ? "cann" : "doc", got, want, fastLastError());
-        if (id != NULL && got != FIA_OK)
-            CHECK_MSG(strncmp(fastLastError(), id, strlen(id)) == 0,
-                      "line %d: \"%s\" does not name %s", line,
-                      fastLastError(), id);
-        fastExecutorDestroy(ex);
-    }
-    fastSetStatusProfile(FIA_PROFILE_DOC);
+    ftl_expect_profiles(fq_status, &f, want_doc,
+                        ftl_cann_status(want_doc, ftl_dtype_layer_id(id)), id,
+                        line);
 }
 
 #define OK(f) expect((f), FIA_OK, NULL, __LINE__)

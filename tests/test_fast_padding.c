@@ -20,6 +20,7 @@
 #include "fia/dtype.h"
 #include "fia/fast.h"
 #include "fast_testlib.h"
+#include "fast_expect.h"
 
 enum { B = 3, N = 4, KVN = 2, D = 64, GUARD = 64 };
 #define SENT 0x5a5au
@@ -78,17 +79,8 @@ static fia_status status_in(api *a, fia_profile prof)
 static void expect(api *a, fia_status doc, fia_status cann, const char *id,
                    int line)
 {
-    for (int prof = 0; prof < 2; prof++) {
-        fia_status want = prof ? cann : doc;
-        fia_status got = status_in(a, prof ? FIA_PROFILE_CANN
-                                           : FIA_PROFILE_DOC);
-        CHECK_MSG(got == want, "line %d (%s): got %d want %d: %s", line,
-                  prof ? "cann" : "doc", got, want, fastLastError());
-        if (got != FIA_OK && id != NULL)
-            CHECK_MSG(strncmp(fastLastError(), id, strlen(id)) == 0,
-                      "line %d: \"%s\" does not name %s", line,
-                      fastLastError(), id);
-    }
+    ftl_expect_status(status_in(a, FIA_PROFILE_DOC), doc, id, "doc", line);
+    ftl_expect_status(status_in(a, FIA_PROFILE_CANN), cann, id, "cann", line);
 }
 
 /* ---- a call and its left-padded equivalent ------------------------------ */

@@ -6,15 +6,13 @@
 #include <string.h>
 #include "check.h"
 #include "fast_testlib.h"
+#include "fast_expect.h"
 #include "fia/dtype.h"
 #include "fia/fast.h"
+#include "test_rng.h"
 
 static uint64_t rng = 0x243f6a8885a308d3ull;
-static uint32_t next32(void)
-{
-    rng = rng * 6364136223846793005ull + 1442695040888963407ull;
-    return (uint32_t)(rng >> 33);
-}
+static uint32_t next32(void) { return test_lcg64_hi31(&rng); }
 
 static uint16_t rand_fp16(void)
 {
@@ -83,26 +81,21 @@ static call base(int64_t qs, int64_t bs)
     return c;
 }
 
+/* Phase one's status in the profile set (the executor destroyed). */
+static fia_status paged_status(void *c)
+{
+    fast_executor *ex = NULL;
+    uint64_t ws = 0;
+    fia_status got = phase_one(c, &ex, &ws);
+    fastExecutorDestroy(ex);
+    return got;
+}
+
 static void expect(call *c, fia_status want_doc, const char *id, int line)
 {
-    for (int prof = 0; prof < 2; prof++) {
-        fastSetStatusProfile(prof ? FIA_PROFILE_CANN : FIA_PROFILE_DOC);
-        fia_status want = want_doc == FIA_ERR_PARAM_INVALID && prof
-                              ? FIA_ERR_INNER_TILING_ERROR : want_doc;
-        if (id != NULL && strncmp(id, "T_", 2) == 0)
-            want = want_doc; /* dtype layer: the same in both profiles */
-        fast_executor *ex = NULL;
-        uint64_t ws = 0;
-        fia_status got = phase_one(c, &ex, &ws);
-        CHECK_MSG(got == want, "line %d (%s): got %d want %d: %s", line,
-                  prof ? "cann" : "doc", got, want, fastLastError());
-        if (id != NULL && got != FIA_OK)
-            CHECK_MSG(strncmp(fastLastError(), id, strlen(id)) == 0,
-                      "line %d: \"%s\" does not name %s", line,
-                      fastLastError(), id);
-        fastExecutorDestroy(ex);
-    }
-    fastSetStatusProfile(FIA_PROFILE_DOC);
+    ftl_expect_profiles(paged_status, c, want_doc,
+                        ftl_cann_status(want_doc, ftl_dtype_layer_id(id)), id,
+                        line);
 }
 
 #define OK(...) do { call c_ok = __VA_ARGS__; expect(&c_ok, FIA_OK, NULL, __LINE__); } while (0)

@@ -46,6 +46,7 @@
 #include "fia/dtype.h"
 #include "fia/fast.h"
 #include "fast_testlib.h"
+#include "fast_expect.h"
 
 enum { MAXB = 4, GUARD = 64 };
 #define SENT 0x5a5au
@@ -103,13 +104,7 @@ static fia_status status_of(api *a)
 
 static void expect(api *a, fia_status want, const char *id, int line)
 {
-    fia_status got = status_of(a);
-    CHECK_MSG(got == want, "line %d: got %d want %d: %s", line, got, want,
-              fastLastError());
-    if (got != FIA_OK && id != NULL)
-        CHECK_MSG(strncmp(fastLastError(), id, strlen(id)) == 0,
-                  "line %d: \"%s\" does not name %s", line, fastLastError(),
-                  id);
+    ftl_expect_status(status_of(a), want, id, NULL, line);
 }
 
 /* ---- a plain call and its prefix form ----------------------------------- */

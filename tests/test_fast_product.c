@@ -9,6 +9,7 @@
  * (no data). */
 #include <string.h>
 #include "check.h"
+#include "fast_expect.h"
 #include "fia/fast.h"
 
 typedef struct call {
@@ -56,25 +57,19 @@ static fia_status phase_one(const call *c)
     return st;
 }
 
+/* Phase one's status in the profile set. */
+static fia_status product_status(void *c)
+{
+    return phase_one(c);
+}
+
 /* want_doc under profile doc; a semantic 161002 is 561002 under cann
  * unless dtype_layer (161002 in both). */
 static void expect(const call *c, fia_status want_doc, bool dtype_layer,
                    const char *id, int line)
 {
-    for (int prof = 0; prof < 2; prof++) {
-        fastSetStatusProfile(prof ? FIA_PROFILE_CANN : FIA_PROFILE_DOC);
-        const fia_status want =
-            want_doc == FIA_ERR_PARAM_INVALID && prof && !dtype_layer
-                ? FIA_ERR_INNER_TILING_ERROR : want_doc;
-        const fia_status got = phase_one(c);
-        CHECK_MSG(got == want, "line %d (%s): got %d want %d: %s", line,
-                  prof ? "cann" : "doc", got, want, fastLastError());
-        if (id != NULL && got != FIA_OK)
-            CHECK_MSG(strncmp(fastLastError(), id, strlen(id)) == 0,
-                      "line %d: \"%s\" does not name %s", line,
-                      fastLastError(), id);
-    }
-    fastSetStatusProfile(FIA_PROFILE_DOC);
+    ftl_expect_profiles(product_status, (void *)c, want_doc,
+                        ftl_cann_status(want_doc, dtype_layer), id, line);
 }
 
 /* The call broken on the card, then the same call on the A2 products. */

@@ -31,17 +31,14 @@
 #include "fia/dtype.h"
 #include "fia/fast.h"
 #include "fast_testlib.h"
+#include "test_rng.h"
 
 enum { B = 3, N = 4, KVN = 2, D = 64 };
 #define I32MAX 2147483647
 #define SCALE 0.125
 
 static uint64_t rng = 0x2545f4914f6cdd1dull;
-static double urand(void)
-{
-    rng = rng * 6364136223846793005ull + 1442695040888963407ull;
-    return (double)(rng >> 11) * 0x1p-53;
-}
+static double urand(void) { return test_lcg64_unit(&rng); }
 
 static uint16_t to16(fia_dtype dt, double x)
 {

@@ -17,6 +17,7 @@
 #include <string.h>
 #include "check.h"
 #include "fast_testlib.h"
+#include "fast_expect.h"
 #include "fia/dtype.h"
 #include "fia/fast.h"
 
@@ -192,28 +193,24 @@ static cs vbase(void)
     return c;
 }
 
+/* Phase one's status in the profile set (the executor destroyed). */
+static fia_status cs_status(void *c)
+{
+    fast_executor *ex = NULL;
+    uint64_t ws = 0;
+    fia_status got = phase_one(c, &ex, &ws);
+    fastExecutorDestroy(ex);
+    return got;
+}
+
 /* Phase one in both profiles (a semantic rejection's 161002 is 561002
- * under CANN), the check id starting the error. */
+ * under CANN, a registered-dtype id's, T_*, 161002 in both), the check id
+ * starting the error. */
 static void expect(cs c, fia_status want_doc, const char *id, int line)
 {
-    for (int prof = 0; prof < 2; prof++) {
-        fastSetStatusProfile(prof ? FIA_PROFILE_CANN : FIA_PROFILE_DOC);
-        /* (a registered-dtype id, T_*: 161002 in both) */
-        const fia_status want = want_doc == FIA_ERR_PARAM_INVALID && prof &&
-                                        strncmp(id, "T_", 2) != 0
-                                    ? FIA_ERR_INNER_TILING_ERROR : want_doc;
-        fast_executor *ex = NULL;
-        uint64_t ws = 0;
-        const fia_status got = phase_one(&c, &ex, &ws);
-        CHECK_MSG(got == want, "line %d (%s): got %d want %d: %s", line,
-                  prof ? "cann" : "doc", got, want, fastLastError());
-        if (id != NULL && got != FIA_OK)
-            CHECK_MSG(strncmp(fastLastError(), id, strlen(id)) == 0,
-                      "line %d: \"%s\" does not name %s", line,
-                      fastLastError(), id);
-        fastExecutorDestroy(ex);
-    }
-    fastSetStatusProfile(FIA_PROFILE_DOC);
+    ftl_expect_profiles(cs_status, &c, want_doc,
+                        ftl_cann_status(want_doc, ftl_dtype_layer_id(id)), id,
+                        line);
 }
 
 #define OK(c) expect((c), FIA_OK, NULL, __LINE__)
@@ -251,22 +248,16 @@ static fia_status xphase_one(const xcall *x)
     return st;
 }
 
+static fia_status xcall_status(void *x)
+{
+    return xphase_one(x);
+}
+
 static void xexpect(const xcall *x, fia_status want_doc, const char *id,
                     int line)
 {
-    for (int prof = 0; prof < 2; prof++) {
-        fastSetStatusProfile(prof ? FIA_PROFILE_CANN : FIA_PROFILE_DOC);
-        const fia_status want = want_doc == FIA_ERR_PARAM_INVALID && prof
-                                    ? FIA_ERR_INNER_TILING_ERROR : want_doc;
-        const fia_status got = xphase_one(x);
-        CHECK_MSG(got == want, "line %d (%s): got %d want %d: %s", line,
-                  prof ? "cann" : "doc", got, want, fastLastError());
-        if (id != NULL && got != FIA_OK)
-            CHECK_MSG(strncmp(fastLastError(), id, strlen(id)) == 0,
-                      "line %d: \"%s\" does not name %s", line,
-                      fastLastError(), id);
-    }
-    fastSetStatusProfile(FIA_PROFILE_DOC);
+    ftl_expect_profiles(xcall_status, (void *)x, want_doc,
+                        ftl_cann_status(want_doc, false), id, line);
 }
 
 static fia_tensor t1(fia_dtype dt, int64_t a)

@@ -21,6 +21,7 @@
  * Each call first shows that the reference without the sink falls outside
  * the tolerance (a run that ignored the sink would fail it). */
 #include "mla_testlib.h"
+#include "fast_expect.h"
 
 enum { MAXN = 128 };
 
@@ -78,24 +79,20 @@ static fia_status sc_phase_one(sc *c, fast_executor **ex, uint64_t *wss)
 }
 
 /* ---- validation -------------------------------------------------------- */
+/* Phase one's status in the profile set (the executor destroyed). */
+static fia_status sc_status(void *c)
+{
+    fast_executor *ex = NULL;
+    uint64_t ws = 0;
+    fia_status got = sc_phase_one(c, &ex, &ws);
+    fastExecutorDestroy(ex);
+    return got;
+}
+
 static void expect(sc *c, fia_status want, const char *id, int line)
 {
-    for (int prof = 0; prof < 2; prof++) {
-        fastSetStatusProfile(prof ? FIA_PROFILE_CANN : FIA_PROFILE_DOC);
-        const fia_status w = want == FIA_ERR_PARAM_INVALID && prof
-                                 ? FIA_ERR_INNER_TILING_ERROR : want;
-        fast_executor *ex = NULL;
-        uint64_t ws = 0;
-        const fia_status got = sc_phase_one(c, &ex, &ws);
-        CHECK_MSG(got == w, "line %d (%s): got %d want %d: %s", line,
-                  prof ? "cann" : "doc", got, w, fastLastError());
-        if (id != NULL && got != FIA_OK)
-            CHECK_MSG(strncmp(fastLastError(), id, strlen(id)) == 0,
-                      "line %d: \"%s\" does not name %s", line,
-                      fastLastError(), id);
-        fastExecutorDestroy(ex);
-    }
-    fastSetStatusProfile(FIA_PROFILE_DOC);
+    ftl_expect_profiles(sc_status, c, want, ftl_cann_status(want, false), id,
+                        line);
 }
 
 static void rules(void)

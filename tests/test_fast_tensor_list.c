@@ -8,15 +8,9 @@
 #include <string.h>
 #include "check.h"
 #include "fast_testlib.h"
+#include "fast_expect.h"
 #include "fia/dtype.h"
 #include "fia/fast.h"
-
-static uint64_t rng = 0x9e3779b97f4a7c15ull;
-static uint16_t rand_fp16(void)
-{
-    rng = rng * 6364136223846793005ull + 1442695040888963407ull;
-    return fia_float_to_fp16(((float)((rng >> 33) % 4096) - 2048.0f) / 1024.0f);
-}
 
 /* A BNSD call: query [B, N, Q_S, D], key/value n tensors (kt[i]). */
 typedef struct call {
@@ -67,22 +61,16 @@ static call base(int64_t qs)
     return c;
 }
 
+static fia_status list_status(void *c)
+{
+    return phase(c, false);
+}
+
 static void expect(call *c, const char *id, int line)
 {
-    for (int prof = 0; prof < 2; prof++) {
-        fastSetStatusProfile(prof ? FIA_PROFILE_CANN : FIA_PROFILE_DOC);
-        fia_status want = id == NULL ? FIA_OK
-                          : prof ? FIA_ERR_INNER_TILING_ERROR
-                                 : FIA_ERR_PARAM_INVALID;
-        fia_status got = phase(c, false);
-        CHECK_MSG(got == want, "line %d (%s): got %d want %d: %s", line,
-                  prof ? "cann" : "doc", got, want, fastLastError());
-        if (id != NULL && got != FIA_OK)
-            CHECK_MSG(strncmp(fastLastError(), id, strlen(id)) == 0,
-                      "line %d: \"%s\" does not name %s", line,
-                      fastLastError(), id);
-    }
-    fastSetStatusProfile(FIA_PROFILE_DOC);
+    const fia_status want = id == NULL ? FIA_OK : FIA_ERR_PARAM_INVALID;
+    ftl_expect_profiles(list_status, c, want, ftl_cann_status(want, false),
+                        id, line);
 }
 
 static void validation(void)
@@ -138,8 +126,9 @@ static void list_vs_batched(int64_t qs, int threads)
     uint16_t *q = malloc((size_t)nq * 2), *k = malloc((size_t)nkv * 2);
     uint16_t *v = malloc((size_t)nkv * 2);
     uint16_t *o1 = calloc((size_t)nq, 2), *o2 = calloc((size_t)nq, 2);
-    for (int64_t i = 0; i < nq; i++) q[i] = rand_fp16();
-    for (int64_t i = 0; i < nkv; i++) k[i] = rand_fp16(), v[i] = rand_fp16();
+    for (int64_t i = 0; i < nq; i++) q[i] = ftl_rnd(FIA_DT_FP16);
+    for (int64_t i = 0; i < nkv; i++)
+        k[i] = ftl_rnd(FIA_DT_FP16), v[i] = ftl_rnd(FIA_DT_FP16);
     call c = {.B = B, .N = N, .KV_N = KVN, .D = D, .n = 1, .has_aslkv = true,
               .aslkv = {B, lens}};
     c.q = t4(B, N, qs, D), c.q.data = q;

@@ -11,6 +11,7 @@
 #include "fast_testlib.h"
 #include "fia/dtype.h"
 #include "fia/fast.h"
+#include "test_rng.h"
 
 enum { B = 3, N = 4, KVN = 2, D = 128, S = 300 };
 #define GUARD 0x7bcdu
@@ -18,8 +19,8 @@ enum { B = 3, N = 4, KVN = 2, D = 128, S = 300 };
 static uint64_t rng = 0x2545f4914f6cdd1dull;
 static uint16_t rand_bf16(void)
 {
-    rng = rng * 6364136223846793005ull + 1442695040888963407ull;
-    return fia_float_to_bf16(((float)((rng >> 33) % 4096) - 2048.0f) / 1024.0f);
+    return fia_float_to_bf16(((float)(test_lcg64_hi31(&rng) % 4096) - 2048.0f) /
+                             1024.0f);
 }
 
 static fia_tensor t3(int64_t a, int64_t b, int64_t c, void *data)

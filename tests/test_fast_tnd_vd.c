@@ -28,13 +28,6 @@
 enum { B = 3, N = 4, KVN = 2, QD = 192, VD = 128 };
 #define GUARD 0x7bcdu
 
-static uint64_t rng = 0x9e3779b97f4a7c15ull;
-static uint16_t rand_bf16(void)
-{
-    rng = rng * 6364136223846793005ull + 1442695040888963407ull;
-    return fia_float_to_bf16(((float)((rng >> 33) % 4096) - 2048.0f) / 1024.0f);
-}
-
 static fia_tensor t3(int64_t a, int64_t b, int64_t c, void *data)
 {
     return (fia_tensor){.dtype = FIA_DT_BF16, .ndim = 3, .shape = {a, b, c},
@@ -151,8 +144,9 @@ static void padded(const call *c)
     uint16_t *o = malloc((size_t)(T * N * VD + 64) * 2);
     uint16_t *ow = malloc((size_t)(T * N * QD) * 2);
     float *l = malloc((size_t)(T * N + 16) * 4), *lw = malloc((size_t)T * N * 4);
-    for (int64_t i = 0; i < nq; i++) q[i] = rand_bf16();
-    for (int64_t i = 0; i < nk; i++) k[i] = rand_bf16(), vw[i] = rand_bf16();
+    for (int64_t i = 0; i < nq; i++) q[i] = ftl_rnd(FIA_DT_BF16);
+    for (int64_t i = 0; i < nk; i++)
+        k[i] = ftl_rnd(FIA_DT_BF16), vw[i] = ftl_rnd(FIA_DT_BF16);
     /* value's rows (D innermost in both orders): the narrow one's 128
      * columns first in the wide one, its own random 64 after */
     for (int64_t r = 0; r < Tk * KVN; r++)

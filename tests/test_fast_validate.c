@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <time.h>
 #include "check.h"
+#include "fast_expect.h"
 #include "fast/validate.h"
 #include "fia/fast.h"
 #include "fia/feature.h"
@@ -128,28 +129,30 @@ static fia_status call(api *a)
 
 enum { K_OK, K_NULL, K_TYPE, K_NOTMOD, K_SEM, K_SEM_DOC, K_SEM_CANN };
 
+/* The status kind gives in profile doc (cann false) or cann. */
+static fia_status kind_status(int kind, bool cann)
+{
+    switch (kind) {
+    case K_NULL: return FIA_ERR_PARAM_NULLPTR;
+    case K_TYPE: return FIA_ERR_PARAM_INVALID;
+    case K_NOTMOD: return FIA_ERR_NOT_MODELED;
+    case K_SEM: return cann ? 561002 : 161002;
+    case K_SEM_DOC: return cann ? FIA_OK : 161002;
+    case K_SEM_CANN: return cann ? 561002 : FIA_OK;
+    default: return FIA_OK;
+    }
+}
+
 /* Calls a in both profiles and checks the code (and the check id). */
 static void expect(api *a, const char *id, int kind, int line)
 {
     for (int prof = 0; prof < 2; prof++) {
         fastSetStatusProfile(prof ? FIA_PROFILE_CANN : FIA_PROFILE_DOC);
-        fia_status want;
-        switch (kind) {
-        case K_NULL: want = FIA_ERR_PARAM_NULLPTR; break;
-        case K_TYPE: want = FIA_ERR_PARAM_INVALID; break;
-        case K_NOTMOD: want = FIA_ERR_NOT_MODELED; break;
-        case K_SEM: want = prof ? 561002 : 161002; break;
-        case K_SEM_DOC: want = prof ? FIA_OK : 161002; break;
-        case K_SEM_CANN: want = prof ? 561002 : FIA_OK; break;
-        default: want = FIA_OK; break;
-        }
-        fia_status got = call(a);
-        CHECK_MSG(got == want, "line %d (%s, %s): got %d want %d: %s", line, id,
-                  prof ? "cann" : "doc", got, want, fastLastError());
-        if (got != FIA_OK && id[0])
-            CHECK_MSG(strncmp(fastLastError(), id, strlen(id)) == 0,
-                      "line %d: error \"%s\" does not name %s", line,
-                      fastLastError(), id);
+        /* the label names the check as well: many cases share a line */
+        char label[160];
+        snprintf(label, sizeof label, "%s, %s", id, prof ? "cann" : "doc");
+        ftl_expect_status(call(a), kind_status(kind, prof), id[0] ? id : NULL,
+                          label, line);
     }
     fastSetStatusProfile(FIA_PROFILE_DOC);
 }

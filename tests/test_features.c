@@ -11,40 +11,13 @@
 #include <string.h>
 #include <sys/stat.h>
 #include "check.h"
+#include "test_file.h"
 #include "fia/feature.h"
 
 /* The folders whose files a page must list when their name has the word. */
 static const char *const part_dirs[] = {"core", "ref", "oracle", "compare",
                                         "fast", "harness", "fuzz", "cli",
                                         "bench", "tests", "include"};
-
-static char *slurp(const char *path)
-{
-    FILE *f = fopen(path, "rb");
-    if (f == NULL)
-        return NULL;
-    char *buf = NULL;
-    size_t len = 0, cap = 0;
-    for (;;) {
-        if (len + 4096 + 1 > cap) {
-            cap = cap ? cap * 2 : 8192;
-            char *nb = realloc(buf, cap);
-            if (nb == NULL) {
-                free(buf);
-                fclose(f);
-                return NULL;
-            }
-            buf = nb;
-        }
-        size_t got = fread(buf + len, 1, 4096, f);
-        len += got;
-        if (got == 0)
-            break;
-    }
-    fclose(f);
-    buf[len] = '\0';
-    return buf;
-}
 
 static int exists(const char *path)
 {
@@ -108,7 +81,7 @@ static void check_page(fia_feature f)
     const char *name = fia_feature_name(f);
     char page[256];
     snprintf(page, sizeof page, "docs/features/%s.md", name);
-    char *text = slurp(page);
+    char *text = test_read_file(page, NULL);
     CHECK_MSG(text != NULL, "no page %s", page);
     if (text == NULL)
         return;

@@ -9,6 +9,7 @@
 #include "fia/case.h"
 #include "fia/oracle.h"
 #include "fuzz/fuzz.h"
+#include "test_rng.h"
 
 static const char *gqa_prefill =
     "input_layout = BNSD\nnum_heads = 4\nnum_key_value_heads = 2\n"
@@ -51,8 +52,7 @@ static void out_dtype_params(void)
         uint8_t buf[256];
         uint32_t x = s * 2246822519u + 7;
         for (size_t i = 0; i < sizeof buf; i++) {
-            x ^= x << 13, x ^= x >> 17, x ^= x << 5;
-            buf[i] = (uint8_t)x;
+            buf[i] = (uint8_t)test_xorshift32(&x);
         }
         fia_case c;
         if (fuzz_decode_params(buf, sizeof buf, &c) == FIA_OK &&
@@ -91,8 +91,7 @@ int main(void)
         uint8_t buf[512];
         uint32_t x = s * 2654435761u + 1;
         for (size_t i = 0; i < sizeof buf; i++) {
-            x ^= x << 13, x ^= x >> 17, x ^= x << 5;
-            buf[i] = (uint8_t)x;
+            buf[i] = (uint8_t)test_xorshift32(&x);
         }
         fia_case c;
         char tr[64];

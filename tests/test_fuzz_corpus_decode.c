@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "check.h"
+#include "test_file.h"
 #include "fuzz/fuzz.h"
 
 #define EXPECTED "tests/fuzz_corpus_decode.expected"
@@ -58,12 +59,14 @@ static uint64_t fnv1a(uint64_t h, const char *s)
 /* The hash of what one seed decodes to; 0 when it cannot be read. */
 static uint64_t decode_hash(fuzz_target_id t, const char *path)
 {
-    static uint8_t buf[1 << 16];
-    FILE *f = fopen(path, "rb");
-    if (f == NULL)
+    size_t n = 0;
+    char *bytes = test_read_file(path, &n);
+    if (bytes == NULL)
         return 0;
-    size_t n = fread(buf, 1, sizeof buf, f);
-    fclose(f);
+    /* the decoders are given at most the first 64 KiB, as ever */
+    if (n > (size_t)1 << 16)
+        n = (size_t)1 << 16;
+    const uint8_t *buf = (const uint8_t *)bytes;
     fia_case c;
     char transform[64] = "";
     if (t == FUZZ_PARAMS)
@@ -75,6 +78,7 @@ static uint64_t decode_hash(fuzz_target_id t, const char *path)
     char *text = fia_case_to_string(&c);
     uint64_t h = fnv1a(fnv1a(1469598103934665603ull, transform), text ? text : "");
     free(text);
+    free(bytes);
     fia_case_free(&c);
     return h;
 }

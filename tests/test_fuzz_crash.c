@@ -10,6 +10,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 #include "check.h"
+#include "test_file.h"
 #include "fuzz/fuzz.h"
 
 void fia_finding_status_mismatch(void);
@@ -46,15 +47,12 @@ static int crash_child(const fia_case *c, const char *kind, const char *err)
     return status;
 }
 
+/* Whether the file at path holds text (text of one line: no newline). */
 static int file_has(const char *path, const char *text)
 {
-    FILE *f = fopen(path, "r");
-    char line[512];
-    int found = 0;
-    while (f != NULL && fgets(line, sizeof line, f) != NULL)
-        found |= strstr(line, text) != NULL;
-    if (f)
-        fclose(f);
+    char *all = test_read_file(path, NULL);
+    int found = all != NULL && strstr(all, text) != NULL;
+    free(all);
     return found;
 }
 

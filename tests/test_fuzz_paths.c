@@ -10,16 +10,11 @@
 #include "fia/fast.h"
 #include "fuzz/fuzz.h"
 #include "fuzz/gen.h"
+#include "test_rng.h"
 
 #define INPUTS check_draws(20000)
 
-static uint64_t next(uint64_t *x)
-{
-    uint64_t z = (*x += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
-}
+static uint64_t next(uint64_t *x) { return test_splitmix64(x); }
 
 static int64_t dim(const fia_tensor *t, int i) { return t->shape[i]; }
 

@@ -7,6 +7,7 @@
 #include <string.h>
 #include "check.h"
 #include "fuzz/fuzz.h"
+#include "test_rng.h"
 
 #define INPUT_BYTES 256
 
@@ -15,10 +16,7 @@ static void input_of(uint64_t k, uint8_t *buf, size_t n)
 {
     uint64_t x = 0x5eed0000u + k;
     for (size_t i = 0; i < n; i += 8) {
-        uint64_t z = (x += 0x9e3779b97f4a7c15u);
-        z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9u;
-        z = (z ^ (z >> 27)) * 0x94d049bb133111ebu;
-        z ^= z >> 31;
+        const uint64_t z = test_splitmix64(&x);
         for (size_t j = 0; j < 8 && i + j < n; j++)
             buf[i + j] = (uint8_t)(z >> (8 * j));
     }

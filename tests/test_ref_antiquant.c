@@ -20,6 +20,7 @@
 #include "fia/case.h"
 #include "fia/ref.h"
 #include "ref_testlib.h"
+#include "test_rng.h"
 
 /* ---- the call ------------------------------------------------------------ */
 
@@ -278,8 +279,7 @@ static char *text_of(const aq *a, const double *q, int fp)
 static uint64_t seed = 0x2545F4914F6CDD1Dull;
 static int64_t rnd(int64_t lo, int64_t hi)
 {
-    seed ^= seed << 13, seed ^= seed >> 7, seed ^= seed << 17;
-    return lo + (int64_t)(seed % (uint64_t)(hi - lo + 1));
+    return lo + (int64_t)(test_xorshift64(&seed) % (uint64_t)(hi - lo + 1));
 }
 
 /* Random integers, scales +-2^-k (k 6..9: scores of a few units, so that

@@ -11,17 +11,12 @@
 #include "fia/case.h"
 #include "fia/ref.h"
 #include "ref/ref_internal.h"
+#include "test_rng.h"
 
 static int64_t n_elems, n_esc;
 
 static uint64_t rng = 0x9E3779B97F4A7C15u;
-static uint64_t next_u64(void)
-{
-    rng ^= rng << 13;
-    rng ^= rng >> 7;
-    rng ^= rng << 17;
-    return rng;
-}
+static uint64_t next_u64(void) { return test_xorshift64(&rng); }
 static int rnd(int n) { return (int)(next_u64() % (uint64_t)n); }
 static double unif(void) { return (double)(next_u64() >> 11) * 0x1p-53; }
 

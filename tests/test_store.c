@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <sqlite3.h>
 #include "check.h"
+#include "test_file.h"
 #include "test_store_util.h"
 
 static int64_t pragma_int(const char *path, const char *pragma)
@@ -33,15 +34,8 @@ static int raw_exec(const char *path, const char *sql)
 /* FNV-1a of the file's bytes (-1 when unreadable). */
 static uint64_t file_sum(const char *path)
 {
-    FILE *f = fopen(path, "rb");
-    if (f == NULL)
-        return (uint64_t)-1;
-    uint64_t h = 0xcbf29ce484222325ULL;
-    int c;
-    while ((c = fgetc(f)) != EOF)
-        h = (h ^ (uint64_t)c) * 0x100000001b3ULL;
-    fclose(f);
-    return h;
+    uint64_t h;
+    return test_file_fnv1a64(path, &h) == 0 ? h : (uint64_t)-1;
 }
 
 static int open_code(const char *path, int create, char *err, int errlen)

@@ -8,15 +8,10 @@
 #include <math.h>
 #include "check.h"
 #include "test_store_util.h"
+#include "test_rng.h"
 
 /* splitmix64: a deterministic generator, one stream per seed */
-static uint64_t next(uint64_t *x)
-{
-    uint64_t z = (*x += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
-}
+static uint64_t next(uint64_t *x) { return test_splitmix64(x); }
 
 static double uniform(uint64_t *x) { return (next(x) >> 11) * 0x1p-53; }
 

@@ -69,8 +69,8 @@ const fia_rule *fia_rule_find(const char *id);
 /* The most rules the catalogue may hold.  A verdict lists each rule at most
  * once, in one of fired / normalized / obeyed, so none of them overflows
  * while fia_rule_count() <= FIA_ORACLE_MAX_RULES; fia_oracle_evaluate()
- * refuses to run otherwise (and tests/test_oracle.c checks it), never
- * truncating a list. */
+ * refuses to run otherwise (and tests/test_oracle_catalogue.c checks it),
+ * never truncating a list. */
 #define FIA_ORACLE_MAX_RULES 512
 
 typedef struct fia_oracle_verdict {
