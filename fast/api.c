@@ -25,10 +25,86 @@ static fia_status record(fia_status st, const fia_error *err)
     return st;
 }
 
-/* The nullptr layer's failures: recorded here, where they are found. */
-#define NULLPTR(id, ...)                                                     \
-    return record(fast_fail(&err, FIA_ERR_PARAM_NULLPTR, id, __VA_ARGS__),  \
-                  &err)
+/* Layer 1, the nullptrs (002 返回值; RELEASED adds softmax_lse with the
+ * flag): the tensors every call needs, the out-parameters, and each
+ * member of the key and value lists. */
+#define NULLPTR(id, ...) return fast_fail(err, FIA_ERR_PARAM_NULLPTR, id, __VA_ARGS__)
+static fia_status check_nullptrs(const fia_tensor *query,
+                                 const fia_tensor_list *key,
+                                 const fia_tensor_list *value,
+                                 const fia_tensor *out, bool lse_flag,
+                                 const fia_tensor *lse, const uint64_t *ws,
+                                 fast_executor *const *executor,
+                                 fia_error *err)
+{
+    if (query == NULL)
+        NULLPTR("N_QUERY", "query is a nullptr");
+    if (key == NULL)
+        NULLPTR("N_KEY", "key is a nullptr");
+    if (value == NULL)
+        NULLPTR("N_VALUE", "value is a nullptr");
+    if (out == NULL)
+        NULLPTR("N_OUT", "attention_out is a nullptr");
+    if (lse_flag && lse == NULL)
+        NULLPTR("N_LSE", "softmax_lse is a nullptr with softmax_lse_flag");
+    if (ws == NULL || executor == NULL)
+        NULLPTR("N_OUTPARAM", "workspaceSize/executor out-parameter is NULL");
+    const fia_tensor_list *lists[2] = {key, value};
+    for (int l = 0; l < 2; l++) {
+        if (lists[l]->count > FIA_MAX_TENSOR_LIST)
+            return fast_fail(err, fast_semantic_code(tl_profile), "S_KV_LIST",
+                             "%s list has %d tensors", l ? "value" : "key",
+                             (int)lists[l]->count);
+        if (lists[l]->count > 0 && lists[l]->tensors == NULL)
+            NULLPTR(l ? "N_VALUE" : "N_KEY", "%s list has no tensors",
+                    l ? "value" : "key");
+        for (int32_t i = 0; i < lists[l]->count; i++)
+            if (lists[l]->tensors[i] == NULL)
+                NULLPTR(l ? "N_VALUE" : "N_KEY", "%s[%d] is a nullptr",
+                        l ? "value" : "key", (int)i);
+    }
+    return FIA_OK;
+}
+#undef NULLPTR
+
+/* fast_v2_extras.apiName: the interface the call came through (NULL: the
+ * C API's own call, aclnn_v2).  A name fast/ does not know is refused as a
+ * parameter error (161002 in both profiles, "P_API"), after the nullptrs
+ * and before every check of the table: it is the caller's mistake, not a
+ * documented rule, and reading it as aclnn_v2 would judge a call meant for
+ * another interface by 002's limits, hiding a misspelt name.
+ *
+ * fast_v2_extras.productName: the device (NULL: the A2 / A3 products of
+ * every document).  Refused as apiName is: an unknown name, or 001's
+ * inference card through another interface than 001's (no other document
+ * lists it, so no other interface's limits are known for it). */
+static fia_status read_call_names(const fast_v2_extras *extras, fast_api *api,
+                                  fast_product *product, fia_error *err)
+{
+    const char *api_name = extras ? extras->apiName : NULL;
+    if (!fast_api_from_name(api_name, api))
+        return fast_fail(err, FIA_ERR_PARAM_INVALID, "P_API",
+                         "unknown interface \"%.64s\" in apiName "
+                         "(aclnn_v2, torch_npu_v2, mindspore, "
+                         "incre_flash_attention, torchair_v2 or NULL)",
+                         api_name);
+    *product = FAST_PRODUCT_A2;
+    const char *product_name = extras ? extras->productName : NULL;
+    if (product_name != NULL &&
+        strcmp(product_name, "atlas_inference_card") == 0)
+        *product = FAST_PRODUCT_INFERENCE_CARD;
+    else if (product_name != NULL && strcmp(product_name, "atlas_a2") != 0)
+        return fast_fail(err, FIA_ERR_PARAM_INVALID, "P_PRODUCT",
+                         "unknown product \"%.64s\" in productName "
+                         "(atlas_a2, atlas_inference_card or NULL)",
+                         product_name);
+    if (*product == FAST_PRODUCT_INFERENCE_CARD && *api != FAST_API_IFA)
+        return fast_fail(err, FIA_ERR_PARAM_INVALID, "P_PRODUCT",
+                         "the inference card is documented by "
+                         "incre_flash_attention (001) only, not by %s",
+                         fast_api_label(*api));
+    return FIA_OK;
+}
 
 /* The V2 call: the extended one without extras. */
 fia_status fastFusedInferAttentionScoreV2GetWorkspaceSize(
@@ -113,71 +189,15 @@ fia_status fastFusedInferAttentionScoreV2ExtGetWorkspaceSize(
     if (executor)
         *executor = NULL;
 
-    /* Layer 1: nullptrs (002 返回值; RELEASED adds softmax_lse with flag). */
-    if (query == NULL)
-        NULLPTR("N_QUERY", "query is a nullptr");
-    if (key == NULL)
-        NULLPTR("N_KEY", "key is a nullptr");
-    if (value == NULL)
-        NULLPTR("N_VALUE", "value is a nullptr");
-    if (attentionOut == NULL)
-        NULLPTR("N_OUT", "attention_out is a nullptr");
-    if (softmaxLseFlag && softmaxLse == NULL)
-        NULLPTR("N_LSE", "softmax_lse is a nullptr with softmax_lse_flag");
-    if (workspaceSize == NULL || executor == NULL)
-        NULLPTR("N_OUTPARAM", "workspaceSize/executor out-parameter is NULL");
-    const fia_tensor_list *lists[2] = {key, value};
-    for (int l = 0; l < 2; l++) {
-        if (lists[l]->count > FIA_MAX_TENSOR_LIST)
-            return record(fast_fail(&err, fast_semantic_code(tl_profile),
-                                    "S_KV_LIST", "%s list has %d tensors",
-                                    l ? "value" : "key",
-                                    (int)lists[l]->count), &err);
-        if (lists[l]->count > 0 && lists[l]->tensors == NULL)
-            NULLPTR(l ? "N_VALUE" : "N_KEY", "%s list has no tensors",
-                    l ? "value" : "key");
-        for (int32_t i = 0; i < lists[l]->count; i++)
-            if (lists[l]->tensors[i] == NULL)
-                NULLPTR(l ? "N_VALUE" : "N_KEY", "%s[%d] is a nullptr",
-                        l ? "value" : "key", (int)i);
-    }
-
-    /* fast_v2_extras.apiName: the interface the call came through (NULL:
-     * the C API's own call, aclnn_v2).  A name fast/ does not know is
-     * refused as a parameter error (161002 in both profiles, "P_API"),
-     * after the nullptrs and before every check of the table: it is the
-     * caller's mistake, not a documented rule, and reading it as aclnn_v2
-     * would judge a call meant for another interface by 002's limits,
-     * hiding a misspelt name. */
-    fast_api api;
-    const char *api_name = extras ? extras->apiName : NULL;
-    if (!fast_api_from_name(api_name, &api))
-        return record(fast_fail(&err, FIA_ERR_PARAM_INVALID, "P_API",
-                                "unknown interface \"%.64s\" in apiName "
-                                "(aclnn_v2, torch_npu_v2, mindspore, "
-                                "incre_flash_attention, torchair_v2 or "
-                                "NULL)", api_name), &err);
-
-    /* fast_v2_extras.productName: the device (NULL: the A2 / A3 products
-     * of every document).  Refused as apiName is: an unknown name, or 001's
-     * inference card through another interface than 001's (no other
-     * document lists it, so no other interface's limits are known for
-     * it). */
+    fia_status st = check_nullptrs(query, key, value, attentionOut,
+                                   softmaxLseFlag, softmaxLse, workspaceSize,
+                                   executor, &err);
+    fast_api api = FAST_API_ACLNN_V2;
     fast_product product = FAST_PRODUCT_A2;
-    const char *product_name = extras ? extras->productName : NULL;
-    if (product_name != NULL &&
-        strcmp(product_name, "atlas_inference_card") == 0)
-        product = FAST_PRODUCT_INFERENCE_CARD;
-    else if (product_name != NULL && strcmp(product_name, "atlas_a2") != 0)
-        return record(fast_fail(&err, FIA_ERR_PARAM_INVALID, "P_PRODUCT",
-                                "unknown product \"%.64s\" in productName "
-                                "(atlas_a2, atlas_inference_card or NULL)",
-                                product_name), &err);
-    if (product == FAST_PRODUCT_INFERENCE_CARD && api != FAST_API_IFA)
-        return record(fast_fail(&err, FIA_ERR_PARAM_INVALID, "P_PRODUCT",
-                                "the inference card is documented by "
-                                "incre_flash_attention (001) only, not by "
-                                "%s", fast_api_label(api)), &err);
+    if (st == FIA_OK)
+        st = read_call_names(extras, &api, &product, &err);
+    if (st != FIA_OK)
+        return record(st, &err);
 
     fast_args a = {
         .profile = tl_profile, .api = api, .product = product,
@@ -223,7 +243,7 @@ fia_status fastFusedInferAttentionScoreV2ExtGetWorkspaceSize(
 
     fast_plan p;
     memset(&p, 0, sizeof p);
-    fia_status st = fast_validate(&a, &p, &err); /* layers 2-4 */
+    st = fast_validate(&a, &p, &err); /* layers 2-4 */
     if (st != FIA_OK)
         return record(st, &err);
     /* (a call that reads no key under cann's early return computes
