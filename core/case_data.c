@@ -536,179 +536,188 @@ static const fia_tensor *slot_tensors(const fia_case *c, fia_slot s,
     return sp->t;
 }
 
-fia_status fia_case_materialize(const fia_case *c, int with_data, fia_case_data *d,
-                         fia_error *err)
+/* Pass 1 for slot s, before anything is allocated: its descriptors, its
+ * size against the limits (its bytes added to *total; a live-rows slot's
+ * mapped bytes to *virt) and its generator against its shape. */
+static fia_status check_slot(const fia_case *c, fia_slot s,
+                             const fia_tensor *src, int32_t n, int with_data,
+                             int64_t *total, int64_t *virt, fia_error *err)
 {
-    fia_error local;
-    if (!err)
-        err = &local;
-    const char *file = c ? c->name : "";
-    fia_error_clear(err);
-    if (!d) {
-        fia__set_err(err, file, 0, "no case data to fill");
-        return FIA_ERR_BAD_INPUT;
-    }
-    memset(d, 0, sizeof *d);
-    if (!c) {
-        fia__set_err(err, file, 0, "no case");
-        return FIA_ERR_BAD_INPUT;
-    }
-    fia_tensor scratch[FIA_SLOT_COUNT];
-
-    /* Pass 1: checks and the byte total, before allocating anything. */
-    int64_t total = 0, virt = 0;
-    for (int s = 0; s < FIA_SLOT_COUNT; s++) {
-        int32_t n;
-        const fia_tensor *src = slot_tensors(c, (fia_slot)s, &scratch[s], &n);
-        if (n > FIA_MAX_TENSOR_LIST) {
-            fia__set_err(err, file, 0, "%s: more than %d tensors",
-                         fia_slot_name((fia_slot)s), FIA_MAX_TENSOR_LIST);
-            return FIA_ERR_BAD_INPUT;
-        }
-        int64_t elems = 0;
-        for (int32_t i = 0; i < n; i++) {
-            if (src[i].ndim < 0 || src[i].ndim > FIA_MAX_RANK ||
-                fia_dtype_bits(src[i].dtype) <= 0) {
-                fia__set_err(err, file, 0, "%s: bad tensor descriptor",
-                             fia_slot_name((fia_slot)s));
-                return FIA_ERR_BAD_INPUT;
-            }
-            int64_t ne = fia_tensor_numel(&src[i]);
-            if (ne < 0) {
-                if (!with_data)
-                    continue;
-                fia__set_err(err, file, 0, "case too large: %s element count "
-                             "overflows", fia_slot_name((fia_slot)s));
-                return FIA_ERR_BAD_INPUT;
-            }
-            elems = (elems > INT64_MAX - ne) ? -1 : elems + ne;
+    const char *file = c->name, *name = fia_slot_name(s);
+    int live = c->live_rows && is_live_slot(s);
+    if (n > FIA_MAX_TENSOR_LIST)
+        return fia_fail_at(err, FIA_ERR_BAD_INPUT, file, 0,
+                           "%s: more than %d tensors", name,
+                           FIA_MAX_TENSOR_LIST);
+    int64_t elems = 0;
+    for (int32_t i = 0; i < n; i++) {
+        if (src[i].ndim < 0 || src[i].ndim > FIA_MAX_RANK ||
+            fia_dtype_bits(src[i].dtype) <= 0)
+            return fia_fail_at(err, FIA_ERR_BAD_INPUT, file, 0,
+                               "%s: bad tensor descriptor", name);
+        int64_t ne = fia_tensor_numel(&src[i]);
+        if (ne < 0) {
             if (!with_data)
                 continue;
-            if (ne > 2 * FIA_MATERIALIZE_LIMIT &&
-                !(c->live_rows && is_live_slot((fia_slot)s))) {
-                fia__set_err(err, file, 0, "case too large: %s has %lld "
-                             "elements", fia_slot_name((fia_slot)s),
-                             (long long)ne);
-                return FIA_ERR_BAD_INPUT;
-            }
-            int64_t bytes = (int64_t)fia_dtype_storage(
-                src[i].dtype, live_elems(c, (fia_slot)s, &src[i], ne));
-            if (c->live_rows && is_live_slot((fia_slot)s)) {
-                int64_t vbytes = (int64_t)fia_dtype_storage(src[i].dtype, ne);
-                if (vbytes > FIA_LIVE_VIRTUAL_LIMIT - virt) {
-                    fia__set_err(err, file, 0, "case too large: query, key "
-                                 "and value map more than %lld bytes",
-                                 (long long)FIA_LIVE_VIRTUAL_LIMIT);
-                    return FIA_ERR_BAD_INPUT;
-                }
-                virt += vbytes;
-            }
-            if (bytes > FIA_MATERIALIZE_LIMIT - total) {
-                fia__set_err(err, file, 0, "case too large: more than %lld "
-                             "bytes (limit %lld)",
-                             (long long)(total > INT64_MAX - bytes
-                                             ? INT64_MAX : total + bytes),
-                             (long long)FIA_MATERIALIZE_LIMIT);
-                return FIA_ERR_BAD_INPUT;
-            }
-            total += bytes;
+            return fia_fail_at(err, FIA_ERR_BAD_INPUT, file, 0,
+                               "case too large: %s element count overflows",
+                               name);
         }
-        const fia_gen *g = &c->tensors[s].gen;
-        if (with_data && n > 0 && !fia_slot_is_output((fia_slot)s) &&
-            g->kind == FIA_GEN_VALUES && (elems != g->n_values ||
-                                          (g->n_values > 0 && !g->values))) {
-            fia__set_err(err, file, 0, "%s.values: %lld values given, the "
-                         "shape has %lld elements", fia_slot_name((fia_slot)s),
-                         (long long)g->n_values, (long long)elems);
-            return FIA_ERR_BAD_INPUT;
-        }
-        if (with_data && n > 0 && c->live_rows && is_live_slot((fia_slot)s) &&
-            g->kind == FIA_GEN_VALUES) {
-            fia__set_err(err, file, 0, "%s.values: explicit values give every "
-                         "element; data = live_rows generates the live rows",
-                         fia_slot_name((fia_slot)s));
-            return FIA_ERR_BAD_INPUT;
-        }
-        if (with_data && n > 0 && (int)g->kind > (int)FIA_GEN_BLOCKS) {
-            fia__set_err(err, file, 0, "%s: bad generator",
-                         fia_slot_name((fia_slot)s));
-            return FIA_ERR_BAD_INPUT;
-        }
-        if (with_data && n > 0 && c->live_rows && s == FIA_SLOT_BLOCK_TABLE) {
-            /* a paged cache's rows are not the layout's: which are live
-             * would depend on the table's data */
-            fia__set_err(err, file, 0, "data = live_rows with a block_table "
-                         "(page attention) is not supported: its cache rows "
-                         "do not follow the layout");
-            return FIA_ERR_BAD_INPUT;
-        }
-    }
-
-    /* Pass 2: allocate and generate. */
-    for (int s = 0; s < FIA_SLOT_COUNT; s++) {
-        int32_t n;
-        const fia_tensor *src = slot_tensors(c, (fia_slot)s, &scratch[s], &n);
-        if (n == 0)
+        elems = (elems > INT64_MAX - ne) ? -1 : elems + ne;
+        if (!with_data)
             continue;
-        d->t[s] = calloc((size_t)n, sizeof *d->t[s]);
-        d->list[s] = calloc((size_t)n, sizeof *d->list[s]);
-        if (!d->t[s] || !d->list[s])
-            goto nomem;
-        d->n[s] = n;
-        int64_t off = 0;
-        for (int32_t i = 0; i < n; i++) {
-            fia_tensor *t = &d->t[s][i];
-            *t = src[i];
-            t->data = NULL;
-            d->list[s][i] = t;
-            if (!with_data)
-                continue;
-            int64_t ne = fia_tensor_numel(t);
-            if (ne <= 0)
-                continue;
-            uint64_t mapped = 0;
-            t->data = alloc_tensor(c, (fia_slot)s, n == 1,
-                                   fia_dtype_storage(t->dtype, ne), &mapped);
-            if (!t->data)
-                goto nomem;
-            d->mapped[s] = mapped;
-            if (fia_slot_is_output((fia_slot)s))
-                ;
-            else if (c->live_rows && is_live_slot((fia_slot)s))
-                gen_live(c, (fia_slot)s, i, &c->tensors[s].gen, t);
-            else
-                gen_tensor(c, (fia_slot)s, i, &c->tensors[s].gen, t, ne, off);
-            off += ne;
+        if (ne > 2 * FIA_MATERIALIZE_LIMIT && !live)
+            return fia_fail_at(err, FIA_ERR_BAD_INPUT, file, 0,
+                               "case too large: %s has %lld elements", name,
+                               (long long)ne);
+        int64_t bytes = (int64_t)fia_dtype_storage(
+            src[i].dtype, live_elems(c, s, &src[i], ne));
+        if (live) {
+            int64_t vbytes = (int64_t)fia_dtype_storage(src[i].dtype, ne);
+            if (vbytes > FIA_LIVE_VIRTUAL_LIMIT - *virt)
+                return fia_fail_at(err, FIA_ERR_BAD_INPUT, file, 0,
+                                   "case too large: query, key and value "
+                                   "map more than %lld bytes",
+                                   (long long)FIA_LIVE_VIRTUAL_LIMIT);
+            *virt += vbytes;
         }
+        if (bytes > FIA_MATERIALIZE_LIMIT - *total)
+            return fia_fail_at(err, FIA_ERR_BAD_INPUT, file, 0,
+                               "case too large: more than %lld bytes "
+                               "(limit %lld)",
+                               (long long)(*total > INT64_MAX - bytes
+                                               ? INT64_MAX : *total + bytes),
+                               (long long)FIA_MATERIALIZE_LIMIT);
+        *total += bytes;
     }
-    d->key_list.count = d->n[FIA_SLOT_KEY];
-    d->key_list.tensors = d->list[FIA_SLOT_KEY];
-    d->value_list.count = d->n[FIA_SLOT_VALUE];
-    d->value_list.tensors = d->list[FIA_SLOT_VALUE];
+    if (!with_data || n == 0)
+        return FIA_OK;
+    const fia_gen *g = &c->tensors[s].gen;
+    if (!fia_slot_is_output(s) && g->kind == FIA_GEN_VALUES &&
+        (elems != g->n_values || (g->n_values > 0 && !g->values)))
+        return fia_fail_at(err, FIA_ERR_BAD_INPUT, file, 0,
+                           "%s.values: %lld values given, the shape has "
+                           "%lld elements", name, (long long)g->n_values,
+                           (long long)elems);
+    if (live && g->kind == FIA_GEN_VALUES)
+        return fia_fail_at(err, FIA_ERR_BAD_INPUT, file, 0,
+                           "%s.values: explicit values give every element; "
+                           "data = live_rows generates the live rows", name);
+    if ((int)g->kind > (int)FIA_GEN_BLOCKS)
+        return fia_fail_at(err, FIA_ERR_BAD_INPUT, file, 0,
+                           "%s: bad generator", name);
+    if (c->live_rows && s == FIA_SLOT_BLOCK_TABLE)
+        /* a paged cache's rows are not the layout's: which are live would
+         * depend on the table's data */
+        return fia_fail_at(err, FIA_ERR_BAD_INPUT, file, 0,
+                           "data = live_rows with a block_table (page "
+                           "attention) is not supported: its cache rows do "
+                           "not follow the layout");
+    return FIA_OK;
+}
 
+/* Pass 2 for slot s: its descriptors copied into d and, with data, its
+ * tensors allocated and generated (outputs left zero).  0, or -1 out of
+ * memory (what was allocated stays in d for fia_case_data_free). */
+static int fill_slot(const fia_case *c, fia_slot s, const fia_tensor *src,
+                     int32_t n, int with_data, fia_case_data *d)
+{
+    d->t[s] = calloc((size_t)n, sizeof *d->t[s]);
+    d->list[s] = calloc((size_t)n, sizeof *d->list[s]);
+    if (!d->t[s] || !d->list[s])
+        return -1;
+    d->n[s] = n;
+    int64_t off = 0;
+    for (int32_t i = 0; i < n; i++) {
+        fia_tensor *t = &d->t[s][i];
+        *t = src[i];
+        t->data = NULL;
+        d->list[s][i] = t;
+        if (!with_data)
+            continue;
+        int64_t ne = fia_tensor_numel(t);
+        if (ne <= 0)
+            continue;
+        uint64_t mapped = 0;
+        t->data = alloc_tensor(c, s, n == 1, fia_dtype_storage(t->dtype, ne),
+                               &mapped);
+        if (!t->data)
+            return -1;
+        d->mapped[s] = mapped;
+        if (fia_slot_is_output(s))
+            ;
+        else if (c->live_rows && is_live_slot(s))
+            gen_live(c, s, i, &c->tensors[s].gen, t);
+        else
+            gen_tensor(c, s, i, &c->tensors[s].gen, t, ne, off);
+        off += ne;
+    }
+    return 0;
+}
+
+/* The case's present integer arrays copied into d. */
+static fia_status copy_arrays(const fia_case *c, fia_case_data *d,
+                              fia_error *err)
+{
     for (int a = 0; a < FIA_ARR_COUNT; a++) {
         const fia_int_array_spec *ar = &c->arrays[a];
         if (ar->presence != FIA_PRESENT)
             continue;
         d->arr_present[a] = 1;
         d->arr[a].count = ar->count;
-        if (ar->count > 0) {
-            if (!ar->values) {
-                fia_case_data_free(d);
-                fia__set_err(err, file, 0, "%s: values missing",
-                             fia_array_name((fia_array)a));
-                return FIA_ERR_BAD_INPUT;
-            }
-            d->arr[a].values = dup_i64(ar->values, ar->count);
-            if (!d->arr[a].values)
-                goto nomem;
-        }
+        if (ar->count == 0)
+            continue;
+        if (!ar->values)
+            return fia_fail_at(err, FIA_ERR_BAD_INPUT, c->name, 0,
+                               "%s: values missing",
+                               fia_array_name((fia_array)a));
+        d->arr[a].values = dup_i64(ar->values, ar->count);
+        if (!d->arr[a].values)
+            return fia_fail_at(err, FIA_ERR_NOMEM, c->name, 0,
+                               "out of memory materializing the case");
     }
     return FIA_OK;
-nomem:
-    fia_case_data_free(d);
-    return fia_fail_at(err, FIA_ERR_NOMEM, file, 0,
-                       "out of memory materializing the case");
+}
+
+fia_status fia_case_materialize(const fia_case *c, int with_data,
+                                fia_case_data *d, fia_error *err)
+{
+    fia_error local;
+    if (!err)
+        err = &local;
+    const char *file = c ? c->name : "";
+    fia_error_clear(err);
+    if (!d)
+        return fia_fail_at(err, FIA_ERR_BAD_INPUT, file, 0,
+                           "no case data to fill");
+    memset(d, 0, sizeof *d);
+    if (!c)
+        return fia_fail_at(err, FIA_ERR_BAD_INPUT, file, 0, "no case");
+    fia_tensor scratch[FIA_SLOT_COUNT];
+    const fia_tensor *src[FIA_SLOT_COUNT];
+    int32_t n[FIA_SLOT_COUNT];
+    int64_t total = 0, virt = 0;
+    for (int s = 0; s < FIA_SLOT_COUNT; s++) {
+        src[s] = slot_tensors(c, (fia_slot)s, &scratch[s], &n[s]);
+        fia_status st = check_slot(c, (fia_slot)s, src[s], n[s], with_data,
+                                   &total, &virt, err);
+        if (st != FIA_OK)
+            return st;
+    }
+    for (int s = 0; s < FIA_SLOT_COUNT; s++)
+        if (n[s] > 0 && fill_slot(c, (fia_slot)s, src[s], n[s], with_data, d) != 0) {
+            fia_case_data_free(d);
+            return fia_fail_at(err, FIA_ERR_NOMEM, file, 0,
+                               "out of memory materializing the case");
+        }
+    d->key_list.count = d->n[FIA_SLOT_KEY];
+    d->key_list.tensors = d->list[FIA_SLOT_KEY];
+    d->value_list.count = d->n[FIA_SLOT_VALUE];
+    d->value_list.tensors = d->list[FIA_SLOT_VALUE];
+    fia_status st = copy_arrays(c, d, err);
+    if (st != FIA_OK)
+        fia_case_data_free(d);
+    return st;
 }
 
 void fia_case_data_free(fia_case_data *d)

@@ -55,14 +55,6 @@ const char *fia__gen_name(fia_gen_kind k);  /* "normal", ...; NULL for VALUES */
 /* Sum of the element counts of a spec's tensors; -1 on overflow/negative. */
 int64_t fia__spec_numel(const fia_tensor_spec *s);
 
-/* Fill an error record (err may be NULL). */
-void fia__set_err(fia_error *err, const char *file, int line,
-                  const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 4, 5)))
-#endif
-    ;
-
 /* case_lex.c: the parser's lexical pieces.  The number readers return 0,
  * -1 (not a number of that syntax) or -2 (out of range). */
 int fia__lex_space(char ch);                 /* blank but not a newline */

@@ -225,20 +225,6 @@ int fia__attr_differs_from_default(const fia_attrs *at, fia_attr a,
     return !fia__attr_equal(at, &def, a);
 }
 
-void fia__set_err(fia_error *err, const char *file, int line,
-                  const char *fmt, ...)
-{
-    if (!err)
-        return;
-    err->code = FIA_ERR_BAD_INPUT;
-    snprintf(err->file, sizeof err->file, "%s", file ? file : "");
-    err->line = line;
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(err->msg, sizeof err->msg, fmt, ap);
-    va_end(ap);
-}
-
 int fia__gen_arity(fia_gen_kind k)
 {
     switch (k) {

@@ -722,13 +722,13 @@ fia_status fia_case_parse_string(const char *text, const char *name, fia_case *c
         name = "<string>";
     fia_error_clear(err);
     if (!c) {
-        fia__set_err(err, name, 0, "no case to parse into");
+        fia_fail_at(err, FIA_ERR_BAD_INPUT, name, 0, "no case to parse into");
         return failed(err);
     }
     fia_case_init(c);
     snprintf(c->name, sizeof c->name, "%s", name);
     if (!text) {
-        fia__set_err(err, name, 0, "no text");
+        fia_fail_at(err, FIA_ERR_BAD_INPUT, name, 0, "no text");
         return failed(err);
     }
     char *buf = strdup(text);

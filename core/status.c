@@ -16,6 +16,9 @@ const char *fia_status_name(fia_status st)
     case FIA_ERR_IO: return "IO";
     case FIA_ERR_SUT_CRASH: return "SUT_CRASH";
     case FIA_ERR_SUT_TIMEOUT: return "SUT_TIMEOUT";
+    case FIA_ERR_CORRUPT: return "CORRUPT";
+    case FIA_ERR_BUSY: return "BUSY";
+    case FIA_ERR_NOT_FOUND: return "NOT_FOUND";
     default: return "UNKNOWN";
     }
 }
