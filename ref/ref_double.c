@@ -55,6 +55,7 @@
 #include <float.h>
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 #include "ref_internal.h"
 
 #define U53 0x1p-53
@@ -313,12 +314,37 @@ static int key_score(ref_dbl *x, const ref_row_in *in, int64_t t,
     return 1;
 }
 
-static int64_t dbl_row_finite(ref_dbl *x, const ref_row_in *in, row_out *ro)
+/* What the steps of a finite row (dbl_row_finite) pass on to the next. */
+typedef struct row_bounds {
+    score_consts c;
+    int ok;          /* the binary64 pass is usable */
+    int model;       /* the float32 model's bound holds */
+    int64_t nt;      /* terms of the row: the keys, then the sink */
+    double m, smin;  /* the largest and smallest binary64 score */
+    double emax;     /* the largest model score error */
+    double R;        /* possible running-max records (rescales) */
+    double K;        /* terms of the kernel's row sum, records included */
+    double gk24, gk53;  /* gamma over the row sum, model and binary64 */
+    double span;     /* max - min score, with both errors */
+    double far_w;    /* the weight dropped with the far keys */
+    double td_max_key, tm_max_key;  /* the max key's score errors */
+    int lone;        /* the max key is the only one left */
+    double S;        /* sum of the binary64 weights */
+    double tdmax, tmmax;   /* the largest relative weight errors */
+    double ed_den, em_den; /* E of the header, binary64 and model */
+} row_bounds;
+
+/* Step 1, the scores: each key's binary64 score, |scale| sum |q k| and
+ * score errors (key_score), their max, min and largest model error, then
+ * the sink (finite here) as key nk of exact score sink, with no score
+ * error in either pass (bf16 is exact in binary64 and float32).  Clears
+ * rb->ok (and rb->model) when a score is not finite. */
+static void row_scores(ref_dbl *x, const ref_row_in *in, row_bounds *rb)
 {
-    const int64_t D = in->D, Dk = D + in->Dr, nk = in->nk;
+    const int64_t Dk = in->D + in->Dr, nk = in->nk;
     const double as = fabs(in->scale);
-    int ok = isfinite(in->scale) && nk > 0;   /* double pass usable */
-    int model = ok && (as == 0.0 || (as <= FLT_MAX && as >= FLT_MIN));
+    rb->ok = isfinite(in->scale) && nk > 0;
+    rb->model = rb->ok && (as == 0.0 || (as <= FLT_MAX && as >= FLT_MIN));
     /* a bias adds one more rounding to the score: gamma over one more
      * term for |scale| sum |q k|, plus u |bias| (docs/tolerance.md
      * "Scores"); a bias of 0 adds nothing (x + 0 is exact); a k that is
@@ -334,59 +360,75 @@ static int64_t dbl_row_finite(ref_dbl *x, const ref_row_in *in, row_out *ro)
     for (int64_t d = 0; c.aqm && d < Dk; d++)
         qabs += fabs(in->q[d]);
     c.aabs = c.aqm ? as * in->eta_kv * qabs * SAFE : 0.0;
+    rb->c = c;
     double m = -INFINITY, smin = INFINITY, emax = 0.0;
-    for (int64_t t = 0; t < nk && ok; t++) {
-        if (!key_score(x, in, t, &c, &model)) {
-            ok = model = 0;
-            break;
+    for (int64_t t = 0; t < nk && rb->ok; t++) {
+        if (!key_score(x, in, t, &rb->c, &rb->model)) {
+            rb->ok = rb->model = 0;
+            return;
         }
         emax = x->tm[t] > emax ? x->tm[t] : emax;
         m = x->s[t] > m ? x->s[t] : m;
         smin = x->s[t] < smin ? x->s[t] : smin;
     }
-    if (!ok) {
-        no_model(in, ro);
-        return D + (in->want_lse ? 1 : 0);
-    }
-    /* the sink (finite here): key nk of exact score sink, no score error
-     * in either pass (bf16 is exact in binary64 and float32) */
-    const int64_t nt = nk + (in->has_sink ? 1 : 0);
+    rb->nt = nk + (in->has_sink ? 1 : 0);
     if (in->has_sink) {
         x->s[nk] = in->sink;
         x->a[nk] = x->td[nk] = x->tm[nk] = 0.0;
         m = in->sink > m ? in->sink : m;
         smin = in->sink < smin ? in->sink : smin;
     }
-    /* rescalings an online softmax in ascending key order may do: keys that
-     * may be a running-max record given the float32 score errors */
+    rb->m = m, rb->smin = smin, rb->emax = emax;
+}
+
+/* Step 2, the records: the rescalings an online softmax in ascending key
+ * order may do, one per key that may be a running-max record given the
+ * float32 score errors (a key whose score plus emax exceeds every earlier
+ * score minus emax); the sink, wherever the kernel takes it in (first or
+ * last), is one more possible record and one more term of the row sum.
+ * The row sum then has K = terms + R + 1 roundings. */
+static void row_records(const ref_dbl *x, const ref_row_in *in,
+                        row_bounds *rb)
+{
+    const int64_t nk = in->nk;
     double R = 0, prev = -INFINITY;
     for (int64_t t = 0; t < nk; t++) {
-        if (x->s[t] + emax > prev)
+        if (x->s[t] + rb->emax > prev)
             R++;
-        double lo = x->s[t] - emax;
+        double lo = x->s[t] - rb->emax;
         prev = lo > prev ? lo : prev;
     }
-    /* the sink, wherever the kernel takes it in (first or last): one more
-     * possible record, one more term of the row sum */
-    R += (double)(nt - nk);
-    const double K = (double)nt + R + 1.0;
-    const double gk24 = gam(K, U24);
-    const double gk53 = gam((double)nt + (in->vlo ? 2 : 1), U53);
-    const double span = m - smin + 2.0 * emax;
-    /* A key whose exact score lies more than FAR below the max key's
-     * (diff plus both score errors < -FAR) has a weight below e^-FAR
-     * against that key's: binary64 exp loses its relative accuracy there
-     * (subnormals, 0), so such a weight is taken as 0 and what that drops
-     * counted absolutely.  Against the max key's exact score (any shift
-     * gives the same o) S >= 1, so o moves by at most far_w (vmax + |o|)
-     * and log S by at most far_w, far_w = (keys dropped) 2^-970 >=
-     * n e^-FAR.  When the max key is the only one left its weight is
-     * exactly 1 against itself: no relative error at all (td 0 below), o
-     * is its v, and lse carries that key's score error alone.  The
-     * model's bound below takes the same weights when the kernel's own
-     * (float32) weight of such a key is below float32's least subnormal
-     * (below): its absolute terms (2^-149 scale) cover that. */
+    R += (double)(rb->nt - nk);
+    rb->R = R;
+    rb->K = (double)rb->nt + R + 1.0;
+    rb->gk24 = gam(rb->K, U24);
+    rb->gk53 = gam((double)rb->nt + (in->vlo ? 2 : 1), U53);
+    rb->span = rb->m - rb->smin + 2.0 * rb->emax;
+}
+
+/* Step 3, the weights: w_j = e^(s_j - m) and their relative error bounds
+ * T_j (x->td binary64, x->tm model: L_j = score error + u |s_j - m| + exp
+ * error (+ the rescales, + u span), T_j = e^L_j - 1), their sum S, and E
+ * of the header in both passes.
+ *
+ * A key whose exact score lies more than FAR below the max key's (diff
+ * plus both score errors < -FAR) has a weight below e^-FAR against that
+ * key's: binary64 exp loses its relative accuracy there (subnormals, 0),
+ * so such a weight is taken as 0 and what that drops counted absolutely.
+ * Against the max key's exact score (any shift gives the same o) S >= 1,
+ * so o moves by at most far_w (vmax + |o|) and log S by at most far_w,
+ * far_w = (keys dropped) 2^-970 >= n e^-FAR.  When the max key is the only
+ * one left its weight is exactly 1 against itself: no relative error at
+ * all (td 0 below), o is its v, and lse carries that key's score error
+ * alone.  The model's bound takes the same weights when the kernel's own
+ * (float32) weight of such a key is below float32's least subnormal
+ * (e^-103.3, checked at -110): its absolute terms (2^-149 scale) cover
+ * that; else no model bound for the row. */
+static void row_weights(ref_dbl *x, row_bounds *rb)
+{
     const double FAR = 700.0;
+    const int64_t nt = rb->nt;
+    const double m = rb->m;
     double far_w = 0.0, td_max_key = 0.0, tm_max_key = 0.0;
     for (int64_t t = 0; t < nt; t++)
         if (x->s[t] == m) {
@@ -398,11 +440,8 @@ static int64_t dbl_row_finite(ref_dbl *x, const ref_row_in *in, row_out *ro)
     for (int64_t t = 0; t < nt; t++) { /* the keys, then the sink */
         double diff = x->s[t] - m;
         const int far = diff + x->td[t] + td_max_key < -FAR;
-        /* the float32 kernel's weight of a far key, with its own score
-         * errors, must be below float32's least subnormal (e^-103.3) for
-         * the model to drop it too; else no bound for the row */
         if (far && !(diff + x->tm[t] + tm_max_key < -110.0))
-            model = 0;
+            rb->model = 0;
         x->w[t] = far ? 0.0 : exp(diff);
         far_w += far ? 0x1p-970 : 0.0;
         if (!far)
@@ -410,115 +449,152 @@ static int64_t dbl_row_finite(ref_dbl *x, const ref_row_in *in, row_out *ro)
         S += x->w[t];
         double ld = x->td[t] + U53 * fabs(diff) * SAFE + EXP53;
         x->td[t] = far ? 0.0 : expm1(ld) * SAFE; /* far: in far_w (and */
-        double lm = x->tm[t] + U24 * (fabs(diff) + 2.0 * emax) * SAFE +
-                    EXP24 * (1.0 + R) + U24 * span * SAFE;
+        double lm = x->tm[t] + U24 * (fabs(diff) + 2.0 * rb->emax) * SAFE +
+                    EXP24 * (1.0 + rb->R) + U24 * rb->span * SAFE;
         x->tm[t] = far ? 0.0 : expm1(lm) * SAFE; /* 0 * inf is no bound) */
         tdmax = x->td[t] > tdmax ? x->td[t] : tdmax;
         tmmax = x->tm[t] > tmmax ? x->tm[t] : tmmax;
     }
-    const int lone = n_live == 1 && far_w > 0.0;
-    if (lone) /* the max key alone: its weight is 1, o its v */
+    rb->lone = n_live == 1 && far_w > 0.0;
+    if (rb->lone) /* the max key alone: its weight is 1, o its v */
         x->td[live] = 0.0, tdmax = 0.0;
-    double u_in, eta_in;
-    p_rounding(in, &u_in, &eta_in);
-    /* weighted denominator perturbations */
+    /* E: the weighted denominator perturbations */
     double ed_den = 0.0, em_den = 0.0;
     for (int64_t t = 0; t < nt; t++) {
-        ed_den += x->w[t] * ((1.0 + x->td[t]) * (1.0 + gk53) - 1.0);
-        em_den += x->w[t] * ((1.0 + x->tm[t]) * (1.0 + gk24) - 1.0);
+        ed_den += x->w[t] * ((1.0 + x->td[t]) * (1.0 + rb->gk53) - 1.0);
+        em_den += x->w[t] * ((1.0 + x->tm[t]) * (1.0 + rb->gk24) - 1.0);
     }
-    ed_den = ed_den / S * SAFE;
-    em_den = em_den / S * SAFE;
-    if (em_den >= 0.5)
-        model = 0;
-    const double small_w = 0x1p-14 * (1.0 + em_den);
-    const double au = u_in + gk24 * (1.0 + u_in);
+    rb->ed_den = ed_den / S * SAFE;
+    rb->em_den = em_den / S * SAFE;
+    if (rb->em_den >= 0.5)
+        rb->model = 0;
+    rb->far_w = far_w, rb->td_max_key = td_max_key;
+    rb->tm_max_key = tm_max_key, rb->S = S;
+    rb->tdmax = tdmax, rb->tmmax = tmmax;
+}
+
+/* Step 4, column d of the output: o = sum w_j v_j / S, the model's bound
+ * (ro->bound[d], the header's inequality with the float32 pipeline's
+ * roundings, P rounded to the input dtype, antiquant's v roundings and
+ * the absolute terms of subnormals) and, unless decided already, o
+ * decided in binary64 against the double pass's bound.  1 when the
+ * column stays undecided. */
+static int row_column(const ref_dbl *x, const ref_row_in *in,
+                      const row_bounds *rb, int64_t d, row_out *ro)
+{
+    const int64_t D = in->D, nk = in->nk;
+    const double S = rb->S;
+    double u_in, eta_in;
+    p_rounding(in, &u_in, &eta_in);
+    const double small_w = 0x1p-14 * (1.0 + rb->em_den);
+    const double au = u_in + rb->gk24 * (1.0 + u_in);
     /* antiquant: each v rounded to the input dtype (relative u_kv, absolute
      * eta_kv) */
     const double au_kv =
-        c.aqm ? (au * (1.0 + in->u_kv) + in->u_kv) * SAFE : au;
+        rb->c.aqm ? (au * (1.0 + in->u_kv) + in->u_kv) * SAFE : au;
     const double ukv1 = 1.0 + in->u_kv;
+    double num = -0.0, spv = 0.0, vmax = 0.0, small = 0.0; /* -0: sum identity */
+    for (int64_t t = 0; t < nk; t++) {
+        double v = in->vbuf[in->keys[t] * D + d];
+        num += x->w[t] * v;
+        spv += x->w[t] * fabs(v);
+        vmax = fabs(v) > vmax || isnan(v) ? fabs(v) : vmax;
+        if (x->w[t] < small_w)
+            small += fabs(v);
+    }
+    double o = num / S;
+    if (!isfinite(vmax)) {
+        nonfinite_column(in, ro, d, rb->model && rb->span <= unflushed_span(in));
+        return 0;
+    }
+    if (!isfinite(o)) {
+        ro->bound[d] = INFINITY;
+        return 1;
+    }
+    spv /= S;
+    small /= S;
+    double std_ = 0.0, stm = 0.0;
+    for (int64_t t = 0; t < rb->nt; t++) { /* the sink: v_s = 0 */
+        double vt = t < nk ? in->vbuf[in->keys[t] * D + d] : 0.0;
+        double dv = fabs(vt - o) * x->w[t];
+        std_ += x->td[t] * dv;
+        stm += x->tm[t] * dv;
+    }
+    std_ /= S;
+    stm /= S;
+    double ao = fabs(o);
+    const double tmmax = rb->tmmax, K = rb->K;
+    if (rb->model && !(rb->c.aqm && !(vmax <= in->kv_lim))) {
+        double b = stm + (1.0 + tmmax) * (au_kv * spv + rb->gk24 * ao) +
+                   (1.0 + tmmax) * (1.0 + au) * in->eta_kv +
+                   eta_in * (1.0 + tmmax) *
+                       (small * ukv1 + in->eta_kv * (double)nk) +
+                   (K + 2.0) * 0x1p-149 *
+                       (vmax * ukv1 + in->eta_kv + ao + 1.0);
+        ro->bound[d] = (b / (1.0 - rb->em_den) + U24 * ao) * SAFE;
+    } else {
+        ro->bound[d] = INFINITY;
+    }
+    if (ro->done[d])
+        return 0;
+    if (vmax == 0.0) { /* all v zero: o is an exact zero, sign as summed */
+        ro->bits[d] = ref_round_double_fmt(o, in->fmt);
+        ro->exact[d] = o;
+        ro->done[d] = 1;
+        return 0;
+    }
+    double bd = (std_ + (1.0 + rb->tdmax) * rb->gk53 * (spv + ao)) /
+                    (1.0 - rb->ed_den) + U53 * ao + rb->far_w * (vmax + ao);
+    if (rb->ok && ref_decide_double(o, bd, in->fmt, &ro->bits[d])) {
+        ro->exact[d] = o;
+        ro->done[d] = 1;
+        return 0;
+    }
+    return 1;
+}
+
+/* Step 5, lse = m + log S: the model's bound -log(1 - E) + the log's and
+ * the additions' roundings, and lse decided in binary64 against the double
+ * pass's bound (far_w for the dropped keys; the max key's own score error
+ * when it is alone).  1 when it stays undecided. */
+static int row_lse(const row_bounds *rb, row_out *ro)
+{
+    double ls = log(rb->S), lse = rb->m + ls;
+    double bm = -log1p(-rb->em_den) + EXP24 * fabs(ls) +
+                2.0 * U24 * (fabs(rb->m) + fabs(ls));
+    ro->lse_bound = rb->model ? bm * SAFE : INFINITY;
+    double bd = -log1p(-rb->ed_den) + EXP53 * fabs(ls) + U53 * fabs(lse) +
+                rb->far_w + (rb->lone ? rb->td_max_key * SAFE : 0.0);
+    if (ro->lse_done)
+        return 0;
+    if (rb->ok && ref_decide_double(lse, bd, REF_FMT_FP32, &ro->lse_bits)) {
+        ro->lse_exact = lse;
+        ro->lse_done = 1;
+        return 0;
+    }
+    return 1;
+}
+
+/* A row of finite scores, in the steps of the header's derivation. */
+static int64_t dbl_row_finite(ref_dbl *x, const ref_row_in *in, row_out *ro)
+{
+    row_bounds rb;
+    memset(&rb, 0, sizeof rb);
+    row_scores(x, in, &rb);
+    if (!rb.ok) {
+        no_model(in, ro);
+        return in->D + (in->want_lse ? 1 : 0);
+    }
+    row_records(x, in, &rb);
+    row_weights(x, &rb);
     int64_t undecided = 0;
-    for (int64_t d = 0; d < D; d++) {
-        double num = -0.0, spv = 0.0, vmax = 0.0, small = 0.0; /* -0: sum identity */
-        for (int64_t t = 0; t < nk; t++) {
-            double v = in->vbuf[in->keys[t] * D + d];
-            num += x->w[t] * v;
-            spv += x->w[t] * fabs(v);
-            vmax = fabs(v) > vmax || isnan(v) ? fabs(v) : vmax;
-            if (x->w[t] < small_w)
-                small += fabs(v);
-        }
-        double o = num / S;
-        if (!isfinite(vmax)) {
-            nonfinite_column(in, ro, d, model && span <= unflushed_span(in));
-            continue;
-        }
-        if (!isfinite(o)) {
-            ro->bound[d] = INFINITY;
-            undecided++;
-            continue;
-        }
-        spv /= S;
-        small /= S;
-        double std_ = 0.0, stm = 0.0;
-        for (int64_t t = 0; t < nt; t++) { /* the sink: v_s = 0 */
-            double vt = t < nk ? in->vbuf[in->keys[t] * D + d] : 0.0;
-            double dv = fabs(vt - o) * x->w[t];
-            std_ += x->td[t] * dv;
-            stm += x->tm[t] * dv;
-        }
-        std_ /= S;
-        stm /= S;
-        double ao = fabs(o);
-        if (model && !(c.aqm && !(vmax <= in->kv_lim))) {
-            double b = stm + (1.0 + tmmax) * (au_kv * spv + gk24 * ao) +
-                       (1.0 + tmmax) * (1.0 + au) * in->eta_kv +
-                       eta_in * (1.0 + tmmax) *
-                           (small * ukv1 + in->eta_kv * (double)nk) +
-                       (K + 2.0) * 0x1p-149 *
-                           (vmax * ukv1 + in->eta_kv + ao + 1.0);
-            ro->bound[d] = (b / (1.0 - em_den) + U24 * ao) * SAFE;
-        } else {
-            ro->bound[d] = INFINITY;
-        }
-        if (ro->done[d])
-            continue;
-        if (vmax == 0.0) { /* all v zero: o is an exact zero, sign as summed */
-            ro->bits[d] = ref_round_double_fmt(o, in->fmt);
-            ro->exact[d] = o;
-            ro->done[d] = 1;
-            continue;
-        }
-        double bd = (std_ + (1.0 + tdmax) * gk53 * (spv + ao)) /
-                        (1.0 - ed_den) + U53 * ao + far_w * (vmax + ao);
-        if (ok && ref_decide_double(o, bd, in->fmt, &ro->bits[d])) {
-            ro->exact[d] = o;
-            ro->done[d] = 1;
-        } else {
-            undecided++;
-        }
-    }
-    if (in->want_lse) {
-        double ls = log(S), lse = m + ls;
-        double bm = -log1p(-em_den) + EXP24 * fabs(ls) +
-                    2.0 * U24 * (fabs(m) + fabs(ls));
-        ro->lse_bound = model ? bm * SAFE : INFINITY;
-        double bd = -log1p(-ed_den) + EXP53 * fabs(ls) + U53 * fabs(lse) +
-                    far_w + (lone ? td_max_key * SAFE : 0.0);
-        if (!ro->lse_done) {
-            if (ok &&
-                ref_decide_double(lse, bd, REF_FMT_FP32, &ro->lse_bits)) {
-                ro->lse_exact = lse;
-                ro->lse_done = 1;
-            } else {
-                undecided++;
-            }
-        }
-    }
+    for (int64_t d = 0; d < in->D; d++)
+        undecided += row_column(x, in, &rb, d, ro);
+    if (in->want_lse)
+        undecided += row_lse(&rb, ro);
     /* ties: a row of one exact score is the plain mean of v (with a sink:
      * the MPFR loop's rational means, which count the sink's class) */
-    if (undecided > 0 && ok && !in->has_sink)
+    if (undecided > 0 && rb.ok && !in->has_sink)
         undecided -= ref_dbl_one_class(in, ro);
     return undecided;
 }
