@@ -92,7 +92,7 @@ int cli_bench_recorded(const char *path, char **argv, const char *suite,
     char errbuf[512];
     fia_store *s = NULL;
     if (fia_store_open(db, FIA_STORE_OPEN_CREATE, &s, errbuf,
-                       (int)sizeof errbuf) != FIA_STORE_OK) {
+                       (int)sizeof errbuf) != FIA_OK) {
         fprintf(stderr, "fiacheck bench: %s\n", errbuf);
         return CLI_EXIT_USAGE;
     }
@@ -150,7 +150,7 @@ int cli_bench_recorded(const char *path, char **argv, const char *suite,
         at += (size_t)snprintf(command + at, sizeof command - at, " %s",
                                argv[i]);
     fia_bench_run run = {revision, machine, suite, command, ""};
-    if (fia_store_bench_add(s, &run, figs, n) != FIA_STORE_OK) {
+    if (fia_store_bench_add(s, &run, figs, n) != FIA_OK) {
         fprintf(stderr, "fiacheck bench: %s\n", fia_store_errmsg(s));
         fia_store_close(s);
         return CLI_EXIT_USAGE;

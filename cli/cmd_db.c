@@ -224,9 +224,9 @@ static fia_store *open_store(const char *path, int mode)
     fia_store *s = NULL;
     char err[600];
     int rc = fia_store_open(path, mode, &s, err, sizeof err);
-    if (rc != FIA_STORE_OK) {
+    if (rc != FIA_OK) {
         fprintf(stderr, "fiacheck db: %s\n", err);
-        if (rc == FIA_STORE_ERR_IO && mode != FIA_STORE_OPEN_CREATE)
+        if (rc == FIA_ERR_IO && mode != FIA_STORE_OPEN_CREATE)
             fprintf(stderr, "fiacheck db: (a store is created by fiacheck "
                             "fuzz or fiacheck db init)\n");
         return NULL;
@@ -300,7 +300,7 @@ static int list_cb(const fia_store_finding *f, void *ctx)
 static int do_findings(fia_store *s, const db_opts *o)
 {
     int n[2] = {0, o->json};
-    if (fia_store_list_findings(s, &o->filter, list_cb, n) != FIA_STORE_OK)
+    if (fia_store_list_findings(s, &o->filter, list_cb, n) != FIA_OK)
         return store_error(s);
     if (!o->json)
         printf("%d finding%s\n", n[0], n[0] == 1 ? "" : "s");
@@ -325,7 +325,7 @@ static int do_show(fia_store *s, const db_opts *o)
         return usage_error("show wants one finding id");
     }
     fia_store_finding f;
-    if (fia_store_get_finding(s, id, &f) != FIA_STORE_OK)
+    if (fia_store_get_finding(s, id, &f) != FIA_OK)
         return store_error(s);
     if (o->json) {
         putchar('{');
@@ -432,7 +432,7 @@ static int accuracy_cb(const fia_store_accuracy *a, void *ctx)
 static int do_stats(fia_store *s, const db_opts *o)
 {
     fia_store_summary sum;
-    if (fia_store_get_summary(s, &sum) != FIA_STORE_OK)
+    if (fia_store_get_summary(s, &sum) != FIA_OK)
         return store_error(s);
     if (o->json)
         printf("{\"type\":\"summary\",\"campaigns\":%lld,\"execs\":%lld,"
@@ -452,11 +452,11 @@ static int do_stats(fia_store *s, const db_opts *o)
                (long long)sum.fixed, (long long)sum.regressed,
                (long long)sum.sightings, (long long)sum.accuracy_cases);
     int n[2] = {0, o->json};
-    if (fia_store_list_campaigns(s, campaign_cb, n) != FIA_STORE_OK)
+    if (fia_store_list_campaigns(s, campaign_cb, n) != FIA_OK)
         return store_error(s);
     n[0] = 0;
     if (fia_store_list_accuracy(s, o->filter.revision, accuracy_cb, n) !=
-        FIA_STORE_OK)
+        FIA_OK)
         return store_error(s);
     return CLI_EXIT_OK;
 }
@@ -580,7 +580,7 @@ static int do_regressions(fia_store *s, const db_opts *o)
     reg_out ro = {o, 0, 0};
     int64_t n = 0;
     if (fia_store_regressions(s, o->base, o->head, &o->reg, regression_cb,
-                              &ro, &n) != FIA_STORE_OK)
+                              &ro, &n) != FIA_OK)
         return store_error(s);
     if (!o->json && ro.too_few > 0)
         printf("(%lld bucket%s and facets with fewer than %lld cases run at "
@@ -588,7 +588,7 @@ static int do_regressions(fia_store *s, const db_opts *o)
                (long long)ro.too_few, ro.too_few == 1 ? "" : "s",
                (long long)o->reg.min_cases);
     cli_db_bench bo = {o->json, o->all_buckets, 0, 0, 0};
-    if (cli_db_bench_compare(s, o->base, o->head, &bo) != FIA_STORE_OK)
+    if (cli_db_bench_compare(s, o->base, o->head, &bo) != FIA_OK)
         return store_error(s);
     const int64_t slower = bo.slower;
     if (!o->json && bo.compared > 0)
@@ -632,7 +632,7 @@ static int do_mark(fia_store *s, const db_opts *o)
         fia_store_close(s);
         return usage_error("mark wants a finding id and fixed or open");
     }
-    if (fia_store_set_state(s, id, o->pos[2]) != FIA_STORE_OK)
+    if (fia_store_set_state(s, id, o->pos[2]) != FIA_OK)
         return store_error(s);
     printf("finding %lld marked %s\n", (long long)id, o->pos[2]);
     return CLI_EXIT_OK;
@@ -644,7 +644,7 @@ static int do_export(fia_store *s, const db_opts *o)
         fia_store_close(s);
         return usage_error("export writes JSON lines: db export --json");
     }
-    if (fia_store_export_json(s, stdout) != FIA_STORE_OK)
+    if (fia_store_export_json(s, stdout) != FIA_OK)
         return store_error(s);
     return CLI_EXIT_OK;
 }
@@ -661,7 +661,7 @@ static int do_merge(const db_opts *o)
         return CLI_EXIT_USAGE;
     /* all the files or none: one transaction */
     if (fia_store_merge_files(s, o->pos + first, o->npos - first) !=
-        FIA_STORE_OK)
+        FIA_OK)
         return store_error(s);
     for (int i = first; i < o->npos; i++)
         printf("merged %s into %s\n", o->pos[i], into);
@@ -779,14 +779,14 @@ int cmd_db(int argc, char **argv)
         break;
     case 8: {
         int n[2] = {0, o.json};
-        if (fia_store_list_campaigns(s, campaign_cb, n) != FIA_STORE_OK)
+        if (fia_store_list_campaigns(s, campaign_cb, n) != FIA_OK)
             rc = store_error(s);
         break;
     }
     case 9: {
         int64_t n = 0;
         if (cli_db_bench_list(s, o.filter.revision, o.json, &n) !=
-            FIA_STORE_OK)
+            FIA_OK)
             rc = store_error(s);
         else if (n == 0 && !o.json)
             printf("no benchmark figures%s%s (fiacheck bench --fast|--kernels "

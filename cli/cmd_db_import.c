@@ -284,16 +284,16 @@ static int store_import(fia_store *s, const import_opts *o, const char *path,
     snprintf(info.uuid, sizeof info.uuid, "%s", uuid);
     int64_t camp = 0;
     int rc = fia_store_batch_begin(s);
-    if (rc == FIA_STORE_OK)
+    if (rc == FIA_OK)
         rc = fia_store_campaign_begin(s, &info, &camp);
     fia_finding_record rec;
     fuzz_finding_record(f, camp, o->revision, &rec);
-    if (rc == FIA_STORE_OK)
+    if (rc == FIA_OK)
         rc = fia_store_add_finding_ex(s, &rec, id, outcome);
-    if (rc == FIA_STORE_OK)
+    if (rc == FIA_OK)
         rc = fia_store_campaign_update(s, camp, 1, 0, 0, 1);
-    int end = fia_store_batch_end(s, rc == FIA_STORE_OK);
-    return rc != FIA_STORE_OK ? rc : end;
+    int end = fia_store_batch_end(s, rc == FIA_OK);
+    return rc != FIA_OK ? rc : end;
 }
 
 /* Imports one file; counts what it gave. */
@@ -319,16 +319,16 @@ static void import_file(fia_store *s, const import_opts *o, const char *path,
     }
     char uuid[40];
     input_uuid((fuzz_target_id)t, buf, n, uuid);
-    int rc = fia_store_campaign_by_uuid(s, uuid, NULL);
-    if (rc == FIA_STORE_OK) {
+    fia_status rc = fia_store_campaign_by_uuid(s, uuid, NULL);
+    if (rc == FIA_OK) {
         printf("%s: imported before (campaign %s)\n", path, uuid);
         k->again++;
         free(buf);
         return;
     }
     replay_result r;
-    fia_status st = rc != FIA_STORE_ERR_NOTFOUND
-                        ? fia_fail(&err, FIA_ERR_IO, "%s", fia_store_errmsg(s))
+    fia_status st = rc != FIA_ERR_NOT_FOUND
+                        ? fia_fail(&err, rc, "%s", fia_store_errmsg(s))
                         : replay((fuzz_target_id)t, buf, n, o->timeout, &r, &err);
     if (st == FIA_OK && !r.finding && r.signal)
         st = crash_finding((fuzz_target_id)t, buf, n, path, &r);
@@ -346,7 +346,7 @@ static void import_file(fia_store *s, const import_opts *o, const char *path,
     }
     int64_t id = 0;
     int outcome = 0;
-    if (store_import(s, o, path, uuid, &r.f, &id, &outcome) != FIA_STORE_OK) {
+    if (store_import(s, o, path, uuid, &r.f, &id, &outcome) != FIA_OK) {
         fprintf(stderr, "fiacheck db import: %s: %s\n", path,
                 fia_store_errmsg(s));
         k->errors++;
@@ -505,7 +505,7 @@ int cmd_db_import(int argc, char **argv)
     fia_store *s = NULL;
     char msg[600];
     if (fia_store_open(o.db, FIA_STORE_OPEN_CREATE, &s, msg, sizeof msg) !=
-        FIA_STORE_OK) {
+        FIA_OK) {
         fprintf(stderr, "fiacheck db import: %s\n", msg);
         return CLI_EXIT_USAGE;
     }

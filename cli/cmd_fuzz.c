@@ -280,7 +280,7 @@ static int open_store(const char *db, fia_store **st, char *abs, size_t len)
         (void)fuzz_make_dirs(dbdir, NULL);   /* the store's open says what fails */
     }
     char err[512];
-    if (fia_store_open(db, 1, st, err, sizeof err) != FIA_STORE_OK) {
+    if (fia_store_open(db, 1, st, err, sizeof err) != FIA_OK) {
         fprintf(stderr, "fiacheck fuzz: %s\n", err);
         return -1;
     }
@@ -340,7 +340,7 @@ static int begin_campaign(fia_store *st, const fuzz_opts *o, const char *command
                             tr->seed, command, "", fia_sut_current()->name,
                             cli_build_revision()};
     snprintf(ci.uuid, sizeof ci.uuid, "%s", tr->uuid);
-    if (fia_store_campaign_begin(st, &ci, &tr->campaign) != FIA_STORE_OK) {
+    if (fia_store_campaign_begin(st, &ci, &tr->campaign) != FIA_OK) {
         fprintf(stderr, "fiacheck fuzz: %s\n", fia_store_errmsg(st));
         return -1;
     }
@@ -359,9 +359,9 @@ static void finish_campaign(fia_store *st, const fuzz_opts *o,
     u->store_busy = 0;
     fuzz_collect_artifacts(st, tr, pname, revision, u);
     if (fia_store_campaign_update(st, tr->campaign, tr->cnt.execs, tr->cov,
-                                  tr->seconds, 1) != FIA_STORE_OK ||
+                                  tr->seconds, 1) != FIA_OK ||
         (tr->ttff >= 0 &&
-         fia_store_campaign_set_ttff(st, tr->campaign, tr->ttff) != FIA_STORE_OK))
+         fia_store_campaign_set_ttff(st, tr->campaign, tr->ttff) != FIA_OK))
         fprintf(stderr, "fiacheck fuzz: cannot record the counts of campaign "
                 "%lld: %s\n", (long long)tr->campaign, fia_store_errmsg(st));
     else if (u->n > 0)

@@ -128,8 +128,8 @@ static int write_minimized(const fia_case *c, const fuzz_sig_pred *pred,
     if (id > 0) {
         fia_store *st = NULL;
         char e[512];
-        if (fia_store_open(db, 0, &st, e, sizeof e) == FIA_STORE_OK) {
-            if (fia_store_set_minimized(st, id, mtext) != FIA_STORE_OK)
+        if (fia_store_open(db, 0, &st, e, sizeof e) == FIA_OK) {
+            if (fia_store_set_minimized(st, id, mtext) != FIA_OK)
                 fprintf(stderr, "fiacheck minimize: %s\n", fia_store_errmsg(st));
             fia_store_close(st);
         }

@@ -115,7 +115,7 @@ typedef struct part {
 /* Says why a section failed: 0, or -1 said. */
 static int section(fia_store *s, int rc)
 {
-    if (rc == FIA_STORE_OK)
+    if (rc == FIA_OK)
         return 0;
     if (rc == RP_NOMEM)
         fprintf(stderr, "fiacheck report: out of memory\n");
@@ -234,7 +234,7 @@ int cmd_report(int argc, char **argv)
     fia_store *s = NULL;
     char err[600];
     if (fia_store_open(o.db, FIA_STORE_OPEN_READONLY, &s, err, sizeof err) !=
-        FIA_STORE_OK) {
+        FIA_OK) {
         fprintf(stderr, "fiacheck report: %s\n", err);
         return CLI_EXIT_USAGE;
     }

@@ -55,16 +55,16 @@ static int add_store(const char *db, rule_count *cnt)
 {
     fia_store *s = NULL;
     char err[600];
-    if (fia_store_open(db, FIA_STORE_OPEN_READONLY, &s, err, sizeof err) != FIA_STORE_OK) {
+    if (fia_store_open(db, FIA_STORE_OPEN_READONLY, &s, err, sizeof err) != FIA_OK) {
         fprintf(stderr, "fiacheck rules: %s\n", err);
         return -1;
     }
     db_count d = {cnt, 0, 0};
     int rc = fia_store_list_rule_coverage(s, NULL, db_row, &d);
-    if (rc != FIA_STORE_OK)
+    if (rc != FIA_OK)
         fprintf(stderr, "fiacheck rules: %s\n", fia_store_errmsg(s));
     fia_store_close(s);
-    return rc == FIA_STORE_OK ? 0 : -1;
+    return rc == FIA_OK ? 0 : -1;
 }
 
 static const char *kind_name(const fia_rule *r)

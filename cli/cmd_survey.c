@@ -253,7 +253,7 @@ int cmd_survey(int argc, char **argv)
     fia_store *st = NULL;
     char err[512];
     if (fia_store_open(o.db, FIA_STORE_OPEN_CREATE, &st, err, sizeof err) !=
-        FIA_STORE_OK) {
+        FIA_OK) {
         fprintf(stderr, "fiacheck survey: %s\n", err);
         return CLI_EXIT_USAGE;
     }
@@ -263,7 +263,7 @@ int cmd_survey(int argc, char **argv)
                             "default", (uint64_t)o.seed, command, "",
                             fia_sut_current()->name, cli_build_revision()};
     int64_t campaign = 0;
-    if (fia_store_campaign_begin(st, &ci, &campaign) != FIA_STORE_OK) {
+    if (fia_store_campaign_begin(st, &ci, &campaign) != FIA_OK) {
         fprintf(stderr, "fiacheck survey: %s\n", fia_store_errmsg(st));
         fia_store_close(st);
         return CLI_EXIT_USAGE;
@@ -327,7 +327,7 @@ int cmd_survey(int argc, char **argv)
     size_t unstored = fuzz_report_unstored();
     double secs = difftime(time(NULL), t0);
     int rc = fia_store_campaign_update(st, campaign, n->execs, 0, secs, 1);
-    if (rc != FIA_STORE_OK)
+    if (rc != FIA_OK)
         fprintf(stderr, "fiacheck survey: %s\n", fia_store_errmsg(st));
     fia_store_close(st);
     if (unstored == 0)
@@ -345,7 +345,7 @@ int cmd_survey(int argc, char **argv)
            (long long)n->not_modeled, (long long)n->not_covered,
            fia_sut_current()->name, (long long)n->findings,
            (long long)campaign, o.db);
-    if (unstored > 0 || rc != FIA_STORE_OK) {
+    if (unstored > 0 || rc != FIA_OK) {
         fprintf(stderr, "fiacheck survey: %zu finding(s) could not be stored "
                 "in %s (their case files: %s)\n", unstored, o.db, spool);
         return CLI_EXIT_USAGE;

@@ -72,7 +72,7 @@ int cli_db_prune(fia_store *s, const cli_prune_opts *o)
     fia_store_prune_counts c;
     int rc = fia_store_prune(s, &f, &c);
     free(rev);
-    if (rc != FIA_STORE_OK) {
+    if (rc != FIA_OK) {
         fprintf(stderr, "fiacheck db: %s\n", fia_store_errmsg(s));
         return CLI_EXIT_USAGE;
     }
@@ -99,7 +99,7 @@ int cli_db_prune(fia_store *s, const cli_prune_opts *o)
 int cli_db_vacuum(fia_store *s, const char *path, int json)
 {
     int64_t before = 0, after = 0;
-    if (fia_store_vacuum(s, &before, &after) != FIA_STORE_OK) {
+    if (fia_store_vacuum(s, &before, &after) != FIA_OK) {
         fprintf(stderr, "fiacheck db: %s\n", fia_store_errmsg(s));
         return CLI_EXIT_USAGE;
     }

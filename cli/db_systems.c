@@ -169,9 +169,9 @@ int cli_db_systems(fia_store *s, int json)
     int rc = sy_load(s, &m);
     if (rc == SY_NOMEM)
         fprintf(stderr, "fiacheck db: out of memory\n");
-    else if (rc != FIA_STORE_OK)
+    else if (rc != FIA_OK)
         fprintf(stderr, "fiacheck db: %s\n", fia_store_errmsg(s));
-    if (rc == FIA_STORE_OK && json) {
+    if (rc == FIA_OK && json) {
         for (size_t i = 0; i < m.nsys; i++)
             system_json(&m.sys[i]);
         for (size_t i = 0; i < m.nsys; i++)
@@ -184,11 +184,11 @@ int cli_db_systems(fia_store *s, int json)
             for (size_t i = 0; i < m.nsys; i++)
                 if (m.b[b].by[i].cases > 0)
                     bucket_json(m.b[b].name, m.sys[i].name, &m.b[b].by[i]);
-    } else if (rc == FIA_STORE_OK && m.nsys == 0) {
+    } else if (rc == FIA_OK && m.nsys == 0) {
         printf("no systems under test in the store (no campaign)\n");
-    } else if (rc == FIA_STORE_OK) {
+    } else if (rc == FIA_OK) {
         model_text(&m);
     }
     sy_free(&m);
-    return rc == FIA_STORE_OK ? 0 : -1;
+    return rc == FIA_OK ? 0 : -1;
 }

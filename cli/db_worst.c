@@ -12,7 +12,7 @@ int cli_db_worst(fia_store *s, const char *revision, const char *bucket)
     double ratio = 0;
     int64_t campaign = 0;
     if (fia_store_worst_case(s, revision, bucket, &text, &ratio, &campaign) !=
-        FIA_STORE_OK) {
+        FIA_OK) {
         fprintf(stderr, "fiacheck db: %s\n", fia_store_errmsg(s));
         return CLI_EXIT_USAGE;
     }

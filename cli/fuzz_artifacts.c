@@ -57,7 +57,7 @@ void fuzz_retry_unstored(fia_store *st, unstored_list *u, const char *revision)
         unstored_finding *x = &u->items[i];
         fia_finding_record r;
         fuzz_finding_record(&x->fd, x->campaign, revision, &r);
-        if (k == i && fia_store_add_finding(st, &r, NULL) == FIA_STORE_OK) {
+        if (k == i && fia_store_add_finding(st, &r, NULL) == FIA_OK) {
             unlink(x->path);
             fuzz_finding_free(&x->fd);
             k++;
@@ -105,14 +105,14 @@ static void record_artifact(fia_store *st, const char *path, const char *name,
     } else if (added) {
         fia_finding_record r;
         fuzz_finding_record(&fd, tr->campaign, revision, &r);
-        int src = u->store_busy ? FIA_STORE_ERR_BUSY
-                                : fia_store_add_finding(st, &r, NULL);
-        if (src != FIA_STORE_OK) {
+        fia_status src = u->store_busy ? FIA_ERR_BUSY
+                                       : fia_store_add_finding(st, &r, NULL);
+        if (src != FIA_OK) {
             fia_error err = {0};
             if (!u->store_busy)
                 fprintf(stderr, "fiacheck fuzz: cannot record %s: %s; kept to "
                         "retry\n", path, fia_store_errmsg(st));
-            u->store_busy |= src == FIA_STORE_ERR_BUSY;
+            u->store_busy |= src == FIA_ERR_BUSY;
             if (spool_finding(u, &fd, tr->campaign, tr->unstored_dir, &err) != FIA_OK)
                 fprintf(stderr, "fiacheck fuzz: %s; the artifact %s stays\n",
                         err.msg, path);

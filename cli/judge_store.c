@@ -27,7 +27,7 @@ int cli_judge_store_begin(const char *db, const char *system,
 {
     char err[512], tolerance[96], id[32];
     if (fia_store_open(db, FIA_STORE_OPEN_CREATE, &J.st, err, sizeof err) !=
-        FIA_STORE_OK) {
+        FIA_OK) {
         fprintf(stderr, "fiacheck judge: %s\n", err);
         return -1;
     }
@@ -35,7 +35,7 @@ int cli_judge_store_begin(const char *db, const char *system,
     fia_campaign_info ci = {version, "judge", fia_profile_name(profile),
                             tolerance, 0, command, "", system,
                             cli_build_revision()};
-    if (fia_store_campaign_begin(J.st, &ci, &J.campaign) != FIA_STORE_OK) {
+    if (fia_store_campaign_begin(J.st, &ci, &J.campaign) != FIA_OK) {
         fprintf(stderr, "fiacheck judge: %s\n", fia_store_errmsg(J.st));
         fia_store_close(J.st);
         J.st = NULL;
@@ -96,7 +96,7 @@ int cli_judge_store_end(const char *db)
     size_t unstored = fuzz_report_unstored();
     int rc = fia_store_campaign_update(J.st, J.campaign, n->execs, 0,
                                        difftime(time(NULL), J.t0), 1);
-    if (rc != FIA_STORE_OK)
+    if (rc != FIA_OK)
         fprintf(stderr, "fiacheck judge: %s\n", fia_store_errmsg(J.st));
     fia_store_close(J.st);
     J.st = NULL;
@@ -106,7 +106,7 @@ int cli_judge_store_end(const char *db)
             "cases, %lld findings\n",
            (long long)J.campaign, db, (long long)n->execs,
            (long long)n->findings);
-    if (unstored > 0 || rc != FIA_STORE_OK) {
+    if (unstored > 0 || rc != FIA_OK) {
         fprintf(stderr, "fiacheck judge: %zu finding(s) could not be stored "
                 "in %s (their case files: %s)\n", unstored, db, J.spool);
         return -1;

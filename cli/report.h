@@ -77,7 +77,7 @@ void rp_abandon(rp_plotter *p);
 void rp_quote(char *buf, size_t n, const char *s);
 
 /* ---- report_tables.c ---------------------------------------------------- */
-/* Each section returns FIA_STORE_OK, the store's code (its message in the
+/* Each section returns FIA_OK, the store's code (its message in the
  * store) or RP_NOMEM (out of memory). */
 #define RP_NOMEM (-1)
 int rt_summary(FILE *f, fia_store *s);

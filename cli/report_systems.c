@@ -231,7 +231,7 @@ int rs_systems(FILE *f, fia_store *s)
     int rc = sy_load(s, &m);
     if (rc == SY_NOMEM)
         rc = RP_NOMEM;
-    if (rc == FIA_STORE_OK) {
+    if (rc == FIA_OK) {
         fputs("<h2 id=\"systems\">Systems side by side: error / bound "
               "against the correctly rounded reference</h2>\n", f);
         if (m.nsys == 0) {

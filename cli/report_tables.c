@@ -35,7 +35,7 @@ int rt_summary(FILE *f, fia_store *s)
 {
     fia_store_summary m;
     int rc = fia_store_get_summary(s, &m);
-    if (rc != FIA_STORE_OK)
+    if (rc != FIA_OK)
         return rc;
     fputs("<div class=\"summary\">", f);
     fprintf(f, "<div id=\"sum-campaigns\"><b>%lld</b>campaigns</div>",
@@ -51,7 +51,7 @@ int rt_summary(FILE *f, fia_store *s)
     fprintf(f, "<div id=\"sum-accuracy\"><b>%lld</b>cases in accuracy "
             "statistics</div>", (long long)m.accuracy_cases);
     fputs("</div>\n", f);
-    return FIA_STORE_OK;
+    return FIA_OK;
 }
 
 static int campaign_row(const fia_store_campaign *c, void *ctx)
@@ -173,7 +173,7 @@ int rt_findings(FILE *f, fia_store *s, FILE *cases)
     finding_out o = {f, cases, 0};
     int rc = fia_store_list_findings(s, NULL, finding_row, &o);
     fputs("</tbody></table>\n", f);
-    if (rc == FIA_STORE_OK && o.n == 0)
+    if (rc == FIA_OK && o.n == 0)
         fputs("<p class=\"good\">No findings.</p>\n", f);
     return rc;
 }
@@ -285,9 +285,9 @@ int rt_coverage(FILE *f, fia_store *s)
     if (c.cnt == NULL)
         return RP_NOMEM;
     int rc = fia_store_list_rule_coverage(s, NULL, cov_row, &c);
-    if (rc == FIA_STORE_OK && c.nomem)
+    if (rc == FIA_OK && c.nomem)
         rc = RP_NOMEM;
-    if (rc == FIA_STORE_OK) {
+    if (rc == FIA_OK) {
         int count[4] = {0, 0, 0, 0};
         for (size_t i = 0; i < n; i++)
             count[cov_group(fia_rule_at(i), &c.cnt[i])]++;
@@ -308,7 +308,7 @@ int rt_coverage(FILE *f, fia_store *s)
                     rule_row(f, fia_rule_at(i), &c.cnt[i], g);
         fputs("</tbody></table>\n", f);
     }
-    if (rc == FIA_STORE_OK && c.nextra > 0) {
+    if (rc == FIA_OK && c.nextra > 0) {
         fputs("<p class=\"warn\">The store counts rules the catalogue of "
               "this fiacheck does not have (renamed or removed):</p>\n"
               "<table><thead><tr><th>rule</th><th class=\"n\">broken</th>"

@@ -64,17 +64,17 @@ static void revs_free(revs *r)
 
 static int revs_find(const revs *r, const char *name);
 
-/* Loads the revisions; FIA_STORE_OK or the store's code. */
+/* Loads the revisions; FIA_OK or the store's code. */
 static int revs_load(fia_store *s, revs *r)
 {
     memset(r, 0, sizeof *r);
     int rc = fia_store_report_revisions(s, rev_cb, r);
-    if (rc == FIA_STORE_OK && r->nomem)
+    if (rc == FIA_OK && r->nomem)
         rc = RP_NOMEM;
     /* rows outside any campaign carry revision "": last, as "(none)" */
-    if (rc == FIA_STORE_OK && revs_find(r, "") < 0 && rev_cb("", 0, r) != 0)
+    if (rc == FIA_OK && revs_find(r, "") < 0 && rev_cb("", 0, r) != 0)
         rc = RP_NOMEM;
-    if (rc == FIA_STORE_OK) {
+    if (rc == FIA_OK) {
         r->x = malloc((size_t)(r->n + 1) * sizeof *r->x);
         if (r->x == NULL)
             rc = RP_NOMEM;
@@ -343,9 +343,9 @@ int rr_accuracy(FILE *f, fia_store *s, rp_plotter *p)
     revs r;
     int rc = revs_load(s, &r);
     acc_rows rows = {NULL, 0, 0, &r, 0};
-    if (rc == FIA_STORE_OK)
+    if (rc == FIA_OK)
         rc = fia_store_report_ratios(s, acc_cb, &rows);
-    if (rc == FIA_STORE_OK && rows.nomem)
+    if (rc == FIA_OK && rows.nomem)
         rc = RP_NOMEM;
     fputs("<h2 id=\"accuracy\">Accuracy</h2>\n<p>Each compared case's "
           "error-to-bound ratio (its worst element's error over the "
@@ -354,10 +354,10 @@ int rr_accuracy(FILE *f, fia_store *s, rp_plotter *p)
           "left to right in the order the store first saw them. "
           "<code>fiacheck db regressions</code> tests whether a change "
           "is real.</p>\n", f);
-    if (rc == FIA_STORE_OK && rows.n == 0)
+    if (rc == FIA_OK && rows.n == 0)
         fputs("<p class=\"dim\">No accuracy samples in the store (fiacheck "
               "survey or fuzz --target numeric add them).</p>\n", f);
-    if (rc == FIA_STORE_OK && rows.n > 0) {
+    if (rc == FIA_OK && rows.n > 0) {
         for (size_t i = 0; i < rows.n; i++)
             r.x[rows.v[i].rev] = 0;
         revs_number(&r);
@@ -533,16 +533,16 @@ int rr_bench(FILE *f, fia_store *s, rp_plotter *p)
     revs r;
     int rc = revs_load(s, &r);
     bench_pts b = {NULL, 0, 0, &r, 0};
-    if (rc == FIA_STORE_OK)
+    if (rc == FIA_OK)
         rc = fia_store_report_bench(s, bench_cb, &b);
-    if (rc == FIA_STORE_OK && b.nomem)
+    if (rc == FIA_OK && b.nomem)
         rc = RP_NOMEM;
     fputs("<h2 id=\"bench\">Benchmarks</h2>\n", f);
-    if (rc == FIA_STORE_OK && b.n == 0)
+    if (rc == FIA_OK && b.n == 0)
         fputs("<p class=\"dim\">No benchmark figures in the store "
               "(<code>fiacheck bench --fast|--kernels --db PATH</code> "
               "stores them).</p>\n", f);
-    if (rc == FIA_STORE_OK && b.n > 0) {
+    if (rc == FIA_OK && b.n > 0) {
         fputs("<p>The figures of <code>fiacheck bench --db</code> runs per "
               "revision, one panel per figure, figures grouped by suite, "
               "machine and kind (the part of the name before '/'). Runs of "

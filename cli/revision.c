@@ -149,7 +149,7 @@ fia_status cli_resolve_revision(struct fia_store *s, const char *name,
 {
     *full = NULL;
     rev_list l = {0};
-    if (fia_store_list_revisions(s, collect, &l) != FIA_STORE_OK) {
+    if (fia_store_list_revisions(s, collect, &l) != FIA_OK) {
         rev_list_free(&l);
         return fia_fail(err, FIA_ERR_IO, "%s", fia_store_errmsg(s));
     }

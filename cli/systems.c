@@ -244,7 +244,7 @@ static int by_kind(const void *a, const void *b)
 }
 
 /* Systems added after the ratios (known from findings or benchmarks only)
- * get empty stats in every bucket: FIA_STORE_OK or SY_NOMEM. */
+ * get empty stats in every bucket: FIA_OK or SY_NOMEM. */
 static int widen_buckets(sy_model *m, size_t had)
 {
     for (size_t i = 0; had < m->nsys && i < m->nb; i++) {
@@ -254,7 +254,7 @@ static int widen_buckets(sy_model *m, size_t had)
         memset(by + had, 0, (m->nsys - had) * sizeof *by);
         m->b[i].by = by;
     }
-    return FIA_STORE_OK;
+    return FIA_OK;
 }
 
 int sy_load(fia_store *s, sy_model *m)
@@ -264,22 +264,22 @@ int sy_load(fia_store *s, sy_model *m)
     int rc = fia_store_report_systems(s, system_cb, &l);
     /* the buckets' arrays are sized by the systems listed so far */
     const size_t listed = m->nsys;
-    if (rc == FIA_STORE_OK && !l.nomem)
+    if (rc == FIA_OK && !l.nomem)
         rc = fia_store_report_system_ratios(s, ratio_cb, &l);
-    if (rc == FIA_STORE_OK && !l.nomem)
+    if (rc == FIA_OK && !l.nomem)
         rc = fia_store_report_system_common(s, common_cb, &l);
-    if (rc == FIA_STORE_OK && !l.nomem)
+    if (rc == FIA_OK && !l.nomem)
         rc = fia_store_list_findings(s, NULL, finding_cb, &l);
-    if (rc == FIA_STORE_OK && !l.nomem)
+    if (rc == FIA_OK && !l.nomem)
         rc = fia_store_report_bench(s, bench_cb, &l);
     free(l.cap_f), free(l.cap_k), free(l.cap_s);
-    if (rc == FIA_STORE_OK && l.nomem)
+    if (rc == FIA_OK && l.nomem)
         rc = SY_NOMEM;
-    if (rc == FIA_STORE_OK)
+    if (rc == FIA_OK)
         rc = widen_buckets(m, listed);
-    if (rc == FIA_STORE_OK && m->nb > 1)
+    if (rc == FIA_OK && m->nb > 1)
         qsort(m->b, m->nb, sizeof *m->b, by_coverage);
-    for (size_t i = 0; rc == FIA_STORE_OK && i < m->nsys; i++)
+    for (size_t i = 0; rc == FIA_OK && i < m->nsys; i++)
         if (m->sys[i].nkinds > 1)
             qsort(m->sys[i].kinds, m->sys[i].nkinds, sizeof *m->sys[i].kinds,
                   by_kind);

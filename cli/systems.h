@@ -66,7 +66,7 @@ typedef struct sy_model {
     size_t nb;
 } sy_model;
 
-/* Fills m from the store: FIA_STORE_OK, the store's code (its message in
+/* Fills m from the store: FIA_OK, the store's code (its message in
  * the store) or SY_NOMEM.  sy_free either way. */
 int sy_load(fia_store *s, sy_model *m);
 void sy_free(sy_model *m);

@@ -405,7 +405,7 @@ static fia_store *store(void)
 {
     if (R.store == NULL && R.db[0] && time(NULL) >= R.store_retry_at) {
         char err[512];
-        if (fia_store_open(R.db, 1, &R.store, err, sizeof err) != FIA_STORE_OK) {
+        if (fia_store_open(R.db, 1, &R.store, err, sizeof err) != FIA_OK) {
             R.store_retry_at = time(NULL) + 3;
             fprintf(stderr, "fuzz: cannot open the store: %s\n", err);
         }
@@ -421,7 +421,7 @@ static fia_status store_finding(const fuzz_finding *f)
         return FIA_ERR_IO;
     fia_finding_record rec;
     fuzz_finding_record(f, R.campaign, R.revision, &rec);
-    if (fia_store_add_finding(s, &rec, NULL) != FIA_STORE_OK) {
+    if (fia_store_add_finding(s, &rec, NULL) != FIA_OK) {
         fprintf(stderr, "fuzz: cannot record a finding: %s\n", fia_store_errmsg(s));
         return FIA_ERR_IO;
     }
@@ -533,7 +533,7 @@ void fuzz_report_flush(void)
             if (R.broken[i] || R.obeyed[i]) {
                 const fia_rule *r = fia_rule_at((size_t)R.rule_idx[i]);
                 if (fia_store_add_rule_coverage(s, R.campaign, r->id, R.broken[i],
-                                                R.obeyed[i]) != FIA_STORE_OK)
+                                                R.obeyed[i]) != FIA_OK)
                     break;   /* kept for the next flush; the store waits */
                 R.broken[i] = R.obeyed[i] = 0;
             }
@@ -542,7 +542,7 @@ void fuzz_report_flush(void)
             const sample *p = &R.samples[k];
             if (fia_store_add_accuracy_sample(
                     s, R.campaign, R.buckets.items[p->bucket], p->ulp, p->rel,
-                    p->ratio, p->key[0] ? p->key : NULL, p->text) != FIA_STORE_OK)
+                    p->ratio, p->key[0] ? p->key : NULL, p->text) != FIA_OK)
                 break;
             free(p->text);
         }
@@ -639,7 +639,7 @@ static void resolve_compatible(char *sig, size_t len)
     fia_store *s = R.db[0] ? store() : NULL;
     compat_search cs = {sig, ""};
     if (s != NULL && fia_store_list_findings(s, NULL, compat_cb, &cs) ==
-                         FIA_STORE_OK && cs.found[0] && strlen(cs.found) < len)
+                         FIA_OK && cs.found[0] && strlen(cs.found) < len)
         snprintf(sig, len, "%s", cs.found);
 #endif
 }

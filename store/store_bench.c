@@ -21,25 +21,25 @@ static const char *nz(const char *s)
     return s ? s : "";
 }
 
-int fia_store_bench_add(fia_store *s, fia_bench_run *run,
-                        const fia_bench_figure *figs, int n)
+fia_status fia_store_bench_add(fia_store *s, fia_bench_run *run,
+                               const fia_bench_figure *figs, int n)
 {
     if (s == NULL || run == NULL || (figs == NULL && n > 0) || n < 0)
-        return FIA_STORE_ERR_MISUSE;
+        return FIA_ERR_BAD_INPUT;
     if (memchr(run->uuid, '\0', sizeof run->uuid) == NULL)
-        return store_fail(s, FIA_STORE_ERR_MISUSE, "run UUID too long");
+        return store_fail(s, FIA_ERR_BAD_INPUT, "run UUID too long");
     if (run->uuid[0] == '\0' &&
-        store_uuid_v4(s, run->uuid) != FIA_STORE_OK)
-        return FIA_STORE_ERR_IO;
+        store_uuid_v4(s, run->uuid) != FIA_OK)
+        return FIA_ERR_IO;
     sqlite3_stmt *st = store_prepare(
         s, "INSERT INTO bench_figures(run_uuid, revision, machine, suite,"
            " started, command, name, value, unit, ratio, ratio_of)"
            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
     if (st == NULL)
-        return FIA_STORE_ERR_IO;
+        return FIA_ERR_IO;
     const int64_t now = store_now();
     int rc = store_begin(s);
-    for (int i = 0; rc == FIA_STORE_OK && i < n; i++) {
+    for (int i = 0; rc == FIA_OK && i < n; i++) {
         sqlite3_reset(st);
         store_bind_text(st, 1, run->uuid);
         store_bind_text(st, 2, nz(run->revision));
@@ -57,7 +57,7 @@ int fia_store_bench_add(fia_store *s, fia_bench_run *run,
         store_bind_text(st, 11, nz(figs[i].ratio_of));
         const int r = store_step(s, st);
         if ((r & 0xff) == SQLITE_CONSTRAINT)
-            rc = store_fail(s, FIA_STORE_ERR_MISUSE, "figure '%s' twice in "
+            rc = store_fail(s, FIA_ERR_BAD_INPUT, "figure '%s' twice in "
                             "one benchmark run", nz(figs[i].name));
         else if (r != SQLITE_DONE)
             rc = store_sqlfail(s, r, "adding a benchmark figure");
@@ -160,12 +160,12 @@ static int same(const char *a, const char *b)
     return a && b && strcmp(a, b) == 0;
 }
 
-int fia_store_bench_compare(fia_store *s, const char *base, const char *head,
-                            int (*cb)(const fia_bench_delta *d, void *ctx),
-                            void *ctx, int64_t *slower)
+fia_status fia_store_bench_compare(fia_store *s, const char *base, const char *head,
+                                   int (*cb)(const fia_bench_delta *d, void *ctx),
+                                   void *ctx, int64_t *slower)
 {
     if (s == NULL || base == NULL || head == NULL)
-        return FIA_STORE_ERR_MISUSE;
+        return FIA_ERR_BAD_INPUT;
     if (slower)
         *slower = 0;
     sqlite3_stmt *st = store_prepare(
@@ -173,12 +173,12 @@ int fia_store_bench_compare(fia_store *s, const char *base, const char *head,
            " ratio_of FROM bench_figures WHERE revision IN (?1, ?2)"
            " ORDER BY suite, machine, name");
     if (st == NULL)
-        return FIA_STORE_ERR_IO;
+        return FIA_ERR_IO;
     store_bind_text(st, 1, base);
     store_bind_text(st, 2, head);
     group g;
     memset(&g, 0, sizeof g);
-    int rc = FIA_STORE_OK, r, stop = 0;
+    int rc = FIA_OK, r, stop = 0;
     while (!stop && (r = store_step(s, st)) == SQLITE_ROW) {
         const char *suite = store_col_text(st, 0);
         const char *machine = store_col_text(st, 1);
@@ -192,7 +192,7 @@ int fia_store_bench_compare(fia_store *s, const char *base, const char *head,
             g.unit = strdup(store_col_text(st, 6));
             g.ratio_of = strdup(store_col_text(st, 7));
             if (!g.suite || !g.machine || !g.name || !g.unit || !g.ratio_of) {
-                rc = store_fail(s, FIA_STORE_ERR_IO, "out of memory");
+                rc = store_fail(s, FIA_ERR_NOMEM, "out of memory");
                 break;
             }
         }
@@ -206,11 +206,11 @@ int fia_store_bench_compare(fia_store *s, const char *base, const char *head,
             (strcmp(base, head) == 0 &&
              side_push(&g.base, sqlite3_column_double(st, 4), has_ratio,
                        sqlite3_column_double(st, 5)) != 0)) {
-            rc = store_fail(s, FIA_STORE_ERR_IO, "out of memory");
+            rc = store_fail(s, FIA_ERR_NOMEM, "out of memory");
             break;
         }
     }
-    if (rc == FIA_STORE_OK && !stop) {
+    if (rc == FIA_OK && !stop) {
         if (r != SQLITE_DONE)
             rc = store_sqlfail(s, r, "reading benchmark figures");
         else
@@ -221,19 +221,19 @@ int fia_store_bench_compare(fia_store *s, const char *base, const char *head,
     return rc;
 }
 
-int fia_store_bench_list(fia_store *s, const char *revision,
-                         int (*cb)(const fia_bench_row *r, void *ctx),
-                         void *ctx)
+fia_status fia_store_bench_list(fia_store *s, const char *revision,
+                                int (*cb)(const fia_bench_row *r, void *ctx),
+                                void *ctx)
 {
     if (s == NULL || cb == NULL)
-        return FIA_STORE_ERR_MISUSE;
+        return FIA_ERR_BAD_INPUT;
     sqlite3_stmt *st = store_prepare(
         s, "SELECT run_uuid, revision, machine, suite, started, name, value,"
            " unit, ratio, ratio_of FROM bench_figures"
            " WHERE ?1 IS NULL OR revision = ?1"
            " ORDER BY started, run_uuid, name");
     if (st == NULL)
-        return FIA_STORE_ERR_IO;
+        return FIA_ERR_IO;
     store_bind_text(st, 1, revision);
     int r;
     while ((r = store_step(s, st)) == SQLITE_ROW) {
@@ -250,7 +250,7 @@ int fia_store_bench_list(fia_store *s, const char *revision,
             break;
     }
     const int rc = r == SQLITE_ROW || r == SQLITE_DONE
-                       ? FIA_STORE_OK
+                       ? FIA_OK
                        : store_sqlfail(s, r, "listing benchmark figures");
     sqlite3_finalize(st);
     return rc;

@@ -13,7 +13,7 @@ static int export_table(fia_store *s, FILE *out, const char *table,
     snprintf(sql, sizeof sql, "SELECT * FROM %s ORDER BY 1, 2", table);
     sqlite3_stmt *st = store_prepare(s, sql);
     if (st == NULL)
-        return FIA_STORE_ERR_IO;
+        return FIA_ERR_IO;
     int n = sqlite3_column_count(st), rc;
     while ((rc = store_step(s, st)) == SQLITE_ROW) {
         fprintf(out, "{\"table\":\"%s\"", name);
@@ -49,14 +49,14 @@ static int export_table(fia_store *s, FILE *out, const char *table,
     sqlite3_finalize(st);
     if (rc != SQLITE_DONE)
         return store_sqlfail(s, rc, "exporting");
-    return ferror(out) ? store_fail(s, FIA_STORE_ERR_IO, "write error")
-                       : FIA_STORE_OK;
+    return ferror(out) ? store_fail(s, FIA_ERR_IO, "write error")
+                       : FIA_OK;
 }
 
-int fia_store_export_json(fia_store *s, FILE *out)
+fia_status fia_store_export_json(fia_store *s, FILE *out)
 {
     if (s == NULL || out == NULL)
-        return FIA_STORE_ERR_MISUSE;
+        return FIA_ERR_BAD_INPUT;
     static const char *const tables[][2] = {
         {"campaigns", "campaign"},   {"findings", "finding"},
         {"sightings", "sighting"},   {"accuracy", "accuracy"},
@@ -66,7 +66,7 @@ int fia_store_export_json(fia_store *s, FILE *out)
         {"bench_figures", "bench_figure"}};
     int rc = store_read_begin(s); /* one snapshot */
     for (size_t i = 0;
-         rc == FIA_STORE_OK && i < sizeof tables / sizeof tables[0]; i++)
+         rc == FIA_OK && i < sizeof tables / sizeof tables[0]; i++)
         rc = export_table(s, out, tables[i][0], tables[i][1]);
     store_read_end(s);
     return rc;

@@ -8,7 +8,7 @@
 /* Marks our files: "FIAC".  PRAGMA application_id. */
 #define STORE_APPLICATION_ID 0x46494143
 #define STORE_SCHEMA_VERSION 8
-/* How long a writer waits for the lock before FIA_STORE_ERR_BUSY: the
+/* How long a writer waits for the lock before FIA_ERR_BUSY: the
  * SQLite busy handler, then our own retry loop around the same deadline. */
 #define STORE_BUSY_MS 10000
 /* How long closing a connection that wrote waits for other writers before
@@ -42,26 +42,26 @@ struct fia_store {
 };
 
 /* Sets the message (prefixed with the file name) and returns code. */
-int store_fail(fia_store *s, int code, const char *fmt, ...)
+fia_status store_fail(fia_store *s, fia_status code, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 /* Maps an SQLite result code to ours and sets the message from the
  * connection: "what: sqlite message". */
-int store_sqlfail(fia_store *s, int rc, const char *what);
-int store_code_of(int sqlite_rc);
+fia_status store_sqlfail(fia_store *s, int rc, const char *what);
+fia_status store_code_of(int sqlite_rc);
 int64_t store_now(void);
 
 /* BEGIN IMMEDIATE / COMMIT / ROLLBACK with retry on SQLITE_BUSY; inside a
  * batch, SAVEPOINT / RELEASE / ROLLBACK TO instead. */
-int store_begin(fia_store *s);
-int store_commit(fia_store *s);
+fia_status store_begin(fia_store *s);
+fia_status store_commit(fia_store *s);
 /* Commit when rc is OK, else roll back keeping the first message; rc. */
-int store_finish(fia_store *s, int rc);
+fia_status store_finish(fia_store *s, int rc);
 void store_rollback(fia_store *s);
 /* A read snapshot (BEGIN ... ROLLBACK), nothing inside a batch. */
-int store_read_begin(fia_store *s);
+fia_status store_read_begin(fia_store *s);
 void store_read_end(fia_store *s);
 /* Runs SQL without results, retrying while busy. */
-int store_exec(fia_store *s, const char *sql);
+fia_status store_exec(fia_store *s, const char *sql);
 /* sqlite3_step, retrying SQLITE_BUSY on a statement that has not produced
  * a row yet (reset and step again) until the deadline. */
 int store_step(fia_store *s, sqlite3_stmt *st);
@@ -82,11 +82,11 @@ const char *store_col_text(sqlite3_stmt *st, int i);
     "f.state_changed, f.seed, f.case_text, f.minimized_text, "              \
     "f.metrics_json, f.message, f.sut"
 /* Fills f from the current row; with copy the strings are strdup'ed
- * (returns -1 on out of memory), otherwise they point into the row. */
-int store_row_finding(sqlite3_stmt *st, fia_store_finding *f, int copy);
+ * (FIA_ERR_NOMEM when out of memory), otherwise they point into the row. */
+fia_status store_row_finding(sqlite3_stmt *st, fia_store_finding *f, int copy);
 
 /* A random version-4 UUID (RFC 9562) from /dev/urandom into out[37]. */
-int store_uuid_v4(fia_store *s, char out[37]);
+fia_status store_uuid_v4(fia_store *s, char out[37]);
 /* Registers fia_row_uuid(...) on the connection: a UUID (version 8, "custom")
  * hashed from its arguments, so that migrating copies of one old store gives
  * their campaigns the same identities. */
@@ -94,10 +94,10 @@ int store_add_functions(sqlite3 *db);
 
 /* Drops the worst cases of campaign_id past FIA_STORE_WORST_PER_CAMPAIGN
  * (the smallest ratios), inside the caller's transaction. */
-int store_trim_worst(fia_store *s, int64_t campaign_id);
+fia_status store_trim_worst(fia_store *s, int64_t campaign_id);
 
 /* The schema migrations, from user_version `from` to the current version,
  * inside the caller's transaction. */
-int store_migrate(fia_store *s, int from);
+fia_status store_migrate(fia_store *s, int from);
 
 #endif

@@ -41,7 +41,7 @@ static int step_done(fia_store *s, sqlite3_stmt *st, const char *what)
     if (r != SQLITE_DONE && r != SQLITE_ROW)
         return store_sqlfail(s, r, what);
     sqlite3_reset(st);
-    return FIA_STORE_OK;
+    return FIA_OK;
 }
 
 /* The state after merging two histories of one signature.  A fixed mark
@@ -89,7 +89,7 @@ static int merge_finding(fia_store *s, sqlite3_stmt *from,
         s, "SELECT " STORE_FINDING_COLS " FROM main.findings f"
            " WHERE f.signature = ?");
     if (st == NULL)
-        return FIA_STORE_ERR_IO;
+        return FIA_ERR_IO;
     store_bind_text(st, 1, b.signature);
     int rc = store_step(s, st);
     sqlite3_stmt *w = NULL;
@@ -168,10 +168,10 @@ static int merge_finding(fia_store *s, sqlite3_stmt *from,
         return store_sqlfail(s, rc, "merging a finding");
     }
     /* w is stepped while st still holds the row a's strings point into */
-    rc = FIA_STORE_ERR_IO;
+    rc = FIA_ERR_IO;
     if (w != NULL) {
         rc = step_done(s, w, "merging a finding");
-        if (rc == FIA_STORE_OK && *id == 0)
+        if (rc == FIA_OK && *id == 0)
             *id = sqlite3_last_insert_rowid(s->db);
     }
     sqlite3_finalize(w);
@@ -204,12 +204,12 @@ static int merge_sightings(fia_store *s, fia_store *src, int64_t src_id,
 {
     int64_t before = sighted(s, id);
     if (before < 0)
-        return FIA_STORE_ERR_IO;
+        return FIA_ERR_IO;
     sqlite3_stmt *r = store_prepare(
         src, "SELECT campaign_id, revision, count, first_seen, last_seen"
              " FROM sightings WHERE finding_id = ?");
     if (r == NULL)
-        return store_fail(s, FIA_STORE_ERR_IO, "%s", fia_store_errmsg(src));
+        return store_fail(s, FIA_ERR_IO, "%s", fia_store_errmsg(src));
     sqlite3_stmt *w = store_prepare(
         s, "INSERT INTO main.sightings(finding_id, campaign_id, revision,"
            " count, first_seen, last_seen) VALUES (?1, ?2, ?3, ?4, ?5, ?6)"
@@ -217,9 +217,9 @@ static int merge_sightings(fia_store *s, fia_store *src, int64_t src_id,
            " count = max(count, excluded.count),"
            " first_seen = min(first_seen, excluded.first_seen),"
            " last_seen = max(last_seen, excluded.last_seen)");
-    int rc = w == NULL ? FIA_STORE_ERR_IO : FIA_STORE_OK, k = SQLITE_DONE;
+    int rc = w == NULL ? FIA_ERR_IO : FIA_OK, k = SQLITE_DONE;
     sqlite3_bind_int64(r, 1, src_id);
-    while (rc == FIA_STORE_OK && (k = store_step(src, r)) == SQLITE_ROW) {
+    while (rc == FIA_OK && (k = store_step(src, r)) == SQLITE_ROW) {
         sqlite3_bind_int64(w, 1, id);
         sqlite3_bind_int64(w, 2,
                            map_campaign(map, sqlite3_column_int64(r, 0)));
@@ -228,21 +228,21 @@ static int merge_sightings(fia_store *s, fia_store *src, int64_t src_id,
             sqlite3_bind_int64(w, i + 2, sqlite3_column_int64(r, i));
         rc = step_done(s, w, "merging sightings");
     }
-    if (rc == FIA_STORE_OK && k != SQLITE_DONE) {
+    if (rc == FIA_OK && k != SQLITE_DONE) {
         store_sqlfail(src, k, "reading sightings");
         rc = store_fail(s, store_code_of(k), "%s", fia_store_errmsg(src));
     }
     sqlite3_finalize(w);
     sqlite3_finalize(r);
-    int64_t after = rc == FIA_STORE_OK ? sighted(s, id) : -1;
+    int64_t after = rc == FIA_OK ? sighted(s, id) : -1;
     if (after < 0)
-        return rc != FIA_STORE_OK ? rc : FIA_STORE_ERR_IO;
+        return rc != FIA_OK ? rc : FIA_ERR_IO;
     if (after == before)
-        return FIA_STORE_OK;
+        return FIA_OK;
     w = store_prepare(s, "UPDATE main.findings SET count = count + ?"
                          " WHERE id = ?");
     if (w == NULL)
-        return FIA_STORE_ERR_IO;
+        return FIA_ERR_IO;
     sqlite3_bind_int64(w, 1, after - before);
     sqlite3_bind_int64(w, 2, id);
     rc = step_done(s, w, "merging a finding's count");
@@ -259,10 +259,10 @@ static int copy_rows(fia_store *s, fia_store *src, const char *query,
 {
     sqlite3_stmt *r = store_prepare(src, query);
     if (r == NULL)
-        return store_fail(s, FIA_STORE_ERR_IO, "%s", fia_store_errmsg(src));
+        return store_fail(s, FIA_ERR_IO, "%s", fia_store_errmsg(src));
     sqlite3_stmt *w = store_prepare(s, write);
-    int rc = w == NULL ? FIA_STORE_ERR_IO : FIA_STORE_OK, k = SQLITE_DONE;
-    while (rc == FIA_STORE_OK && (k = store_step(src, r)) == SQLITE_ROW) {
+    int rc = w == NULL ? FIA_ERR_IO : FIA_OK, k = SQLITE_DONE;
+    while (rc == FIA_OK && (k = store_step(src, r)) == SQLITE_ROW) {
         for (int i = 0; i < sqlite3_column_count(r); i++) {
             if (i == 0 && map != NULL)
                 sqlite3_bind_int64(
@@ -272,7 +272,7 @@ static int copy_rows(fia_store *s, fia_store *src, const char *query,
         }
         rc = step_done(s, w, what);
     }
-    if (rc == FIA_STORE_OK && k != SQLITE_DONE) {
+    if (rc == FIA_OK && k != SQLITE_DONE) {
         store_sqlfail(src, k, what);
         rc = store_fail(s, store_code_of(k), "%s", fia_store_errmsg(src));
     }
@@ -291,7 +291,7 @@ static int merge_campaigns(fia_store *s, fia_store *src, campaign_map *map)
              " command, started, updated, execs, coverage, seconds, finished,"
              " ttff, sut, harness_revision FROM campaigns ORDER BY id");
     if (r == NULL)
-        return store_fail(s, FIA_STORE_ERR_IO, "%s", fia_store_errmsg(src));
+        return store_fail(s, FIA_ERR_IO, "%s", fia_store_errmsg(src));
     sqlite3_stmt *w = store_prepare(
         s, "INSERT INTO main.campaigns(uuid, revision, target, profile,"
            " tolerance, seed, command, started, updated, execs, coverage,"
@@ -307,8 +307,8 @@ static int merge_campaigns(fia_store *s, fia_store *src, campaign_map *map)
            " ttff = COALESCE(min(ttff, excluded.ttff), ttff, excluded.ttff),"
            " updated = max(updated, excluded.updated)"
            " RETURNING id");
-    int rc = w == NULL ? FIA_STORE_ERR_IO : FIA_STORE_OK, k = SQLITE_DONE;
-    while (rc == FIA_STORE_OK && (k = store_step(src, r)) == SQLITE_ROW) {
+    int rc = w == NULL ? FIA_ERR_IO : FIA_OK, k = SQLITE_DONE;
+    while (rc == FIA_OK && (k = store_step(src, r)) == SQLITE_ROW) {
         for (int i = 1; i < 17; i++)
             sqlite3_bind_value(w, i, sqlite3_column_value(r, i));
         int step = store_step(s, w);
@@ -320,7 +320,7 @@ static int merge_campaigns(fia_store *s, fia_store *src, campaign_map *map)
             size_t cap = map->cap ? 2 * map->cap : 64;
             void *p = realloc(map->pair, cap * sizeof *map->pair);
             if (p == NULL) {
-                rc = store_fail(s, FIA_STORE_ERR_IO, "out of memory");
+                rc = store_fail(s, FIA_ERR_NOMEM, "out of memory");
                 break;
             }
             map->pair = p;
@@ -331,7 +331,7 @@ static int merge_campaigns(fia_store *s, fia_store *src, campaign_map *map)
         map->n++;
         rc = step_done(s, w, "merging a campaign");
     }
-    if (rc == FIA_STORE_OK && k != SQLITE_DONE) {
+    if (rc == FIA_OK && k != SQLITE_DONE) {
         store_sqlfail(src, k, "reading campaigns");
         rc = store_fail(s, store_code_of(k), "%s", fia_store_errmsg(src));
     }
@@ -348,15 +348,15 @@ static int merge_findings(fia_store *s, fia_store *src,
              " 0) FROM sightings g WHERE g.finding_id = f.id)"
              " FROM findings f ORDER BY f.id");
     if (r == NULL)
-        return store_fail(s, FIA_STORE_ERR_IO, "%s", fia_store_errmsg(src));
-    int rc = FIA_STORE_OK, k = SQLITE_DONE;
-    while (rc == FIA_STORE_OK && (k = store_step(src, r)) == SQLITE_ROW) {
+        return store_fail(s, FIA_ERR_IO, "%s", fia_store_errmsg(src));
+    int rc = FIA_OK, k = SQLITE_DONE;
+    while (rc == FIA_OK && (k = store_step(src, r)) == SQLITE_ROW) {
         int64_t id = 0;
         rc = merge_finding(s, r, map, &id);
-        if (rc == FIA_STORE_OK)
+        if (rc == FIA_OK)
             rc = merge_sightings(s, src, sqlite3_column_int64(r, 0), id, map);
     }
-    if (rc == FIA_STORE_OK && k != SQLITE_DONE) {
+    if (rc == FIA_OK && k != SQLITE_DONE) {
         store_sqlfail(src, k, "reading findings");
         rc = store_fail(s, store_code_of(k), "%s", fia_store_errmsg(src));
     }
@@ -374,13 +374,13 @@ static int merge_accuracy_samples(fia_store *s, fia_store *src,
                            "campaign_id INTEGER, bucket TEXT, ratio REAL,"
                            " case_key TEXT);"
                            "DELETE FROM temp.merge_samples");
-    if (rc == FIA_STORE_OK)
+    if (rc == FIA_OK)
         rc = copy_rows(s, src,
                        "SELECT campaign_id, bucket, ratio, case_key"
                        " FROM accuracy_samples",
                        "INSERT INTO temp.merge_samples VALUES (?1, ?2, ?3, ?4)",
                        map, "merging accuracy samples");
-    if (rc == FIA_STORE_OK)
+    if (rc == FIA_OK)
         rc = store_exec(
             s,
             "CREATE TEMP TABLE merge_keys AS SELECT campaign_id, bucket"
@@ -401,9 +401,9 @@ static int merge_one(fia_store *s, fia_store *src)
 {
     campaign_map map = {NULL, 0, 0};
     int rc = merge_campaigns(s, src, &map);
-    if (rc == FIA_STORE_OK)
+    if (rc == FIA_OK)
         rc = merge_findings(s, src, &map);
-    if (rc == FIA_STORE_OK)
+    if (rc == FIA_OK)
         rc = copy_rows(
             s, src,
             "SELECT campaign_id, bucket, cases, max_ulp, sum_ulp, max_rel_err"
@@ -418,7 +418,7 @@ static int merge_one(fia_store *s, fia_store *src)
             "  max_rel_err),"
             " cases = max(cases, excluded.cases)",
             &map, "merging accuracy");
-    if (rc == FIA_STORE_OK)
+    if (rc == FIA_OK)
         rc = copy_rows(
             s, src,
             "SELECT campaign_id, rule_id, broken, obeyed FROM rule_coverage",
@@ -429,9 +429,9 @@ static int merge_one(fia_store *s, fia_store *src)
             " obeyed = iif(excluded.broken + excluded.obeyed > broken + obeyed,"
             "  excluded.obeyed, obeyed)",
             &map, "merging rule coverage");
-    if (rc == FIA_STORE_OK)
+    if (rc == FIA_OK)
         rc = merge_accuracy_samples(s, src, &map);
-    if (rc == FIA_STORE_OK) /* a run's figures are written once, whole */
+    if (rc == FIA_OK) /* a run's figures are written once, whole */
         rc = copy_rows(
             s, src,
             "SELECT run_uuid, revision, machine, suite, started, command,"
@@ -439,7 +439,7 @@ static int merge_one(fia_store *s, fia_store *src)
             "INSERT OR IGNORE INTO main.bench_figures VALUES (?1, ?2, ?3, ?4,"
             " ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
             NULL, "merging benchmark figures");
-    if (rc == FIA_STORE_OK)
+    if (rc == FIA_OK)
         rc = copy_rows(
             s, src,
             "SELECT campaign_id, bucket, ratio, case_text FROM accuracy_worst",
@@ -449,7 +449,7 @@ static int merge_one(fia_store *s, fia_store *src)
             " WHERE excluded.ratio > ratio",
             &map, "merging the worst cases");
     /* the cap holds for a merged campaign as for one written here */
-    for (size_t i = 0; rc == FIA_STORE_OK && i < map.n; i++)
+    for (size_t i = 0; rc == FIA_OK && i < map.n; i++)
         rc = store_trim_worst(s, map.pair[i][1]);
     free(map.pair);
     return rc;
@@ -462,29 +462,29 @@ static int same_file(const char *a, const char *b)
            sa.st_ino == sb.st_ino;
 }
 
-int fia_store_merge_files(fia_store *s, const char *const *paths, int n)
+fia_status fia_store_merge_files(fia_store *s, const char *const *paths, int n)
 {
     if (s == NULL)
-        return FIA_STORE_ERR_MISUSE;
+        return FIA_ERR_BAD_INPUT;
     if (paths == NULL || n < 1)
-        return store_fail(s, FIA_STORE_ERR_MISUSE, "nothing to merge");
+        return store_fail(s, FIA_ERR_BAD_INPUT, "nothing to merge");
     if (s->batch)
-        return store_fail(s, FIA_STORE_ERR_MISUSE, "cannot merge in a batch");
+        return store_fail(s, FIA_ERR_BAD_INPUT, "cannot merge in a batch");
     for (int i = 0; i < n; i++) {
         if (paths[i] == NULL)
-            return store_fail(s, FIA_STORE_ERR_MISUSE, "nothing to merge");
+            return store_fail(s, FIA_ERR_BAD_INPUT, "nothing to merge");
         if (same_file(s->path, paths[i]))
-            return store_fail(s, FIA_STORE_ERR_MISUSE,
+            return store_fail(s, FIA_ERR_BAD_INPUT,
                               "cannot merge a store into itself (%s)",
                               paths[i]);
     }
     int rc = store_begin(s);
-    for (int i = 0; rc == FIA_STORE_OK && i < n; i++) {
+    for (int i = 0; rc == FIA_OK && i < n; i++) {
         fia_store *src = NULL;
         char err[sizeof s->msg];
         rc = fia_store_open(paths[i], FIA_STORE_OPEN_READONLY, &src, err,
                             sizeof err);
-        if (rc != FIA_STORE_OK) {
+        if (rc != FIA_OK) {
             store_fail(s, rc, "merging: %s", err);
             break;
         }
@@ -494,7 +494,7 @@ int fia_store_merge_files(fia_store *s, const char *const *paths, int n)
     return store_finish(s, rc);
 }
 
-int fia_store_merge(fia_store *s, const char *from_path)
+fia_status fia_store_merge(fia_store *s, const char *from_path)
 {
     return fia_store_merge_files(s, &from_path, 1);
 }

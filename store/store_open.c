@@ -146,21 +146,21 @@ static const char *const *const migrations[STORE_SCHEMA_VERSION] = {
     schema_v1, schema_v2, schema_v3, schema_v4, schema_v5, schema_v6,
     schema_v7, schema_v8};
 
-int store_migrate(fia_store *s, int from)
+fia_status store_migrate(fia_store *s, int from)
 {
     for (int v = from; v < STORE_SCHEMA_VERSION; v++) {
         for (const char *const *sql = migrations[v]; *sql; sql++) {
             int rc = store_exec(s, *sql);
-            if (rc != FIA_STORE_OK)
+            if (rc != FIA_OK)
                 return rc;
         }
         char pragma[64];
         snprintf(pragma, sizeof pragma, "PRAGMA user_version = %d", v + 1);
         int rc = store_exec(s, pragma);
-        if (rc != FIA_STORE_OK)
+        if (rc != FIA_OK)
             return rc;
     }
-    return FIA_STORE_OK;
+    return FIA_OK;
 }
 
 typedef struct probe {
@@ -188,7 +188,7 @@ static int read_probe(fia_store *s, probe *p)
     sqlite3_finalize(st);
     if (rc != SQLITE_OK)
         return store_sqlfail(s, rc, "reading the schema");
-    return FIA_STORE_OK;
+    return FIA_OK;
 }
 
 /* Ours, empty, or someone else's.  create: an empty file becomes a store. */
@@ -196,23 +196,23 @@ static int classify(fia_store *s, const probe *p, int create)
 {
     if (p->app == STORE_APPLICATION_ID) {
         if (p->version > STORE_SCHEMA_VERSION)
-            return store_fail(s, FIA_STORE_ERR_VERSION,
+            return store_fail(s, FIA_ERR_BAD_INPUT,
                               "written by a newer fiacheck (schema version "
                               "%lld, this build knows up to %d)",
                               (long long)p->version, STORE_SCHEMA_VERSION);
         if (p->version < 1)
-            return store_fail(s, FIA_STORE_ERR_CORRUPT,
+            return store_fail(s, FIA_ERR_CORRUPT,
                               "fiacheck store with schema version %lld",
                               (long long)p->version);
-        return FIA_STORE_OK;
+        return FIA_OK;
     }
     if (p->app == 0 && p->version == 0 && p->objects == 0) {
         if (create)
-            return FIA_STORE_OK;
-        return store_fail(s, FIA_STORE_ERR_FOREIGN,
+            return FIA_OK;
+        return store_fail(s, FIA_ERR_BAD_INPUT,
                           "empty database, not a fiacheck store");
     }
-    return store_fail(s, FIA_STORE_ERR_FOREIGN,
+    return store_fail(s, FIA_ERR_BAD_INPUT,
                       "an SQLite database but not a fiacheck store "
                       "(application_id 0x%08llx, %lld schema objects)",
                       (unsigned long long)p->app, (long long)p->objects);
@@ -228,16 +228,16 @@ static int check_integrity(fia_store *s)
     if (rc == SQLITE_ROW) {
         const char *r = store_col_text(st, 0);
         if (r == NULL || strcmp(r, "ok") != 0) {
-            store_fail(s, FIA_STORE_ERR_CORRUPT,
+            store_fail(s, FIA_ERR_CORRUPT,
                        "database is damaged (quick_check: %s)",
                        r ? r : "?");
             sqlite3_finalize(st);
-            return FIA_STORE_ERR_CORRUPT;
+            return FIA_ERR_CORRUPT;
         }
         rc = SQLITE_OK;
     }
     sqlite3_finalize(st);
-    return rc == SQLITE_OK ? FIA_STORE_OK
+    return rc == SQLITE_OK ? FIA_OK
                            : store_sqlfail(s, rc, "checking the database");
 }
 
@@ -246,13 +246,13 @@ static int check_integrity(fia_store *s)
 static int upgrade(fia_store *s, int create)
 {
     int rc = store_begin(s);
-    if (rc != FIA_STORE_OK)
+    if (rc != FIA_OK)
         return rc;
     probe p;
     rc = read_probe(s, &p);
-    if (rc == FIA_STORE_OK)
+    if (rc == FIA_OK)
         rc = classify(s, &p, create);
-    if (rc == FIA_STORE_OK && p.version < STORE_SCHEMA_VERSION)
+    if (rc == FIA_OK && p.version < STORE_SCHEMA_VERSION)
         rc = store_migrate(s, (int)p.version);
     return store_finish(s, rc);
 }
@@ -263,21 +263,21 @@ static int check_parent(fia_store *s, const char *path)
 {
     const char *slash = strrchr(path, '/');
     if (slash == NULL || slash == path)
-        return FIA_STORE_OK;
+        return FIA_OK;
     size_t n = (size_t)(slash - path);
     char dir[4096];
     if (n >= sizeof dir)
-        return store_fail(s, FIA_STORE_ERR_IO, "path too long");
+        return store_fail(s, FIA_ERR_IO, "path too long");
     memcpy(dir, path, n);
     dir[n] = '\0';
     struct stat sb;
     if (stat(dir, &sb) != 0)
-        return store_fail(s, FIA_STORE_ERR_IO,
+        return store_fail(s, FIA_ERR_IO,
                           "directory %s does not exist (%s)", dir,
                           strerror(errno));
     if (!S_ISDIR(sb.st_mode))
-        return store_fail(s, FIA_STORE_ERR_IO, "%s is not a directory", dir);
-    return FIA_STORE_OK;
+        return store_fail(s, FIA_ERR_IO, "%s is not a directory", dir);
+    return FIA_OK;
 }
 
 /* "file:" URI of path with immutable=1 (percent-encoding what a URI
@@ -344,7 +344,7 @@ static int migrate_in_memory(fia_store *s)
     sqlite3_close_v2(s->db);
     s->db = mem;
     store_add_functions(s->db);
-    return FIA_STORE_OK;
+    return FIA_OK;
 }
 
 static int open_db(fia_store *s, const char *path, int mode)
@@ -354,12 +354,12 @@ static int open_db(fia_store *s, const char *path, int mode)
     struct stat sb;
     if (stat(path, &sb) != 0) {
         if (errno != ENOENT || !create)
-            return store_fail(s, FIA_STORE_ERR_IO, "%s", strerror(errno));
+            return store_fail(s, FIA_ERR_IO, "%s", strerror(errno));
         int rc = check_parent(s, path);
-        if (rc != FIA_STORE_OK)
+        if (rc != FIA_OK)
             return rc;
     } else if (S_ISDIR(sb.st_mode)) {
-        return store_fail(s, FIA_STORE_ERR_IO, "is a directory");
+        return store_fail(s, FIA_ERR_IO, "is a directory");
     }
     int flags = readonly ? SQLITE_OPEN_READONLY
                          : SQLITE_OPEN_READWRITE |
@@ -373,7 +373,7 @@ static int open_db(fia_store *s, const char *path, int mode)
 
     probe p;
     rc = read_probe(s, &p);
-    if (rc != FIA_STORE_OK && readonly) {
+    if (rc != FIA_OK && readonly) {
         int r = reopen_immutable(s, path, sqlite3_errcode(s->db));
         if (r == SQLITE_OK) {
             sqlite3_extended_result_codes(s->db, 1);
@@ -381,16 +381,16 @@ static int open_db(fia_store *s, const char *path, int mode)
             rc = read_probe(s, &p);
         }
     }
-    if (rc == FIA_STORE_OK)
+    if (rc == FIA_OK)
         rc = classify(s, &p, create);
-    if (rc == FIA_STORE_OK && p.objects > 0)
+    if (rc == FIA_OK && p.objects > 0)
         rc = check_integrity(s);
-    if (rc != FIA_STORE_OK)
+    if (rc != FIA_OK)
         return rc;
     if (readonly) {
         if (p.version < STORE_SCHEMA_VERSION) {
             rc = migrate_in_memory(s);
-            if (rc == FIA_STORE_OK)
+            if (rc == FIA_OK)
                 rc = upgrade(s, 0);
         }
         s->readonly = 1;
@@ -400,39 +400,39 @@ static int open_db(fia_store *s, const char *path, int mode)
      * one writer work at once; NORMAL sync keeps every commit across a
      * killed process (not across power loss, which is not our threat). */
     rc = store_exec(s, "PRAGMA journal_mode = WAL");
-    if (rc == FIA_STORE_OK)
+    if (rc == FIA_OK)
         rc = store_exec(s, "PRAGMA synchronous = NORMAL");
-    if (rc == FIA_STORE_OK)
+    if (rc == FIA_OK)
         rc = store_exec(s, "PRAGMA foreign_keys = ON");
-    if (rc == FIA_STORE_OK && p.version < STORE_SCHEMA_VERSION)
+    if (rc == FIA_OK && p.version < STORE_SCHEMA_VERSION)
         rc = upgrade(s, create);
     return rc;
 }
 
-int fia_store_open(const char *path, int mode, fia_store **out,
-                   char *errbuf, int errlen)
+fia_status fia_store_open(const char *path, int mode, fia_store **out,
+                          char *errbuf, int errlen)
 {
     if (out == NULL)
-        return FIA_STORE_ERR_MISUSE;
+        return FIA_ERR_BAD_INPUT;
     *out = NULL;
     fia_store *s = calloc(1, sizeof *s);
     if (s == NULL) {
         if (errbuf && errlen > 0)
             snprintf(errbuf, (size_t)errlen, "out of memory");
-        return FIA_STORE_ERR_IO;
+        return FIA_ERR_IO;
     }
     int rc;
     if (path == NULL || path[0] == '\0') {
-        rc = store_fail(s, FIA_STORE_ERR_MISUSE, "no database path given");
+        rc = store_fail(s, FIA_ERR_BAD_INPUT, "no database path given");
     } else if ((s->path = strdup(path)) == NULL) {
-        rc = store_fail(s, FIA_STORE_ERR_IO, "out of memory");
+        rc = store_fail(s, FIA_ERR_NOMEM, "out of memory");
     } else {
         rc = mode < FIA_STORE_OPEN_EXISTING || mode > FIA_STORE_OPEN_READONLY
-                 ? store_fail(s, FIA_STORE_ERR_MISUSE, "bad open mode %d",
+                 ? store_fail(s, FIA_ERR_BAD_INPUT, "bad open mode %d",
                               mode)
                  : open_db(s, path, mode);
     }
-    if (rc != FIA_STORE_OK) {
+    if (rc != FIA_OK) {
         if (errbuf && errlen > 0)
             snprintf(errbuf, (size_t)errlen, "%s", s->msg);
         fia_store_close(s);
@@ -440,7 +440,7 @@ int fia_store_open(const char *path, int mode, fia_store **out,
     }
     s->msg[0] = '\0';
     *out = s;
-    return FIA_STORE_OK;
+    return FIA_OK;
 }
 
 /* A connection that wrote leaves the file whole: the WAL's pages copied

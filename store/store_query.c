@@ -12,29 +12,29 @@ static int each_row(fia_store *s, sqlite3_stmt *st,
     int rc;
     while ((rc = store_step(s, st)) == SQLITE_ROW)
         if (row(st, ctx) != 0)
-            return FIA_STORE_OK;
+            return FIA_OK;
     if (rc != SQLITE_DONE)
         return store_sqlfail(s, rc, what);
-    return FIA_STORE_OK;
+    return FIA_OK;
 }
 
-int fia_store_get_finding(fia_store *s, int64_t id, fia_store_finding *out)
+fia_status fia_store_get_finding(fia_store *s, int64_t id, fia_store_finding *out)
 {
     if (s == NULL || out == NULL)
-        return FIA_STORE_ERR_MISUSE;
+        return FIA_ERR_BAD_INPUT;
     memset(out, 0, sizeof *out);
     sqlite3_stmt *st = store_prepare(
         s, "SELECT " STORE_FINDING_COLS " FROM findings f WHERE f.id = ?");
     if (st == NULL)
-        return FIA_STORE_ERR_IO;
+        return FIA_ERR_IO;
     sqlite3_bind_int64(st, 1, id);
     int rc = store_step(s, st);
     if (rc == SQLITE_ROW) {
         rc = store_row_finding(st, out, 1) == 0
-                 ? FIA_STORE_OK
-                 : store_fail(s, FIA_STORE_ERR_IO, "out of memory");
+                 ? FIA_OK
+                 : store_fail(s, FIA_ERR_NOMEM, "out of memory");
     } else if (rc == SQLITE_DONE) {
-        rc = store_fail(s, FIA_STORE_ERR_NOTFOUND, "no finding with id %lld",
+        rc = store_fail(s, FIA_ERR_NOT_FOUND, "no finding with id %lld",
                         (long long)id);
     } else {
         rc = store_sqlfail(s, rc, "reading a finding");
@@ -56,11 +56,11 @@ static int finding_row(sqlite3_stmt *st, void *ctx)
     return c->cb(&f, c->ctx);
 }
 
-int fia_store_list_findings(fia_store *s, const fia_store_filter *filter,
-                            fia_store_finding_cb cb, void *ctx)
+fia_status fia_store_list_findings(fia_store *s, const fia_store_filter *filter,
+                                   fia_store_finding_cb cb, void *ctx)
 {
     if (s == NULL || cb == NULL)
-        return FIA_STORE_ERR_MISUSE;
+        return FIA_ERR_BAD_INPUT;
     fia_store_filter none = {0};
     if (filter == NULL)
         filter = &none;
@@ -73,7 +73,7 @@ int fia_store_list_findings(fia_store *s, const fia_store_filter *filter,
            "  WHERE g.finding_id = f.id AND g.revision = ?4))"
            " ORDER BY f.id");
     if (st == NULL)
-        return FIA_STORE_ERR_IO;
+        return FIA_ERR_IO;
     store_bind_text(st, 1, filter->state);
     store_bind_text(st, 2, filter->kind);
     store_bind_text(st, 3, filter->target);
@@ -113,12 +113,12 @@ static int campaign_row(sqlite3_stmt *st, void *ctx)
     return c->cb(&k, c->ctx);
 }
 
-int fia_store_list_campaigns(fia_store *s,
-                             int (*cb)(const fia_store_campaign *c, void *ctx),
-                             void *ctx)
+fia_status fia_store_list_campaigns(fia_store *s,
+                                    int (*cb)(const fia_store_campaign *c, void *ctx),
+                                    void *ctx)
 {
     if (s == NULL || cb == NULL)
-        return FIA_STORE_ERR_MISUSE;
+        return FIA_ERR_BAD_INPUT;
     sqlite3_stmt *st = store_prepare(
         s, "SELECT c.id, c.revision, c.target, c.profile, c.tolerance,"
            " c.command, c.seed, c.started, c.updated, c.execs, c.coverage,"
@@ -126,36 +126,36 @@ int fia_store_list_campaigns(fia_store *s,
            "  FROM sightings g WHERE g.campaign_id = c.id), c.ttff"
            " FROM campaigns c ORDER BY c.id");
     if (st == NULL)
-        return FIA_STORE_ERR_IO;
+        return FIA_ERR_IO;
     campaign_ctx c = {cb, ctx};
     int rc = each_row(s, st, campaign_row, &c, "listing campaigns");
     sqlite3_finalize(st);
     return rc;
 }
 
-int fia_store_campaign_by_uuid(fia_store *s, const char *uuid, int64_t *id)
+fia_status fia_store_campaign_by_uuid(fia_store *s, const char *uuid, int64_t *id)
 {
     if (s == NULL || uuid == NULL)
-        return FIA_STORE_ERR_MISUSE;
+        return FIA_ERR_BAD_INPUT;
     sqlite3_stmt *st = store_prepare(s, "SELECT id FROM campaigns WHERE uuid = ?");
     if (st == NULL)
-        return FIA_STORE_ERR_IO;
+        return FIA_ERR_IO;
     store_bind_text(st, 1, uuid);
     int rc = store_step(s, st);
     if (rc == SQLITE_ROW && id != NULL)
         *id = sqlite3_column_int64(st, 0);
     sqlite3_finalize(st);
     if (rc == SQLITE_ROW)
-        return FIA_STORE_OK;
+        return FIA_OK;
     if (rc == SQLITE_DONE)
-        return store_fail(s, FIA_STORE_ERR_NOTFOUND, "no campaign %s", uuid);
+        return store_fail(s, FIA_ERR_NOT_FOUND, "no campaign %s", uuid);
     return store_sqlfail(s, rc, "looking up a campaign");
 }
 
-int fia_store_get_summary(fia_store *s, fia_store_summary *out)
+fia_status fia_store_get_summary(fia_store *s, fia_store_summary *out)
 {
     if (s == NULL || out == NULL)
-        return FIA_STORE_ERR_MISUSE;
+        return FIA_ERR_BAD_INPUT;
     memset(out, 0, sizeof *out);
     sqlite3_stmt *st = store_prepare(
         s, "SELECT (SELECT count(*) FROM campaigns),"
@@ -166,7 +166,7 @@ int fia_store_get_summary(fia_store *s, fia_store_summary *out)
            " COALESCE(sum(state = 'regressed'), 0), COALESCE(sum(count), 0),"
            " (SELECT COALESCE(sum(cases), 0) FROM accuracy) FROM findings");
     if (st == NULL)
-        return FIA_STORE_ERR_IO;
+        return FIA_ERR_IO;
     int rc = store_step(s, st);
     if (rc == SQLITE_ROW) {
         out->campaigns = sqlite3_column_int64(st, 0);
@@ -178,7 +178,7 @@ int fia_store_get_summary(fia_store *s, fia_store_summary *out)
         out->regressed = sqlite3_column_int64(st, 6);
         out->sightings = sqlite3_column_int64(st, 7);
         out->accuracy_cases = sqlite3_column_int64(st, 8);
-        rc = FIA_STORE_OK;
+        rc = FIA_OK;
     } else {
         rc = store_sqlfail(s, rc, "summarizing");
     }
@@ -218,15 +218,15 @@ static int accuracy_row(sqlite3_stmt *st, void *ctx)
     return c->cb(&a, c->ctx);
 }
 
-int fia_store_list_accuracy(fia_store *s, const char *revision,
-                            int (*cb)(const fia_store_accuracy *a, void *ctx),
-                            void *ctx)
+fia_status fia_store_list_accuracy(fia_store *s, const char *revision,
+                                   int (*cb)(const fia_store_accuracy *a, void *ctx),
+                                   void *ctx)
 {
     if (s == NULL || cb == NULL)
-        return FIA_STORE_ERR_MISUSE;
+        return FIA_ERR_BAD_INPUT;
     sqlite3_stmt *st = store_prepare(s, accuracy_sql);
     if (st == NULL)
-        return FIA_STORE_ERR_IO;
+        return FIA_ERR_IO;
     store_bind_text(st, 1, revision);
     accuracy_ctx c = {cb, ctx};
     int rc = each_row(s, st, accuracy_row, &c, "listing accuracy");
@@ -246,20 +246,20 @@ static int coverage_row(sqlite3_stmt *st, void *ctx)
                  sqlite3_column_int64(st, 2), c->ctx);
 }
 
-int fia_store_list_rule_coverage(fia_store *s, const char *revision,
-                                 int (*cb)(const char *rule_id, int64_t broken,
+fia_status fia_store_list_rule_coverage(fia_store *s, const char *revision,
+                                        int (*cb)(const char *rule_id, int64_t broken,
                                            int64_t obeyed, void *ctx),
-                                 void *ctx)
+                                        void *ctx)
 {
     if (s == NULL || cb == NULL)
-        return FIA_STORE_ERR_MISUSE;
+        return FIA_ERR_BAD_INPUT;
     sqlite3_stmt *st = store_prepare(
         s, "SELECT r.rule_id, sum(r.broken), sum(r.obeyed)"
            " FROM rule_coverage r LEFT JOIN campaigns c"
            " ON c.id = r.campaign_id WHERE ?1 IS NULL OR c.revision = ?1"
            " GROUP BY r.rule_id ORDER BY r.rule_id");
     if (st == NULL)
-        return FIA_STORE_ERR_IO;
+        return FIA_ERR_IO;
     store_bind_text(st, 1, revision);
     coverage_ctx c = {cb, ctx};
     int rc = each_row(s, st, coverage_row, &c, "listing rule coverage");

@@ -73,13 +73,13 @@ static int revision_known(fia_store *s, const char *rev)
            " OR EXISTS (SELECT 1 FROM sightings WHERE revision = ?1)"
            " OR EXISTS (SELECT 1 FROM bench_figures WHERE revision = ?1)");
     if (st == NULL)
-        return FIA_STORE_ERR_IO;
+        return FIA_ERR_IO;
     store_bind_text(st, 1, rev);
     int rc = store_step(s, st);
     if (rc == SQLITE_ROW)
         rc = sqlite3_column_int(st, 0)
-                 ? FIA_STORE_OK
-                 : store_fail(s, FIA_STORE_ERR_NOTFOUND,
+                 ? FIA_OK
+                 : store_fail(s, FIA_ERR_NOT_FOUND,
                               "no campaign, finding or benchmark run recorded at revision "
                               "'%s'", rev);
     else
@@ -97,7 +97,7 @@ static int revision_systems(fia_store *s, const char *rev, char *buf,
         s, "SELECT sut FROM campaigns WHERE revision = ?1 GROUP BY sut"
            " ORDER BY sut");
     if (st == NULL)
-        return FIA_STORE_ERR_IO;
+        return FIA_ERR_IO;
     store_bind_text(st, 1, rev);
     buf[0] = '\0';
     int rc;
@@ -107,7 +107,7 @@ static int revision_systems(fia_store *s, const char *rev, char *buf,
                  store_col_text(st, 0) ? store_col_text(st, 0) : "");
     }
     sqlite3_finalize(st);
-    return rc == SQLITE_DONE ? FIA_STORE_OK
+    return rc == SQLITE_DONE ? FIA_OK
                              : store_sqlfail(s, rc, "reading campaigns");
 }
 
@@ -117,10 +117,10 @@ static int same_systems(fia_store *s, const char *base, const char *head)
 {
     char a[512], b[512];
     int rc = revision_systems(s, base, a, sizeof a);
-    if (rc == FIA_STORE_OK)
+    if (rc == FIA_OK)
         rc = revision_systems(s, head, b, sizeof b);
-    if (rc == FIA_STORE_OK && a[0] && b[0] && strcmp(a, b) != 0)
-        rc = store_fail(s, FIA_STORE_ERR_MISUSE,
+    if (rc == FIA_OK && a[0] && b[0] && strcmp(a, b) != 0)
+        rc = store_fail(s, FIA_ERR_BAD_INPUT,
                         "the base ran the system(s) under test %s, the head "
                         "%s: regressions compare revisions of one system",
                         a, b);
@@ -132,7 +132,7 @@ static int findings_query(fia_store *s, const char *sql, const char *base,
 {
     sqlite3_stmt *st = store_prepare(s, sql);
     if (st == NULL)
-        return FIA_STORE_ERR_IO;
+        return FIA_ERR_IO;
     store_bind_text(st, 1, base);
     store_bind_text(st, 2, head);
     int rc = SQLITE_DONE;
@@ -146,7 +146,7 @@ static int findings_query(fia_store *s, const char *sql, const char *base,
     if (rc != SQLITE_DONE && rc != SQLITE_ROW)
         rc = store_sqlfail(s, rc, "querying regressions");
     else
-        rc = FIA_STORE_OK;
+        rc = FIA_OK;
     sqlite3_finalize(st);
     return rc;
 }
@@ -164,7 +164,7 @@ static int finding_regressions(fia_store *s, const char *base,
            " WHERE f.state = 'regressed' AND ?1 = ?1 AND " SEEN_AT(2)
            " ORDER BY f.id", base, head, c);
     c->kind = FIA_STORE_REG_NEW;
-    if (rc == FIA_STORE_OK)
+    if (rc == FIA_OK)
         rc = findings_query(
             s, "SELECT " STORE_FINDING_COLS " FROM findings f"
                " WHERE f.state <> 'regressed' AND " SEEN_AT(2)
@@ -245,7 +245,7 @@ static int load_ratios(fia_store *s, const char *base, const char *head,
            " JOIN campaigns c ON c.id = a.campaign_id"
            " WHERE c.revision IN (?1, ?2) ORDER BY a.bucket, a.ratio");
     if (st == NULL)
-        return FIA_STORE_ERR_IO;
+        return FIA_ERR_IO;
     store_bind_text(st, 1, base);
     store_bind_text(st, 2, head);
     int same = strcmp(base, head) == 0, rc;
@@ -263,11 +263,11 @@ static int load_ratios(fia_store *s, const char *base, const char *head,
     }
     sqlite3_finalize(st);
     if (rc == SQLITE_ROW)
-        return store_fail(s, FIA_STORE_ERR_IO,
+        return store_fail(s, FIA_ERR_NOMEM,
                           "out of memory reading accuracy samples");
     if (rc != SQLITE_DONE)
         return store_sqlfail(s, rc, "reading accuracy samples");
-    return FIA_STORE_OK;
+    return FIA_OK;
 }
 
 static bucket_data *find_bucket(bucket_list *l, const char *name)
@@ -294,7 +294,7 @@ static int load_pairs(fia_store *s, const char *base, const char *head,
            " GROUP BY a.bucket, a.case_key"
            " HAVING rb IS NOT NULL AND rh IS NOT NULL");
     if (st == NULL)
-        return FIA_STORE_ERR_IO;
+        return FIA_ERR_IO;
     store_bind_text(st, 1, base);
     store_bind_text(st, 2, head);
     int rc;
@@ -311,7 +311,7 @@ static int load_pairs(fia_store *s, const char *base, const char *head,
     sqlite3_finalize(st);
     if (rc != SQLITE_DONE)
         return store_sqlfail(s, rc, "reading paired accuracy samples");
-    return FIA_STORE_OK;
+    return FIA_OK;
 }
 
 /* Nearest rank: the smallest x with at least a share q of the cases <= x. */
@@ -539,17 +539,17 @@ static int accuracy_regressions(fia_store *s, const char *base,
 {
     bucket_list l = {0}, f = {0};
     int rc = load_ratios(s, base, head, &l);
-    if (rc == FIA_STORE_OK)
+    if (rc == FIA_OK)
         rc = load_pairs(s, base, head, &l);
-    if (rc == FIA_STORE_OK && build_facets(&l, &f) != 0)
-        rc = store_fail(s, FIA_STORE_ERR_IO,
+    if (rc == FIA_OK && build_facets(&l, &f) != 0)
+        rc = store_fail(s, FIA_ERR_NOMEM,
                         "out of memory grouping accuracy samples");
     int64_t m = 0;
     for (size_t i = 0; i < l.n; i++)
         m += bucket_method(&l.b[i], o) != 0;
     for (size_t i = 0; i < f.n; i++)
         m += bucket_method(&f.b[i], o) != 0;
-    if (rc == FIA_STORE_OK) {
+    if (rc == FIA_OK) {
         report_groups(&f, 1, base, head, o, m, c);
         report_groups(&l, 0, base, head, o, m, c);
     }
@@ -558,49 +558,49 @@ static int accuracy_regressions(fia_store *s, const char *base,
     return rc;
 }
 
-int fia_store_regressions(fia_store *s, const char *base, const char *head,
-                          const fia_store_regress_options *opt,
-                          int (*cb)(const fia_store_regression *r, void *ctx),
-                          void *ctx, int64_t *count)
+fia_status fia_store_regressions(fia_store *s, const char *base, const char *head,
+                                 const fia_store_regress_options *opt,
+                                 int (*cb)(const fia_store_regression *r, void *ctx),
+                                 void *ctx, int64_t *count)
 {
     if (s == NULL)
-        return FIA_STORE_ERR_MISUSE;
+        return FIA_ERR_BAD_INPUT;
     fia_store_regress_options o;
     fia_store_regress_options_default(&o);
     if (opt != NULL)
         o = *opt;
     if (base == NULL || head == NULL || !(o.alpha > 0 && o.alpha < 1) ||
         o.min_cases < 2 || !(o.min_effect >= 0.5 && o.min_effect <= 1))
-        return store_fail(s, FIA_STORE_ERR_MISUSE,
+        return store_fail(s, FIA_ERR_BAD_INPUT,
                           "regressions need a base, a head, 0 < alpha < 1, "
                           "min_cases >= 2 and 0.5 <= min_effect <= 1");
     int rc = revision_known(s, base);
-    if (rc == FIA_STORE_OK)
+    if (rc == FIA_OK)
         rc = revision_known(s, head);
-    if (rc == FIA_STORE_OK)
+    if (rc == FIA_OK)
         rc = same_systems(s, base, head);
-    if (rc != FIA_STORE_OK)
+    if (rc != FIA_OK)
         return rc;
     /* one read transaction: every part sees the same snapshot */
     rc = store_read_begin(s);
-    if (rc != FIA_STORE_OK)
+    if (rc != FIA_OK)
         return rc;
     reg_ctx c = {.cb = cb, .ctx = ctx};
     rc = finding_regressions(s, base, head, &c);
-    if (rc == FIA_STORE_OK && !c.stop)
+    if (rc == FIA_OK && !c.stop)
         rc = accuracy_regressions(s, base, head, &o, &c);
     store_read_end(s);
-    if (rc == FIA_STORE_OK && count)
+    if (rc == FIA_OK && count)
         *count = c.n;
     return rc;
 }
 
-int fia_store_worst_case(fia_store *s, const char *revision,
-                         const char *bucket, char **case_text, double *ratio,
-                         int64_t *campaign_id)
+fia_status fia_store_worst_case(fia_store *s, const char *revision,
+                                const char *bucket, char **case_text, double *ratio,
+                                int64_t *campaign_id)
 {
     if (s == NULL || revision == NULL || bucket == NULL || case_text == NULL)
-        return FIA_STORE_ERR_MISUSE;
+        return FIA_ERR_BAD_INPUT;
     *case_text = NULL;
     sqlite3_stmt *st = store_prepare(
         s, "SELECT w.case_text, w.ratio, w.campaign_id FROM accuracy_worst w"
@@ -608,7 +608,7 @@ int fia_store_worst_case(fia_store *s, const char *revision,
            " WHERE c.revision = ?1 AND w.bucket = ?2"
            " ORDER BY w.ratio DESC, w.campaign_id LIMIT 1");
     if (st == NULL)
-        return FIA_STORE_ERR_IO;
+        return FIA_ERR_IO;
     store_bind_text(st, 1, revision);
     store_bind_text(st, 2, bucket);
     int rc = store_step(s, st);
@@ -618,10 +618,10 @@ int fia_store_worst_case(fia_store *s, const char *revision,
             *ratio = sqlite3_column_double(st, 1);
         if (campaign_id)
             *campaign_id = sqlite3_column_int64(st, 2);
-        rc = *case_text ? FIA_STORE_OK
-                        : store_fail(s, FIA_STORE_ERR_IO, "out of memory");
+        rc = *case_text ? FIA_OK
+                        : store_fail(s, FIA_ERR_NOMEM, "out of memory");
     } else if (rc == SQLITE_DONE) {
-        rc = store_fail(s, FIA_STORE_ERR_NOTFOUND,
+        rc = store_fail(s, FIA_ERR_NOT_FOUND,
                         "no worst case kept for bucket '%s' at revision '%s'"
                         " (a campaign keeps those of its %d worst buckets)",
                         bucket, revision, FIA_STORE_WORST_PER_CAMPAIGN);

@@ -67,24 +67,24 @@ static void describe(const double *v, size_t n, fia_store_ratio_row *r)
     r->above_one = n ? (double)over / (double)n : 0;
 }
 
-int fia_store_report_revisions(fia_store *s,
-                               int (*cb)(const char *revision,
+fia_status fia_store_report_revisions(fia_store *s,
+                                      int (*cb)(const char *revision,
                                          int64_t first_seen, void *ctx),
-                               void *ctx)
+                                      void *ctx)
 {
     if (s == NULL || cb == NULL)
-        return FIA_STORE_ERR_MISUSE;
+        return FIA_ERR_BAD_INPUT;
     sqlite3_stmt *st = store_prepare(
         s, "WITH " REV_ORDER_CTE
            " SELECT revision, t0 FROM rev_order ORDER BY t0, revision");
     if (st == NULL)
-        return FIA_STORE_ERR_IO;
+        return FIA_ERR_IO;
     int rc;
     while ((rc = store_step(s, st)) == SQLITE_ROW)
         if (cb(store_col_text(st, 0), sqlite3_column_int64(st, 1), ctx) != 0)
             break;
     rc = rc == SQLITE_ROW || rc == SQLITE_DONE
-             ? FIA_STORE_OK
+             ? FIA_OK
              : store_sqlfail(s, rc, "listing revisions");
     sqlite3_finalize(st);
     return rc;
@@ -150,20 +150,20 @@ static int ratio_query(fia_store *s, const char *sql,
 {
     sqlite3_stmt *st = store_prepare(s, sql);
     if (st == NULL)
-        return FIA_STORE_ERR_IO;
+        return FIA_ERR_IO;
     ratio_scan rs = {.cb = cb, .ctx = ctx};
     int rc = store_read_begin(s);
     int step = SQLITE_DONE;
-    while (rc == FIA_STORE_OK && !rs.stop &&
+    while (rc == FIA_OK && !rs.stop &&
            (step = store_step(s, st)) == SQLITE_ROW) {
         const double x = sqlite3_column_double(st, 2);
         if (ratio_key(&rs, store_col_text(st, 0), store_col_text(st, 1)) != 0 ||
             dvec_push(&rs.b, x) != 0 || dvec_push(&rs.all, x) != 0)
-            rc = store_fail(s, FIA_STORE_ERR_IO, "out of memory");
+            rc = store_fail(s, FIA_ERR_NOMEM, "out of memory");
     }
-    if (rc == FIA_STORE_OK && step != SQLITE_ROW && step != SQLITE_DONE)
+    if (rc == FIA_OK && step != SQLITE_ROW && step != SQLITE_DONE)
         rc = store_sqlfail(s, step, "reading accuracy samples");
-    if (rc == FIA_STORE_OK) {
+    if (rc == FIA_OK) {
         flush_bucket(&rs);
         flush_revision(&rs);
     }
@@ -173,12 +173,12 @@ static int ratio_query(fia_store *s, const char *sql,
     return rc;
 }
 
-int fia_store_report_ratios(fia_store *s,
-                            int (*cb)(const fia_store_ratio_row *r, void *ctx),
-                            void *ctx)
+fia_status fia_store_report_ratios(fia_store *s,
+                                   int (*cb)(const fia_store_ratio_row *r, void *ctx),
+                                   void *ctx)
 {
     if (s == NULL || cb == NULL)
-        return FIA_STORE_ERR_MISUSE;
+        return FIA_ERR_BAD_INPUT;
     return ratio_query(
         s,
         "WITH " REV_ORDER_CTE
@@ -207,12 +207,12 @@ int fia_store_report_ratios(fia_store *s,
 /* fast/ first (the others' baseline), then by name */
 #define SYS_ORDER(col) col " = 'fast' DESC, " col
 
-int fia_store_report_systems(fia_store *s,
-                             int (*cb)(const fia_store_system *y, void *ctx),
-                             void *ctx)
+fia_status fia_store_report_systems(fia_store *s,
+                                    int (*cb)(const fia_store_system *y, void *ctx),
+                                    void *ctx)
 {
     if (s == NULL || cb == NULL)
-        return FIA_STORE_ERR_MISUSE;
+        return FIA_ERR_BAD_INPUT;
     sqlite3_stmt *st = store_prepare(
         s, "WITH " SYS_REV_CTE ","
            " names(sut) AS (SELECT sut FROM campaigns"
@@ -227,9 +227,9 @@ int fia_store_report_systems(fia_store *s,
            " FROM names n LEFT JOIN sys_rev r ON r.sut = n.sut"
            " ORDER BY " SYS_ORDER("n.sut"));
     if (st == NULL)
-        return FIA_STORE_ERR_IO;
+        return FIA_ERR_IO;
     int rc = store_read_begin(s), step = SQLITE_DONE;
-    while (rc == FIA_STORE_OK && (step = store_step(s, st)) == SQLITE_ROW) {
+    while (rc == FIA_OK && (step = store_step(s, st)) == SQLITE_ROW) {
         fia_store_system y = {
             store_col_text(st, 0), store_col_text(st, 1),
             sqlite3_column_int64(st, 2), sqlite3_column_int64(st, 3),
@@ -237,7 +237,7 @@ int fia_store_report_systems(fia_store *s,
         if (cb(&y, ctx) != 0)
             break;
     }
-    if (rc == FIA_STORE_OK && step != SQLITE_ROW && step != SQLITE_DONE)
+    if (rc == FIA_OK && step != SQLITE_ROW && step != SQLITE_DONE)
         rc = store_sqlfail(s, step, "listing the systems under test");
     store_read_end(s);
     sqlite3_finalize(st);
@@ -258,12 +258,12 @@ static int sys_ratio_row(const fia_store_ratio_row *r, void *ctx)
     return a->cb(&y, a->ctx);
 }
 
-int fia_store_report_system_ratios(
+fia_status fia_store_report_system_ratios(
     fia_store *s, int (*cb)(const fia_store_system_ratio *r, void *ctx),
     void *ctx)
 {
     if (s == NULL || cb == NULL)
-        return FIA_STORE_ERR_MISUSE;
+        return FIA_ERR_BAD_INPUT;
     sys_adapt a = {cb, ctx};
     return ratio_query(
         s,
@@ -275,12 +275,12 @@ int fia_store_report_system_ratios(
         sys_ratio_row, &a);
 }
 
-int fia_store_report_system_common(
+fia_status fia_store_report_system_common(
     fia_store *s, int (*cb)(const fia_store_system_ratio *r, void *ctx),
     void *ctx)
 {
     if (s == NULL || cb == NULL)
-        return FIA_STORE_ERR_MISUSE;
+        return FIA_ERR_BAD_INPUT;
     sys_adapt a = {cb, ctx};
     /* every row comes twice from the scan (bucket "" and "*"): both of
      * the same cases */
@@ -349,13 +349,13 @@ static int bench_key(bench_group *g, sqlite3_stmt *st,
     return g->metric ? 0 : -1;
 }
 
-int fia_store_report_bench(fia_store *s,
-                           int (*cb)(const fia_store_bench_point *p,
+fia_status fia_store_report_bench(fia_store *s,
+                                  int (*cb)(const fia_store_bench_point *p,
                                      void *ctx),
-                           void *ctx)
+                                  void *ctx)
 {
     if (s == NULL || cb == NULL)
-        return FIA_STORE_ERR_MISUSE;
+        return FIA_ERR_BAD_INPUT;
     /* the metric of a figure is chosen over all its runs, so one figure
      * is drawn in one unit across revisions */
     sqlite3_stmt *st = store_prepare(
@@ -373,18 +373,18 @@ int fia_store_report_bench(fia_store *s,
            " JOIN rev_order o ON o.revision = b.revision"
            " ORDER BY b.suite, b.machine, b.name, o.t0, b.revision");
     if (st == NULL)
-        return FIA_STORE_ERR_IO;
+        return FIA_ERR_IO;
     bench_group g = {{NULL}, NULL, 0, {NULL, 0, 0}};
     int rc = store_read_begin(s), step = SQLITE_DONE, stop = 0;
-    while (rc == FIA_STORE_OK && !stop &&
+    while (rc == FIA_OK && !stop &&
            (step = store_step(s, st)) == SQLITE_ROW) {
         if (bench_key(&g, st, cb, ctx, &stop) != 0 ||
             (!stop && dvec_push(&g.v, sqlite3_column_double(st, 4)) != 0))
-            rc = store_fail(s, FIA_STORE_ERR_IO, "out of memory");
+            rc = store_fail(s, FIA_ERR_NOMEM, "out of memory");
     }
-    if (rc == FIA_STORE_OK && step != SQLITE_ROW && step != SQLITE_DONE)
+    if (rc == FIA_OK && step != SQLITE_ROW && step != SQLITE_DONE)
         rc = store_sqlfail(s, step, "reading benchmark figures");
-    if (rc == FIA_STORE_OK && !stop)
+    if (rc == FIA_OK && !stop)
         bench_flush(&g, cb, ctx);
     store_read_end(s);
     sqlite3_finalize(st);

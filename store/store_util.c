@@ -34,7 +34,7 @@ static void backoff(int attempt)
     sleep_ms(base + rand() % (base + 1));
 }
 
-int store_fail(fia_store *s, int code, const char *fmt, ...)
+fia_status store_fail(fia_store *s, fia_status code, const char *fmt, ...)
 {
     va_list ap;
     int n = snprintf(s->msg, sizeof s->msg, "%s: ", s->path ? s->path : "");
@@ -46,30 +46,32 @@ int store_fail(fia_store *s, int code, const char *fmt, ...)
     return code;
 }
 
-int store_code_of(int rc)
+fia_status store_code_of(int rc)
 {
     switch (rc & 0xff) {
     case SQLITE_OK:
     case SQLITE_ROW:
     case SQLITE_DONE:
-        return FIA_STORE_OK;
+        return FIA_OK;
     case SQLITE_BUSY:
     case SQLITE_LOCKED:
-        return FIA_STORE_ERR_BUSY;
+        return FIA_ERR_BUSY;
     case SQLITE_NOTADB:
     case SQLITE_CORRUPT:
-        return FIA_STORE_ERR_CORRUPT;
+        return FIA_ERR_CORRUPT;
+    case SQLITE_NOMEM:
+        return FIA_ERR_NOMEM;
     case SQLITE_MISUSE:
     case SQLITE_RANGE:
     case SQLITE_CONSTRAINT:
     case SQLITE_TOOBIG:
-        return FIA_STORE_ERR_MISUSE;
+        return FIA_ERR_BAD_INPUT;
     default:
-        return FIA_STORE_ERR_IO;
+        return FIA_ERR_IO;
     }
 }
 
-int store_sqlfail(fia_store *s, int rc, const char *what)
+fia_status store_sqlfail(fia_store *s, int rc, const char *what)
 {
     int code = store_code_of(rc);
     const char *m = s->db ? sqlite3_errmsg(s->db) : sqlite3_errstr(rc);
@@ -77,7 +79,7 @@ int store_sqlfail(fia_store *s, int rc, const char *what)
         m = "file is not a database";
     else if ((rc & 0xff) == SQLITE_CORRUPT)
         m = "database disk image is malformed (damaged or truncated)";
-    if (code == FIA_STORE_ERR_BUSY)
+    if (code == FIA_ERR_BUSY)
         return store_fail(s, code, "%s: %s (locked for more than %d s)",
                           what, m, STORE_BUSY_MS / 1000);
     return store_fail(s, code, "%s: %s", what, m);
@@ -88,31 +90,31 @@ static int is_busy(int rc)
     return (rc & 0xff) == SQLITE_BUSY || (rc & 0xff) == SQLITE_LOCKED;
 }
 
-int store_exec(fia_store *s, const char *sql)
+fia_status store_exec(fia_store *s, const char *sql)
 {
     int64_t deadline = now_ms() + STORE_BUSY_MS;
     for (int attempt = 0;; attempt++) {
         int rc = sqlite3_exec(s->db, sql, NULL, NULL, NULL);
         if (rc == SQLITE_OK)
-            return FIA_STORE_OK;
+            return FIA_OK;
         if (!is_busy(rc) || now_ms() > deadline)
             return store_sqlfail(s, rc, sql);
         backoff(attempt);
     }
 }
 
-int store_begin(fia_store *s)
+fia_status store_begin(fia_store *s)
 {
     if (s->readonly)
-        return store_fail(s, FIA_STORE_ERR_MISUSE, "opened read-only");
+        return store_fail(s, FIA_ERR_BAD_INPUT, "opened read-only");
     s->wrote = 1;
     return store_exec(s, s->batch ? "SAVEPOINT fia_op" : "BEGIN IMMEDIATE");
 }
 
-int store_commit(fia_store *s)
+fia_status store_commit(fia_store *s)
 {
     int rc = store_exec(s, s->batch ? "RELEASE fia_op" : "COMMIT");
-    if (rc != FIA_STORE_OK)
+    if (rc != FIA_OK)
         store_rollback(s);
     return rc;
 }
@@ -126,9 +128,9 @@ void store_rollback(fia_store *s)
         sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
 }
 
-int store_read_begin(fia_store *s)
+fia_status store_read_begin(fia_store *s)
 {
-    return s->batch ? FIA_STORE_OK : store_exec(s, "BEGIN");
+    return s->batch ? FIA_OK : store_exec(s, "BEGIN");
 }
 
 void store_read_end(fia_store *s)
@@ -137,31 +139,31 @@ void store_read_end(fia_store *s)
         sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
 }
 
-int fia_store_batch_begin(fia_store *s)
+fia_status fia_store_batch_begin(fia_store *s)
 {
     if (s == NULL)
-        return FIA_STORE_ERR_MISUSE;
+        return FIA_ERR_BAD_INPUT;
     if (s->batch)
-        return store_fail(s, FIA_STORE_ERR_MISUSE, "already in a batch");
+        return store_fail(s, FIA_ERR_BAD_INPUT, "already in a batch");
     if (s->readonly)
-        return store_fail(s, FIA_STORE_ERR_MISUSE, "opened read-only");
+        return store_fail(s, FIA_ERR_BAD_INPUT, "opened read-only");
     s->wrote = 1;
     int rc = store_exec(s, "BEGIN IMMEDIATE");
-    if (rc == FIA_STORE_OK)
+    if (rc == FIA_OK)
         s->batch = 1;
     return rc;
 }
 
-int fia_store_batch_end(fia_store *s, int commit)
+fia_status fia_store_batch_end(fia_store *s, int commit)
 {
     if (s == NULL)
-        return FIA_STORE_ERR_MISUSE;
+        return FIA_ERR_BAD_INPUT;
     if (!s->batch)
-        return store_fail(s, FIA_STORE_ERR_MISUSE, "not in a batch");
+        return store_fail(s, FIA_ERR_BAD_INPUT, "not in a batch");
     s->batch = 0;
     if (!commit) {
         store_rollback(s);
-        return FIA_STORE_OK;
+        return FIA_OK;
     }
     return store_commit(s);
 }
@@ -235,7 +237,7 @@ char *store_col_dup(sqlite3_stmt *st, int i, int nn)
     return strdup(t ? t : "");
 }
 
-int store_row_finding(sqlite3_stmt *st, fia_store_finding *f, int copy)
+fia_status store_row_finding(sqlite3_stmt *st, fia_store_finding *f, int copy)
 {
     memset(f, 0, sizeof *f);
     f->id = sqlite3_column_int64(st, 0);
@@ -257,14 +259,14 @@ int store_row_finding(sqlite3_stmt *st, fia_store_finding *f, int copy)
             *dst[k] = store_col_dup(st, col[k], nn);
             if (*dst[k] == NULL && (nn || store_col_text(st, col[k]))) {
                 fia_store_finding_free(f);
-                return -1;
+                return FIA_ERR_NOMEM;
             }
         } else {
             const char *t = store_col_text(st, col[k]);
             *dst[k] = (char *)(t == NULL && nn ? "" : t);
         }
     }
-    return 0;
+    return FIA_OK;
 }
 
 void fia_store_finding_free(fia_store_finding *f)
@@ -291,9 +293,9 @@ int fia_store_schema_version(void)
 
 /* Ends the transaction: commit on success, else roll back keeping the
  * message of the first failure. */
-int store_finish(fia_store *s, int rc)
+fia_status store_finish(fia_store *s, int rc)
 {
-    if (rc == FIA_STORE_OK)
+    if (rc == FIA_OK)
         return store_commit(s);
     char keep[sizeof s->msg];
     memcpy(keep, s->msg, sizeof keep);

@@ -28,7 +28,7 @@ static void format_uuid(unsigned char b[16], int version, char out[37])
     out[k] = '\0';
 }
 
-int store_uuid_v4(fia_store *s, char out[37])
+fia_status store_uuid_v4(fia_store *s, char out[37])
 {
     unsigned char b[16];
     size_t got = 0;
@@ -42,10 +42,10 @@ int store_uuid_v4(fia_store *s, char out[37])
     if (fd >= 0)
         close(fd);
     if (got < sizeof b)
-        return store_fail(s, FIA_STORE_ERR_IO,
+        return store_fail(s, FIA_ERR_IO,
                           "cannot read /dev/urandom for a campaign UUID");
     format_uuid(b, 4, out);
-    return FIA_STORE_OK;
+    return FIA_OK;
 }
 
 /* FNV-1a over the bytes, then the splitmix64 finalizer so that every input

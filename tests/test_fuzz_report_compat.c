@@ -49,16 +49,16 @@ int main(void)
     fia_store *s = NULL;
     char e[256];
     CHECK(fia_store_open(db, FIA_STORE_OPEN_CREATE, &s, e, sizeof e) ==
-          FIA_STORE_OK);
+          FIA_OK);
     fia_campaign_info info = {"r1", "fuzz_numeric", "doc", "bound", 1, "t",
                               "", NULL, NULL};
     int64_t camp = 0;
-    CHECK(fia_store_campaign_begin(s, &info, &camp) == FIA_STORE_OK);
+    CHECK(fia_store_campaign_begin(s, &info, &camp) == FIA_OK);
     /* another worker's finding, in the store only */
     fia_finding_record rec = {camp, "accuracy|decode|kv64", "accuracy",
                               "fuzz_numeric", "doc", "r1", small_case, 1,
                               NULL, "m", NULL};
-    CHECK(fia_store_add_finding(s, &rec, NULL) == FIA_STORE_OK);
+    CHECK(fia_store_add_finding(s, &rec, NULL) == FIA_OK);
     fia_store_close(s);
 
     snprintf(id, sizeof id, "%lld", (long long)camp);
@@ -82,9 +82,9 @@ int main(void)
     fia_case_free(&c);
     fuzz_report_flush();
 
-    CHECK(fia_store_open(db, 0, &s, e, sizeof e) == FIA_STORE_OK);
+    CHECK(fia_store_open(db, 0, &s, e, sizeof e) == FIA_OK);
     seen got = {0};
-    CHECK(fia_store_list_findings(s, NULL, collect, &got) == FIA_STORE_OK);
+    CHECK(fia_store_list_findings(s, NULL, collect, &got) == FIA_OK);
     fia_store_close(s);
     static const char *const want[] = {
         "accuracy|decode|kv64", "accuracy|prefill|spread",

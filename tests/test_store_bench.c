@@ -15,7 +15,7 @@ static void add_run(fia_store *s, const char *rev, const char *m, double r,
     fia_bench_figure f[2] = {{"prefill", 400.0 * r, "GFLOP/s", r, "fma-peak"},
                              {"widen", v, "Gelem/s", NAN, ""}};
     fia_bench_run run = {rev, m, "fast", "fiacheck bench --fast", ""};
-    CHECK_EQ_INT(fia_store_bench_add(s, &run, f, 2), FIA_STORE_OK);
+    CHECK_EQ_INT(fia_store_bench_add(s, &run, f, 2), FIA_OK);
     CHECK(run.uuid[0] != '\0');
 }
 
@@ -46,7 +46,7 @@ static seen compare(fia_store *s, const char *a, const char *b,
     seen x;
     memset(&x, 0, sizeof x);
     CHECK_EQ_INT(fia_store_bench_compare(s, a, b, delta_cb, &x, slower),
-                 FIA_STORE_OK);
+                 FIA_OK);
     return x;
 }
 
@@ -96,10 +96,10 @@ static void test_compare(void)
     /* one name twice in a run: refused, nothing written */
     fia_bench_figure dup[2] = {{"x", 1, "u", NAN, ""}, {"x", 2, "u", NAN, ""}};
     fia_bench_run run = {"E", "m1", "fast", "", ""};
-    CHECK_EQ_INT(fia_store_bench_add(s, &run, dup, 2), FIA_STORE_ERR_MISUSE);
+    CHECK_EQ_INT(fia_store_bench_add(s, &run, dup, 2), FIA_ERR_BAD_INPUT);
     int rows = 0;
     CHECK_EQ_INT(fia_store_bench_list(s, "E", NULL, &rows),
-                 FIA_STORE_ERR_MISUSE); /* no callback */
+                 FIA_ERR_BAD_INPUT); /* no callback */
     fia_store_close(s);
 }
 
@@ -122,17 +122,17 @@ static void test_merge_export(void)
     add_run(b, "B", "m1", 0.7, 1.0);
     fia_store_close(b);
     for (int again = 0; again < 2; again++) /* idempotent */
-        CHECK_EQ_INT(fia_store_merge(a, scratch("b.db")), FIA_STORE_OK);
+        CHECK_EQ_INT(fia_store_merge(a, scratch("b.db")), FIA_OK);
     int n = 0;
-    CHECK_EQ_INT(fia_store_bench_list(a, NULL, count_cb, &n), FIA_STORE_OK);
+    CHECK_EQ_INT(fia_store_bench_list(a, NULL, count_cb, &n), FIA_OK);
     CHECK_EQ_INT(n, 6); /* 3 runs x 2 figures */
     n = 0;
-    CHECK_EQ_INT(fia_store_bench_list(a, "B", count_cb, &n), FIA_STORE_OK);
+    CHECK_EQ_INT(fia_store_bench_list(a, "B", count_cb, &n), FIA_OK);
     CHECK_EQ_INT(n, 4);
     FILE *f = tmpfile();
     CHECK(f != NULL);
     if (f != NULL) {
-        CHECK_EQ_INT(fia_store_export_json(a, f), FIA_STORE_OK);
+        CHECK_EQ_INT(fia_store_export_json(a, f), FIA_OK);
         rewind(f);
         char line[1024];
         int rowsx = 0;

@@ -25,13 +25,13 @@ static int worker(const char *path, int w, int64_t campaign)
 {
     fia_store *s = NULL;
     char err[512];
-    if (fia_store_open(path, 1, &s, err, sizeof err) != FIA_STORE_OK) {
+    if (fia_store_open(path, 1, &s, err, sizeof err) != FIA_OK) {
         fprintf(stderr, "worker %d: %s\n", w, err);
         return 1;
     }
     char sig[64], text[128];
     /* odd workers group their calls in batches of 25 */
-    int batched = w % 2, rc = FIA_STORE_OK;
+    int batched = w % 2, rc = FIA_OK;
     for (int i = 0; i < PER_WORKER; i++) {
         if (batched && i % 25 == 0)
             rc = fia_store_batch_begin(s);
@@ -43,16 +43,16 @@ static int worker(const char *path, int w, int64_t campaign)
         snprintf(text, sizeof text, "worker = %d\ni = %d\n", w, i);
         fia_finding_record r = record(campaign, sig, "status-mismatch",
                                       NULL, text);
-        if (rc == FIA_STORE_OK)
+        if (rc == FIA_OK)
             rc = fia_store_add_finding(s, &r, NULL);
-        if (rc == FIA_STORE_OK)
+        if (rc == FIA_OK)
             rc = fia_store_add_accuracy(s, campaign, i % 3 ? "fp16" : "bf16",
                                         (double)(i % 7), 1e-3);
-        if (rc == FIA_STORE_OK && i % 50 == 0)
+        if (rc == FIA_OK && i % 50 == 0)
             rc = fia_store_add_rule_coverage(s, campaign, "MASK-001", 1, 2);
-        if (rc == FIA_STORE_OK && batched && i % 25 == 24)
+        if (rc == FIA_OK && batched && i % 25 == 24)
             rc = fia_store_batch_end(s, 1);
-        if (rc != FIA_STORE_OK) {
+        if (rc != FIA_OK) {
             fprintf(stderr, "worker %d at %d: %s\n", w, i,
                     fia_store_errmsg(s));
             fia_store_close(s);
@@ -86,7 +86,7 @@ static void test_concurrent_writers(int fresh)
         fia_store *s = open_ok(path, 1);
         fia_campaign_info info = {"rev", "fuzz_params", "doc", "default", 1,
                                   "test", "", NULL, NULL};
-        CHECK_EQ_INT(fia_store_campaign_begin(s, &info, &cid), FIA_STORE_OK);
+        CHECK_EQ_INT(fia_store_campaign_begin(s, &info, &cid), FIA_OK);
         fia_store_close(s);
     } else {
         cid = 0; /* no campaign: the workers race to create the file */
@@ -142,14 +142,14 @@ static void killed_child(const char *path, int fd, int64_t cid, int round)
 {
     fia_store *s = NULL;
     char err[512];
-    if (fia_store_open(path, 0, &s, err, sizeof err) != FIA_STORE_OK)
+    if (fia_store_open(path, 0, &s, err, sizeof err) != FIA_OK)
         _exit(3);
     char sig[64], text[256];
     for (int32_t i = 0;; i++) {
         snprintf(sig, sizeof sig, "kill%d-%d", round, i);
         snprintf(text, sizeof text, "i = %d\n%0200d\n", i, 0);
         fia_finding_record r = record(cid, sig, "crash", NULL, text);
-        if (fia_store_add_finding(s, &r, NULL) != FIA_STORE_OK)
+        if (fia_store_add_finding(s, &r, NULL) != FIA_OK)
             _exit(4);
         fia_store_add_accuracy(s, cid, "fp32", 1.0, 0.0);
         int32_t n = i + 1;
@@ -164,7 +164,7 @@ static void test_kill(void)
     fia_store *s = open_ok(path, 1);
     fia_campaign_info info = {"rev", "fuzz_numeric", "doc", "default", 1, "", "", NULL, NULL};
     int64_t cid = 0;
-    CHECK_EQ_INT(fia_store_campaign_begin(s, &info, &cid), FIA_STORE_OK);
+    CHECK_EQ_INT(fia_store_campaign_begin(s, &info, &cid), FIA_OK);
     fia_store_close(s);
     for (int round = 0; round < 3; round++) {
         int fds[2];
@@ -193,7 +193,7 @@ static void test_kill(void)
         char err[512];
         s = NULL;
         CHECK_EQ_INT(fia_store_open(path, 0, &s, err, sizeof err),
-                     FIA_STORE_OK);
+                     FIA_OK);
         fia_store_close(s);
         CHECK_EQ_INT(query_int(path, "SELECT count(*) FROM"
                                      " pragma_integrity_check WHERE"

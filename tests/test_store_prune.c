@@ -13,7 +13,7 @@ static int64_t campaign(fia_store *s, const char *rev, const char *target,
     fia_campaign_info info = {rev, target, "doc", "bound", 1, "", "", sut,
                               NULL};
     int64_t id = 0;
-    CHECK_EQ_INT(fia_store_campaign_begin(s, &info, &id), FIA_STORE_OK);
+    CHECK_EQ_INT(fia_store_campaign_begin(s, &info, &id), FIA_OK);
     return id;
 }
 
@@ -21,7 +21,7 @@ static int64_t campaign(fia_store *s, const char *rev, const char *target,
 static int64_t cases(fia_store *s)
 {
     fia_store_summary sum;
-    CHECK_EQ_INT(fia_store_get_summary(s, &sum), FIA_STORE_OK);
+    CHECK_EQ_INT(fia_store_get_summary(s, &sum), FIA_OK);
     return sum.accuracy_cases;
 }
 
@@ -34,15 +34,15 @@ static int64_t file_size(const char *path)
 /* Worst cases of buckets b0..b(n-1) with ratio i / n each. */
 static void worsts(fia_store *s, int64_t cid, int n, const char *text)
 {
-    CHECK_EQ_INT(fia_store_batch_begin(s), FIA_STORE_OK);
+    CHECK_EQ_INT(fia_store_batch_begin(s), FIA_OK);
     for (int i = 0; i < n; i++) {
         char b[32];
         snprintf(b, sizeof b, "b%05d", i);
         CHECK_EQ_INT(fia_store_add_accuracy_sample(s, cid, b, 1, 0.1,
                                                    (double)i / n, NULL, text),
-                     FIA_STORE_OK);
+                     FIA_OK);
     }
-    CHECK_EQ_INT(fia_store_batch_end(s, 1), FIA_STORE_OK);
+    CHECK_EQ_INT(fia_store_batch_end(s, 1), FIA_OK);
 }
 
 static int has_worst(fia_store *s, const char *rev, int i)
@@ -51,7 +51,7 @@ static int has_worst(fia_store *s, const char *rev, int i)
     snprintf(b, sizeof b, "b%05d", i);
     int rc = fia_store_worst_case(s, rev, b, &text, NULL, NULL);
     free(text);
-    return rc == FIA_STORE_OK;
+    return rc == FIA_OK;
 }
 
 static void test_cap(void)
@@ -71,7 +71,7 @@ static void test_cap(void)
     /* a larger ratio for a bucket that fell out comes back in */
     CHECK_EQ_INT(fia_store_add_accuracy_sample(s, c, "b00000", 1, 0.1, 5.0,
                                                NULL, "# back\n"),
-                 FIA_STORE_OK);
+                 FIA_OK);
     CHECK(has_worst(s, "r1", 0));
     CHECK(!has_worst(s, "r1", 50));
     fia_store_close(s);
@@ -88,24 +88,24 @@ static void test_cap(void)
     snprintf(info.uuid, sizeof info.uuid,
              "00000000-0000-4000-8000-000000000001");
     int64_t ca = 0, cb = 0;
-    CHECK_EQ_INT(fia_store_campaign_begin(a, &info, &ca), FIA_STORE_OK);
-    CHECK_EQ_INT(fia_store_campaign_begin(b, &info, &cb), FIA_STORE_OK);
-    CHECK_EQ_INT(fia_store_batch_begin(b), FIA_STORE_OK);
+    CHECK_EQ_INT(fia_store_campaign_begin(a, &info, &ca), FIA_OK);
+    CHECK_EQ_INT(fia_store_campaign_begin(b, &info, &cb), FIA_OK);
+    CHECK_EQ_INT(fia_store_batch_begin(b), FIA_OK);
     for (int i = 0; i < cap; i++) {
         char bk[32];
         snprintf(bk, sizeof bk, "c%05d", i);
         CHECK_EQ_INT(fia_store_add_accuracy_sample(b, cb, bk, 1, 0.1,
                                                    2.0 + i, NULL, "# c\n"),
-                     FIA_STORE_OK);
+                     FIA_OK);
     }
-    CHECK_EQ_INT(fia_store_batch_end(b, 1), FIA_STORE_OK);
+    CHECK_EQ_INT(fia_store_batch_end(b, 1), FIA_OK);
     worsts(a, ca, 10, "# a\n");
     fia_store_close(b);
-    CHECK_EQ_INT(fia_store_merge(a, scratch("cap_b.db")), FIA_STORE_OK);
+    CHECK_EQ_INT(fia_store_merge(a, scratch("cap_b.db")), FIA_OK);
     CHECK(!has_worst(a, "r2", 9)); /* b's are all larger */
     char *text = NULL;
     CHECK_EQ_INT(fia_store_worst_case(a, "r2", "c00000", &text, NULL, NULL),
-                 FIA_STORE_OK);
+                 FIA_OK);
     free(text);
     fia_store_close(a);
 }
@@ -127,20 +127,20 @@ static fia_store *four(const char *name, int64_t id[4])
         worsts(s, id[k], 5, "# w\n");
     fia_finding_record f = record(id[0], "sig-only-r1", "accuracy", NULL,
                                   "# case\n");
-    CHECK_EQ_INT(fia_store_add_finding(s, &f, NULL), FIA_STORE_OK);
+    CHECK_EQ_INT(fia_store_add_finding(s, &f, NULL), FIA_OK);
     f = record(id[0], "sig-both", "accuracy", NULL, "# case\n");
-    CHECK_EQ_INT(fia_store_add_finding(s, &f, NULL), FIA_STORE_OK);
+    CHECK_EQ_INT(fia_store_add_finding(s, &f, NULL), FIA_OK);
     f.campaign_id = id[3];
-    CHECK_EQ_INT(fia_store_add_finding(s, &f, NULL), FIA_STORE_OK);
+    CHECK_EQ_INT(fia_store_add_finding(s, &f, NULL), FIA_OK);
     CHECK_EQ_INT(fia_store_add_rule_coverage(s, id[0], "R-1", 1, 2),
-                 FIA_STORE_OK);
+                 FIA_OK);
     return s;
 }
 
 static int64_t campaigns(fia_store *s)
 {
     fia_store_summary sum;
-    CHECK_EQ_INT(fia_store_get_summary(s, &sum), FIA_STORE_OK);
+    CHECK_EQ_INT(fia_store_get_summary(s, &sum), FIA_OK);
     return sum.campaigns;
 }
 
@@ -156,7 +156,7 @@ static void test_prune(void)
         return;
     memset(&f, 0, sizeof f);
     f.revision = "r1";
-    CHECK_EQ_INT(fia_store_prune(s, &f, &c), FIA_STORE_OK);
+    CHECK_EQ_INT(fia_store_prune(s, &f, &c), FIA_OK);
     CHECK_EQ_INT(c.campaigns, 1);
     CHECK_EQ_INT(c.findings, 1);
     CHECK_EQ_INT(c.sightings, 2);
@@ -165,8 +165,8 @@ static void test_prune(void)
     CHECK_EQ_INT(campaigns(s), 3);
     CHECK_EQ_INT(cases(s), 15);
     fia_store_finding fd;
-    CHECK_EQ_INT(fia_store_get_finding(s, 1, &fd), FIA_STORE_ERR_NOTFOUND);
-    CHECK_EQ_INT(fia_store_get_finding(s, 2, &fd), FIA_STORE_OK);
+    CHECK_EQ_INT(fia_store_get_finding(s, 1, &fd), FIA_ERR_NOT_FOUND);
+    CHECK_EQ_INT(fia_store_get_finding(s, 2, &fd), FIA_OK);
     CHECK_EQ_INT(fd.count, 1);         /* the r3 sighting is left */
     CHECK_EQ_INT(fd.campaign_id, 0);   /* its first campaign is gone */
     fia_store_finding_free(&fd);
@@ -178,15 +178,15 @@ static void test_prune(void)
         return;
     memset(&f, 0, sizeof f);
     f.sut = "example";
-    CHECK_EQ_INT(fia_store_prune(s, &f, &c), FIA_STORE_OK);
+    CHECK_EQ_INT(fia_store_prune(s, &f, &c), FIA_OK);
     CHECK_EQ_INT(c.campaigns, 1);
     f.sut = "fast";
     f.target = "fuzz_numeric";
-    CHECK_EQ_INT(fia_store_prune(s, &f, &c), FIA_STORE_OK);
+    CHECK_EQ_INT(fia_store_prune(s, &f, &c), FIA_OK);
     CHECK_EQ_INT(c.campaigns, 1);
     CHECK_EQ_INT(campaigns(s), 2);
     f.target = "nothing-like-it";
-    CHECK_EQ_INT(fia_store_prune(s, &f, &c), FIA_STORE_OK);
+    CHECK_EQ_INT(fia_store_prune(s, &f, &c), FIA_OK);
     CHECK_EQ_INT(c.campaigns, 0);
     fia_store_close(s);
 
@@ -196,18 +196,18 @@ static void test_prune(void)
         return;
     memset(&f, 0, sizeof f);
     f.before_revision = "nope";
-    CHECK_EQ_INT(fia_store_prune(s, &f, &c), FIA_STORE_ERR_NOTFOUND);
+    CHECK_EQ_INT(fia_store_prune(s, &f, &c), FIA_ERR_NOT_FOUND);
     CHECK(strstr(fia_store_errmsg(s), "no campaign at revision") != NULL);
     f.before_revision = "r3"; /* all started within the same second */
-    CHECK_EQ_INT(fia_store_prune(s, &f, &c), FIA_STORE_OK);
+    CHECK_EQ_INT(fia_store_prune(s, &f, &c), FIA_OK);
     CHECK_EQ_INT(c.campaigns, 0);
     memset(&f, 0, sizeof f);
     f.before = 1; /* 1970: nothing */
-    CHECK_EQ_INT(fia_store_prune(s, &f, &c), FIA_STORE_OK);
+    CHECK_EQ_INT(fia_store_prune(s, &f, &c), FIA_OK);
     CHECK_EQ_INT(c.campaigns, 0);
     f.before = 4102444800; /* 2100: everything */
     f.worst_only = 1;
-    CHECK_EQ_INT(fia_store_prune(s, &f, &c), FIA_STORE_OK);
+    CHECK_EQ_INT(fia_store_prune(s, &f, &c), FIA_OK);
     CHECK_EQ_INT(c.campaigns, 4);
     CHECK_EQ_INT(c.worst_cases, 20);
     CHECK_EQ_INT(c.findings, 0);
@@ -217,18 +217,18 @@ static void test_prune(void)
     /* all */
     memset(&f, 0, sizeof f);
     f.all = 1;
-    CHECK_EQ_INT(fia_store_prune(s, &f, &c), FIA_STORE_OK);
+    CHECK_EQ_INT(fia_store_prune(s, &f, &c), FIA_OK);
     CHECK_EQ_INT(c.campaigns, 4);
     CHECK_EQ_INT(c.findings, 2);
     CHECK_EQ_INT(campaigns(s), 0);
     /* nothing selected, two "before"s: refused, nothing done */
     memset(&f, 0, sizeof f);
-    CHECK_EQ_INT(fia_store_prune(s, &f, &c), FIA_STORE_ERR_MISUSE);
+    CHECK_EQ_INT(fia_store_prune(s, &f, &c), FIA_ERR_BAD_INPUT);
     f.before = 5;
     f.before_revision = "r1";
-    CHECK_EQ_INT(fia_store_prune(s, &f, &c), FIA_STORE_ERR_MISUSE);
-    CHECK_EQ_INT(fia_store_prune(s, NULL, &c), FIA_STORE_ERR_MISUSE);
-    CHECK_EQ_INT(fia_store_prune(NULL, &f, &c), FIA_STORE_ERR_MISUSE);
+    CHECK_EQ_INT(fia_store_prune(s, &f, &c), FIA_ERR_BAD_INPUT);
+    CHECK_EQ_INT(fia_store_prune(s, NULL, &c), FIA_ERR_BAD_INPUT);
+    CHECK_EQ_INT(fia_store_prune(NULL, &f, &c), FIA_ERR_BAD_INPUT);
     fia_store_close(s);
 }
 
@@ -244,16 +244,16 @@ static void test_vacuum(void)
     int64_t c = campaign(s, "r1", "survey", NULL);
     worsts(s, c, 200, big);
     fia_store_prune_filter f = {.all = 1};
-    CHECK_EQ_INT(fia_store_prune(s, &f, NULL), FIA_STORE_OK);
+    CHECK_EQ_INT(fia_store_prune(s, &f, NULL), FIA_OK);
     int64_t before = 0, after = 0;
-    CHECK_EQ_INT(fia_store_vacuum(s, &before, &after), FIA_STORE_OK);
+    CHECK_EQ_INT(fia_store_vacuum(s, &before, &after), FIA_OK);
     CHECK_MSG(before > 2000000 && after < 200000, "%lld -> %lld bytes",
               (long long)before, (long long)after);
     CHECK_EQ_INT(file_size(scratch("v.db")), after);
     fia_store_close(s);
     fia_store *r = open_ok(scratch("v.db"), FIA_STORE_OPEN_READONLY);
     CHECK(r != NULL);
-    CHECK_EQ_INT(fia_store_vacuum(r, NULL, NULL), FIA_STORE_ERR_MISUSE);
+    CHECK_EQ_INT(fia_store_vacuum(r, NULL, NULL), FIA_ERR_BAD_INPUT);
     fia_store_close(r);
 }
 
@@ -269,7 +269,7 @@ static void test_checkpoint_on_close(void)
         return;
     int64_t c = campaign(a, "r1", "survey", NULL);
     worsts(b, c, 100, "# w\n");
-    CHECK_EQ_INT(fia_store_campaign_update(a, c, 100, 0, 1, 1), FIA_STORE_OK);
+    CHECK_EQ_INT(fia_store_campaign_update(a, c, 100, 0, 1, 1), FIA_OK);
     fia_store_close(a); /* b stays open, as a survey's fuzz target's */
     char wal[300], cmd[700];
     snprintf(wal, sizeof wal, "%s-wal", path);

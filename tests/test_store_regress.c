@@ -38,7 +38,7 @@ static int64_t campaign(fia_store *s, const char *rev)
 {
     fia_campaign_info info = {rev, "fuzz_numeric", "doc", "bound", 1, "", "", NULL, NULL};
     int64_t id = 0;
-    CHECK_EQ_INT(fia_store_campaign_begin(s, &info, &id), FIA_STORE_OK);
+    CHECK_EQ_INT(fia_store_campaign_begin(s, &info, &id), FIA_OK);
     return id;
 }
 
@@ -51,7 +51,7 @@ static void fill(fia_store *s, int64_t cid, const char *bucket, int n,
     uint64_t bucket_key = 0;
     for (const char *p = bucket; *p; p++)
         bucket_key = bucket_key * 131 + (unsigned char)*p;
-    CHECK_EQ_INT(fia_store_batch_begin(s), FIA_STORE_OK);
+    CHECK_EQ_INT(fia_store_batch_begin(s), FIA_OK);
     for (int i = 0; i < n; i++) {
         double r = case_ratio(bucket_key * 1000003u + (uint64_t)i, &seed,
                               extra_ulp, hit, noise);
@@ -60,14 +60,14 @@ static void fill(fia_store *s, int64_t cid, const char *bucket, int n,
         snprintf(key, sizeof key, "%s:%d", bucket, i);
         int rc = fia_store_add_accuracy_sample(s, cid, bucket, r * 8, 1e-3, r, key,
                                                r > worst ? text : NULL);
-        if (rc != FIA_STORE_OK) {
-            CHECK_EQ_INT(rc, FIA_STORE_OK);
+        if (rc != FIA_OK) {
+            CHECK_EQ_INT(rc, FIA_OK);
             break;
         }
         if (r > worst)
             worst = r;
     }
-    CHECK_EQ_INT(fia_store_batch_end(s, 1), FIA_STORE_OK);
+    CHECK_EQ_INT(fia_store_batch_end(s, 1), FIA_OK);
 }
 
 typedef struct seen {
@@ -96,7 +96,7 @@ static int64_t query(fia_store *s, const char *base, const char *head,
     memset(v->text, 0, sizeof v->text);
     int64_t n = -1;
     CHECK_EQ_INT(fia_store_regressions(s, base, head, o, cb, v, &n),
-                 FIA_STORE_OK);
+                 FIA_OK);
     return n;
 }
 
@@ -179,7 +179,7 @@ static void test_planted_loss(void)
     double ratio = 0;
     int64_t cid = 0;
     CHECK_EQ_INT(fia_store_worst_case(s, "lossy", "fp16/BNSD", &text, &ratio,
-                                      &cid), FIA_STORE_OK);
+                                      &cid), FIA_OK);
     seen w = {.watch = "fp16/BNSD"};
     query(s, "base", "lossy", NULL, &w);
     char want[128];
@@ -188,17 +188,17 @@ static void test_planted_loss(void)
     CHECK(ratio == w.last.head.max && cid == h);
     free(text);
     CHECK_EQ_INT(fia_store_worst_case(s, "base", "nope", &text, NULL, NULL),
-                 FIA_STORE_ERR_NOTFOUND);
+                 FIA_ERR_NOT_FOUND);
     /* bad options */
     o.min_cases = 1;
     CHECK_EQ_INT(fia_store_regressions(s, "base", "lossy", &o, NULL, NULL,
-                                       NULL), FIA_STORE_ERR_MISUSE);
+                                       NULL), FIA_ERR_BAD_INPUT);
     fia_store_regress_options_default(&o);
     o.min_effect = 0.4;
     CHECK_EQ_INT(fia_store_regressions(s, "base", "lossy", &o, NULL, NULL,
-                                       NULL), FIA_STORE_ERR_MISUSE);
+                                       NULL), FIA_ERR_BAD_INPUT);
     CHECK_EQ_INT(fia_store_add_accuracy_sample(s, b, "x", 1, 0, NAN, NULL, NULL),
-                 FIA_STORE_ERR_MISUSE);
+                 FIA_ERR_BAD_INPUT);
     fia_store_close(s);
 }
 
@@ -232,19 +232,19 @@ static void test_merge_keeps_samples(void)
     fill(a, campaign(a, "base"), "fp16/BNSD", 100, 1, 0, 0, 0);
     fill(b, campaign(b, "head"), "fp16/BNSD", 100, 2, 3, 1, 0);
     fia_store_close(b);
-    CHECK_EQ_INT(fia_store_merge(a, pb), FIA_STORE_OK);
+    CHECK_EQ_INT(fia_store_merge(a, pb), FIA_OK);
     seen v = {.watch = "fp16/BNSD"};
     CHECK_EQ_INT(query(a, "base", "head", NULL, &v), 2);
     CHECK(v.last.base.cases == 100 && v.last.head.cases == 100);
     CHECK(v.last.pairs == 100 && v.last.worse == 100); /* keys merged */
     /* merging what is already there adds no sample twice */
-    CHECK_EQ_INT(fia_store_merge(a, pb), FIA_STORE_OK);
+    CHECK_EQ_INT(fia_store_merge(a, pb), FIA_OK);
     seen v2 = {.watch = "fp16/BNSD"};
     CHECK_EQ_INT(query(a, "base", "head", NULL, &v2), 2);
     CHECK(v2.last.base.cases == 100 && v2.last.head.cases == 100);
     char *text = NULL;
     CHECK_EQ_INT(fia_store_worst_case(a, "head", "fp16/BNSD", &text, NULL,
-                                      NULL), FIA_STORE_OK);
+                                      NULL), FIA_OK);
     free(text);
     fia_store_close(a);
 }

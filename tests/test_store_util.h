@@ -41,7 +41,7 @@ static fia_store *open_ok(const char *path, int create)
     fia_store *s = NULL;
     char err[512];
     int rc = fia_store_open(path, create, &s, err, sizeof err);
-    if (rc != FIA_STORE_OK)
+    if (rc != FIA_OK)
         fprintf(stderr, "open %s: %d %s\n", path, rc, err);
     return s;
 }

@@ -1,5 +1,4 @@
-/* fiacheck's one error convention (every part except the store and fast/'s
- * public API).
+/* fiacheck's one error convention (every part but fast/'s public API).
  *
  * A function that can fail returns an fia_status (FIA_OK = 0 on success) and,
  * when it has something to say, takes an `fia_error *err` as its last
@@ -9,10 +8,12 @@
  * never a bare -1; a malformed or too large input is FIA_ERR_BAD_INPUT; an
  * operating-system failure (open, read, write) is FIA_ERR_IO.
  *
- * The two exceptions keep the conventions of what they imitate: the store
- * (store.h) returns SQLite-style codes with fia_store_errmsg(), and fast/'s
- * public API (fast.h) is the aclnn two-phase API: status codes with the
- * thread's last error message (fastLastError, as aclGetRecentErrMsg). */
+ * The findings store (store.h) returns the same codes (FIA_ERR_CORRUPT,
+ * FIA_ERR_BUSY and FIA_ERR_NOT_FOUND are its own) and keeps its message on
+ * the connection, as SQLite does (fia_store_errmsg()).  The one exception,
+ * fast/'s public API (fast.h), is the aclnn two-phase API: status codes
+ * with the thread's last error message (fastLastError, as
+ * aclGetRecentErrMsg). */
 #ifndef FIA_ERROR_H
 #define FIA_ERROR_H
 

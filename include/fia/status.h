@@ -26,6 +26,12 @@ typedef int32_t fia_status;
  * answer within the timeout.  Never a status a system returns. */
 #define FIA_ERR_SUT_CRASH           990005 /* fiacheck: the worker crashed */
 #define FIA_ERR_SUT_TIMEOUT         990006 /* fiacheck: the worker hung */
+/* A file's own failures (the findings store, store.h): not what it says
+ * (not a database, or damaged), locked by another process beyond the busy
+ * timeout, or without the record asked for. */
+#define FIA_ERR_CORRUPT             990007 /* fiacheck: a damaged file */
+#define FIA_ERR_BUSY                990008 /* fiacheck: locked past the timeout */
+#define FIA_ERR_NOT_FOUND           990009 /* fiacheck: no such record */
 
 /* Which interception behaviour a component follows.
  *  DOC : the documented codes (161001 / 161002).

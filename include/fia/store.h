@@ -4,45 +4,43 @@
  * and per-campaign accuracy statistics per bucket.  The schema is versioned
  * with PRAGMA user_version and migrated on open; the journal is WAL with a
  * busy timeout so that several fuzz workers (processes) can write at once.
- * Every function returns FIA_STORE_OK or an error code, with a message
- * retrievable by fia_store_errmsg().  Closing a connection that wrote
- * checkpoints the WAL into the file (a copy of the file alone is then the
+ * Closing a connection that wrote checkpoints the WAL into the file (a copy of the file alone is then the
  * whole store). */
 #ifndef FIA_STORE_H
 #define FIA_STORE_H
 
 #include <stdint.h>
 #include <stdio.h>
+#include "fia/status.h"
 
 typedef struct fia_store fia_store;
 
-#define FIA_STORE_OK 0
-#define FIA_STORE_ERR_IO 1        /* cannot open / read / write the file */
-#define FIA_STORE_ERR_CORRUPT 2   /* not a database, or damaged */
-#define FIA_STORE_ERR_FOREIGN 3   /* a database, but not a fiacheck store */
-#define FIA_STORE_ERR_VERSION 4   /* written by a newer fiacheck */
-#define FIA_STORE_ERR_BUSY 5      /* locked beyond the busy timeout */
-#define FIA_STORE_ERR_NOTFOUND 6
-#define FIA_STORE_ERR_MISUSE 7    /* bad arguments */
+/* Every function returning fia_status returns FIA_OK or one of fiacheck's
+ * codes (fia/status.h): FIA_ERR_IO (cannot open / read / write the file),
+ * FIA_ERR_CORRUPT (not a database, or damaged), FIA_ERR_BUSY (locked
+ * beyond the busy timeout), FIA_ERR_NOT_FOUND (no such campaign, finding,
+ * revision), FIA_ERR_NOMEM, and FIA_ERR_BAD_INPUT (a database that is not
+ * a fiacheck store or was written by a newer fiacheck, bad arguments, a
+ * write through a read-only connection); fia_store_errmsg() says which. */
 
 /* Opens and migrates to the current schema.  mode:
  *   FIA_STORE_OPEN_EXISTING  read-write, the file must exist;
  *   FIA_STORE_OPEN_CREATE    read-write, an empty store is made when the
  *                            file does not exist (its directory must: a
- *                            missing directory is FIA_STORE_ERR_IO naming
+ *                            missing directory is FIA_ERR_IO naming
  *                            it, never made);
  *   FIA_STORE_OPEN_READONLY  for commands that only read: the file is never
  *                            written (SQLITE_OPEN_READONLY; works in a
  *                            directory without write permission); an older
  *                            schema is migrated in a private in-memory copy;
- *                            every write call fails with FIA_STORE_ERR_MISUSE.
+ *                            every write call fails with FIA_ERR_BAD_INPUT.
  * On failure *out is NULL and errbuf says why (e.g. "results/x.db: file is
  * not a database"). */
 #define FIA_STORE_OPEN_EXISTING 0
 #define FIA_STORE_OPEN_CREATE 1
 #define FIA_STORE_OPEN_READONLY 2
-int fia_store_open(const char *path, int mode, fia_store **out,
-                   char *errbuf, int errlen);
+fia_status fia_store_open(const char *path, int mode, fia_store **out,
+                          char *errbuf, int errlen);
 void fia_store_close(fia_store *s);
 const char *fia_store_errmsg(const fia_store *s);
 int fia_store_schema_version(void);
@@ -63,17 +61,17 @@ typedef struct fia_campaign_info {
  * it): info->uuid when set, else a random version-4 UUID from /dev/urandom.
  * Campaigns of stores older than schema 3 were given one derived from their
  * row, so copies of one old store agree on it. */
-int fia_store_campaign_begin(fia_store *s, const fia_campaign_info *info,
-                             int64_t *campaign_id);
-int fia_store_campaign_update(fia_store *s, int64_t campaign_id,
-                              int64_t execs, int64_t coverage,
-                              double seconds, int finished);
+fia_status fia_store_campaign_begin(fia_store *s, const fia_campaign_info *info,
+                                    int64_t *campaign_id);
+fia_status fia_store_campaign_update(fia_store *s, int64_t campaign_id,
+                                     int64_t execs, int64_t coverage,
+                                     double seconds, int finished);
 /* The campaign's time to first finding: seconds from the start of the
  * `fiacheck fuzz` run it belongs to (its targets start together) to the
  * first finding seen.  Kept as the smallest given; none until set.
- * FIA_STORE_ERR_NOTFOUND when there is no such campaign. */
-int fia_store_campaign_set_ttff(fia_store *s, int64_t campaign_id,
-                                double seconds);
+ * FIA_ERR_NOT_FOUND when there is no such campaign. */
+fia_status fia_store_campaign_set_ttff(fia_store *s, int64_t campaign_id,
+                                       double seconds);
 
 /* A finding as reported by a fuzz target, repro or run. */
 typedef struct fia_finding_record {
@@ -95,19 +93,19 @@ typedef struct fia_finding_record {
 /* Inserts or, for a known signature, bumps count and last_seen (keeping the
  * smaller case text).  A finding marked fixed that is seen again is reopened
  * (state "regressed").  *finding_id may be NULL. */
-int fia_store_add_finding(fia_store *s, const fia_finding_record *f,
-                          int64_t *finding_id);
+fia_status fia_store_add_finding(fia_store *s, const fia_finding_record *f,
+                                 int64_t *finding_id);
 
 /* Accumulates accuracy statistics of one compared case into its bucket
  * (feature set x dtype x layout) for the campaign. */
-int fia_store_add_accuracy(fia_store *s, int64_t campaign_id,
-                           const char *bucket, double max_ulp,
-                           double max_rel_err);
+fia_status fia_store_add_accuracy(fia_store *s, int64_t campaign_id,
+                                  const char *bucket, double max_ulp,
+                                  double max_rel_err);
 
 /* ---- additions (schema v2) ------------------------------------------------
  * Timestamps are unix seconds (UTC) in the database and in every struct;
  * the CLI prints them as ISO-8601 UTC ("2025-01-31T12:00:00Z").
- * Every function below returns FIA_STORE_OK or an error code and sets the
+ * Every function below returns FIA_OK or an error code and sets the
  * message (fia_store_errmsg). */
 
 /* Like fia_store_add_finding, and tells what happened to the signature:
@@ -117,22 +115,22 @@ int fia_store_add_accuracy(fia_store *s, int64_t campaign_id,
 #define FIA_STORE_SEEN_NEW 1
 #define FIA_STORE_SEEN_AGAIN 2
 #define FIA_STORE_SEEN_REGRESSED 3
-int fia_store_add_finding_ex(fia_store *s, const fia_finding_record *f,
-                             int64_t *finding_id, int *outcome);
+fia_status fia_store_add_finding_ex(fia_store *s, const fia_finding_record *f,
+                                    int64_t *finding_id, int *outcome);
 
 /* Adds broken / obeyed to the counts of (campaign, rule): a fuzz target
  * flushes its in-memory counts every few seconds and resets them. */
-int fia_store_add_rule_coverage(fia_store *s, int64_t campaign_id,
-                                const char *rule_id, int64_t broken,
-                                int64_t obeyed);
+fia_status fia_store_add_rule_coverage(fia_store *s, int64_t campaign_id,
+                                       const char *rule_id, int64_t broken,
+                                       int64_t obeyed);
 
 /* The minimized case text of a finding (fiacheck minimize). */
-int fia_store_set_minimized(fia_store *s, int64_t finding_id,
-                            const char *case_text);
+fia_status fia_store_set_minimized(fia_store *s, int64_t finding_id,
+                                   const char *case_text);
 
 /* state: "open" or "fixed".  Marking fixed records the time; a fixed finding
  * seen again becomes "regressed". */
-int fia_store_set_state(fia_store *s, int64_t finding_id, const char *state);
+fia_status fia_store_set_state(fia_store *s, int64_t finding_id, const char *state);
 
 /* One finding.  Strings are NUL-terminated; minimized_text, metrics_json and
  * message may be NULL.  From fia_store_get_finding the strings are owned by
@@ -160,7 +158,7 @@ typedef struct fia_store_finding {
     char *sut;            /* the system under test that found it */
 } fia_store_finding;
 
-int fia_store_get_finding(fia_store *s, int64_t id, fia_store_finding *out);
+fia_status fia_store_get_finding(fia_store *s, int64_t id, fia_store_finding *out);
 void fia_store_finding_free(fia_store_finding *f);
 
 /* Listing, ordered by id.  NULL filter fields match everything.  The
@@ -172,8 +170,8 @@ typedef struct fia_store_filter {
     const char *revision;  /* findings seen at this revision */
 } fia_store_filter;
 typedef int (*fia_store_finding_cb)(const fia_store_finding *f, void *ctx);
-int fia_store_list_findings(fia_store *s, const fia_store_filter *filter,
-                            fia_store_finding_cb cb, void *ctx);
+fia_status fia_store_list_findings(fia_store *s, const fia_store_filter *filter,
+                                   fia_store_finding_cb cb, void *ctx);
 
 typedef struct fia_store_campaign {
     int64_t id;
@@ -186,13 +184,13 @@ typedef struct fia_store_campaign {
     int64_t findings;           /* sightings recorded in this campaign */
     double ttff;                /* time to first finding, s; < 0: none */
 } fia_store_campaign;
-int fia_store_list_campaigns(fia_store *s,
-                             int (*cb)(const fia_store_campaign *c, void *ctx),
-                             void *ctx);
+fia_status fia_store_list_campaigns(fia_store *s,
+                                    int (*cb)(const fia_store_campaign *c, void *ctx),
+                                    void *ctx);
 
 /* The id of the campaign of that UUID into *id (may be NULL):
- * FIA_STORE_OK, or FIA_STORE_ERR_NOTFOUND when there is none. */
-int fia_store_campaign_by_uuid(fia_store *s, const char *uuid, int64_t *id);
+ * FIA_OK, or FIA_ERR_NOT_FOUND when there is none. */
+fia_status fia_store_campaign_by_uuid(fia_store *s, const char *uuid, int64_t *id);
 typedef struct fia_store_summary {
     int64_t campaigns, execs;
     double seconds;
@@ -201,7 +199,7 @@ typedef struct fia_store_summary {
     int64_t sightings;         /* sum of counts */
     int64_t accuracy_cases;
 } fia_store_summary;
-int fia_store_get_summary(fia_store *s, fia_store_summary *out);
+fia_status fia_store_get_summary(fia_store *s, fia_store_summary *out);
 
 /* Accuracy per revision x bucket, aggregated over the campaigns of that
  * revision; only `revision` when not NULL.  Rows stored with campaign 0
@@ -212,16 +210,16 @@ typedef struct fia_store_accuracy {
     int64_t cases;
     double max_ulp, mean_ulp, max_rel_err;
 } fia_store_accuracy;
-int fia_store_list_accuracy(fia_store *s, const char *revision,
-                            int (*cb)(const fia_store_accuracy *a, void *ctx),
-                            void *ctx);
+fia_status fia_store_list_accuracy(fia_store *s, const char *revision,
+                                   int (*cb)(const fia_store_accuracy *a, void *ctx),
+                                   void *ctx);
 
 /* Rule coverage summed over campaigns (of one revision, or all when NULL),
  * ordered by rule id. */
-int fia_store_list_rule_coverage(fia_store *s, const char *revision,
-                                 int (*cb)(const char *rule_id, int64_t broken,
+fia_status fia_store_list_rule_coverage(fia_store *s, const char *revision,
+                                        int (*cb)(const char *rule_id, int64_t broken,
                                            int64_t obeyed, void *ctx),
-                                 void *ctx);
+                                        void *ctx);
 
 /* One compared case for the regression query: its aggregate row (as
  * fia_store_add_accuracy), its error-to-bound ratio (fia_compare_result
@@ -232,10 +230,10 @@ int fia_store_list_rule_coverage(fia_store *s, const char *revision,
  * as the bucket's worst case (a caller passes the text only when the ratio
  * beats what it already sent; at most FIA_STORE_WORST_PER_CAMPAIGN are
  * kept).  ratio must be >= 0 (may be +inf). */
-int fia_store_add_accuracy_sample(fia_store *s, int64_t campaign_id,
-                                  const char *bucket, double max_ulp,
-                                  double max_rel_err, double ratio,
-                                  const char *case_key, const char *case_text);
+fia_status fia_store_add_accuracy_sample(fia_store *s, int64_t campaign_id,
+                                         const char *bucket, double max_ulp,
+                                         double max_rel_err, double ratio,
+                                         const char *case_key, const char *case_text);
 
 /* How many worst cases a campaign keeps: one per bucket, for at most this
  * many buckets, those of the largest ratios (a bucket that falls out of
@@ -246,10 +244,10 @@ int fia_store_add_accuracy_sample(fia_store *s, int64_t campaign_id,
 
 /* The worst case kept for (revision, bucket) over the campaigns of that
  * revision: *case_text is malloc'ed (caller frees); ratio and campaign_id
- * may be NULL.  FIA_STORE_ERR_NOTFOUND when none was kept. */
-int fia_store_worst_case(fia_store *s, const char *revision,
-                         const char *bucket, char **case_text, double *ratio,
-                         int64_t *campaign_id);
+ * may be NULL.  FIA_ERR_NOT_FOUND when none was kept. */
+fia_status fia_store_worst_case(fia_store *s, const char *revision,
+                                const char *bucket, char **case_text, double *ratio,
+                                int64_t *campaign_id);
 
 /* "What got worse" from revision base to head (store/store_regress.c,
  * method in docs/tolerance.md "Accuracy regressions"):
@@ -276,7 +274,7 @@ int fia_store_worst_case(fia_store *s, const char *revision,
  *             the cases of two fuzz campaigns are not samples of one
  *             distribution (run `fiacheck survey` at both revisions);
  *  ONLY_BASE, ONLY_HEAD  a bucket with cases at one revision only.
- * Revisions are matched exactly.  FIA_STORE_ERR_NOTFOUND when no campaign
+ * Revisions are matched exactly.  FIA_ERR_NOT_FOUND when no campaign
  * and no sighting carries base (or head).  *count receives the number of
  * regressions, NEW + REGRESSED + ACCURACY (may be NULL). */
 #define FIA_STORE_REG_NEW 1
@@ -329,10 +327,10 @@ typedef struct fia_store_regression {
     const fia_store_bucket_cmp *bucket; /* the other kinds */
 } fia_store_regression;
 /* opt NULL: the defaults. */
-int fia_store_regressions(fia_store *s, const char *base, const char *head,
-                          const fia_store_regress_options *opt,
-                          int (*cb)(const fia_store_regression *r, void *ctx),
-                          void *ctx, int64_t *count);
+fia_status fia_store_regressions(fia_store *s, const char *base, const char *head,
+                                 const fia_store_regress_options *opt,
+                                 int (*cb)(const fia_store_regression *r, void *ctx),
+                                 void *ctx, int64_t *count);
 
 /* Merges the stores at paths[0..n) into s, all or nothing: one
  * transaction over all the files; when any file fails (missing, damaged,
@@ -349,9 +347,9 @@ int fia_store_regressions(fia_store *s, const char *base, const char *head,
  * sightings / cases / rule checks) instead of adding them; a finding's count
  * grows by what its sightings grew.  Rows outside any campaign (id 0) have
  * no identity beyond their key and are treated the same way. */
-int fia_store_merge_files(fia_store *s, const char *const *paths, int n);
+fia_status fia_store_merge_files(fia_store *s, const char *const *paths, int n);
 /* fia_store_merge_files of one file. */
-int fia_store_merge(fia_store *s, const char *from_path);
+fia_status fia_store_merge(fia_store *s, const char *from_path);
 
 /* ---- pruning ----------------------------------------------------------------
  * The campaigns that match every field set (at least one, or all): their
@@ -373,12 +371,12 @@ typedef struct fia_store_prune_filter {
 typedef struct fia_store_prune_counts {
     int64_t campaigns, findings, sightings, samples, worst_cases;
 } fia_store_prune_counts;
-int fia_store_prune(fia_store *s, const fia_store_prune_filter *f,
-                    fia_store_prune_counts *out);
+fia_status fia_store_prune(fia_store *s, const fia_store_prune_filter *f,
+                           fia_store_prune_counts *out);
 /* VACUUM and a truncating checkpoint: the file gives back the space of
  * what was deleted.  *before and *after (may be NULL): the bytes of the
  * file and its WAL. */
-int fia_store_vacuum(fia_store *s, int64_t *before, int64_t *after);
+fia_status fia_store_vacuum(fia_store *s, int64_t *before, int64_t *after);
 
 /* Optional batching: between batch_begin and batch_end every call above
  * joins one write transaction (each call still all-or-nothing, as a
@@ -386,15 +384,15 @@ int fia_store_vacuum(fia_store *s, int64_t *before, int64_t *after);
  * batch_end(s, 1) commits, batch_end(s, 0) rolls the whole batch back.
  * Keep batches short (other writers wait up to the 10 s busy timeout);
  * a killed process loses its uncommitted batch.  No merge inside. */
-int fia_store_batch_begin(fia_store *s);
-int fia_store_batch_end(fia_store *s, int commit);
+fia_status fia_store_batch_begin(fia_store *s);
+fia_status fia_store_batch_end(fia_store *s, int commit);
 
 /* Every row of every table as JSON lines: {"table":"campaign",...},
  * {"table":"finding",...} (with case_text), {"table":"sighting",...},
  * {"table":"accuracy",...}, {"table":"rule_coverage",...},
  * {"table":"accuracy_sample",...}, {"table":"accuracy_worst",...},
  * {"table":"bench_figure",...}. */
-int fia_store_export_json(fia_store *s, FILE *out);
+fia_status fia_store_export_json(fia_store *s, FILE *out);
 
 /* ---- benchmark figures (schema v7) -----------------------------------------
  * A benchmark run (`fiacheck bench --fast|--kernels --db`) is a set of
@@ -416,9 +414,9 @@ typedef struct fia_bench_run {
 } fia_bench_run;
 
 /* Stores the n figures of one run in one transaction (a name twice in one
- * run is FIA_STORE_ERR_MISUSE, nothing written). */
-int fia_store_bench_add(fia_store *s, fia_bench_run *run,
-                        const fia_bench_figure *figs, int n);
+ * run is FIA_ERR_BAD_INPUT, nothing written). */
+fia_status fia_store_bench_add(fia_store *s, fia_bench_run *run,
+                               const fia_bench_figure *figs, int n);
 
 /* One figure's history at two revisions: per (suite, machine, name) the
  * median of its runs' metric (the ratio when every run of both revisions
@@ -440,9 +438,9 @@ typedef struct fia_bench_delta {
 /* Calls cb for every figure measured at both revisions on one machine (in
  * suite, machine, name order) until it returns non-zero; *slower counts
  * the verdicts -1 (may be NULL). */
-int fia_store_bench_compare(fia_store *s, const char *base, const char *head,
-                            int (*cb)(const fia_bench_delta *d, void *ctx),
-                            void *ctx, int64_t *slower);
+fia_status fia_store_bench_compare(fia_store *s, const char *base, const char *head,
+                                   int (*cb)(const fia_bench_delta *d, void *ctx),
+                                   void *ctx, int64_t *slower);
 
 /* The figures stored (of one revision, or all for NULL), oldest run first:
  * cb until it returns non-zero (the strings live until cb returns). */
@@ -451,9 +449,9 @@ typedef struct fia_bench_row {
     int64_t started;
     fia_bench_figure figure;
 } fia_bench_row;
-int fia_store_bench_list(fia_store *s, const char *revision,
-                         int (*cb)(const fia_bench_row *r, void *ctx),
-                         void *ctx);
+fia_status fia_store_bench_list(fia_store *s, const char *revision,
+                                int (*cb)(const fia_bench_row *r, void *ctx),
+                                void *ctx);
 
 /* Every revision the store knows (of a campaign, a sighting or a benchmark
  * run), once
@@ -461,7 +459,7 @@ int fia_store_bench_list(fia_store *s, const char *revision,
  * it returns non-zero (the string lives until cb returns). */
 typedef int (*fia_store_revision_cb)(const char *revision, int64_t last_seen,
                                      void *ctx);
-int fia_store_list_revisions(fia_store *s, fia_store_revision_cb cb,
-                             void *ctx);
+fia_status fia_store_list_revisions(fia_store *s, fia_store_revision_cb cb,
+                                    void *ctx);
 
 #endif

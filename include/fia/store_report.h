@@ -3,7 +3,7 @@
  * Kept apart from store.h because nothing but the report (and `db systems`,
  * the text form of its systems section) reads them: each
  * function only SELECTs (it works on a store opened FIA_STORE_OPEN_READONLY)
- * and returns FIA_STORE_OK or an error code with fia_store_errmsg set.
+ * and returns FIA_OK or an error code with fia_store_errmsg set.
  * Callbacks return 0 to go on, non-zero to stop (not an error); the strings
  * they get live until they return.
  *
@@ -20,10 +20,10 @@
 
 /* The revisions of campaigns and benchmark runs, oldest first:
  * cb(revision, first_seen, ctx). */
-int fia_store_report_revisions(fia_store *s,
-                               int (*cb)(const char *revision,
+fia_status fia_store_report_revisions(fia_store *s,
+                                      int (*cb)(const char *revision,
                                          int64_t first_seen, void *ctx),
-                               void *ctx);
+                                      void *ctx);
 
 /* The error-to-bound ratios of accuracy_samples per revision x bucket:
  * nearest-rank quantiles (as db regressions computes them).  Per revision,
@@ -36,9 +36,9 @@ typedef struct fia_store_ratio_row {
     double p50, p90, p99, max; /* may be +inf */
     double above_one;          /* share of the cases over the bound */
 } fia_store_ratio_row;
-int fia_store_report_ratios(fia_store *s,
-                            int (*cb)(const fia_store_ratio_row *r, void *ctx),
-                            void *ctx);
+fia_status fia_store_report_ratios(fia_store *s,
+                                   int (*cb)(const fia_store_ratio_row *r, void *ctx),
+                                   void *ctx);
 
 /* Benchmark figures per (suite, machine, name) x revision: the median over
  * the revision's runs of the figure's metric, which is the ratio to the
@@ -52,10 +52,10 @@ typedef struct fia_store_bench_point {
     int64_t runs;
     double median, min, max;
 } fia_store_bench_point;
-int fia_store_report_bench(fia_store *s,
-                           int (*cb)(const fia_store_bench_point *p,
+fia_status fia_store_report_bench(fia_store *s,
+                                  int (*cb)(const fia_store_bench_point *p,
                                      void *ctx),
-                           void *ctx);
+                                  void *ctx);
 
 /* ---- systems under test side by side -------------------------------------
  * A system is a name of campaigns.sut or findings.sut ("fast": fast/, the
@@ -70,9 +70,9 @@ typedef struct fia_store_system {
     int64_t execs;
     int64_t findings;          /* signatures found with it */
 } fia_store_system;
-int fia_store_report_systems(fia_store *s,
-                             int (*cb)(const fia_store_system *y, void *ctx),
-                             void *ctx);
+fia_status fia_store_report_systems(fia_store *s,
+                                    int (*cb)(const fia_store_system *y, void *ctx),
+                                    void *ctx);
 
 /* The error-to-bound ratios of each system's accuracy samples at its
  * revision (above), all its campaigns of that revision together: per
@@ -87,7 +87,7 @@ typedef struct fia_store_system_ratio {
     double p50, p90, p99, max; /* may be +inf */
     double above_one;
 } fia_store_system_ratio;
-int fia_store_report_system_ratios(
+fia_status fia_store_report_system_ratios(
     fia_store *s, int (*cb)(const fia_store_system_ratio *r, void *ctx),
     void *ctx);
 
@@ -96,7 +96,7 @@ int fia_store_report_system_ratios(
  * (`fiacheck survey` with one seed runs one stream of cases for each, so
  * these are the calls they all cover).  Per system a row of bucket "" and
  * one of bucket "*", of the same cases; nothing when no case is common. */
-int fia_store_report_system_common(
+fia_status fia_store_report_system_common(
     fia_store *s, int (*cb)(const fia_store_system_ratio *r, void *ctx),
     void *ctx);
 
