@@ -415,7 +415,7 @@ static void test_decoders(void)
 {
     fuzz_rng r = {77};
     uint8_t buf[512];
-    int padded = 0, qscene = 0, kvdec = 0, neg = 0, past = 0, ign = 0, n = 3000;
+    int padded = 0, qscene = 0, kvdec = 0, neg = 0, past = 0, ign = 0, n = check_draws(3000);
     for (int k = 0; k < n; k++) {
         fia_case c;
         fuzz_decode_numeric(buf, ftl_random_input(&r, buf, 64, sizeof buf), &c);
@@ -443,11 +443,12 @@ static void test_decoders(void)
     printf("fuzz_numeric: %d of %d padded (query scene %d, decode kv scene "
            "%d, ignored %d, negative %d, past S %d)\n", padded, n, qscene,
            kvdec, ign, neg, past);
-    CHECK(padded > n / 20 && qscene > n / 100 && kvdec > n / 100);
-    CHECK(ign > n / 200 && neg > n / 200 && past > n / 200);
+    CHECK_COUNT(padded > n / 20 && qscene > n / 100 && kvdec > n / 100);
+    CHECK_COUNT(ign > n / 200 && neg > n / 200 && past > n / 200);
 
     int pads = 0, applied = 0;
-    for (int k = 0; k < 600; k++) {
+    const int draws = check_draws(600);
+    for (int k = 0; k < draws; k++) {
         fia_case c, p;
         char t[64];
         fuzz_decode_metamorphic(buf, ftl_random_input(&r, buf, 64, sizeof buf), &c,
@@ -461,13 +462,14 @@ static void test_decoders(void)
         }
         fia_case_free(&c);
     }
-    printf("metamorphic: %d pad= of 600, %d applied\n", pads, applied);
-    CHECK(pads > 600 / 12 && applied == pads);
+    printf("metamorphic: %d pad= of %d, %d applied\n", pads, draws, applied);
+    CHECK_COUNT(pads > draws / 12);
+    CHECK(applied == pads);
 
     /* params: the scenes of the status table and their neighbours */
     int q = 0, kv = 0, dec_kv = 0, qs1_q = 0, empty = 0, tnd = 0, list = 0,
         paged = 0;
-    for (int k = 0; k < 20000; k++) {
+    for (int k = 0; k < check_draws(20000); k++) {
         fia_case c;
         fuzz_decode_params(buf, ftl_random_input(&r, buf, 32, sizeof buf), &c);
         const fia_tensor_spec *qp = &c.tensors[FIA_SLOT_QUERY_PADDING_SIZE];
@@ -490,8 +492,9 @@ static void test_decoders(void)
     printf("fuzz_params: query scenes %d, prefill kv %d, decode kv %d, query "
            "padding at Q_S = 1 %d, empty %d, token layout %d, list %d, paged "
            "%d\n", q, kv, dec_kv, qs1_q, empty, tnd, list, paged);
-    CHECK(q > 200 && kv > 200 && dec_kv > 100 && qs1_q > 100 && empty > 100);
-    CHECK(tnd > 20 && list > 10 && paged > 20);
+    CHECK_COUNT(q > 200 && kv > 200 && dec_kv > 100 && qs1_q > 100 &&
+                empty > 100);
+    CHECK_COUNT(tnd > 20 && list > 10 && paged > 20);
 }
 
 int main(void)

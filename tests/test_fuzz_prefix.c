@@ -323,7 +323,7 @@ static void test_decoders(void)
     fastPathThresholds(&th);
     fuzz_rng r = {91};
     uint8_t buf[512];
-    int n = 6000, prefixed = 0, lens[4] = {0}, widened = 0,
+    int n = check_draws(6000), prefixed = 0, lens[4] = {0}, widened = 0,
         split = 0, past = 0, broken = 0, invalid = 0, zero_own = 0;
     double worst = 0;
     for (int k = 0; k < n; k++) {
@@ -367,17 +367,17 @@ static void test_decoders(void)
            "decode split with a long prefix %d, prefill past a key block "
            "%d), max work %.3g\n", prefixed, n, lens[0], lens[1], lens[2],
            lens[3], widened, zero_own, split, past, worst);
-    CHECK(prefixed > n / 20);
-    CHECK(lens[0] > n / 300 && lens[1] > n / 300 && lens[2] > n / 300 &&
-          lens[3] > n / 600);
-    CHECK(widened > n / 300 && zero_own > 5);
-    CHECK(split > 5 && past > n / 300);
+    CHECK_COUNT(prefixed > n / 20);
+    CHECK_COUNT(lens[0] > n / 300 && lens[1] > n / 300 &&
+                lens[2] > n / 300 && lens[3] > n / 600);
+    CHECK_COUNT(widened > n / 300 && zero_own > 5);
+    CHECK_COUNT(split > 5 && past > n / 300);
     CHECK_EQ_INT(broken, 0);
     CHECK_EQ_INT(invalid, 0);
     CHECK(worst <= FZ_NUM_MAX_WORK);
 
-    int picks = 0, applied = 0;
-    for (int k = 0; k < 1500; k++) {
+    int picks = 0, applied = 0, draws = check_draws(1500);
+    for (int k = 0; k < draws; k++) {
         fia_case c, p;
         char t[64];
         fuzz_decode_metamorphic(buf, ftl_random_input(&r, buf, 64, sizeof buf), &c,
@@ -392,13 +392,14 @@ static void test_decoders(void)
         }
         fia_case_free(&c);
     }
-    printf("metamorphic: %d prefix= of 1500, %d applied\n", picks, applied);
-    CHECK(picks > 1500 / 40 && applied == picks);
+    printf("metamorphic: %d prefix= of %d, %d applied\n", picks, draws, applied);
+    CHECK_COUNT(picks > draws / 40);
+    CHECK(applied == picks);
 
     /* params: valid prefix calls (with mask and pse widened), and the
      * exclusions with page tables, lists and padding */
     int given = 0, ok = 0, with_mask = 0, paged = 0, list = 0, pad = 0;
-    for (int k = 0; k < 20000; k++) {
+    for (int k = 0; k < check_draws(20000); k++) {
         fia_case c;
         fuzz_decode_params(buf, ftl_random_input(&r, buf, 32, sizeof buf), &c);
         if (c.tensors[FIA_SLOT_KEY_SHARED_PREFIX].presence == FIA_PRESENT) {
@@ -423,8 +424,8 @@ static void test_decoders(void)
     printf("fuzz_params: %d with a prefix, %d valid (%d with a mask), with "
            "a page table %d, a list %d, padding %d\n", given,
            ok, with_mask, paged, list, pad);
-    CHECK(ok > given / 10 && with_mask > 20);
-    CHECK(paged > 10 && list > 5 && pad > 10);
+    CHECK_COUNT(ok > given / 10 && with_mask > 20);
+    CHECK_COUNT(paged > 10 && list > 5 && pad > 10);
 }
 
 /* The reference's outputs of c; FIA_OK or its status. */
@@ -473,7 +474,7 @@ static void test_relation_by_reference(void)
     uint8_t buf[512];
     int forms = 0, both = 0, differ = 0;
     int64_t compared = 0;
-    for (int k = 0; k < 3000 && forms < 60; k++) {
+    for (int k = 0; k < 3000 && forms < check_draws(60); k++) {
         fia_case c, p;
         char t[64];
         fuzz_decode_metamorphic(buf, ftl_random_input(&r, buf, 64, sizeof buf), &c,
@@ -500,13 +501,14 @@ static void test_relation_by_reference(void)
     }
     printf("prefix= by the reference: %d forms, %d computed, %d differ, %lld "
            "elements compared\n", forms, both, differ, (long long)compared);
-    CHECK(forms >= 30 && both >= forms * 9 / 10 && compared > 1000);
+    CHECK_COUNT(forms >= 30 && compared > 1000);
+    CHECK(both >= forms * 9 / 10);
     CHECK_EQ_INT(differ, 0);
 
     /* fuzz_numeric's prefixed cases (without a pse) are ones the
      * reference reads */
     int cases = 0, computed = 0;
-    for (int k = 0; k < 20000 && cases < 60; k++) {
+    for (int k = 0; k < 20000 && cases < check_draws(60); k++) {
         fia_case c;
         fuzz_decode_numeric(buf, ftl_random_input(&r, buf, 64, sizeof buf), &c);
         if (c.tensors[FIA_SLOT_KEY_SHARED_PREFIX].presence == FIA_PRESENT &&
@@ -521,7 +523,8 @@ static void test_relation_by_reference(void)
     }
     printf("fuzz_numeric's prefixed cases: %d of %d computed by the "
            "reference\n", computed, cases);
-    CHECK(cases >= 30 && computed == cases);
+    CHECK_COUNT(cases >= 30);
+    CHECK(computed == cases);
 }
 
 int main(void)

@@ -397,7 +397,7 @@ static void test_decoders(void)
 {
     fuzz_rng r = {313};
     uint8_t buf[512];
-    int n = 6000, with = 0, b1 = 0, padded_dims = 0, padding = 0, prefix = 0,
+    int n = check_draws(6000), with = 0, b1 = 0, padded_dims = 0, padding = 0, prefix = 0,
         paged = 0, list = 0, decode = 0, neginf = 0, row_neginf = 0,
         constant = 0, unread[4] = {0}, broken = 0, invalid = 0, masked_nan = 0;
     for (int k = 0; k < n; k++) {
@@ -449,16 +449,16 @@ static void test_decoders(void)
            "%d, other %d; NaN at masked keys %d)\n", with, n, b1, padded_dims,
            padding, prefix, paged, list, decode, neginf, row_neginf, constant,
            unread[1], unread[2], unread[3], masked_nan);
-    CHECK(with > n / 15);
-    CHECK(b1 > n / 100 && padded_dims > n / 100 && decode > n / 100);
-    CHECK(padding > 10 && prefix > 5 && paged > 10 && list > 5);
-    CHECK(neginf > n / 100 && row_neginf > 10 && constant > 10);
-    CHECK(unread[1] > 10 && unread[2] > 10 && masked_nan > 3);
+    CHECK_COUNT(with > n / 15);
+    CHECK_COUNT(b1 > n / 100 && padded_dims > n / 100 && decode > n / 100);
+    CHECK_COUNT(padding > 10 && prefix > 5 && paged > 10 && list > 5);
+    CHECK_COUNT(neginf > n / 100 && row_neginf > 10 && constant > 10);
+    CHECK_COUNT(unread[1] > 10 && unread[2] > 10 && masked_nan > 3);
     CHECK_EQ_INT(broken, 0);
     CHECK_EQ_INT(invalid, 0);
 
-    int zero = 0, mask = 0, applied = 0;
-    for (int k = 0; k < 1500; k++) {
+    int zero = 0, mask = 0, applied = 0, draws = check_draws(1500);
+    for (int k = 0; k < draws; k++) {
         fia_case c, p;
         char t[64];
         fuzz_decode_metamorphic(buf, ftl_random_input(&r, buf, 64, sizeof buf), &c,
@@ -472,12 +472,13 @@ static void test_decoders(void)
         }
         fia_case_free(&c);
     }
-    printf("metamorphic: %d pse-zero=, %d pse-mask= of 1500, %d applied\n",
-           zero, mask, applied);
-    CHECK(zero > 1500 / 60 && mask > 1500 / 60 && applied == zero + mask);
+    printf("metamorphic: %d pse-zero=, %d pse-mask= of %d, %d applied\n",
+           zero, mask, draws, applied);
+    CHECK_COUNT(zero > draws / 60 && mask > draws / 60);
+    CHECK(applied == zero + mask);
 
     int given = 0, ok = 0, pad = 0, pg = 0, ls = 0, pre = 0;
-    for (int k = 0; k < 20000; k++) {
+    for (int k = 0; k < check_draws(20000); k++) {
         fia_case c;
         fuzz_decode_params(buf, ftl_random_input(&r, buf, 32, sizeof buf), &c);
         if (c.tensors[FIA_SLOT_PSE_SHIFT].presence == FIA_PRESENT) {
@@ -503,7 +504,7 @@ static void test_decoders(void)
     printf("fuzz_params: %d with pse, %d valid (left padding "
            "%d, page table %d, list %d, prefix %d)\n", given, ok, pad, pg, ls,
            pre);
-    CHECK(ok > given / 5 && pad > 10 && pg > 10 && ls > 3 && pre > 3);
+    CHECK_COUNT(ok > given / 5 && pad > 10 && pg > 10 && ls > 3 && pre > 3);
 }
 
 int main(void)
