@@ -3,84 +3,87 @@
  * late stages, and robustness on malformed cases. */
 #include "oracle_testlib.h"
 
+/* A call (a base and its override) and its expected status in each
+ * profile. */
+typedef struct status_case {
+    const char *base, *over;
+    fia_status doc, cann;
+    const char *what;
+} status_case;
+
+static void check_status_cases(const status_case *c, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        char *t = mk(c[i].base, c[i].over);
+        expect_both(t, c[i].doc, c[i].cann, c[i].what);
+        free(t);
+    }
+}
+
 /* Layer precedence: nullptr < dtype < not modeled < semantic. */
 static void test_precedence(void)
 {
+    static const status_case cases[] = {
+        {PREFILL, "key = null\nvalue = fp32 [1,2,32,64]\nsparse_mode = 9",
+         FIA_ERR_PARAM_NULLPTR, FIA_ERR_PARAM_NULLPTR, "null beats dtype"},
+        {PREFILL, "pse_shift = fp16 [1,2,16,32]\nkey = null",
+         FIA_ERR_PARAM_NULLPTR, FIA_ERR_PARAM_NULLPTR,
+         "null beats not modeled"},
+        {PREFILL, "pse_shift = fp16 [1,2,16,32]\natten_mask = fp32 [16,32]",
+         FIA_ERR_PARAM_INVALID, FIA_ERR_PARAM_INVALID,
+         "dtype beats not modeled"},
+        {TND, "query_padding_size = int64 [1]\nsparse_mode = 9",
+         FIA_ERR_NOT_MODELED, FIA_ERR_NOT_MODELED,
+         "not modeled beats semantic"},
+        /* a late row (NM-011: dequant_scale_query outside MLA full
+         * quantization) is decided after every documented rejection */
+        {PREFILL, "dequant_scale_query = fp32 [1,2,16]\nsparse_mode = 9",
+         FIA_ERR_PARAM_INVALID, FIA_ERR_INNER_TILING_ERROR,
+         "semantic beats a late not modeled"},
+        /* the prefix's refusal is in the last layer: its own rules and every
+         * other semantic rule come first */
+        {DECODE, "key_shared_prefix = fp16 [1,2,8,64]\n"
+          "value_shared_prefix = fp16 [1,2,8,64]\n"
+          "pse_shift = fp16 [2,2,1,32]\nnum_heads = 3",
+         FIA_ERR_PARAM_INVALID, FIA_ERR_INNER_TILING_ERROR,
+         "semantic beats the prefix's late not modeled"},
+        {DECODE, "key_shared_prefix = fp16 [1,2,8,64]\n"
+          "value_shared_prefix = fp16 [1,2,8,64]\n"
+          "pse_shift = fp16 [2,2,1,31]",
+         FIA_ERR_PARAM_INVALID, FIA_ERR_INNER_TILING_ERROR,
+         "pse's shape rule beats the prefix's not modeled"},
+        {DECODE, "key_shared_prefix = fp16 [1,2,8,64]\n"
+          "value_shared_prefix = fp16 [1,2,8,64]\n"
+          "pse_shift = fp16 [2,2,1,32]",
+         FIA_ERR_NOT_MODELED, FIA_ERR_NOT_MODELED,
+         "decode prefix with a narrow pse: not modeled"},
+        {DECODE, "key_shared_prefix = fp16 [1,2,8,64]\n"
+          "value_shared_prefix = fp16 [1,2,8,64]\n"
+          "pse_shift = fp16 [2,2,1,40]",
+         FIA_OK, FIA_OK, "decode prefix with a pse of P + KV_S"},
+        /* the sink's not-modeled row (full int8, rope) is late: a wrong sink
+         * and MLA's own rules come first; a valid sink elsewhere computes */
+        {MLA_D, "learnable_sink = bf16 [32]\nkey_rope = null",
+         FIA_ERR_PARAM_INVALID, FIA_ERR_INNER_TILING_ERROR,
+         "an MLA rule beats the sink's late not modeled"},
+        {MLA_D, "learnable_sink = fp16 [32]",
+         FIA_ERR_PARAM_INVALID, FIA_ERR_INNER_TILING_ERROR,
+         "the sink's dtype beats its late not modeled"},
+        {PAGED_D, "learnable_sink = bf16 [32]",
+         FIA_OK, FIA_OK, "a bf16 [N] sink is accepted"},
+        {PREFILL, "query = fp32 [1,2,16,64]\nsparse_mode = 9",
+         FIA_ERR_PARAM_INVALID, FIA_ERR_PARAM_INVALID, "dtype beats semantic"},
+        {PREFILL, "softmax_lse_flag = true\nsoftmax_lse = null\n"
+          "sparse_mode = 9",
+         FIA_ERR_PARAM_NULLPTR, FIA_ERR_PARAM_NULLPTR,
+         "lse null beats semantic"},
+        /* the empty-query shortcut does not skip the nullptr/dtype layers */
+        {PREFILL, "query = fp16 [1,2,0,64]\natten_mask = fp32 [16,32]",
+         FIA_ERR_PARAM_INVALID, FIA_ERR_PARAM_INVALID,
+         "empty query still checks dtypes"},
+    };
+    check_status_cases(cases, OTL_ROWS(cases));
     char *t;
-    t = mk(PREFILL, "key = null\nvalue = fp32 [1,2,32,64]\nsparse_mode = 9");
-    expect_both(t, FIA_ERR_PARAM_NULLPTR, FIA_ERR_PARAM_NULLPTR,
-                "null beats dtype");
-    free(t);
-    t = mk(PREFILL, "pse_shift = fp16 [1,2,16,32]\nkey = null");
-    expect_both(t, FIA_ERR_PARAM_NULLPTR, FIA_ERR_PARAM_NULLPTR,
-                "null beats not modeled");
-    free(t);
-    t = mk(PREFILL, "pse_shift = fp16 [1,2,16,32]\natten_mask = fp32 [16,32]");
-    expect_both(t, FIA_ERR_PARAM_INVALID, FIA_ERR_PARAM_INVALID,
-                "dtype beats not modeled");
-    free(t);
-    t = mk(TND, "query_padding_size = int64 [1]\nsparse_mode = 9");
-    expect_both(t, FIA_ERR_NOT_MODELED, FIA_ERR_NOT_MODELED,
-                "not modeled beats semantic");
-    free(t);
-    /* a late row (NM-011: dequant_scale_query outside MLA full
-     * quantization) is decided after every documented rejection */
-    t = mk(PREFILL, "dequant_scale_query = fp32 [1,2,16]\nsparse_mode = 9");
-    expect_both(t, FIA_ERR_PARAM_INVALID, FIA_ERR_INNER_TILING_ERROR,
-                "semantic beats a late not modeled");
-    free(t);
-    /* the prefix's refusal is in the last layer: its own rules and every
-     * other semantic rule come first */
-    t = mk(DECODE, "key_shared_prefix = fp16 [1,2,8,64]\n"
-                   "value_shared_prefix = fp16 [1,2,8,64]\n"
-                   "pse_shift = fp16 [2,2,1,32]\nnum_heads = 3");
-    expect_both(t, FIA_ERR_PARAM_INVALID, FIA_ERR_INNER_TILING_ERROR,
-                "semantic beats the prefix's late not modeled");
-    free(t);
-    t = mk(DECODE, "key_shared_prefix = fp16 [1,2,8,64]\n"
-                   "value_shared_prefix = fp16 [1,2,8,64]\n"
-                   "pse_shift = fp16 [2,2,1,31]");
-    expect_both(t, FIA_ERR_PARAM_INVALID, FIA_ERR_INNER_TILING_ERROR,
-                "pse's shape rule beats the prefix's not modeled");
-    free(t);
-    t = mk(DECODE, "key_shared_prefix = fp16 [1,2,8,64]\n"
-                   "value_shared_prefix = fp16 [1,2,8,64]\n"
-                   "pse_shift = fp16 [2,2,1,32]");
-    expect_both(t, FIA_ERR_NOT_MODELED, FIA_ERR_NOT_MODELED,
-                "decode prefix with a narrow pse: not modeled");
-    free(t);
-    t = mk(DECODE, "key_shared_prefix = fp16 [1,2,8,64]\n"
-                   "value_shared_prefix = fp16 [1,2,8,64]\n"
-                   "pse_shift = fp16 [2,2,1,40]");
-    expect_both(t, FIA_OK, FIA_OK, "decode prefix with a pse of P + KV_S");
-    free(t);
-    /* the sink's not-modeled row (full int8, rope) is late: a wrong sink
-     * and MLA's own rules come first; a valid sink elsewhere computes */
-    t = mk(MLA_D, "learnable_sink = bf16 [32]\nkey_rope = null");
-    expect_both(t, FIA_ERR_PARAM_INVALID, FIA_ERR_INNER_TILING_ERROR,
-                "an MLA rule beats the sink's late not modeled");
-    free(t);
-    t = mk(MLA_D, "learnable_sink = fp16 [32]");
-    expect_both(t, FIA_ERR_PARAM_INVALID, FIA_ERR_INNER_TILING_ERROR,
-                "the sink's dtype beats its late not modeled");
-    free(t);
-    t = mk(PAGED_D, "learnable_sink = bf16 [32]");
-    expect_both(t, FIA_OK, FIA_OK, "a bf16 [N] sink is accepted");
-    free(t);
-    t = mk(PREFILL, "query = fp32 [1,2,16,64]\nsparse_mode = 9");
-    expect_both(t, FIA_ERR_PARAM_INVALID, FIA_ERR_PARAM_INVALID,
-                "dtype beats semantic");
-    free(t);
-    t = mk(PREFILL, "softmax_lse_flag = true\nsoftmax_lse = null\n"
-                    "sparse_mode = 9");
-    expect_both(t, FIA_ERR_PARAM_NULLPTR, FIA_ERR_PARAM_NULLPTR,
-                "lse null beats semantic");
-    free(t);
-    /* the empty-query shortcut does not skip the nullptr/dtype layers */
-    t = mk(PREFILL, "query = fp16 [1,2,0,64]\natten_mask = fp32 [16,32]");
-    expect_both(t, FIA_ERR_PARAM_INVALID, FIA_ERR_PARAM_INVALID,
-                "empty query still checks dtypes");
-    free(t);
     /* GQA-003 fires in both profiles but rejects only in doc */
     t = mk(PREFILL, "query = fp16 [1,130,2,16]\nnum_heads = 130\n"
                     "num_key_value_heads = 2\nkey = fp16 [1,2,4,16]\n"
@@ -97,42 +100,38 @@ static void test_precedence(void)
  * those before it do, and the doc profile applies every rule. */
 static void test_order(void)
 {
+    static const status_case cases[] = {
+        /* PREC-002 (inner_precise 3 at Q_S = 1), every length 0 */
+        {DECODE, "inner_precise = 3\nactual_seq_lengths_kv = [0,0]",
+         FIA_ERR_PARAM_INVALID, FIA_OK, "late stage, no key read"},
+        /* one batch reads keys: no early return */
+        {DECODE, "inner_precise = 3\nactual_seq_lengths_kv = [0,4]",
+         FIA_ERR_PARAM_INVALID, FIA_ERR_INNER_TILING_ERROR,
+         "late stage, keys read"},
+        /* a key of S 0 without lengths; LAYOUT-011 (key N 1, KV_N 2) */
+        {DECODE, "key = fp16 [2,1,0,64]\nvalue = fp16 [2,1,0,64]",
+         FIA_ERR_PARAM_INVALID, FIA_OK, "key S 0, head count"},
+        /* before the return: the lengths' own checks (SEQ-014) */
+        {DECODE, "inner_precise = 3\nactual_seq_lengths_kv = [0,-1]",
+         FIA_ERR_PARAM_INVALID, FIA_ERR_INNER_TILING_ERROR,
+         "a negative length is no empty key"},
+        /* before the return: the shared prefix's shape (PREFIX-004) */
+        {PREFILL, "actual_seq_lengths_kv = [0]\n"
+          "key_shared_prefix = fp16 [1,1,8,64]\n"
+          "value_shared_prefix = fp16 [1,1,8,64]",
+         FIA_ERR_PARAM_INVALID, FIA_ERR_INNER_TILING_ERROR,
+         "prefix shape before the return"},
+        /* after it: the prefix length beyond the prefix (PREFIX-007) */
+        {PREFILL, "actual_seq_lengths_kv = [0]\n"
+          "key_shared_prefix = fp16 [1,2,8,64]\n"
+          "value_shared_prefix = fp16 [1,2,8,64]\n"
+          "actual_shared_prefix_len = [9]",
+         FIA_ERR_PARAM_INVALID, FIA_OK, "prefix length after it"},
+    };
+    check_status_cases(cases, OTL_ROWS(cases));
     for (size_t i = 0; orc_after_empty_kv_id(i) != NULL; i++)
         CHECK_MSG(fia_rule_find(orc_after_empty_kv_id(i)) != NULL,
                   "order.c names %s, no rule", orc_after_empty_kv_id(i));
-    char *t;
-    /* PREC-002 (inner_precise 3 at Q_S = 1), every length 0 */
-    t = mk(DECODE, "inner_precise = 3\nactual_seq_lengths_kv = [0,0]");
-    expect_both(t, FIA_ERR_PARAM_INVALID, FIA_OK, "late stage, no key read");
-    free(t);
-    /* one batch reads keys: no early return */
-    t = mk(DECODE, "inner_precise = 3\nactual_seq_lengths_kv = [0,4]");
-    expect_both(t, FIA_ERR_PARAM_INVALID, FIA_ERR_INNER_TILING_ERROR,
-                "late stage, keys read");
-    free(t);
-    /* a key of S 0 without lengths; LAYOUT-011 (key N 1, KV_N 2) */
-    t = mk(DECODE, "key = fp16 [2,1,0,64]\nvalue = fp16 [2,1,0,64]");
-    expect_both(t, FIA_ERR_PARAM_INVALID, FIA_OK, "key S 0, head count");
-    free(t);
-    /* before the return: the lengths' own checks (SEQ-014) */
-    t = mk(DECODE, "inner_precise = 3\nactual_seq_lengths_kv = [0,-1]");
-    expect_both(t, FIA_ERR_PARAM_INVALID, FIA_ERR_INNER_TILING_ERROR,
-                "a negative length is no empty key");
-    free(t);
-    /* before the return: the shared prefix's shape (PREFIX-004) */
-    t = mk(PREFILL, "actual_seq_lengths_kv = [0]\n"
-                    "key_shared_prefix = fp16 [1,1,8,64]\n"
-                    "value_shared_prefix = fp16 [1,1,8,64]");
-    expect_both(t, FIA_ERR_PARAM_INVALID, FIA_ERR_INNER_TILING_ERROR,
-                "prefix shape before the return");
-    free(t);
-    /* after it: the prefix length beyond the prefix (PREFIX-007) */
-    t = mk(PREFILL, "actual_seq_lengths_kv = [0]\n"
-                    "key_shared_prefix = fp16 [1,2,8,64]\n"
-                    "value_shared_prefix = fp16 [1,2,8,64]\n"
-                    "actual_shared_prefix_len = [9]");
-    expect_both(t, FIA_ERR_PARAM_INVALID, FIA_OK, "prefix length after it");
-    free(t);
 }
 
 static void test_robustness(void)
@@ -157,7 +156,7 @@ static void test_robustness(void)
         "input_layout = BNSD_BSND\nquery = fp16 [1,2,1]",
         "input_layout = BSH\nnum_heads = 0",
         ("sparse_mode = 3\natten_mask = bool []\n"
-         "actual_seq_lengths_kv = [1,2,3]"),
+          "actual_seq_lengths_kv = [1,2,3]"),
         "inner_precise = -9223372036854775808",
         "scale = nan",
         "key = fp16 [1,2,32,64]; fp16 [1]\nvalue = fp16 [1]",
