@@ -419,7 +419,7 @@ fia_status fia_store_open(const char *path, int mode, fia_store **out,
     if (s == NULL) {
         if (errbuf && errlen > 0)
             snprintf(errbuf, (size_t)errlen, "out of memory");
-        return FIA_ERR_IO;
+        return FIA_ERR_NOMEM;
     }
     int rc;
     if (path == NULL || path[0] == '\0') {
