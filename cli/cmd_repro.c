@@ -266,9 +266,20 @@ static int repro_metamorphic(const fia_case *c, const char *transform,
                              const fia_check_options *o, int json)
 {
     fuzz_meta_result m;
-    fuzz_meta_check(c, transform, o->profile, &m);
-    const char *verdict = !m.applicable ? "not applicable"
-                        : m.finding ? m.kind : "pass";
+    fia_error err;
+    const char *verdict;
+    if (fia_sut_check_settings(c, &err) != FIA_OK) {
+        /* the case's run settings (a kernel level this CPU lacks): its
+         * bad input, said as `run` says it, not a relation that does not
+         * apply */
+        memset(&m, 0, sizeof m);
+        snprintf(m.message, sizeof m.message, "%s", err.msg);
+        verdict = "bad-input";
+    } else {
+        fuzz_meta_check(c, transform, o->profile, &m);
+        verdict = !m.applicable ? "not applicable"
+                : m.finding ? m.kind : "pass";
+    }
     if (json) {
         printf(",\"transform\":");
         cli_json_string(stdout, transform);

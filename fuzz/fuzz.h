@@ -51,6 +51,14 @@ fia_status fuzz_decode_numeric(const uint8_t *data, size_t size, fia_case *c);
  * from now on, instead of now and then; NULL or another word: none.
  * Returns whether tag named a mode.  Process-wide (a survey's --only). */
 int fuzz_numeric_focus(const char *tag);
+/* The numeric and metamorphic decoders give a case a kernel level (now and
+ * then) among those this CPU has, so that a finding reproduces where it
+ * was found: the same bytes then decode to another case on a CPU with
+ * other levels.  With on != 0 they decode as on a CPU with every level
+ * fiacheck names (fia_kernel_level), whatever this one has: the seed
+ * corpora's meaning, one on every machine (tests/test_fuzz_corpus_decode;
+ * such a case may not run here).  Process-wide. */
+void fuzz_decode_as_every_level(int on);
 /* A base case for the metamorphic target and the transform to apply to it
  * (a string like "layout=BSH", see meta.c; "none" when none applies). */
 fia_status fuzz_decode_metamorphic(const uint8_t *data, size_t size,

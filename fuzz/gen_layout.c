@@ -236,6 +236,10 @@ void fzn_layout_dims(fz_gen *g)
  * kernel level this CPU and build have, as case lines (threads,
  * task_order, kernel_level), so that a finding reproduces with them.  A
  * zero byte: none. */
+static int every_level; /* fuzz_decode_as_every_level */
+
+void fuzz_decode_as_every_level(int on) { every_level = on != 0; }
+
 void fzn_layout_run(fz_gen *g)
 {
     fdp *f = g->f;
@@ -250,7 +254,8 @@ void fzn_layout_run(fz_gen *g)
     fia_kernel_level have[FIA_KL_COUNT];
     int n = 0;
     for (int k = FIA_KL_SCALAR; k < FIA_KL_COUNT; k++)
-        if (fastKernelLevelAvailable(fia_kernel_level_name((fia_kernel_level)k)))
+        if (every_level ||
+            fastKernelLevelAvailable(fia_kernel_level_name((fia_kernel_level)k)))
             have[n++] = (fia_kernel_level)k;
     int pick = fdp_pick(f, n + 1);
     if (pick < n)

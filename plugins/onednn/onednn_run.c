@@ -31,9 +31,19 @@ typedef struct pipeline {
     int lse_after;              /* the step after which lse is taken */
 } pipeline;
 
+/* A oneDNN call's status: dnnl_unimplemented is a call this build of
+ * oneDNN has no primitive for on this CPU (bf16 matmul wants AVX-512, say):
+ * not covered, like the calls the composition refuses; anything else is
+ * the library failing. */
 #define CHECK(x)                                                          \
     do {                                                                  \
         dnnl_status_t s_ = (x);                                           \
+        if (s_ == dnnl_unimplemented) {                                   \
+            st = onednn_fail(FIA_ERR_NOT_MODELED, "oneDNN implements no " \
+                             "primitive for this call on this CPU (%s: "  \
+                             "dnnl_unimplemented)", #x);                  \
+            goto out;                                                     \
+        }                                                                 \
         if (s_ != dnnl_success) {                                         \
             st = onednn_fail(FIA_ERR_RUNTIME_ERROR, "oneDNN: %s: status %d", \
                              #x, (int)s_);                                \

@@ -61,7 +61,13 @@ if ! grep -q avx512 /proc/cpuinfo; then lvl=avx512; else lvl=; fi
 if [ -n "$lvl" ]; then
   sed "s/kernel_level = scalar/kernel_level = $lvl/" "$tmp/set.case" >"$tmp/lack.case"
   expect_exit 2 "$FIACHECK" run "$tmp/lack.case"
-  expect_grep "lacks it" "$tmp/out"
+  expect_grep "bad-input: kernel_level = avx512: the system under test \(fast\) cannot run so here" "$tmp/out"
+  # and so for repro of a metamorphic finding: its bad input, not a
+  # relation that does not apply
+  { printf '# fiacheck-target: fuzz_metamorphic\n# fiacheck-transform: mha\n'
+    cat "$tmp/lack.case"; } >"$tmp/lack_meta.case"
+  expect_exit 2 "$FIACHECK" repro "$tmp/lack_meta.case"
+  expect_grep "verdict +bad-input: kernel_level = avx512: the system under test" "$tmp/out"
 fi
 sed 's/threads = 3/threads = 0/' "$tmp/set.case" >"$tmp/zero.case"
 expect_exit 2 "$FIACHECK" run "$tmp/zero.case"

@@ -78,8 +78,20 @@ atten_mask.gen = random(0.3)
 actual_seq_lengths_kv = [40,17,1]
 seed = 7
 CASE
+# oneDNN computes bf16 only where the CPU has AVX-512 (its bf16 matmul):
+# elsewhere a bf16 call is not covered, and the bf16 checks are skipped,
+# saying so
+bf16=1
+"$FIACHECK" run "$tmp/bf16_bnsd_bsnd_band.case" --sut "$so" >"$tmp/probe" 2>&1
+if grep -q "implements no primitive for this call on this CPU" "$tmp/probe"; then
+  bf16=0
+  echo "SKIPPED here: the bf16 checks (oneDNN has no bf16 matmul on this CPU)"
+  expect_grep "verdict +not-modeled: not covered by onednn: 990001 NOT_MODELED" \
+    "$tmp/probe"
+fi
 for c in fp16_bsh_mask_pse_lse bf16_bnsd_bsnd_band fp16_bsnd_causal \
          decode_mask_bs; do
+  [ $bf16 = 1 ] || [ "${c#bf16}" = "$c" ] || continue
   expect_exit 0 "$FIACHECK" run "$tmp/$c.case" --sut "$so"
   expect_grep "verdict +pass" "$tmp/out"
   expect_grep "[1-9][0-9]* compared, [0-9]+ unspecified, 0 outside" "$tmp/out"
@@ -104,6 +116,10 @@ n=0
 for c in corpus/sut_onednn/*.case; do
   want=$(sed -n 's/^# onednn: //p' "$c")
   [ -n "$want" ] || { bad "$c has no '# onednn: VERDICT' line"; continue; }
+  if [ $bf16 = 0 ] && grep -q "^query = bf16" "$c"; then
+    expect_exit 0 "$FIACHECK" run "$c" # fast/ still passes it
+    n=$((n + 1)); continue
+  fi
   expect_exit 1 "$FIACHECK" run "$c" --sut "$so"
   expect_grep "verdict +$want" "$tmp/out"
   expect_exit 0 "$FIACHECK" run "$c"
