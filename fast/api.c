@@ -28,7 +28,8 @@ static fia_status record(fia_status st, const fia_error *err)
 /* Layer 1, the nullptrs (002 返回值; RELEASED adds softmax_lse with the
  * flag): the tensors every call needs, the out-parameters, and each
  * member of the key and value lists. */
-#define NULLPTR(id, ...) return fast_fail(err, FIA_ERR_PARAM_NULLPTR, id, __VA_ARGS__)
+/* the failure of layer 1, as `return NULLPTR("ID", "why");` */
+#define NULLPTR(id, ...) fast_fail(err, FIA_ERR_PARAM_NULLPTR, id, __VA_ARGS__)
 static fia_status check_nullptrs(const fia_tensor *query,
                                  const fia_tensor_list *key,
                                  const fia_tensor_list *value,
@@ -38,17 +39,17 @@ static fia_status check_nullptrs(const fia_tensor *query,
                                  fia_error *err)
 {
     if (query == NULL)
-        NULLPTR("N_QUERY", "query is a nullptr");
+        return NULLPTR("N_QUERY", "query is a nullptr");
     if (key == NULL)
-        NULLPTR("N_KEY", "key is a nullptr");
+        return NULLPTR("N_KEY", "key is a nullptr");
     if (value == NULL)
-        NULLPTR("N_VALUE", "value is a nullptr");
+        return NULLPTR("N_VALUE", "value is a nullptr");
     if (out == NULL)
-        NULLPTR("N_OUT", "attention_out is a nullptr");
+        return NULLPTR("N_OUT", "attention_out is a nullptr");
     if (lse_flag && lse == NULL)
-        NULLPTR("N_LSE", "softmax_lse is a nullptr with softmax_lse_flag");
+        return NULLPTR("N_LSE", "softmax_lse is a nullptr with softmax_lse_flag");
     if (ws == NULL || executor == NULL)
-        NULLPTR("N_OUTPARAM", "workspaceSize/executor out-parameter is NULL");
+        return NULLPTR("N_OUTPARAM", "workspaceSize/executor out-parameter is NULL");
     const fia_tensor_list *lists[2] = {key, value};
     for (int l = 0; l < 2; l++) {
         if (lists[l]->count > FIA_MAX_TENSOR_LIST)
@@ -56,12 +57,12 @@ static fia_status check_nullptrs(const fia_tensor *query,
                              "%s list has %d tensors", l ? "value" : "key",
                              (int)lists[l]->count);
         if (lists[l]->count > 0 && lists[l]->tensors == NULL)
-            NULLPTR(l ? "N_VALUE" : "N_KEY", "%s list has no tensors",
-                    l ? "value" : "key");
+            return NULLPTR(l ? "N_VALUE" : "N_KEY", "%s list has no tensors",
+                           l ? "value" : "key");
         for (int32_t i = 0; i < lists[l]->count; i++)
             if (lists[l]->tensors[i] == NULL)
-                NULLPTR(l ? "N_VALUE" : "N_KEY", "%s[%d] is a nullptr",
-                        l ? "value" : "key", (int)i);
+                return NULLPTR(l ? "N_VALUE" : "N_KEY", "%s[%d] is a nullptr",
+                               l ? "value" : "key", (int)i);
     }
     return FIA_OK;
 }

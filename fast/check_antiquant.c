@@ -138,42 +138,42 @@ static fia_status check_combined(const fast_args *a, const aq_call *c,
 {
     const fia_tensor *s = c->cs, *o = c->co;
     if (c->int4)
-        FAST_REJECT("ANTI-017", "int4 key/value take only the separate "
-                    "key_/value_antiquant_scale, not antiquant_scale");
+        return FAST_REJECT("ANTI-017", "int4 key/value take only the separate "
+                           "key_/value_antiquant_scale, not antiquant_scale");
     /* at Q_S > 1 the mode is ignored: mode 0's forms (ANTI-N02) */
     const int64_t m = c->decode ? a->antiquant_mode : 0;
     if (m != 0 && m != 1)
-        FAST_REJECT("ANTI-001", "antiquant_mode %lld not in {0, 1} (Q_S = 1)",
-                    (long long)m);
+        return FAST_REJECT("ANTI-001", "antiquant_mode %lld not in {0, 1} (Q_S = 1)",
+                           (long long)m);
     if (!c->decode && (c->qdt != FIA_DT_FP16 ||
                        a->key->tensors[0]->dtype != FIA_DT_INT8))
-        FAST_REJECT("ANTI-016", "antiquant_scale at Q_S > 1 takes an fp16 "
-                    "query and int8 key/value, not %s / %s",
-                    fast_dtype_name(c->qdt),
-                    fast_dtype_name(a->key->tensors[0]->dtype));
+        return FAST_REJECT("ANTI-016", "antiquant_scale at Q_S > 1 takes an fp16 "
+                           "query and int8 key/value, not %s / %s",
+                           fast_dtype_name(c->qdt),
+                           fast_dtype_name(a->key->tensors[0]->dtype));
     if (o != NULL && (o->dtype != s->dtype || !same_shape(o, s)))
-        FAST_REJECT("ANTI-006", "antiquant_offset's shape or dtype (%s) is "
-                    "not antiquant_scale's (%s)", fast_dtype_name(o->dtype),
-                    fast_dtype_name(s->dtype));
+        return FAST_REJECT("ANTI-006", "antiquant_offset's shape or dtype (%s) is "
+                           "not antiquant_scale's (%s)", fast_dtype_name(o->dtype),
+                           fast_dtype_name(s->dtype));
     if (m == 0 && !shape_is(s, 1, 2, 0, 0, 0) && !per_channel(c, s, 2))
-        FAST_REJECT("ANTI-007", "antiquant_scale (mode 0) must be (2) or "
-                    "(2, N, 1, D), (2, N, D), (2, H) with N = %lld, D = %lld",
-                    (long long)c->N, (long long)c->D);
+        return FAST_REJECT("ANTI-007", "antiquant_scale (mode 0) must be (2) or "
+                           "(2, N, 1, D), (2, N, D), (2, H) with N = %lld, D = %lld",
+                           (long long)c->N, (long long)c->D);
     if (m == 1 && !shape_is(s, 3, 2, c->B, ANY, 0))
-        FAST_REJECT("ANTI-007", "antiquant_scale (mode 1, per-token) must be "
-                    "(2, B = %lld, S)", (long long)c->B);
+        return FAST_REJECT("ANTI-007", "antiquant_scale (mode 1, per-token) must be "
+                           "(2, B = %lld, S)", (long long)c->B);
     /* per-tensor / per-channel the query's dtype (Q_S > 1: fp16, which
      * ANTI-016 made the query's), per-token fp32 */
     const fia_dtype want = m == 1 ? FIA_DT_FP32 : c->qdt;
     if (s->dtype != want)
-        FAST_REJECT("ANTI-008", "antiquant_scale dtype %s, mode %lld takes %s",
-                    fast_dtype_name(s->dtype), (long long)m,
-                    fast_dtype_name(want));
+        return FAST_REJECT("ANTI-008", "antiquant_scale dtype %s, mode %lld takes %s",
+                           fast_dtype_name(s->dtype), (long long)m,
+                           fast_dtype_name(want));
     if (m == 1 && s->shape[2] < c->KV_S)
-        FAST_REJECT("ANTI-023", "per-token antiquant_scale covers S = %lld, "
-                    "fewer than the key's %lld%s", (long long)s->shape[2],
-                    (long long)c->KV_S,
-                    c->paged ? " (maxBlockNumPerSeq x block_size)" : "");
+        return FAST_REJECT("ANTI-023", "per-token antiquant_scale covers S = %lld, "
+                           "fewer than the key's %lld%s", (long long)s->shape[2],
+                           (long long)c->KV_S,
+                           c->paged ? " (maxBlockNumPerSeq x block_size)" : "");
     return FIA_OK;
 }
 
@@ -220,27 +220,27 @@ static fia_status check_one(const fast_args *a, const aq_call *c,
                             fia_error *err)
 {
     if (o != NULL && (o->dtype != s->dtype || !same_shape(o, s)))
-        FAST_REJECT("ANTI-011", "%s_antiquant_offset's shape or dtype (%s) "
-                    "is not %s_antiquant_scale's (%s)", who,
-                    fast_dtype_name(o->dtype), who, fast_dtype_name(s->dtype));
+        return FAST_REJECT("ANTI-011", "%s_antiquant_offset's shape or dtype (%s) "
+                           "is not %s_antiquant_scale's (%s)", who,
+                           fast_dtype_name(o->dtype), who, fast_dtype_name(s->dtype));
     if (!sep_shape_ok(c, s, m, channel_only))
-        FAST_REJECT("ANTI-012", "%s_antiquant_scale's shape is not one of "
-                    "mode %s%s (Q_S %s 1; N = %lld, D = %lld, B = %lld)", who,
-                    mode_name(m), channel_only ? ", per-channel" : "",
-                    c->decode ? "=" : ">", (long long)c->N, (long long)c->D,
-                    (long long)c->B);
+        return FAST_REJECT("ANTI-012", "%s_antiquant_scale's shape is not one of "
+                           "mode %s%s (Q_S %s 1; N = %lld, D = %lld, B = %lld)", who,
+                           mode_name(m), channel_only ? ", per-channel" : "",
+                           c->decode ? "=" : ">", (long long)c->N, (long long)c->D,
+                           (long long)c->B);
     const fia_dtype want = sep_dtype(c, m);
     if (s->dtype != want)
-        FAST_REJECT("ANTI-013", "%s_antiquant_scale dtype %s, mode %s takes "
-                    "%s", who, fast_dtype_name(s->dtype), mode_name(m),
-                    fast_dtype_name(want));
+        return FAST_REJECT("ANTI-013", "%s_antiquant_scale dtype %s, mode %s takes "
+                           "%s", who, fast_dtype_name(s->dtype), mode_name(m),
+                           fast_dtype_name(want));
     if (m == 1 || m == 3) {
         const int64_t sp = s->shape[s->ndim - 1];
         if (sp < c->KV_S)
-            FAST_REJECT("ANTI-023", "per-token %s_antiquant_scale covers S = "
-                        "%lld, fewer than the key's %lld%s", who,
-                        (long long)sp, (long long)c->KV_S,
-                        c->paged ? " (maxBlockNumPerSeq x block_size)" : "");
+            return FAST_REJECT("ANTI-023", "per-token %s_antiquant_scale covers S = "
+                               "%lld, fewer than the key's %lld%s", who,
+                               (long long)sp, (long long)c->KV_S,
+                               c->paged ? " (maxBlockNumPerSeq x block_size)" : "");
     }
     return FIA_OK;
 }
@@ -252,54 +252,54 @@ static fia_status check_separate(const fast_args *a, const aq_call *c,
 {
     const int64_t km = a->key_antiquant_mode, vm = a->value_antiquant_mode;
     if (km < 0 || km > 5 || vm < 0 || vm > 5)
-        FAST_REJECT("ANTI-002", "key_antiquant_mode %lld / "
-                    "value_antiquant_mode %lld not in 0..5", (long long)km,
-                    (long long)vm);
+        return FAST_REJECT("ANTI-002", "key_antiquant_mode %lld / "
+                           "value_antiquant_mode %lld not in 0..5", (long long)km,
+                           (long long)vm);
     if (!c->decode && (km > 1 || vm > 1))
-        FAST_REJECT("ANTI-003", "key_antiquant_mode %lld / "
-                    "value_antiquant_mode %lld: Q_S > 1 takes 0 or 1",
-                    (long long)km, (long long)vm);
+        return FAST_REJECT("ANTI-003", "key_antiquant_mode %lld / "
+                           "value_antiquant_mode %lld: Q_S > 1 takes 0 or 1",
+                           (long long)km, (long long)vm);
     const bool k0v1 = c->decode && km == 0 && vm == 1;
     if (km != vm && !k0v1)
-        FAST_REJECT("ANTI-004", "key_antiquant_mode %lld != "
-                    "value_antiquant_mode %lld (only key 0 + value 1 at "
-                    "Q_S = 1 may differ)", (long long)km, (long long)vm);
+        return FAST_REJECT("ANTI-004", "key_antiquant_mode %lld != "
+                           "value_antiquant_mode %lld (only key 0 + value 1 at "
+                           "Q_S = 1 may differ)", (long long)km, (long long)vm);
     /* 002 kv伪量化参数分离 at Q_S > 1: Q_S <= 16, bf16 query and output,
      * int8 key/value */
     const fia_dtype kd = a->key->tensors[0]->dtype, od = a->out->dtype;
     if (!c->decode) {
         if (c->Q_S > 16)
-            FAST_REJECT("ANTI-014", "key_/value_antiquant_scale with Q_S = "
-                        "%lld > 16", (long long)c->Q_S);
+            return FAST_REJECT("ANTI-014", "key_/value_antiquant_scale with Q_S = "
+                               "%lld > 16", (long long)c->Q_S);
         if (c->qdt != FIA_DT_BF16 || kd != FIA_DT_INT8 || od != FIA_DT_BF16)
-            FAST_REJECT("ANTI-015", "key_/value_antiquant_scale at Q_S > 1 "
-                        "take a bf16 query and output and int8 key/value, "
-                        "not %s / %s / %s", fast_dtype_name(c->qdt),
-                        fast_dtype_name(kd), fast_dtype_name(od));
+            return FAST_REJECT("ANTI-015", "key_/value_antiquant_scale at Q_S > 1 "
+                               "take a bf16 query and output and int8 key/value, "
+                               "not %s / %s / %s", fast_dtype_name(c->qdt),
+                               fast_dtype_name(kd), fast_dtype_name(od));
     }
     if (k0v1 && kd == FIA_DT_INT8 &&
         (c->qdt != FIA_DT_FP16 || od != FIA_DT_FP16))
-        FAST_REJECT("ANTI-022", "key mode 0 + value mode 1 with int8 "
-                    "key/value takes an fp16 query and output, not %s / %s",
-                    fast_dtype_name(c->qdt), fast_dtype_name(od));
+        return FAST_REJECT("ANTI-022", "key mode 0 + value mode 1 with int8 "
+                           "key/value takes an fp16 query and output, not %s / %s",
+                           fast_dtype_name(c->qdt), fast_dtype_name(od));
     /* 002 INT4 list: per-channel, per-token, per-token per-head, key 0 +
      * value 1 (km = vm but for key 0 + value 1) */
     if (c->int4 && (km == 2 || km >= 4))
-        FAST_REJECT("ANTI-018", "int4 key/value take no mode %s",
-                    mode_name(km));
+        return FAST_REJECT("ANTI-018", "int4 key/value take no mode %s",
+                           mode_name(km));
     if (c->int4 && ((km == 0 && shape_is(c->ks, 1, 1, 0, 0, 0)) ||
                     (vm == 0 && shape_is(c->vs, 1, 1, 0, 0, 0))))
-        FAST_REJECT("ANTI-018", "int4 key/value take no per-tensor (1) "
-                    "scale");
+        return FAST_REJECT("ANTI-018", "int4 key/value take no per-tensor (1) "
+                           "scale");
     if ((km >= 4 || vm >= 4) && !c->paged)
-        FAST_REJECT("ANTI-021", "mode %s needs page attention (a "
-                    "block_table)", mode_name(km >= 4 ? km : vm));
+        return FAST_REJECT("ANTI-021", "mode %s needs page attention (a "
+                           "block_table)", mode_name(km >= 4 ? km : vm));
     if (!k0v1 && !same_shape(c->ks, c->vs))
-        FAST_REJECT("ANTI-010", "key_antiquant_scale and "
-                    "value_antiquant_scale shapes differ");
+        return FAST_REJECT("ANTI-010", "key_antiquant_scale and "
+                           "value_antiquant_scale shapes differ");
     if (!k0v1 && c->ko != NULL && !same_shape(c->ko, c->vo))
-        FAST_REJECT("ANTI-010", "key_antiquant_offset and "
-                    "value_antiquant_offset shapes differ");
+        return FAST_REJECT("ANTI-010", "key_antiquant_offset and "
+                           "value_antiquant_offset shapes differ");
     fia_status st = check_one(a, c, "key", c->ks, c->ko, km, k0v1, err);
     if (st != FIA_OK)
         return st;
@@ -320,7 +320,7 @@ fia_status fast_check_antiquant(const fast_args *a, fast_plan *p,
      * rules, check_mla_quant.c) */
     if (p->Q_S == 1 && qd == FIA_DT_INT8 && kd == FIA_DT_INT8 &&
         a->value->tensors[0]->dtype == FIA_DT_INT8 && !fast_mla_call(a))
-        FAST_REJECT("ANTI-027", "query, key and value all int8 (Q_S = 1)");
+        return FAST_REJECT("ANTI-027", "query, key and value all int8 (Q_S = 1)");
     if (!in_scene(a))
         return FIA_OK;
     const aq_call c = {
@@ -336,34 +336,34 @@ fia_status fast_check_antiquant(const fast_args *a, fast_plan *p,
         .vs = a->opt[FAST_OPT_VALUE_ANTIQUANT_SCALE],
         .vo = a->opt[FAST_OPT_VALUE_ANTIQUANT_OFFSET]};
     if (c.int4 && a->out->dtype == FIA_DT_INT8)
-        FAST_REJECT("ANTI-024", "int4 key/value with an int8 attention_out "
-                    "(post-quantization)");
+        return FAST_REJECT("ANTI-024", "int4 key/value with an int8 attention_out "
+                           "(post-quantization)");
     if (c.int4 && c.D % 64 != 0)
-        FAST_REJECT("ANTI-019", "int4 key/value need D %% 64 == 0, not D = "
-                    "%lld", (long long)c.D);
+        return FAST_REJECT("ANTI-019", "int4 key/value need D %% 64 == 0, not D = "
+                           "%lld", (long long)c.D);
     if (!c.decode && kd == FIA_DT_INT8 && c.D % 32 != 0)
-        FAST_REJECT("ANTI-020", "int8 key/value at Q_S > 1 need D %% 32 == 0, "
-                    "not D = %lld", (long long)c.D);
+        return FAST_REJECT("ANTI-020", "int8 key/value at Q_S > 1 need D %% 32 == 0, "
+                           "not D = %lld", (long long)c.D);
     if ((c.ks == NULL) != (c.vs == NULL))
-        FAST_REJECT("ANTI-009", "%s_antiquant_scale without %s_antiquant_scale",
-                    c.ks ? "key" : "value", c.ks ? "value" : "key");
+        return FAST_REJECT("ANTI-009", "%s_antiquant_scale without %s_antiquant_scale",
+                           c.ks ? "key" : "value", c.ks ? "value" : "key");
     if ((c.ko == NULL) != (c.vo == NULL))
-        FAST_REJECT("ANTI-009", "%s_antiquant_offset without "
-                    "%s_antiquant_offset", c.ko ? "key" : "value",
-                    c.ko ? "value" : "key");
+        return FAST_REJECT("ANTI-009", "%s_antiquant_offset without "
+                           "%s_antiquant_offset", c.ko ? "key" : "value",
+                           c.ko ? "value" : "key");
     const bool separate = c.ks != NULL; /* and c.vs */
     if (!separate && c.ko != NULL)
-        FAST_REJECT("ANTI-011", "key_/value_antiquant_offset without "
-                    "key_/value_antiquant_scale");
+        return FAST_REJECT("ANTI-011", "key_/value_antiquant_offset without "
+                           "key_/value_antiquant_scale");
     if (separate)
         return check_separate(a, &c, err); /* the combined set ignored */
     if (c.co != NULL && c.cs == NULL)
-        FAST_REJECT("ANTI-005", "antiquant_offset without antiquant_scale");
+        return FAST_REJECT("ANTI-005", "antiquant_offset without antiquant_scale");
     if (c.cs == NULL)
-        FAST_REJECT("ANTI-026", "%s key/value with a %s query and no "
-                    "antiquant scale (antiquant_scale or key_/"
-                    "value_antiquant_scale)", fast_dtype_name(kd),
-                    fast_dtype_name(qd));
+        return FAST_REJECT("ANTI-026", "%s key/value with a %s query and no "
+                           "antiquant scale (antiquant_scale or key_/"
+                           "value_antiquant_scale)", fast_dtype_name(kd),
+                           fast_dtype_name(qd));
     return check_combined(a, &c, err);
 }
 
@@ -394,36 +394,36 @@ fia_status fast_check_antiquant_unmodeled(const fast_args *a, fast_plan *p,
     if (!in_scene(a)) {
         for (size_t i = 0; i < COUNT(shared); i++)
             if (a->opt[shared[i].input])
-                FAST_NOTMOD("M_OPTIONAL", "%s with %s key/value is not "
-                            "modeled (undocumented: ignored or rejected?)",
-                            fast_optional_name(shared[i].input),
-                            fast_dtype_name(a->key->tensors[0]->dtype));
+                return FAST_NOTMOD("M_OPTIONAL", "%s with %s key/value is not "
+                                   "modeled (undocumented: ignored or rejected?)",
+                                   fast_optional_name(shared[i].input),
+                                   fast_dtype_name(a->key->tensors[0]->dtype));
         for (size_t i = 0; i < COUNT(per_kv); i++)
             if (a->opt[per_kv[i].input])
-                FAST_NOTMOD("M_OPTIONAL", "%s with %s key/value is not "
-                            "modeled (undocumented: ignored or rejected?)",
-                            fast_optional_name(per_kv[i].input),
-                            fast_dtype_name(a->key->tensors[0]->dtype));
+                return FAST_NOTMOD("M_OPTIONAL", "%s with %s key/value is not "
+                                   "modeled (undocumented: ignored or rejected?)",
+                                   fast_optional_name(per_kv[i].input),
+                                   fast_dtype_name(a->key->tensors[0]->dtype));
         if (a->antiquant_mode != 0 || a->key_antiquant_mode != 0 ||
             a->value_antiquant_mode != 0)
-            FAST_NOTMOD("M_ANTIQUANT_MODE", "antiquant_mode %lld / "
-                        "key_antiquant_mode %lld / value_antiquant_mode %lld "
-                        "with %s key/value is not modeled (undocumented)",
-                        (long long)a->antiquant_mode,
-                        (long long)a->key_antiquant_mode,
-                        (long long)a->value_antiquant_mode,
-                        fast_dtype_name(a->key->tensors[0]->dtype));
+            return FAST_NOTMOD("M_ANTIQUANT_MODE", "antiquant_mode %lld / "
+                               "key_antiquant_mode %lld / value_antiquant_mode %lld "
+                               "with %s key/value is not modeled (undocumented)",
+                               (long long)a->antiquant_mode,
+                               (long long)a->key_antiquant_mode,
+                               (long long)a->value_antiquant_mode,
+                               fast_dtype_name(a->key->tensors[0]->dtype));
         return FIA_OK;
     }
     if (a->opt[FAST_OPT_KEY_SHARED_PREFIX] ||
         a->opt[FAST_OPT_VALUE_SHARED_PREFIX])
-        FAST_NOTMOD("M_ANTIQUANT_PREFIX", "a shared prefix with %s key/value "
-                    "is not modeled (no document says which scales cover "
-                    "the prefix rows)",
-                    fast_dtype_name(a->key->tensors[0]->dtype));
+        return FAST_NOTMOD("M_ANTIQUANT_PREFIX", "a shared prefix with %s key/value "
+                           "is not modeled (no document says which scales cover "
+                           "the prefix rows)",
+                           fast_dtype_name(a->key->tensors[0]->dtype));
     if ((a->key->count > 1 || a->value->count > 1) && per_token(a, p->Q_S == 1))
-        FAST_NOTMOD("M_ANTIQUANT_LIST", "a per-token antiquant mode with "
-                    "key/value tensor lists is not modeled (no document "
-                    "says which S the scales' S' counts)");
+        return FAST_NOTMOD("M_ANTIQUANT_LIST", "a per-token antiquant mode with "
+                           "key/value tensor lists is not modeled (no document "
+                           "says which S the scales' S' counts)");
     return FIA_OK;
 }

@@ -39,14 +39,14 @@ fia_status fast_check_int8_out(const fast_args *a, fast_plan *p,
          * with an fp16/bf16 input and output they have no scene (001:
          * passing them makes the output int8). */
         if (qs2 || qo2)
-            FAST_REJECT("OQ-002", "%s with attention_out of dtype %s "
-                        "(output quantization takes an int8 attention_out)",
-                        qs2 ? "quant_scale2" : "quant_offset2",
-                        fast_dtype_name(od));
+            return FAST_REJECT("OQ-002", "%s with attention_out of dtype %s "
+                               "(output quantization takes an int8 attention_out)",
+                               qs2 ? "quant_scale2" : "quant_offset2",
+                               fast_dtype_name(od));
         return FIA_OK;
     }
     if (qs2 == NULL)
-        FAST_REJECT("OQ-001", "int8 attention_out needs quant_scale2");
+        return FAST_REJECT("OQ-001", "int8 attention_out needs quant_scale2");
     /* 002 int8量化相关入参: the fp16/bf16-in, int8-out scene rejects the
      * input-path scales. */
     if (qd != FIA_DT_INT8) {
@@ -55,20 +55,20 @@ fia_status fast_check_int8_out(const fast_args *a, fast_plan *p,
                                             FAST_OPT_DEQUANT_SCALE2};
         for (int i = 0; i < 3; i++)
             if (a->opt[in[i]] != NULL)
-                FAST_REJECT("OQ-003", "%s with a %s query and an int8 "
-                            "attention_out", fast_optional_name(in[i]),
-                            fast_dtype_name(qd));
+                return FAST_REJECT("OQ-003", "%s with a %s query and an int8 "
+                                   "attention_out", fast_optional_name(in[i]),
+                                   fast_dtype_name(qd));
     }
     if (qo2 && (qo2->dtype != qs2->dtype || !same_shape(qo2, qs2)))
-        FAST_REJECT("OQ-004", "quant_offset2 (%s, rank %d) is not of "
-                    "quant_scale2's dtype and shape (%s, rank %d)",
-                    fast_dtype_name(qo2->dtype), (int)qo2->ndim,
-                    fast_dtype_name(qs2->dtype), (int)qs2->ndim);
+        return FAST_REJECT("OQ-004", "quant_offset2 (%s, rank %d) is not of "
+                           "quant_scale2's dtype and shape (%s, rank %d)",
+                           fast_dtype_name(qo2->dtype), (int)qo2->ndim,
+                           fast_dtype_name(qs2->dtype), (int)qs2->ndim);
     /* 002 int8量化相关入参: bf16 scales with a bf16 input only, fp32
      * otherwise (quant_offset2 has quant_scale2's dtype: OQ-004). */
     if (qs2->dtype == FIA_DT_BF16 && qd != FIA_DT_BF16)
-        FAST_REJECT("OQ-005", "quant_scale2 bf16 with a %s query (bf16 only "
-                    "with a bf16 query)", fast_dtype_name(qd));
+        return FAST_REJECT("OQ-005", "quant_scale2 bf16 with a %s query (bf16 only "
+                           "with a bf16 query)", fast_dtype_name(qd));
     return FIA_OK;
 }
 
@@ -119,9 +119,9 @@ static fia_status check_uncomputed_rows(const fast_args *a,
     if (mode == 1 || mode == 2)
         return FIA_OK; /* 002: never */
     if (mode == 0 && next < 0)
-        FAST_REJECT("OQ-009", "int8 attention_out with quant_offset2, "
-                    "sparse_mode 0 with atten_mask and next_tokens %lld < 0",
-                    (long long)a->next);
+        return FAST_REJECT("OQ-009", "int8 attention_out with quant_offset2, "
+                           "sparse_mode 0 with atten_mask and next_tokens %lld < 0",
+                           (long long)a->next);
     /* mode 4 with pre < 0: OQ-008 rejected it already */
     const int64_t P = bounded(prefix_len(a, p));
     for (int64_t b = 0; b < p->B; b++) {
@@ -137,10 +137,10 @@ static fia_status check_uncomputed_rows(const fast_args *a,
         else
             bad = next + kv + P - q < 0;
         if (bad)
-            FAST_REJECT("OQ-009", "int8 attention_out with quant_offset2, "
-                        "sparse_mode %d: batch %lld (q %lld, kv %lld, prefix "
-                        "%lld) has rows without keys", mode, (long long)b,
-                        (long long)q, (long long)kv, (long long)P);
+            return FAST_REJECT("OQ-009", "int8 attention_out with quant_offset2, "
+                               "sparse_mode %d: batch %lld (q %lld, kv %lld, prefix "
+                               "%lld) has rows without keys", mode, (long long)b,
+                               (long long)q, (long long)kv, (long long)P);
     }
     return FIA_OK;
 }
@@ -160,21 +160,21 @@ fia_status fast_check_int8_out_shape(const fast_args *a, fast_plan *p,
      * 512 here). */
     const int64_t H = p->N * p->D, n = numel_of(qs2);
     if (n != 1 && n != H)
-        FAST_REJECT("OQ-006", "quant_scale2 of %lld elements: per-tensor "
-                    "takes 1, per-channel the output's H = %lld",
-                    (long long)n, (long long)H);
+        return FAST_REJECT("OQ-006", "quant_scale2 of %lld elements: per-tensor "
+                           "takes 1, per-channel the output's H = %lld",
+                           (long long)n, (long long)H);
     if (p->Q_S <= 1)
         return FIA_OK;
     if (n > 1 && p->D % 32 != 0)
-        FAST_REJECT("OQ-007", "per-channel quant_scale2 at Q_S > 1: head dim "
-                    "%lld not a multiple of 32", (long long)p->D);
+        return FAST_REJECT("OQ-007", "per-channel quant_scale2 at Q_S > 1: head dim "
+                           "%lld not a multiple of 32", (long long)p->D);
     if (p->D % 32 != 0)
-        FAST_REJECT("OQ-010", "int8 attention_out at Q_S > 1: head dim %lld "
-                    "not a multiple of 32", (long long)p->D);
+        return FAST_REJECT("OQ-010", "int8 attention_out at Q_S > 1: head dim %lld "
+                           "not a multiple of 32", (long long)p->D);
     if (p->sparse_mode == 4 && (a->pre < 0 || a->next < 0))
-        FAST_REJECT("OQ-008", "int8 attention_out at Q_S > 1: sparse_mode 4 "
-                    "with pre_tokens %lld / next_tokens %lld negative",
-                    (long long)a->pre, (long long)a->next);
+        return FAST_REJECT("OQ-008", "int8 attention_out at Q_S > 1: sparse_mode 4 "
+                           "with pre_tokens %lld / next_tokens %lld negative",
+                           (long long)a->pre, (long long)a->next);
     if (qo2 && numel_of(qo2) > 0)
         return check_uncomputed_rows(a, p, err);
     return FIA_OK;
@@ -196,9 +196,9 @@ fia_status fast_check_int8_out_compute(const fast_args *a, fast_plan *p,
     const int64_t n = qs2 != NULL ? numel_of(qs2) : -1;
     if (n < 1 ||
         (qs2->dtype != FIA_DT_FP32 && qs2->dtype != FIA_DT_BF16))
-        FAST_NOTMOD("NM-005", "int8 attention_out with a %s query and this "
-                    "quant_scale2 is not computed",
-                    fast_dtype_name(a->query->dtype));
+        return FAST_NOTMOD("NM-005", "int8 attention_out with a %s query and this "
+                           "quant_scale2 is not computed",
+                           fast_dtype_name(a->query->dtype));
     p->oq = true;
     p->oq_pc = n > 1;
     p->oq_dt = qs2->dtype;

@@ -50,9 +50,9 @@ static fia_status check_int8_kv(const fast_args *a, fia_error *err)
         for (int32_t i = 0; i < lists[l]->count; i++) {
             const fia_dtype dt = lists[l]->tensors[i]->dtype;
             if (dt != FIA_DT_INT8)
-                FAST_REJECT("Q8-004", "int8 query with %s[%d] of dtype %s "
-                            "(full quantization takes int8 key and value)",
-                            l ? "value" : "key", (int)i, fast_dtype_name(dt));
+                return FAST_REJECT("Q8-004", "int8 query with %s[%d] of dtype %s "
+                                   "(full quantization takes int8 key and value)",
+                                   l ? "value" : "key", (int)i, fast_dtype_name(dt));
         }
     return FIA_OK;
 }
@@ -67,17 +67,17 @@ static fia_status check_int8_query(const fast_args *a, fia_error *err)
     /* 002 int8量化相关入参: the int8-input scenes have an int8 or an fp16
      * output. */
     if (od != FIA_DT_INT8 && od != FIA_DT_FP16)
-        FAST_REJECT("Q8-003", "int8 query with attention_out of dtype %s "
-                    "(takes int8 or fp16)", fast_dtype_name(od));
+        return FAST_REJECT("Q8-003", "int8 query with attention_out of dtype %s "
+                           "(takes int8 or fp16)", fast_dtype_name(od));
     for (int i = 0; i < 3; i++)
         if (a->opt[in_scales[i]] == NULL)
-            FAST_REJECT(od == FIA_DT_INT8 ? "Q8-001" : "Q8-002",
-                        "int8 query with attention_out of dtype %s needs %s",
-                        fast_dtype_name(od),
-                        fast_optional_name(in_scales[i]));
+            return FAST_REJECT(od == FIA_DT_INT8 ? "Q8-001" : "Q8-002",
+                               "int8 query with attention_out of dtype %s needs %s",
+                               fast_dtype_name(od),
+                               fast_optional_name(in_scales[i]));
     if (od == FIA_DT_INT8 && a->opt[FAST_OPT_QUANT_SCALE2] == NULL)
-        FAST_REJECT("Q8-001", "int8 query with attention_out of dtype int8 "
-                    "needs quant_scale2");
+        return FAST_REJECT("Q8-001", "int8 query with attention_out of dtype int8 "
+                           "needs quant_scale2");
     /* 002, 000: per-tensor only.  A shape with no element count (a
      * negative dim, int64 overflow, a rank outside 0..8) is not one
      * element either. */
@@ -85,8 +85,8 @@ static fia_status check_int8_query(const fast_args *a, fia_error *err)
         const fia_tensor *t = a->opt[in_scales[i]];
         int64_t n;
         if (!fast_shape_numel(t, &n) || n != 1)
-            FAST_REJECT("Q8-005", "%s must be per-tensor (one element)",
-                        fast_optional_name(in_scales[i]));
+            return FAST_REJECT("Q8-005", "%s must be per-tensor (one element)",
+                               fast_optional_name(in_scales[i]));
     }
     return FIA_OK;
 }
@@ -110,13 +110,13 @@ fia_status fast_check_int8_quant(const fast_args *a, fast_plan *p,
     if (i < 0 || a->out->dtype == FIA_DT_INT8 || p->tnd)
         return FIA_OK; /* OQ-003, or TND-X05 */
     if (p->Q_S == 1)
-        FAST_REJECT("Q8-007", "%s with a %s query and attention_out (Q_S = "
-                    "1): the int8 input scales take an int8 query",
-                    fast_optional_name(in_scales[i]), fast_dtype_name(qd));
+        return FAST_REJECT("Q8-007", "%s with a %s query and attention_out (Q_S = "
+                           "1): the int8 input scales take an int8 query",
+                           fast_optional_name(in_scales[i]), fast_dtype_name(qd));
     if (a->profile != FIA_PROFILE_CANN)
-        FAST_REJECT("Q8-006", "%s with a %s query and attention_out (Q_S > "
-                    "1): the int8 input scales take an int8 query",
-                    fast_optional_name(in_scales[i]), fast_dtype_name(qd));
+        return FAST_REJECT("Q8-006", "%s with a %s query and attention_out (Q_S > "
+                           "1): the int8 input scales take an int8 query",
+                           fast_optional_name(in_scales[i]), fast_dtype_name(qd));
     return FIA_OK; /* Q8-N01: ignored */
 }
 
@@ -129,8 +129,8 @@ fia_status fast_check_int8_quant_d(const fast_args *a, fast_plan *p,
     if (a->query->dtype != FIA_DT_INT8 || p->tnd || p->Q_S <= 1)
         return FIA_OK;
     if (p->D % 32 != 0)
-        FAST_REJECT("Q8-008", "int8 query at Q_S > 1: head dim %lld not a "
-                    "multiple of 32", (long long)p->D);
+        return FAST_REJECT("Q8-008", "int8 query at Q_S > 1: head dim %lld not a "
+                           "multiple of 32", (long long)p->D);
     return FIA_OK;
 }
 
@@ -151,8 +151,8 @@ fia_status fast_plan_int8_quant(const fast_args *a, fast_plan *p,
         /* Q8-001 / Q8-002 and Q8-005 left exactly one element (a guard
          * only: nothing else reaches here) */
         if (t == NULL || !fast_shape_numel(t, &n) || n != 1)
-            FAST_NOTMOD("C_INT8_QUANT", "%s without an element",
-                        fast_optional_name(in_scales[i]));
+            return FAST_NOTMOD("C_INT8_QUANT", "%s without an element",
+                               fast_optional_name(in_scales[i]));
         p->q8_s[i] = t->data;
         p->q8_sdt[i] = t->dtype;
     }

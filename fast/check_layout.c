@@ -34,11 +34,11 @@ static fia_status check_nbsd(const fast_args *a, const fast_plan *p,
                              fia_error *err)
 {
     if (a->profile == FIA_PROFILE_CANN && !fast_mla_call(a))
-        FAST_REJECT("S_NBSD_ROPE", "%s without query_rope / key_rope "
-                    "(released: the NBSD outputs are MLA's)", a->layout);
+        return FAST_REJECT("S_NBSD_ROPE", "%s without query_rope / key_rope "
+                           "(released: the NBSD outputs are MLA's)", a->layout);
     if (p->Q_S <= 1 || p->Q_S > 16)
-        FAST_REJECT("S_NBSD_QS", "%s takes Q_S 2..16, not %lld", a->layout,
-                    (long long)p->Q_S);
+        return FAST_REJECT("S_NBSD_QS", "%s takes Q_S 2..16, not %lld", a->layout,
+                           (long long)p->Q_S);
     return FIA_OK;
 }
 
@@ -76,7 +76,7 @@ fia_status fast_check_layout_shapes(const fast_args *a, fast_plan *p,
     const fia_tensor *k = a->key->tensors[0], *v = a->value->tensors[0];
     int64_t qn, kn, vn;
     if (a->layout == NULL)
-        FAST_REJECT("S_LAYOUT", "input_layout is a nullptr");
+        return FAST_REJECT("S_LAYOUT", "input_layout is a nullptr");
     if (fast_token_layout(a->layout, &p->q_ntd, &p->o_ntd)) {
         p->tnd = true; /* its shapes: check_tnd.c */
         return FIA_OK;
@@ -86,13 +86,13 @@ fia_status fast_check_layout_shapes(const fast_args *a, fast_plan *p,
     else if (strcmp(a->layout, "BNSD") == 0) p->layout = FAST_LAYOUT_BNSD;
     else if (strcmp(a->layout, "BNSD_BSND") == 0) p->layout = FAST_LAYOUT_BNSD_BSND;
     else if (fast_nbsd_layout(a->layout, &p->layout)) p->o_nbsd = true;
-    else FAST_REJECT("S_LAYOUT", "input_layout \"%.32s\" not in {BSH, BSND, "
-                     "BNSD, BNSD_BSND, BSH_NBSD, BSND_NBSD, BNSD_NBSD}",
-                     a->layout);
+    else return FAST_REJECT("S_LAYOUT", "input_layout \"%.32s\" not in {BSH, BSND, "
+                            "BNSD, BNSD_BSND, BSH_NBSD, BSND_NBSD, BNSD_NBSD}",
+                            a->layout);
     int rank = p->layout == FAST_LAYOUT_BSH ? 3 : 4;
     if (q->ndim != rank || !fast_shape_numel(q, &qn))
-        FAST_REJECT("S_QUERY_SHAPE", "query must be a valid rank-%d tensor "
-                    "for %s", rank, a->layout);
+        return FAST_REJECT("S_QUERY_SHAPE", "query must be a valid rank-%d tensor "
+                           "for %s", rank, a->layout);
     p->B = q->shape[0];
     p->Q_S = p->layout == FAST_LAYOUT_BSH || p->layout == FAST_LAYOUT_BSND
                  ? q->shape[1] : q->shape[2];
@@ -106,14 +106,14 @@ fia_status fast_check_layout_shapes(const fast_args *a, fast_plan *p,
     const int krank = a->opt[FAST_OPT_BLOCK_TABLE] ? k->ndim : rank;
     if (k->ndim != krank || !fast_shape_numel(k, &kn) || v->ndim != krank ||
         !fast_shape_numel(v, &vn))
-        FAST_REJECT("S_KV_SHAPE", "key/value must be valid rank-%d tensors "
-                    "for %s", rank, a->layout);
+        return FAST_REJECT("S_KV_SHAPE", "key/value must be valid rank-%d tensors "
+                           "for %s", rank, a->layout);
     /* 002 约束说明: key and value shapes identical; the released code
      * also takes value's D 128 beside key's 192, and checks it only after
      * the early return for a call that reads no key (check_order.c) */
     if (!fast_same_shape(k, v) && !p->kv_return &&
         !(a->profile == FIA_PROFILE_CANN && fast_value_d_128(a)))
-        FAST_REJECT("S_KV_SHAPE", "key and value shapes differ");
+        return FAST_REJECT("S_KV_SHAPE", "key and value shapes differ");
     p->q_numel = qn;
     p->kv_numel = kn;
     p->q = q->data;
@@ -128,29 +128,29 @@ fia_status fast_check_layout_heads(const fast_args *a, fast_plan *p,
 {
     const fia_tensor *q = a->query;
     if (a->num_heads <= 0)
-        FAST_REJECT("S_NUM_HEADS", "num_heads %lld must be positive",
-                    (long long)a->num_heads);
+        return FAST_REJECT("S_NUM_HEADS", "num_heads %lld must be positive",
+                           (long long)a->num_heads);
     p->N = a->num_heads;
     if (p->tnd)
         return FIA_OK; /* the query's N axis: check_tnd.c */
     switch (p->layout) {
     case FAST_LAYOUT_BSH:
         if (q->shape[2] % p->N != 0)
-            FAST_REJECT("S_NUM_HEADS", "query H %lld not divisible by "
-                        "num_heads %lld", (long long)q->shape[2],
-                        (long long)p->N);
+            return FAST_REJECT("S_NUM_HEADS", "query H %lld not divisible by "
+                               "num_heads %lld", (long long)q->shape[2],
+                               (long long)p->N);
         p->D = q->shape[2] / p->N;
         break;
     case FAST_LAYOUT_BSND:
         if (q->shape[2] != p->N)
-            FAST_REJECT("S_NUM_HEADS", "query N %lld != num_heads %lld",
-                        (long long)q->shape[2], (long long)p->N);
+            return FAST_REJECT("S_NUM_HEADS", "query N %lld != num_heads %lld",
+                               (long long)q->shape[2], (long long)p->N);
         p->D = q->shape[3];
         break;
     default:
         if (q->shape[1] != p->N)
-            FAST_REJECT("S_NUM_HEADS", "query N %lld != num_heads %lld",
-                        (long long)q->shape[1], (long long)p->N);
+            return FAST_REJECT("S_NUM_HEADS", "query N %lld != num_heads %lld",
+                               (long long)q->shape[1], (long long)p->N);
         p->D = q->shape[3];
         break;
     }
@@ -182,37 +182,37 @@ fia_status fast_check_layout_kv(const fast_args *a, fast_plan *p,
     if (a->key->count > 1)
         return FIA_OK; /* a tensor per batch: check_tensor_list.c */
     if (k->shape[0] != p->B)
-        FAST_REJECT("S_KV_SHAPE", "key batch %lld != query batch %lld",
-                    (long long)k->shape[0], (long long)p->B);
+        return FAST_REJECT("S_KV_SHAPE", "key batch %lld != query batch %lld",
+                           (long long)k->shape[0], (long long)p->B);
     int64_t kv_d;
     const int64_t last = kv_last_dim(k);
     switch (p->layout) {
     case FAST_LAYOUT_BSH:
         if (last < 0 || last % p->KV_N != 0)
-            FAST_REJECT("S_KV_HEADS", "key H %lld not divisible by "
-                        "num_key_value_heads %lld", (long long)last,
-                        (long long)p->KV_N);
+            return FAST_REJECT("S_KV_HEADS", "key H %lld not divisible by "
+                               "num_key_value_heads %lld", (long long)last,
+                               (long long)p->KV_N);
         p->KV_S = k->shape[1];
         kv_d = last / p->KV_N;
         break;
     case FAST_LAYOUT_BSND:
         if (k->shape[2] != p->KV_N && !p->kv_return) /* check_order.c */
-            FAST_REJECT("S_KV_HEADS", "key N %lld != num_key_value_heads %lld",
-                        (long long)k->shape[2], (long long)p->KV_N);
+            return FAST_REJECT("S_KV_HEADS", "key N %lld != num_key_value_heads %lld",
+                               (long long)k->shape[2], (long long)p->KV_N);
         p->KV_S = k->shape[1];
         kv_d = last;
         break;
     default:
         if (k->shape[1] != p->KV_N && !p->kv_return) /* check_order.c */
-            FAST_REJECT("S_KV_HEADS", "key N %lld != num_key_value_heads %lld",
-                        (long long)k->shape[1], (long long)p->KV_N);
+            return FAST_REJECT("S_KV_HEADS", "key N %lld != num_key_value_heads %lld",
+                               (long long)k->shape[1], (long long)p->KV_N);
         p->KV_S = k->shape[2];
         kv_d = last;
         break;
     }
     if (kv_d != p->D)
-        FAST_REJECT("S_KV_D", "key/value head dim %lld != query head dim %lld",
-                    (long long)kv_d, (long long)p->D);
+        return FAST_REJECT("S_KV_D", "key/value head dim %lld != query head dim %lld",
+                           (long long)kv_d, (long long)p->D);
     return FIA_OK;
 }
 
@@ -252,13 +252,13 @@ fia_status fast_check_layout_limits(const fast_args *a, fast_plan *p,
 {
     const int64_t b_max = batch_max(a->api, p->Q_S);
     if (p->B > b_max)
-        FAST_REJECT("S_B_MAX", "batch %lld > %lld (the limit of %s at "
-                    "Q_S %s 1)", (long long)p->B, (long long)b_max,
-                    fast_api_label(a->api), p->Q_S > 1 ? ">" : "=");
+        return FAST_REJECT("S_B_MAX", "batch %lld > %lld (the limit of %s at "
+                           "Q_S %s 1)", (long long)p->B, (long long)b_max,
+                           fast_api_label(a->api), p->Q_S > 1 ? ">" : "=");
     if (p->N > 256)
-        FAST_REJECT("S_N_MAX", "num_heads %lld > 256", (long long)p->N);
+        return FAST_REJECT("S_N_MAX", "num_heads %lld > 256", (long long)p->N);
     if (p->D > 512)
-        FAST_REJECT("S_D_MAX", "head dim %lld > 512", (long long)p->D);
+        return FAST_REJECT("S_D_MAX", "head dim %lld > 512", (long long)p->D);
     if (p->tnd) {
         /* 003 gives the token layouts their own list (check_tnd.c) */
     } else if (p->Q_S > 1) {
@@ -267,8 +267,8 @@ fia_status fast_check_layout_limits(const fast_args *a, fast_plan *p,
          * its own rules replace this one) */
         if ((p->layout == FAST_LAYOUT_BSH || p->layout == FAST_LAYOUT_BSND) &&
             p->N * p->D >= 65535 && !fast_mla512(a))
-            FAST_REJECT("S_ND_MAX", "N*D = %lld must be < 65535 for %s",
-                        (long long)(p->N * p->D), a->layout);
+            return FAST_REJECT("S_ND_MAX", "N*D = %lld must be < 65535 for %s",
+                               (long long)(p->N * p->D), a->layout);
         /* 002 约束说明 Q_S>1: fp16/bf16 need D % 16 == 0 (RELEASED: Q_S = 1
          * accepts any D).  This also makes the "B <= 128 when D is not
          * aligned" rule unreachable.  With an int8 or int4 query, key or
@@ -280,23 +280,23 @@ fia_status fast_check_layout_limits(const fast_args *a, fast_plan *p,
                         (kd == FIA_DT_FP16 || kd == FIA_DT_BF16) &&
                         (vd == FIA_DT_FP16 || vd == FIA_DT_BF16);
         if (fp && p->D % 16 != 0)
-            FAST_REJECT("S_D_ALIGN", "head dim %lld not 16-aligned (Q_S > 1)",
-                        (long long)p->D);
+            return FAST_REJECT("S_D_ALIGN", "head dim %lld not 16-aligned (Q_S > 1)",
+                               (long long)p->D);
         /* 002 约束说明 Q_S>1: S <= 20971520. */
         if (p->Q_S > 20971520 || p->KV_S > 20971520)
-            FAST_REJECT("S_S_MAX", "Q_S %lld / KV_S %lld above 20971520",
-                        (long long)p->Q_S, (long long)p->KV_S);
+            return FAST_REJECT("S_S_MAX", "Q_S %lld / KV_S %lld above 20971520",
+                               (long long)p->Q_S, (long long)p->KV_S);
     } else if (p->layout == FAST_LAYOUT_BNSD_BSND &&
                a->profile != FIA_PROFILE_CANN) {
         /* 002 inputLayout: BNSD_BSND only with Q_S > 1.  The released
          * code takes it at Q_S = 1 too (its tiling test
          * tCrossover_BNSD_BSND_success): profile doc only. */
-        FAST_REJECT("S_LAYOUT_QS1", "BNSD_BSND needs Q_S > 1");
+        return FAST_REJECT("S_LAYOUT_QS1", "BNSD_BSND needs Q_S > 1");
     } else if (p->KV_S > 262144) {
         /* 001 and 003 (Q_S = 1 constraints): KV_S <= 262144; 002 is
          * silent.  Found by fiacheck's corpus against the rule table. */
-        FAST_REJECT("S_KV_S_MAX_QS1", "KV_S %lld above 262144 (Q_S = 1)",
-                    (long long)p->KV_S);
+        return FAST_REJECT("S_KV_S_MAX_QS1", "KV_S %lld above 262144 (Q_S = 1)",
+                           (long long)p->KV_S);
     }
     return FIA_OK;
 }

@@ -10,8 +10,8 @@ fia_status fast_check_lse_dtypes(const fast_args *a, fast_plan *p,
 {
     (void)p;
     if (a->lse_flag && a->lse && a->lse->dtype != FIA_DT_FP32)
-        FAST_BADTYPE("T_LSE", "softmax_lse dtype %s not in {fp32}",
-                     fast_dtype_name(a->lse->dtype));
+        return FAST_BADTYPE("T_LSE", "softmax_lse dtype %s not in {fp32}",
+                            fast_dtype_name(a->lse->dtype));
     return FIA_OK;
 }
 
@@ -23,19 +23,19 @@ fia_status fast_check_lse(const fast_args *a, fast_plan *p, fia_error *err)
         return FIA_OK;
     const fia_tensor *l = a->lse;
     if (l->dtype != FIA_DT_FP32)
-        FAST_REJECT("S_LSE_DTYPE", "softmax_lse dtype %s != fp32",
-                    fast_dtype_name(l->dtype));
+        return FAST_REJECT("S_LSE_DTYPE", "softmax_lse dtype %s != fp32",
+                           fast_dtype_name(l->dtype));
     p->lse = (float *)l->data;
     if (p->tnd) { /* 003 返回值说明: (T, N, 1) */
         if (l->ndim != 3 || l->shape[0] != p->T || l->shape[1] != p->N ||
             l->shape[2] != 1)
-            FAST_REJECT("S_LSE_SHAPE", "softmax_lse shape must be [T, N, 1]");
+            return FAST_REJECT("S_LSE_SHAPE", "softmax_lse shape must be [T, N, 1]");
         p->lse_numel = p->T * p->N; /* <= numel(query) */
         return FIA_OK;
     }
     if (l->ndim != 4 || l->shape[0] != p->B || l->shape[1] != p->N ||
         l->shape[2] != p->Q_S || l->shape[3] != 1)
-        FAST_REJECT("S_LSE_SHAPE", "softmax_lse shape must be [B, N, Q_S, 1]");
+        return FAST_REJECT("S_LSE_SHAPE", "softmax_lse shape must be [B, N, Q_S, 1]");
     p->lse_numel = p->B * p->N * p->Q_S; /* <= numel(query) */
     return FIA_OK;
 }

@@ -11,8 +11,8 @@ fia_status fast_check_mask_dtypes(const fast_args *a, fast_plan *p,
     if (a->mask && !fast_dtype_in(a->mask->dtype,
                                   FAST_DTYPES(FIA_DT_BOOL, FIA_DT_INT8,
                                               FIA_DT_UINT8, FIA_DT_FP16)))
-        FAST_BADTYPE("T_MASK", "atten_mask dtype %s not in {bool, int8, "
-                     "uint8, fp16}", fast_dtype_name(a->mask->dtype));
+        return FAST_BADTYPE("T_MASK", "atten_mask dtype %s not in {bool, int8, "
+                            "uint8, fp16}", fast_dtype_name(a->mask->dtype));
     return FIA_OK;
 }
 
@@ -29,19 +29,19 @@ static fia_status check_shape(const fast_args *a, fast_plan *p, fia_error *err)
     const int64_t *s = m->shape;
     int64_t bdim = -1, rows, cols, mid = 1, numel;
     if (!fast_shape_numel(m, &numel))
-        FAST_REJECT("S_MASK_SHAPE", "atten_mask shape is invalid (rank %d, "
-                    "negative dim or int64 overflow)", r);
+        return FAST_REJECT("S_MASK_SHAPE", "atten_mask shape is invalid (rank %d, "
+                           "negative dim or int64 overflow)", r);
     if (m->dtype == FIA_DT_FP16)
-        FAST_REJECT("S_MASK_DTYPE", "atten_mask fp16 is registered but not "
-                    "supported (002 attenMaskOptional: BOOL/INT8/UINT8)");
+        return FAST_REJECT("S_MASK_DTYPE", "atten_mask fp16 is registered but not "
+                           "supported (002 attenMaskOptional: BOOL/INT8/UINT8)");
     if ((p->Q_S > 1 || p->tnd) && p->sparse_mode >= 2) {
         /* 002 约束说明 Q_S>1: (S,S), (1,S,S) or (1,1,S,S) with S = 2048. */
         bool ok = (r == 2) || (r == 3 && s[0] == 1) ||
                   (r == 4 && s[0] == 1 && s[1] == 1);
         if (!ok || s[r - 2] != 2048 || s[r - 1] != 2048)
-            FAST_REJECT("S_MASK_SHAPE", "sparse_mode %d needs a 2048x2048 "
-                        "compressed atten_mask ((S,S), (1,S,S) or (1,1,S,S))",
-                        p->sparse_mode);
+            return FAST_REJECT("S_MASK_SHAPE", "sparse_mode %d needs a 2048x2048 "
+                               "compressed atten_mask ((S,S), (1,S,S) or (1,1,S,S))",
+                               p->sparse_mode);
         p->mask = NULL; /* the mode's geometry is used, not the bits */
         return FIA_OK;
     }
@@ -53,14 +53,14 @@ static fia_status check_shape(const fast_args *a, fast_plan *p, fia_error *err)
         } else if (r == 4) {
             bdim = s[0], mid = s[1], rows = s[2], cols = s[3];
         } else {
-            FAST_REJECT("S_MASK_SHAPE", "atten_mask rank %d (Q_S > 1 takes "
-                        "(Q_S,KV_S), (B|1,Q_S,KV_S) or (B|1,1,Q_S,KV_S))", r);
+            return FAST_REJECT("S_MASK_SHAPE", "atten_mask rank %d (Q_S > 1 takes "
+                               "(Q_S,KV_S), (B|1,Q_S,KV_S) or (B|1,1,Q_S,KV_S))", r);
         }
         if ((bdim != -1 && bdim != 1 && bdim != p->B) || mid != 1 ||
             rows < p->Q_S || cols < p->KV_S)
-            FAST_REJECT("S_MASK_SHAPE", "atten_mask shape does not cover "
-                        "(B=%lld, Q_S=%lld, KV_S=%lld)", (long long)p->B,
-                        (long long)p->Q_S, (long long)p->KV_S);
+            return FAST_REJECT("S_MASK_SHAPE", "atten_mask shape does not cover "
+                               "(B=%lld, Q_S=%lld, KV_S=%lld)", (long long)p->B,
+                               (long long)p->Q_S, (long long)p->KV_S);
     } else {
         if (r == 2) {
             bdim = s[0], rows = 1, cols = s[1];
@@ -69,16 +69,16 @@ static fia_status check_shape(const fast_args *a, fast_plan *p, fia_error *err)
         } else if (r == 4) {
             bdim = s[0], mid = s[1], rows = s[2], cols = s[3];
         } else {
-            FAST_REJECT("S_MASK_SHAPE", "atten_mask rank %d (Q_S = 1 takes "
-                        "(B,KV_S), (B,1,KV_S) or (B,1,1,KV_S))", r);
+            return FAST_REJECT("S_MASK_SHAPE", "atten_mask rank %d (Q_S = 1 takes "
+                               "(B,KV_S), (B,1,KV_S) or (B,1,1,KV_S))", r);
         }
         /* 002 attenMaskOptional (Q_S = 1): (B,KV_S), (B,1,KV_S),
          * (B,1,1,KV_S) — one row; a taller mask was found accepted by
          * fuzz_params against MASK-007. */
         if (bdim != p->B || mid != 1 || rows != 1 || cols < p->KV_S)
-            FAST_REJECT("S_MASK_SHAPE", "atten_mask shape does not cover "
-                        "(B=%lld, 1, KV_S=%lld)", (long long)p->B,
-                        (long long)p->KV_S);
+            return FAST_REJECT("S_MASK_SHAPE", "atten_mask shape does not cover "
+                               "(B=%lld, 1, KV_S=%lld)", (long long)p->B,
+                               (long long)p->KV_S);
     }
     p->mask = (const uint8_t *)m->data;
     p->mask_ss = cols;
@@ -93,14 +93,14 @@ fia_status fast_check_mask(const fast_args *a, fast_plan *p, fia_error *err)
     /* RELEASED: a float16 mask passes the registered list and tiling
      * rejects it — by its dtype, so even an empty one (MASK-002). */
     if (a->mask != NULL && a->mask->dtype == FIA_DT_FP16)
-        FAST_REJECT("S_MASK_DTYPE", "atten_mask fp16 is registered but not "
-                    "supported (002 attenMaskOptional: BOOL/INT8/UINT8)");
+        return FAST_REJECT("S_MASK_DTYPE", "atten_mask fp16 is registered but not "
+                           "supported (002 attenMaskOptional: BOOL/INT8/UINT8)");
     p->mask_given = fast_present(a->mask); /* RELEASED: empty mask = absent */
     /* 002 sparseMode: mode 1 needs the full mask, 2/3/4 the compressed one
      * (约束说明: "不传入attenMask...报错"). */
     if ((p->Q_S > 1 || p->tnd) && p->sparse_mode >= 1 && !p->mask_given)
-        FAST_REJECT("S_MASK_REQUIRED", "sparse_mode %d needs an atten_mask",
-                    p->sparse_mode);
+        return FAST_REJECT("S_MASK_REQUIRED", "sparse_mode %d needs an atten_mask",
+                           p->sparse_mode);
     if (p->mask_given)
         return check_shape(a, p, err);
     return FIA_OK;

@@ -95,11 +95,11 @@ static fia_status check_nz(const fast_args *a, fia_error *err)
     if (!a->opt[FAST_OPT_BLOCK_TABLE] || a->key->tensors[0]->ndim != 5)
         return FIA_OK;
     if (strcmp(a->layout, "BNSD") == 0 || strcmp(a->layout, "BNSD_NBSD") == 0)
-        FAST_REJECT("S_MLA_NZ_LAYOUT", "the NZ key/value cache takes no %s "
-                    "query", a->layout);
+        return FAST_REJECT("S_MLA_NZ_LAYOUT", "the NZ key/value cache takes no %s "
+                           "query", a->layout);
     if (a->block_size == 16)
-        FAST_REJECT("S_MLA_NZ_BLOCK_SIZE", "the NZ key/value cache takes no "
-                    "block_size 16");
+        return FAST_REJECT("S_MLA_NZ_BLOCK_SIZE", "the NZ key/value cache takes no "
+                           "block_size 16");
     return FIA_OK;
 }
 
@@ -117,22 +117,22 @@ fia_status fast_check_mla_exclusions(const fast_args *a, fast_plan *p,
     if (d != 512 && d != 128)
         return FIA_OK;
     if (d == 512 && a->lse_flag)
-        FAST_REJECT("S_MLA_LSE", "MLA (query D 512) takes no softmax_lse");
+        return FAST_REJECT("S_MLA_LSE", "MLA (query D 512) takes no softmax_lse");
     if (a->key->count != 1 || a->value->count != 1)
-        FAST_REJECT("S_MLA_LIST", "MLA takes no key/value tensor lists");
+        return FAST_REJECT("S_MLA_LIST", "MLA takes no key/value tensor lists");
     if (fast_present(a->pse))
-        FAST_REJECT("S_MLA_PSE", "MLA takes no pse_shift");
+        return FAST_REJECT("S_MLA_PSE", "MLA takes no pse_shift");
     if (d == 128 && a->opt[FAST_OPT_BLOCK_TABLE])
-        FAST_REJECT("S_MLA_PAGED_128", "MLA with query D 128 takes no page "
-                    "attention");
+        return FAST_REJECT("S_MLA_PAGED_128", "MLA with query D 128 takes no page "
+                           "attention");
     if (antiquant_call(a))
-        FAST_REJECT("S_MLA_ANTIQUANT", "MLA takes no key/value "
-                    "antiquantization");
+        return FAST_REJECT("S_MLA_ANTIQUANT", "MLA takes no key/value "
+                           "antiquantization");
     /* D 128 with full quantization: the token layout's own exclusion
      * (S_TND_QUANT, check_tnd.c) refuses it first, D 128 being a token
      * layout scene (MLA-020) */
     if (a->opt[FAST_OPT_QUANT_SCALE2] || a->opt[FAST_OPT_QUANT_OFFSET2])
-        FAST_REJECT("S_MLA_OUT_QUANT", "MLA takes no output quantization");
+        return FAST_REJECT("S_MLA_OUT_QUANT", "MLA takes no output quantization");
     return d == 512 ? check_nz(a, err) : FIA_OK;
 }
 
@@ -165,13 +165,13 @@ static fia_status check_sparse(const fast_args *a, const fast_plan *p,
 {
     const bool mask = fast_present(a->mask);
     if (p->Q_S == 1 && (a->sparse_mode != 0 || mask))
-        FAST_REJECT("S_MLA_SPARSE", "MLA at Q_S = 1 takes sparse_mode 0 "
-                    "without atten_mask (have %lld%s)",
-                    (long long)a->sparse_mode, mask ? " with a mask" : "");
+        return FAST_REJECT("S_MLA_SPARSE", "MLA at Q_S = 1 takes sparse_mode 0 "
+                           "without atten_mask (have %lld%s)",
+                           (long long)a->sparse_mode, mask ? " with a mask" : "");
     if (p->Q_S > 1 && (a->sparse_mode != 3 || !mask))
-        FAST_REJECT("S_MLA_SPARSE", "MLA at Q_S > 1 takes sparse_mode 3 "
-                    "with atten_mask (have %lld%s)",
-                    (long long)a->sparse_mode, mask ? "" : " without a mask");
+        return FAST_REJECT("S_MLA_SPARSE", "MLA at Q_S > 1 takes sparse_mode 3 "
+                           "with atten_mask (have %lld%s)",
+                           (long long)a->sparse_mode, mask ? "" : " without a mask");
     return FIA_OK;
 }
 
@@ -182,17 +182,17 @@ static fia_status check_rows(const fast_args *a, const fast_plan *p,
 {
     if (!p->tnd) {
         if (p->Q_S < 1 || p->Q_S > 16)
-            FAST_REJECT("S_MLA_QS", "MLA (query D 512) takes Q_S 1..16, not "
-                        "%lld", (long long)p->Q_S);
+            return FAST_REJECT("S_MLA_QS", "MLA (query D 512) takes Q_S 1..16, not "
+                               "%lld", (long long)p->Q_S);
         return FIA_OK;
     }
     int64_t prev = 0;
     for (int64_t b = 0; b < a->asl->count; b++) {
         const int64_t n = a->asl->values[b] - prev;
         if (n < 1 || n > 16)
-            FAST_REJECT("S_MLA_QS", "MLA (query D 512): batch %lld has %lld "
-                        "query tokens (takes 1..16)", (long long)b,
-                        (long long)n);
+            return FAST_REJECT("S_MLA_QS", "MLA (query D 512): batch %lld has %lld "
+                               "query tokens (takes 1..16)", (long long)b,
+                               (long long)n);
         prev = a->asl->values[b];
     }
     return FIA_OK;
@@ -219,32 +219,32 @@ static fia_status check_d512(const fast_args *a, const fast_plan *p,
     for (size_t i = 0; i < sizeof layouts / sizeof layouts[0]; i++)
         ok |= strcmp(a->layout, layouts[i]) == 0;
     if (!ok)
-        FAST_REJECT("S_MLA_LAYOUT", "MLA (query D 512) takes BSH, BSND, "
-                    "BNSD, the *_NBSD outputs, TND or TND_NTD, not %s",
-                    a->layout);
+        return FAST_REJECT("S_MLA_LAYOUT", "MLA (query D 512) takes BSH, BSND, "
+                           "BNSD, the *_NBSD outputs, TND or TND_NTD, not %s",
+                           a->layout);
     /* the block size before the released code's early return for a call
      * that reads no key, the scene's other limits after it (profile cann,
      * check_order.c) */
     if (p->paged && a->block_size != 16 && a->block_size != 128)
-        FAST_REJECT("S_MLA_BLOCK_SIZE", "MLA takes block_size 16 or 128, not "
-                    "%lld", (long long)a->block_size);
+        return FAST_REJECT("S_MLA_BLOCK_SIZE", "MLA takes block_size 16 or 128, not "
+                           "%lld", (long long)a->block_size);
     if (p->kv_return)
         return FIA_OK;
     fia_status st = check_rows(a, p, err);
     if (st != FIA_OK)
         return st;
     if (!heads_ok(a, p->N))
-        FAST_REJECT("S_MLA_HEADS", "MLA (query D 512) takes num_heads %s, "
-                    "not %lld", a->profile == FIA_PROFILE_CANN
-                                    ? "a power of two up to 128"
-                                    : "32, 64 or 128",
-                    (long long)p->N);
+        return FAST_REJECT("S_MLA_HEADS", "MLA (query D 512) takes num_heads %s, "
+                           "not %lld", a->profile == FIA_PROFILE_CANN
+                                           ? "a power of two up to 128"
+                                           : "32, 64 or 128",
+                           (long long)p->N);
     if (p->KV_N != 1)
-        FAST_REJECT("S_MLA_KV_HEADS", "MLA (query D 512) takes one key/value "
-                    "head, not %lld", (long long)p->KV_N);
+        return FAST_REJECT("S_MLA_KV_HEADS", "MLA (query D 512) takes one key/value "
+                           "head, not %lld", (long long)p->KV_N);
     if (!p->paged)
-        FAST_REJECT("S_MLA_PAGED", "MLA (query D 512) needs page attention "
-                    "(a block_table)");
+        return FAST_REJECT("S_MLA_PAGED", "MLA (query D 512) needs page attention "
+                           "(a block_table)");
     return p->tnd ? FIA_OK : check_sparse(a, p, err);
 }
 
@@ -260,27 +260,27 @@ fia_status fast_check_mla_rules(const fast_args *a, fast_plan *p,
     const fia_tensor *qr = a->opt[FAST_OPT_QUERY_ROPE];
     const fia_tensor *kr = a->opt[FAST_OPT_KEY_ROPE];
     if (qr == NULL || kr == NULL)
-        FAST_REJECT("S_MLA_BOTH", "query_rope and key_rope go together (only "
-                    "%s given)", qr ? "query_rope" : "key_rope");
+        return FAST_REJECT("S_MLA_BOTH", "query_rope and key_rope go together (only "
+                           "%s given)", qr ? "query_rope" : "key_rope");
     /* 003 "query_rope的数据类型...与query一致" / "key_rope的数据类型...与key
      * 一致", but for full quantization ("输入query/key/value全为int8，
      * query_rope和key_rope为bfloat16"), whose list overrides them (a
      * disagreement within 003) */
     if (a->query->dtype == FIA_DT_INT8) {
         if (qr->dtype != FIA_DT_BF16 || kr->dtype != FIA_DT_BF16)
-            FAST_REJECT("S_MLA_FQ_ROPE", "an int8 query (full quantization) "
-                        "takes bf16 query_rope and key_rope, not %s / %s",
-                        fast_dtype_name(qr->dtype), fast_dtype_name(kr->dtype));
+            return FAST_REJECT("S_MLA_FQ_ROPE", "an int8 query (full quantization) "
+                               "takes bf16 query_rope and key_rope, not %s / %s",
+                               fast_dtype_name(qr->dtype), fast_dtype_name(kr->dtype));
     } else if (qr->dtype != a->query->dtype ||
                kr->dtype != a->key->tensors[0]->dtype)
-        FAST_REJECT("S_MLA_DTYPE", "query_rope %s / key_rope %s: they take "
-                    "the query's / key's dtype (%s / %s)",
-                    fast_dtype_name(qr->dtype), fast_dtype_name(kr->dtype),
-                    fast_dtype_name(a->query->dtype),
-                    fast_dtype_name(a->key->tensors[0]->dtype));
+        return FAST_REJECT("S_MLA_DTYPE", "query_rope %s / key_rope %s: they take "
+                           "the query's / key's dtype (%s / %s)",
+                           fast_dtype_name(qr->dtype), fast_dtype_name(kr->dtype),
+                           fast_dtype_name(a->query->dtype),
+                           fast_dtype_name(a->key->tensors[0]->dtype));
     if (p->D != 512 && p->D != 128)
-        FAST_REJECT("S_MLA_D", "MLA takes query D 512 or 128, not %lld",
-                    (long long)p->D);
+        return FAST_REJECT("S_MLA_D", "MLA takes query D 512 or 128, not %lld",
+                           (long long)p->D);
     if (p->D == 512) {
         fia_status st = check_d512(a, p, err);
         if (st != FIA_OK)
@@ -288,17 +288,17 @@ fia_status fast_check_mla_rules(const fast_args *a, fast_plan *p,
     } else {
         if (!p->tnd || (strcmp(a->layout, "TND") != 0 &&
                         strcmp(a->layout, "NTD_TND") != 0))
-            FAST_REJECT("S_MLA_LAYOUT", "MLA with query D 128 takes TND or "
-                        "NTD_TND, not %s", a->layout);
+            return FAST_REJECT("S_MLA_LAYOUT", "MLA with query D 128 takes TND or "
+                               "NTD_TND, not %s", a->layout);
         /* Q_D = K_D = V_D = 128 (MLA-022): check_tnd.c's head dims (S_KV_D,
          * S_TND_D: 128/128 is the one pair of a query D 128) */
     }
     if (!rope_shape_ok(qr, a->query, p->D, false))
-        FAST_REJECT("S_MLA_QROPE_SHAPE", "query_rope must have the query's "
-                    "shape with D %d", MLA_ROPE_D);
+        return FAST_REJECT("S_MLA_QROPE_SHAPE", "query_rope must have the query's "
+                           "shape with D %d", MLA_ROPE_D);
     if (!rope_shape_ok(kr, a->key->tensors[0], p->D, p->nz))
-        FAST_REJECT("S_MLA_KROPE_SHAPE", "key_rope must have the key's shape "
-                    "with D %d", MLA_ROPE_D);
+        return FAST_REJECT("S_MLA_KROPE_SHAPE", "key_rope must have the key's shape "
+                           "with D %d", MLA_ROPE_D);
     p->Dr = MLA_ROPE_D;
     p->qr = qr->data;
     p->kr = kr->data;

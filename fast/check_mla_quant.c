@@ -62,48 +62,48 @@ static fia_status check_scene(const fast_args *a, const fast_plan *p,
                               fia_error *err)
 {
     if (a->out->dtype != FIA_DT_BF16)
-        FAST_REJECT("S_MLA_FQ_OUT", "MLA full quantization (an int8 query) "
-                    "gives a bf16 attention_out, not %s",
-                    fast_dtype_name(a->out->dtype));
+        return FAST_REJECT("S_MLA_FQ_OUT", "MLA full quantization (an int8 query) "
+                           "gives a bf16 attention_out, not %s",
+                           fast_dtype_name(a->out->dtype));
     for (int i = 0; i < 3; i++)
         if (a->opt[scales[i]] == NULL)
-            FAST_REJECT("S_MLA_FQ_SCALES", "MLA full quantization needs "
-                        "dequant_scale_query, dequant_scale_key and "
-                        "dequant_scale_value (%s missing)", scale_names[i]);
+            return FAST_REJECT("S_MLA_FQ_SCALES", "MLA full quantization needs "
+                               "dequant_scale_query, dequant_scale_key and "
+                               "dequant_scale_value (%s missing)", scale_names[i]);
     for (int i = 0; i < 3; i++)
         if (a->opt[scales[i]]->dtype != FIA_DT_FP32)
-            FAST_REJECT("S_MLA_FQ_SCALE_DTYPE", "MLA full quantization: %s "
-                        "of dtype %s (takes fp32 only)", scale_names[i],
-                        fast_dtype_name(a->opt[scales[i]]->dtype));
+            return FAST_REJECT("S_MLA_FQ_SCALE_DTYPE", "MLA full quantization: %s "
+                               "of dtype %s (takes fp32 only)", scale_names[i],
+                               fast_dtype_name(a->opt[scales[i]]->dtype));
     /* 003: "不支持传入quant_scale_out、quant_offset_out、dequant_offset_key、
      * dequant_offset_value"; the first two are every MLA call's
      * (S_MLA_OUT_QUANT, layer 3) */
     if (a->opt[FAST_OPT_KEY_ANTIQUANT_OFFSET] ||
         a->opt[FAST_OPT_VALUE_ANTIQUANT_OFFSET])
-        FAST_REJECT("S_MLA_FQ_OFFSET", "MLA full quantization takes no %s",
-                    a->opt[FAST_OPT_KEY_ANTIQUANT_OFFSET]
-                        ? "dequant_offset_key" : "dequant_offset_value");
+        return FAST_REJECT("S_MLA_FQ_OFFSET", "MLA full quantization takes no %s",
+                           a->opt[FAST_OPT_KEY_ANTIQUANT_OFFSET]
+                               ? "dequant_offset_key" : "dequant_offset_value");
     if (a->query_quant_mode != MFQ_QUERY_MODE)
-        FAST_REJECT("S_MLA_FQ_QMODE", "MLA full quantization takes "
-                    "query_quant_mode 3 (per-token per-head), not %lld",
-                    (long long)a->query_quant_mode);
+        return FAST_REJECT("S_MLA_FQ_QMODE", "MLA full quantization takes "
+                           "query_quant_mode 3 (per-token per-head), not %lld",
+                           (long long)a->query_quant_mode);
     if (a->key_antiquant_mode != MFQ_KV_MODE ||
         a->value_antiquant_mode != MFQ_KV_MODE)
-        FAST_REJECT("S_MLA_FQ_KVMODE", "MLA full quantization takes "
-                    "key_quant_mode and value_quant_mode 0 (per-tensor), "
-                    "not %lld / %lld", (long long)a->key_antiquant_mode,
-                    (long long)a->value_antiquant_mode);
+        return FAST_REJECT("S_MLA_FQ_KVMODE", "MLA full quantization takes "
+                           "key_quant_mode and value_quant_mode 0 (per-tensor), "
+                           "not %lld / %lld", (long long)a->key_antiquant_mode,
+                           (long long)a->value_antiquant_mode);
     if (!dsq_shape_ok(a->opt[FAST_OPT_DEQUANT_SCALE_QUERY], p))
-        FAST_REJECT("S_MLA_FQ_DSQ_SHAPE", "dequant_scale_query must be the "
-                    "query's shape without D, %s = (%lld, %lld, %lld)",
-                    p->layout == FAST_LAYOUT_BNSD ? "(B, N, S)" : "(B, S, N)",
-                    (long long)p->B,
-                    (long long)(p->layout == FAST_LAYOUT_BNSD ? p->N : p->Q_S),
-                    (long long)(p->layout == FAST_LAYOUT_BNSD ? p->Q_S : p->N));
+        return FAST_REJECT("S_MLA_FQ_DSQ_SHAPE", "dequant_scale_query must be the "
+                           "query's shape without D, %s = (%lld, %lld, %lld)",
+                           p->layout == FAST_LAYOUT_BNSD ? "(B, N, S)" : "(B, S, N)",
+                           (long long)p->B,
+                           (long long)(p->layout == FAST_LAYOUT_BNSD ? p->N : p->Q_S),
+                           (long long)(p->layout == FAST_LAYOUT_BNSD ? p->Q_S : p->N));
     for (int i = 1; i < 3; i++)
         if (!one_shape_ok(a->opt[scales[i]]))
-            FAST_REJECT("S_MLA_FQ_KV_SHAPE", "MLA full quantization: %s "
-                        "must have shape [1] (per-tensor)", scale_names[i]);
+            return FAST_REJECT("S_MLA_FQ_KV_SHAPE", "MLA full quantization: %s "
+                               "must have shape [1] (per-tensor)", scale_names[i]);
     return FIA_OK;
 }
 
@@ -142,8 +142,8 @@ fia_status fast_check_mla_quant_unmodeled(const fast_args *a, fast_plan *p,
     if (a->opt[FAST_OPT_DEQUANT_SCALE1] != NULL ||
         a->opt[FAST_OPT_QUANT_SCALE1] != NULL ||
         a->opt[FAST_OPT_DEQUANT_SCALE2] != NULL)
-        FAST_NOTMOD("M_MLA_FQ_Q8", "MLA full quantization with 002's "
-                    "dequant_scale1 / quant_scale1 / dequant_scale2 is not "
-                    "modeled (no document gives them a meaning there)");
+        return FAST_NOTMOD("M_MLA_FQ_Q8", "MLA full quantization with 002's "
+                           "dequant_scale1 / quant_scale1 / dequant_scale2 is not "
+                           "modeled (no document gives them a meaning there)");
     return FIA_OK;
 }

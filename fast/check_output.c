@@ -10,8 +10,8 @@ fia_status fast_check_output_dtypes(const fast_args *a, fast_plan *p,
     (void)p;
     fia_dtype od = a->out->dtype;
     if (!fast_dtype_in(od, FAST_DTYPES(FIA_DT_FP16, FIA_DT_INT8, FIA_DT_BF16)))
-        FAST_BADTYPE("T_OUT", "attention_out dtype %s not in {fp16, int8, "
-                     "bf16}", fast_dtype_name(od));
+        return FAST_BADTYPE("T_OUT", "attention_out dtype %s not in {fp16, int8, "
+                            "bf16}", fast_dtype_name(od));
     return FIA_OK;
 }
 
@@ -37,8 +37,8 @@ fia_status fast_check_output_value_d(const fast_args *a, fast_plan *p,
 {
     /* a call that reads no key returns zeros first (check_order.c) */
     if (a->profile == FIA_PROFILE_CANN && fast_value_d_128(a) && !p->kv_return)
-        FAST_NOTMOD("M_VALUE_D", "value head dim 128 beside key's 192 in %s "
-                    "is not computed", a->layout);
+        return FAST_NOTMOD("M_VALUE_D", "value head dim 128 beside key's 192 in %s "
+                           "is not computed", a->layout);
     return FIA_OK;
 }
 
@@ -53,8 +53,8 @@ fia_status fast_check_output(const fast_args *a, fast_plan *p, fia_error *err)
     int64_t on;
     if (out->dtype != q->dtype && out->dtype != FIA_DT_INT8 &&
         q->dtype != FIA_DT_INT8)
-        FAST_REJECT("S_OUT_DTYPE", "attention_out dtype %s != query dtype %s",
-                    fast_dtype_name(out->dtype), fast_dtype_name(q->dtype));
+        return FAST_REJECT("S_OUT_DTYPE", "attention_out dtype %s != query dtype %s",
+                           fast_dtype_name(out->dtype), fast_dtype_name(q->dtype));
     /* the released code: value's D 128 beside key's 192 gives
      * attention_out value's D at Q_S > 1 (tMLA_RopeCombine_BSH succeeds,
      * tErr_value_D_neq_out_D is rejected); on the decode path it takes
@@ -81,13 +81,13 @@ fia_status fast_check_output(const fast_args *a, fast_plan *p, fia_error *err)
     else
         shape_ok = fast_same_shape(out, q);
     if (!shape_ok && !p->kv_return) /* cann's early return: check_order.c */
-        FAST_REJECT("S_OUT_SHAPE", "attention_out shape does not match %s",
-                    p->tnd ? "(T, N, Dv) / (N, T, Dv)"
-                    : p->o_nbsd ? "[N, B, Q_S, D]"
-                    : p->layout == FAST_LAYOUT_BNSD_BSND ? "[B, Q_S, N, D]"
-                                                         : "the query shape");
+        return FAST_REJECT("S_OUT_SHAPE", "attention_out shape does not match %s",
+                           p->tnd ? "(T, N, Dv) / (N, T, Dv)"
+                           : p->o_nbsd ? "[N, B, Q_S, D]"
+                           : p->layout == FAST_LAYOUT_BNSD_BSND ? "[B, Q_S, N, D]"
+                                                                : "the query shape");
     if (!fast_shape_numel(out, &on))
-        FAST_REJECT("S_OUT_SHAPE", "attention_out shape is invalid");
+        return FAST_REJECT("S_OUT_SHAPE", "attention_out shape is invalid");
     p->out_numel = on;
     p->out = out->data;
     return FIA_OK;
@@ -105,6 +105,6 @@ fia_status fast_check_output_out_dtype(const fast_args *a, fast_plan *p,
     (void)p;
     if (a->out_dtype == NULL)
         return FIA_OK;
-    FAST_NOTMOD("M_OUT_DTYPE", "out_dtype (004) = %lld has no documented "
-                "meaning: not modeled", (long long)*a->out_dtype);
+    return FAST_NOTMOD("M_OUT_DTYPE", "out_dtype (004) = %lld has no documented "
+                       "meaning: not modeled", (long long)*a->out_dtype);
 }

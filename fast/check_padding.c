@@ -63,19 +63,19 @@ fia_status fast_check_padding_exclusions(const fast_args *a, fast_plan *p,
     const fia_dtype qd = a->query->dtype, kd = a->key->tensors[0]->dtype;
     if ((qd == FIA_DT_FP16 || qd == FIA_DT_BF16) &&
         (kd == FIA_DT_INT4 || kd == FIA_DT_INT32))
-        FAST_REJECT("S_PADDING_INT4", "left padding with a %s query and int4 "
-                    "key/value", fast_dtype_name(qd));
+        return FAST_REJECT("S_PADDING_INT4", "left padding with a %s query and int4 "
+                           "key/value", fast_dtype_name(qd));
     if (a->opt[FAST_OPT_KEY_SHARED_PREFIX] ||
         a->opt[FAST_OPT_VALUE_SHARED_PREFIX])
-        FAST_REJECT("S_PADDING_PREFIX", "left padding with a shared prefix");
+        return FAST_REJECT("S_PADDING_PREFIX", "left padding with a shared prefix");
     if (a->opt[FAST_OPT_KEY_ANTIQUANT_SCALE] ||
         a->opt[FAST_OPT_VALUE_ANTIQUANT_SCALE])
-        FAST_REJECT("S_PADDING_ANTIQUANT", "left padding with key/value "
-                    "antiquant scales");
+        return FAST_REJECT("S_PADDING_ANTIQUANT", "left padding with key/value "
+                           "antiquant scales");
     if (per_channel(a->opt[FAST_OPT_QUANT_SCALE2]) ||
         per_channel(a->opt[FAST_OPT_QUANT_OFFSET2]))
-        FAST_REJECT("S_PADDING_OUT_QUANT", "left padding with per-channel "
-                    "output quantization");
+        return FAST_REJECT("S_PADDING_OUT_QUANT", "left padding with per-channel "
+                           "output quantization");
     return FIA_OK;
 }
 
@@ -94,16 +94,16 @@ fia_status fast_check_padding(const fast_args *a, fast_plan *p,
     const fia_tensor *kvpad = a->opt[FAST_OPT_KV_PADDING_SIZE];
     if ((padding_given(qpad) || padding_given(kvpad)) &&
         fast_token_layout(a->layout, NULL, NULL))
-        FAST_NOTMOD("M_PADDING_LAYOUT", "left padding (query_padding_size / "
-                    "kv_padding_size) with input_layout %s is not modeled",
-                    a->layout);
+        return FAST_NOTMOD("M_PADDING_LAYOUT", "left padding (query_padding_size / "
+                           "kv_padding_size) with input_layout %s is not modeled",
+                           a->layout);
     bool qscene, kvscene;
     fast_padding_scene(a, &qscene, &kvscene);
     const int64_t qs = fast_early_q_s(a);
     const bool list = a->key->count > 1 || a->value->count > 1;
     if (kvscene && list && qs >= 0 && qs != 1)
-        FAST_NOTMOD("M_PADDING_LIST", "kv left padding with key/value tensor "
-                    "lists (Q_S > 1) is not modeled");
+        return FAST_NOTMOD("M_PADDING_LIST", "kv left padding with key/value tensor "
+                           "lists (Q_S > 1) is not modeled");
     if (kvscene && (list || a->opt[FAST_OPT_BLOCK_TABLE] != NULL))
         kvscene = false; /* Q_S = 1 (else refused above or in layer 3) */
     p->q_scene = qscene;

@@ -35,17 +35,17 @@ static fia_status check_block_size(const fast_args *a, int64_t qs,
     const int64_t bs = a->block_size;
     if (qs != 1) {
         if (bs < 128 || bs > 512 || bs % 128 != 0)
-            FAST_REJECT("S_PAGED_BLOCK_SIZE", "block_size %lld must be a "
-                        "multiple of 128 in [128, 512] (Q_S > 1)",
-                        (long long)bs);
+            return FAST_REJECT("S_PAGED_BLOCK_SIZE", "block_size %lld must be a "
+                               "multiple of 128 in [128, 512] (Q_S > 1)",
+                               (long long)bs);
         return FIA_OK;
     }
     const int align = a->key->tensors[0]->dtype == FIA_DT_INT8 ? 32 : 16;
     if (bs <= 0 || bs > 512 || bs % align != 0)
-        FAST_REJECT("S_PAGED_BLOCK_SIZE", "block_size %lld must be non-zero, "
-                    "at most 512 and %d-aligned (Q_S = 1, %s key/value)",
-                    (long long)bs, align,
-                    fast_dtype_name(a->key->tensors[0]->dtype));
+        return FAST_REJECT("S_PAGED_BLOCK_SIZE", "block_size %lld must be non-zero, "
+                           "at most 512 and %d-aligned (Q_S = 1, %s key/value)",
+                           (long long)bs, align,
+                           fast_dtype_name(a->key->tensors[0]->dtype));
     return FIA_OK;
 }
 
@@ -62,9 +62,9 @@ fia_status fast_check_paged_exclusions(const fast_args *a, fast_plan *p,
         return FIA_OK;
     /* 002 (both paths): "不支持tensorlist场景". */
     if (a->key->count != 1 || a->value->count != 1)
-        FAST_REJECT("S_PAGED_LIST", "page attention takes one key/value "
-                    "cache tensor, not lists of %d/%d", (int)a->key->count,
-                    (int)a->value->count);
+        return FAST_REJECT("S_PAGED_LIST", "page attention takes one key/value "
+                           "cache tensor, not lists of %d/%d", (int)a->key->count,
+                           (int)a->value->count);
     /* 002 query/kv 左padding: "不支持PageAttention，不能与blocktable参数一起
      * 使能"; page attention: "不支持左padding场景" — a left-padding scene
      * (check_padding.c), not any padding tensor.  At Q_S = 1 only the kv
@@ -75,21 +75,21 @@ fia_status fast_check_paged_exclusions(const fast_args *a, fast_plan *p,
     bool qscene, kvscene;
     fast_padding_scene(a, &qscene, &kvscene);
     if (qs != 1 && (qscene || kvscene))
-        FAST_REJECT("S_PAGED_PADDING", "page attention with a %s "
-                    "left-padding scene (Q_S > 1)", qscene ? "query" : "kv");
+        return FAST_REJECT("S_PAGED_PADDING", "page attention with a %s "
+                           "left-padding scene (Q_S > 1)", qscene ? "query" : "kv");
     if (qs == 1 && kvscene && a->profile != FIA_PROFILE_CANN)
-        FAST_REJECT("S_PAGED_PADDING", "page attention with a kv "
-                    "left-padding scene (Q_S = 1)");
+        return FAST_REJECT("S_PAGED_PADDING", "page attention with a kv "
+                           "left-padding scene (Q_S = 1)");
     /* 002 prefix: "prefix不支持PageAttention场景". */
     if (a->opt[FAST_OPT_KEY_SHARED_PREFIX] ||
         a->opt[FAST_OPT_VALUE_SHARED_PREFIX])
-        FAST_REJECT("S_PAGED_PREFIX", "page attention with a shared prefix");
+        return FAST_REJECT("S_PAGED_PREFIX", "page attention with a shared prefix");
     /* 002 (both paths): no fp16/bf16 query with int4 KV. */
     const fia_dtype qd = a->query->dtype, kd = a->key->tensors[0]->dtype;
     if ((qd == FIA_DT_FP16 || qd == FIA_DT_BF16) &&
         (kd == FIA_DT_INT4 || kd == FIA_DT_INT32)) /* int32: packed int4 */
-        FAST_REJECT("S_PAGED_INT4", "page attention with a %s query and int4 "
-                    "key/value", fast_dtype_name(qd));
+        return FAST_REJECT("S_PAGED_INT4", "page attention with a %s query and int4 "
+                           "key/value", fast_dtype_name(qd));
     if (qs < 0)
         return FIA_OK; /* the layout check rejects the call */
     /* MLA (query D 512) has its own block_size rule at any Q_S: 16 or 128
@@ -103,8 +103,8 @@ fia_status fast_check_paged_exclusions(const fast_args *a, fast_plan *p,
          * its own rules, check_mla_quant.c). */
         const bool mfq = qd == FIA_DT_INT8 && fast_mla512(a);
         if (qd == FIA_DT_INT8 && !mfq)
-            FAST_REJECT("S_PAGED_INT8_QUERY", "page attention with an int8 "
-                        "query (Q_S > 1)");
+            return FAST_REJECT("S_PAGED_INT8_QUERY", "page attention with an int8 "
+                               "query (Q_S > 1)");
         /* 002 Q_S > 1: "不支持伪量化场景"; kv伪量化参数分离: "不支持...page
          * attention特性".  With MLA's int8 query the separate set is
          * its full quantization's dequant scales (003 dequant_scale_key
@@ -115,8 +115,8 @@ fia_status fast_check_paged_exclusions(const fast_args *a, fast_plan *p,
                       a->opt[FAST_OPT_VALUE_ANTIQUANT_SCALE] ||
                       a->opt[FAST_OPT_KEY_ANTIQUANT_OFFSET] ||
                       a->opt[FAST_OPT_VALUE_ANTIQUANT_OFFSET])))
-            FAST_REJECT("S_PAGED_ANTIQUANT", "page attention with antiquant "
-                        "parameters (Q_S > 1)");
+            return FAST_REJECT("S_PAGED_ANTIQUANT", "page attention with antiquant "
+                               "parameters (Q_S > 1)");
     }
     return FIA_OK;
 }
@@ -162,27 +162,27 @@ fia_status fast_check_paged_cache(const fast_args *a, fast_plan *p,
         if (p->layout != FAST_LAYOUT_BNSD &&
             p->layout != FAST_LAYOUT_BNSD_BSND &&
             !(p->tnd && fast_mla512(a)))
-            FAST_REJECT("S_PAGED_CACHE", "a (blocknum, KV_N, block_size, D) "
-                        "cache needs a BNSD query, not %s", a->layout);
+            return FAST_REJECT("S_PAGED_CACHE", "a (blocknum, KV_N, block_size, D) "
+                               "cache needs a BNSD query, not %s", a->layout);
         if (k->shape[1] != p->KV_N || k->shape[2] != bs || k->shape[3] != p->D)
-            FAST_REJECT("S_PAGED_CACHE", "cache [%lld,%lld,%lld,%lld] is not "
-                        "(blocknum, KV_N=%lld, block_size=%lld, D=%lld)",
-                        (long long)k->shape[0], (long long)k->shape[1],
-                        (long long)k->shape[2], (long long)k->shape[3],
-                        (long long)p->KV_N, (long long)bs, (long long)p->D);
+            return FAST_REJECT("S_PAGED_CACHE", "cache [%lld,%lld,%lld,%lld] is not "
+                               "(blocknum, KV_N=%lld, block_size=%lld, D=%lld)",
+                               (long long)k->shape[0], (long long)k->shape[1],
+                               (long long)k->shape[2], (long long)k->shape[3],
+                               (long long)p->KV_N, (long long)bs, (long long)p->D);
     } else if (k->ndim == 3) {
         if (k->shape[1] != bs || k->shape[2] != p->KV_N * p->D)
-            FAST_REJECT("S_PAGED_CACHE", "cache [%lld,%lld,%lld] is not "
-                        "(blocknum, block_size=%lld, KV_N*D=%lld)",
-                        (long long)k->shape[0], (long long)k->shape[1],
-                        (long long)k->shape[2], (long long)bs,
-                        (long long)(p->KV_N * p->D));
+            return FAST_REJECT("S_PAGED_CACHE", "cache [%lld,%lld,%lld] is not "
+                               "(blocknum, block_size=%lld, KV_N*D=%lld)",
+                               (long long)k->shape[0], (long long)k->shape[1],
+                               (long long)k->shape[2], (long long)bs,
+                               (long long)(p->KV_N * p->D));
         /* 002: a (blocknum, blocksize, H) cache with KV_N*D above 65535 is
          * intercepted (hardware instruction limit). */
         if (p->KV_N * p->D > 65535)
-            FAST_REJECT("S_PAGED_H_MAX", "(blocknum, block_size, H) cache "
-                        "with KV_N*D = %lld > 65535",
-                        (long long)(p->KV_N * p->D));
+            return FAST_REJECT("S_PAGED_H_MAX", "(blocknum, block_size, H) cache "
+                               "with KV_N*D = %lld > 65535",
+                               (long long)(p->KV_N * p->D));
     } else if (k->ndim == 5 && fast_mla512(a)) {
         /* MLA's NZ cache (003 "当input_layout为NZ时，数据类型为float16或
          * bfloat16时，输入参数key和value的格式为[blockNum, N, D/16,
@@ -193,39 +193,39 @@ fia_status fast_check_paged_cache(const fast_args *a, fast_plan *p,
         const int w = k->dtype == FIA_DT_INT8 ? 32 : 16;
         if (k->shape[1] != p->KV_N || k->shape[2] * w != p->D ||
             k->shape[3] != bs || k->shape[4] != w)
-            FAST_REJECT("S_PAGED_CACHE", "NZ cache [%lld,%lld,%lld,%lld,"
-                        "%lld] is not (blocknum, KV_N=%lld, D/%d=%lld, "
-                        "block_size=%lld, %d) for %s key/value",
-                        (long long)k->shape[0],
-                        (long long)k->shape[1], (long long)k->shape[2],
-                        (long long)k->shape[3], (long long)k->shape[4],
-                        (long long)p->KV_N, w, (long long)(p->D / w),
-                        (long long)bs, w, fast_dtype_name(k->dtype));
+            return FAST_REJECT("S_PAGED_CACHE", "NZ cache [%lld,%lld,%lld,%lld,"
+                               "%lld] is not (blocknum, KV_N=%lld, D/%d=%lld, "
+                               "block_size=%lld, %d) for %s key/value",
+                               (long long)k->shape[0],
+                               (long long)k->shape[1], (long long)k->shape[2],
+                               (long long)k->shape[3], (long long)k->shape[4],
+                               (long long)p->KV_N, w, (long long)(p->D / w),
+                               (long long)bs, w, fast_dtype_name(k->dtype));
         p->nz_w = w;
     } else {
-        FAST_REJECT("S_PAGED_CACHE", "key/value cache of rank %d (takes 3 or "
-                    "4%s)", (int)k->ndim, fast_mla512(a) ? ", or MLA's NZ 5"
-                                                         : "");
+        return FAST_REJECT("S_PAGED_CACHE", "key/value cache of rank %d (takes 3 or "
+                           "4%s)", (int)k->ndim, fast_mla512(a) ? ", or MLA's NZ 5"
+                                                                : "");
     }
     /* 000 / 003 (Q_S = 1): each cache's element count within int32. */
     if (p->Q_S == 1 && p->kv_numel > INT32_MAX)
-        FAST_REJECT("S_PAGED_NUMEL", "cache of %lld elements beyond int32 "
-                    "(Q_S = 1)", (long long)p->kv_numel);
+        return FAST_REJECT("S_PAGED_NUMEL", "cache of %lld elements beyond int32 "
+                           "(Q_S = 1)", (long long)p->kv_numel);
     /* 002: actual_seq_lengths_kv is required. */
     if (a->aslkv == NULL)
-        FAST_REJECT("S_PAGED_ASLKV", "page attention needs "
-                    "actual_seq_lengths_kv");
+        return FAST_REJECT("S_PAGED_ASLKV", "page attention needs "
+                           "actual_seq_lengths_kv");
     int64_t max_nb, sum_nb;
     block_counts(a, p->B, bs, &max_nb, &sum_nb);
     /* 002: block_table 2-D, [B, >= maxBlockNumPerSeq]. */
     if (bt->ndim != 2 || bt->shape[0] != p->B || bt->shape[1] < max_nb)
-        FAST_REJECT("S_PAGED_TABLE", "block_table must be [B=%lld, >= "
-                    "%lld blocks]", (long long)p->B, (long long)max_nb);
+        return FAST_REJECT("S_PAGED_TABLE", "block_table must be [B=%lld, >= "
+                           "%lld blocks]", (long long)p->B, (long long)max_nb);
     /* 002: blocknum not below the blocks all batches need. */
     if (k->shape[0] < sum_nb)
-        FAST_REJECT("S_PAGED_BLOCKNUM", "blocknum %lld < %lld blocks the "
-                    "batches need", (long long)k->shape[0],
-                    (long long)sum_nb);
+        return FAST_REJECT("S_PAGED_BLOCKNUM", "blocknum %lld < %lld blocks the "
+                           "batches need", (long long)k->shape[0],
+                           (long long)sum_nb);
     p->paged = true;
     p->cache4d = k->ndim == 4;
     p->nz = k->ndim == 5;

@@ -12,11 +12,11 @@ fia_status fast_check_precise(const fast_args *a, fast_plan *p,
         return FIA_OK;
     }
     if (a->inner_precise < 0 || a->inner_precise > 3)
-        FAST_REJECT("S_INNER_PRECISE", "inner_precise %lld not in 0..3",
-                    (long long)a->inner_precise);
+        return FAST_REJECT("S_INNER_PRECISE", "inner_precise %lld not in 0..3",
+                           (long long)a->inner_precise);
     if (p->Q_S <= 1 && !p->tnd && a->inner_precise > 1)
-        FAST_REJECT("S_INNER_PRECISE", "inner_precise %lld not in 0..1 "
-                    "(Q_S = 1)", (long long)a->inner_precise);
+        return FAST_REJECT("S_INNER_PRECISE", "inner_precise %lld not in 0..1 "
+                           "(Q_S = 1)", (long long)a->inner_precise);
     p->inner_precise = (int)a->inner_precise;
     p->row_invalid = (p->inner_precise & 2) != 0;
     /* 002 innerPrecise: bf16 has no high-precision mode; RELEASED: P is

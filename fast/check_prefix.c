@@ -34,8 +34,8 @@ fia_status fast_check_prefix_exclusions(const fast_args *a, fast_plan *p,
         q_s >= 0 && q_s != 1 && a->query->dtype == FIA_DT_INT8 &&
         a->key->tensors[0]->dtype == FIA_DT_INT8 &&
         a->value->tensors[0]->dtype == FIA_DT_INT8)
-        FAST_REJECT("S_PREFIX_INT8", "a shared prefix with an all-int8 "
-                    "query, key and value");
+        return FAST_REJECT("S_PREFIX_INT8", "a shared prefix with an all-int8 "
+                           "query, key and value");
     return FIA_OK;
 }
 
@@ -57,60 +57,60 @@ fia_status fast_check_prefix_shape(const fast_args *a, fast_plan *p,
     const fia_tensor *kp = a->opt[FAST_OPT_KEY_SHARED_PREFIX];
     const fia_tensor *vp = a->opt[FAST_OPT_VALUE_SHARED_PREFIX];
     if (a->prefix_len && a->prefix_len->count != 1)
-        FAST_REJECT("S_PREFIX_LEN", "actual_shared_prefix_len has %lld "
-                    "values, not one", (long long)a->prefix_len->count);
+        return FAST_REJECT("S_PREFIX_LEN", "actual_shared_prefix_len has %lld "
+                           "values, not one", (long long)a->prefix_len->count);
     if (kp == NULL && vp == NULL)
         return FIA_OK;
     if (kp == NULL || vp == NULL)
-        FAST_REJECT("S_PREFIX_PAIR", "only one of key_shared_prefix and "
-                    "value_shared_prefix");
+        return FAST_REJECT("S_PREFIX_PAIR", "only one of key_shared_prefix and "
+                           "value_shared_prefix");
     if (p->paged || p->kv_list || p->tnd)
         return FIA_OK; /* refused elsewhere, or not modeled */
     const fia_tensor *k = a->key->tensors[0], *v = a->value->tensors[0];
     if (kp->ndim != k->ndim || vp->ndim != k->ndim || v->ndim != k->ndim ||
         kp->dtype != k->dtype || vp->dtype != k->dtype ||
         v->dtype != k->dtype)
-        FAST_REJECT("S_PREFIX_RANK", "the prefix tensors' rank or dtype is "
-                    "not the key's and value's");
+        return FAST_REJECT("S_PREFIX_RANK", "the prefix tensors' rank or dtype is "
+                           "not the key's and value's");
     const bool bsh = p->layout == FAST_LAYOUT_BSH;
     const int sa = bsh || p->layout == FAST_LAYOUT_BSND ? 1 : 2;
     if (kp->shape[0] != 1 || vp->shape[0] != 1)
-        FAST_REJECT("S_PREFIX_BATCH", "a prefix tensor's batch is not 1");
+        return FAST_REJECT("S_PREFIX_BATCH", "a prefix tensor's batch is not 1");
     for (int d = 1; d < kp->ndim; d++)
         if (d != sa && (kp->shape[d] != k->shape[d] ||
                         vp->shape[d] != v->shape[d]))
-            FAST_REJECT("S_PREFIX_HEADS", "a prefix tensor's dim %d is not "
-                        "the key's (value's)", d);
+            return FAST_REJECT("S_PREFIX_HEADS", "a prefix tensor's dim %d is not "
+                               "the key's (value's)", d);
     const int64_t s_p = kp->shape[sa];
     if (vp->shape[sa] != s_p)
-        FAST_REJECT("S_PREFIX_S", "key_shared_prefix S %lld != "
-                    "value_shared_prefix S %lld", (long long)s_p,
-                    (long long)vp->shape[sa]);
+        return FAST_REJECT("S_PREFIX_S", "key_shared_prefix S %lld != "
+                           "value_shared_prefix S %lld", (long long)s_p,
+                           (long long)vp->shape[sa]);
     int64_t len = s_p;
     if (a->prefix_len) {
         if (a->prefix_len->values == NULL)
-            FAST_REJECT("S_PREFIX_LEN", "actual_shared_prefix_len has one "
-                        "element but no values");
+            return FAST_REJECT("S_PREFIX_LEN", "actual_shared_prefix_len has one "
+                               "element but no values");
         len = a->prefix_len->values[0];
         if ((len < 0 || len > s_p) && !p->kv_return) /* check_order.c */
-            FAST_REJECT("S_PREFIX_LEN", "actual_shared_prefix_len %lld "
-                        "outside [0, %lld]", (long long)len, (long long)s_p);
+            return FAST_REJECT("S_PREFIX_LEN", "actual_shared_prefix_len %lld "
+                               "outside [0, %lld]", (long long)len, (long long)s_p);
     }
     const int64_t limit = p->Q_S == 1 ? 262144 : 20971520;
     if (s_p > limit - p->KV_S)
-        FAST_REJECT("S_PREFIX_S_MAX", "prefix S %lld + key S %lld beyond "
-                    "%lld", (long long)s_p, (long long)p->KV_S,
-                    (long long)limit);
+        return FAST_REJECT("S_PREFIX_S_MAX", "prefix S %lld + key S %lld beyond "
+                           "%lld", (long long)s_p, (long long)p->KV_S,
+                           (long long)limit);
     if (p->Q_S == 1 || p->kv_return) /* cann's early return: check_order.c */
         return FIA_OK;
     const int64_t need = len + p->KV_S;
     if (fast_present(a->mask) && p->sparse_mode <= 1 &&
         !covers(a->mask, need))
-        FAST_REJECT("S_PREFIX_MASK", "atten_mask's last dim does not cover "
-                    "the prefix length + key S = %lld", (long long)need);
+        return FAST_REJECT("S_PREFIX_MASK", "atten_mask's last dim does not cover "
+                           "the prefix length + key S = %lld", (long long)need);
     if (fast_present(a->pse) && a->pse->ndim == 4 && !covers(a->pse, need))
-        FAST_REJECT("S_PREFIX_PSE", "pse_shift's last dim does not cover "
-                    "the prefix length + key S = %lld", (long long)need);
+        return FAST_REJECT("S_PREFIX_PSE", "pse_shift's last dim does not cover "
+                           "the prefix length + key S = %lld", (long long)need);
     return FIA_OK;
 }
 
@@ -132,20 +132,20 @@ fia_status fast_check_prefix(const fast_args *a, fast_plan *p, fia_error *err)
     const fia_tensor *vp = a->opt[FAST_OPT_VALUE_SHARED_PREFIX];
     if (kp == NULL && vp == NULL) {
         if (a->prefix_len)
-            FAST_NOTMOD("M_PREFIX_LEN", "actual_shared_prefix_len without "
-                        "key_shared_prefix / value_shared_prefix is not "
-                        "modeled");
+            return FAST_NOTMOD("M_PREFIX_LEN", "actual_shared_prefix_len without "
+                               "key_shared_prefix / value_shared_prefix is not "
+                               "modeled");
         return FIA_OK;
     }
     if (kp == NULL || vp == NULL)
         return FIA_OK; /* S_PREFIX_PAIR (layer 5) */
     if (fast_token_layout(a->layout, NULL, NULL))
-        FAST_NOTMOD("M_PREFIX_LAYOUT", "a shared prefix with input_layout %s "
-                    "is not modeled", a->layout);
+        return FAST_NOTMOD("M_PREFIX_LAYOUT", "a shared prefix with input_layout %s "
+                           "is not modeled", a->layout);
     if (fast_early_q_s(a) == 1 && fast_present(a->mask))
-        FAST_NOTMOD("M_PREFIX_MASK", "a shared prefix with an atten_mask at "
-                    "Q_S = 1 is not modeled (no document says which mask "
-                    "columns the prefix keys read)");
+        return FAST_NOTMOD("M_PREFIX_MASK", "a shared prefix with an atten_mask at "
+                           "Q_S = 1 is not modeled (no document says which mask "
+                           "columns the prefix keys read)");
     /* contiguous key/value in a 002 layout: page attention, lists and left
      * padding refused the prefix in layer 3 */
     const int sa = p->layout == FAST_LAYOUT_BSH ||
@@ -154,12 +154,12 @@ fia_status fast_check_prefix(const fast_args *a, fast_plan *p, fia_error *err)
     p->P = a->prefix_len ? a->prefix_len->values[0] : p->S_p;
     /* the pse's shape passed its rules (layer 5): 4-D */
     if (p->Q_S == 1 && p->pse_given && a->pse->shape[3] < p->P + p->KV_S)
-        FAST_NOTMOD("M_PREFIX_PSE", "a shared prefix with a pse_shift of "
-                    "%lld columns at Q_S = 1 is not modeled (it covers "
-                    "fewer than the prefix length + key S = %lld; the "
-                    "decode pse rules ask only key S)",
-                    (long long)a->pse->shape[3],
-                    (long long)(p->P + p->KV_S));
+        return FAST_NOTMOD("M_PREFIX_PSE", "a shared prefix with a pse_shift of "
+                           "%lld columns at Q_S = 1 is not modeled (it covers "
+                           "fewer than the prefix length + key S = %lld; the "
+                           "decode pse rules ask only key S)",
+                           (long long)a->pse->shape[3],
+                           (long long)(p->P + p->KV_S));
     p->kp = kp->data;
     p->vp = vp->data;
     if (p->P == 0)

@@ -27,22 +27,22 @@ fia_status fast_check_product_dtypes(const fast_args *a, fast_plan *p,
     if (!card(a))
         return FIA_OK;
     if (a->query->dtype != FIA_DT_FP16)
-        FAST_BADTYPE("T_CARD_QUERY", "the inference card takes a float16 "
-                     "query, not %s", fast_dtype_name(a->query->dtype));
+        return FAST_BADTYPE("T_CARD_QUERY", "the inference card takes a float16 "
+                            "query, not %s", fast_dtype_name(a->query->dtype));
     for (int32_t i = 0; i < a->value->count; i++) {
         fia_dtype dt = a->value->tensors[i]->dtype;
         if (!fast_dtype_in(dt, FAST_DTYPES(FIA_DT_FP16, FIA_DT_INT8)))
-            FAST_BADTYPE("T_CARD_VALUE", "the inference card takes a float16 "
-                         "or int8 value, not %s", fast_dtype_name(dt));
+            return FAST_BADTYPE("T_CARD_VALUE", "the inference card takes a float16 "
+                                "or int8 value, not %s", fast_dtype_name(dt));
     }
     static const fast_optional aq[] = {FAST_OPT_ANTIQUANT_SCALE,
                                        FAST_OPT_ANTIQUANT_OFFSET};
     for (size_t k = 0; k < sizeof aq / sizeof aq[0]; k++) {
         const fia_tensor *t = a->opt[aq[k]];
         if (t != NULL && t->dtype != FIA_DT_FP16)
-            FAST_BADTYPE("T_CARD_ANTIQUANT", "the inference card takes "
-                         "float16 antiquant scales and offsets, not %s",
-                         fast_dtype_name(t->dtype));
+            return FAST_BADTYPE("T_CARD_ANTIQUANT", "the inference card takes "
+                                "float16 antiquant scales and offsets, not %s",
+                                fast_dtype_name(t->dtype));
     }
     return FIA_OK;
 }
@@ -55,11 +55,11 @@ fia_status fast_check_product_exclusions(const fast_args *a, fast_plan *p,
     if (!card(a))
         return FIA_OK;
     if (fast_present(a->pse))
-        FAST_REJECT("X_CARD_PSE", "the inference card takes no pse_shift");
+        return FAST_REJECT("X_CARD_PSE", "the inference card takes no pse_shift");
     if (a->opt[FAST_OPT_QUANT_SCALE2] != NULL ||
         a->opt[FAST_OPT_QUANT_OFFSET2] != NULL)
-        FAST_REJECT("X_CARD_OUT_QUANT", "the inference card takes no "
-                    "quant_scale2 / quant_offset2");
+        return FAST_REJECT("X_CARD_OUT_QUANT", "the inference card takes no "
+                           "quant_scale2 / quant_offset2");
     return FIA_OK;
 }
 
@@ -70,10 +70,10 @@ fia_status fast_check_product_limits(const fast_args *a, fast_plan *p,
     if (!card(a))
         return FIA_OK;
     if (p->B > 256)
-        FAST_REJECT("S_CARD_B", "the inference card takes B <= 256, not "
-                    "%lld", (long long)p->B);
+        return FAST_REJECT("S_CARD_B", "the inference card takes B <= 256, not "
+                           "%lld", (long long)p->B);
     if (p->Q_S > 65536 || p->KV_S > 65536)
-        FAST_REJECT("S_CARD_S", "the inference card takes S <= 65536, not "
-                    "%lld", (long long)(p->KV_S > p->Q_S ? p->KV_S : p->Q_S));
+        return FAST_REJECT("S_CARD_S", "the inference card takes S <= 65536, not "
+                           "%lld", (long long)(p->KV_S > p->Q_S ? p->KV_S : p->Q_S));
     return FIA_OK;
 }

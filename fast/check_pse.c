@@ -10,8 +10,8 @@ fia_status fast_check_pse_dtypes(const fast_args *a, fast_plan *p,
     (void)p;
     if (a->pse && !fast_dtype_in(a->pse->dtype,
                                  FAST_DTYPES(FIA_DT_FP16, FIA_DT_BF16)))
-        FAST_BADTYPE("T_PSE", "pse_shift dtype %s not in {fp16, bf16}",
-                     fast_dtype_name(a->pse->dtype));
+        return FAST_BADTYPE("T_PSE", "pse_shift dtype %s not in {fp16, bf16}",
+                            fast_dtype_name(a->pse->dtype));
     return FIA_OK;
 }
 
@@ -33,29 +33,29 @@ fia_status fast_check_pse_shape(const fast_args *a, fast_plan *p,
     if (!decode && ((t->dtype == FIA_DT_FP16 && qd != FIA_DT_FP16 &&
                      qd != FIA_DT_INT8) ||
                     (t->dtype == FIA_DT_BF16 && qd != FIA_DT_BF16)))
-        FAST_REJECT("S_PSE_DTYPE", "pse_shift %s with a %s query",
-                    fast_dtype_name(t->dtype), fast_dtype_name(qd));
+        return FAST_REJECT("S_PSE_DTYPE", "pse_shift %s with a %s query",
+                           fast_dtype_name(t->dtype), fast_dtype_name(qd));
     if (decode && t->dtype != qd)
-        FAST_REJECT("S_PSE_DTYPE", "Q_S = 1: pse_shift %s with a %s query",
-                    fast_dtype_name(t->dtype), fast_dtype_name(qd));
+        return FAST_REJECT("S_PSE_DTYPE", "Q_S = 1: pse_shift %s with a %s query",
+                           fast_dtype_name(t->dtype), fast_dtype_name(qd));
     /* the released code also takes one head for all (a public report,
      * vllm-ascend #15503); check_pse_heads refuses to compute it */
     const bool one_head = a->profile == FIA_PROFILE_CANN && t->ndim == 4 &&
                           t->shape[1] == 1;
     if (t->ndim != 4 || (t->shape[0] != 1 && t->shape[0] != p->B) ||
         (t->shape[1] != p->N && !one_head))
-        FAST_REJECT("S_PSE_SHAPE", "pse_shift is not (B or 1, N=%lld, ., .)",
-                    (long long)p->N);
+        return FAST_REJECT("S_PSE_SHAPE", "pse_shift is not (B or 1, N=%lld, ., .)",
+                           (long long)p->N);
     const int64_t rows = t->shape[2], cols = t->shape[3];
     const bool broadcast_heads = one_head && p->N > 1;
     if (!broadcast_heads && (decode ? rows != 1 || cols < p->KV_S
                                     : rows < p->Q_S || cols < p->KV_S))
-        FAST_REJECT("S_PSE_SHAPE", "pse_shift's S dims (%lld, %lld) do not "
-                    "cover (Q_S, KV_S) = (%lld, %lld)", (long long)rows,
-                    (long long)cols, (long long)p->Q_S, (long long)p->KV_S);
+        return FAST_REJECT("S_PSE_SHAPE", "pse_shift's S dims (%lld, %lld) do not "
+                           "cover (Q_S, KV_S) = (%lld, %lld)", (long long)rows,
+                           (long long)cols, (long long)p->Q_S, (long long)p->KV_S);
     if (decode && p->D % 16 != 0)
-        FAST_REJECT("S_PSE_D", "Q_S = 1 with pse_shift: D %lld is not a "
-                    "multiple of 16", (long long)p->D);
+        return FAST_REJECT("S_PSE_D", "Q_S = 1 with pse_shift: D %lld is not a "
+                           "multiple of 16", (long long)p->D);
     if (broadcast_heads)
         return FIA_OK; /* refused at layer 6 (fast_check_pse_heads) */
     /* The plan's view (no data read here; phase two checks it has data).
@@ -83,7 +83,7 @@ fia_status fast_check_pse_heads(const fast_args *a, fast_plan *p,
     const fia_tensor *t = a->pse;
     if (a->profile == FIA_PROFILE_CANN && fast_present(t) && !p->tnd &&
         t->ndim == 4 && t->shape[1] == 1 && p->N > 1)
-        FAST_NOTMOD("M_PSE_HEADS", "a pse_shift of one head for %lld heads "
-                    "is not computed", (long long)p->N);
+        return FAST_NOTMOD("M_PSE_HEADS", "a pse_shift of one head for %lld heads "
+                           "is not computed", (long long)p->N);
     return FIA_OK;
 }

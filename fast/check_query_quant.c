@@ -29,9 +29,9 @@ fia_status fast_check_query_quant(const fast_args *a, fast_plan *p,
 {
     (void)p;
     if (a->query_quant_mode != 0 && a->query_quant_mode != 3)
-        FAST_REJECT("S_QQUANT_MODE", "query_quant_mode %lld (takes 3, "
-                    "per-token per-head, or the default 0)",
-                    (long long)a->query_quant_mode);
+        return FAST_REJECT("S_QQUANT_MODE", "query_quant_mode %lld (takes 3, "
+                           "per-token per-head, or the default 0)",
+                           (long long)a->query_quant_mode);
     return FIA_OK;
 }
 
@@ -43,12 +43,12 @@ fia_status fast_check_query_quant_unmodeled(const fast_args *a, fast_plan *p,
     if (p->mfq)
         return FIA_OK;
     if (a->opt[FAST_OPT_DEQUANT_SCALE_QUERY] != NULL)
-        FAST_NOTMOD("M_OPTIONAL", "dequant_scale_query outside MLA full "
-                    "quantization (an int8 query with rope, query D 512) "
-                    "is not modeled (no document gives it another scene)");
+        return FAST_NOTMOD("M_OPTIONAL", "dequant_scale_query outside MLA full "
+                           "quantization (an int8 query with rope, query D 512) "
+                           "is not modeled (no document gives it another scene)");
     if (a->query_quant_mode == 3)
-        FAST_NOTMOD("M_QQUANT_MODE", "query_quant_mode 3 outside MLA full "
-                    "quantization (an int8 query with rope, query D 512) "
-                    "is not modeled (no document gives it another scene)");
+        return FAST_NOTMOD("M_QQUANT_MODE", "query_quant_mode 3 outside MLA full "
+                           "quantization (an int8 query with rope, query D 512) "
+                           "is not modeled (no document gives it another scene)");
     return FIA_OK;
 }

@@ -12,20 +12,20 @@ static fia_status check_lengths(const fast_args *a, const fia_int_array *arr,
                                 fia_error *err)
 {
     if (arr->count <= 0)
-        FAST_REJECT(id_len, "%s has length %lld (must be 1 or >= B = %lld)",
-                    what, (long long)arr->count, (long long)B);
+        return FAST_REJECT(id_len, "%s has length %lld (must be 1 or >= B = %lld)",
+                           what, (long long)arr->count, (long long)B);
     if (arr->count != 1 && arr->count < B)
-        FAST_REJECT(id_len, "%s has length %lld (must be 1 or >= B = %lld)",
-                    what, (long long)arr->count, (long long)B);
+        return FAST_REJECT(id_len, "%s has length %lld (must be 1 or >= B = %lld)",
+                           what, (long long)arr->count, (long long)B);
     if (arr->values == NULL)
-        FAST_REJECT(id_len, "%s has %lld elements but no values", what,
-                    (long long)arr->count);
+        return FAST_REJECT(id_len, "%s has %lld elements but no values", what,
+                           (long long)arr->count);
     int64_t n = arr->count == 1 ? 1 : B;
     for (int64_t i = 0; i < n; i++) {
         int64_t v = arr->values[i];
         if (v < 0 || v > S)
-            FAST_REJECT(id_val, "%s[%lld] = %lld outside [0, %lld]", what,
-                        (long long)i, (long long)v, (long long)S);
+            return FAST_REJECT(id_val, "%s[%lld] = %lld outside [0, %lld]", what,
+                               (long long)i, (long long)v, (long long)S);
     }
     return FIA_OK;
 }

@@ -29,13 +29,13 @@ fia_status fast_check_sink(const fast_args *a, fast_plan *p, fia_error *err)
     if (t == NULL)
         return FIA_OK;
     if (t->dtype != FIA_DT_BF16)
-        FAST_REJECT("S_SINK_DTYPE", "learnable_sink must be bf16, not %s",
-                    fast_dtype_name(t->dtype));
+        return FAST_REJECT("S_SINK_DTYPE", "learnable_sink must be bf16, not %s",
+                           fast_dtype_name(t->dtype));
     if (t->ndim != 1 || t->shape[0] != p->N)
-        FAST_REJECT("S_SINK_SHAPE", "learnable_sink must be [N] = [%lld] "
-                    "(rank %d%s%lld)", (long long)p->N, t->ndim,
-                    t->ndim >= 1 ? ", first dim " : "",
-                    t->ndim >= 1 ? (long long)t->shape[0] : 0LL);
+        return FAST_REJECT("S_SINK_SHAPE", "learnable_sink must be [N] = [%lld] "
+                           "(rank %d%s%lld)", (long long)p->N, t->ndim,
+                           t->ndim >= 1 ? ", first dim " : "",
+                           t->ndim >= 1 ? (long long)t->shape[0] : 0LL);
     p->sink_given = true;
     p->sink = (const uint16_t *)t->data;
     return FIA_OK;
@@ -50,7 +50,7 @@ fia_status fast_check_sink_unmodeled(const fast_args *a, fast_plan *p,
     if (a->opt[FAST_OPT_LEARNABLE_SINK] == NULL)
         return FIA_OK;
     if (a->query->dtype == FIA_DT_INT8 && !fast_mla_call(a))
-        FAST_NOTMOD("M_SINK_QUANT", "learnable_sink with full quantization "
-                    "(an int8 query without rope) is not modeled yet");
+        return FAST_NOTMOD("M_SINK_QUANT", "learnable_sink with full quantization "
+                           "(an int8 query without rope) is not modeled yet");
     return FIA_OK;
 }

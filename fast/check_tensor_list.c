@@ -24,16 +24,16 @@ fia_status fast_check_tensor_list_exclusions(const fast_args *a, fast_plan *p,
         return FIA_OK;
     if (a->opt[FAST_OPT_KEY_SHARED_PREFIX] ||
         a->opt[FAST_OPT_VALUE_SHARED_PREFIX])
-        FAST_REJECT("S_LIST_PREFIX", "key/value tensor lists with a shared "
-                    "prefix");
+        return FAST_REJECT("S_LIST_PREFIX", "key/value tensor lists with a shared "
+                           "prefix");
     const int64_t qs = fast_early_q_s(a);
     if (qs >= 0 && qs != 1 &&
         (a->opt[FAST_OPT_KEY_ANTIQUANT_SCALE] ||
          a->opt[FAST_OPT_VALUE_ANTIQUANT_SCALE] ||
          a->opt[FAST_OPT_KEY_ANTIQUANT_OFFSET] ||
          a->opt[FAST_OPT_VALUE_ANTIQUANT_OFFSET]))
-        FAST_REJECT("S_LIST_ANTIQUANT", "key/value tensor lists with "
-                    "key/value antiquant parameters (Q_S > 1)");
+        return FAST_REJECT("S_LIST_ANTIQUANT", "key/value tensor lists with "
+                           "key/value antiquant parameters (Q_S > 1)");
     return FIA_OK;
 }
 
@@ -46,11 +46,11 @@ static fia_status list_tensor(const fast_args *a, const fast_plan *p, int i,
     const int rank = p->layout == FAST_LAYOUT_BSH ? 3 : 4;
     int64_t n;
     if (k->ndim != rank || !fast_shape_numel(k, &n) || !fast_same_shape(k, v))
-        FAST_REJECT("S_LIST_SHAPE", "key/value[%d] must be rank-%d tensors "
-                    "of one shape", i, rank);
+        return FAST_REJECT("S_LIST_SHAPE", "key/value[%d] must be rank-%d tensors "
+                           "of one shape", i, rank);
     if (k->shape[0] != 1)
-        FAST_REJECT("S_LIST_BATCH", "key[%d] has batch %lld (a list's tensors "
-                    "have batch 1)", i, (long long)k->shape[0]);
+        return FAST_REJECT("S_LIST_BATCH", "key[%d] has batch %lld (a list's tensors "
+                           "have batch 1)", i, (long long)k->shape[0]);
     bool heads_ok;
     /* an int32 tensor's last dim is an eighth of the real one (eight int4
      * each: docs/features/antiquant.md) */
@@ -72,17 +72,17 @@ static fia_status list_tensor(const fast_args *a, const fast_plan *p, int i,
         break;
     }
     if (!heads_ok)
-        FAST_REJECT("S_LIST_HEADS", "key[%d]'s heads or D differ from the "
-                    "call's (KV_N %lld, D %lld)", i, (long long)p->KV_N,
-                    (long long)p->D);
+        return FAST_REJECT("S_LIST_HEADS", "key[%d]'s heads or D differ from the "
+                           "call's (KV_N %lld, D %lld)", i, (long long)p->KV_N,
+                           (long long)p->D);
     /* every tensor of the lists has the first key's dtype: the query's,
      * or in the antiquant scene int8 / int4 (check_tensors.c checked the
      * first pair) */
     const fia_dtype want = a->key->tensors[0]->dtype;
     if (k->dtype != want || v->dtype != want)
-        FAST_REJECT("S_KV_DTYPE", "key/value[%d] dtype %s/%s differs from "
-                    "key[0]'s %s", i, fast_dtype_name(k->dtype),
-                    fast_dtype_name(v->dtype), fast_dtype_name(want));
+        return FAST_REJECT("S_KV_DTYPE", "key/value[%d] dtype %s/%s differs from "
+                           "key[0]'s %s", i, fast_dtype_name(k->dtype),
+                           fast_dtype_name(v->dtype), fast_dtype_name(want));
     return FIA_OK;
 }
 
@@ -95,14 +95,14 @@ fia_status fast_check_tensor_list(const fast_args *a, fast_plan *p,
     if (!is_list(a))
         return FIA_OK;
     if (a->key->count != a->value->count)
-        FAST_REJECT("S_LIST_COUNT", "key and value lists of %d and %d "
-                    "tensors", (int)a->key->count, (int)a->value->count);
+        return FAST_REJECT("S_LIST_COUNT", "key and value lists of %d and %d "
+                           "tensors", (int)a->key->count, (int)a->value->count);
     if (p->B > FAST_LIST_MAX)
-        FAST_REJECT("S_LIST_B", "B %lld > %d with key/value tensor lists",
-                    (long long)p->B, FAST_LIST_MAX);
+        return FAST_REJECT("S_LIST_B", "B %lld > %d with key/value tensor lists",
+                           (long long)p->B, FAST_LIST_MAX);
     if (a->key->count != p->B)
-        FAST_REJECT("S_LIST_COUNT", "%d key/value tensors for B = %lld",
-                    (int)a->key->count, (long long)p->B);
+        return FAST_REJECT("S_LIST_COUNT", "%d key/value tensors for B = %lld",
+                           (int)a->key->count, (long long)p->B);
     int64_t kvs = 0;
     const bool bnsd = p->layout == FAST_LAYOUT_BNSD ||
                       p->layout == FAST_LAYOUT_BNSD_BSND;
@@ -125,9 +125,9 @@ fia_status fast_check_tensor_list(const fast_args *a, fast_plan *p,
         for (int64_t b = 0; b < p->B; b++) {
             int64_t len = kv->values[kv->count == 1 ? 0 : b];
             if (len > p->list_s[b])
-                FAST_REJECT("S_LIST_ASLKV", "actual_seq_lengths_kv[%lld] = "
-                            "%lld beyond its tensor's S %lld", (long long)b,
-                            (long long)len, (long long)p->list_s[b]);
+                return FAST_REJECT("S_LIST_ASLKV", "actual_seq_lengths_kv[%lld] = "
+                                   "%lld beyond its tensor's S %lld", (long long)b,
+                                   (long long)len, (long long)p->list_s[b]);
         }
     p->kv_list = true;
     p->KV_S = kvs;

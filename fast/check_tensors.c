@@ -12,8 +12,8 @@ fia_status fast_check_tensors_dtypes(const fast_args *a, fast_plan *p,
     (void)p;
     fia_dtype qd = a->query->dtype;
     if (!fast_dtype_in(qd, FAST_DTYPES(FIA_DT_INT8, FIA_DT_FP16, FIA_DT_BF16)))
-        FAST_BADTYPE("T_QUERY", "query dtype %s not in {int8, fp16, bf16}",
-                     fast_dtype_name(qd));
+        return FAST_BADTYPE("T_QUERY", "query dtype %s not in {int8, fp16, bf16}",
+                            fast_dtype_name(qd));
     const fia_tensor_list *lists[2] = {a->key, a->value};
     for (int l = 0; l < 2; l++)
         for (int32_t i = 0; i < lists[l]->count && i < FIA_MAX_TENSOR_LIST; i++) {
@@ -21,10 +21,10 @@ fia_status fast_check_tensors_dtypes(const fast_args *a, fast_plan *p,
             if (!fast_dtype_in(d, FAST_DTYPES(FIA_DT_INT8, FIA_DT_FP16,
                                               FIA_DT_BF16, FIA_DT_INT4,
                                               FIA_DT_INT32)))
-                FAST_BADTYPE(l ? "T_VALUE" : "T_KEY",
-                             "%s[%d] dtype %s not in {int8, fp16, bf16, int4, "
-                             "int32}", l ? "value" : "key", (int)i,
-                             fast_dtype_name(d));
+                return FAST_BADTYPE(l ? "T_VALUE" : "T_KEY",
+                                    "%s[%d] dtype %s not in {int8, fp16, bf16, int4, "
+                                    "int32}", l ? "value" : "key", (int)i,
+                                    fast_dtype_name(d));
         }
     return FIA_OK;
 }
@@ -35,8 +35,8 @@ fia_status fast_check_tensors_lists(const fast_args *a, fast_plan *p,
 {
     (void)p;
     if (a->key->count < 1 || a->value->count < 1)
-        FAST_REJECT("S_KV_LIST", "key/value lists must hold one tensor "
-                    "(have %d/%d)", (int)a->key->count, (int)a->value->count);
+        return FAST_REJECT("S_KV_LIST", "key/value lists must hold one tensor "
+                           "(have %d/%d)", (int)a->key->count, (int)a->value->count);
     return FIA_OK;
 }
 
@@ -51,8 +51,8 @@ fia_status fast_check_tensors_empty(const fast_args *a, fast_plan *p,
     int64_t qn, on;
     if (fast_shape_numel(a->query, &qn) && qn == 0) {
         if (!fast_shape_numel(a->out, &on) || on != 0)
-            FAST_REJECT("S_EMPTY_OUT", "query is empty but attention_out is "
-                        "not");
+            return FAST_REJECT("S_EMPTY_OUT", "query is empty but attention_out is "
+                               "not");
         p->empty = true;
     }
     return FIA_OK;
@@ -76,13 +76,13 @@ fia_status fast_check_tensors_kv_dtype(const fast_args *a, fast_plan *p,
     const bool qfloat = q->dtype == FIA_DT_FP16 || q->dtype == FIA_DT_BF16;
     if (qfloat && (quantized(k->dtype) || quantized(v->dtype))) {
         if (k->dtype != v->dtype)
-            FAST_REJECT("ANTI-025", "key dtype %s and value dtype %s differ "
-                        "(int8 / int4 key/value)", fast_dtype_name(k->dtype),
-                        fast_dtype_name(v->dtype));
+            return FAST_REJECT("ANTI-025", "key dtype %s and value dtype %s differ "
+                               "(int8 / int4 key/value)", fast_dtype_name(k->dtype),
+                               fast_dtype_name(v->dtype));
     } else if (k->dtype != q->dtype || v->dtype != q->dtype)
-        FAST_REJECT("S_KV_DTYPE", "key/value dtype %s/%s differs from query %s",
-                    fast_dtype_name(k->dtype), fast_dtype_name(v->dtype),
-                    fast_dtype_name(q->dtype));
+        return FAST_REJECT("S_KV_DTYPE", "key/value dtype %s/%s differs from query %s",
+                           fast_dtype_name(k->dtype), fast_dtype_name(v->dtype),
+                           fast_dtype_name(q->dtype));
     p->dt = q->dtype;
     return FIA_OK;
 }

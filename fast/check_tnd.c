@@ -45,14 +45,14 @@ fia_status fast_check_tnd_exclusions(const fast_args *a, fast_plan *p,
         return FIA_OK;
     const fia_dtype qd = a->query->dtype, kd = a->key->tensors[0]->dtype;
     if (a->key->count != 1 || a->value->count != 1)
-        FAST_REJECT("S_TND_LIST", "%s takes no key/value tensor lists",
-                    a->layout);
+        return FAST_REJECT("S_TND_LIST", "%s takes no key/value tensor lists",
+                           a->layout);
     if (a->pse != NULL)
-        FAST_REJECT("S_TND_PSE", "%s takes no pse_shift", a->layout);
+        return FAST_REJECT("S_TND_PSE", "%s takes no pse_shift", a->layout);
     const bool rope = a->opt[FAST_OPT_QUERY_ROPE] || a->opt[FAST_OPT_KEY_ROPE];
     if (a->opt[FAST_OPT_BLOCK_TABLE] && !rope) /* MLA's (D = 512) */
-        FAST_REJECT("S_TND_PAGED", "%s takes no page attention without "
-                    "rope", a->layout);
+        return FAST_REJECT("S_TND_PAGED", "%s takes no page attention without "
+                           "rope", a->layout);
     /* (with an int8 query the separate set is 003's full quantization's
      * dequant_scale_key / _value: S_TND_QUANT below) */
     if (a->opt[FAST_OPT_ANTIQUANT_SCALE] || a->opt[FAST_OPT_ANTIQUANT_OFFSET] ||
@@ -62,17 +62,17 @@ fia_status fast_check_tnd_exclusions(const fast_args *a, fast_plan *p,
           a->opt[FAST_OPT_VALUE_ANTIQUANT_SCALE] ||
           a->opt[FAST_OPT_VALUE_ANTIQUANT_OFFSET] ||
           kd == FIA_DT_INT8 || kd == FIA_DT_INT4 || kd == FIA_DT_INT32)))
-        FAST_REJECT("S_TND_ANTIQUANT", "%s takes no key/value "
-                    "antiquantization", a->layout);
+        return FAST_REJECT("S_TND_ANTIQUANT", "%s takes no key/value "
+                           "antiquantization", a->layout);
     /* 003's dequant_scale_query is full quantization's too */
     if (qd == FIA_DT_INT8 || a->opt[FAST_OPT_DEQUANT_SCALE1] ||
         a->opt[FAST_OPT_QUANT_SCALE1] || a->opt[FAST_OPT_DEQUANT_SCALE2] ||
         a->opt[FAST_OPT_DEQUANT_SCALE_QUERY])
-        FAST_REJECT("S_TND_QUANT", "%s takes no full quantization",
-                    a->layout);
+        return FAST_REJECT("S_TND_QUANT", "%s takes no full quantization",
+                           a->layout);
     if (a->opt[FAST_OPT_QUANT_SCALE2] || a->opt[FAST_OPT_QUANT_OFFSET2])
-        FAST_REJECT("S_TND_OUT_QUANT", "%s takes no output quantization",
-                    a->layout);
+        return FAST_REJECT("S_TND_OUT_QUANT", "%s takes no output quantization",
+                           a->layout);
     return FIA_OK;
 }
 
@@ -84,14 +84,14 @@ static fia_status check_counts(const fast_args *a, const fia_int_array *arr,
     for (int64_t i = 0; i < arr->count; i++) {
         const int64_t v = arr->values[i];
         if (v < prev)
-            FAST_REJECT("S_TND_SEQ", "%s[%lld] = %lld: not a cumulative "
-                        "count (below %lld)", what, (long long)i,
-                        (long long)v, (long long)prev);
+            return FAST_REJECT("S_TND_SEQ", "%s[%lld] = %lld: not a cumulative "
+                               "count (below %lld)", what, (long long)i,
+                               (long long)v, (long long)prev);
         prev = v;
     }
     if (prev != T)
-        FAST_REJECT("S_TND_SEQ", "%s ends at %lld, the tensor holds %lld "
-                    "tokens", what, (long long)prev, (long long)T);
+        return FAST_REJECT("S_TND_SEQ", "%s ends at %lld, the tensor holds %lld "
+                           "tokens", what, (long long)prev, (long long)T);
     return FIA_OK;
 }
 
@@ -127,8 +127,8 @@ static fia_status check_paged_kv(const fast_args *a, fast_plan *p,
     const fia_tensor *k = a->key->tensors[0], *v = a->value->tensors[0];
     int64_t kn;
     if (!fast_shape_numel(k, &kn) || !fast_same_shape(k, v))
-        FAST_REJECT("S_KV_SHAPE", "key and value caches must be valid "
-                    "tensors of one shape");
+        return FAST_REJECT("S_KV_SHAPE", "key and value caches must be valid "
+                           "tensors of one shape");
     p->T_kv = 0; /* the keys are the cache's: actual_seq_lengths_kv */
     p->Dv = p->D;
     p->kv_numel = kn;
@@ -149,49 +149,49 @@ static fia_status check_shapes(const fast_args *a, fast_plan *p,
     const bool mla512 = fast_mla512(a);
     int64_t qn, kn, vn;
     if (q->ndim != 3 || !fast_shape_numel(q, &qn))
-        FAST_REJECT("S_QUERY_SHAPE", "query must be a valid rank-3 tensor "
-                    "for %s", a->layout);
+        return FAST_REJECT("S_QUERY_SHAPE", "query must be a valid rank-3 tensor "
+                           "for %s", a->layout);
     if (q->shape[ni] != p->N)
-        FAST_REJECT("S_NUM_HEADS", "query N %lld != num_heads %lld",
-                    (long long)q->shape[ni], (long long)p->N);
+        return FAST_REJECT("S_NUM_HEADS", "query N %lld != num_heads %lld",
+                           (long long)q->shape[ni], (long long)p->N);
     if (a->opt[FAST_OPT_BLOCK_TABLE]) {
         p->T = q->shape[ti], p->D = q->shape[2];
         if (p->T > TND_T_MAX)
-            FAST_REJECT("S_TND_T_MAX", "T %lld above 2^20", (long long)p->T);
+            return FAST_REJECT("S_TND_T_MAX", "T %lld above 2^20", (long long)p->T);
         p->q_numel = qn, p->q = q->data;
         return check_paged_kv(a, p, err);
     }
     if (k->ndim != 3 || !fast_shape_numel(k, &kn) || v->ndim != 3 ||
         !fast_shape_numel(v, &vn))
-        FAST_REJECT("S_KV_SHAPE", "key/value must be valid rank-3 tensors "
-                    "for %s", a->layout);
+        return FAST_REJECT("S_KV_SHAPE", "key/value must be valid rank-3 tensors "
+                           "for %s", a->layout);
     if (k->shape[ni] != p->KV_N || v->shape[ni] != p->KV_N)
-        FAST_REJECT("S_KV_HEADS", "key/value N %lld/%lld != "
-                    "num_key_value_heads %lld", (long long)k->shape[ni],
-                    (long long)v->shape[ni], (long long)p->KV_N);
+        return FAST_REJECT("S_KV_HEADS", "key/value N %lld/%lld != "
+                           "num_key_value_heads %lld", (long long)k->shape[ni],
+                           (long long)v->shape[ni], (long long)p->KV_N);
     if (k->shape[ti] != v->shape[ti])
-        FAST_REJECT("S_KV_SHAPE", "key has %lld tokens, value %lld",
-                    (long long)k->shape[ti], (long long)v->shape[ti]);
+        return FAST_REJECT("S_KV_SHAPE", "key has %lld tokens, value %lld",
+                           (long long)k->shape[ti], (long long)v->shape[ti]);
     p->T = q->shape[ti], p->T_kv = k->shape[ti];
     p->D = q->shape[2], p->Dv = v->shape[2];
     if (k->shape[2] != p->D)
-        FAST_REJECT("S_KV_D", "key head dim %lld != query head dim %lld",
-                    (long long)k->shape[2], (long long)p->D);
+        return FAST_REJECT("S_KV_D", "key head dim %lld != query head dim %lld",
+                           (long long)k->shape[2], (long long)p->D);
     if (p->T > TND_T_MAX || p->T_kv > TND_T_MAX)
-        FAST_REJECT("S_TND_T_MAX", "T %lld / %lld above 2^20",
-                    (long long)p->T, (long long)p->T_kv);
+        return FAST_REJECT("S_TND_T_MAX", "T %lld / %lld above 2^20",
+                           (long long)p->T, (long long)p->T_kv);
     if (q->dtype != FIA_DT_BF16 && !mla512)
-        FAST_REJECT("S_TND_DTYPE", "%s takes bf16 only, not %s", a->layout,
-                    fast_dtype_name(q->dtype));
+        return FAST_REJECT("S_TND_DTYPE", "%s takes bf16 only, not %s", a->layout,
+                           fast_dtype_name(q->dtype));
     if (!mla512 && !head_dims_ok(a, p->D, p->Dv))
-        FAST_REJECT("S_TND_D", "%s: query/value head dims %lld/%lld not "
-                    "supported", a->layout, (long long)p->D,
-                    (long long)p->Dv);
+        return FAST_REJECT("S_TND_D", "%s: query/value head dims %lld/%lld not "
+                           "supported", a->layout, (long long)p->D,
+                           (long long)p->Dv);
     if (strcmp(a->layout, "TND_NTD") == 0 && !mla512)
-        FAST_REJECT("S_TND_NTD", "TND_NTD is a D = 512 (MLA) layout: it "
-                    "needs query_rope and key_rope");
+        return FAST_REJECT("S_TND_NTD", "TND_NTD is a D = 512 (MLA) layout: it "
+                           "needs query_rope and key_rope");
     if (strcmp(a->layout, "NTD") == 0 && a->profile == FIA_PROFILE_DOC)
-        FAST_REJECT("S_LAYOUT", "NTD is no documented input_layout");
+        return FAST_REJECT("S_LAYOUT", "NTD is no documented input_layout");
     (void)vn; /* value = key but for D (Dv <= D: head_dims_ok) */
     p->q_numel = qn, p->kv_numel = kn;
     p->q = q->data, p->k = k->data, p->v = v->data;
@@ -211,16 +211,16 @@ fia_status fast_check_tnd_shapes(const fast_args *a, fast_plan *p,
     if (st != FIA_OK)
         return st;
     if (a->asl == NULL || a->aslkv == NULL)
-        FAST_REJECT("S_TND_SEQ", "%s needs actual_seq_lengths and "
-                    "actual_seq_lengths_kv", a->layout);
+        return FAST_REJECT("S_TND_SEQ", "%s needs actual_seq_lengths and "
+                           "actual_seq_lengths_kv", a->layout);
     if (a->asl->count < 1 || a->asl->count != a->aslkv->count ||
         a->asl->values == NULL || a->aslkv->values == NULL)
-        FAST_REJECT("S_TND_SEQ", "the length arrays have %lld and %lld "
-                    "values (one count >= 1: the batch)",
-                    (long long)a->asl->count, (long long)a->aslkv->count);
+        return FAST_REJECT("S_TND_SEQ", "the length arrays have %lld and %lld "
+                           "values (one count >= 1: the batch)",
+                           (long long)a->asl->count, (long long)a->aslkv->count);
     if (a->asl->count > TND_B_MAX)
-        FAST_REJECT("S_TND_SEQ", "%lld batches, more than %d",
-                    (long long)a->asl->count, TND_B_MAX);
+        return FAST_REJECT("S_TND_SEQ", "%lld batches, more than %d",
+                           (long long)a->asl->count, TND_B_MAX);
     /* with page attention (MLA, D 512) actual_seq_lengths_kv holds each
      * batch's own length (003: "代表每个batch的实际长度"), not counts */
     const bool paged = a->opt[FAST_OPT_BLOCK_TABLE] != NULL;
@@ -234,9 +234,9 @@ fia_status fast_check_tnd_shapes(const fast_args *a, fast_plan *p,
     p->KV_S = 0;
     for (int64_t b = 0; paged && b < p->B; b++) {
         if (a->aslkv->values[b] < 0)
-            FAST_REJECT("S_TND_SEQ", "actual_seq_lengths_kv[%lld] = %lld is "
-                        "negative", (long long)b,
-                        (long long)a->aslkv->values[b]);
+            return FAST_REJECT("S_TND_SEQ", "actual_seq_lengths_kv[%lld] = %lld is "
+                               "negative", (long long)b,
+                               (long long)a->aslkv->values[b]);
         p->KV_S = a->aslkv->values[b] > p->KV_S ? a->aslkv->values[b]
                                                 : p->KV_S;
     }
@@ -246,24 +246,24 @@ fia_status fast_check_tnd_shapes(const fast_args *a, fast_plan *p,
      * only where each batch's query is shorter than its key/value */
     const bool mask = fast_present(a->mask);
     if (a->sparse_mode != 0 && a->sparse_mode != 3)
-        FAST_REJECT("S_SPARSE_MODE", "%s takes sparse_mode 0 or 3, not "
-                    "%lld", a->layout, (long long)a->sparse_mode);
+        return FAST_REJECT("S_SPARSE_MODE", "%s takes sparse_mode 0 or 3, not "
+                           "%lld", a->layout, (long long)a->sparse_mode);
     if (a->sparse_mode == 0 && mask)
-        FAST_REJECT("S_TND_MASK", "sparse_mode 0 with %s takes no "
-                    "atten_mask", a->layout);
+        return FAST_REJECT("S_TND_MASK", "sparse_mode 0 with %s takes no "
+                           "atten_mask", a->layout);
     if (a->sparse_mode == 3) {
         if (!mask)
-            FAST_REJECT("S_MASK_REQUIRED", "sparse_mode 3 needs an "
-                        "atten_mask");
+            return FAST_REJECT("S_MASK_REQUIRED", "sparse_mode 3 needs an "
+                               "atten_mask");
         int64_t prev_q = 0, prev_kv = 0;
         for (int64_t b = 0; b < p->B; b++) {
             const int64_t ql = a->asl->values[b] - prev_q;
             const int64_t kl = a->aslkv->values[b] - (paged ? 0 : prev_kv);
             if (ql >= kl)
-                FAST_REJECT("S_TND_CAUSAL", "sparse_mode 3: batch %lld's "
-                            "query length %lld is not below its key/value "
-                            "length %lld", (long long)b, (long long)ql,
-                            (long long)kl);
+                return FAST_REJECT("S_TND_CAUSAL", "sparse_mode 3: batch %lld's "
+                                   "query length %lld is not below its key/value "
+                                   "length %lld", (long long)b, (long long)ql,
+                                   (long long)kl);
             prev_q = a->asl->values[b], prev_kv = a->aslkv->values[b];
         }
     }
@@ -283,7 +283,7 @@ fia_status fast_check_tnd_nbsd(const fast_args *a, fast_plan *p,
 {
     (void)p;
     if (fast_nbsd_layout(a->layout, NULL) && !fast_mla_call(a))
-        FAST_NOTMOD("M_LAYOUT", "input_layout %s without rope is not "
-                    "modeled yet", a->layout);
+        return FAST_NOTMOD("M_LAYOUT", "input_layout %s without rope is not "
+                           "modeled yet", a->layout);
     return FIA_OK;
 }

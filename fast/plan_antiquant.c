@@ -125,9 +125,9 @@ fia_status fast_plan_antiquant(const fast_args *a, fast_plan *p,
     /* rows phase two could not place: a shared prefix's (not modeled,
      * antiquant.md), a token layout's (excluded, TND-X04) */
     if (a->opt[FAST_OPT_KEY_SHARED_PREFIX] != NULL || p->tnd)
-        FAST_NOTMOD("C_ANTIQUANT", "%s key/value with %s",
-                    fast_dtype_name(kd),
-                    p->tnd ? "a token layout" : "a shared prefix");
+        return FAST_NOTMOD("C_ANTIQUANT", "%s key/value with %s",
+                           fast_dtype_name(kd),
+                           p->tnd ? "a token layout" : "a shared prefix");
     const fia_tensor *const *o = a->opt;
     const bool separate = o[FAST_OPT_KEY_ANTIQUANT_SCALE] != NULL ||
                           o[FAST_OPT_VALUE_ANTIQUANT_SCALE] != NULL;
@@ -137,8 +137,8 @@ fia_status fast_plan_antiquant(const fast_args *a, fast_plan *p,
         const fia_tensor *ks = o[FAST_OPT_KEY_ANTIQUANT_SCALE];
         const fia_tensor *vs = o[FAST_OPT_VALUE_ANTIQUANT_SCALE];
         if (ks == NULL || vs == NULL)
-            FAST_NOTMOD("C_ANTIQUANT", "one of key/value_antiquant_scale "
-                        "without the other (antiquant)");
+            return FAST_NOTMOD("C_ANTIQUANT", "one of key/value_antiquant_scale "
+                               "without the other (antiquant)");
         ok = fill_one(p, &p->aq[0], a->key_antiquant_mode, ks,
                       o[FAST_OPT_KEY_ANTIQUANT_OFFSET], false, 0, &why) &&
              fill_one(p, &p->aq[1], a->value_antiquant_mode, vs,
@@ -146,8 +146,8 @@ fia_status fast_plan_antiquant(const fast_args *a, fast_plan *p,
     } else {
         const fia_tensor *s = o[FAST_OPT_ANTIQUANT_SCALE];
         if (s == NULL) /* an empty one may go with empty key/value */
-            FAST_NOTMOD("C_ANTIQUANT", "%s key/value without an antiquant "
-                        "scale", fast_dtype_name(kd));
+            return FAST_NOTMOD("C_ANTIQUANT", "%s key/value without an antiquant "
+                               "scale", fast_dtype_name(kd));
         const int64_t mode = p->Q_S > 1 ? 0 : a->antiquant_mode;
         if ((s->ndim < 1 || s->shape[0] != 2) &&
             !(s->ndim == 1 && s->shape[0] == 2)) {
@@ -161,10 +161,10 @@ fia_status fast_plan_antiquant(const fast_args *a, fast_plan *p,
         }
     }
     if (!ok)
-        FAST_NOTMOD("C_ANTIQUANT", "antiquant parameters outside the mode "
-                    "table: %s", why);
+        return FAST_NOTMOD("C_ANTIQUANT", "antiquant parameters outside the mode "
+                           "table: %s", why);
     if (p->kv_dt == FIA_DT_INT4 && p->D % 2 != 0)
-        FAST_NOTMOD("C_ANTIQUANT", "int4 key/value with an odd D %lld",
-                    (long long)p->D);
+        return FAST_NOTMOD("C_ANTIQUANT", "int4 key/value with an odd D %lld",
+                           (long long)p->D);
     return FIA_OK;
 }

@@ -244,9 +244,9 @@ fia_status fast_check_opt_dtypes(const fast_args *a, const fast_opt_input *in,
         const fia_tensor *t = a->opt[in[i].input];
         if (t && !fast_dtype_in(t->dtype, in[i].dtypes,
                                 (size_t)in[i].ndtypes))
-            FAST_BADTYPE("T_OPTIONAL", "%s dtype %s not in its registered list",
-                         fast_optional_name(in[i].input),
-                         fast_dtype_name(t->dtype));
+            return FAST_BADTYPE("T_OPTIONAL", "%s dtype %s not in its registered list",
+                                fast_optional_name(in[i].input),
+                                fast_dtype_name(t->dtype));
     }
     return FIA_OK;
 }
@@ -256,8 +256,8 @@ fia_status fast_refuse_opt(const fast_args *a, const fast_opt_input *in,
 {
     for (size_t i = 0; i < n; i++)
         if (a->opt[in[i].input])
-            FAST_NOTMOD("M_OPTIONAL", "%s is not modeled yet",
-                        fast_optional_name(in[i].input));
+            return FAST_NOTMOD("M_OPTIONAL", "%s is not modeled yet",
+                               fast_optional_name(in[i].input));
     return FIA_OK;
 }
 

@@ -139,13 +139,15 @@ static inline fia_status fast_semantic_code(fia_profile profile)
                                        : FIA_ERR_PARAM_INVALID;
 }
 
-/* Inside a check (a and err in scope): return the failure of each layer. */
+/* Inside a check (a and err in scope): the failure of each layer, as
+ * `return FAST_REJECT("ID", "why %d", n);` (each sets *err and is the
+ * status to return). */
 #define FAST_BADTYPE(id, ...)                                                \
-    return fast_fail(err, FIA_ERR_PARAM_INVALID, id, __VA_ARGS__)
+    fast_fail(err, FIA_ERR_PARAM_INVALID, id, __VA_ARGS__)
 #define FAST_NOTMOD(id, ...)                                                 \
-    return fast_fail(err, FIA_ERR_NOT_MODELED, id, __VA_ARGS__)
+    fast_fail(err, FIA_ERR_NOT_MODELED, id, __VA_ARGS__)
 #define FAST_REJECT(id, ...)                                                 \
-    return fast_fail(err, fast_semantic_code(a->profile), id, __VA_ARGS__)
+    fast_fail(err, fast_semantic_code(a->profile), id, __VA_ARGS__)
 
 /* Product of the dims; false when the rank is out of range, a dim is
  * negative or the product overflows int64. */

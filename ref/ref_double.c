@@ -332,6 +332,10 @@ typedef struct row_bounds {
     double S;        /* sum of the binary64 weights */
     double tdmax, tmmax;   /* the largest relative weight errors */
     double ed_den, em_den; /* E of the header, binary64 and model */
+    /* the columns' common terms (row_value_terms) */
+    double u_in, eta_in;   /* P's rounding to the input dtype */
+    double small_w;        /* a weight below it is in the subnormal term */
+    double au, au_kv;      /* a weight's relative error, and v's with it */
 } row_bounds;
 
 /* Step 1, the scores: each key's binary64 score, |scale| sum |q k| and
@@ -473,6 +477,20 @@ static void row_weights(ref_dbl *x, row_bounds *rb)
     rb->tdmax = tdmax, rb->tmmax = tmmax;
 }
 
+/* Between steps 3 and 4, the terms every column's bound shares: P rounded
+ * to the input dtype (u_in, eta_in), the weight below which a term counts
+ * in the subnormal sum, a weight's relative error au = u_in + gamma_K (1 +
+ * u_in) and, with antiquant, au_kv: each v rounded to the input dtype too
+ * (relative u_kv): (1 + au)(1 + u_kv) - 1 = au (1 + u_kv) + u_kv. */
+static void row_value_terms(const ref_row_in *in, row_bounds *rb)
+{
+    p_rounding(in, &rb->u_in, &rb->eta_in);
+    rb->small_w = 0x1p-14 * (1.0 + rb->em_den);
+    rb->au = rb->u_in + rb->gk24 * (1.0 + rb->u_in);
+    rb->au_kv = rb->c.aqm ? (rb->au * (1.0 + in->u_kv) + in->u_kv) * SAFE
+                          : rb->au;
+}
+
 /* Step 4, column d of the output: o = sum w_j v_j / S, the model's bound
  * (ro->bound[d], the header's inequality with the float32 pipeline's
  * roundings, P rounded to the input dtype, antiquant's v roundings and
@@ -483,15 +501,8 @@ static int row_column(const ref_dbl *x, const ref_row_in *in,
                       const row_bounds *rb, int64_t d, row_out *ro)
 {
     const int64_t D = in->D, nk = in->nk;
-    const double S = rb->S;
-    double u_in, eta_in;
-    p_rounding(in, &u_in, &eta_in);
-    const double small_w = 0x1p-14 * (1.0 + rb->em_den);
-    const double au = u_in + rb->gk24 * (1.0 + u_in);
-    /* antiquant: each v rounded to the input dtype (relative u_kv, absolute
-     * eta_kv) */
-    const double au_kv =
-        rb->c.aqm ? (au * (1.0 + in->u_kv) + in->u_kv) * SAFE : au;
+    const double S = rb->S, small_w = rb->small_w, au = rb->au;
+    const double au_kv = rb->au_kv, eta_in = rb->eta_in;
     const double ukv1 = 1.0 + in->u_kv;
     double num = -0.0, spv = 0.0, vmax = 0.0, small = 0.0; /* -0: sum identity */
     for (int64_t t = 0; t < nk; t++) {
@@ -587,6 +598,7 @@ static int64_t dbl_row_finite(ref_dbl *x, const ref_row_in *in, row_out *ro)
     }
     row_records(x, in, &rb);
     row_weights(x, &rb);
+    row_value_terms(in, &rb);
     int64_t undecided = 0;
     for (int64_t d = 0; d < in->D; d++)
         undecided += row_column(x, in, &rb, d, ro);
