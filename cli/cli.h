@@ -99,27 +99,29 @@ const char *cli_sut_option(const char *name);
  * plug-in's name, version and what it is judged on. */
 void cli_sut_describe(char *buf, size_t n);
 
-/* Options (options.c).  Those returning int: 0, or -1 after saying why on
- * stderr as "fiacheck CMD: ..." (the caller exits CLI_EXIT_USAGE). */
+/* Options (options.c).  Those returning fia_status: FIA_OK, or
+ * FIA_ERR_BAD_INPUT after saying why on stderr as "fiacheck CMD: ..." (the
+ * caller exits CLI_EXIT_USAGE). */
 int cli_is_help(const char *arg);               /* -h or --help */
 /* An option that makes no sense twice: *seen counts its uses. */
-int cli_once(const char *cmd, const char *opt, int *seen);
+fia_status cli_once(const char *cmd, const char *opt, int *seen);
 /* The value after argv[*i] into *v (*i advanced). */
-int cli_value(const char *cmd, int argc, char **argv, int *i, const char **v);
+fia_status cli_value(const char *cmd, int argc, char **argv, int *i,
+                     const char **v);
 /* v as a whole number in lo..hi. */
-int cli_long(const char *cmd, const char *opt, const char *v, long lo,
-             long hi, long *out);
+fia_status cli_long(const char *cmd, const char *opt, const char *v, long lo,
+                    long hi, long *out);
 /* --profile doc|cann at argv[*i] (given once). */
-int cli_profile(const char *cmd, int argc, char **argv, int *i,
-                fia_profile *p, int *seen);
+fia_status cli_profile(const char *cmd, int argc, char **argv, int *i,
+                       fia_profile *p, int *seen);
 /* --tolerance NAME | allclose RTOL ATOL at argv[*i] (given once) into
  * o->tolerance, o->rtol, o->atol. */
-int cli_tolerance(const char *cmd, int argc, char **argv, int *i,
-                  fia_check_options *o, int *seen);
+fia_status cli_tolerance(const char *cmd, int argc, char **argv, int *i,
+                         fia_check_options *o, int *seen);
 /* The tolerance as --tolerance takes it ("allclose R A", "vendor"); and
- * back (0, or -1 when text is not one). */
+ * back (FIA_OK, or FIA_ERR_BAD_INPUT when text is not one). */
 void cli_tolerance_text(const fia_check_options *o, char *out, size_t len);
-int cli_tolerance_from_text(const char *text, fia_check_options *o);
+fia_status cli_tolerance_from_text(const char *text, fia_check_options *o);
 /* The options of repro and minimize (options.c). */
 typedef struct cli_finding_opts {
     const char *arg;            /* ID|CASE */
@@ -132,8 +134,8 @@ typedef struct cli_finding_opts {
     long max_attempts;          /* minimize only */
 } cli_finding_opts;
 /* Parses repro's (minimize 0) or minimize's options. */
-int cli_finding_args(const char *cmd, int minimize, int argc, char **argv,
-                     cli_finding_opts *o);
+fia_status cli_finding_args(const char *cmd, int minimize, int argc,
+                            char **argv, cli_finding_opts *o);
 
 /* The finding's target, check options (profile, tolerance from its
  * "# fiacheck-" header unless given in fo) and transform (cmd_repro.c);

@@ -1,7 +1,8 @@
 /* Option parsing shared by the subcommands: help, values that must parse,
  * options that may be given once, the tolerance profile.  Every function
- * that can fail says why on stderr (prefixed "fiacheck CMD: ") and returns
- * -1; the caller then exits with CLI_EXIT_USAGE. */
+ * that can fail says why on stderr (prefixed "fiacheck CMD: ": the user is
+ * the one to tell) and returns FIA_ERR_BAD_INPUT; the caller then exits with
+ * CLI_EXIT_USAGE. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,26 +14,27 @@ int cli_is_help(const char *a)
     return strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0;
 }
 
-int cli_once(const char *cmd, const char *opt, int *seen)
+fia_status cli_once(const char *cmd, const char *opt, int *seen)
 {
     if ((*seen)++ == 0)
-        return 0;
+        return FIA_OK;
     fprintf(stderr, "fiacheck %s: %s given twice\n", cmd, opt);
-    return -1;
+    return FIA_ERR_BAD_INPUT;
 }
 
-int cli_value(const char *cmd, int argc, char **argv, int *i, const char **v)
+fia_status cli_value(const char *cmd, int argc, char **argv, int *i,
+                     const char **v)
 {
     if (*i + 1 >= argc) {
         fprintf(stderr, "fiacheck %s: %s wants a value\n", cmd, argv[*i]);
-        return -1;
+        return FIA_ERR_BAD_INPUT;
     }
     *v = argv[++*i];
-    return 0;
+    return FIA_OK;
 }
 
-int cli_long(const char *cmd, const char *opt, const char *v, long lo,
-             long hi, long *out)
+fia_status cli_long(const char *cmd, const char *opt, const char *v, long lo,
+                    long hi, long *out)
 {
     char *end = NULL;
     errno = 0;
@@ -40,24 +42,24 @@ int cli_long(const char *cmd, const char *opt, const char *v, long lo,
     if (end == v || *end != '\0' || errno != 0 || x < lo || x > hi) {
         fprintf(stderr, "fiacheck %s: %s takes a whole number in %ld..%ld, "
                 "not '%s'\n", cmd, opt, lo, hi, v);
-        return -1;
+        return FIA_ERR_BAD_INPUT;
     }
     *out = x;
-    return 0;
+    return FIA_OK;
 }
 
-int cli_profile(const char *cmd, int argc, char **argv, int *i,
-                fia_profile *p, int *seen)
+fia_status cli_profile(const char *cmd, int argc, char **argv, int *i,
+                       fia_profile *p, int *seen)
 {
     const char *v;
     if (cli_once(cmd, "--profile", seen) || cli_value(cmd, argc, argv, i, &v))
-        return -1;
+        return FIA_ERR_BAD_INPUT;
     if (fia_profile_parse(v, p) != 0) {
         fprintf(stderr, "fiacheck %s: --profile takes doc or cann, not '%s'\n",
                 cmd, v);
-        return -1;
+        return FIA_ERR_BAD_INPUT;
     }
-    return 0;
+    return FIA_OK;
 }
 
 const char *cli_tolerance_names(void)
@@ -76,19 +78,19 @@ const char *cli_tolerance_names(void)
 }
 
 /* --tolerance NAME, or --tolerance allclose RTOL ATOL. */
-int cli_tolerance(const char *cmd, int argc, char **argv, int *i,
-                  fia_check_options *o, int *seen)
+fia_status cli_tolerance(const char *cmd, int argc, char **argv, int *i,
+                         fia_check_options *o, int *seen)
 {
     const char *v;
     if (cli_once(cmd, "--tolerance", seen) || cli_value(cmd, argc, argv, i, &v))
-        return -1;
+        return FIA_ERR_BAD_INPUT;
     if (fia_tol_profile_parse(v, &o->tolerance) != 0) {
         fprintf(stderr, "fiacheck %s: --tolerance takes one of %s, not "
                 "'%s'\n", cmd, cli_tolerance_names(), v);
-        return -1;
+        return FIA_ERR_BAD_INPUT;
     }
     if (o->tolerance != FIA_TOL_ALLCLOSE)
-        return 0;
+        return FIA_OK;
     char *e1 = NULL, *e2 = NULL;
     if (*i + 2 < argc) {
         o->rtol = strtod(argv[*i + 1], &e1);
@@ -99,10 +101,10 @@ int cli_tolerance(const char *cmd, int argc, char **argv, int *i,
         !(o->atol >= 0)) {
         fprintf(stderr, "fiacheck %s: --tolerance allclose takes RTOL ATOL "
                 "(numbers >= 0)\n", cmd);
-        return -1;
+        return FIA_ERR_BAD_INPUT;
     }
     *i += 2;
-    return 0;
+    return FIA_OK;
 }
 
 void cli_tolerance_text(const fia_check_options *o, char *out, size_t len)
@@ -113,19 +115,19 @@ void cli_tolerance_text(const fia_check_options *o, char *out, size_t len)
         snprintf(out, len, "%s", fia_tol_profile_name(o->tolerance));
 }
 
-int cli_tolerance_from_text(const char *text, fia_check_options *o)
+fia_status cli_tolerance_from_text(const char *text, fia_check_options *o)
 {
     char name[32];
     double r = 0, a = 0;
     int n = sscanf(text, "%31s %lf %lf", name, &r, &a);
     if (n < 1 || fia_tol_profile_parse(name, &o->tolerance) != 0)
-        return -1;
+        return FIA_ERR_BAD_INPUT;
     if (o->tolerance == FIA_TOL_ALLCLOSE) {
         if (n != 3 || !(r >= 0) || !(a >= 0))
-            return -1;
+            return FIA_ERR_BAD_INPUT;
         o->rtol = r, o->atol = a;
     }
-    return 0;
+    return FIA_OK;
 }
 
 /* At most one live line a second (cli_live_print); the last row ends
@@ -155,8 +157,8 @@ void cli_ref_progress(int64_t done, int64_t total, void *ctx)
         cli_live_end();
 }
 
-int cli_finding_args(const char *cmd, int minimize, int argc, char **argv,
-                     cli_finding_opts *o)
+fia_status cli_finding_args(const char *cmd, int minimize, int argc,
+                            char **argv, cli_finding_opts *o)
 {
     memset(o, 0, sizeof *o);
     o->db = "results/findings.db";
@@ -171,37 +173,37 @@ int cli_finding_args(const char *cmd, int minimize, int argc, char **argv,
             o->json = 1;
         } else if (strcmp(a, "--db") == 0) {
             if (cli_once(cmd, a, &n_db) || cli_value(cmd, argc, argv, &i, &o->db))
-                return -1;
+                return FIA_ERR_BAD_INPUT;
         } else if (strcmp(a, "--profile") == 0) {
             if (cli_profile(cmd, argc, argv, &i, &o->profile, &o->profile_given))
-                return -1;
+                return FIA_ERR_BAD_INPUT;
         } else if (strcmp(a, "--tolerance") == 0) {
             if (cli_tolerance(cmd, argc, argv, &i, &o->check,
                               &o->tolerance_given))
-                return -1;
+                return FIA_ERR_BAD_INPUT;
         } else if (strcmp(a, "--target") == 0) {
             if (cli_once(cmd, a, &n_tgt) || cli_value(cmd, argc, argv, &i, &v))
-                return -1;
+                return FIA_ERR_BAD_INPUT;
             if ((o->target = fuzz_target_from_name(v)) < 0) {
                 fprintf(stderr, "fiacheck %s: --target takes params, numeric "
                         "or metamorphic, not '%s'\n", cmd, v);
-                return -1;
+                return FIA_ERR_BAD_INPUT;
             }
         } else if (minimize && strcmp(a, "--out") == 0) {
             if (cli_once(cmd, a, &n_out) ||
                 cli_value(cmd, argc, argv, &i, &o->out))
-                return -1;
+                return FIA_ERR_BAD_INPUT;
         } else if (minimize && strcmp(a, "--max-attempts") == 0) {
             if (cli_once(cmd, a, &n_max) ||
                 cli_value(cmd, argc, argv, &i, &v) ||
                 cli_long(cmd, a, v, 1, 100000000, &o->max_attempts))
-                return -1;
+                return FIA_ERR_BAD_INPUT;
         } else if (a[0] == '-' && a[1] != '\0') {
             fprintf(stderr, "fiacheck %s: unknown option %s\n", cmd, a);
-            return -1;
+            return FIA_ERR_BAD_INPUT;
         } else if (o->arg != NULL) {
             fprintf(stderr, "fiacheck %s: one finding at a time\n", cmd);
-            return -1;
+            return FIA_ERR_BAD_INPUT;
         } else {
             o->arg = a;
         }
@@ -209,7 +211,7 @@ int cli_finding_args(const char *cmd, int minimize, int argc, char **argv,
     if (o->arg == NULL) {
         fprintf(stderr, "fiacheck %s: give a finding id or a case file\n",
                 cmd);
-        return -1;
+        return FIA_ERR_BAD_INPUT;
     }
-    return 0;
+    return FIA_OK;
 }

@@ -10,7 +10,9 @@
  *
  * The findings store (store.h) returns the same codes (FIA_ERR_CORRUPT,
  * FIA_ERR_BUSY and FIA_ERR_NOT_FOUND are its own) and keeps its message on
- * the connection, as SQLite does (fia_store_errmsg()).  The one exception,
+ * the connection, as SQLite does (fia_store_errmsg()).  cli/'s helpers,
+ * whose caller is the user, print their message on stderr ("fiacheck CMD:
+ * ...") and return the code alone (cli/options.c).  The one exception,
  * fast/'s public API (fast.h), is the aclnn two-phase API: status codes
  * with the thread's last error message (fastLastError, as
  * aclGetRecentErrMsg). */
