@@ -9,7 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
-#include "fuzz/fdp.h"
+#include "fuzz/bytes.h"
 #include "fuzz/fuzz.h"
 
 static double now(void)

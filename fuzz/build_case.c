@@ -12,7 +12,7 @@ static void spec_clear(fia_tensor_spec *sp)
     memset(sp, 0, sizeof *sp);
 }
 
-fia_status fb_tensor_list(fia_case *c, fia_slot s, int count, fia_dtype dt,
+fia_status fz_case_tensor_list(fia_case *c, fia_slot s, int count, fia_dtype dt,
                           int ndim, const int64_t *shape)
 {
     fia_tensor_spec *sp = &c->tensors[s];
@@ -37,21 +37,21 @@ fia_status fb_tensor_list(fia_case *c, fia_slot s, int count, fia_dtype dt,
     return FIA_OK;
 }
 
-fia_status fb_tensor(fia_case *c, fia_slot s, fia_dtype dt, int ndim,
+fia_status fz_case_tensor(fia_case *c, fia_slot s, fia_dtype dt, int ndim,
                      const int64_t *shape)
 {
-    return fb_tensor_list(c, s, 1, dt, ndim, shape);
+    return fz_case_tensor_list(c, s, 1, dt, ndim, shape);
 }
 
-void fb_null(fia_case *c, fia_slot s)
+void fz_case_null(fia_case *c, fia_slot s)
 {
     spec_clear(&c->tensors[s]);
     c->tensors[s].presence = FIA_NULL;
 }
 
-void fb_absent(fia_case *c, fia_slot s) { spec_clear(&c->tensors[s]); }
+void fz_case_absent(fia_case *c, fia_slot s) { spec_clear(&c->tensors[s]); }
 
-void fb_values(fia_case *c, fia_slot s, double *values, int64_t n)
+void fz_case_values(fia_case *c, fia_slot s, double *values, int64_t n)
 {
     fia_gen *g = &c->tensors[s].gen;
     free(g->values);
@@ -61,7 +61,7 @@ void fb_values(fia_case *c, fia_slot s, double *values, int64_t n)
     g->n_values = n;
 }
 
-void fb_gen(fia_case *c, fia_slot s, fia_gen_kind k, double a, double b)
+void fz_case_gen(fia_case *c, fia_slot s, fia_gen_kind k, double a, double b)
 {
     fia_gen *g = &c->tensors[s].gen;
     free(g->values);
@@ -71,7 +71,7 @@ void fb_gen(fia_case *c, fia_slot s, fia_gen_kind k, double a, double b)
     g->b = b;
 }
 
-fia_status fb_array(fia_case *c, fia_array a, int64_t count,
+fia_status fz_case_array(fia_case *c, fia_array a, int64_t count,
                     const int64_t *v)
 {
     fia_int_array_spec *sp = &c->arrays[a];
@@ -90,20 +90,20 @@ fia_status fb_array(fia_case *c, fia_array a, int64_t count,
     return FIA_OK;
 }
 
-void fb_array_null(fia_case *c, fia_array a)
+void fz_case_array_null(fia_case *c, fia_array a)
 {
     free(c->arrays[a].values);
     memset(&c->arrays[a], 0, sizeof c->arrays[a]);
     c->arrays[a].presence = FIA_NULL;
 }
 
-void fb_array_absent(fia_case *c, fia_array a)
+void fz_case_array_absent(fia_case *c, fia_array a)
 {
     free(c->arrays[a].values);
     memset(&c->arrays[a], 0, sizeof c->arrays[a]);
 }
 
-void fb_attr(fia_case *c, fia_attr a, int64_t v)
+void fz_case_attr(fia_case *c, fia_attr a, int64_t v)
 {
     fia_attrs *at = &c->attrs;
     switch (a) {
@@ -125,20 +125,20 @@ void fb_attr(fia_case *c, fia_attr a, int64_t v)
     c->attr_given[a] = true;
 }
 
-void fb_scale(fia_case *c, double scale)
+void fz_case_scale(fia_case *c, double scale)
 {
     c->attrs.scale = scale;
     c->attr_given[FIA_ATTR_SCALE] = true;
 }
 
-void fb_layout(fia_case *c, const char *layout)
+void fz_case_layout(fia_case *c, const char *layout)
 {
     snprintf(c->attrs.input_layout, sizeof c->attrs.input_layout, "%s",
              layout);
     c->attr_given[FIA_ATTR_INPUT_LAYOUT] = true;
 }
 
-void fb_lse_flag(fia_case *c, int on) { fb_attr(c, FIA_ATTR_SOFTMAX_LSE_FLAG, on); }
+void fz_case_lse_flag(fia_case *c, int on) { fz_case_attr(c, FIA_ATTR_SOFTMAX_LSE_FLAG, on); }
 
 /* ---- geometry ------------------------------------------------------------ */
 

@@ -1,6 +1,6 @@
 /* fuzz_numeric's and fuzz_metamorphic's decoder: bytes -> a case the rules
  * accept, mostly small, regularly shaped past one of fast/'s path
- * thresholds (fzn_layout_reach), with data from distributions that break
+ * thresholds (fz_numeric_layout_reach), with data from distributions that break
  * kernels (gen_tensors_data.c).
  *
  * The decoder is its list of fragments (fuzz/gen.h, one gen_<feature>.c
@@ -10,40 +10,40 @@
 #include "fuzz/gen.h"
 
 static const fz_fragment numeric_fragments[] = {
-    {FIA_FEATURE_LAYOUT, fzn_layout},
-    {FIA_FEATURE_LAYOUT, fzn_layout_reach},
-    {FIA_FEATURE_TENSORS, fzn_tensors_dtype},
-    {FIA_FEATURE_LAYOUT, fzn_layout_batch},
-    {FIA_FEATURE_GQA, fzn_gqa_heads},
-    {FIA_FEATURE_LAYOUT, fzn_layout_dims},
-    {FIA_FEATURE_TENSORS, fzn_tensors_qkv},
-    {FIA_FEATURE_LAYOUT, fzn_layout_heads},
-    {FIA_FEATURE_GQA, fzn_gqa_attr},
-    {FIA_FEATURE_SCALE, fzn_scale_default},
-    {FIA_FEATURE_SPARSE, fzn_sparse_mode},
-    {FIA_FEATURE_PRECISE, fzn_precise},
-    {FIA_FEATURE_LSE, fzn_lse},
-    {FIA_FEATURE_SEQLEN, fzn_seqlen},
-    {FIA_FEATURE_MASK, fzn_mask_shape},
-    {FIA_FEATURE_SPARSE, fzn_sparse_tokens},
-    {FIA_FEATURE_MASK, fzn_mask_dtype},
-    {FIA_FEATURE_TENSORS, fzn_tensors_data_seed},
-    {FIA_FEATURE_MASK, fzn_mask_values},
-    {FIA_FEATURE_TENSORS, fzn_tensors_data},
-    {FIA_FEATURE_SCALE, fzn_scale},
-    {FIA_FEATURE_LAYOUT, fzn_layout_run},
-    {FIA_FEATURE_PAGED, fzn_paged},
-    {FIA_FEATURE_TENSOR_LIST, fzn_tensor_list},
-    {FIA_FEATURE_TND, fzn_tnd},
-    {FIA_FEATURE_PADDING, fzn_padding},
-    {FIA_FEATURE_PREFIX, fzn_prefix},
-    {FIA_FEATURE_PSE, fzn_pse},
-    {FIA_FEATURE_ANTIQUANT, fzn_antiquant},
-    {FIA_FEATURE_INT8_OUT, fzn_int8_out},
-    {FIA_FEATURE_INT8_QUANT, fzn_int8_quant},
-    {FIA_FEATURE_MLA, fzn_mla},
-    {FIA_FEATURE_SINK, fzn_sink},
-    {FIA_FEATURE_PRODUCT, fzn_product},
+    {FIA_FEATURE_LAYOUT, fz_numeric_layout},
+    {FIA_FEATURE_LAYOUT, fz_numeric_layout_reach},
+    {FIA_FEATURE_TENSORS, fz_numeric_tensors_dtype},
+    {FIA_FEATURE_LAYOUT, fz_numeric_layout_batch},
+    {FIA_FEATURE_GQA, fz_numeric_gqa_heads},
+    {FIA_FEATURE_LAYOUT, fz_numeric_layout_dims},
+    {FIA_FEATURE_TENSORS, fz_numeric_tensors_qkv},
+    {FIA_FEATURE_LAYOUT, fz_numeric_layout_heads},
+    {FIA_FEATURE_GQA, fz_numeric_gqa_attr},
+    {FIA_FEATURE_SCALE, fz_numeric_scale_default},
+    {FIA_FEATURE_SPARSE, fz_numeric_sparse_mode},
+    {FIA_FEATURE_PRECISE, fz_numeric_precise},
+    {FIA_FEATURE_LSE, fz_numeric_lse},
+    {FIA_FEATURE_SEQLEN, fz_numeric_seqlen},
+    {FIA_FEATURE_MASK, fz_numeric_mask_shape},
+    {FIA_FEATURE_SPARSE, fz_numeric_sparse_tokens},
+    {FIA_FEATURE_MASK, fz_numeric_mask_dtype},
+    {FIA_FEATURE_TENSORS, fz_numeric_tensors_data_seed},
+    {FIA_FEATURE_MASK, fz_numeric_mask_values},
+    {FIA_FEATURE_TENSORS, fz_numeric_tensors_data},
+    {FIA_FEATURE_SCALE, fz_numeric_scale},
+    {FIA_FEATURE_LAYOUT, fz_numeric_layout_run},
+    {FIA_FEATURE_PAGED, fz_numeric_paged},
+    {FIA_FEATURE_TENSOR_LIST, fz_numeric_tensor_list},
+    {FIA_FEATURE_TND, fz_numeric_tnd},
+    {FIA_FEATURE_PADDING, fz_numeric_padding},
+    {FIA_FEATURE_PREFIX, fz_numeric_prefix},
+    {FIA_FEATURE_PSE, fz_numeric_pse},
+    {FIA_FEATURE_ANTIQUANT, fz_numeric_antiquant},
+    {FIA_FEATURE_INT8_OUT, fz_numeric_int8_out},
+    {FIA_FEATURE_INT8_QUANT, fz_numeric_int8_quant},
+    {FIA_FEATURE_MLA, fz_numeric_mla},
+    {FIA_FEATURE_SINK, fz_numeric_sink},
+    {FIA_FEATURE_PRODUCT, fz_numeric_product},
 };
 
 /* The focus of fuzz_numeric's decoder (fuzz_numeric_focus). */
@@ -79,7 +79,7 @@ const char *fuzz_numeric_focus_tag(void)
 /* Shared by numeric and metamorphic: a valid small case.  meta: keep
  * row-invalid correction on in prefill (fully masked rows defined), and
  * sequence-length arrays of length 1 more often. */
-static fia_status small_case(fdp *f, fia_case *c, int meta, fz_gen *g,
+static fia_status small_case(fz_bytes *f, fia_case *c, int meta, fz_gen *g,
                              fz_focus focus)
 {
     fia_case_init(c);
@@ -89,17 +89,17 @@ static fia_status small_case(fdp *f, fia_case *c, int meta, fz_gen *g,
     g->c = c;
     g->meta = meta;
     snprintf(c->name, sizeof c->name, meta ? "fuzz_metamorphic" : "fuzz_numeric");
-    c->seed = fdp_u8(f);
-    g->qs1 = fdp_chance(f, 30);
+    c->seed = fz_bytes_u8(f);
+    g->qs1 = fz_bytes_chance(f, 30);
     fz_gen_apply(g, numeric_fragments, FZ_ARRLEN(numeric_fragments));
     return g->status;
 }
 
 fia_status fuzz_decode_numeric(const uint8_t *data, size_t size, fia_case *c)
 {
-    fdp f;
+    fz_bytes f;
     fz_gen g;
-    fdp_init(&f, data, size);
+    fz_bytes_init(&f, data, size);
     return small_case(&f, c, 0, &g, numeric_focus);
 }
 
@@ -150,13 +150,13 @@ static int applicable_transforms(const fia_case *c, const fz_geom *g, int to,
  * from 5 bytes: the scenes (both, query, kv; decode: kv), p_q 0..7, p_kv
  * 0..7 or 0..130 (past fast/'s key block), the seed (zeros written
  * negative, extra rows). */
-static void pad_transform(fdp *f, const fz_geom *g, char *transform,
+static void pad_transform(fz_bytes *f, const fz_geom *g, char *transform,
                           size_t tlen)
 {
-    int scene = fdp_pick(f, 3);
-    long long p_q = fdp_range(f, 0, 7);
-    long long p_kv = fdp_bool(f) ? fdp_range(f, 0, 130) : fdp_range(f, 0, 7);
-    unsigned seed = fdp_u8(f);
+    int scene = fz_bytes_pick(f, 3);
+    long long p_q = fz_bytes_range(f, 0, 7);
+    long long p_kv = fz_bytes_bool(f) ? fz_bytes_range(f, 0, 130) : fz_bytes_range(f, 0, 7);
+    unsigned seed = fz_bytes_u8(f);
     if (g->Q_S == 1 || scene == 2)
         p_q = -1;
     if (g->Q_S > 1 && scene == 1)
@@ -215,7 +215,7 @@ static int prefix_pse_transform(fia_case *c, const fz_geom *g, int which,
 
 /* The transform of the base c (st its decoder's status), from the bytes
  * after the case's. */
-static fia_status transform_of(fdp *f, fia_case *c, int pick, int to,
+static fia_status transform_of(fz_bytes *f, fia_case *c, int pick, int to,
                                fia_status st, char *transform, size_t tlen)
 {
     fz_geom g;
@@ -224,17 +224,17 @@ static fia_status transform_of(fdp *f, fia_case *c, int pick, int to,
     /* the left-padded form, from bytes after the case's: a zero byte (a
      * stored seed run out) keeps the pick below, so stored seeds keep
      * their transform */
-    const int pad = fdp_rare(f, 20);
+    const int pad = fz_bytes_rare(f, 20);
     /* a live-rows case's data follows its layout's offsets: a transform
      * would give the second form other data (and copy GiB) */
-    /* an MLA base (fzn_mla: paged, zero ropes) has its own relations:
+    /* an MLA base (fz_numeric_mla: paged, zero ropes) has its own relations:
      * zero ropes against the call without them, or (a byte after the
      * pad's: a zero keeps stored seeds on zero-rope) its heads reversed
      * with ropes made non-zero in both forms */
     if (fz_mla_zero_rope_applies(c)) {
-        if (fdp_rare(f, 40) && fz_mla_heads_rev_applies(c)) {
-            fb_gen(c, FIA_SLOT_QUERY_ROPE, FIA_GEN_UNIFORM, -1.0, 1.0);
-            fb_gen(c, FIA_SLOT_KEY_ROPE, FIA_GEN_UNIFORM, -1.0, 1.0);
+        if (fz_bytes_rare(f, 40) && fz_mla_heads_rev_applies(c)) {
+            fz_case_gen(c, FIA_SLOT_QUERY_ROPE, FIA_GEN_UNIFORM, -1.0, 1.0);
+            fz_case_gen(c, FIA_SLOT_KEY_ROPE, FIA_GEN_UNIFORM, -1.0, 1.0);
             snprintf(transform, tlen, "mla-heads-rev");
             return st;
         }
@@ -251,10 +251,10 @@ static fia_status transform_of(fdp *f, fia_case *c, int pick, int to,
     }
     /* the prefix and pse relations, from the bytes after those: a zero
      * byte keeps the pick below */
-    const int pp = fdp_rare(f, 30);
-    const int which = fdp_pick(f, 3);
-    const unsigned seed = fdp_u8(f);
-    const int64_t plen = fdp_range(f, 0, 255);
+    const int pp = fz_bytes_rare(f, 30);
+    const int which = fz_bytes_pick(f, 3);
+    const unsigned seed = fz_bytes_u8(f);
+    const int64_t plen = fz_bytes_range(f, 0, 255);
     if (pp && prefix_pse_transform(c, &g, which, seed, plen, transform, tlen,
                                    &st))
         return st;
@@ -269,16 +269,16 @@ static fia_status transform_of(fdp *f, fia_case *c, int pick, int to,
 fia_status fuzz_decode_metamorphic(const uint8_t *data, size_t size,
                                    fia_case *c, char *transform, size_t tlen)
 {
-    fdp f;
+    fz_bytes f;
     fz_gen g;
-    fdp_init(&f, data, size);
-    int pick = fdp_u8(&f), to = fdp_u8(&f);
+    fz_bytes_init(&f, data, size);
+    int pick = fz_bytes_u8(&f), to = fz_bytes_u8(&f);
     fia_status st = small_case(&f, c, 1, &g, FZ_FOCUS_NONE);
     st = transform_of(&f, c, pick, to, st, transform, tlen);
-    /* the base quantized (fzn_antiquant_meta), from bytes after all those
+    /* the base quantized (fz_numeric_antiquant_meta), from bytes after all those
      * (a stored seed run out keeps its transform): it takes the antiquant
      * relation only, the others would have to carry its scales along */
-    fzn_antiquant_meta(&g);
+    fz_numeric_antiquant_meta(&g);
     st = st == FIA_OK ? g.status : st;
     if (fz_antiquant_in_use(c)) {
         fz_geom geom;
@@ -290,8 +290,8 @@ fia_status fuzz_decode_metamorphic(const uint8_t *data, size_t size,
     /* now and then the call written through another interface instead
      * (meta_api.c), from bytes after all those: a stored seed run out
      * keeps its transform */
-    if (fdp_rare(&f, 10)) {
-        fia_api a = (fia_api)(1 + fdp_pick(&f, FIA_API_COUNT - 1));
+    if (fz_bytes_rare(&f, 10)) {
+        fia_api a = (fia_api)(1 + fz_bytes_pick(&f, FIA_API_COUNT - 1));
         if (st == FIA_OK && !c->live_rows &&
             fia_case_expressible(c, a, NULL, 0))
             snprintf(transform, tlen, "api=%s", fia_api_name(a));

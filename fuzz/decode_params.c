@@ -10,42 +10,42 @@
 #include "fuzz/gen.h"
 
 static const fz_fragment params_fragments[] = {
-    {FIA_FEATURE_LAYOUT, fzp_layout},
-    {FIA_FEATURE_TENSORS, fzp_tensors_dtype},
-    {FIA_FEATURE_LAYOUT, fzp_layout_dims},
-    {FIA_FEATURE_GQA, fzp_gqa_heads},
-    {FIA_FEATURE_LAYOUT, fzp_layout_seq},
-    {FIA_FEATURE_TENSORS, fzp_tensors_shapes},
-    {FIA_FEATURE_TENSOR_LIST, fzp_tensor_list},
-    {FIA_FEATURE_TENSORS, fzp_tensors_qkv},
-    {FIA_FEATURE_LAYOUT, fzp_layout_heads},
-    {FIA_FEATURE_GQA, fzp_gqa_attr},
-    {FIA_FEATURE_SPARSE, fzp_sparse_mode},
-    {FIA_FEATURE_SPARSE, fzp_sparse_tokens},
-    {FIA_FEATURE_PRECISE, fzp_precise},
-    {FIA_FEATURE_SCALE, fzp_scale},
-    {FIA_FEATURE_PAGED, fzp_paged},
-    {FIA_FEATURE_ANTIQUANT, fzp_antiquant},
-    {FIA_FEATURE_QUERY_QUANT, fzp_query_quant},
-    {FIA_FEATURE_MASK, fzp_mask},
-    {FIA_FEATURE_SEQLEN, fzp_seqlen},
-    {FIA_FEATURE_PREFIX, fzp_prefix},
-    {FIA_FEATURE_LSE, fzp_lse},
-    {FIA_FEATURE_OUTPUT, fzp_output},
-    {FIA_FEATURE_TENSORS, fzp_tensors_optional},
-    {FIA_FEATURE_PAGED, fzp_paged_cache},
-    {FIA_FEATURE_TENSOR_LIST, fzp_tensor_list_shapes},
-    {FIA_FEATURE_TND, fzp_tnd},
-    {FIA_FEATURE_PADDING, fzp_padding},
-    {FIA_FEATURE_PADDING, fzp_padding_scene},
-    {FIA_FEATURE_PSE, fzp_pse},
-    {FIA_FEATURE_PREFIX, fzp_prefix_tensors},
-    {FIA_FEATURE_ANTIQUANT, fzp_antiquant_scene},
-    {FIA_FEATURE_INT8_OUT, fzp_int8_out_scene},
-    {FIA_FEATURE_INT8_QUANT, fzp_int8_quant_scene},
-    {FIA_FEATURE_MLA, fzp_mla},
-    {FIA_FEATURE_SINK, fzp_sink},
-    {FIA_FEATURE_PRODUCT, fzp_product},
+    {FIA_FEATURE_LAYOUT, fz_params_layout},
+    {FIA_FEATURE_TENSORS, fz_params_tensors_dtype},
+    {FIA_FEATURE_LAYOUT, fz_params_layout_dims},
+    {FIA_FEATURE_GQA, fz_params_gqa_heads},
+    {FIA_FEATURE_LAYOUT, fz_params_layout_seq},
+    {FIA_FEATURE_TENSORS, fz_params_tensors_shapes},
+    {FIA_FEATURE_TENSOR_LIST, fz_params_tensor_list},
+    {FIA_FEATURE_TENSORS, fz_params_tensors_qkv},
+    {FIA_FEATURE_LAYOUT, fz_params_layout_heads},
+    {FIA_FEATURE_GQA, fz_params_gqa_attr},
+    {FIA_FEATURE_SPARSE, fz_params_sparse_mode},
+    {FIA_FEATURE_SPARSE, fz_params_sparse_tokens},
+    {FIA_FEATURE_PRECISE, fz_params_precise},
+    {FIA_FEATURE_SCALE, fz_params_scale},
+    {FIA_FEATURE_PAGED, fz_params_paged},
+    {FIA_FEATURE_ANTIQUANT, fz_params_antiquant},
+    {FIA_FEATURE_QUERY_QUANT, fz_params_query_quant},
+    {FIA_FEATURE_MASK, fz_params_mask},
+    {FIA_FEATURE_SEQLEN, fz_params_seqlen},
+    {FIA_FEATURE_PREFIX, fz_params_prefix},
+    {FIA_FEATURE_LSE, fz_params_lse},
+    {FIA_FEATURE_OUTPUT, fz_params_output},
+    {FIA_FEATURE_TENSORS, fz_params_tensors_optional},
+    {FIA_FEATURE_PAGED, fz_params_paged_cache},
+    {FIA_FEATURE_TENSOR_LIST, fz_params_tensor_list_shapes},
+    {FIA_FEATURE_TND, fz_params_tnd},
+    {FIA_FEATURE_PADDING, fz_params_padding},
+    {FIA_FEATURE_PADDING, fz_params_padding_scene},
+    {FIA_FEATURE_PSE, fz_params_pse},
+    {FIA_FEATURE_PREFIX, fz_params_prefix_tensors},
+    {FIA_FEATURE_ANTIQUANT, fz_params_antiquant_scene},
+    {FIA_FEATURE_INT8_OUT, fz_params_int8_out_scene},
+    {FIA_FEATURE_INT8_QUANT, fz_params_int8_quant_scene},
+    {FIA_FEATURE_MLA, fz_params_mla},
+    {FIA_FEATURE_SINK, fz_params_sink},
+    {FIA_FEATURE_PRODUCT, fz_params_product},
 };
 
 /* The case model refuses a tensor whose element count overflows int64
@@ -72,15 +72,15 @@ static void fit_shapes(fia_case *c)
 
 fia_status fuzz_decode_params(const uint8_t *data, size_t size, fia_case *c)
 {
-    fdp f;
+    fz_bytes f;
     fz_gen g;
-    fdp_init(&f, data, size);
+    fz_bytes_init(&f, data, size);
     fia_case_init(c);
     memset(&g, 0, sizeof g);
     g.f = &f;
     g.c = c;
     snprintf(c->name, sizeof c->name, "fuzz_params");
-    c->seed = fdp_u8(&f);
+    c->seed = fz_bytes_u8(&f);
     /* Strict inputs (40 % of them) take no deliberate break: they keep the
      * validity rate within 30-70 % under libFuzzer, whose mutations
      * otherwise drift toward the many ways to be invalid.  Strict from a
@@ -91,7 +91,7 @@ fia_status fuzz_decode_params(const uint8_t *data, size_t size, fia_case *c)
     for (size_t i = 0; i < size; i++)
         h = (h ^ data[i]) * 16777619u;
     g.strict = h % 100 < 40;
-    g.qs1 = fdp_chance(&f, 35);
+    g.qs1 = fz_bytes_chance(&f, 35);
     fz_gen_apply(&g, params_fragments, FZ_ARRLEN(params_fragments));
     fit_shapes(c);
     return g.status;

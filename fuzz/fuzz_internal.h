@@ -9,23 +9,23 @@
 /* Case building.  Each setter replaces what the slot held; the fallible
  * ones return FIA_OK or FIA_ERR_NOMEM (the slot is then left absent and the
  * case valid to free). */
-fia_status fb_tensor(fia_case *c, fia_slot s, fia_dtype dt, int ndim,
+fia_status fz_case_tensor(fia_case *c, fia_slot s, fia_dtype dt, int ndim,
                      const int64_t *shape);
-fia_status fb_tensor_list(fia_case *c, fia_slot s, int count, fia_dtype dt,
+fia_status fz_case_tensor_list(fia_case *c, fia_slot s, int count, fia_dtype dt,
                           int ndim, const int64_t *shape);
-void fb_null(fia_case *c, fia_slot s);
-void fb_absent(fia_case *c, fia_slot s);
+void fz_case_null(fia_case *c, fia_slot s);
+void fz_case_absent(fia_case *c, fia_slot s);
 /* Takes ownership of values (n elements). */
-void fb_values(fia_case *c, fia_slot s, double *values, int64_t n);
-void fb_gen(fia_case *c, fia_slot s, fia_gen_kind k, double a, double b);
-fia_status fb_array(fia_case *c, fia_array a, int64_t count,
+void fz_case_values(fia_case *c, fia_slot s, double *values, int64_t n);
+void fz_case_gen(fia_case *c, fia_slot s, fia_gen_kind k, double a, double b);
+fia_status fz_case_array(fia_case *c, fia_array a, int64_t count,
                     const int64_t *v);
-void fb_array_null(fia_case *c, fia_array a);
-void fb_array_absent(fia_case *c, fia_array a);
-void fb_attr(fia_case *c, fia_attr a, int64_t v);   /* integer attributes */
-void fb_scale(fia_case *c, double scale);
-void fb_layout(fia_case *c, const char *layout);
-void fb_lse_flag(fia_case *c, int on);
+void fz_case_array_null(fia_case *c, fia_array a);
+void fz_case_array_absent(fia_case *c, fia_array a);
+void fz_case_attr(fia_case *c, fia_attr a, int64_t v);   /* integer attributes */
+void fz_case_scale(fia_case *c, double scale);
+void fz_case_layout(fia_case *c, const char *layout);
+void fz_case_lse_flag(fia_case *c, int on);
 
 /* Logical geometry of a case whose layout is one of the four documented
  * ones and whose query/key/value shapes follow it. */
@@ -271,7 +271,7 @@ void fz_aq_set_kv_dtype(fia_case *c, fia_slot s, fia_dtype dt);
 /* The key S a per-token scale must cover (ANTI-023): a page table's
  * columns x block_size, a list's longest tensor, else kv_s. */
 int64_t fz_aq_token_s(const fia_case *c, int64_t kv_s);
-/* The break the last fzp_antiquant_scene made, -1 for a valid scene (the
+/* The break the last fz_params_antiquant_scene made, -1 for a valid scene (the
  * tests read it). */
 extern int fz_aq_params_break;
 /* The rule break brk breaks and the profile whose catalogue fires it;
@@ -293,7 +293,7 @@ fia_status fz_meta_antiquant(const fia_case *, const fz_geom *, const char *,
                              fia_case *, fia_error *);
 /* ---- interfaces (meta_api.c): "api=<name>", the call written through
  * another interface's names and read back ---- */
-/* meta_mla.c: an MLA base with const(0) ropes (fzn_mla under the
+/* meta_mla.c: an MLA base with const(0) ropes (fz_numeric_mla under the
  * metamorphic target) and its relation to the call without them. */
 /* mla-heads-rev: an MLA call of BSH / BSND / BNSD whose heads the
  * transform reverses (query and query_rope, rope D FZ_MLA_ROPE_D). */

@@ -21,7 +21,7 @@
  * consumes bytes re-maps every stored seed (corpus/fuzz_*) to another case.
  * A new feature appends its fragment at the end of a list, where a stored
  * seed has mostly run out of bytes: reading a zero as "off" (fz_odd,
- * fdp_rare; not fdp_chance, which reads a zero as "yes") keeps such seeds
+ * fz_bytes_rare; not fz_bytes_chance, which reads a zero as "yes") keeps such seeds
  * what they were; tests/test_fuzz_corpus_decode.c tells.  Some features have
  * several fragments, where their bytes were interleaved with others' (the
  * layout's dims around the GQA heads, the mask's shape and dtype around the
@@ -30,15 +30,15 @@
 #define FIA_FUZZ_GEN_H
 
 #include "fia/feature.h"
-#include "fuzz/fdp.h"
+#include "fuzz/bytes.h"
 #include "fuzz/fuzz_internal.h"
 
 #define FZ_ARRLEN(a) ((int)(sizeof(a) / sizeof((a)[0])))
 
 /* fuzz_numeric's geometry ranges: its mask-pattern bookkeeping is sized by
  * them.  Most cases are small (B <= 3, KV_S <= 20); the reach plans
- * (fzn_layout_reach) go beyond fast/'s path thresholds, up to these.  The
- * left-padded form (fzn_padding, made last) grows Q_S and KV_S past them
+ * (fz_numeric_layout_reach) go beyond fast/'s path thresholds, up to these.  The
+ * left-padded form (fz_numeric_padding, made last) grows Q_S and KV_S past them
  * by its padding rows. */
 #define FZ_NUM_MAX_B 4
 #define FZ_NUM_MAX_KV_S 1024
@@ -50,7 +50,7 @@
 /* An MLA case's (gen_mla.c): its rows are D + Dr + Dv = 1088 products
  * wide and at least 32 of them share each key, so reaching fast/'s key
  * blocks and split decode takes ~100x a plain case's budget (~50 ms in
- * the reference); they are rare (fzn_mla's gate). */
+ * the reference); they are rare (fz_numeric_mla's gate). */
 #define FZ_MLA_MAX_WORK 2e7
 /* The budget of generated case c: FZ_MLA_MAX_WORK with rope inputs, else
  * FZ_NUM_MAX_WORK. */
@@ -92,7 +92,7 @@ typedef enum fz_focus {
 #define FZ_GATE(g, f, pct) ((g)->focus == (f) ? 100 : (pct))
 
 typedef struct fz_gen {
-    fdp *f;             /* the fuzzer's bytes, consumed front to back */
+    fz_bytes *f;             /* the fuzzer's bytes, consumed front to back */
     fia_case *c;        /* the case being built */
     fia_status status;  /* FIA_OK, or the first builder failure (NOMEM) */
 
@@ -126,9 +126,9 @@ typedef struct fz_gen {
      * asks for */
     fuzz_rng rng;
     double scale;
-    int vkind;          /* the distribution fzn_tensors_data chose */
+    int vkind;          /* the distribution fz_numeric_tensors_data chose */
 
-    /* params: an int8-output scene was made (fzp_int8_out_scene), which
+    /* params: an int8-output scene was made (fz_params_int8_out_scene), which
      * the full-int8 scene after it leaves alone */
     int out8;
 } fz_gen;
@@ -158,7 +158,7 @@ static inline void fz_note(fz_gen *g, fia_status st)
  * (the byte is consumed either way, so one input decodes stably). */
 static inline int fz_odd(fz_gen *g, int pct)
 {
-    int r = fdp_rare(g->f, pct);
+    int r = fz_bytes_rare(g->f, pct);
     return g->strict ? 0 : r;
 }
 
@@ -166,95 +166,95 @@ static inline int fz_odd(fz_gen *g, int pct)
  * (a strict input folds the others onto them). */
 static inline int fz_wpick(fz_gen *g, const int *w, int n, int n_valid)
 {
-    int r = fdp_weighted(g->f, w, n);
+    int r = fz_bytes_weighted(g->f, w, n);
     return g->strict && r >= n_valid ? r % n_valid : r;
 }
 
 /* params: a sequence-length array a (present with probability pct %): a
  * length around B, values around S. */
-void fzp_seq_array(fz_gen *g, fia_array a, int pct, int64_t S);
+void fz_params_seq_array(fz_gen *g, fia_array a, int pct, int64_t S);
 
 /* ---- fuzz_params' fragments (bytes -> any call, biased to edges) -------- */
-void fzp_layout(fz_gen *g);           /* layout name; L */
-void fzp_tensors_dtype(fz_gen *g);    /* qdt, kvdt */
-void fzp_layout_dims(fz_gen *g);      /* B, N, D */
-void fzp_gqa_heads(fz_gen *g);        /* KV_N (and N at the edges) */
-void fzp_layout_seq(fz_gen *g);       /* Q_S, KV_S */
-void fzp_tensors_shapes(fz_gen *g);   /* qsh, ksh, vsh, off by one now and then */
-void fzp_tensor_list(fz_gen *g);      /* kv_count */
-void fzp_tensors_qkv(fz_gen *g);      /* query, key, value */
-void fzp_layout_heads(fz_gen *g);     /* num_heads */
-void fzp_gqa_attr(fz_gen *g);         /* num_key_value_heads */
-void fzp_sparse_mode(fz_gen *g);      /* sparse_mode; sparse */
-void fzp_sparse_tokens(fz_gen *g);    /* pre_tokens, next_tokens */
-void fzp_precise(fz_gen *g);          /* inner_precise */
-void fzp_scale(fz_gen *g);            /* scale */
-void fzp_paged(fz_gen *g);            /* block_size */
-void fzp_antiquant(fz_gen *g);        /* (key_/value_)antiquant_mode */
-void fzp_query_quant(fz_gen *g);      /* query_quant_mode */
-void fzp_mask(fz_gen *g);             /* atten_mask */
-void fzp_seqlen(fz_gen *g);           /* actual_seq_lengths(_kv) */
-void fzp_prefix(fz_gen *g);           /* actual_shared_prefix_len */
-void fzp_lse(fz_gen *g);              /* softmax_lse_flag, softmax_lse */
-void fzp_output(fz_gen *g);           /* attention_out */
-void fzp_tensors_optional(fz_gen *g); /* one not-modeled optional tensor */
-void fzp_paged_cache(fz_gen *g);      /* key/value as a paged cache, block_table */
-void fzp_tensor_list_shapes(fz_gen *g); /* key/value as B tensors of batch 1 */
-void fzp_tnd(fz_gen *g);              /* a token-layout call, now and then */
-void fzp_padding(fz_gen *g);          /* a left-padding scene and an exclusion */
-void fzp_padding_scene(fz_gen *g);    /* valid scenes, ignored and empty padding */
-void fzp_pse(fz_gen *g);              /* pse_shift for the path, a rule broken */
-void fzp_prefix_tensors(fz_gen *g);   /* prefix tensors like the key, a rule broken */
-void fzp_antiquant_scene(fz_gen *g);  /* an antiquant scene, a rule broken */
-void fzp_int8_out_scene(fz_gen *g);   /* an int8 output, an OQ rule broken */
-void fzp_int8_quant_scene(fz_gen *g); /* full int8, a Q8 rule broken */
-void fzp_mla(fz_gen *g);              /* an MLA call, now and then, a rule broken */
-void fzp_sink(fz_gen *g);             /* a learnable_sink, a rule broken now and then */
-void fzp_product(fz_gen *g);          /* the call on 001's inference card, now and then */
+void fz_params_layout(fz_gen *g);           /* layout name; L */
+void fz_params_tensors_dtype(fz_gen *g);    /* qdt, kvdt */
+void fz_params_layout_dims(fz_gen *g);      /* B, N, D */
+void fz_params_gqa_heads(fz_gen *g);        /* KV_N (and N at the edges) */
+void fz_params_layout_seq(fz_gen *g);       /* Q_S, KV_S */
+void fz_params_tensors_shapes(fz_gen *g);   /* qsh, ksh, vsh, off by one now and then */
+void fz_params_tensor_list(fz_gen *g);      /* kv_count */
+void fz_params_tensors_qkv(fz_gen *g);      /* query, key, value */
+void fz_params_layout_heads(fz_gen *g);     /* num_heads */
+void fz_params_gqa_attr(fz_gen *g);         /* num_key_value_heads */
+void fz_params_sparse_mode(fz_gen *g);      /* sparse_mode; sparse */
+void fz_params_sparse_tokens(fz_gen *g);    /* pre_tokens, next_tokens */
+void fz_params_precise(fz_gen *g);          /* inner_precise */
+void fz_params_scale(fz_gen *g);            /* scale */
+void fz_params_paged(fz_gen *g);            /* block_size */
+void fz_params_antiquant(fz_gen *g);        /* (key_/value_)antiquant_mode */
+void fz_params_query_quant(fz_gen *g);      /* query_quant_mode */
+void fz_params_mask(fz_gen *g);             /* atten_mask */
+void fz_params_seqlen(fz_gen *g);           /* actual_seq_lengths(_kv) */
+void fz_params_prefix(fz_gen *g);           /* actual_shared_prefix_len */
+void fz_params_lse(fz_gen *g);              /* softmax_lse_flag, softmax_lse */
+void fz_params_output(fz_gen *g);           /* attention_out */
+void fz_params_tensors_optional(fz_gen *g); /* one not-modeled optional tensor */
+void fz_params_paged_cache(fz_gen *g);      /* key/value as a paged cache, block_table */
+void fz_params_tensor_list_shapes(fz_gen *g); /* key/value as B tensors of batch 1 */
+void fz_params_tnd(fz_gen *g);              /* a token-layout call, now and then */
+void fz_params_padding(fz_gen *g);          /* a left-padding scene and an exclusion */
+void fz_params_padding_scene(fz_gen *g);    /* valid scenes, ignored and empty padding */
+void fz_params_pse(fz_gen *g);              /* pse_shift for the path, a rule broken */
+void fz_params_prefix_tensors(fz_gen *g);   /* prefix tensors like the key, a rule broken */
+void fz_params_antiquant_scene(fz_gen *g);  /* an antiquant scene, a rule broken */
+void fz_params_int8_out_scene(fz_gen *g);   /* an int8 output, an OQ rule broken */
+void fz_params_int8_quant_scene(fz_gen *g); /* full int8, a Q8 rule broken */
+void fz_params_mla(fz_gen *g);              /* an MLA call, now and then, a rule broken */
+void fz_params_sink(fz_gen *g);             /* a learnable_sink, a rule broken now and then */
+void fz_params_product(fz_gen *g);          /* the call on 001's inference card, now and then */
 
 /* ---- fuzz_numeric's fragments (a small case the rules accept) ----------- */
-void fzn_layout(fz_gen *g);           /* layout; L */
-void fzn_layout_reach(fz_gen *g);     /* reach */
-void fzn_tensors_dtype(fz_gen *g);    /* qdt = kvdt */
-void fzn_layout_batch(fz_gen *g);     /* B */
-void fzn_gqa_heads(fz_gen *g);        /* KV_N, N */
-void fzn_layout_dims(fz_gen *g);      /* D, Q_S, KV_S */
-void fzn_tensors_qkv(fz_gen *g);      /* query, key, value (shapes only) */
-void fzn_layout_heads(fz_gen *g);     /* num_heads */
-void fzn_gqa_attr(fz_gen *g);         /* num_key_value_heads */
-void fzn_scale_default(fz_gen *g);    /* scale = 1/sqrt(D) */
-void fzn_sparse_mode(fz_gen *g);      /* sparse_mode; sparse */
-void fzn_precise(fz_gen *g);          /* inner_precise */
-void fzn_lse(fz_gen *g);              /* softmax_lse_flag */
-void fzn_seqlen(fz_gen *g);           /* actual_seq_lengths(_kv) */
-void fzn_mask_shape(fz_gen *g);       /* mnd, msh, mask_b, mrows, mcols */
-void fzn_sparse_tokens(fz_gen *g);    /* pre_tokens, next_tokens */
-void fzn_mask_dtype(fz_gen *g);       /* atten_mask */
-void fzn_tensors_data_seed(fz_gen *g);/* rng */
-void fzn_mask_values(fz_gen *g);      /* atten_mask data; masked_col */
-void fzn_tensors_data(fz_gen *g);     /* query, key, value data; scale */
-void fzn_scale(fz_gen *g);            /* scale, as the data asks, or odd */
-void fzn_layout_run(fz_gen *g);       /* threads, kernel_level (reach) */
-void fzn_paged(fz_gen *g);            /* the keys as a paged cache, now and then */
-void fzn_tensor_list(fz_gen *g);      /* the keys as a tensor per batch, now and then */
-void fzn_tnd(fz_gen *g);              /* the case packed as TND / NTD_TND, now and then */
-void fzn_padding(fz_gen *g);          /* the case left-padded, now and then */
-void fzn_prefix(fz_gen *g);           /* a shared prefix, now and then */
-void fzn_pse(fz_gen *g);              /* a pse_shift, now and then */
-void fzn_antiquant(fz_gen *g);        /* key/value quantized, now and then */
-void fzn_int8_out(fz_gen *g);         /* the output quantized, now and then */
-void fzn_int8_quant(fz_gen *g);       /* query, key, value int8, now and then */
-void fzn_mla(fz_gen *g);              /* an MLA call instead, now and then */
-void fzn_sink(fz_gen *g);             /* a learnable_sink, now and then */
-void fzn_product(fz_gen *g);          /* the call on 001's inference card, now and then */
+void fz_numeric_layout(fz_gen *g);           /* layout; L */
+void fz_numeric_layout_reach(fz_gen *g);     /* reach */
+void fz_numeric_tensors_dtype(fz_gen *g);    /* qdt = kvdt */
+void fz_numeric_layout_batch(fz_gen *g);     /* B */
+void fz_numeric_gqa_heads(fz_gen *g);        /* KV_N, N */
+void fz_numeric_layout_dims(fz_gen *g);      /* D, Q_S, KV_S */
+void fz_numeric_tensors_qkv(fz_gen *g);      /* query, key, value (shapes only) */
+void fz_numeric_layout_heads(fz_gen *g);     /* num_heads */
+void fz_numeric_gqa_attr(fz_gen *g);         /* num_key_value_heads */
+void fz_numeric_scale_default(fz_gen *g);    /* scale = 1/sqrt(D) */
+void fz_numeric_sparse_mode(fz_gen *g);      /* sparse_mode; sparse */
+void fz_numeric_precise(fz_gen *g);          /* inner_precise */
+void fz_numeric_lse(fz_gen *g);              /* softmax_lse_flag */
+void fz_numeric_seqlen(fz_gen *g);           /* actual_seq_lengths(_kv) */
+void fz_numeric_mask_shape(fz_gen *g);       /* mnd, msh, mask_b, mrows, mcols */
+void fz_numeric_sparse_tokens(fz_gen *g);    /* pre_tokens, next_tokens */
+void fz_numeric_mask_dtype(fz_gen *g);       /* atten_mask */
+void fz_numeric_tensors_data_seed(fz_gen *g);/* rng */
+void fz_numeric_mask_values(fz_gen *g);      /* atten_mask data; masked_col */
+void fz_numeric_tensors_data(fz_gen *g);     /* query, key, value data; scale */
+void fz_numeric_scale(fz_gen *g);            /* scale, as the data asks, or odd */
+void fz_numeric_layout_run(fz_gen *g);       /* threads, kernel_level (reach) */
+void fz_numeric_paged(fz_gen *g);            /* the keys as a paged cache, now and then */
+void fz_numeric_tensor_list(fz_gen *g);      /* the keys as a tensor per batch, now and then */
+void fz_numeric_tnd(fz_gen *g);              /* the case packed as TND / NTD_TND, now and then */
+void fz_numeric_padding(fz_gen *g);          /* the case left-padded, now and then */
+void fz_numeric_prefix(fz_gen *g);           /* a shared prefix, now and then */
+void fz_numeric_pse(fz_gen *g);              /* a pse_shift, now and then */
+void fz_numeric_antiquant(fz_gen *g);        /* key/value quantized, now and then */
+void fz_numeric_int8_out(fz_gen *g);         /* the output quantized, now and then */
+void fz_numeric_int8_quant(fz_gen *g);       /* query, key, value int8, now and then */
+void fz_numeric_mla(fz_gen *g);              /* an MLA call instead, now and then */
+void fz_numeric_sink(fz_gen *g);             /* a learnable_sink, now and then */
+void fz_numeric_product(fz_gen *g);          /* the call on 001's inference card, now and then */
 /* fuzz_metamorphic: its base quantized now and then (the decoder calls
  * it after the transform's bytes, exact dequantized values). */
-void fzn_antiquant_meta(fz_gen *g);
+void fz_numeric_antiquant_meta(fz_gen *g);
 
 /* fuzz_numeric: key (role 1) or value (role 2) values [B, H, S, D] in the
  * layout g->L from the distribution g->vkind with the generator g->rng
  * (gen_tensors_data.c); NULL out of memory. */
-double *fzn_data_values(fz_gen *g, int role, int64_t B, int64_t H,
+double *fz_numeric_data_values(fz_gen *g, int role, int64_t B, int64_t H,
                         int64_t S);
 
 /* ---- the int8 output and full int8 (gen_int8_out.c, gen_int8_quant.c) -- */
@@ -283,8 +283,8 @@ fia_status fz_oq_fill(fz_gen *g, const fz_oq_scene *s, int okind,
 /* 1 when c (geometry g) leaves rows uncomputed that a quant_offset2 would
  * still fill at Q_S > 1 (OQ-009's conditions). */
 int fz_oq_uncomputed(const fia_case *c, const fz_geom *g);
-/* The rule the last fzp_int8_out_scene broke (OQ-(k + 1)) and the last
- * fzp_int8_quant_scene (Q8-(k + 1), 8: ANTI-027), -1 for a valid scene
+/* The rule the last fz_params_int8_out_scene broke (OQ-(k + 1)) and the last
+ * fz_params_int8_quant_scene (Q8-(k + 1), 8: ANTI-027), -1 for a valid scene
  * (the tests read them). */
 extern int fz_oq_params_break, fz_q8_params_break;
 

@@ -1,7 +1,7 @@
 /* Key/value antiquantization in generated cases (docs/features/antiquant.md).
  *
  * fuzz_params: in the middle of the list the modes alone now and then
- * (fzp_antiquant, the corpus's old bytes); at the end (fzp_antiquant_scene)
+ * (fz_params_antiquant, the corpus's old bytes); at the end (fz_params_antiquant_scene)
  * now and then a whole scene of the doc's table — the combined set
  * (per-tensor, per-channel in its three shapes, per-token) or the separate
  * one (modes 0..5, key 0 + value 1), int8 key/value, or at Q_S = 1 int4 as
@@ -21,18 +21,18 @@
 
 /* antiquant_mode or value_antiquant_mode, then key_antiquant_mode, each
  * -1..2 now and then. */
-void fzp_antiquant(fz_gen *g)
+void fz_params_antiquant(fz_gen *g)
 {
     if (fz_odd(g, 2)) {
         /* which attribute, then its value: the order of clang, which
          * builds the libFuzzer targets that made the corpus (the two were
          * once arguments of one call, whose order C leaves open) */
-        fia_attr a = fdp_bool(g->f) ? FIA_ATTR_ANTIQUANT_MODE
+        fia_attr a = fz_bytes_bool(g->f) ? FIA_ATTR_ANTIQUANT_MODE
                                     : FIA_ATTR_VALUE_ANTIQUANT_MODE;
-        fb_attr(g->c, a, fdp_range(g->f, -1, 2));
+        fz_case_attr(g->c, a, fz_bytes_range(g->f, -1, 2));
     }
     if (fz_odd(g, 1))
-        fb_attr(g->c, FIA_ATTR_KEY_ANTIQUANT_MODE, fdp_range(g->f, -1, 2));
+        fz_case_attr(g->c, FIA_ATTR_KEY_ANTIQUANT_MODE, fz_bytes_range(g->f, -1, 2));
 }
 
 /* ---- the scale forms ------------------------------------------------------ */
@@ -322,7 +322,7 @@ static int page_call(fz_gen *g, aq_scene *s, int pick)
     const fia_int_array_spec *a = &c->arrays[FIA_ARR_ACTUAL_SEQ_LENGTHS_KV];
     if (a->presence != FIA_PRESENT || a->count < 1) {
         int64_t len = g->KV_S;
-        fz_note(g, fb_array(c, FIA_ARR_ACTUAL_SEQ_LENGTHS_KV, 1, &len));
+        fz_note(g, fz_case_array(c, FIA_ARR_ACTUAL_SEQ_LENGTHS_KV, 1, &len));
     }
     int64_t cols = 1, sum = 0;
     for (int64_t b = 0; b < g->B; b++) {
@@ -340,11 +340,11 @@ static int page_call(fz_gen *g, aq_scene *s, int pick)
         nd = 4, sh[1] = g->KV_N, sh[2] = bs, sh[3] = g->D;
     else
         sh[1] = bs, sh[2] = g->KV_N * g->D;
-    fz_note(g, fb_tensor(c, FIA_SLOT_KEY, s->kd, nd, sh));
-    fz_note(g, fb_tensor(c, FIA_SLOT_VALUE, s->kd, nd, sh));
+    fz_note(g, fz_case_tensor(c, FIA_SLOT_KEY, s->kd, nd, sh));
+    fz_note(g, fz_case_tensor(c, FIA_SLOT_VALUE, s->kd, nd, sh));
     int64_t tsh[2] = {g->B, cols};
-    fz_note(g, fb_tensor(c, FIA_SLOT_BLOCK_TABLE, FIA_DT_INT32, 2, tsh));
-    fb_attr(c, FIA_ATTR_BLOCK_SIZE, bs);
+    fz_note(g, fz_case_tensor(c, FIA_SLOT_BLOCK_TABLE, FIA_DT_INT32, 2, tsh));
+    fz_case_attr(c, FIA_ATTR_BLOCK_SIZE, bs);
     s->paged = 1;
     s->S = cols * bs, s->blocknum = sh[0], s->bs = bs;
     return 1;
@@ -623,20 +623,20 @@ static void many_heads(fz_gen *g)
     int64_t sh[FIA_MAX_RANK];
     const int64_t N = g->KV_N * 65;
     const int nd = fz_shape(g->L, g->B, N, g->Q_S, g->D, sh);
-    fz_note(g, fb_tensor(g->c, FIA_SLOT_QUERY, g->qdt, nd, sh));
-    fb_attr(g->c, FIA_ATTR_NUM_HEADS, N);
-    fb_attr(g->c, FIA_ATTR_NUM_KEY_VALUE_HEADS, g->KV_N);
-    fb_absent(g->c, FIA_SLOT_PSE_SHIFT);
-    fb_absent(g->c, FIA_SLOT_ATTENTION_OUT);
+    fz_note(g, fz_case_tensor(g->c, FIA_SLOT_QUERY, g->qdt, nd, sh));
+    fz_case_attr(g->c, FIA_ATTR_NUM_HEADS, N);
+    fz_case_attr(g->c, FIA_ATTR_NUM_KEY_VALUE_HEADS, g->KV_N);
+    fz_case_absent(g->c, FIA_SLOT_PSE_SHIFT);
+    fz_case_absent(g->c, FIA_SLOT_ATTENTION_OUT);
 }
 
 static void set_mode(fia_case *c, fia_attr a, int given, int64_t v)
 {
     if (given) {
-        fb_attr(c, a, v);
+        fz_case_attr(c, a, v);
         return;
     }
-    fb_attr(c, a, 0);
+    fz_case_attr(c, a, 0);
     c->attr_given[a] = false;
 }
 
@@ -657,7 +657,7 @@ static void write_scene(fz_gen *g, const aq_scene *s)
     if (s->out != FIA_DT_INVALID) {
         int64_t osh[FIA_MAX_RANK];
         int ond = fz_shape(fz_out_layout(g->L), g->B, g->N, g->Q_S, g->D, osh);
-        fz_note(g, fb_tensor(c, FIA_SLOT_ATTENTION_OUT, s->out, ond, osh));
+        fz_note(g, fz_case_tensor(c, FIA_SLOT_ATTENTION_OUT, s->out, ond, osh));
     }
     g->qdt = s->qdt;
     fz_aq_set_kv_dtype(c, FIA_SLOT_KEY, s->kd);
@@ -666,10 +666,10 @@ static void write_scene(fz_gen *g, const aq_scene *s)
     fz_aq_set_kv_dtype(c, FIA_SLOT_VALUE_SHARED_PREFIX, s->vd);
     for (int i = 0; i < FZ_AQ_NT; i++) {
         if (s->t[i].on)
-            fz_note(g, fb_tensor(c, fz_aq_slot[i], s->t[i].dt, s->t[i].nd,
+            fz_note(g, fz_case_tensor(c, fz_aq_slot[i], s->t[i].dt, s->t[i].nd,
                                  s->t[i].sh));
         else
-            fb_absent(c, fz_aq_slot[i]);
+            fz_case_absent(c, fz_aq_slot[i]);
     }
     set_mode(c, FIA_ATTR_ANTIQUANT_MODE, s->agiven, s->amode);
     set_mode(c, FIA_ATTR_KEY_ANTIQUANT_MODE, s->kgiven, s->kmode);
@@ -678,20 +678,20 @@ static void write_scene(fz_gen *g, const aq_scene *s)
 
 int fz_aq_params_break = -1; /* the last scene's break (tests) */
 
-void fzp_antiquant_scene(fz_gen *g)
+void fz_params_antiquant_scene(fz_gen *g)
 {
-    fdp *f = g->f;
-    if (!fdp_rare(f, 14))
+    fz_bytes *f = g->f;
+    if (!fz_bytes_rare(f, 14))
         return;
-    const int want = fz_odd(g, 45) ? fdp_pick(f, BR_COUNT) : -1;
+    const int want = fz_odd(g, 45) ? fz_bytes_pick(f, BR_COUNT) : -1;
     aq_scene s;
     memset(&s, 0, sizeof s);
-    s.sep = fdp_bool(f);
-    const int kdp = fdp_pick(f, 4), mp = fdp_u8(f), aux = fdp_u8(f);
-    s.var = fdp_pick(f, 6);
-    s.offs = fdp_bool(f);
-    const int extra = fdp_rare(f, 25) ? (int)fdp_range(f, 1, 5) : 0;
-    const int combined_too = fdp_rare(f, 15);
+    s.sep = fz_bytes_bool(f);
+    const int kdp = fz_bytes_pick(f, 4), mp = fz_bytes_u8(f), aux = fz_bytes_u8(f);
+    s.var = fz_bytes_pick(f, 6);
+    s.offs = fz_bytes_bool(f);
+    const int extra = fz_bytes_rare(f, 25) ? (int)fz_bytes_range(f, 1, 5) : 0;
+    const int combined_too = fz_bytes_rare(f, 15);
     const fia_tensor_spec *k = &g->c->tensors[FIA_SLOT_KEY];
     s.paged = g->c->tensors[FIA_SLOT_BLOCK_TABLE].presence == FIA_PRESENT;
     s.list = k->presence == FIA_PRESENT && k->count > 1;
@@ -724,14 +724,14 @@ void fzp_antiquant_scene(fz_gen *g)
     if (brk == BR_INT4_OUT) { /* post-quantized output (per-tensor) */
         int64_t osh[FIA_MAX_RANK], one = 1;
         int ond = fz_shape(fz_out_layout(g->L), g->B, g->N, g->Q_S, g->D, osh);
-        fz_note(g, fb_tensor(g->c, FIA_SLOT_ATTENTION_OUT, FIA_DT_INT8, ond,
+        fz_note(g, fz_case_tensor(g->c, FIA_SLOT_ATTENTION_OUT, FIA_DT_INT8, ond,
                              osh));
-        fz_note(g, fb_tensor(g->c, FIA_SLOT_QUANT_SCALE2, FIA_DT_FP32, 1, &one));
+        fz_note(g, fz_case_tensor(g->c, FIA_SLOT_QUANT_SCALE2, FIA_DT_FP32, 1, &one));
     } else if (fz_aq_int4(s.kd)) {
         /* int4 takes no output quantization (ANTI-024): a quant_scale2
          * another fragment chose would make the scene invalid */
-        fb_absent(g->c, FIA_SLOT_QUANT_SCALE2);
-        fb_absent(g->c, FIA_SLOT_QUANT_OFFSET2);
+        fz_case_absent(g->c, FIA_SLOT_QUANT_SCALE2);
+        fz_case_absent(g->c, FIA_SLOT_QUANT_OFFSET2);
         if (present1(g->c, FIA_SLOT_ATTENTION_OUT) &&
             g->c->tensors[FIA_SLOT_ATTENTION_OUT].t[0].dtype == FIA_DT_INT8)
             g->c->tensors[FIA_SLOT_ATTENTION_OUT].t[0].dtype = s.qdt;

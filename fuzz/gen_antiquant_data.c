@@ -135,7 +135,7 @@ static fia_status fill(fia_case *c, fia_slot s, aqn *a, int kind)
             v[i] = (double)int_value(a);
         }
     }
-    fb_values(c, s, v, n);
+    fz_case_values(c, s, v, n);
     return FIA_OK;
 }
 
@@ -159,17 +159,17 @@ static int widen_d(fz_gen *g, const fz_geom *geom, int64_t m)
         return 0;
     int64_t sh[FIA_MAX_RANK];
     int nd = fz_shape(geom->layout, geom->B, geom->N, geom->Q_S, D, sh);
-    fz_note(g, fb_tensor(c, FIA_SLOT_QUERY, g->qdt, nd, sh));
+    fz_note(g, fz_case_tensor(c, FIA_SLOT_QUERY, g->qdt, nd, sh));
     nd = fz_shape(geom->layout, geom->B, geom->KV_N, geom->KV_S, D, sh);
-    fz_note(g, fb_tensor(c, FIA_SLOT_KEY, g->kvdt, nd, sh));
-    fz_note(g, fb_tensor(c, FIA_SLOT_VALUE, g->kvdt, nd, sh));
+    fz_note(g, fz_case_tensor(c, FIA_SLOT_KEY, g->kvdt, nd, sh));
+    fz_note(g, fz_case_tensor(c, FIA_SLOT_VALUE, g->kvdt, nd, sh));
     g->D = D;
-    double *q = fzn_data_values(g, 0, geom->B, geom->N, geom->Q_S);
+    double *q = fz_numeric_data_values(g, 0, geom->B, geom->N, geom->Q_S);
     if (q == NULL) {
         fz_note(g, FIA_ERR_NOMEM);
         return 0;
     }
-    fb_values(c, FIA_SLOT_QUERY, q, geom->B * geom->N * geom->Q_S * D);
+    fz_case_values(c, FIA_SLOT_QUERY, q, geom->B * geom->N * geom->Q_S * D);
     return 1;
 }
 
@@ -235,11 +235,11 @@ static fia_status scale_tensor(fz_gen *g, const fz_geom *geom, int i,
     const int nd = fz_aq_shape(f, lead, var, geom->B, geom->KV_N, geom->D, S,
                                k->shape[0], c->attrs.block_size, sh);
     const fia_dtype dt = fz_aq_scale_dtype(f, g->qdt);
-    fia_status st = fb_tensor(c, fz_aq_slot[i], dt, nd, sh);
+    fia_status st = fz_case_tensor(c, fz_aq_slot[i], dt, nd, sh);
     if (st == FIA_OK)
         st = fill(c, fz_aq_slot[i], a, 1);
     if (st == FIA_OK && offs)
-        st = fb_tensor(c, fz_aq_slot[i + 1], dt, nd, sh);
+        st = fz_case_tensor(c, fz_aq_slot[i + 1], dt, nd, sh);
     if (st == FIA_OK && offs)
         st = fill(c, fz_aq_slot[i + 1], a, 2);
     return st;
@@ -247,36 +247,36 @@ static fia_status scale_tensor(fz_gen *g, const fz_geom *geom, int i,
 
 static void set_mode(fia_case *c, fia_attr at, int given, int64_t v)
 {
-    fb_attr(c, at, given ? v : 0);
+    fz_case_attr(c, at, given ? v : 0);
     c->attr_given[at] = given != 0;
 }
 
 /* The case quantized with probability pct %. */
 static void quantize(fz_gen *g, int pct)
 {
-    fdp *f = g->f;
+    fz_bytes *f = g->f;
     fia_case *c = g->c;
-    if (!fdp_rare(f, FZ_GATE(g, FZ_FOCUS_INT8KV,
+    if (!fz_bytes_rare(f, FZ_GATE(g, FZ_FOCUS_INT8KV,
                              FZ_GATE(g, FZ_FOCUS_INT4KV, pct))))
         return;
     aqn a;
     aqn_scene s;
-    s.sep = fdp_bool(f);
-    int kdp = fdp_pick(f, 4);
-    const int mp = fdp_u8(f);
+    s.sep = fz_bytes_bool(f);
+    int kdp = fz_bytes_pick(f, 4);
+    const int mp = fz_bytes_u8(f);
     if (g->focus == FZ_FOCUS_INT4KV) /* the int4 scene wherever it applies */
         s.sep = 1, kdp |= 2;
-    s.var = fdp_pick(f, 6);
+    s.var = fz_bytes_pick(f, 6);
     /* scales mostly of unit magnitude (7 in 10), now and then large,
      * tiny or mixed per element */
     static const int sk_of[10] = {SK_UNIT, SK_UNIT,  SK_UNIT, SK_UNIT,
                                   SK_UNIT, SK_UNIT,  SK_UNIT, SK_LARGE,
                                   SK_TINY, SK_MIXED};
-    a.ik = fdp_pick(f, IK_COUNT), a.sk = sk_of[fdp_pick(f, 10)];
-    a.ok = fdp_pick(f, OK_COUNT);
-    const int extra = fdp_rare(f, 25) ? (int)fdp_range(f, 1, 4) : 0;
-    const int widen = fdp_bool(f);
-    a.rng.s = fdp_u64(f);
+    a.ik = fz_bytes_pick(f, IK_COUNT), a.sk = sk_of[fz_bytes_pick(f, 10)];
+    a.ok = fz_bytes_pick(f, OK_COUNT);
+    const int extra = fz_bytes_rare(f, 25) ? (int)fz_bytes_range(f, 1, 4) : 0;
+    const int widen = fz_bytes_bool(f);
+    a.rng.s = fz_bytes_u64(f);
     a.meta = g->meta;
     fz_geom geom;
     if (c->live_rows || fia_layout_is_tnd(c->attrs.input_layout) ||
@@ -343,15 +343,15 @@ static void quantize(fz_gen *g, int pct)
     /* a scale the data asked for (sentinel scores, large values) was the
      * fp keys': the dequantized ones take the default */
     if (c->attrs.scale > 1 && geom.D > 0)
-        fb_scale(c, 1.0 / sqrt((double)geom.D));
+        fz_case_scale(c, 1.0 / sqrt((double)geom.D));
 }
 
-void fzn_antiquant(fz_gen *g)
+void fz_numeric_antiquant(fz_gen *g)
 {
     /* the metamorphic decoder quantizes its base after choosing its
-     * transform (fzn_antiquant_meta), reading no byte here */
+     * transform (fz_numeric_antiquant_meta), reading no byte here */
     if (!g->meta)
         quantize(g, g->reach ? 35 : 22);
 }
 
-void fzn_antiquant_meta(fz_gen *g) { quantize(g, 20); }
+void fz_numeric_antiquant_meta(fz_gen *g) { quantize(g, 20); }

@@ -1,6 +1,6 @@
 /* An int8 attention_out in generated cases (docs/features/int8_out.md).
  *
- * fuzz_params (fzp_int8_out_scene, at the end of the list): now and then
+ * fuzz_params (fz_params_int8_out_scene, at the end of the list): now and then
  * an fp16 / bf16 call's output quantized — attention_out int8 (written, or
  * left to be inferred from quant_scale2), quant_scale2 per-tensor [1] or
  * per-channel in the documents' recommended shapes ([H], [1,1,H], [N,D],
@@ -14,7 +14,7 @@
  * per-tensor scales only (PAD-X04), an offset is dropped where rows stay
  * uncomputed (OQ-009).
  *
- * fuzz_numeric (fzn_int8_out, last): now and then (8 %) a valid case's
+ * fuzz_numeric (fz_numeric_int8_out, last): now and then (8 %) a valid case's
  * output quantized, the scales sized from the values so that the outputs
  * cross the whole int8 range and some saturate; offsets none, small
  * integers, eighths or odd halves (ties on exact rows).  Not for the
@@ -90,14 +90,14 @@ void fz_oq_write(fz_gen *g, const fz_oq_scene *s)
     int64_t sh[4];
     int nd = fz_oq_shape(s->form, s->N, s->D, sh);
     if (s->scale)
-        fz_note(g, fb_tensor(c, FIA_SLOT_QUANT_SCALE2, s->dt, nd, sh));
+        fz_note(g, fz_case_tensor(c, FIA_SLOT_QUANT_SCALE2, s->dt, nd, sh));
     else
-        fb_absent(c, FIA_SLOT_QUANT_SCALE2);
+        fz_case_absent(c, FIA_SLOT_QUANT_SCALE2);
     nd = fz_oq_shape(s->oform, s->N, s->D, sh);
     if (s->offset)
-        fz_note(g, fb_tensor(c, FIA_SLOT_QUANT_OFFSET2, s->odt, nd, sh));
+        fz_note(g, fz_case_tensor(c, FIA_SLOT_QUANT_OFFSET2, s->odt, nd, sh));
     else
-        fb_absent(c, FIA_SLOT_QUANT_OFFSET2);
+        fz_case_absent(c, FIA_SLOT_QUANT_OFFSET2);
 }
 
 /* ---- fuzz_params --------------------------------------------------------- */
@@ -161,7 +161,7 @@ static void write_out(fz_gen *g, const fz_geom *geom, fia_dtype dt)
     int64_t sh[FIA_MAX_RANK];
     const int nd = fz_shape(fz_out_layout(geom->layout), geom->B, geom->N,
                             geom->Q_S, geom->D, sh);
-    fz_note(g, fb_tensor(g->c, FIA_SLOT_ATTENTION_OUT, dt, nd, sh));
+    fz_note(g, fz_case_tensor(g->c, FIA_SLOT_ATTENTION_OUT, dt, nd, sh));
 }
 
 /* A bool mask of shape [a, b] when the call has none. */
@@ -170,7 +170,7 @@ static void ensure_mask(fz_gen *g, int64_t a, int64_t b)
     if (g->c->tensors[FIA_SLOT_ATTEN_MASK].presence == FIA_PRESENT)
         return;
     int64_t sh[2] = {a > 0 ? a : 1, b > 0 ? b : 1};
-    fz_note(g, fb_tensor(g->c, FIA_SLOT_ATTEN_MASK, FIA_DT_BOOL, 2, sh));
+    fz_note(g, fz_case_tensor(g->c, FIA_SLOT_ATTEN_MASK, FIA_DT_BOOL, 2, sh));
 }
 
 /* OQ-009 broken: rows some batch leaves uncomputed, per the sparse mode
@@ -195,30 +195,30 @@ static void break_uncomputed(fz_gen *g, const fz_geom *geom, int aux)
                 fz_note(g, FIA_ERR_NOMEM);
                 return;
             }
-            fz_note(g, fb_array(c, FIA_ARR_ACTUAL_SEQ_LENGTHS_KV, geom->B,
+            fz_note(g, fz_case_array(c, FIA_ARR_ACTUAL_SEQ_LENGTHS_KV, geom->B,
                                 zero));
             free(zero);
-            fb_attr(c, FIA_ATTR_SPARSE_MODE, 3);
+            fz_case_attr(c, FIA_ATTR_SPARSE_MODE, 3);
             ensure_mask(g, 2048, 2048);
             return;
         }
     }
     if (v == 0) {
         ensure_mask(g, geom->Q_S, geom->KV_S);
-        fb_attr(c, FIA_ATTR_SPARSE_MODE, 0);
-        fb_attr(c, FIA_ATTR_PRE_TOKENS, 2147483647);
-        fb_attr(c, FIA_ATTR_NEXT_TOKENS, -k);
+        fz_case_attr(c, FIA_ATTR_SPARSE_MODE, 0);
+        fz_case_attr(c, FIA_ATTR_PRE_TOKENS, 2147483647);
+        fz_case_attr(c, FIA_ATTR_NEXT_TOKENS, -k);
         return;
     }
     ensure_mask(g, 2048, 2048);
-    fb_attr(c, FIA_ATTR_SPARSE_MODE, 4);
+    fz_case_attr(c, FIA_ATTR_SPARSE_MODE, 4);
     if (aux & 64) { /* next short of the rows of batch 0 */
-        fb_attr(c, FIA_ATTR_PRE_TOKENS, 2147483647);
-        fb_attr(c, FIA_ATTR_NEXT_TOKENS,
+        fz_case_attr(c, FIA_ATTR_PRE_TOKENS, 2147483647);
+        fz_case_attr(c, FIA_ATTR_NEXT_TOKENS,
                 -(fz_kv_len(c, geom, 0) + geom->P) - k);
     } else {
-        fb_attr(c, FIA_ATTR_PRE_TOKENS, -k);
-        fb_attr(c, FIA_ATTR_NEXT_TOKENS, 2147483647);
+        fz_case_attr(c, FIA_ATTR_PRE_TOKENS, -k);
+        fz_case_attr(c, FIA_ATTR_NEXT_TOKENS, 2147483647);
     }
 }
 
@@ -247,7 +247,7 @@ static void scale1_given(fz_gen *g, int pick)
     const int64_t one = 1;
     const fia_dtype dt = sl != FIA_SLOT_QUANT_SCALE1 && (pick & 4)
                              ? FIA_DT_UINT64 : FIA_DT_FP32;
-    fz_note(g, fb_tensor(g->c, sl, dt, 1, &one));
+    fz_note(g, fz_case_tensor(g->c, sl, dt, 1, &one));
 }
 
 /* The break brk applied to the scene s (written after). */
@@ -276,9 +276,9 @@ static void break_scene(fz_gen *g, const fz_geom *geom, fz_oq_scene *s,
         break;
     case OB_BAND:
         ensure_mask(g, 2048, 2048);
-        fb_attr(g->c, FIA_ATTR_SPARSE_MODE, 4);
-        fb_attr(g->c, FIA_ATTR_PRE_TOKENS, aux & 1 ? -(1 + aux % 7) : 65536);
-        fb_attr(g->c, FIA_ATTR_NEXT_TOKENS, aux & 1 ? 65536 : -(1 + aux % 7));
+        fz_case_attr(g->c, FIA_ATTR_SPARSE_MODE, 4);
+        fz_case_attr(g->c, FIA_ATTR_PRE_TOKENS, aux & 1 ? -(1 + aux % 7) : 65536);
+        fz_case_attr(g->c, FIA_ATTR_NEXT_TOKENS, aux & 1 ? 65536 : -(1 + aux % 7));
         break;
     case OB_UNCOMPUTED:
         s->offset = 1;
@@ -300,17 +300,17 @@ static int wrong_count(int aux, int64_t N, int64_t D, int64_t *sh)
     }
 }
 
-void fzp_int8_out_scene(fz_gen *g)
+void fz_params_int8_out_scene(fz_gen *g)
 {
-    fdp *f = g->f;
-    if (!fdp_rare(f, 14))
+    fz_bytes *f = g->f;
+    if (!fz_bytes_rare(f, 14))
         return;
-    const int want = fz_odd(g, 45) ? fdp_pick(f, OB_N) : -1;
+    const int want = fz_odd(g, 45) ? fz_bytes_pick(f, OB_N) : -1;
     fz_oq_scene s;
     memset(&s, 0, sizeof s);
-    const int formp = fdp_pick(f, 8), bf = fdp_bool(f);
-    s.offset = fdp_bool(f);
-    const int outp = fdp_pick(f, 4), aux = fdp_u8(f);
+    const int formp = fz_bytes_pick(f, 8), bf = fz_bytes_bool(f);
+    s.offset = fz_bytes_bool(f);
+    const int outp = fz_bytes_pick(f, 4), aux = fz_bytes_u8(f);
     fia_case *c = g->c;
     fz_geom geom;
     if (fz_geom_of_call(c, &geom) != 0 || !takes_scene(g, &geom))
@@ -334,15 +334,15 @@ void fzp_int8_out_scene(fz_gen *g)
     if (geom.Q_S > 1 && s.offset && fz_oq_uncomputed(c, &geom))
         s.offset = 0;
     /* a stray scale of full quantization (another fragment's) goes */
-    fb_absent(c, FIA_SLOT_DEQUANT_SCALE1);
-    fb_absent(c, FIA_SLOT_QUANT_SCALE1);
-    fb_absent(c, FIA_SLOT_DEQUANT_SCALE2);
+    fz_case_absent(c, FIA_SLOT_DEQUANT_SCALE1);
+    fz_case_absent(c, FIA_SLOT_QUANT_SCALE1);
+    fz_case_absent(c, FIA_SLOT_DEQUANT_SCALE2);
     int out = outp != 0; /* 0 inferred, 1 int8 written, 2 qdt written */
     break_scene(g, &geom, &s, &out, brk, aux);
     if (out)
         write_out(g, &geom, out == 2 ? qdt : FIA_DT_INT8);
     else
-        fb_absent(c, FIA_SLOT_ATTENTION_OUT);
+        fz_case_absent(c, FIA_SLOT_ATTENTION_OUT);
     int64_t sh[4];
     int nd;
     if (s.oform < 0) { /* the offset's shape or the scale's count off */
@@ -352,11 +352,11 @@ void fzp_int8_out_scene(fz_gen *g)
         nd = off ? other_shape(s.form, aux >> 1, s.N, s.D, sh)
                  : wrong_count(aux, s.N, s.D, sh);
         if (off)
-            fz_note(g, fb_tensor(c, FIA_SLOT_QUANT_OFFSET2, s.odt, nd, sh));
+            fz_note(g, fz_case_tensor(c, FIA_SLOT_QUANT_OFFSET2, s.odt, nd, sh));
         else {
-            fz_note(g, fb_tensor(c, FIA_SLOT_QUANT_SCALE2, s.dt, nd, sh));
+            fz_note(g, fz_case_tensor(c, FIA_SLOT_QUANT_SCALE2, s.dt, nd, sh));
             if (s.offset)
-                fz_note(g, fb_tensor(c, FIA_SLOT_QUANT_OFFSET2, s.odt, nd,
+                fz_note(g, fz_case_tensor(c, FIA_SLOT_QUANT_OFFSET2, s.odt, nd,
                                      sh));
         }
         return;
@@ -427,24 +427,24 @@ fia_status fz_oq_fill(fz_gen *g, const fz_oq_scene *s, int okind,
         if (ov)
             ov[i] = in_dtype(s->odt, offset_value(r, okind));
     }
-    fb_values(g->c, FIA_SLOT_QUANT_SCALE2, sv, n);
+    fz_case_values(g->c, FIA_SLOT_QUANT_SCALE2, sv, n);
     if (ov)
-        fb_values(g->c, FIA_SLOT_QUANT_OFFSET2, ov, n);
+        fz_case_values(g->c, FIA_SLOT_QUANT_OFFSET2, ov, n);
     return FIA_OK;
 }
 
-void fzn_int8_out(fz_gen *g)
+void fz_numeric_int8_out(fz_gen *g)
 {
     /* the metamorphic bases stay unquantized (their relations compare
      * float outputs), reading no byte here */
     if (g->meta)
         return;
-    fdp *f = g->f;
-    if (!fdp_rare(f, FZ_GATE(g, FZ_FOCUS_INT8OUT, 8)))
+    fz_bytes *f = g->f;
+    if (!fz_bytes_rare(f, FZ_GATE(g, FZ_FOCUS_INT8OUT, 8)))
         return;
-    const int formp = fdp_pick(f, 8), bf = fdp_bool(f);
-    const int okind = fdp_pick(f, OO_COUNT), outp = fdp_pick(f, 3);
-    fuzz_rng r = {fdp_u64(f)};
+    const int formp = fz_bytes_pick(f, 8), bf = fz_bytes_bool(f);
+    const int okind = fz_bytes_pick(f, OO_COUNT), outp = fz_bytes_pick(f, 3);
+    fuzz_rng r = {fz_bytes_u64(f)};
     fia_case *c = g->c;
     fz_geom geom;
     if (c->live_rows || fz_geom_of_call(c, &geom) != 0 || geom.tnd ||

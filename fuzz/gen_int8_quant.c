@@ -1,6 +1,6 @@
 /* Full int8 quantization in generated calls (docs/features/int8_quant.md).
  *
- * fuzz_params (fzp_int8_quant_scene, last in the list): now and then an
+ * fuzz_params (fz_params_int8_quant_scene, last in the list): now and then an
  * fp16 / bf16 prefill call made fully quantized — query, key and value
  * int8, dequant_scale1 (uint64 or fp32 [1]), quant_scale1 (fp32 [1]),
  * dequant_scale2 (uint64 or fp32 [1]), and an fp16 output, or an int8 one
@@ -93,7 +93,7 @@ static void write_scales1(fz_gen *g, int pick)
     for (int i = 0; i < 3; i++) {
         const fia_dtype dt = i != 1 && (pick >> (i / 2)) & 1 ? FIA_DT_UINT64
                                                        : FIA_DT_FP32;
-        fz_note(g, fb_tensor(g->c, SCALES1[i], dt, 1, &one));
+        fz_note(g, fz_case_tensor(g->c, SCALES1[i], dt, 1, &one));
     }
 }
 
@@ -102,7 +102,7 @@ static void write_out(fz_gen *g, const fz_geom *geom, fia_dtype dt)
     int64_t sh[FIA_MAX_RANK];
     const int nd = fz_shape(fz_out_layout(geom->layout), geom->B, geom->N,
                             geom->Q_S, geom->D, sh);
-    fz_note(g, fb_tensor(g->c, FIA_SLOT_ATTENTION_OUT, dt, nd, sh));
+    fz_note(g, fz_case_tensor(g->c, FIA_SLOT_ATTENTION_OUT, dt, nd, sh));
 }
 
 /* Q8-006 / Q8-007: an fp call keeps its fp output and gets one, two or
@@ -110,8 +110,8 @@ static void write_out(fz_gen *g, const fz_geom *geom, fia_dtype dt)
 static void fp_with_scales(fz_gen *g, int aux)
 {
     fia_case *c = g->c;
-    fb_absent(c, FIA_SLOT_QUANT_SCALE2);
-    fb_absent(c, FIA_SLOT_QUANT_OFFSET2);
+    fz_case_absent(c, FIA_SLOT_QUANT_SCALE2);
+    fz_case_absent(c, FIA_SLOT_QUANT_OFFSET2);
     if (present1(c, FIA_SLOT_ATTENTION_OUT)) /* the query's dtype */
         c->tensors[FIA_SLOT_ATTENTION_OUT].t[0].dtype =
             c->tensors[FIA_SLOT_QUERY].t[0].dtype;
@@ -119,17 +119,17 @@ static void fp_with_scales(fz_gen *g, int aux)
     const int keep = aux % 4; /* 3: all three */
     for (int i = 0; keep < 3 && i < 3; i++)
         if (i != keep && ((aux >> 3) & (1 << i)) == 0)
-            fb_absent(c, SCALES1[i]);
+            fz_case_absent(c, SCALES1[i]);
 }
 
-void fzp_int8_quant_scene(fz_gen *g)
+void fz_params_int8_quant_scene(fz_gen *g)
 {
-    fdp *f = g->f;
-    if (!fdp_rare(f, 12))
+    fz_bytes *f = g->f;
+    if (!fz_bytes_rare(f, 12))
         return;
-    const int want = fz_odd(g, 45) ? fdp_pick(f, QB_N) : -1;
-    const int dqp = fdp_pick(f, 4), outp = fdp_pick(f, 5);
-    const int formp = fdp_pick(f, 8), offs = fdp_bool(f), aux = fdp_u8(f);
+    const int want = fz_odd(g, 45) ? fz_bytes_pick(f, QB_N) : -1;
+    const int dqp = fz_bytes_pick(f, 4), outp = fz_bytes_pick(f, 5);
+    const int formp = fz_bytes_pick(f, 8), offs = fz_bytes_bool(f), aux = fz_bytes_u8(f);
     fia_case *c = g->c;
     fz_geom geom;
     if (fz_geom_of_call(c, &geom) != 0 || !takes_scene(g, &geom))
@@ -186,16 +186,16 @@ void fzp_int8_quant_scene(fz_gen *g)
                             : aux & 1         ? FIA_DT_FP32
                                               : FIA_DT_BF16);
     else if (outp == 4 && brk < 0)
-        fb_absent(c, FIA_SLOT_ATTENTION_OUT); /* inferred from the query */
+        fz_case_absent(c, FIA_SLOT_ATTENTION_OUT); /* inferred from the query */
     else
         write_out(g, &geom, FIA_DT_INT8);
     if (brk == QB_INT8_OUT || brk == QB_FP_OUT) { /* one scale missing */
         const int k = aux % (brk == QB_INT8_OUT ? 4 : 3);
-        fb_absent(c, k == 3 ? FIA_SLOT_QUANT_SCALE2 : SCALES1[k]);
+        fz_case_absent(c, k == 3 ? FIA_SLOT_QUANT_SCALE2 : SCALES1[k]);
     } else if (brk == QB_COUNT) { /* one scale of two elements */
         const int64_t two[2] = {aux & 4 ? 1 : 2, 2};
         const fia_slot sl = SCALES1[aux % 3];
-        fz_note(g, fb_tensor(c, sl, c->tensors[sl].t[0].dtype,
+        fz_note(g, fz_case_tensor(c, sl, c->tensors[sl].t[0].dtype,
                              aux & 4 ? 2 : 1, two));
     }
 }

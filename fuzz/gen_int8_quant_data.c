@@ -139,7 +139,7 @@ static fia_status fill(fia_case *c, fia_slot s, int k, int nonneg,
     for (int64_t i = 0; i < n; i++)
         v[i] = int_value(r, k, nonneg, cst);
     stat_of(v, n, st);
-    fb_values(c, s, v, n);
+    fz_case_values(c, s, v, n);
     return FIA_OK;
 }
 
@@ -175,7 +175,7 @@ static fia_status late_keys(fz_gen *g, const fz_geom *geom, int64_t blk,
         }
     }
     free(base);
-    fb_values(c, FIA_SLOT_KEY, v, n);
+    fz_case_values(c, FIA_SLOT_KEY, v, n);
     return FIA_OK;
 }
 
@@ -291,20 +291,20 @@ static void write_out(fz_gen *g, const fz_geom *geom, fia_dtype dt)
     int64_t sh[FIA_MAX_RANK];
     const int nd = fz_shape(fz_out_layout(geom->layout), geom->B, geom->N,
                             geom->Q_S, geom->D, sh);
-    fz_note(g, fb_tensor(g->c, FIA_SLOT_ATTENTION_OUT, dt, nd, sh));
+    fz_note(g, fz_case_tensor(g->c, FIA_SLOT_ATTENTION_OUT, dt, nd, sh));
 }
 
 static void one_scale(fz_gen *g, fia_slot s, fia_dtype dt, double x)
 {
     const int64_t one = 1;
-    fia_status st = fb_tensor(g->c, s, dt, 1, &one);
+    fia_status st = fz_case_tensor(g->c, s, dt, 1, &one);
     double *v = st == FIA_OK ? malloc(sizeof *v) : NULL;
     if (v == NULL) {
         fz_note(g, st == FIA_OK ? FIA_ERR_NOMEM : st);
         return;
     }
     v[0] = x;
-    fb_values(g->c, s, v, 1);
+    fz_case_values(g->c, s, v, 1);
 }
 
 /* The output: fp16, or int8 (written or inferred) with quant_scale2 /
@@ -318,8 +318,8 @@ static void output(fz_gen *g, const fz_geom *geom, const q8n *a, double mag)
     if (c->attrs.sparse_mode == 4 &&
         (c->attrs.pre_tokens < 0 || c->attrs.next_tokens < 0))
         out = OUT_FP16; /* OQ-008 */
-    fb_absent(c, FIA_SLOT_QUANT_SCALE2);
-    fb_absent(c, FIA_SLOT_QUANT_OFFSET2);
+    fz_case_absent(c, FIA_SLOT_QUANT_SCALE2);
+    fz_case_absent(c, FIA_SLOT_QUANT_OFFSET2);
     if (out == OUT_FP16) {
         write_out(g, geom, FIA_DT_FP16);
         return;
@@ -338,7 +338,7 @@ static void output(fz_gen *g, const fz_geom *geom, const q8n *a, double mag)
     if (out == OUT_INT8)
         write_out(g, geom, FIA_DT_INT8);
     else
-        fb_absent(c, FIA_SLOT_ATTENTION_OUT);
+        fz_case_absent(c, FIA_SLOT_ATTENTION_OUT);
 }
 
 /* The case may become full int8: a prefill case of the four layouts with
@@ -361,34 +361,34 @@ static int takes(const fz_gen *g, const fz_geom *geom)
 }
 
 /* The bytes of one scene (a zero input: the plainest choices). */
-static void read_scene(fdp *f, q8n *a)
+static void read_scene(fz_bytes *f, q8n *a)
 {
     static const int w1[S1_COUNT] = {6, 1, 1};
     static const int wq[Q1_COUNT] = {5, 2, 1, 1, 2};
     for (int i = 0; i < 3; i++)
-        a->dk[i] = fdp_pick(f, DK_COUNT);
-    a->s1k = fdp_weighted(f, w1, S1_COUNT);
-    a->q1k = fdp_weighted(f, wq, Q1_COUNT);
-    a->s2k = fdp_pick(f, 4) == 3 ? S2_ANY : S2_UNIT;
-    const int dt = fdp_pick(f, 4);
+        a->dk[i] = fz_bytes_pick(f, DK_COUNT);
+    a->s1k = fz_bytes_weighted(f, w1, S1_COUNT);
+    a->q1k = fz_bytes_weighted(f, wq, Q1_COUNT);
+    a->s2k = fz_bytes_pick(f, 4) == 3 ? S2_ANY : S2_UNIT;
+    const int dt = fz_bytes_pick(f, 4);
     a->u64[0] = dt & 1, a->u64[1] = dt >> 1;
-    a->junk = fdp_bool(f);
-    a->out = fdp_pick(f, OUT_COUNT);
-    a->formp = fdp_pick(f, 8);
-    a->okind = fdp_pick(f, FZ_OQ_OFFSET_KINDS);
-    a->late = fdp_pick(f, 3) != 0;
-    a->neg = fdp_rare(f, 10);
-    a->rng.s = fdp_u64(f);
+    a->junk = fz_bytes_bool(f);
+    a->out = fz_bytes_pick(f, OUT_COUNT);
+    a->formp = fz_bytes_pick(f, 8);
+    a->okind = fz_bytes_pick(f, FZ_OQ_OFFSET_KINDS);
+    a->late = fz_bytes_pick(f, 3) != 0;
+    a->neg = fz_bytes_rare(f, 10);
+    a->rng.s = fz_bytes_u64(f);
 }
 
-void fzn_int8_quant(fz_gen *g)
+void fz_numeric_int8_quant(fz_gen *g)
 {
     /* the metamorphic bases stay float (their relations move float data),
      * reading no byte here */
     if (g->meta)
         return;
-    fdp *f = g->f;
-    if (!fdp_rare(f, FZ_GATE(g, FZ_FOCUS_INT8Q, g->reach ? 30 : 12)))
+    fz_bytes *f = g->f;
+    if (!fz_bytes_rare(f, FZ_GATE(g, FZ_FOCUS_INT8Q, g->reach ? 30 : 12)))
         return;
     q8n a;
     read_scene(f, &a);
@@ -401,7 +401,7 @@ void fzn_int8_quant(fz_gen *g)
     double sc = c->attrs.scale;
     if (!isnormal(sc) || fabs(sc) < 0x1p-20 || fabs(sc) > 0x1p20) {
         sc = 1 / sqrt((double)geom.D);
-        fb_scale(c, sc);
+        fz_case_scale(c, sc);
     }
     static const fia_slot qkv[3] = {FIA_SLOT_QUERY, FIA_SLOT_KEY,
                                     FIA_SLOT_VALUE};

@@ -62,14 +62,14 @@ static int mask_shape(fz_gen *g, int64_t *sh)
 
 /* Mostly for modes 1-4 in prefill (which need one), else now and then;
  * mostly bool, now and then another dtype; null now and then. */
-void fzp_mask(fz_gen *g)
+void fz_params_mask(fz_gen *g)
 {
-    fdp *f = g->f;
+    fz_bytes *f = g->f;
     int want_mask;
     if (!g->qs1 && g->sparse >= 1 && g->sparse <= 4)
-        want_mask = fdp_chance(f, 92);
+        want_mask = fz_bytes_chance(f, 92);
     else
-        want_mask = fdp_chance(f, g->qs1 ? 30 : 40);
+        want_mask = fz_bytes_chance(f, g->qs1 ? 30 : 40);
     if (want_mask) {
         int64_t msh[FIA_MAX_RANK];
         int mnd = mask_shape(g, msh);
@@ -77,10 +77,10 @@ void fzp_mask(fz_gen *g)
         static const fia_dtype md[] = {FIA_DT_BOOL, FIA_DT_INT8, FIA_DT_UINT8,
                                        FIA_DT_FP16, FIA_DT_FP32, FIA_DT_INT32,
                                        FIA_DT_BF16};
-        fz_note(g, fb_tensor(g->c, FIA_SLOT_ATTEN_MASK,
+        fz_note(g, fz_case_tensor(g->c, FIA_SLOT_ATTEN_MASK,
                              md[fz_wpick(g, dw, FZ_ARRLEN(dw), 3)], mnd, msh));
-    } else if (fdp_chance(f, 5)) {
-        fb_null(g->c, FIA_SLOT_ATTEN_MASK);
+    } else if (fz_bytes_chance(f, 5)) {
+        fz_case_null(g->c, FIA_SLOT_ATTEN_MASK);
     }
 }
 
@@ -89,31 +89,31 @@ void fzp_mask(fz_gen *g)
 /* Sets mnd (0: no mask), msh, mask_b, mrows, mcols: the compressed
  * 2048x2048 mask for modes 2-4; for modes 0/1 (0 now and then) one of
  * the documented shapes, its rows and columns sometimes padded up. */
-void fzn_mask_shape(fz_gen *g)
+void fz_numeric_mask_shape(fz_gen *g)
 {
-    fdp *f = g->f;
+    fz_bytes *f = g->f;
     int64_t *msh = g->msh;
     g->mnd = 0, g->mask_b = 0, g->mrows = g->Q_S, g->mcols = g->KV_S;
     if (g->reach == FZ_REACH_HUGE && g->sparse < 2)
         return; /* a [Q_S, KV_S] mask of huge KV_S: none */
     if (g->sparse >= 2) {
-        int k = fdp_pick(f, 3);
+        int k = fz_bytes_pick(f, 3);
         msh[0] = msh[1] = 1;
         msh[k] = msh[k + 1] = 2048;
         g->mnd = k + 2;
-    } else if (g->sparse == 1 || fdp_chance(f, 45)) {
-        if (fdp_chance(f, 20))
+    } else if (g->sparse == 1 || fz_bytes_chance(f, 45)) {
+        if (fz_bytes_chance(f, 20))
             g->mcols = (g->KV_S + 31) / 32 * 32;
         if (g->qs1) {
-            g->mnd = 2 + fdp_pick(f, 3);
+            g->mnd = 2 + fz_bytes_pick(f, 3);
             msh[0] = g->B, msh[1] = msh[2] = 1, msh[g->mnd - 1] = g->mcols;
             g->mask_b = 1, g->mrows = 1;
         } else {
             int64_t B = g->B, rows, cols = g->mcols;
-            if (fdp_chance(f, 20))
+            if (fz_bytes_chance(f, 20))
                 g->mrows = (g->Q_S + 15) / 16 * 16;
             rows = g->mrows;
-            switch (fdp_pick(f, 5)) {
+            switch (fz_bytes_pick(f, 5)) {
             case 0: g->mnd = 2, msh[0] = rows, msh[1] = cols; break;
             case 1: g->mnd = 3, msh[0] = B, msh[1] = rows, msh[2] = cols;
                 g->mask_b = 1; break;
@@ -129,30 +129,30 @@ void fzn_mask_shape(fz_gen *g)
 
 /* atten_mask of the chosen shape: bool for the compressed mask, else
  * bool, int8 or uint8. */
-void fzn_mask_dtype(fz_gen *g)
+void fz_numeric_mask_dtype(fz_gen *g)
 {
     if (g->mnd == 0)
         return;
     fia_dtype dt = FIA_DT_BOOL;
     if (g->sparse < 2) {
         static const fia_dtype md[] = {FIA_DT_BOOL, FIA_DT_INT8, FIA_DT_UINT8};
-        dt = md[fdp_pick(g->f, 3)];
+        dt = md[fz_bytes_pick(g->f, 3)];
     }
-    fz_note(g, fb_tensor(g->c, FIA_SLOT_ATTEN_MASK, dt, g->mnd, g->msh));
+    fz_note(g, fz_case_tensor(g->c, FIA_SLOT_ATTEN_MASK, dt, g->mnd, g->msh));
 }
 
 /* The content of a mode 0/1 mask (the compressed one is fixed): random,
  * whole rows off, whole columns off (recorded in masked_col, for the data
  * that poisons masked keys), or nothing masked. */
-void fzn_mask_values(fz_gen *g)
+void fz_numeric_mask_values(fz_gen *g)
 {
     if (g->mnd == 0 || g->sparse >= 2)
         return;
-    fdp *f = g->f;
-    int pattern = fdp_pick(f, 4); /* random, rows off, cols off, none */
-    if (pattern == 0 && fdp_bool(f)) {
-        fb_gen(g->c, FIA_SLOT_ATTEN_MASK, FIA_GEN_RANDOM,
-               (double[]){0.1, 0.3, 0.7}[fdp_pick(f, 3)], 0);
+    fz_bytes *f = g->f;
+    int pattern = fz_bytes_pick(f, 4); /* random, rows off, cols off, none */
+    if (pattern == 0 && fz_bytes_bool(f)) {
+        fz_case_gen(g->c, FIA_SLOT_ATTEN_MASK, FIA_GEN_RANDOM,
+               (double[]){0.1, 0.3, 0.7}[fz_bytes_pick(f, 3)], 0);
         return;
     }
     int64_t nb = g->mask_b ? g->B : 1, rows = g->mrows, cols = g->mcols;
@@ -174,7 +174,7 @@ void fzn_mask_values(fz_gen *g)
                 g->masked_col[b][j] =
                     (colbits >> ((j + 5 * (g->mask_b ? b : 0)) % 64)) & 1;
     if (m != NULL)
-        fb_values(g->c, FIA_SLOT_ATTEN_MASK, m, n);
+        fz_case_values(g->c, FIA_SLOT_ATTEN_MASK, m, n);
     else
         fz_note(g, FIA_ERR_NOMEM);
 }

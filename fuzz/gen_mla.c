@@ -72,14 +72,14 @@ static fia_status batched(fia_case *c, fia_slot s, fia_dtype dt,
 {
     if (strncmp(layout, "BSH", 3) == 0) {
         int64_t sh[3] = {B, S, H * D};
-        return fb_tensor(c, s, dt, 3, sh);
+        return fz_case_tensor(c, s, dt, 3, sh);
     }
     if (strncmp(layout, "BSND", 4) == 0) {
         int64_t sh[4] = {B, S, H, D};
-        return fb_tensor(c, s, dt, 4, sh);
+        return fz_case_tensor(c, s, dt, 4, sh);
     }
     int64_t sh[4] = {B, H, S, D};
-    return fb_tensor(c, s, dt, 4, sh);
+    return fz_case_tensor(c, s, dt, 4, sh);
 }
 
 /* A token tensor [T, H, D] or [H, T, D]. */
@@ -87,7 +87,7 @@ static fia_status tokens(fia_case *c, fia_slot s, fia_dtype dt, int ntd,
                          int64_t T, int64_t H, int64_t D)
 {
     int64_t sh[3] = {ntd ? H : T, ntd ? T : H, D};
-    return fb_tensor(c, s, dt, 3, sh);
+    return fz_case_tensor(c, s, dt, 3, sh);
 }
 
 /* A page-attention cache of nblk blocks of bs rows, H heads of D; NZ
@@ -98,14 +98,14 @@ static fia_status cache(fia_case *c, fia_slot s, fia_dtype dt, int rank4,
 {
     if (tile > 0) {
         int64_t sh[5] = {nblk, H, D / tile, bs, tile};
-        return fb_tensor(c, s, dt, 5, sh);
+        return fz_case_tensor(c, s, dt, 5, sh);
     }
     if (rank4) {
         int64_t sh[4] = {nblk, H, bs, D};
-        return fb_tensor(c, s, dt, 4, sh);
+        return fz_case_tensor(c, s, dt, 4, sh);
     }
     int64_t sh[3] = {nblk, bs, H * D};
-    return fb_tensor(c, s, dt, 3, sh);
+    return fz_case_tensor(c, s, dt, 3, sh);
 }
 
 /* Full quantization's breaks: m->fq_break names one (FQB_NONE: a valid
@@ -146,26 +146,26 @@ static void fq_build(fz_gen *g, const mla_spec *m)
     int64_t one[2] = {1, 1};
     if (m->tnd) { /* TND-X05's: a shape of its own */
         int64_t tsh[3] = {m->q_len[0], m->N, 1};
-        fz_note(g, fb_tensor(c, FIA_SLOT_DEQUANT_SCALE_QUERY, FIA_DT_FP32, 3,
+        fz_note(g, fz_case_tensor(c, FIA_SLOT_DEQUANT_SCALE_QUERY, FIA_DT_FP32, 3,
                              tsh));
     } else {
-        fz_note(g, fb_tensor(c, FIA_SLOT_DEQUANT_SCALE_QUERY, FIA_DT_FP32, 3,
+        fz_note(g, fz_case_tensor(c, FIA_SLOT_DEQUANT_SCALE_QUERY, FIA_DT_FP32, 3,
                              qsh));
     }
-    fz_note(g, fb_tensor(c, FIA_SLOT_KEY_ANTIQUANT_SCALE,
+    fz_note(g, fz_case_tensor(c, FIA_SLOT_KEY_ANTIQUANT_SCALE,
                          m->fq_break == FQB_KSCALE_DT ? FIA_DT_BF16
                                                       : FIA_DT_FP32,
                          m->fq_break == FQB_KSCALE_SHAPE ? 2 : 1, one));
     if (m->fq_break != FQB_NO_VSCALE)
-        fz_note(g, fb_tensor(c, FIA_SLOT_VALUE_ANTIQUANT_SCALE, FIA_DT_FP32,
+        fz_note(g, fz_case_tensor(c, FIA_SLOT_VALUE_ANTIQUANT_SCALE, FIA_DT_FP32,
                              1, one));
     if (m->fq_break == FQB_KOFFSET)
-        fz_note(g, fb_tensor(c, FIA_SLOT_KEY_ANTIQUANT_OFFSET, FIA_DT_FP32, 1,
+        fz_note(g, fz_case_tensor(c, FIA_SLOT_KEY_ANTIQUANT_OFFSET, FIA_DT_FP32, 1,
                              one));
-    fb_attr(c, FIA_ATTR_QUERY_QUANT_MODE, m->fq_break == FQB_QQ_MODE ? 0 : 3);
+    fz_case_attr(c, FIA_ATTR_QUERY_QUANT_MODE, m->fq_break == FQB_QQ_MODE ? 0 : 3);
     if (m->fq_break == FQB_KV_MODE) {
-        fb_attr(c, FIA_ATTR_KEY_ANTIQUANT_MODE, 1);
-        fb_attr(c, FIA_ATTR_VALUE_ANTIQUANT_MODE, 1);
+        fz_case_attr(c, FIA_ATTR_KEY_ANTIQUANT_MODE, 1);
+        fz_case_attr(c, FIA_ATTR_VALUE_ANTIQUANT_MODE, 1);
     }
 }
 
@@ -180,10 +180,10 @@ static void mla_build(fz_gen *g, const mla_spec *m)
     fia_case_init(c);
     c->threads = threads, c->seed = seed, c->task_order = order;
     c->kernel_level = level;
-    fb_layout(c, m->layout);
-    fb_attr(c, FIA_ATTR_NUM_HEADS, m->N);
-    fb_attr(c, FIA_ATTR_NUM_KEY_VALUE_HEADS, m->KV_N);
-    fb_attr(c, FIA_ATTR_SPARSE_MODE, m->sparse);
+    fz_case_layout(c, m->layout);
+    fz_case_attr(c, FIA_ATTR_NUM_HEADS, m->N);
+    fz_case_attr(c, FIA_ATTR_NUM_KEY_VALUE_HEADS, m->KV_N);
+    fz_case_attr(c, FIA_ATTR_SPARSE_MODE, m->sparse);
     const int64_t B = m->B;
     int64_t cq[MLA_MAX_B], ckv[MLA_MAX_B], T = 0, T_kv = 0;
     for (int64_t b = 0; b < B; b++)
@@ -195,7 +195,7 @@ static void mla_build(fz_gen *g, const mla_spec *m)
         if (m->qrope)
             fz_note(g, tokens(c, FIA_SLOT_QUERY_ROPE, m->qr_dt, m->ntd, T,
                               m->N, m->Dq_r));
-        fz_note(g, fb_array(c, FIA_ARR_ACTUAL_SEQ_LENGTHS, B, cq));
+        fz_note(g, fz_case_array(c, FIA_ARR_ACTUAL_SEQ_LENGTHS, B, cq));
     } else {
         fz_note(g, batched(c, FIA_SLOT_QUERY, qdt, m->layout, B, m->N,
                            m->Q_S, m->D));
@@ -226,9 +226,9 @@ static void mla_build(fz_gen *g, const mla_spec *m)
                              m->nz ? 16 : 0, nblk, m->bs, m->KV_N,
                              m->Dk_r));
         int64_t tsh[2] = {B, cols};
-        fz_note(g, fb_tensor(c, FIA_SLOT_BLOCK_TABLE, FIA_DT_INT32, 2, tsh));
-        fb_attr(c, FIA_ATTR_BLOCK_SIZE, m->bs);
-        fz_note(g, fb_array(c, FIA_ARR_ACTUAL_SEQ_LENGTHS_KV, B, m->kv_len));
+        fz_note(g, fz_case_tensor(c, FIA_SLOT_BLOCK_TABLE, FIA_DT_INT32, 2, tsh));
+        fz_case_attr(c, FIA_ATTR_BLOCK_SIZE, m->bs);
+        fz_note(g, fz_case_array(c, FIA_ARR_ACTUAL_SEQ_LENGTHS_KV, B, m->kv_len));
     } else if (m->tnd) {
         fz_note(g, tokens(c, FIA_SLOT_KEY, kdt, m->ntd, T_kv, m->KV_N, m->D));
         fz_note(g, tokens(c, FIA_SLOT_VALUE, kdt, m->ntd, T_kv, m->KV_N,
@@ -236,7 +236,7 @@ static void mla_build(fz_gen *g, const mla_spec *m)
         if (m->krope)
             fz_note(g, tokens(c, FIA_SLOT_KEY_ROPE, m->kr_dt, m->ntd, T_kv,
                               m->KV_N, m->Dk_r));
-        fz_note(g, fb_array(c, FIA_ARR_ACTUAL_SEQ_LENGTHS_KV, B, ckv));
+        fz_note(g, fz_case_array(c, FIA_ARR_ACTUAL_SEQ_LENGTHS_KV, B, ckv));
     } else {
         const int64_t S = max_of(m->kv_len, B) > 0 ? max_of(m->kv_len, B) : 1;
         fz_note(g, batched(c, FIA_SLOT_KEY, kdt, m->layout, B, m->KV_N, S,
@@ -246,7 +246,7 @@ static void mla_build(fz_gen *g, const mla_spec *m)
         if (m->krope)
             fz_note(g, batched(c, FIA_SLOT_KEY_ROPE, m->kr_dt, m->layout, B,
                                m->KV_N, S, m->Dk_r));
-        fz_note(g, fb_array(c, FIA_ARR_ACTUAL_SEQ_LENGTHS_KV, B, m->kv_len));
+        fz_note(g, fz_case_array(c, FIA_ARR_ACTUAL_SEQ_LENGTHS_KV, B, m->kv_len));
     }
     /* full quantization outputs bf16 (the case model derives int8 from an
      * int8 query): attention_out always written */
@@ -254,7 +254,7 @@ static void mla_build(fz_gen *g, const mla_spec *m)
                           : m->fq_break == FQB_OUT_DT ? FIA_DT_FP16 : FIA_DT_BF16;
     if (m->nbsd && !m->out_plain) { /* (N, B, Q_S, D) */
         int64_t osh[4] = {m->N, B, m->Q_S, m->Dv};
-        fz_note(g, fb_tensor(c, FIA_SLOT_ATTENTION_OUT, odt, 4, osh));
+        fz_note(g, fz_case_tensor(c, FIA_SLOT_ATTENTION_OUT, odt, 4, osh));
     } else if (m->fq && m->tnd) {
         fz_note(g, tokens(c, FIA_SLOT_ATTENTION_OUT, odt, 0, T, m->N, m->Dv));
     } else if (m->fq) {
@@ -265,19 +265,19 @@ static void mla_build(fz_gen *g, const mla_spec *m)
         fq_build(g, m);
     if (m->mask) {
         int64_t msh[2] = {2048, 2048};
-        fz_note(g, fb_tensor(c, FIA_SLOT_ATTEN_MASK, FIA_DT_BOOL, 2, msh));
+        fz_note(g, fz_case_tensor(c, FIA_SLOT_ATTEN_MASK, FIA_DT_BOOL, 2, msh));
     }
     /* exclusions */
     if (m->lse)
-        fb_lse_flag(c, 1);
+        fz_case_lse_flag(c, 1);
     if (m->pse) {
         int64_t psh[4] = {B, m->N, m->tnd ? 16 : m->Q_S,
                           max_of(m->kv_len, B) + 1};
-        fz_note(g, fb_tensor(c, FIA_SLOT_PSE_SHIFT, m->dt, 4, psh));
+        fz_note(g, fz_case_tensor(c, FIA_SLOT_PSE_SHIFT, m->dt, 4, psh));
     }
     if (m->post) {
         int64_t one[1] = {1};
-        fz_note(g, fb_tensor(c, FIA_SLOT_QUANT_SCALE2, FIA_DT_FP32, 1, one));
+        fz_note(g, fz_case_tensor(c, FIA_SLOT_QUANT_SCALE2, FIA_DT_FP32, 1, one));
     }
 }
 
@@ -285,7 +285,7 @@ static void mla_build(fz_gen *g, const mla_spec *m)
 static void kv_lengths(fz_gen *g, mla_spec *m, int64_t lo, int64_t hi)
 {
     for (int64_t b = 0; b < m->B; b++)
-        m->kv_len[b] = fdp_rare(g->f, 8) ? 0 : fdp_range(g->f, lo, hi);
+        m->kv_len[b] = fz_bytes_rare(g->f, 8) ? 0 : fz_bytes_range(g->f, lo, hi);
 }
 
 /* The D = 512 scene's *_NBSD outputs and NZ cache, drawn after the rest
@@ -295,16 +295,16 @@ static void kv_lengths(fz_gen *g, mla_spec *m, int64_t lo, int64_t hi)
 static void nbsd_nz(fz_gen *g, mla_spec *m, int li)
 {
     static const char *const nbsd[] = {"BSH_NBSD", "BSND_NBSD", "BNSD_NBSD"};
-    fdp *f = g->f;
+    fz_bytes *f = g->f;
     if (g->meta) /* no NBSD output nor NZ cache without rope */
         return;
-    if (li <= 2 && fdp_rare(f, 25)) {
+    if (li <= 2 && fz_bytes_rare(f, 25)) {
         m->nbsd = 1;
         m->layout = nbsd[li];
         /* 1 < Q_S <= 16: a decode call becomes Q_S 2..16, its sparse mode
          * and mask the other path's (an odd one stays odd) */
         if (m->Q_S == 1 && !fz_odd(g, 3)) {
-            m->Q_S = fdp_range(f, 2, 16);
+            m->Q_S = fz_bytes_range(f, 2, 16);
             m->sparse = 3 - m->sparse;
             m->mask = !m->mask;
             for (int64_t b = 0; b < m->B; b++)
@@ -314,7 +314,7 @@ static void nbsd_nz(fz_gen *g, mla_spec *m, int li)
             m->out_plain = 1; /* attention_out of the query's shape */
     }
     /* the NZ cache: block_size 128, not with a BNSD query (MLA-041, 042) */
-    m->nz = m->bs == 128 && li != 2 && fdp_rare(f, 30);
+    m->nz = m->bs == 128 && li != 2 && fz_bytes_rare(f, 30);
     if (m->bs > 0 && fz_odd(g, 3))
         m->nz = 1;
     /* full quantization: int8's tiles of 32 (16 a break) */
@@ -325,7 +325,7 @@ static void nbsd_nz(fz_gen *g, mla_spec *m, int li)
 /* The D = 512 scene; odd: whether to break its rules now and then. */
 static void spec512(fz_gen *g, mla_spec *m, int64_t max_kv)
 {
-    fdp *f = g->f;
+    fz_bytes *f = g->f;
     static const char *const lay[] = {"BSH", "BSND", "BNSD", "TND",
                                       "TND_NTD", "BNSD_BSND", "NTD_TND"};
     static const int lw[] = {25, 20, 20, 15, 10, 3, 3};
@@ -334,14 +334,14 @@ static void spec512(fz_gen *g, mla_spec *m, int64_t max_kv)
     m->tnd = li == 3 || li == 4 || li == 6;
     m->ntd = li == 6;
     m->d512 = 1;
-    m->dt = fdp_chance(f, 60) ? FIA_DT_BF16 : FIA_DT_FP16;
+    m->dt = fz_bytes_chance(f, 60) ? FIA_DT_BF16 : FIA_DT_FP16;
     /* full quantization: the batched layouts (a token layout refuses it,
      * TND-X05); not the metamorphic base (no valid call without rope) */
-    m->fq = !g->meta && (!m->tnd || fz_odd(g, 20)) && fdp_rare(f, 35);
+    m->fq = !g->meta && (!m->tnd || fz_odd(g, 20)) && fz_bytes_rare(f, 35);
     if (m->fq) {
         m->dt = FIA_DT_BF16;
         if (fz_odd(g, 30))
-            m->fq_break = (int)fdp_range(f, 1, FQB_COUNT - 1);
+            m->fq_break = (int)fz_bytes_range(f, 1, FQB_COUNT - 1);
     }
     static const int64_t heads[] = {32, 64, 128, 16, 48};
     static const int hw[] = {70, 15, 10, 3, 2};
@@ -349,17 +349,17 @@ static void spec512(fz_gen *g, mla_spec *m, int64_t max_kv)
     m->KV_N = fz_odd(g, 3) ? 2 : 1;
     m->D = m->Dv = fz_odd(g, 2) ? 256 : 512;
     m->Dq_r = m->Dk_r = 64;
-    m->B = fdp_range(f, 1, m->tnd ? 3 : 2);
-    const int decode = fdp_chance(f, 60);
-    m->Q_S = decode ? 1 : fdp_range(f, 2, 16);
+    m->B = fz_bytes_range(f, 1, m->tnd ? 3 : 2);
+    const int decode = fz_bytes_chance(f, 60);
+    m->Q_S = decode ? 1 : fz_bytes_range(f, 2, 16);
     if (fz_odd(g, 3))
         m->Q_S = 17;
     for (int64_t b = 0; b < m->B; b++)
-        m->q_len[b] = m->tnd ? fdp_range(f, 1, decode ? 1 : 16) : m->Q_S;
+        m->q_len[b] = m->tnd ? fz_bytes_range(f, 1, decode ? 1 : 16) : m->Q_S;
     if (m->tnd && fz_odd(g, 3))
         m->q_len[0] = 17;
     kv_lengths(g, m, 1, max_kv);
-    m->bs = fdp_chance(f, 50) ? 16 : 128;
+    m->bs = fz_bytes_chance(f, 50) ? 16 : 128;
     /* the metamorphic target's base (meta_mla.c): one whose call without
      * rope is valid too -- block_size 128 (the general rules' at Q_S > 1,
      * PAGED-005), at most 64 heads on the key head (GQA-003) */
@@ -368,14 +368,14 @@ static void spec512(fz_gen *g, mla_spec *m, int64_t max_kv)
         m->N = m->N > 64 ? 64 : m->N;
     }
     if (fz_odd(g, 3))
-        m->bs = fdp_bool(f) ? 32 : 64;
+        m->bs = fz_bytes_bool(f) ? 32 : 64;
     if (fz_odd(g, 3))
         m->bs = 0; /* no page attention */
     /* a rank-4 cache goes with a BNSD query or a token layout (PAGED-011) */
-    m->cache4d = (li == 2 || m->tnd) && fdp_chance(f, 50);
+    m->cache4d = (li == 2 || m->tnd) && fz_bytes_chance(f, 50);
     m->sparse = m->Q_S == 1 && !m->tnd ? 0 : 3;
     m->mask = m->sparse == 3;
-    if (m->tnd && fdp_chance(f, 40))
+    if (m->tnd && fz_bytes_chance(f, 40))
         m->sparse = 0, m->mask = 0;
     /* a token layout's sparse 3 wants every query shorter than its keys
      * (TND-022) */
@@ -392,7 +392,7 @@ static void spec512(fz_gen *g, mla_spec *m, int64_t max_kv)
 /* The D = 128 scene: a token layout with cumulative lengths. */
 static void spec128(fz_gen *g, mla_spec *m)
 {
-    fdp *f = g->f;
+    fz_bytes *f = g->f;
     static const char *const lay[] = {"TND", "NTD_TND", "BNSD", "TND_NTD"};
     static const int lw[] = {60, 30, 5, 5};
     const int li = fz_wpick(g, lw, FZ_ARRLEN(lw), 2);
@@ -400,19 +400,19 @@ static void spec128(fz_gen *g, mla_spec *m)
     m->tnd = li != 2;
     m->ntd = li == 1;
     m->dt = fz_odd(g, 3) ? FIA_DT_FP16 : FIA_DT_BF16;
-    m->KV_N = fdp_range(f, 1, 2);
-    m->N = m->KV_N * fdp_range(f, 1, 3);
+    m->KV_N = fz_bytes_range(f, 1, 2);
+    m->N = m->KV_N * fz_bytes_range(f, 1, 3);
     m->D = m->Dv = 128;
     if (fz_odd(g, 3))
         m->Dv = 64;
     m->Dq_r = m->Dk_r = 64;
-    m->B = fdp_range(f, 1, 3);
-    m->sparse = fdp_chance(f, 40) ? 3 : 0;
+    m->B = fz_bytes_range(f, 1, 3);
+    m->sparse = fz_bytes_chance(f, 40) ? 3 : 0;
     m->mask = m->sparse == 3;
     for (int64_t b = 0; b < m->B; b++) {
-        m->q_len[b] = fdp_range(f, 0, 12);
+        m->q_len[b] = fz_bytes_range(f, 0, 12);
         /* sparse 3 wants every query shorter than its keys */
-        m->kv_len[b] = m->q_len[b] + fdp_range(f, m->sparse == 3, 30);
+        m->kv_len[b] = m->q_len[b] + fz_bytes_range(f, m->sparse == 3, 30);
     }
     m->Q_S = max_of(m->q_len, m->B);
     if (fz_odd(g, 3))
@@ -425,13 +425,13 @@ static void spec_common(fz_gen *g, mla_spec *m)
     m->qr_dt = m->kr_dt = m->dt; /* full quantization: bf16 (m->dt) */
     m->qrope = m->krope = 1;
     if (fz_odd(g, 2))
-        *(fdp_bool(g->f) ? &m->qrope : &m->krope) = 0;
+        *(fz_bytes_bool(g->f) ? &m->qrope : &m->krope) = 0;
     if (m->nbsd && fz_odd(g, 3)) /* an NBSD output without rope */
         m->qrope = m->krope = 0;
     if (fz_odd(g, 2))
         m->qr_dt = m->dt == FIA_DT_BF16 ? FIA_DT_FP16 : FIA_DT_BF16;
     if (fz_odd(g, 2))
-        *(fdp_bool(g->f) ? &m->Dq_r : &m->Dk_r) = 32;
+        *(fz_bytes_bool(g->f) ? &m->Dq_r : &m->Dk_r) = 32;
     if (fz_odd(g, 2))
         m->col_delta = -1;
     if (fz_odd(g, 2))
@@ -446,16 +446,16 @@ static void spec_common(fz_gen *g, mla_spec *m)
         m->D = m->Dv = 64; /* a D MLA does not take */
 }
 
-void fzp_mla(fz_gen *g)
+void fz_params_mla(fz_gen *g)
 {
     /* a strict input keeps the scenes the fragments before made (the
      * feature tests read them back); MLA's valid calls come from the
      * others, whose breaks are each rare */
-    if (!fdp_rare(g->f, 10) || g->strict)
+    if (!fz_bytes_rare(g->f, 10) || g->strict)
         return;
     mla_spec m;
     memset(&m, 0, sizeof m);
-    if (fdp_chance(g->f, 75))
+    if (fz_bytes_chance(g->f, 75))
         spec512(g, &m, 300);
     else
         spec128(g, &m);
@@ -499,19 +499,19 @@ static void mla_shrink(mla_spec *m)
     }
 }
 
-void fzn_mla(fz_gen *g)
+void fz_numeric_mla(fz_gen *g)
 {
-    fdp *f = g->f;
-    if (!fdp_rare(f, 2) || g->c->live_rows)
+    fz_bytes *f = g->f;
+    if (!fz_bytes_rare(f, 2) || g->c->live_rows)
         return;
     mla_spec m;
     memset(&m, 0, sizeof m);
     const int strict = g->strict;
     g->strict = 1; /* a valid call: no deliberate break */
     m.numeric = 1;
-    const int s512 = fdp_chance(f, 75);
+    const int s512 = fz_bytes_chance(f, 75);
     /* long rows now and then: past a key block, past a split */
-    const int64_t max_kv = fdp_chance(f, 30) ? 300 : 40;
+    const int64_t max_kv = fz_bytes_chance(f, 30) ? 300 : 40;
     if (s512)
         spec512(g, &m, max_kv);
     else
@@ -526,33 +526,33 @@ void fzn_mla(fz_gen *g)
      * its range, positive scales of moderate dequantized values (q ~ 127 /
      * 64 .. 127 / 8, k and v ~ 1 .. 8: the scores stay moderate) */
     fia_case *c = g->c;
-    const double sd = fdp_chance(f, 20) ? 4.0 : 1.0;
+    const double sd = fz_bytes_chance(f, 20) ? 4.0 : 1.0;
     if (m.fq) {
-        fb_gen(c, FIA_SLOT_QUERY, FIA_GEN_UNIFORM, -127.0, 127.0);
-        fb_gen(c, FIA_SLOT_KEY, FIA_GEN_UNIFORM, -127.0, 127.0);
-        fb_gen(c, FIA_SLOT_VALUE, FIA_GEN_UNIFORM, -127.0, 127.0);
-        fb_gen(c, FIA_SLOT_DEQUANT_SCALE_QUERY, FIA_GEN_UNIFORM, 1.0 / 64,
+        fz_case_gen(c, FIA_SLOT_QUERY, FIA_GEN_UNIFORM, -127.0, 127.0);
+        fz_case_gen(c, FIA_SLOT_KEY, FIA_GEN_UNIFORM, -127.0, 127.0);
+        fz_case_gen(c, FIA_SLOT_VALUE, FIA_GEN_UNIFORM, -127.0, 127.0);
+        fz_case_gen(c, FIA_SLOT_DEQUANT_SCALE_QUERY, FIA_GEN_UNIFORM, 1.0 / 64,
                1.0 / 8);
-        fb_gen(c, FIA_SLOT_KEY_ANTIQUANT_SCALE, FIA_GEN_UNIFORM, 1.0 / 127,
+        fz_case_gen(c, FIA_SLOT_KEY_ANTIQUANT_SCALE, FIA_GEN_UNIFORM, 1.0 / 127,
                1.0 / 16);
-        fb_gen(c, FIA_SLOT_VALUE_ANTIQUANT_SCALE, FIA_GEN_UNIFORM, 1.0 / 127,
+        fz_case_gen(c, FIA_SLOT_VALUE_ANTIQUANT_SCALE, FIA_GEN_UNIFORM, 1.0 / 127,
                1.0 / 16);
     } else {
-        fb_gen(c, FIA_SLOT_QUERY, FIA_GEN_NORMAL, 0.0, sd);
-        fb_gen(c, FIA_SLOT_KEY, FIA_GEN_NORMAL, 0.0, 1.0);
-        fb_gen(c, FIA_SLOT_VALUE, FIA_GEN_UNIFORM, -2.0, 2.0);
+        fz_case_gen(c, FIA_SLOT_QUERY, FIA_GEN_NORMAL, 0.0, sd);
+        fz_case_gen(c, FIA_SLOT_KEY, FIA_GEN_NORMAL, 0.0, 1.0);
+        fz_case_gen(c, FIA_SLOT_VALUE, FIA_GEN_UNIFORM, -2.0, 2.0);
     }
     static const double rope_sd[] = {1.0, 8.0, 0.0};
     /* the metamorphic target's base: zero ropes (meta_mla.c) */
-    const int pick = fdp_pick(f, 3);
+    const int pick = fz_bytes_pick(f, 3);
     const double rs = g->meta ? 0.0 : rope_sd[pick];
     if (rs == 0.0) {
-        fb_gen(c, FIA_SLOT_QUERY_ROPE, FIA_GEN_CONST, 0.0, 0.0);
-        fb_gen(c, FIA_SLOT_KEY_ROPE, FIA_GEN_CONST, 0.0, 0.0);
+        fz_case_gen(c, FIA_SLOT_QUERY_ROPE, FIA_GEN_CONST, 0.0, 0.0);
+        fz_case_gen(c, FIA_SLOT_KEY_ROPE, FIA_GEN_CONST, 0.0, 0.0);
     } else {
-        fb_gen(c, FIA_SLOT_QUERY_ROPE, FIA_GEN_NORMAL, 0.0, rs);
-        fb_gen(c, FIA_SLOT_KEY_ROPE, FIA_GEN_NORMAL, 0.0, 1.0);
+        fz_case_gen(c, FIA_SLOT_QUERY_ROPE, FIA_GEN_NORMAL, 0.0, rs);
+        fz_case_gen(c, FIA_SLOT_KEY_ROPE, FIA_GEN_NORMAL, 0.0, 1.0);
     }
-    fb_scale(c, 1.0 / sqrt((double)(m.D + m.Dq_r)));
-    c->seed = fdp_u64(f);
+    fz_case_scale(c, 1.0 / sqrt((double)(m.D + m.Dq_r)));
+    c->seed = fz_bytes_u64(f);
 }

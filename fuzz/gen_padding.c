@@ -6,8 +6,8 @@
  * it — int4 key/value under an fp16/bf16 query, a shared prefix, key/value
  * antiquant scales, per-channel output quantization — or, as often, the
  * tensor without its lengths (right padding: no scene): the exclusions are
- * decided before anything else of padding (fzp_padding).  After it
- * (fzp_padding_scene) valid scenes of every kind the status table of
+ * decided before anything else of padding (fz_params_padding).  After it
+ * (fz_params_padding_scene) valid scenes of every kind the status table of
  * docs/features/padding.md has: query, kv or both on either path, query
  * padding without its lengths or at Q_S = 1 (ignored), kv padding without
  * its lengths, empty padding tensors (absent), other shapes and dtypes now
@@ -29,23 +29,23 @@
 #include "fia/check.h"
 #include "fuzz/gen.h"
 
-void fzp_padding(fz_gen *g)
+void fz_params_padding(fz_gen *g)
 {
-    fdp *f = g->f;
+    fz_bytes *f = g->f;
     fia_case *c = g->c;
-    if (!fdp_rare(f, 8))
+    if (!fz_bytes_rare(f, 8))
         return;
-    const int query = fdp_bool(f);
+    const int query = fz_bytes_bool(f);
     const fia_slot ps = query ? FIA_SLOT_QUERY_PADDING_SIZE
                               : FIA_SLOT_KV_PADDING_SIZE;
     const fia_array pa = query ? FIA_ARR_ACTUAL_SEQ_LENGTHS
                                : FIA_ARR_ACTUAL_SEQ_LENGTHS_KV;
     int64_t one = 1, len = query ? g->Q_S : g->KV_S;
-    fz_note(g, fb_tensor(c, ps, FIA_DT_INT64, 1, &one));
-    if (fdp_bool(f)) /* with its lengths: a left-padding scene */
-        fz_note(g, fb_array(c, pa, 1, &len));
+    fz_note(g, fz_case_tensor(c, ps, FIA_DT_INT64, 1, &one));
+    if (fz_bytes_bool(f)) /* with its lengths: a left-padding scene */
+        fz_note(g, fz_case_array(c, pa, 1, &len));
     const fia_tensor_spec *k = &c->tensors[FIA_SLOT_KEY];
-    switch (fdp_pick(f, 4)) {
+    switch (fz_bytes_pick(f, 4)) {
     case 0: /* int4 key/value (under the query's dtype) */
         if (k->presence == FIA_PRESENT && k->count == 1 &&
             c->tensors[FIA_SLOT_VALUE].presence == FIA_PRESENT &&
@@ -61,26 +61,26 @@ void fzp_padding(fz_gen *g)
             for (int i = 0; i < k->t[0].ndim; i++)
                 sh[i] = k->t[0].shape[i];
             sh[0] = 1;
-            fz_note(g, fb_tensor(c, FIA_SLOT_KEY_SHARED_PREFIX, g->kvdt,
+            fz_note(g, fz_case_tensor(c, FIA_SLOT_KEY_SHARED_PREFIX, g->kvdt,
                                  k->t[0].ndim, sh));
-            fz_note(g, fb_tensor(c, FIA_SLOT_VALUE_SHARED_PREFIX, g->kvdt,
+            fz_note(g, fz_case_tensor(c, FIA_SLOT_VALUE_SHARED_PREFIX, g->kvdt,
                                  k->t[0].ndim, sh));
         }
         break;
     case 2: { /* key/value antiquant scales, per token */
         int64_t sh[2] = {g->B > 0 ? g->B : 1, g->KV_S > 0 ? g->KV_S : 1};
-        fz_note(g, fb_tensor(c, FIA_SLOT_KEY_ANTIQUANT_SCALE, FIA_DT_FP32, 2,
+        fz_note(g, fz_case_tensor(c, FIA_SLOT_KEY_ANTIQUANT_SCALE, FIA_DT_FP32, 2,
                              sh));
-        fz_note(g, fb_tensor(c, FIA_SLOT_VALUE_ANTIQUANT_SCALE, FIA_DT_FP32,
+        fz_note(g, fz_case_tensor(c, FIA_SLOT_VALUE_ANTIQUANT_SCALE, FIA_DT_FP32,
                              2, sh));
         break;
     }
     default: { /* output quantization, per channel or per tensor ([1]) */
         int64_t sh[2] = {g->N > 0 ? g->N : 1, g->D > 0 ? g->D : 1};
-        if (fdp_bool(f))
-            fz_note(g, fb_tensor(c, FIA_SLOT_QUANT_SCALE2, FIA_DT_FP32, 2, sh));
+        if (fz_bytes_bool(f))
+            fz_note(g, fz_case_tensor(c, FIA_SLOT_QUANT_SCALE2, FIA_DT_FP32, 2, sh));
         else
-            fz_note(g, fb_tensor(c, FIA_SLOT_QUANT_SCALE2, FIA_DT_FP32, 1,
+            fz_note(g, fz_case_tensor(c, FIA_SLOT_QUANT_SCALE2, FIA_DT_FP32, 1,
                                  &one));
         break;
     }
@@ -99,26 +99,26 @@ static const double PAD_EDGES[] = {0, 1, 3, 17, -1, 2147483648.0,
  * dtype. */
 static void scene_tensor(fz_gen *g, fia_slot s, int empty)
 {
-    fdp *f = g->f;
+    fz_bytes *f = g->f;
     int64_t sh[1] = {empty ? 0 : 1};
     int nd = 1;
-    if (!empty && fdp_rare(f, 10)) {
-        if (fdp_bool(f))
+    if (!empty && fz_bytes_rare(f, 10)) {
+        if (fz_bytes_bool(f))
             sh[0] = 2;
         else
             nd = 0;
     }
     fia_dtype dt = FIA_DT_INT64;
     if (fz_odd(g, 4))
-        dt = fdp_bool(f) ? FIA_DT_INT32 : FIA_DT_FP32;
-    fz_note(g, fb_tensor(g->c, s, dt, nd, sh));
+        dt = fz_bytes_bool(f) ? FIA_DT_INT32 : FIA_DT_FP32;
+    fz_note(g, fz_case_tensor(g->c, s, dt, nd, sh));
     const int64_t n = nd == 0 ? 1 : sh[0];
     double *v = n > 0 ? malloc((size_t)n * sizeof *v) : NULL;
-    const double x = PAD_EDGES[fdp_pick(f, FZ_ARRLEN(PAD_EDGES))];
+    const double x = PAD_EDGES[fz_bytes_pick(f, FZ_ARRLEN(PAD_EDGES))];
     for (int64_t i = 0; v != NULL && i < n; i++)
         v[i] = x;
     if (v != NULL && g->c->tensors[s].presence == FIA_PRESENT)
-        fb_values(g->c, s, v, n);
+        fz_case_values(g->c, s, v, n);
     else
         free(v);
 }
@@ -127,39 +127,39 @@ static void scene_tensor(fz_gen *g, fia_slot s, int empty)
  * batch, values in [0, S]. */
 static void scene_lengths(fz_gen *g, fia_array a, int64_t S)
 {
-    fdp *f = g->f;
+    fz_bytes *f = g->f;
     if (g->c->arrays[a].presence == FIA_PRESENT)
         return;
     enum { MAXN = 64 };
-    const int64_t n = fdp_bool(f) || g->B < 1 || g->B > MAXN ? 1 : g->B;
+    const int64_t n = fz_bytes_bool(f) || g->B < 1 || g->B > MAXN ? 1 : g->B;
     const int64_t hi = S < 0 ? 0 : S < 4096 ? S : 4096;
     int64_t v[MAXN];
     for (int64_t i = 0; i < n; i++)
-        v[i] = fdp_bool(f) ? (S < 0 ? 0 : S) : fdp_range(f, 0, hi);
-    fz_note(g, fb_array(g->c, a, n, v));
+        v[i] = fz_bytes_bool(f) ? (S < 0 ? 0 : S) : fz_bytes_range(f, 0, hi);
+    fz_note(g, fz_case_array(g->c, a, n, v));
 }
 
-void fzp_padding_scene(fz_gen *g)
+void fz_params_padding_scene(fz_gen *g)
 {
-    fdp *f = g->f;
-    if (!fdp_rare(f, 12))
+    fz_bytes *f = g->f;
+    if (!fz_bytes_rare(f, 12))
         return;
     /* query, kv, both; padding without its lengths; empty padding tensors */
     static const int w[] = {26, 26, 22, 14, 12};
-    const int kind = fdp_weighted(f, w, FZ_ARRLEN(w));
-    const int query = kind == 0 || kind == 2 || (kind >= 3 && fdp_bool(f));
+    const int kind = fz_bytes_weighted(f, w, FZ_ARRLEN(w));
+    const int query = kind == 0 || kind == 2 || (kind >= 3 && fz_bytes_bool(f));
     const int kv = kind == 1 || kind == 2 || (kind >= 3 && !query);
     if (query) {
         scene_tensor(g, FIA_SLOT_QUERY_PADDING_SIZE, kind == 4);
         if (kind == 3)
-            fb_array_absent(g->c, FIA_ARR_ACTUAL_SEQ_LENGTHS);
+            fz_case_array_absent(g->c, FIA_ARR_ACTUAL_SEQ_LENGTHS);
         else
             scene_lengths(g, FIA_ARR_ACTUAL_SEQ_LENGTHS, g->Q_S);
     }
     if (kv) {
         scene_tensor(g, FIA_SLOT_KV_PADDING_SIZE, kind == 4);
         if (kind == 3)
-            fb_array_absent(g->c, FIA_ARR_ACTUAL_SEQ_LENGTHS_KV);
+            fz_case_array_absent(g->c, FIA_ARR_ACTUAL_SEQ_LENGTHS_KV);
         else
             scene_lengths(g, FIA_ARR_ACTUAL_SEQ_LENGTHS_KV, g->KV_S);
     }
@@ -187,11 +187,11 @@ static void set_value(fia_case *c, fia_slot s, double v)
  * padding without actual_seq_lengths_kv or with a decode tensor list. */
 static void ignored_padding(fz_gen *g)
 {
-    fdp *f = g->f;
+    fz_bytes *f = g->f;
     fia_case *c = g->c;
-    const int pick = fdp_pick(f, 2);
-    const double v = fdp_bool(f) ? ABSURD[fdp_pick(f, FZ_ARRLEN(ABSURD))]
-                                 : (double)fdp_range(f, -3, 40);
+    const int pick = fz_bytes_pick(f, 2);
+    const double v = fz_bytes_bool(f) ? ABSURD[fz_bytes_pick(f, FZ_ARRLEN(ABSURD))]
+                                 : (double)fz_bytes_range(f, -3, 40);
     const int list = c->tensors[FIA_SLOT_KEY].count > 1;
     /* not with a page table (its exclusion differs by profile) or a token
      * layout (not modeled) */
@@ -211,13 +211,13 @@ static void ignored_padding(fz_gen *g)
         return;
     int64_t one = 1;
     double *val = malloc(sizeof *val);
-    if (val == NULL || fb_tensor(c, s, FIA_DT_INT64, 1, &one) != FIA_OK) {
+    if (val == NULL || fz_case_tensor(c, s, FIA_DT_INT64, 1, &one) != FIA_OK) {
         free(val);
         fz_note(g, FIA_ERR_NOMEM);
         return;
     }
     *val = v;
-    fb_values(c, s, val, 1);
+    fz_case_values(c, s, val, 1);
 }
 
 enum { PV_PLAIN, PV_NEGATIVE, PV_SHORT, PV_ABSURD, PV_IGNORED, PV_COUNT };
@@ -258,24 +258,24 @@ static void pad_to(fz_gen *g, int64_t p_q, int64_t p_kv, int64_t extra,
     fia_case_free(&plain);
 }
 
-void fzn_padding(fz_gen *g)
+void fz_numeric_padding(fz_gen *g)
 {
-    fdp *f = g->f;
+    fz_bytes *f = g->f;
     fia_case *c = g->c;
     const int reach = g->reach == FZ_REACH_TAIL ||
                       g->reach == FZ_REACH_ROWS || g->reach == FZ_REACH_SPLIT;
     /* the metamorphic target pads its second form (pad=...) instead */
-    if (!fdp_rare(f, reach ? 35 : 12) || g->meta || c->live_rows)
+    if (!fz_bytes_rare(f, reach ? 35 : 12) || g->meta || c->live_rows)
         return;
     static const int vw[PV_COUNT] = {46, 14, 14, 12, 14};
-    const int variant = fdp_weighted(f, vw, PV_COUNT);
-    const int scene = fdp_pick(f, 3); /* both, query, kv (decode: kv) */
-    const int wide = fdp_bool(f);
-    int64_t p_q = fdp_range(f, 0, 7);
+    const int variant = fz_bytes_weighted(f, vw, PV_COUNT);
+    const int scene = fz_bytes_pick(f, 3); /* both, query, kv (decode: kv) */
+    const int wide = fz_bytes_bool(f);
+    int64_t p_q = fz_bytes_range(f, 0, 7);
     /* the reach plans: kv offsets past fast/'s key block now and then */
-    int64_t p_kv = reach && wide ? fdp_range(f, 0, 150) : fdp_range(f, 0, 9);
-    int64_t extra = fdp_range(f, 0, 3);
-    uint64_t seed = fdp_u32(f);
+    int64_t p_kv = reach && wide ? fz_bytes_range(f, 0, 150) : fz_bytes_range(f, 0, 9);
+    int64_t extra = fz_bytes_range(f, 0, 3);
+    uint64_t seed = fz_bytes_u32(f);
     if (variant == PV_IGNORED) {
         ignored_padding(g);
         return;
@@ -297,8 +297,8 @@ void fzn_padding(fz_gen *g)
         extra = -1 - extra;
         break;
     case PV_ABSURD:
-        absurd = ABSURD[fdp_pick(f, FZ_ARRLEN(ABSURD))];
-        if (p_q >= 0 && p_kv >= 0 && fdp_bool(f))
+        absurd = ABSURD[fz_bytes_pick(f, FZ_ARRLEN(ABSURD))];
+        if (p_q >= 0 && p_kv >= 0 && fz_bytes_bool(f))
             spoil = FIA_SLOT_QUERY_PADDING_SIZE;
         /* a negative value reads as 0: the rows placed for 0 */
         if (absurd < 0)
@@ -316,8 +316,8 @@ void fzn_padding(fz_gen *g)
         c->tensors[FIA_SLOT_ATTEN_MASK].presence == FIA_PRESENT &&
         (c->tensors[FIA_SLOT_QUERY_PADDING_SIZE].presence == FIA_PRESENT ||
          c->tensors[FIA_SLOT_KV_PADDING_SIZE].presence == FIA_PRESENT) &&
-        fdp_rare(f, 40)) {
-        fb_attr(c, FIA_ATTR_PRE_TOKENS, fdp_range(f, -2, 6));
-        fb_attr(c, FIA_ATTR_NEXT_TOKENS, fdp_range(f, -2, 6));
+        fz_bytes_rare(f, 40)) {
+        fz_case_attr(c, FIA_ATTR_PRE_TOKENS, fz_bytes_range(f, -2, 6));
+        fz_case_attr(c, FIA_ATTR_NEXT_TOKENS, fz_bytes_range(f, -2, 6));
     }
 }

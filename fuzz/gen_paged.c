@@ -13,11 +13,11 @@
  * Fragment contract: fuzz/gen.h. */
 #include "fuzz/gen.h"
 
-void fzp_paged(fz_gen *g)
+void fz_params_paged(fz_gen *g)
 {
     if (fz_odd(g, 2))
-        fb_attr(g->c, FIA_ATTR_BLOCK_SIZE,
-                (int64_t[]){0, 16, 128, -1, 512}[fdp_pick(g->f, 5)]);
+        fz_case_attr(g->c, FIA_ATTR_BLOCK_SIZE,
+                (int64_t[]){0, 16, 128, -1, 512}[fz_bytes_pick(g->f, 5)]);
 }
 
 /* block_size for the path: the first n_valid of each list are valid (fp16 /
@@ -46,19 +46,19 @@ static int64_t blocks_of(const fia_case *c, int64_t b, int64_t S, int64_t bs)
     return len / bs + (len % bs != 0);
 }
 
-void fzp_paged_cache(fz_gen *g)
+void fz_params_paged_cache(fz_gen *g)
 {
-    fdp *f = g->f;
+    fz_bytes *f = g->f;
     fia_case *c = g->c;
-    if (!fdp_rare(f, 15))
+    if (!fz_bytes_rare(f, 15))
         return;
     int64_t bs = pick_block_size(g);
-    fb_attr(c, FIA_ATTR_BLOCK_SIZE, bs);
+    fz_case_attr(c, FIA_ATTR_BLOCK_SIZE, bs);
     /* the lengths are required: given unless a break leaves them out */
     if (c->arrays[FIA_ARR_ACTUAL_SEQ_LENGTHS_KV].presence != FIA_PRESENT &&
         !fz_odd(g, 5)) {
         int64_t len = g->KV_S;
-        fz_note(g, fb_array(c, FIA_ARR_ACTUAL_SEQ_LENGTHS_KV, 1, &len));
+        fz_note(g, fz_case_array(c, FIA_ARR_ACTUAL_SEQ_LENGTHS_KV, 1, &len));
     }
     const int64_t B = g->B > 0 && g->B <= 65536 ? g->B : 1;
     int64_t most = 0, sum = 0;
@@ -67,10 +67,10 @@ void fzp_paged_cache(fz_gen *g)
         most = nb > most ? nb : most;
         sum += nb;
     }
-    int64_t cols = most + fdp_range(f, 0, 1) - (fz_odd(g, 4) && most > 0);
-    int64_t blocknum = sum + fdp_range(f, 0, 2) - (fz_odd(g, 4) && sum > 0);
+    int64_t cols = most + fz_bytes_range(f, 0, 1) - (fz_odd(g, 4) && most > 0);
+    int64_t blocknum = sum + fz_bytes_range(f, 0, 2) - (fz_odd(g, 4) && sum > 0);
     int bnsd = g->L == FZ_BNSD || g->L == FZ_BNSD_BSND;
-    int rank = (bnsd && fdp_bool(f)) || fz_odd(g, 2) ? 4 : 3;
+    int rank = (bnsd && fz_bytes_bool(f)) || fz_odd(g, 2) ? 4 : 3;
     int64_t H = g->KV_N, D = g->D, hd = fz_odd(g, 2) ? 1 : 0;
     int64_t sh[5] = {0};
     if (rank == 4) {
@@ -79,15 +79,15 @@ void fzp_paged_cache(fz_gen *g)
         sh[0] = blocknum, sh[1] = bs, sh[2] = H * D + hd, sh[3] = 0;
     }
     if (fz_odd(g, 2)) /* a cache of neither rank: 2 or 5 */
-        rank = fdp_bool(f) ? 2 : 5, sh[4] = 1;
+        rank = fz_bytes_bool(f) ? 2 : 5, sh[4] = 1;
     if (fz_odd(g, 2))
         sh[1] += 16; /* the cache's block dim against block_size */
     int count = g->kv_count > 1 ? g->kv_count : 1;
-    fz_note(g, fb_tensor_list(c, FIA_SLOT_KEY, count, g->kvdt, rank, sh));
-    fz_note(g, fb_tensor_list(c, FIA_SLOT_VALUE, count, g->kvdt, rank, sh));
+    fz_note(g, fz_case_tensor_list(c, FIA_SLOT_KEY, count, g->kvdt, rank, sh));
+    fz_note(g, fz_case_tensor_list(c, FIA_SLOT_VALUE, count, g->kvdt, rank, sh));
     int64_t tsh[2] = {B + (fz_odd(g, 2) ? 1 : 0), cols};
     fia_dtype tdt = fz_odd(g, 2) ? FIA_DT_INT64 : FIA_DT_INT32;
-    fz_note(g, fb_tensor(c, FIA_SLOT_BLOCK_TABLE, tdt, fz_odd(g, 2) ? 1 : 2,
+    fz_note(g, fz_case_tensor(c, FIA_SLOT_BLOCK_TABLE, tdt, fz_odd(g, 2) ? 1 : 2,
                          tsh));
 }
 
@@ -108,24 +108,24 @@ static void spoil_block_id(fia_case *c, const fz_geom *geom, int64_t bs,
                                      : (double)(-1 - v / 2);
 }
 
-void fzn_paged(fz_gen *g)
+void fz_numeric_paged(fz_gen *g)
 {
-    fdp *f = g->f;
+    fz_bytes *f = g->f;
     int reach = g->reach == FZ_REACH_TAIL || g->reach == FZ_REACH_SPLIT ||
                 g->reach == FZ_REACH_ROWS;
     /* the metamorphic target pages its second form (paged=...) instead:
      * its base cases stay contiguous, so every relation applies */
-    if (!fdp_rare(f, reach ? 50 : 12) || g->c->live_rows || g->meta)
+    if (!fz_bytes_rare(f, reach ? 50 : 12) || g->c->live_rows || g->meta)
         return;
     static const int64_t dec[] = {16, 32, 48, 64, 128, 256, 512, 80};
     /* prefill: 128 mostly, so that its keys (640 at most) span blocks */
     static const int64_t pre[] = {128, 128, 128, 256, 512};
-    int64_t bs = g->qs1 ? dec[fdp_pick(f, FZ_ARRLEN(dec))]
-                        : pre[fdp_pick(f, FZ_ARRLEN(pre))];
-    int cache4d = fdp_bool(f), share = fdp_chance(f, 30);
-    uint64_t seed = fdp_u32(f);
-    int bad_id = fdp_rare(f, 6); /* an id read outside the cache */
-    int64_t bad_at = fdp_u8(f), bad_val = fdp_range(f, 0, 3);
+    int64_t bs = g->qs1 ? dec[fz_bytes_pick(f, FZ_ARRLEN(dec))]
+                        : pre[fz_bytes_pick(f, FZ_ARRLEN(pre))];
+    int cache4d = fz_bytes_bool(f), share = fz_bytes_chance(f, 30);
+    uint64_t seed = fz_bytes_u32(f);
+    int bad_id = fz_bytes_rare(f, 6); /* an id read outside the cache */
+    int64_t bad_at = fz_bytes_u8(f), bad_val = fz_bytes_range(f, 0, 3);
     fz_geom geom;
     fia_case plain;
     if (fz_geom_of(g->c, &geom) != 0)

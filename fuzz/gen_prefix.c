@@ -1,6 +1,6 @@
 /* The shared system prefix in generated cases (docs/features/prefix.md).
  *
- * fuzz_params: actual_shared_prefix_len now and then (fzp_prefix, in its
+ * fuzz_params: actual_shared_prefix_len now and then (fz_params_prefix, in its
  * old place of the list) and, at the end of the list, now and then a pair
  * of prefix tensors shaped like the key in the query's layout — batch 1,
  * their own S, the key's heads — with a length array within their S, and
@@ -31,10 +31,10 @@
 #include "fia/fast.h"
 #include "fuzz/gen.h"
 
-void fzp_prefix(fz_gen *g)
+void fz_params_prefix(fz_gen *g)
 {
     if (fz_odd(g, 1))
-        fzp_seq_array(g, FIA_ARR_ACTUAL_SHARED_PREFIX_LEN, 100, g->KV_S);
+        fz_params_seq_array(g, FIA_ARR_ACTUAL_SHARED_PREFIX_LEN, 100, g->KV_S);
 }
 
 /* The last dim of slot s's shape made at least cols. */
@@ -61,11 +61,11 @@ static void cover_prefix(fz_gen *g, int64_t P)
         widen_shape(g->c, FIA_SLOT_PSE_SHIFT, P + g->KV_S);
 }
 
-void fzp_prefix_tensors(fz_gen *g)
+void fz_params_prefix_tensors(fz_gen *g)
 {
-    fdp *f = g->f;
+    fz_bytes *f = g->f;
     fia_case *c = g->c;
-    if (!fdp_rare(f, 10))
+    if (!fz_bytes_rare(f, 10))
         return;
     const fia_tensor_spec *k = &c->tensors[FIA_SLOT_KEY];
     if (k->presence != FIA_PRESENT || k->count < 1 || k->t[0].ndim < 3 ||
@@ -78,13 +78,13 @@ void fzp_prefix_tensors(fz_gen *g)
     for (int i = 0; i < kt->ndim; i++)
         sh[i] = kt->shape[i];
     sh[0] = 1;
-    sh[sa] = fdp_chance(f, 20) ? fdp_range(f, 0, 4) : fdp_range(f, 1, 300);
+    sh[sa] = fz_bytes_chance(f, 20) ? fz_bytes_range(f, 0, 4) : fz_bytes_range(f, 1, 300);
     for (int i = 0; i < kt->ndim; i++)
         vsh[i] = sh[i];
     fia_dtype kdt = kt->dtype, vdt = kt->dtype;
-    int nvp = 1, nlen = fdp_bool(f) ? 1 : 0;
-    int64_t len[2] = {fdp_range(f, 0, sh[sa]), 1};
-    const int brk = fz_odd(g, 40) ? fdp_pick(f, 8) : -1;
+    int nvp = 1, nlen = fz_bytes_bool(f) ? 1 : 0;
+    int64_t len[2] = {fz_bytes_range(f, 0, sh[sa]), 1};
+    const int brk = fz_odd(g, 40) ? fz_bytes_pick(f, 8) : -1;
     switch (brk) {
     case 0: nvp = 0; break;
     case 1: kdt = vdt = kdt == FIA_DT_FP16 ? FIA_DT_BF16 : FIA_DT_FP16; break;
@@ -96,14 +96,14 @@ void fzp_prefix_tensors(fz_gen *g)
     case 7: sh[sa] = vsh[sa] = g->qs1 ? 262144 : 20971520; break;
     default: break;
     }
-    fz_note(g, fb_tensor(c, FIA_SLOT_KEY_SHARED_PREFIX, kdt, kt->ndim, sh));
+    fz_note(g, fz_case_tensor(c, FIA_SLOT_KEY_SHARED_PREFIX, kdt, kt->ndim, sh));
     if (nvp)
-        fz_note(g, fb_tensor(c, FIA_SLOT_VALUE_SHARED_PREFIX, vdt, kt->ndim,
+        fz_note(g, fz_case_tensor(c, FIA_SLOT_VALUE_SHARED_PREFIX, vdt, kt->ndim,
                              vsh));
     if (nlen)
-        fz_note(g, fb_array(c, FIA_ARR_ACTUAL_SHARED_PREFIX_LEN, nlen, len));
+        fz_note(g, fz_case_array(c, FIA_ARR_ACTUAL_SHARED_PREFIX_LEN, nlen, len));
     /* the full mask and the pse cover P + KV_S (a zero byte: as they were) */
-    if (brk < 0 && fdp_rare(f, 60))
+    if (brk < 0 && fz_bytes_rare(f, 60))
         cover_prefix(g, nlen ? len[0] : sh[sa]);
 }
 
@@ -116,20 +116,20 @@ enum { PC_OPEN, PC_RANDOM, PC_CLOSED };
 /* The prefix's rows: small, around fast/'s key block, long, or 0 / 1. */
 static int64_t prefix_rows(fz_gen *g, int reach)
 {
-    fdp *f = g->f;
+    fz_bytes *f = g->f;
     static const int w[PS_COUNT] = {55, 15, 15, 15};
     static const int rw[PS_COUNT] = {15, 40, 35, 10};
     fast_path_thresholds t;
     fastPathThresholds(&t);
-    switch (fdp_weighted(f, reach ? rw : w, PS_COUNT)) {
-    case PS_SMALL: return fdp_range(f, 1, 8);
+    switch (fz_bytes_weighted(f, reach ? rw : w, PS_COUNT)) {
+    case PS_SMALL: return fz_bytes_range(f, 1, 8);
     case PS_BLOCK: {
-        int64_t m = 1 + fdp_pick(f, 2);
-        int64_t k = m * t.key_block + fdp_range(f, -2, 2);
+        int64_t m = 1 + fz_bytes_pick(f, 2);
+        int64_t k = m * t.key_block + fz_bytes_range(f, -2, 2);
         return k < 1 ? 1 : k;
     }
-    case PS_LONG: return fdp_range(f, 1, FZ_NUM_MAX_KV_S);
-    default: return fdp_bool(f);
+    case PS_LONG: return fz_bytes_range(f, 1, FZ_NUM_MAX_KV_S);
+    default: return fz_bytes_bool(f);
     }
 }
 
@@ -154,9 +154,9 @@ static void prefix_data(fz_gen *g, const fz_geom *geom, fia_slot ps,
     int64_t sh[4];
     const int nd = fz_shape(l, 1, H, S_p, D, sh);
     fia_dtype dt = g->c->tensors[FIA_SLOT_KEY].t[0].dtype;
-    fia_status st = fb_tensor(g->c, ps, dt, nd, sh);
+    fia_status st = fz_case_tensor(g->c, ps, dt, nd, sh);
     const int role = ps == FIA_SLOT_KEY_SHARED_PREFIX ? 1 : 2;
-    double *v = st == FIA_OK && n > 0 ? fzn_data_values(g, role, 1, H, S_p)
+    double *v = st == FIA_OK && n > 0 ? fz_numeric_data_values(g, role, 1, H, S_p)
                                       : NULL;
     if (st != FIA_OK || (n > 0 && v == NULL)) {
         fz_note(g, FIA_ERR_NOMEM);
@@ -169,7 +169,7 @@ static void prefix_data(fz_gen *g, const fz_geom *geom, fia_slot ps,
                     v[fz_index(l, 1, H, S_p, D, 0, h, j, d)] =
                         j >= P ? NAN : bad[(j + d) % 3];
     if (v != NULL)
-        fb_values(g->c, ps, v, n);
+        fz_case_values(g->c, ps, v, n);
 }
 
 /* The full mask (Q_S > 1, sparse 0 / 1) widened at the front by P
@@ -207,12 +207,12 @@ static void mask_front(fz_gen *g, int64_t P, int cols)
     int64_t sh[FIA_MAX_RANK];
     memcpy(sh, t->shape, sizeof sh);
     sh[t->ndim - 1] = w;
-    if (fb_tensor(c, FIA_SLOT_ATTEN_MASK, t->dtype, t->ndim, sh) != FIA_OK) {
+    if (fz_case_tensor(c, FIA_SLOT_ATTEN_MASK, t->dtype, t->ndim, sh) != FIA_OK) {
         free(dst);
         fz_note(g, FIA_ERR_NOMEM);
         return;
     }
-    fb_values(c, FIA_SLOT_ATTEN_MASK, dst, rows * w);
+    fz_case_values(c, FIA_SLOT_ATTEN_MASK, dst, rows * w);
 }
 
 /* New prefix tensors of S_p rows, length kind lk. */
@@ -236,7 +236,7 @@ static void gain_prefix(fz_gen *g, const fz_geom *geom, int64_t S_p, int lk,
                 poison && closed);
     mask_front(g, P, cols);
     if (lk != PL_ABSENT)
-        fz_note(g, fb_array(g->c, FIA_ARR_ACTUAL_SHARED_PREFIX_LEN, 1, &P));
+        fz_note(g, fz_case_array(g->c, FIA_ARR_ACTUAL_SHARED_PREFIX_LEN, 1, &P));
 }
 
 /* 1 when every element of prefix row j (KV head 0) is not finite: a key
@@ -279,7 +279,7 @@ static void close_poisoned(fz_gen *g, const fz_geom *geom)
                  r < nm / cols;
                  r++)
                 m[r * cols + j] = 1.0;
-        fb_values(c, FIA_SLOT_ATTEN_MASK, m, nm);
+        fz_case_values(c, FIA_SLOT_ATTEN_MASK, m, nm);
     }
     free(v);
 }
@@ -320,23 +320,23 @@ static void move_prefix(fz_gen *g, const fz_geom *geom, int64_t P,
     close_poisoned(g, geom);
 }
 
-void fzn_prefix(fz_gen *g)
+void fz_numeric_prefix(fz_gen *g)
 {
-    fdp *f = g->f;
+    fz_bytes *f = g->f;
     fia_case *c = g->c;
     const int reach = g->reach == FZ_REACH_TAIL ||
                       g->reach == FZ_REACH_ROWS || g->reach == FZ_REACH_SPLIT;
     /* the metamorphic target prefixes its second form (prefix=) instead,
      * reading no byte here: its stored seeds keep their transforms */
-    if (g->meta || c->live_rows || !fdp_rare(f, reach ? 50 : 12))
+    if (g->meta || c->live_rows || !fz_bytes_rare(f, reach ? 50 : 12))
         return;
-    const int move = fdp_chance(f, 35);
+    const int move = fz_bytes_chance(f, 35);
     const int64_t S_p = prefix_rows(g, reach);
     static const int lw[PL_COUNT] = {40, 25, 25, 10};
-    const int lk = fdp_weighted(f, lw, PL_COUNT);
-    const int cols = fdp_pick(f, 3);
-    const int poison = fdp_bool(f);
-    const uint64_t seed = fdp_u32(f);
+    const int lk = fz_bytes_weighted(f, lw, PL_COUNT);
+    const int cols = fz_bytes_pick(f, 3);
+    const int poison = fz_bytes_bool(f);
+    const uint64_t seed = fz_bytes_u32(f);
     fz_geom geom;
     /* contiguous, no padding, no page table (its cache is not the
      * layout's), not a token layout */

@@ -56,21 +56,21 @@ static void strip_for_001(fia_case *c)
     const fia_api ifa = FIA_API_INCRE_FLASH_ATTENTION;
     for (int s = 0; s < FIA_SLOT_COUNT; s++)
         if (fia_api_param(ifa, fia_slot_name((fia_slot)s)) == NULL)
-            fb_absent(c, (fia_slot)s);
+            fz_case_absent(c, (fia_slot)s);
     for (int a = 0; a < FIA_ARR_COUNT; a++)
         if (fia_api_param(ifa, fia_array_name((fia_array)a)) == NULL)
-            fb_array_absent(c, (fia_array)a);
+            fz_case_array_absent(c, (fia_array)a);
     fia_attrs d;
     fia_api_attrs_default(ifa, &d);
-    fb_attr(c, FIA_ATTR_PRE_TOKENS, d.pre_tokens);
-    fb_attr(c, FIA_ATTR_NEXT_TOKENS, d.next_tokens);
-    fb_attr(c, FIA_ATTR_SPARSE_MODE, d.sparse_mode);
-    fb_attr(c, FIA_ATTR_ANTIQUANT_MODE, d.antiquant_mode);
-    fb_attr(c, FIA_ATTR_KEY_ANTIQUANT_MODE, d.key_antiquant_mode);
-    fb_attr(c, FIA_ATTR_VALUE_ANTIQUANT_MODE, d.value_antiquant_mode);
-    fb_attr(c, FIA_ATTR_QUERY_QUANT_MODE, d.query_quant_mode);
-    fb_attr(c, FIA_ATTR_OUT_DTYPE, d.out_dtype);
-    fb_lse_flag(c, d.softmax_lse_flag);
+    fz_case_attr(c, FIA_ATTR_PRE_TOKENS, d.pre_tokens);
+    fz_case_attr(c, FIA_ATTR_NEXT_TOKENS, d.next_tokens);
+    fz_case_attr(c, FIA_ATTR_SPARSE_MODE, d.sparse_mode);
+    fz_case_attr(c, FIA_ATTR_ANTIQUANT_MODE, d.antiquant_mode);
+    fz_case_attr(c, FIA_ATTR_KEY_ANTIQUANT_MODE, d.key_antiquant_mode);
+    fz_case_attr(c, FIA_ATTR_VALUE_ANTIQUANT_MODE, d.value_antiquant_mode);
+    fz_case_attr(c, FIA_ATTR_QUERY_QUANT_MODE, d.query_quant_mode);
+    fz_case_attr(c, FIA_ATTR_OUT_DTYPE, d.out_dtype);
+    fz_case_lse_flag(c, d.softmax_lse_flag);
 }
 
 /* Moves the case to 001 and the card (stripped first when strip); 0 when
@@ -117,9 +117,9 @@ static int card_edge(fia_case *c, int which)
     return 1;
 }
 
-void fzp_product(fz_gen *g)
+void fz_params_product(fz_gen *g)
 {
-    if (!fdp_rare(g->f, 6))
+    if (!fz_bytes_rare(g->f, 6))
         return;
     /* a strict input moves only a call the card takes that 001 expresses
      * as it is (stripping a scale or a length could break it) */
@@ -128,7 +128,7 @@ void fzp_product(fz_gen *g)
          !fia_case_expressible(g->c, FIA_API_INCRE_FLASH_ATTENTION, NULL, 0)))
         return;
     if (to_card(g->c, !g->strict) && fz_odd(g, 25))
-        card_edge(g->c, fdp_pick(g->f, 4));
+        card_edge(g->c, fz_bytes_pick(g->f, 4));
 }
 
 /* fuzz_numeric's geometry within the card's limits (the reach plans go
@@ -138,11 +138,11 @@ static int within_card(const fz_gen *g)
     return g->B <= 256 && g->Q_S <= 65536 && g->KV_S <= 65536;
 }
 
-void fzn_product(fz_gen *g)
+void fz_numeric_product(fz_gen *g)
 {
     /* the metamorphic target's base consumes nothing here: its transform
      * reads the bytes after the case */
-    if (g->meta || !fdp_rare(g->f, 6) || !card_takes(g->c) || !within_card(g))
+    if (g->meta || !fz_bytes_rare(g->f, 6) || !card_takes(g->c) || !within_card(g))
         return;
     to_card(g->c, 0); /* a valid case 001 can express as it is, or none */
 }

@@ -35,28 +35,28 @@ static int64_t call_kv_s(const fz_gen *g)
     return g->KV_S;
 }
 
-void fzp_pse(fz_gen *g)
+void fz_params_pse(fz_gen *g)
 {
-    fdp *f = g->f;
-    if (!fdp_rare(f, 10))
+    fz_bytes *f = g->f;
+    if (!fz_bytes_rare(f, 10))
         return;
     const int decode = g->qs1;
     int64_t B = g->B > 0 ? g->B : 1, N = g->N > 0 ? g->N : 1;
     const int64_t kvs = call_kv_s(g);
-    int64_t sh[4] = {fdp_bool(f) ? B : 1, N, decode ? 1 : g->Q_S, kvs};
-    if (fdp_rare(f, 30)) /* padded past the key's S (not read) */
-        sh[3] += fdp_range(f, 1, 40);
+    int64_t sh[4] = {fz_bytes_bool(f) ? B : 1, N, decode ? 1 : g->Q_S, kvs};
+    if (fz_bytes_rare(f, 30)) /* padded past the key's S (not read) */
+        sh[3] += fz_bytes_range(f, 1, 40);
     int nd = 4;
     fia_dtype dt = g->qdt == FIA_DT_BF16 ? FIA_DT_BF16 : FIA_DT_FP16;
-    switch (fz_odd(g, 40) ? fdp_pick(f, 7) : -1) {
+    switch (fz_odd(g, 40) ? fz_bytes_pick(f, 7) : -1) {
     case 0: dt = dt == FIA_DT_FP16 ? FIA_DT_BF16 : FIA_DT_FP16; break;
     case 1: sh[0] = B + 1; break;
     /* one head too many, or one head for all (a shape users pass: the
      * documents ask N, the released code is reported to take it) */
-    case 2: sh[1] = fdp_bool(f) ? N + 1 : 1; break;
+    case 2: sh[1] = fz_bytes_bool(f) ? N + 1 : 1; break;
     case 3: nd = 3, sh[0] = N, sh[1] = sh[2], sh[2] = sh[3]; break;
     case 4:
-        if (fdp_bool(f) || decode)
+        if (fz_bytes_bool(f) || decode)
             sh[3] = kvs - 1;
         else
             sh[2] = g->Q_S - 1;
@@ -65,7 +65,7 @@ void fzp_pse(fz_gen *g)
     case 6: sh[2] = 0; break; /* empty: absent */
     default: break;
     }
-    fz_note(g, fb_tensor(g->c, FIA_SLOT_PSE_SHIFT, dt, nd, sh));
+    fz_note(g, fz_case_tensor(g->c, FIA_SLOT_PSE_SHIFT, dt, nd, sh));
 }
 
 /* ---- fuzz_numeric ----------------------------------------------------------- */
@@ -110,25 +110,25 @@ static double pse_value(void *ctx, int64_t b, int64_t n, int64_t i, int64_t j)
     }
 }
 
-void fzn_pse(fz_gen *g)
+void fz_numeric_pse(fz_gen *g)
 {
-    fdp *f = g->f;
+    fz_bytes *f = g->f;
     fia_case *c = g->c;
     /* the metamorphic target adds its pse to the second form (pse-zero=,
      * pse-mask=), reading no byte here */
-    if (g->meta || c->live_rows || !fdp_rare(f, 15))
+    if (g->meta || c->live_rows || !fz_bytes_rare(f, 15))
         return;
     static const int w[PV_COUNT] = {34, 18, 20, 12, 16};
     pse_ctx p;
-    p.kind = fdp_weighted(f, w, PV_COUNT);
-    const int batch1 = fdp_bool(f);
-    const int64_t xr = fdp_rare(f, 30) ? fdp_range(f, 1, 40) : 0;
-    const int64_t xc = fdp_rare(f, 30) ? fdp_range(f, 1, 40) : 0;
+    p.kind = fz_bytes_weighted(f, w, PV_COUNT);
+    const int batch1 = fz_bytes_bool(f);
+    const int64_t xr = fz_bytes_rare(f, 30) ? fz_bytes_range(f, 1, 40) : 0;
+    const int64_t xc = fz_bytes_rare(f, 30) ? fz_bytes_range(f, 1, 40) : 0;
     static const double unread[] = {NAN, INFINITY, -INFINITY, 0.0};
-    const double un = unread[fdp_pick(f, 4)];
-    const int masked_nan = fdp_rare(f, 20);
-    const int pick = fdp_u8(f);
-    p.rng.s = fdp_u64(f);
+    const double un = unread[fz_bytes_pick(f, 4)];
+    const int masked_nan = fz_bytes_rare(f, 20);
+    const int pick = fz_bytes_u8(f);
+    p.rng.s = fz_bytes_u64(f);
     fz_geom geom;
     /* a shared prefix at Q_S = 1 with a pse is not modeled (NM-008) */
     if (fz_geom_of_call(c, &geom) != 0 || geom.tnd ||
@@ -163,13 +163,13 @@ void fzn_pse(fz_gen *g)
      * position (a pse of batch B) */
     if (masked_nan && !batch1 && fz_excluded_keys(c, &geom, &x) == FIA_OK)
         p.x = x;
-    if (fb_tensor(c, FIA_SLOT_PSE_SHIFT, g->qdt, 4, sh) != FIA_OK) {
+    if (fz_case_tensor(c, FIA_SLOT_PSE_SHIFT, g->qdt, 4, sh) != FIA_OK) {
         free(x);
         fz_note(g, FIA_ERR_NOMEM);
         return;
     }
     if (p.kind == PV_CONST && un == 0.0 && p.x == NULL) {
-        fb_gen(c, FIA_SLOT_PSE_SHIFT, FIA_GEN_CONST, p.c, 0);
+        fz_case_gen(c, FIA_SLOT_PSE_SHIFT, FIA_GEN_CONST, p.c, 0);
         free(x);
         return;
     }
@@ -177,9 +177,9 @@ void fzn_pse(fz_gen *g)
     fia_status st = fz_pse_values(c, &geom, sh, pse_value, &p, un, &v);
     free(x);
     if (st != FIA_OK) {
-        fb_absent(c, FIA_SLOT_PSE_SHIFT);
+        fz_case_absent(c, FIA_SLOT_PSE_SHIFT);
         fz_note(g, st);
         return;
     }
-    fb_values(c, FIA_SLOT_PSE_SHIFT, v, sh[0] * sh[1] * sh[2] * sh[3]);
+    fz_case_values(c, FIA_SLOT_PSE_SHIFT, v, sh[0] * sh[1] * sh[2] * sh[3]);
 }

@@ -5,8 +5,8 @@
  * call whole).  Fragment contract: fuzz/gen.h. */
 #include "fuzz/gen.h"
 
-void fzp_query_quant(fz_gen *g)
+void fz_params_query_quant(fz_gen *g)
 {
     if (fz_odd(g, 1))
-        fb_attr(g->c, FIA_ATTR_QUERY_QUANT_MODE, fdp_range(g->f, 0, 3));
+        fz_case_attr(g->c, FIA_ATTR_QUERY_QUANT_MODE, fz_bytes_range(g->f, 0, 3));
 }

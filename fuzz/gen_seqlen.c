@@ -8,13 +8,13 @@
 
 /* ---- fuzz_params ------------------------------------------------------------ */
 
-void fzp_seq_array(fz_gen *g, fia_array a, int pct, int64_t S)
+void fz_params_seq_array(fz_gen *g, fia_array a, int pct, int64_t S)
 {
-    fdp *f = g->f;
-    if (!fdp_chance(f, pct))
+    fz_bytes *f = g->f;
+    if (!fz_bytes_chance(f, pct))
         return;
     if (fz_odd(g, 4)) {
-        fb_array_null(g->c, a);
+        fz_case_array_null(g->c, a);
         return;
     }
     static const int w[] = {30, 45, 5, 5, 4};
@@ -32,22 +32,22 @@ void fzp_seq_array(fz_gen *g, fia_array a, int pct, int64_t S)
     for (int64_t i = 0; i < len; i++) {
         static const int vw[] = {80, 6, 5, 4, 5};
         switch (fz_wpick(g, vw, FZ_ARRLEN(vw), 2)) {
-        case 0: v[i] = fdp_range(f, 0, S < 4096 ? S : 4096); break;
+        case 0: v[i] = fz_bytes_range(f, 0, S < 4096 ? S : 4096); break;
         case 1: v[i] = S; break;
         case 2: v[i] = S + 1; break;
         case 3: v[i] = -1; break;
         default: v[i] = 0; break;
         }
     }
-    fz_note(g, fb_array(g->c, a, len, v));
+    fz_note(g, fz_case_array(g->c, a, len, v));
 }
 
 /* Each absent mostly (the query's more so in decode), else a length
  * around B and values around the limit. */
-void fzp_seqlen(fz_gen *g)
+void fz_params_seqlen(fz_gen *g)
 {
-    fzp_seq_array(g, FIA_ARR_ACTUAL_SEQ_LENGTHS, g->qs1 ? 10 : 25, g->Q_S);
-    fzp_seq_array(g, FIA_ARR_ACTUAL_SEQ_LENGTHS_KV, 25, g->KV_S);
+    fz_params_seq_array(g, FIA_ARR_ACTUAL_SEQ_LENGTHS, g->qs1 ? 10 : 25, g->Q_S);
+    fz_params_seq_array(g, FIA_ARR_ACTUAL_SEQ_LENGTHS_KV, 25, g->KV_S);
 }
 
 /* ---- fuzz_numeric ----------------------------------------------------------- */
@@ -55,16 +55,16 @@ void fzp_seqlen(fz_gen *g)
 /* Each now and then (the query's not in decode): per batch the full length
  * or less; one value for all batches now and then (more often for the
  * metamorphic target, whose seqlen-expand writes it out). */
-void fzn_seqlen(fz_gen *g)
+void fz_numeric_seqlen(fz_gen *g)
 {
-    fdp *f = g->f;
+    fz_bytes *f = g->f;
     int64_t ql[FZ_NUM_MAX_B], kl[FZ_NUM_MAX_B];
     for (int a = 0; a < 2; a++) {
         int64_t S = a ? g->KV_S : g->Q_S, *len = a ? kl : ql;
-        int present = !(a == 0 && g->qs1) && fdp_chance(f, 35);
-        int one = fdp_chance(f, g->meta ? 50 : 30);
+        int present = !(a == 0 && g->qs1) && fz_bytes_chance(f, 35);
+        int one = fz_bytes_chance(f, g->meta ? 50 : 30);
         for (int64_t b = 0; b < g->B; b++)
-            len[b] = present ? (fdp_chance(f, 30) ? S : fdp_range(f, 0, S)) : S;
+            len[b] = present ? (fz_bytes_chance(f, 30) ? S : fz_bytes_range(f, 0, S)) : S;
         if (a == 1 && g->reach == FZ_REACH_HUGE) {
             /* a few live rows per batch: the last batch's lie past 2^32 */
             present = 1;
@@ -76,7 +76,7 @@ void fzn_seqlen(fz_gen *g)
             for (int64_t b = 1; b < g->B; b++)
                 len[b] = len[0];
         if (present)
-            fz_note(g, fb_array(g->c, a ? FIA_ARR_ACTUAL_SEQ_LENGTHS_KV
+            fz_note(g, fz_case_array(g->c, a ? FIA_ARR_ACTUAL_SEQ_LENGTHS_KV
                                         : FIA_ARR_ACTUAL_SEQ_LENGTHS,
                                 one ? 1 : g->B, len));
     }

@@ -21,13 +21,13 @@ static int64_t heads(const fia_case *c)
                ? c->attrs.num_heads : 1;
 }
 
-void fzp_sink(fz_gen *g)
+void fz_params_sink(fz_gen *g)
 {
-    fdp *f = g->f;
+    fz_bytes *f = g->f;
     /* a strict input keeps the call the fragments before made valid (the
      * feature tests read their scenes back; a sink on full int8 is not
      * modeled) */
-    if (!fdp_rare(f, 8) || g->strict)
+    if (!fz_bytes_rare(f, 8) || g->strict)
         return;
     fia_case *c = g->c;
     static const fia_dtype dts[] = {FIA_DT_BF16, FIA_DT_FP16, FIA_DT_FP32};
@@ -36,16 +36,16 @@ void fzp_sink(fz_gen *g)
     int64_t sh[2] = {heads(c), 1};
     int nd = 1;
     if (fz_odd(g, 3))
-        sh[0] += fdp_bool(f) ? 1 : -1; /* another length (0 too) */
+        sh[0] += fz_bytes_bool(f) ? 1 : -1; /* another length (0 too) */
     if (fz_odd(g, 2))
         nd = 2; /* [N, 1] */
-    fz_note(g, fb_tensor(c, FIA_SLOT_LEARNABLE_SINK, dt, nd, sh));
+    fz_note(g, fz_case_tensor(c, FIA_SLOT_LEARNABLE_SINK, dt, nd, sh));
 }
 
-void fzn_sink(fz_gen *g)
+void fz_numeric_sink(fz_gen *g)
 {
-    fdp *f = g->f;
-    if (!fdp_rare(f, 8) || g->meta)
+    fz_bytes *f = g->f;
+    if (!fz_bytes_rare(f, 8) || g->meta)
         return;
     fia_case *c = g->c;
     const fia_tensor_spec *q = &c->tensors[FIA_SLOT_QUERY];
@@ -54,12 +54,12 @@ void fzn_sink(fz_gen *g)
     if (!rope && q->presence == FIA_PRESENT && q->t[0].dtype == FIA_DT_INT8)
         return; /* 002's full int8: not modeled there (NM-015) */
     int64_t sh[1] = {heads(c)};
-    fz_note(g, fb_tensor(c, FIA_SLOT_LEARNABLE_SINK, FIA_DT_BF16, 1, sh));
-    /* the scores are O(1) (gen_tensors_data.c scales them; fzn_mla scales
+    fz_note(g, fz_case_tensor(c, FIA_SLOT_LEARNABLE_SINK, FIA_DT_BF16, 1, sh));
+    /* the scores are O(1) (gen_tensors_data.c scales them; fz_numeric_mla scales
      * by 1 / sqrt(D + Dr), its full quantization's a few times larger):
      * near, far above, far below */
     static const double lo[] = {-3.0, 8.0, -40.0, -1.0};
     static const double hi[] = {3.0, 30.0, -20.0, 1.0};
-    const int k = fdp_pick(f, FZ_ARRLEN(lo));
-    fb_gen(c, FIA_SLOT_LEARNABLE_SINK, FIA_GEN_UNIFORM, lo[k], hi[k]);
+    const int k = fz_bytes_pick(f, FZ_ARRLEN(lo));
+    fz_case_gen(c, FIA_SLOT_LEARNABLE_SINK, FIA_GEN_UNIFORM, lo[k], hi[k]);
 }

@@ -147,18 +147,18 @@ static void poison_unread(const fz_gen *g, const shape4 *qs, const shape4 *ks,
 
 /* Sets rng, the generator of the bulk data (mask patterns and values):
  * 8 input bytes, not one per element. */
-void fzn_tensors_data_seed(fz_gen *g) { g->rng.s = fdp_u64(g->f); }
+void fz_numeric_tensors_data_seed(fz_gen *g) { g->rng.s = fz_bytes_u64(g->f); }
 
 /* The data of query, key and value, from one distribution; sets scale to
  * what the distribution asks (large values: scaled; sentinels: scores at
  * the sentinel). */
-void fzn_tensors_data(fz_gen *g)
+void fz_numeric_tensors_data(fz_gen *g)
 {
-    fdp *f = g->f;
+    fz_bytes *f = g->f;
     fia_case *c = g->c;
     static const int kw[] = {30, 12, 12, 10, 10, 14, 8, 6};
-    vkind k = (vkind)fdp_weighted(f, kw, FZ_ARRLEN(kw));
-    int nan_masked = fdp_chance(f, 25);
+    vkind k = (vkind)fz_bytes_weighted(f, kw, FZ_ARRLEN(kw));
+    int nan_masked = fz_bytes_chance(f, 25);
     /* Scores at a sentinel (-65504 .. -3e38) flush every other weight, and
      * the reference's MPFR escalation then costs 30-60 ms a row: kept to
      * small problems (two 10-minute campaigns gave fuzz_numeric timeouts
@@ -170,15 +170,15 @@ void fzn_tensors_data(fz_gen *g)
     if (c->live_rows)
         return; /* the case model generates the live rows (normal(0, 1)) */
     if (k == VK_LARGE)
-        g->scale = (double[]){1.0, 0.25, 4.0}[fdp_pick(f, 3)];
+        g->scale = (double[]){1.0, 0.25, 4.0}[fz_bytes_pick(f, 3)];
     shape4 qs = {g->L, g->B, g->N, g->Q_S, g->D};
     shape4 ks = {g->L, g->B, g->KV_N, g->KV_S, g->D};
     if (k == VK_NORMAL && !nan_masked) {
-        double sd = (double[]){0.5, 1, 2, 4}[fdp_pick(f, 4)];
-        fb_gen(c, FIA_SLOT_QUERY, FIA_GEN_NORMAL, 0, sd);
-        fb_gen(c, FIA_SLOT_KEY, FIA_GEN_NORMAL, 0, sd);
-        if (fdp_bool(f))
-            fb_gen(c, FIA_SLOT_VALUE, FIA_GEN_UNIFORM, -sd, sd);
+        double sd = (double[]){0.5, 1, 2, 4}[fz_bytes_pick(f, 4)];
+        fz_case_gen(c, FIA_SLOT_QUERY, FIA_GEN_NORMAL, 0, sd);
+        fz_case_gen(c, FIA_SLOT_KEY, FIA_GEN_NORMAL, 0, sd);
+        if (fz_bytes_bool(f))
+            fz_case_gen(c, FIA_SLOT_VALUE, FIA_GEN_UNIFORM, -sd, sd);
         return;
     }
     fia_dtype dt = g->qdt;
@@ -188,14 +188,14 @@ void fzn_tensors_data(fz_gen *g)
                              &ks, &g->scale);
     if (nan_masked && qv && kv && vv)
         poison_unread(g, &qs, &ks, qv, kv, vv);
-    if (qv) fb_values(c, FIA_SLOT_QUERY, qv, numel4(&qs));
-    if (kv) fb_values(c, FIA_SLOT_KEY, kv, numel4(&ks));
-    if (vv) fb_values(c, FIA_SLOT_VALUE, vv, numel4(&ks));
+    if (qv) fz_case_values(c, FIA_SLOT_QUERY, qv, numel4(&qs));
+    if (kv) fz_case_values(c, FIA_SLOT_KEY, kv, numel4(&ks));
+    if (vv) fz_case_values(c, FIA_SLOT_VALUE, vv, numel4(&ks));
     if (!qv || !kv || !vv)
         fz_note(g, FIA_ERR_NOMEM);
 }
 
-double *fzn_data_values(fz_gen *g, int role, int64_t B, int64_t H, int64_t S)
+double *fz_numeric_data_values(fz_gen *g, int role, int64_t B, int64_t H, int64_t S)
 {
     shape4 s = {g->L == FZ_BNSD_BSND ? FZ_BNSD : g->L, B, H, S, g->D};
     vkind k = g->vkind >= 0 && g->vkind < VK_COUNT ? (vkind)g->vkind

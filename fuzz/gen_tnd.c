@@ -23,11 +23,11 @@
 static void lengths(fz_gen *g, int64_t B, int64_t *q, int64_t *kv,
                     int64_t *T, int64_t *T_kv)
 {
-    fdp *f = g->f;
+    fz_bytes *f = g->f;
     int64_t tq = 0, tk = 0;
     for (int64_t b = 0; b < B; b++) {
-        int64_t ql = fdp_rare(f, 10) ? 0 : fdp_range(f, 1, 24);
-        int64_t kl = ql + (fdp_rare(f, 10) ? 0 : fdp_range(f, 1, 40));
+        int64_t ql = fz_bytes_rare(f, 10) ? 0 : fz_bytes_range(f, 1, 24);
+        int64_t kl = ql + (fz_bytes_rare(f, 10) ? 0 : fz_bytes_range(f, 1, 40));
         q[b] = tq += ql;
         kv[b] = tk += kl;
     }
@@ -47,19 +47,19 @@ static void head_dims(fz_gen *g, int64_t *D, int64_t *Dv)
     *D = pairs[k][0], *Dv = pairs[k][1];
 }
 
-void fzp_tnd(fz_gen *g)
+void fz_params_tnd(fz_gen *g)
 {
-    fdp *f = g->f;
+    fz_bytes *f = g->f;
     fia_case *c = g->c;
-    if (!fdp_rare(f, 12))
+    if (!fz_bytes_rare(f, 12))
         return;
     static const char *const names[] = {"TND", "NTD_TND", "NTD", "TND_NTD"};
     static const int lw[] = {60, 30, 6, 4};
     const int li = fz_wpick(g, lw, FZ_ARRLEN(lw), 2);
     const int ntd = li == 1 || li == 2;
-    fb_layout(c, names[li]);
+    fz_case_layout(c, names[li]);
     enum { MAXB = 4097 }; /* one past 003's 4096 */
-    int64_t B = fz_odd(g, 2) ? MAXB : fdp_range(f, 1, 5);
+    int64_t B = fz_odd(g, 2) ? MAXB : fz_bytes_range(f, 1, 5);
     int64_t q[MAXB + 1], kv[MAXB + 1];
     int64_t T, T_kv, D, Dv;
     lengths(g, B, q, kv, &T, &T_kv);
@@ -67,29 +67,29 @@ void fzp_tnd(fz_gen *g)
     if (fz_odd(g, 2) && B > 1) /* a count goes back */
         q[B - 2] = q[B - 1] + 1;
     if (fz_odd(g, 2)) /* ends off T */
-        T += fdp_bool(f) ? 1 : -1;
+        T += fz_bytes_bool(f) ? 1 : -1;
     if (fz_odd(g, 2)) /* a negative count */
         kv[0] = -1;
     if (fz_odd(g, 1)) /* T past 2^20 */
         T = ((int64_t)1 << 20) + 1, q[B - 1] = T;
-    int64_t nq = B, nkv = B + (fz_odd(g, 3) ? (fdp_bool(f) ? 1 : -1) : 0);
+    int64_t nq = B, nkv = B + (fz_odd(g, 3) ? (fz_bytes_bool(f) ? 1 : -1) : 0);
     if (nkv < 1)
         nkv = 1;
     if (nkv > B)
         kv[B] = kv[B - 1];
     if (!fz_odd(g, 3))
-        fz_note(g, fb_array(c, FIA_ARR_ACTUAL_SEQ_LENGTHS, nq, q));
+        fz_note(g, fz_case_array(c, FIA_ARR_ACTUAL_SEQ_LENGTHS, nq, q));
     else
-        fb_array_absent(c, FIA_ARR_ACTUAL_SEQ_LENGTHS);
+        fz_case_array_absent(c, FIA_ARR_ACTUAL_SEQ_LENGTHS);
     if (!fz_odd(g, 3))
-        fz_note(g, fb_array(c, FIA_ARR_ACTUAL_SEQ_LENGTHS_KV, nkv, kv));
+        fz_note(g, fz_case_array(c, FIA_ARR_ACTUAL_SEQ_LENGTHS_KV, nkv, kv));
     else
-        fb_array_absent(c, FIA_ARR_ACTUAL_SEQ_LENGTHS_KV);
+        fz_case_array_absent(c, FIA_ARR_ACTUAL_SEQ_LENGTHS_KV);
     /* tensors: rank 3 (4 now and then), heads off by one now and then */
     const int64_t N = g->N > 0 && g->N <= 256 ? g->N : 1;
     const int64_t KV_N = g->KV_N > 0 && g->KV_N <= N ? g->KV_N : N;
-    fb_attr(c, FIA_ATTR_NUM_HEADS, N);
-    fb_attr(c, FIA_ATTR_NUM_KEY_VALUE_HEADS, KV_N == N ? 0 : KV_N);
+    fz_case_attr(c, FIA_ATTR_NUM_HEADS, N);
+    fz_case_attr(c, FIA_ATTR_NUM_KEY_VALUE_HEADS, KV_N == N ? 0 : KV_N);
     const fia_dtype dt = fz_odd(g, 5) ? FIA_DT_FP16 : FIA_DT_BF16;
     const int rank = fz_odd(g, 2) ? 4 : 3;
     const int64_t hq = N + (fz_odd(g, 2) ? 1 : 0);
@@ -104,42 +104,42 @@ void fzp_tnd(fz_gen *g)
         vs[3] = vs[2], vs[2] = vs[1], vs[1] = vs[0], vs[0] = 1;
     }
     int count = g->kv_count > 1 ? g->kv_count : 1;
-    fz_note(g, fb_tensor(c, FIA_SLOT_QUERY, dt, rank, qs));
-    fz_note(g, fb_tensor_list(c, FIA_SLOT_KEY, count, dt, rank, ks));
-    fz_note(g, fb_tensor_list(c, FIA_SLOT_VALUE, count, dt, rank, vs));
+    fz_note(g, fz_case_tensor(c, FIA_SLOT_QUERY, dt, rank, qs));
+    fz_note(g, fz_case_tensor_list(c, FIA_SLOT_KEY, count, dt, rank, ks));
+    fz_note(g, fz_case_tensor_list(c, FIA_SLOT_VALUE, count, dt, rank, vs));
     /* sparse 0 without a mask or 3 with the optimized one, or not */
     static const int sw[] = {50, 40, 4, 3, 3};
     static const int64_t modes[] = {0, 3, 0, 3, 2};
     const int sk = fz_wpick(g, sw, FZ_ARRLEN(sw), 2);
-    fb_attr(c, FIA_ATTR_SPARSE_MODE, modes[sk]);
+    fz_case_attr(c, FIA_ATTR_SPARSE_MODE, modes[sk]);
     if (modes[sk] == 3 && sk == 1 && fz_odd(g, 3)) /* a square batch */
         kv[0] = q[0];
     int64_t msh[2] = {2048, 2048};
     if (sk == 2) /* mode 0 with a mask */
         msh[0] = T, msh[1] = T_kv;
     if (sk == 1 || sk == 2 || sk == 4)
-        fz_note(g, fb_tensor(c, FIA_SLOT_ATTEN_MASK, FIA_DT_BOOL, 2, msh));
+        fz_note(g, fz_case_tensor(c, FIA_SLOT_ATTEN_MASK, FIA_DT_BOOL, 2, msh));
     else
-        fb_absent(c, FIA_SLOT_ATTEN_MASK);
+        fz_case_absent(c, FIA_SLOT_ATTEN_MASK);
     /* the outputs follow the layout, or are off now and then */
-    fb_absent(c, FIA_SLOT_ATTENTION_OUT);
+    fz_case_absent(c, FIA_SLOT_ATTENTION_OUT);
     if (fz_odd(g, 3)) {
         int64_t os[3] = {T, N, Dv + 1};
-        fz_note(g, fb_tensor(c, FIA_SLOT_ATTENTION_OUT, dt, 3, os));
+        fz_note(g, fz_case_tensor(c, FIA_SLOT_ATTENTION_OUT, dt, 3, os));
     }
-    fb_absent(c, FIA_SLOT_SOFTMAX_LSE);
+    fz_case_absent(c, FIA_SLOT_SOFTMAX_LSE);
     if (c->attrs.softmax_lse_flag && fz_odd(g, 3)) {
         int64_t ls[4] = {B, N, T, 1};
-        fz_note(g, fb_tensor(c, FIA_SLOT_SOFTMAX_LSE, FIA_DT_FP32, 4, ls));
+        fz_note(g, fz_case_tensor(c, FIA_SLOT_SOFTMAX_LSE, FIA_DT_FP32, 4, ls));
     }
 }
 
-void fzn_tnd(fz_gen *g)
+void fz_numeric_tnd(fz_gen *g)
 {
-    fdp *f = g->f;
-    if (!fdp_rare(f, 10) || g->c->live_rows || g->meta)
+    fz_bytes *f = g->f;
+    if (!fz_bytes_rare(f, 10) || g->c->live_rows || g->meta)
         return;
-    uint64_t seed = fdp_u8(f);
+    uint64_t seed = fz_bytes_u8(f);
     fz_geom geom;
     fia_case plain;
     /* a paged cache whose blocknum is B reads as a batched key to

@@ -217,19 +217,19 @@ fia_status fz_meta_antiquant(const fia_case *c, const fz_geom *g,
         }
         int64_t sh[FIA_MAX_RANK];
         const int nd = fz_shape(g->layout, g->B, g->KV_N, g->KV_S, g->D, sh);
-        if (fb_tensor(out, kv, dt, nd, sh) != FIA_OK) {
+        if (fz_case_tensor(out, kv, dt, nd, sh) != FIA_OK) {
             free(v);
             return fia_fail(err, FIA_ERR_NOMEM, "no memory");
         }
-        fb_values(out, kv, v, n);
+        fz_case_values(out, kv, v, n);
     }
     for (int i = 0; i < FZ_AQ_NT; i++)
-        fb_absent(out, fz_aq_slot[i]);
+        fz_case_absent(out, fz_aq_slot[i]);
     const fia_attr modes[] = {FIA_ATTR_ANTIQUANT_MODE,
                               FIA_ATTR_KEY_ANTIQUANT_MODE,
                               FIA_ATTR_VALUE_ANTIQUANT_MODE};
     for (int i = 0; i < 3; i++) {
-        fb_attr(out, modes[i], 0);
+        fz_case_attr(out, modes[i], 0);
         out->attr_given[modes[i]] = false;
     }
     return FIA_OK;

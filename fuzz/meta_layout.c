@@ -40,16 +40,16 @@ fia_status fz_meta_relayout(const fia_case *c, const fz_geom *g, fz_layout l2,
         int64_t sh[4];
         int nd = fz_shape(l2in, g->B, H2, S, g->D, sh);
         fia_dtype dt = c->tensors[slots[t]].t[0].dtype;
-        if (fb_tensor(out, slots[t], dt, nd, sh) != FIA_OK) {
+        if (fz_case_tensor(out, slots[t], dt, nd, sh) != FIA_OK) {
             free(dst);
             return fia_fail(err, FIA_ERR_NOMEM, "no memory for the new %s",
                             fia_slot_name(slots[t]));
         }
-        fb_values(out, slots[t], dst, total);
+        fz_case_values(out, slots[t], dst, total);
     }
-    fb_layout(out, fz_layout_name(l2));
+    fz_case_layout(out, fz_layout_name(l2));
     if (mha)
-        fb_attr(out, FIA_ATTR_NUM_KEY_VALUE_HEADS, g->N);
+        fz_case_attr(out, FIA_ATTR_NUM_KEY_VALUE_HEADS, g->N);
     return FIA_OK;
 }
 

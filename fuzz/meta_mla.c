@@ -4,7 +4,7 @@
  * mla.md), so the form without query_rope / key_rope gives the same
  * outputs -- fast/'s MLA path (run_mla.c: KV_N 1, up to 128 heads on one
  * key head, the rope widened after D) against its general one on the same
- * paged cache.  The base is an MLA case from fzn_mla with both ropes
+ * paged cache.  The base is an MLA case from fz_numeric_mla with both ropes
  * const(0); the form without them must itself be a valid call (the rules
  * then judge it as plain attention: the GQA ratio of 64, no NBSD output
  * nor NZ cache without rope), otherwise the relation does not apply. */
@@ -38,8 +38,8 @@ fia_status fz_meta_mla_zero_rope(const fia_case *c, const fz_geom *g,
     fia_case_init(out);
     if (fia_case_copy(out, c) != FIA_OK)
         return fia_fail(err, FIA_ERR_NOMEM, "no memory to copy the case");
-    fb_absent(out, FIA_SLOT_QUERY_ROPE);
-    fb_absent(out, FIA_SLOT_KEY_ROPE);
+    fz_case_absent(out, FIA_SLOT_QUERY_ROPE);
+    fz_case_absent(out, FIA_SLOT_KEY_ROPE);
     return FIA_OK;
 }
 
@@ -50,7 +50,7 @@ fia_status fz_meta_mla_zero_rope(const fia_case *c, const fz_geom *g,
  * first (meta.c reads it so).  A kernel that mixes the heads of a G-head
  * tile (a wrong head stride in the query, the rope, the output or the
  * lse) breaks it; the zero-rope relation, which compares two paths over
- * the same heads, need not.  The base is fzn_mla's, its ropes made
+ * the same heads, need not.  The base is fz_numeric_mla's, its ropes made
  * non-zero by the decoder first (its data of one of the three batched
  * layouts; a token layout's or an *_NBSD output's heads are not read
  * here). */
@@ -94,7 +94,7 @@ static fia_status reverse_heads(const fia_case *c, const fz_geom *g,
                         src[fz_index(g->layout, g->B, g->N, g->Q_S, D, b,
                                      g->N - 1 - h, i, d)];
     free(src);
-    fb_values(out, s, dst, n);
+    fz_case_values(out, s, dst, n);
     return FIA_OK;
 }
 

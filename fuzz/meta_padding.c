@@ -145,11 +145,11 @@ static fia_status move_rows(const fia_case *c, const fz_geom *g, fia_slot s,
     free(src);
     int64_t sh[4];
     int nd = fz_shape(l, B, H, S2, D, sh);
-    if (fb_tensor(out, s, c->tensors[s].t[0].dtype, nd, sh) != FIA_OK) {
+    if (fz_case_tensor(out, s, c->tensors[s].t[0].dtype, nd, sh) != FIA_OK) {
         free(dst);
         return fia_fail(err, FIA_ERR_NOMEM, "no memory for a padded tensor");
     }
-    fb_values(out, s, dst, total);
+    fz_case_values(out, s, dst, total);
     return FIA_OK;
 }
 
@@ -197,11 +197,11 @@ static fia_status move_mask(const fia_case *c, const fz_geom *g,
     }
     free(old);
     int64_t sh[4] = {g->B, 1, Q2, K2};
-    if (fb_tensor(out, FIA_SLOT_ATTEN_MASK, mdt, 4, sh) != FIA_OK) {
+    if (fz_case_tensor(out, FIA_SLOT_ATTEN_MASK, mdt, 4, sh) != FIA_OK) {
         free(m);
         return fia_fail(err, FIA_ERR_NOMEM, "no memory for the mask");
     }
-    fb_values(out, FIA_SLOT_ATTEN_MASK, m, n);
+    fz_case_values(out, FIA_SLOT_ATTEN_MASK, m, n);
     return FIA_OK;
 }
 
@@ -214,13 +214,13 @@ static fia_status resize_outputs(const fia_case *c, const fz_geom *g,
     int64_t sh[4];
     if (o->presence == FIA_PRESENT && o->count >= 1) {
         int nd = fz_shape(fz_out_layout(g->layout), g->B, g->N, Q2, g->D, sh);
-        if (fb_tensor(out, FIA_SLOT_ATTENTION_OUT, o->t[0].dtype, nd, sh) !=
+        if (fz_case_tensor(out, FIA_SLOT_ATTENTION_OUT, o->t[0].dtype, nd, sh) !=
             FIA_OK)
             return FIA_ERR_NOMEM;
     }
     if (l->presence == FIA_PRESENT && l->count >= 1) {
         int64_t lsh[4] = {g->B, g->N, Q2, 1};
-        if (fb_tensor(out, FIA_SLOT_SOFTMAX_LSE, l->t[0].dtype, 4, lsh) !=
+        if (fz_case_tensor(out, FIA_SLOT_SOFTMAX_LSE, l->t[0].dtype, 4, lsh) !=
             FIA_OK)
             return FIA_ERR_NOMEM;
     }
@@ -232,12 +232,12 @@ static fia_status padding_tensor(fia_case *out, fia_slot s, double v)
 {
     int64_t one = 1;
     double *val = malloc(sizeof *val);
-    if (val == NULL || fb_tensor(out, s, FIA_DT_INT64, 1, &one) != FIA_OK) {
+    if (val == NULL || fz_case_tensor(out, s, FIA_DT_INT64, 1, &one) != FIA_OK) {
         free(val);
         return FIA_ERR_NOMEM;
     }
     *val = v;
-    fb_values(out, s, val, 1);
+    fz_case_values(out, s, val, 1);
     return FIA_OK;
 }
 
@@ -310,9 +310,9 @@ static fia_status pad(const fia_case *c, const fz_geom *g, int64_t p_q,
     const fia_int_array_spec *qa = &c->arrays[FIA_ARR_ACTUAL_SEQ_LENGTHS];
     const fia_int_array_spec *ka = &c->arrays[FIA_ARR_ACTUAL_SEQ_LENGTHS_KV];
     if ((pl->qs && qa->presence != FIA_PRESENT &&
-         fb_array(out, FIA_ARR_ACTUAL_SEQ_LENGTHS, g->B, pl->ql) != FIA_OK) ||
+         fz_case_array(out, FIA_ARR_ACTUAL_SEQ_LENGTHS, g->B, pl->ql) != FIA_OK) ||
         (pl->kvs && ka->presence != FIA_PRESENT &&
-         fb_array(out, FIA_ARR_ACTUAL_SEQ_LENGTHS_KV, g->B, pl->kl) != FIA_OK) ||
+         fz_case_array(out, FIA_ARR_ACTUAL_SEQ_LENGTHS_KV, g->B, pl->kl) != FIA_OK) ||
         (pl->qs && padding_tensor(out, FIA_SLOT_QUERY_PADDING_SIZE,
                                   written(p_q, seed, 0, pl->Q_S)) != FIA_OK) ||
         (pl->kvs && padding_tensor(out, FIA_SLOT_KV_PADDING_SIZE,

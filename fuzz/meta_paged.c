@@ -51,11 +51,11 @@ static fia_status widen_mask(const fia_case *c, int64_t cols, fia_case *out,
     int64_t sh[FIA_MAX_RANK];
     memcpy(sh, t->shape, sizeof sh);
     sh[t->ndim - 1] = cols;
-    if (fb_tensor(out, FIA_SLOT_ATTEN_MASK, t->dtype, t->ndim, sh) != FIA_OK) {
+    if (fz_case_tensor(out, FIA_SLOT_ATTEN_MASK, t->dtype, t->ndim, sh) != FIA_OK) {
         free(dst);
         return fia_fail(err, FIA_ERR_NOMEM, "no memory for the mask");
     }
-    fb_values(out, FIA_SLOT_ATTEN_MASK, dst, rows * cols);
+    fz_case_values(out, FIA_SLOT_ATTEN_MASK, dst, rows * cols);
     return FIA_OK;
 }
 
@@ -159,22 +159,22 @@ static fia_status page(const fia_case *c, const fz_geom *g, int64_t bs,
         free(src);
         int64_t sh[4] = {blocknum, cache4d ? H : bs, cache4d ? bs : H * D, D};
         fia_dtype dt = c->tensors[slots[t]].t[0].dtype;
-        if (fb_tensor(out, slots[t], dt, cache4d ? 4 : 3, sh) != FIA_OK) {
+        if (fz_case_tensor(out, slots[t], dt, cache4d ? 4 : 3, sh) != FIA_OK) {
             free(dst), free(tab);
             return fia_fail(err, FIA_ERR_NOMEM, "no memory for the cache");
         }
-        fb_values(out, slots[t], dst, ncache);
+        fz_case_values(out, slots[t], dst, ncache);
     }
     int64_t tsh[2] = {B, tcols};
-    if (fb_tensor(out, FIA_SLOT_BLOCK_TABLE, FIA_DT_INT32, 2, tsh) != FIA_OK) {
+    if (fz_case_tensor(out, FIA_SLOT_BLOCK_TABLE, FIA_DT_INT32, 2, tsh) != FIA_OK) {
         free(tab);
         return fia_fail(err, FIA_ERR_NOMEM, "no memory for a block table");
     }
-    fb_values(out, FIA_SLOT_BLOCK_TABLE, tab, B * tcols);
-    fb_attr(out, FIA_ATTR_BLOCK_SIZE, bs);
+    fz_case_values(out, FIA_SLOT_BLOCK_TABLE, tab, B * tcols);
+    fz_case_attr(out, FIA_ATTR_BLOCK_SIZE, bs);
     /* page attention needs actual_seq_lengths_kv (002) */
     if (c->arrays[FIA_ARR_ACTUAL_SEQ_LENGTHS_KV].presence != FIA_PRESENT &&
-        fb_array(out, FIA_ARR_ACTUAL_SEQ_LENGTHS_KV, B, kvl) != FIA_OK)
+        fz_case_array(out, FIA_ARR_ACTUAL_SEQ_LENGTHS_KV, B, kvl) != FIA_OK)
         return fia_fail(err, FIA_ERR_NOMEM, "no memory for the lengths");
     return widen_mask(c, cols * bs, out, err);
 }

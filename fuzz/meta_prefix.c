@@ -89,12 +89,12 @@ static fia_status widen_last(const fia_case *c, fia_slot s, int64_t cols,
     int64_t sh[FIA_MAX_RANK];
     memcpy(sh, t->shape, sizeof sh);
     sh[t->ndim - 1] = cols;
-    if (fb_tensor(out, s, t->dtype, t->ndim, sh) != FIA_OK) {
+    if (fz_case_tensor(out, s, t->dtype, t->ndim, sh) != FIA_OK) {
         free(dst);
         return fia_fail(err, FIA_ERR_NOMEM, "no memory to widen %s",
                         fia_slot_name(s));
     }
-    fb_values(out, s, dst, rows * cols);
+    fz_case_values(out, s, dst, rows * cols);
     return FIA_OK;
 }
 
@@ -165,17 +165,17 @@ static fia_status split_rows(const fia_case *c, const fz_geom *g,
     const fia_dtype dt = c->tensors[s].t[0].dtype;
     int64_t sh[4];
     int nd = fz_shape(pl->l, 1, H, pl->S_p, D, sh);
-    if (fb_tensor(out, ps, dt, nd, sh) != FIA_OK) {
+    if (fz_case_tensor(out, ps, dt, nd, sh) != FIA_OK) {
         free(pre), free(own);
         return fia_fail(err, FIA_ERR_NOMEM, "no memory for the prefix");
     }
-    fb_values(out, ps, pre, np);
+    fz_case_values(out, ps, pre, np);
     nd = fz_shape(pl->l, B, H, pl->KV2, D, sh);
-    if (fb_tensor(out, s, dt, nd, sh) != FIA_OK) {
+    if (fz_case_tensor(out, s, dt, nd, sh) != FIA_OK) {
         free(own);
         return fia_fail(err, FIA_ERR_NOMEM, "no memory for the keys");
     }
-    fb_values(out, s, own, no);
+    fz_case_values(out, s, own, no);
     return FIA_OK;
 }
 
@@ -195,7 +195,7 @@ static fia_status shift_lengths(const fia_case *c, const fz_geom *g,
         return FIA_ERR_NOMEM;
     for (int64_t b = 0; b < n; b++)
         v[b] = (given ? a->values[b] : g->KV_S) - pl->P;
-    fia_status st = fb_array(out, FIA_ARR_ACTUAL_SEQ_LENGTHS_KV, n, v);
+    fia_status st = fz_case_array(out, FIA_ARR_ACTUAL_SEQ_LENGTHS_KV, n, v);
     free(v);
     return st;
 }
@@ -234,7 +234,7 @@ fia_status fz_prefix_case(const fia_case *c, const fz_geom *g, int64_t P,
         return st;
     const int64_t len = P;
     if (((pl.S_p > P || (seed & 1)) &&
-         fb_array(out, FIA_ARR_ACTUAL_SHARED_PREFIX_LEN, 1, &len) != FIA_OK) ||
+         fz_case_array(out, FIA_ARR_ACTUAL_SHARED_PREFIX_LEN, 1, &len) != FIA_OK) ||
         shift_lengths(c, g, &pl, own_extra > 0 || ((seed >> 5) & 1), out) !=
             FIA_OK)
         return fia_fail(err, FIA_ERR_NOMEM, "no memory for the lengths");
@@ -258,7 +258,7 @@ static fia_status share_slot(fia_case *c, const fz_geom *g, int64_t P,
                     v[fz_index(l, g->B, g->KV_N, g->KV_S, g->D, b, h, j, d)] =
                         v[fz_index(l, g->B, g->KV_N, g->KV_S, g->D, 0, h, j,
                                    d)];
-    fb_values(c, s, v, n);
+    fz_case_values(c, s, v, n);
     return FIA_OK;
 }
 

@@ -210,17 +210,17 @@ static fia_status add_pse(const fia_case *c, const fz_geom *g, uint64_t seed,
         (double)PSE_MAX_NUMEL)
         return fia_fail(err, FIA_ERR_BAD_INPUT, "the pse would be too large");
     const fia_dtype dt = c->tensors[FIA_SLOT_QUERY].t[0].dtype;
-    if (fb_tensor(out, FIA_SLOT_PSE_SHIFT, dt, 4, sh) != FIA_OK)
+    if (fz_case_tensor(out, FIA_SLOT_PSE_SHIFT, dt, 4, sh) != FIA_OK)
         return fia_fail(err, FIA_ERR_NOMEM, "no memory for the pse");
     if (zero && !((seed >> 6) & 1)) {
-        fb_gen(out, FIA_SLOT_PSE_SHIFT, FIA_GEN_CONST, 0.0, 0.0);
+        fz_case_gen(out, FIA_SLOT_PSE_SHIFT, FIA_GEN_CONST, 0.0, 0.0);
         return FIA_OK;
     }
     double *v;
     if (fz_pse_values(c, g, sh, fn, ctx, (seed >> 6) & 1 ? NAN : 0.0, &v) !=
         FIA_OK)
         return fia_fail(err, FIA_ERR_NOMEM, "no memory for the pse");
-    fb_values(out, FIA_SLOT_PSE_SHIFT, v, sh[0] * sh[1] * sh[2] * sh[3]);
+    fz_case_values(out, FIA_SLOT_PSE_SHIFT, v, sh[0] * sh[1] * sh[2] * sh[3]);
     return FIA_OK;
 }
 
@@ -260,9 +260,9 @@ fia_status fz_meta_pse_mask(const fia_case *c, const fz_geom *g,
     free(x);
     if (st != FIA_OK)
         return st;
-    fb_absent(out, FIA_SLOT_ATTEN_MASK);
+    fz_case_absent(out, FIA_SLOT_ATTEN_MASK);
     if (c->attrs.sparse_mode == 1)
-        fb_attr(out, FIA_ATTR_SPARSE_MODE, 0); /* mode 1 needs a mask */
+        fz_case_attr(out, FIA_ATTR_SPARSE_MODE, 0); /* mode 1 needs a mask */
     out->attrs.pre_tokens = out->attrs.next_tokens = 2147483647LL;
     out->attr_given[FIA_ATTR_PRE_TOKENS] = false;
     out->attr_given[FIA_ATTR_NEXT_TOKENS] = false;
@@ -378,8 +378,8 @@ fia_status fz_pse_mask_clean(fia_case *c, const fz_geom *g)
     }
     free(x);
     if (changed) {
-        fb_values(c, FIA_SLOT_KEY, k, nk);
-        fb_values(c, FIA_SLOT_VALUE, v, nv);
+        fz_case_values(c, FIA_SLOT_KEY, k, nk);
+        fz_case_values(c, FIA_SLOT_VALUE, v, nv);
     } else {
         free(k), free(v);
     }

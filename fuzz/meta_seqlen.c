@@ -20,7 +20,7 @@ static fia_status seqlen_expand(const fz_geom *g, fia_case *out,
                             (long long)g->B);
         for (int64_t b = 0; b < g->B; b++)
             v[b] = sp->values[0];
-        st = fb_array(out, (fia_array)a, g->B, v);
+        st = fz_case_array(out, (fia_array)a, g->B, v);
         free(v);
         if (st != FIA_OK)
             return fia_fail(err, st, "no memory for %lld lengths",

@@ -74,12 +74,12 @@ static fia_status sparse_to_mask(const fia_case *c, const fz_geom *g,
     }
     free(old);
     int64_t sh[3] = {g->B, g->Q_S, g->KV_S};
-    if (fb_tensor(out, FIA_SLOT_ATTEN_MASK, FIA_DT_BOOL, 3, sh) != FIA_OK) {
+    if (fz_case_tensor(out, FIA_SLOT_ATTEN_MASK, FIA_DT_BOOL, 3, sh) != FIA_OK) {
         free(m);
         return fia_fail(err, FIA_ERR_NOMEM, "no memory for the mask");
     }
-    fb_values(out, FIA_SLOT_ATTEN_MASK, m, n);
-    fb_attr(out, FIA_ATTR_SPARSE_MODE, mode2);
+    fz_case_values(out, FIA_SLOT_ATTEN_MASK, m, n);
+    fz_case_attr(out, FIA_ATTR_SPARSE_MODE, mode2);
     drop_attr(out, FIA_ATTR_PRE_TOKENS, 2147483647LL);
     drop_attr(out, FIA_ATTR_NEXT_TOKENS, 2147483647LL);
     return FIA_OK;

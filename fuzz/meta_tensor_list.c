@@ -60,19 +60,19 @@ fia_status fz_list_case(const fia_case *c, const fz_geom *g, uint64_t seed,
         fia_dtype dt = c->tensors[slots[t]].t[0].dtype;
         int64_t sh[4];
         int nd = fz_shape(l, 1, H, sb[0], D, sh);
-        if (fb_tensor_list(out, slots[t], (int)B, dt, nd, sh) != FIA_OK) {
+        if (fz_case_tensor_list(out, slots[t], (int)B, dt, nd, sh) != FIA_OK) {
             free(dst);
             st = fia_fail(err, FIA_ERR_NOMEM, "no memory for a list");
             break;
         }
         for (int64_t b = 0; b < B; b++)
             fz_shape(l, 1, H, sb[b], D, sp->t[b].shape);
-        fb_values(out, slots[t], dst, total);
+        fz_case_values(out, slots[t], dst, total);
     }
     /* the lengths as they were: extra rows are beyond them */
     if (st == FIA_OK && extra_any &&
         c->arrays[FIA_ARR_ACTUAL_SEQ_LENGTHS_KV].presence != FIA_PRESENT &&
-        fb_array(out, FIA_ARR_ACTUAL_SEQ_LENGTHS_KV, B, kvl) != FIA_OK)
+        fz_case_array(out, FIA_ARR_ACTUAL_SEQ_LENGTHS_KV, B, kvl) != FIA_OK)
         st = fia_fail(err, FIA_ERR_NOMEM, "no memory for the lengths");
     free(sb);
     return st;

@@ -82,11 +82,11 @@ static fia_status put(const fia_case *c, const fz_geom *g, fia_slot s,
     pack(src, l, g, H, S, len, Tt, Dt, ntd, repeat, dst);
     free(src);
     int64_t sh[3] = {ntd ? H : Tt, ntd ? Tt : H, Dt};
-    if (fb_tensor(out, s, FIA_DT_BF16, 3, sh) != FIA_OK) {
+    if (fz_case_tensor(out, s, FIA_DT_BF16, 3, sh) != FIA_OK) {
         free(dst);
         return fia_fail(err, FIA_ERR_NOMEM, "no memory for a token tensor");
     }
-    fb_values(out, s, dst, total);
+    fz_case_values(out, s, dst, total);
     return FIA_OK;
 }
 
@@ -120,7 +120,7 @@ fia_status fz_tnd_case(const fia_case *c, const fz_geom *g, uint64_t seed,
                         "the case has no token-layout form");
     if (sparse < 0) { /* fuzz_numeric: the keys of sparse 0, no mask */
         sparse = 0;
-        fb_absent(out, FIA_SLOT_ATTEN_MASK);
+        fz_case_absent(out, FIA_SLOT_ATTEN_MASK);
     }
     const int64_t Dt = g->D <= 128 ? 128 : 192;
     const int ntd = Dt == 128 && (seed & 1); /* NTD_TND takes V_D 128 */
@@ -157,17 +157,17 @@ fia_status fz_tnd_case(const fia_case *c, const fz_geom *g, uint64_t seed,
         st = put(c, g, FIA_SLOT_VALUE, g->KV_N, g->KV_S, kvl, T_kv, Dt, ntd,
                  1, out, err);
     if (st == FIA_OK &&
-        (fb_array(out, FIA_ARR_ACTUAL_SEQ_LENGTHS, g->B, cq) != FIA_OK ||
-         fb_array(out, FIA_ARR_ACTUAL_SEQ_LENGTHS_KV, g->B, ckv) != FIA_OK))
+        (fz_case_array(out, FIA_ARR_ACTUAL_SEQ_LENGTHS, g->B, cq) != FIA_OK ||
+         fz_case_array(out, FIA_ARR_ACTUAL_SEQ_LENGTHS_KV, g->B, ckv) != FIA_OK))
         st = fia_fail(err, FIA_ERR_NOMEM, "no memory for the lengths");
     free(len);
     if (st != FIA_OK)
         return st;
-    fb_layout(out, ntd ? "NTD_TND" : "TND");
-    fb_attr(out, FIA_ATTR_SPARSE_MODE, sparse);
+    fz_case_layout(out, ntd ? "NTD_TND" : "TND");
+    fz_case_attr(out, FIA_ATTR_SPARSE_MODE, sparse);
     /* the outputs follow the layout (derived) */
-    fb_absent(out, FIA_SLOT_ATTENTION_OUT);
-    fb_absent(out, FIA_SLOT_SOFTMAX_LSE);
+    fz_case_absent(out, FIA_SLOT_ATTENTION_OUT);
+    fz_case_absent(out, FIA_SLOT_SOFTMAX_LSE);
     return FIA_OK;
 }
 

@@ -80,12 +80,12 @@ static void pass_drop(mctx *m, fia_case *c)
     fia_case cand;
     for (int s = FIA_SLOT_PSE_SHIFT; s < FIA_SLOT_COUNT; s++)
         if (c->tensors[s].presence != FIA_ABSENT && copy(&cand, c) == 0) {
-            fb_absent(&cand, (fia_slot)s);
+            fz_case_absent(&cand, (fia_slot)s);
             try_cand(m, c, &cand);
         }
     for (int a = 0; a < FIA_ARR_COUNT; a++)
         if (c->arrays[a].presence != FIA_ABSENT && copy(&cand, c) == 0) {
-            fb_array_absent(&cand, (fia_array)a);
+            fz_case_array_absent(&cand, (fia_array)a);
             try_cand(m, c, &cand);
         }
     /* a dropped line takes the default of the case's interface */
@@ -154,7 +154,7 @@ static fia_status slice_tensor(fia_case *c, fia_slot s, int ax, int64_t keep)
                                keep, &n);
         if (v == NULL)
             return FIA_ERR_NOMEM;
-        fb_values(c, s, v, n);
+        fz_case_values(c, s, v, n);
     }
     sp->t[0].shape[ax] = keep;
     return FIA_OK;
@@ -201,9 +201,9 @@ static fia_status reduce_dim(const fia_case *c, const fz_geom *g, int which,
     }
     int64_t N2 = which == DIM_KVN ? v * grp : which == DIM_GRP ? g->KV_N * v : g->N;
     int64_t KV2 = which == DIM_KVN ? v : g->KV_N;
-    fb_attr(out, FIA_ATTR_NUM_HEADS, N2);
+    fz_case_attr(out, FIA_ATTR_NUM_HEADS, N2);
     if (out->attrs.num_key_value_heads != 0 || KV2 != N2)
-        fb_attr(out, FIA_ATTR_NUM_KEY_VALUE_HEADS, KV2);
+        fz_case_attr(out, FIA_ATTR_NUM_KEY_VALUE_HEADS, KV2);
     /* mask */
     fia_tensor_spec *ms = &out->tensors[FIA_SLOT_ATTEN_MASK];
     if (ms->presence == FIA_PRESENT && ms->count == 1 && ms->t[0].ndim >= 2) {
@@ -303,7 +303,7 @@ static void pass_data(mctx *m, fia_case *c)
             for (int64_t i = 0; i < n; i++)
                 if (isfinite(v[i]))
                     v[i] = fmax(-8, fmin(8, round(v[i])));
-            fb_values(&cand, s, v, n);
+            fz_case_values(&cand, s, v, n);
             try_cand(m, c, &cand);
             continue;
         }

@@ -18,7 +18,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
-#include "fuzz/fdp.h"
+#include "fuzz/bytes.h"
 #include "fuzz/fuzz.h"
 
 #ifndef FUZZ_TARGET_ID

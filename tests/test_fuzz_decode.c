@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "check.h"
-#include "fuzz/fdp.h"
+#include "fuzz/bytes.h"
 #include "fuzz/fuzz.h"
 
 static size_t random_input(fuzz_rng *r, uint8_t *buf, size_t cap)

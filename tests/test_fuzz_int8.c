@@ -91,7 +91,7 @@ static void fp_form(const fia_case *c, fia_case *o)
                             FIA_SLOT_DEQUANT_SCALE2, FIA_SLOT_QUANT_SCALE2,
                             FIA_SLOT_QUANT_OFFSET2};
     for (int k = 0; k < 5; k++)
-        fb_absent(o, sc[k]);
+        fz_case_absent(o, sc[k]);
     if (has(o, FIA_SLOT_ATTENTION_OUT))
         o->tensors[FIA_SLOT_ATTENTION_OUT].t[0].dtype =
             o->tensors[FIA_SLOT_QUERY].t[0].dtype;

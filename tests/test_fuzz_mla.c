@@ -14,7 +14,7 @@
 #include "check.h"
 #include "fia/oracle.h"
 #include "fuzz/fuzz.h"
-#include "fuzz/fdp.h"
+#include "fuzz/bytes.h"
 #include "fuzz/fuzz_internal.h"
 #include "fuzz/gen.h"
 #include "fuzz_testlib.h"

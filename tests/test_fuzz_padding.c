@@ -292,14 +292,14 @@ static void test_short_and_absurd(void)
     CHECK_EQ_INT(fz_out_index(&p, &gp, 1, 0, 0, 0),
                  fz_index(FZ_BSND, 2, 1, 6, 4, 1, 0, 3, 0));
     /* without actual_seq_lengths the query padding is ignored */
-    fb_array_absent(&p, FIA_ARR_ACTUAL_SEQ_LENGTHS);
+    fz_case_array_absent(&p, FIA_ARR_ACTUAL_SEQ_LENGTHS);
     CHECK(fz_geom_of_call(&p, &gp) == 0);
     CHECK(!gp.qpad && gp.kvpad);
     CHECK_EQ_INT(fz_out_index(&p, &gp, 1, 0, 2, 0),
                  fz_index(FZ_BSND, 2, 1, 6, 4, 1, 0, 2, 0));
     /* an empty padding tensor is absent */
     int64_t zero = 0;
-    CHECK(fb_tensor(&p, FIA_SLOT_KV_PADDING_SIZE, FIA_DT_INT64, 1, &zero) ==
+    CHECK(fz_case_tensor(&p, FIA_SLOT_KV_PADDING_SIZE, FIA_DT_INT64, 1, &zero) ==
           FIA_OK);
     CHECK(fz_geom_of_call(&p, &gp) == 0);
     CHECK(!gp.kvpad);

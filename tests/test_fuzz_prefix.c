@@ -166,14 +166,14 @@ static void test_decode_all_keys(void)
         "atten_mask = bool [2,5]\n");
     CHECK(fz_geom_of(&m, &g) == 0);
     CHECK(!fz_prefix_applies(&m, &g, 1)); /* decode with a mask */
-    fb_absent(&m, FIA_SLOT_ATTEN_MASK);
+    fz_case_absent(&m, FIA_SLOT_ATTEN_MASK);
     CHECK(fz_prefix_applies(&m, &g, 1));
     int64_t one = 1;
-    CHECK(fb_tensor(&m, FIA_SLOT_KV_PADDING_SIZE, FIA_DT_INT64, 1, &one) ==
+    CHECK(fz_case_tensor(&m, FIA_SLOT_KV_PADDING_SIZE, FIA_DT_INT64, 1, &one) ==
           FIA_OK);
     CHECK(!fz_prefix_applies(&m, &g, 1));
-    fb_absent(&m, FIA_SLOT_KV_PADDING_SIZE);
-    CHECK(fb_tensor(&m, FIA_SLOT_BLOCK_TABLE, FIA_DT_INT32, 1, &one) ==
+    fz_case_absent(&m, FIA_SLOT_KV_PADDING_SIZE);
+    CHECK(fz_case_tensor(&m, FIA_SLOT_BLOCK_TABLE, FIA_DT_INT32, 1, &one) ==
           FIA_OK);
     CHECK(!fz_prefix_applies(&m, &g, 1));
     fia_case_free(&m);
@@ -222,13 +222,13 @@ static void test_work_and_signature(void)
     const double out = 2.0 * 2 * 4 * 16;
     CHECK_NEAR(fia_check_reference_work(&c), 2 * out * (1 + 10), 0);
     int64_t len = 3;
-    CHECK(fb_array(&c, FIA_ARR_ACTUAL_SHARED_PREFIX_LEN, 1, &len) == FIA_OK);
+    CHECK(fz_case_array(&c, FIA_ARR_ACTUAL_SHARED_PREFIX_LEN, 1, &len) == FIA_OK);
     CHECK_NEAR(fia_check_reference_work(&c), 2 * out * (1 + 3), 0);
     len = 99; /* past S_p: read as S_p */
-    CHECK(fb_array(&c, FIA_ARR_ACTUAL_SHARED_PREFIX_LEN, 1, &len) == FIA_OK);
+    CHECK(fz_case_array(&c, FIA_ARR_ACTUAL_SHARED_PREFIX_LEN, 1, &len) == FIA_OK);
     CHECK_NEAR(fia_check_reference_work(&c), 2 * out * (1 + 10), 0);
     len = 3;
-    CHECK(fb_array(&c, FIA_ARR_ACTUAL_SHARED_PREFIX_LEN, 1, &len) == FIA_OK);
+    CHECK(fz_case_array(&c, FIA_ARR_ACTUAL_SHARED_PREFIX_LEN, 1, &len) == FIA_OK);
     fz_geom g;
     CHECK(fz_geom_of_call(&c, &g) == 0 && g.P == 3);
     char fs[128];

@@ -259,7 +259,7 @@ static void test_pse_mask_prefill(void)
     int64_t nv;
     double *vv = ftl_data_of(&c, FIA_SLOT_VALUE, &nv);
     vv[(1 * 4 + 2) * 16 + 7] = NAN; /* batch 1, key 2 */
-    fb_values(&c, FIA_SLOT_VALUE, vv, nv);
+    fz_case_values(&c, FIA_SLOT_VALUE, vv, nv);
     memset(lun, 0, 12);
     CHECK(fz_pse_mask_unspecified(&c, &g, un, lun) == FIA_OK);
     marked = 0;

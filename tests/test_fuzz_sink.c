@@ -10,7 +10,7 @@
 #include <string.h>
 #include "check.h"
 #include "fia/oracle.h"
-#include "fuzz/fdp.h"
+#include "fuzz/bytes.h"
 #include "fuzz/fuzz.h"
 #include "fuzz/fuzz_internal.h"
 #include "fuzz_testlib.h"
