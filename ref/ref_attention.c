@@ -225,7 +225,7 @@ fia_status ref_core_new(ref_ws **out, int64_t D, int64_t Dr,
     w->pure_mpfr = pure_mpfr;
     size_t S = (size_t)w->KV_S;
     w->vcol = malloc((S ? 2 * S : 1) * sizeof(double));
-    if (ref_dbl_init(&w->dbl, w->KV_S) != FIA_OK || !w->vcol) {
+    if (ref_dbl_init(&w->dbl, w->KV_S, D) != FIA_OK || !w->vcol) {
         ref_core_free(w);
         return fia_fail(err, FIA_ERR_NOMEM,
                         "out of memory (reference workspace)");

@@ -64,28 +64,33 @@
 #define EXP24 0x1p-22   /* expf / logf in the kernel: 2 ulp */
 #define SAFE (1.0 + 0x1p-20)
 
-fia_status ref_dbl_init(ref_dbl *x, int64_t kv_s)
+fia_status ref_dbl_init(ref_dbl *x, int64_t kv_s, int64_t d)
 {
-    size_t n = (size_t)(kv_s > 0 ? kv_s : 1);
+    size_t n = (size_t)(kv_s > 0 ? kv_s : 1), nd = (size_t)(d > 0 ? d : 1);
+    memset(x, 0, sizeof *x);
     x->s = malloc(n * sizeof(double));
     x->a = malloc(n * sizeof(double));
     x->w = malloc(n * sizeof(double));
     x->td = malloc(n * sizeof(double));
     x->tm = malloc(n * sizeof(double));
     x->fk = malloc(n * sizeof(int64_t));
-    if (!x->s || !x->a || !x->w || !x->td || !x->tm || !x->fk) {
+    /* the seven column sums in one block */
+    x->num = malloc(7 * nd * sizeof(double));
+    if (!x->s || !x->a || !x->w || !x->td || !x->tm || !x->fk || !x->num) {
         ref_dbl_free(x);
         return FIA_ERR_NOMEM;
     }
+    x->spv = x->num + nd, x->vmax = x->spv + nd, x->small = x->vmax + nd;
+    x->o = x->small + nd, x->std_ = x->o + nd, x->stm = x->std_ + nd;
+    x->d_cap = (int64_t)nd;
     return FIA_OK;
 }
 
 void ref_dbl_free(ref_dbl *x)
 {
     free(x->s), free(x->a), free(x->w), free(x->td), free(x->tm);
-    free(x->fk);
-    x->s = x->a = x->w = x->td = x->tm = NULL;
-    x->fk = NULL;
+    free(x->fk), free(x->num);
+    memset(x, 0, sizeof *x);
 }
 
 /* gamma_n = n u / (1 - n u) */
@@ -491,29 +496,81 @@ static void row_value_terms(const ref_row_in *in, row_bounds *rb)
                           : rb->au;
 }
 
-/* Step 4, column d of the output: o = sum w_j v_j / S, the model's bound
- * (ro->bound[d], the header's inequality with the float32 pipeline's
- * roundings, P rounded to the input dtype, antiquant's v roundings and
- * the absolute terms of subnormals) and, unless decided already, o
- * decided in binary64 against the double pass's bound.  1 when the
- * column stays undecided. */
+/* Step 4a, the columns' sums over the keys, key by key (each row of v read
+ * once, in the order of its storage): per column d, num = sum w_j v_j (from
+ * -0, the sum's identity), spv = sum w_j |v_j|, vmax = max |v_j| (NaN
+ * once met) and small = sum of |v_j| over the weights below small_w.
+ * Each column's sums take their terms in key order, as one loop per
+ * column would, so the results are those bits exactly. */
+static void row_value_sums(ref_dbl *x, const ref_row_in *in,
+                           const row_bounds *rb)
+{
+    const int64_t D = in->D, nk = in->nk;
+    /* distinct arrays (restrict): the loops over d vectorize */
+    double *restrict num = x->num, *restrict spv = x->spv;
+    double *restrict vmax = x->vmax, *restrict small = x->small;
+    for (int64_t d = 0; d < D; d++)
+        num[d] = -0.0, spv[d] = vmax[d] = small[d] = 0.0;
+    for (int64_t t = 0; t < nk; t++) {
+        const double *restrict v = in->vbuf + in->keys[t] * D;
+        const double w = x->w[t];
+        for (int64_t d = 0; d < D; d++) {
+            const double a = fabs(v[d]), m = vmax[d];
+            num[d] += w * v[d];
+            spv[d] += w * a;
+            vmax[d] = a > m || a != a ? a : m;
+        }
+        if (w < rb->small_w)
+            for (int64_t d = 0; d < D; d++)
+                small[d] += fabs(v[d]);
+    }
+}
+
+/* Step 4b, o = num / S and the weights' error sums about it, key by key
+ * and then the sink (v_s = 0): std_ = sum td_j w_j |v_j - o| and stm, the
+ * same with the model's tm_j (per column in key order, as 4a).  A column
+ * whose v or o is not finite gets sums row_column does not use. */
+static void row_error_sums(ref_dbl *x, const ref_row_in *in,
+                           const row_bounds *rb)
+{
+    const int64_t D = in->D, nk = in->nk;
+    double *restrict o = x->o, *restrict std_ = x->std_;
+    double *restrict stm = x->stm;
+    for (int64_t d = 0; d < D; d++)
+        o[d] = x->num[d] / rb->S, std_[d] = stm[d] = 0.0;
+    for (int64_t t = 0; t < rb->nt; t++) {
+        const double w = x->w[t], td = x->td[t], tm = x->tm[t];
+        if (t < nk) {
+            const double *restrict v = in->vbuf + in->keys[t] * D;
+            for (int64_t d = 0; d < D; d++) {
+                double dv = fabs(v[d] - o[d]) * w;
+                std_[d] += td * dv;
+                stm[d] += tm * dv;
+            }
+        } else {
+            for (int64_t d = 0; d < D; d++) {
+                double dv = fabs(0.0 - o[d]) * w;
+                std_[d] += td * dv;
+                stm[d] += tm * dv;
+            }
+        }
+    }
+}
+
+/* Step 4c, column d of the output: o = sum w_j v_j / S (4a, 4b), the
+ * model's bound (ro->bound[d], the header's inequality with the float32
+ * pipeline's roundings, P rounded to the input dtype, antiquant's v
+ * roundings and the absolute terms of subnormals) and, unless decided
+ * already, o decided in binary64 against the double pass's bound.  1 when
+ * the column stays undecided. */
 static int row_column(const ref_dbl *x, const ref_row_in *in,
                       const row_bounds *rb, int64_t d, row_out *ro)
 {
-    const int64_t D = in->D, nk = in->nk;
-    const double S = rb->S, small_w = rb->small_w, au = rb->au;
+    const int64_t nk = in->nk;
+    const double S = rb->S, au = rb->au;
     const double au_kv = rb->au_kv, eta_in = rb->eta_in;
     const double ukv1 = 1.0 + in->u_kv;
-    double num = -0.0, spv = 0.0, vmax = 0.0, small = 0.0; /* -0: sum identity */
-    for (int64_t t = 0; t < nk; t++) {
-        double v = in->vbuf[in->keys[t] * D + d];
-        num += x->w[t] * v;
-        spv += x->w[t] * fabs(v);
-        vmax = fabs(v) > vmax || isnan(v) ? fabs(v) : vmax;
-        if (x->w[t] < small_w)
-            small += fabs(v);
-    }
-    double o = num / S;
+    const double vmax = x->vmax[d], o = x->o[d];
     if (!isfinite(vmax)) {
         nonfinite_column(in, ro, d, rb->model && rb->span <= unflushed_span(in));
         return 0;
@@ -522,17 +579,8 @@ static int row_column(const ref_dbl *x, const ref_row_in *in,
         ro->bound[d] = INFINITY;
         return 1;
     }
-    spv /= S;
-    small /= S;
-    double std_ = 0.0, stm = 0.0;
-    for (int64_t t = 0; t < rb->nt; t++) { /* the sink: v_s = 0 */
-        double vt = t < nk ? in->vbuf[in->keys[t] * D + d] : 0.0;
-        double dv = fabs(vt - o) * x->w[t];
-        std_ += x->td[t] * dv;
-        stm += x->tm[t] * dv;
-    }
-    std_ /= S;
-    stm /= S;
+    const double spv = x->spv[d] / S, small = x->small[d] / S;
+    const double std_ = x->std_[d] / S, stm = x->stm[d] / S;
     double ao = fabs(o);
     const double tmmax = rb->tmmax, K = rb->K;
     if (rb->model && !(rb->c.aqm && !(vmax <= in->kv_lim))) {
@@ -598,7 +646,13 @@ static int64_t dbl_row_finite(ref_dbl *x, const ref_row_in *in, row_out *ro)
     }
     row_records(x, in, &rb);
     row_weights(x, &rb);
+    if (in->D > x->d_cap) { /* a row wider than the workspace: MPFR's */
+        no_model(in, ro);
+        return in->D + (in->want_lse ? 1 : 0);
+    }
     row_value_terms(in, &rb);
+    row_value_sums(x, in, &rb);
+    row_error_sums(x, in, &rb);
     int64_t undecided = 0;
     for (int64_t d = 0; d < in->D; d++)
         undecided += row_column(x, in, &rb, d, ro);

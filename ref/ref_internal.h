@@ -631,10 +631,15 @@ typedef struct ref_dbl {
     double *s, *a, *w, *td, *tm;  /* [max keys] */
     int64_t *fk;                  /* [max keys]: the keys with a finite
                                      score (non-finite inputs) */
+    /* [D] each: the output columns' sums over the keys (ref_double.c's
+     * row_value_sums, row_error_sums) */
+    double *num, *spv, *vmax, *small, *o, *std_, *stm;
+    int64_t d_cap;                /* their length */
 } ref_dbl;
 
-/* FIA_OK or FIA_ERR_NOMEM. */
-fia_status ref_dbl_init(ref_dbl *x, int64_t kv_s);
+/* For rows of up to kv_s keys and d output columns: FIA_OK or
+ * FIA_ERR_NOMEM. */
+fia_status ref_dbl_init(ref_dbl *x, int64_t kv_s, int64_t d);
 void ref_dbl_free(ref_dbl *x);
 
 /* 1 with the bits when every value within b of v rounds to the same value

@@ -381,7 +381,7 @@ static void test_bound(void)
                      .has_sink = 1, .sink = 10.0};
     ref_dbl x;
     row_out ro;
-    CHECK(ref_dbl_init(&x, 2) == FIA_OK);
+    CHECK(ref_dbl_init(&x, 2, D) == FIA_OK);
     CHECK(ref_row_out_init(&ro, D) == FIA_OK);
     memset(ro.done, 0, D);
     ro.lse_done = 0;

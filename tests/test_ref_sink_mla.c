@@ -460,7 +460,7 @@ static void bound_row(int rope, int fq, row_out *ro, long double *T1,
         in.kbuf = k0;
     }
     ref_dbl x;
-    CHECK(ref_dbl_init(&x, 2) == FIA_OK);
+    CHECK(ref_dbl_init(&x, 2, D) == FIA_OK);
     memset(ro->done, 0, D);
     ro->lse_done = 0;
     ref_dbl_row(&x, &in, ro);

@@ -148,7 +148,7 @@ static void bounds_without(const call *x, int round_p, double *bound)
     }
     ref_dbl dbl;
     row_out ro;
-    CHECK(ref_dbl_init(&dbl, KVS) == FIA_OK);
+    CHECK(ref_dbl_init(&dbl, KVS, D) == FIA_OK);
     CHECK(ref_row_out_init(&ro, D) == FIA_OK);
     ref_row_in in = {.q = qr, .kbuf = kb, .vbuf = vb, .keys = keys,
                      .nk = KVS, .D = D, .scale = x->c.attrs.scale,
