@@ -305,6 +305,13 @@ static int key_score(ref_dbl *x, const ref_row_in *in, int64_t t,
                              : x->a[t];
     if ((at + fabs(b)) * 2.0 > FLT_MAX / 4)
         *model = 0; /* float32 scores could overflow */
+    /* the dot is taken in float32 before the scale multiplies it (RELEASED
+     * "Numeric pipeline"; docs/tolerance.md step 2): its own overflow, at
+     * any scale (0 included: -inf * 0 is NaN), is outside the model too */
+    const double dot_abs = a * (1.0 + 2.0 * c->g53) *
+                           (c->aqm ? (1.0 + in->u_kv) * SAFE : 1.0);
+    if (dot_abs * 2.0 > FLT_MAX / 4)
+        *model = 0;
     const double sub = (c->as * (double)Dk + 1.0) * 0x1p-149;
     if (b == 0.0) {
         x->td[t] = c->g53 * x->a[t] + ((double)Dk + 2.0) * 0x1p-1074;
