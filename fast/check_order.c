@@ -7,9 +7,10 @@
  * before those of the KV head count (S_KV_HEADS of the 4-D layouts), the
  * precision mode (S_INNER_PRECISE), MLA's D 512 limits (rows, heads, KV
  * heads, page attention, sparse mode), value's shape against the key's
- * (S_KV_SHAPE), attention_out's shape (S_OUT_SHAPE) and the prefix length
- * against the prefix, the mask and pse_shift (S_PREFIX_LEN, S_PREFIX_MASK,
- * S_PREFIX_PSE).  Those checks read p->kv_return and let such a call pass;
+ * (S_KV_SHAPE; a list's pairs are compared before it:
+ * check_tensor_list.c), attention_out's shape (S_OUT_SHAPE) and the
+ * prefix length against the prefix, the mask and pse_shift (S_PREFIX_LEN,
+ * S_PREFIX_MASK, S_PREFIX_PSE).  Those checks read p->kv_return and let such a call pass;
  * api.c then writes the zeros and computes nothing.  The documents know no
  * such return: under profile doc every check applies. */
 #include "validate.h"

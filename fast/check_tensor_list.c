@@ -88,7 +88,12 @@ static fia_status list_tensor(const fast_args *a, const fast_plan *p, int i,
 
 /* Layer 5, in place of the key's reading by the layout (check_layout.c
  * leaves a list to this row): the lists against B, each tensor, the
- * lengths against each tensor's S, and KV_S. */
+ * lengths against each tensor's S, and KV_S.  None of it waits for
+ * p->kv_return (check_order.c): the released code compares a list's
+ * tensors, each key with its value, before its early return for a call
+ * that reads no key (ops-transformer's IFATiling::KvShapePostProcess at
+ * Q_S = 1, CheckKvPFA at Q_S > 1), unlike a single key and value's
+ * shapes (check_layout.c). */
 fia_status fast_check_tensor_list(const fast_args *a, fast_plan *p,
                                   fia_error *err)
 {

@@ -16,8 +16,10 @@
  * output's shape, and the prefix length against what it is read with,
  * come after it (tEmptyTensor_BSND_FP16, tGQA_SystemPrefix_BSH, the
  * tMLA_* tests with zero lengths, tMLA_RopeCombine_*, tPA_FP16_BnBsH are
- * accepted while breaking them).  The documents know no such return: the
- * doc profile applies every rule. */
+ * accepted while breaking them).  Value's shape against the key's is a
+ * single key/value's here (LAYOUT-014): a list's pairs are compared before
+ * the return (LIST-008, whose row cites the released source).  The
+ * documents know no such return: the doc profile applies every rule. */
 #include <string.h>
 #include "oracle_internal.h"
 
@@ -30,9 +32,10 @@ static const char *const after_return[] = {
     /* MLA's own limits (D 512: query rows, heads, key/value heads,
      * sparse mode, page attention) */
     "MLA-010", "MLA-011", "MLA-012", "MLA-013", "MLA-015", "MLA-017",
-    /* value's D against the key's, and the output's shape (the
-     * documents' rows and the released readings of them; NM-018: what
-     * fiacheck cannot compute of the latter is still zeros here) */
+    /* value's D against the key's (a single key/value; not LIST-008),
+     * and the output's shape (the documents' rows and the released
+     * readings of them; NM-018: what fiacheck cannot compute of the
+     * latter is still zeros here) */
     "LAYOUT-006", "OUT-003", "LAYOUT-014", "OUT-005", "NM-018",
     /* the prefix length against the prefix's S, the mask and pse_shift */
     "PREFIX-007", "PREFIX-009", "PREFIX-010",

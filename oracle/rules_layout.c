@@ -69,8 +69,9 @@ ORC_PRED(k_rank, f->layout_modeled && f->given[FIA_SLOT_KEY] && !f->paged,
 ORC_PRED(v_rank, f->layout_modeled && f->given[FIA_SLOT_VALUE] && !f->paged,
          list_rank_bad(f, FIA_SLOT_VALUE))
 ORC_PRED(kv_shape, both_kv(f) && !f->tnd, kv_shape_differs(f))
-/* the released code's reading: value's D may be 128 beside key's 192 */
-ORC_PRED(kv_shape_rel, both_kv(f) && !f->tnd,
+/* the released code's reading: value's D may be 128 beside key's 192; a
+ * list's pairs are LIST-008's (checked before the early return) */
+ORC_PRED(kv_shape_rel, both_kv(f) && !f->tnd && !f->kv_list,
          kv_shape_differs(f) && !orc_value_d_pair(f))
 ORC_PRED(num_heads_pos, 1, f->N <= 0)
 ORC_PRED(q_n_axis, is_4d(f) && f->q_rank_ok, f->QN != f->N)
@@ -171,15 +172,16 @@ const fia_rule orc_rules_layout[] = {
     {"LAYOUT-014", "layout", FIA_RULE_REJECT, FIA_LAYER_SEMANTIC, FIA_OK,
      FIA_ERR_INNER_TILING_ERROR,
      C002_CONSTR "; " CREL("Layouts, head dims and parameters"),
-     "key and value tensors have the same shapes, but for value's head dim "
-     "128 beside key's 192 (a single key/value tensor or cache): the "
-     "released code's rejection",
+     "a single key and value tensor (or cache) have the same shape, but "
+     "for value's head dim 128 beside key's 192: the released code's "
+     "rejection (key/value lists: LIST-008)",
      "002 asks identical shapes (LAYOUT-006, profile doc); the released "
      "code's tiling tests accept key D 192 with value D 128 "
      "(tErr_PA_value_D_neq_vHeadDim, tMLA_RopeCombine_BSH / _BNSD) and "
      "reject key D 128 with value D 64 (tErr_PA_4D_kv_D_mismatch) and "
-     "other differences; tensor lists keep identical shapes (no test of "
-     "192/128 there); profile doc does not apply this row",
+     "other differences; key/value lists are LIST-008's (identical pairs, "
+     "checked before the early return for a call that reads no key, where "
+     "this row is checked after it); profile doc does not apply this row",
      ORC_FN_CANN(kv_shape_rel)},
     {"LAYOUT-007", "layout", FIA_RULE_REJECT, ORC_SEM,
      C002_REGOP "; " C002_P("numHeads"),

@@ -2,9 +2,11 @@
  *
  * 002 约束说明 (both paths): "非连续场景下 key、value的tensorlist中的batch只能
  * 为1，个数等于query的B，N和D需要相等。由于tensorlist限制, 非连续场景下B不能
- * 大于256"; key and value tensors pairwise of one shape (LAYOUT-006) and
- * each of the layout's rank (LAYOUT-004/005).  Each tensor has its own S;
- * batch b's default kv length is it, KV_S the largest (facts_tensor_list.c).
+ * 大于256"; key and value tensors pairwise of one shape (LAYOUT-006;
+ * profile cann: LIST-008, checked before the early return of
+ * oracle/order.c) and each of the layout's rank (LAYOUT-004/005).  Each
+ * tensor has its own S; batch b's default kv length is it, KV_S the
+ * largest (facts_tensor_list.c).
  * The exclusions need no arithmetic of either feature: EXCLUSION layer
  * (page attention with lists: PAGED-001). */
 #include "oracle_internal.h"
@@ -49,6 +51,25 @@ static int heads_differ(const fia_oracle_facts *f)
     return 0;
 }
 
+/* Key and value lists of different counts, or a key tensor whose shape
+ * is not its value tensor's. */
+static int pair_differs(const fia_oracle_facts *f)
+{
+    const fia_tensor_spec *k = &f->c->tensors[FIA_SLOT_KEY];
+    const fia_tensor_spec *v = &f->c->tensors[FIA_SLOT_VALUE];
+    if (k->count != v->count)
+        return 1;
+    for (int32_t i = 0; i < k->count; i++) {
+        const fia_tensor *a = &k->t[i], *b = &v->t[i];
+        if (a->ndim != b->ndim)
+            return 1;
+        for (int d = 0; d < a->ndim && d < FIA_MAX_RANK; d++)
+            if (a->shape[d] != b->shape[d])
+                return 1;
+    }
+    return 0;
+}
+
 /* A batch whose actual_seq_lengths_kv exceeds its own tensor's S. */
 static int len_beyond_tensor(const fia_oracle_facts *f)
 {
@@ -73,6 +94,10 @@ ORC_PRED(l_count, f->kv_list && f->q_rank_ok,
 ORC_PRED(l_batch, f->kv_list, batch_not_1(f))
 ORC_PRED(l_heads, f->kv_list && f->layout_modeled && heads_known(f),
          heads_differ(f))
+ORC_PRED(l_pairs,
+         f->kv_list && f->given[FIA_SLOT_KEY] && f->given[FIA_SLOT_VALUE] &&
+             !f->tnd,
+         pair_differs(f))
 ORC_PRED(l_len, f->kv_list && f->list_ok && f->kv_seq_given &&
                     f->count[FIA_SLOT_KEY] == f->B && f->B <= ORC_LIST_MAX,
          len_beyond_tensor(f))
@@ -110,6 +135,31 @@ const fia_rule orc_rules_tensor_list[] = {
      "the documents bound the lengths by the key's S and give each list "
      "tensor its own S; fiacheck reads the bound per tensor",
      ORC_FN(l_len)},
+    /* cann only: LAYOUT-006 read for lists, before the early return */
+    {"LIST-008", "tensor_list", FIA_RULE_REJECT, FIA_LAYER_SEMANTIC, FIA_OK,
+     FIA_ERR_INNER_TILING_ERROR, C002_CONSTR,
+     "each tensor of a key list has the shape of its value tensor, and the "
+     "lists have one count, even in a call that reads no key: the released "
+     "code's rejection",
+     "002 asks key and value of one shape (LAYOUT-006, profile doc, lists "
+     "included); the released code compares a list's pairs before its "
+     "early return for a call that reads no key, unlike a single tensor's "
+     "(LAYOUT-014, oracle/order.c): in the public ops-transformer source "
+     "the Q_S = 1 path compares each pair in IFATiling::KvShapePostProcess "
+     "(incre_flash_attention_tiling.cpp; that tiling has no such return, "
+     "ZeroTensorProcess only gives an all-empty key a working S), the "
+     "Q_S > 1 path in CheckKvPFA's GetCumulativeKeyValueSIn{BSH,BNSD,BSND} "
+     "(fused_infer_attention_score_tiling.cpp, from "
+     "ConvertContextToParamsPFA), before "
+     "PromptFlashAttentionTiling::RunBigKernelTilingWithParams takes its "
+     "empty-key tiling key; a call with an empty key tensor takes these "
+     "paths (IsEmptyTensor in CheckGqaConstrain keeps it from the newer "
+     "tiling, whose FiaTilingCheck::Process returns before its list "
+     "checks when no key or value tensor has an element) but in that "
+     "tiling's own scenes (isNotLegacyGQA: value's D not the query's, "
+     "ropes), which this row does not tell apart; no vendor tiling test "
+     "has lists; profile doc does not apply this row",
+     ORC_FN_CANN(l_pairs)},
 };
 const size_t orc_rules_tensor_list_count =
     sizeof orc_rules_tensor_list / sizeof orc_rules_tensor_list[0];

@@ -180,6 +180,9 @@ static const rule_case oracle_cases_kv[] = {
      LIST3, ""},
     {"LIST-007", LIST3, "actual_seq_lengths_kv = [32,21,9]", LIST3,
      "actual_seq_lengths_kv = [32,20,0]"},
+    {"LIST-008", LIST3,
+     "value = fp16 [1,2,32,64]; fp16 [1,2,21,64]; fp16 [1,2,9,64]", LIST3,
+     "actual_seq_lengths_kv = [0,0,0]"},
     /* the NZ cache (MLA, D = 512) */
     {"PAGED-010", MLA_NZ, "query_rope = null\nkey_rope = null", MLA_NZ,
      ""},

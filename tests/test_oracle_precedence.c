@@ -127,6 +127,22 @@ static void test_order(void)
           "value_shared_prefix = fp16 [1,2,8,64]\n"
           "actual_shared_prefix_len = [9]",
          FIA_ERR_PARAM_INVALID, FIA_OK, "prefix length after it"},
+        /* after it: a single value's shape against the key's (LAYOUT-014) */
+        {DECODE, "value = fp16 [2,2,33,64]\nactual_seq_lengths_kv = [0,0]",
+         FIA_ERR_PARAM_INVALID, FIA_OK, "single value's shape after it"},
+        /* before it: a list tensor's shape against its pair's (LIST-008),
+         * at Q_S > 1 (lengths all 0) and at Q_S = 1 (every key S 0) */
+        {LIST3, "value = fp16 [1,2,32,64]; fp16 [1,2,21,64]; fp16 [1,2,9,64]\n"
+          "actual_seq_lengths_kv = [0,0,0]",
+         FIA_ERR_PARAM_INVALID, FIA_ERR_INNER_TILING_ERROR,
+         "list shapes before the return (prefill)"},
+        {LIST3, "query = fp16 [3,2,1,64]\n"
+          "key = fp16 [1,2,0,64]; fp16 [1,2,0,64]; fp16 [1,2,0,64]\n"
+          "value = fp16 [1,2,1,64]; fp16 [1,2,0,64]; fp16 [1,2,0,64]",
+         FIA_ERR_PARAM_INVALID, FIA_ERR_INNER_TILING_ERROR,
+         "list shapes before the return (decode, key S 0)"},
+        {LIST3, "actual_seq_lengths_kv = [0,0,0]", FIA_OK, FIA_OK,
+         "lists of one shape, no key read"},
     };
     check_status_cases(cases, OTL_ROWS(cases));
     for (size_t i = 0; orc_after_empty_kv_id(i) != NULL; i++)

@@ -141,9 +141,9 @@ static void test_vendor_readings(void)
 static void test_profiles_differ(void)
 {
     static const char *const differ[] = {
-        "LAYOUT-002", "LAYOUT-006", "LAYOUT-014", "OUT-003", "OUT-005",
-        "MLA-011", "MLA-017", "NM-018", "MLA-030", "PSE-003", "PSE-006",
-        "NM-019"};
+        "LAYOUT-002", "LAYOUT-006", "LAYOUT-014", "LIST-008", "OUT-003",
+        "OUT-005", "MLA-011", "MLA-017", "NM-018", "MLA-030", "PSE-003",
+        "PSE-006", "NM-019"};
     for (size_t i = 0; i < sizeof differ / sizeof differ[0]; i++) {
         const fia_rule *r = fia_rule_find(differ[i]);
         CHECK_MSG(r && fia_rule_profiles_differ(r), "%s not listed",
