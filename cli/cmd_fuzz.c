@@ -27,6 +27,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 #include "cli.h"
 #include "fuzz_runner.h"
@@ -474,6 +475,9 @@ static int begin_campaigns(fia_store *st, const fuzz_opts *o,
         tr->id = t;
         tr->seed = target_seed(o->seed, t);
         tr->ttff = -1;
+        struct timespec now;
+        clock_gettime(CLOCK_REALTIME, &now);
+        tr->started = (double)now.tv_sec + (double)now.tv_nsec * 1e-9;
         if (make_uuid(tr->uuid, &err) != FIA_OK ||
             campaign_dirs(plan->workdir, tr, &err) != FIA_OK) {
             fprintf(stderr, "fiacheck fuzz: %s\n", err.msg);
@@ -559,6 +563,7 @@ int cmd_fuzz(int argc, char **argv)
     for (int k = 0; k < plan.ntargets; k++)
         finish_campaign(st, &o, revision, plan.runs[k], &unstored);
     int64_t total = print_summary(&o, runs);
+    fuzz_print_rule_reach(runs, o.want, 30.0);
     printf("store %s (revision %s); details: fiacheck db findings --db %s\n",
            o.db, rev, o.db);
     fuzz_unstored_free(&unstored);

@@ -10,6 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "fia/error.h"
+#include "fia/oracle.h"
 #include "fuzz/fuzz.h"
 
 /* The largest seed: libFuzzer takes an unsigned 32-bit seed, 0 meaning
@@ -33,6 +34,11 @@ typedef struct target_run {
     double worker_seconds;  /* CPU seconds of its workers (rusage) */
     double ttff;            /* seconds from the campaign's start to its
                                first finding; < 0: none */
+    /* when each rule of the catalogue (by fia_rule_index) first decided
+     * a call of this target alone (fia_oracle_sole_rule), over its
+     * workers: wall clock seconds since the epoch, 0 not yet; started:
+     * the campaign's start on the same clock (fuzz_rule_reach.c) */
+    double alone_first[FIA_ORACLE_MAX_RULES], started;
     long runs, runs_sanitized; /* libFuzzer processes started */
     fuzz_counters cnt;      /* summed over the workers' stats files */
     int nsigs;
@@ -59,6 +65,16 @@ typedef struct target_run {
     } art_summary[32];
     int n_art_summary;
 } target_run;
+
+/* The rules' reach (fuzz_rule_reach.c).  fuzz_rule_reach_line takes one
+ * line of a worker's stats file, "alone RULE-ID SECONDS" (fuzz/report.c),
+ * into tr->alone_first: 1 when it was such a line.  fuzz_print_rule_reach
+ * prints, over the targets of want[], how many of the rules that can
+ * reject decided a call alone and when first, the slowest and the rules
+ * never reached so. */
+int fuzz_rule_reach_line(target_run *tr, const char *line);
+void fuzz_print_rule_reach(const target_run *runs, const int *want,
+                           double within);
 
 /* What the workers are told through their environment. */
 typedef struct worker_env {

@@ -307,4 +307,19 @@ fia_status fz_meta_mla_zero_rope(const fia_case *, const fz_geom *,
 fia_status fz_meta_api(const fia_case *, const fz_geom *, const char *,
                        fia_case *, fia_error *);
 
+/* ---- the engine's guidance by rule outcomes (guide.c) ---- */
+typedef enum fz_outcome {
+    FZ_OUTCOME_FIRED,  /* broken (a NORMALIZE row: it applies) */
+    FZ_OUTCOME_ALONE,  /* the one rule deciding the call (fia_oracle_sole_rule) */
+    FZ_OUTCOME_OBEYED, /* applies and holds */
+    FZ_N_OUTCOMES
+} fz_outcome;
+/* Marks the outcomes of verdict v (profile p) in the engine's extra
+ * counters, which the engine clears before each input. */
+void fz_guide_verdict(const fia_oracle_verdict *v, fia_profile p);
+/* 1 when outcome o of rule r in profile p is marked (tests). */
+int fz_guide_marked(fia_profile p, const fia_rule *r, fz_outcome o);
+/* Clears every mark, as the engine does before an input (tests). */
+void fz_guide_clear(void);
+
 #endif

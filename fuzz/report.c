@@ -75,12 +75,14 @@ static struct {
     fuzz_counters cnt;
     fuzz_strset sigs;          /* the signatures recorded */
     int nomem_said;
-    /* rule coverage since the last flush, one entry per rule of the
-     * catalogue, sorted by address; rule_idx: its fia_rule_at index */
+    /* rule coverage since the last flush, by catalogue index
+     * (fia_rule_index) */
     int nrules;
-    const fia_rule **rule_ptr;
-    int *rule_idx;
     int64_t *broken, *obeyed;
+    /* when each rule first decided a call alone in this process (wall
+     * clock seconds since the epoch; 0: not yet), for the campaign's
+     * summary (the stats file's "alone" lines) */
+    double *alone_first;
     /* accuracy samples since the last flush, and their buckets' names */
     sample *samples;
     size_t nsamples, cap_samples;
@@ -102,12 +104,6 @@ static void say_nomem(const char *what)
     if (!R.nomem_said)
         fprintf(stderr, "fuzz: out of memory for %s; some of it is lost\n", what);
     R.nomem_said = 1;
-}
-
-static int ptr_cmp(const void *a, const void *b)
-{
-    const fia_rule *x = *(const fia_rule *const *)a, *y = *(const fia_rule *const *)b;
-    return x < y ? -1 : x > y;
 }
 
 static void at_exit_flush(void)
@@ -209,20 +205,12 @@ void fuzz_report_init(fuzz_target_id t)
         R.nprof = 2, R.prof[0] = FIA_PROFILE_DOC, R.prof[1] = FIA_PROFILE_CANN;
     }
     size_t n = fia_rule_count();
-    R.rule_ptr = calloc(n + 1, sizeof *R.rule_ptr);
-    R.rule_idx = calloc(n + 1, sizeof *R.rule_idx);
     R.broken = calloc(n + 1, sizeof *R.broken);
     R.obeyed = calloc(n + 1, sizeof *R.obeyed);
-    if (!R.rule_ptr || !R.rule_idx || !R.broken || !R.obeyed)
+    R.alone_first = calloc(n + 1, sizeof *R.alone_first);
+    if (!R.broken || !R.obeyed || !R.alone_first)
         say_nomem("the rule coverage"), n = 0;
     R.nrules = (int)n;
-    for (int i = 0; i < R.nrules; i++)
-        R.rule_ptr[i] = fia_rule_at((size_t)i);
-    qsort(R.rule_ptr, (size_t)R.nrules, sizeof R.rule_ptr[0], ptr_cmp);
-    for (int i = 0; i < R.nrules; i++)
-        for (int k = 0; k < R.nrules; k++)
-            if (fia_rule_at((size_t)k) == R.rule_ptr[i])
-                R.rule_idx[i] = k;
     R.last_flush = time(NULL);
     atexit(at_exit_flush);
 }
@@ -248,19 +236,11 @@ int fuzz_report_profiles(fia_profile *out)
 
 const fuzz_counters *fuzz_report_counters(void) { return &R.cnt; }
 
+/* The rule's index in the coverage arrays, -1 when it has none. */
 static int rule_slot(const fia_rule *r)
 {
-    int lo = 0, hi = R.nrules - 1;
-    while (lo <= hi) {
-        int mid = (lo + hi) / 2;
-        if (R.rule_ptr[mid] == r)
-            return mid;
-        if (R.rule_ptr[mid] < r)
-            lo = mid + 1;
-        else
-            hi = mid - 1;
-    }
-    return -1;
+    const size_t i = fia_rule_index(r);
+    return i < (size_t)R.nrules ? (int)i : -1;
 }
 
 /* Is ratio the largest of bucket k so far?  Then the sample carries the
@@ -504,6 +484,11 @@ static void write_stats(void)
             (double)pt.tv_sec + (double)pt.tv_nsec * 1e-9);
     for (size_t i = 0; i < R.sigs.n; i++)
         fprintf(f, "sig %s\n", R.sigs.items[i]);
+    /* when each rule first decided a call alone (fia_oracle_sole_rule) */
+    for (int i = 0; i < R.nrules; i++)
+        if (R.alone_first[i] > 0)
+            fprintf(f, "alone %s %.3f\n", fia_rule_at((size_t)i)->id,
+                    R.alone_first[i]);
     fclose(f);
     rename(tmp, path);
 }
@@ -531,7 +516,7 @@ void fuzz_report_flush(void)
     if (s != NULL) {
         for (int i = 0; i < R.nrules; i++)
             if (R.broken[i] || R.obeyed[i]) {
-                const fia_rule *r = fia_rule_at((size_t)R.rule_idx[i]);
+                const fia_rule *r = fia_rule_at((size_t)i);
                 if (fia_store_add_rule_coverage(s, R.campaign, r->id, R.broken[i],
                                                 R.obeyed[i]) != FIA_OK)
                     break;   /* kept for the next flush; the store waits */
@@ -743,6 +728,12 @@ void fuzz_report_verdict(const fia_case *c, const fia_check_result *r,
             int k = rule_slot(r->ov.normalized[i]);
             if (k >= 0)
                 R.broken[k]++;
+        }
+        const int k = rule_slot(fia_oracle_sole_rule(&r->ov, profile));
+        if (k >= 0 && R.alone_first[k] == 0) {
+            struct timespec now;
+            clock_gettime(CLOCK_REALTIME, &now);
+            R.alone_first[k] = (double)now.tv_sec + (double)now.tv_nsec * 1e-9;
         }
     }
     if (r->computed) {

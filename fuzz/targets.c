@@ -43,6 +43,8 @@ static int run_params(const uint8_t *data, size_t size)
     for (int i = 0; i < np; i++) {
         o.profile = prof[i];
         fia_check_case(&c, &o, &r);
+        if (r.evaluated)
+            fz_guide_verdict(&r.ov, prof[i]);
         fuzz_report_verdict(&c, &r, prof[i]);
     }
     fia_case_free(&c);

@@ -19,6 +19,8 @@
  *     its later stage (order.c) are not evaluated.
  * Catalogue order decides between rules of the same layer (they all give the
  * same status in a profile anyway). */
+#include <pthread.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 #include "oracle_internal.h"
@@ -52,6 +54,20 @@ const fia_rule *fia_rule_at(size_t i)
     return NULL;
 }
 
+size_t fia_rule_index(const fia_rule *r)
+{
+    size_t base = 0;
+    for (size_t g = 0; g < N_GROUPS; g++) {
+        const size_t n = *groups[g].count;
+        /* compared as addresses: r may point anywhere */
+        const uintptr_t a = (uintptr_t)r, lo = (uintptr_t)groups[g].rows;
+        if (a >= lo && a < lo + n * sizeof *r && (a - lo) % sizeof *r == 0)
+            return base + (a - lo) / sizeof *r;
+        base += n;
+    }
+    return (size_t)-1;
+}
+
 const fia_rule *fia_rule_find(const char *id)
 {
     if (id == NULL)
@@ -70,10 +86,24 @@ static fia_status rule_status(const fia_rule *r, fia_profile p)
     return p == FIA_PROFILE_CANN ? r->cann_status : r->doc_status;
 }
 
-/* Lists rule r in the verdict: fired, normalized or obeyed (each rule at
+/* after_stage[i]: 1 when the rule of index i is checked after the
+ * released code's empty key/value return (orc_after_empty_kv), found once:
+ * a fuzz input of profile cann that reads no key asks it of every rule,
+ * and comparing ids there took a tenth of the parameter target's time. */
+static unsigned char after_stage[FIA_ORACLE_MAX_RULES];
+static pthread_once_t after_stage_once = PTHREAD_ONCE_INIT;
+
+static void find_after_stage(void)
+{
+    const size_t n = fia_rule_count();
+    for (size_t i = 0; i < n && i < FIA_ORACLE_MAX_RULES; i++)
+        after_stage[i] = (unsigned char)orc_after_empty_kv(fia_rule_at(i));
+}
+
+/* Lists rule r (of index i) in the verdict: fired, normalized or obeyed (each rule at
  * most once in one of them, so no list outgrows the catalogue).  Returns 1
  * when r rejects the case (REJECT or NOT_MODELED fired). */
-static int list_rule(const fia_rule *r, const fia_oracle_facts *f,
+static int list_rule(const fia_rule *r, size_t i, const fia_oracle_facts *f,
                      fia_profile p, fia_oracle_verdict *v)
 {
     if (r->cann_only && p != FIA_PROFILE_CANN)
@@ -81,7 +111,7 @@ static int list_rule(const fia_rule *r, const fia_oracle_facts *f,
     if ((((r->kind == FIA_RULE_REJECT && r->layer == FIA_LAYER_SEMANTIC) ||
           r->layer == FIA_LAYER_ARITHMETIC) &&
          f->short_circuit) ||
-        (p == FIA_PROFILE_CANN && f->kv_none && orc_after_empty_kv(r))) {
+        (p == FIA_PROFILE_CANN && f->kv_none && after_stage[i])) {
         /* Not evaluated, so not fired; still obeyed where it applies. */
         if (r->applies != NULL && r->applies(f))
             v->obeyed[v->n_obeyed++] = r;
@@ -123,14 +153,17 @@ fia_status fia_oracle_evaluate(const fia_case *c, fia_profile p,
                         "include/fia/oracle.h): raise it", n,
                         FIA_ORACLE_MAX_RULES);
 
+    pthread_once(&after_stage_once, find_after_stage);
     fia_oracle_facts f;
     orc_facts_compute(c, &f);
 
     const fia_rule *decider = NULL;  /* lowest-layer rejecting rule */
     int nm_fired = 0, nm_late = 0;
-    for (size_t i = 0; i < n; i++) {
-        const fia_rule *r = fia_rule_at(i);
-        if (!list_rule(r, &f, p, v))
+    /* catalogue order, walked group by group (i: the catalogue index) */
+    for (size_t g = 0, i = 0; g < N_GROUPS; g++)
+    for (size_t k = 0; k < *groups[g].count; k++, i++) {
+        const fia_rule *r = &groups[g].rows[k];
+        if (!list_rule(r, i, &f, p, v))
             continue;
         /* a row of one profile only (its status FIA_OK in the other):
          * listed, deciding nothing here */
@@ -159,6 +192,20 @@ fia_status fia_oracle_evaluate(const fia_case *c, fia_profile p,
     v->accept = v->expected == FIA_OK;
     fia_error_clear(err);
     return FIA_OK;
+}
+
+const fia_rule *fia_oracle_sole_rule(const fia_oracle_verdict *v,
+                                     fia_profile p)
+{
+    const fia_rule *sole = NULL;
+    for (int i = 0; v != NULL && i < v->n_fired; i++) {
+        if (rule_status(v->fired[i], p) == FIA_OK)
+            continue;
+        if (sole != NULL)
+            return NULL;
+        sole = v->fired[i];
+    }
+    return sole;
 }
 
 /* ---- printing ----------------------------------------------------------- */

@@ -147,6 +147,68 @@ static void test_coverage(void)
     }
 }
 
+/* fia_rule_index finds a row's index from its address alone, and only a
+ * row's: a copy of a row, an address inside one, NULL are no row. */
+static void test_index(void)
+{
+    size_t n = fia_rule_count();
+    for (size_t i = 0; i < n; i++)
+        CHECK_MSG(fia_rule_index(fia_rule_at(i)) == i, "row %zu", i);
+    CHECK(fia_rule_index(NULL) == (size_t)-1);
+    fia_rule copy = *fia_rule_at(0);
+    CHECK(fia_rule_index(&copy) == (size_t)-1);
+    const char *inside = (const char *)fia_rule_at(1) + 1;
+    CHECK(fia_rule_index((const fia_rule *)(const void *)inside) == (size_t)-1);
+}
+
+/* The rule deciding a verdict alone: one fired rule whose status in the
+ * profile rejects; a fired row whose status there is FIA_OK decides
+ * nothing and does not count. */
+static void test_sole_rule(void)
+{
+    static fia_oracle_verdict v;
+    const fia_rule *doc_only = fia_rule_find("LAYOUT-006"); /* cann: OK */
+    const fia_rule *cann_only = fia_rule_find("LAYOUT-014"); /* doc: OK */
+    const fia_rule *both = fia_rule_find("MASK-003");
+    CHECK(doc_only && cann_only && both);
+    if (!doc_only || !cann_only || !both)
+        return;
+    CHECK(doc_only->cann_status == FIA_OK && cann_only->doc_status == FIA_OK);
+    CHECK(both->doc_status != FIA_OK && both->cann_status != FIA_OK);
+    CHECK(fia_oracle_sole_rule(NULL, FIA_PROFILE_DOC) == NULL);
+    v.n_fired = 0;
+    CHECK(fia_oracle_sole_rule(&v, FIA_PROFILE_DOC) == NULL);
+    v.n_fired = 1, v.fired[0] = doc_only;
+    CHECK(fia_oracle_sole_rule(&v, FIA_PROFILE_DOC) == doc_only);
+    CHECK(fia_oracle_sole_rule(&v, FIA_PROFILE_CANN) == NULL);
+    v.n_fired = 2, v.fired[1] = cann_only;
+    CHECK(fia_oracle_sole_rule(&v, FIA_PROFILE_DOC) == doc_only);
+    CHECK(fia_oracle_sole_rule(&v, FIA_PROFILE_CANN) == cann_only);
+    v.n_fired = 3, v.fired[2] = both;
+    CHECK(fia_oracle_sole_rule(&v, FIA_PROFILE_DOC) == NULL);
+    CHECK(fia_oracle_sole_rule(&v, FIA_PROFILE_CANN) == NULL);
+
+    /* a real verdict: MASK-003's break row decided by it alone, its obey
+     * row by nothing */
+    const char *brk = NULL;
+    for (size_t t = 0; t < sizeof tables / sizeof tables[0]; t++)
+        for (size_t j = 0; j < tables[t].n; j++)
+            if (strcmp(tables[t].rows[j].id, "MASK-003") == 0) {
+                char *text = mk(tables[t].rows[j].base_break,
+                                tables[t].rows[j].over_break);
+                CHECK(eval(text, FIA_PROFILE_DOC, &v) == 0);
+                CHECK(fia_oracle_sole_rule(&v, FIA_PROFILE_DOC) == both);
+                free(text);
+                text = mk(tables[t].rows[j].base_obey,
+                          tables[t].rows[j].over_obey);
+                CHECK(eval(text, FIA_PROFILE_DOC, &v) == 0);
+                CHECK(fia_oracle_sole_rule(&v, FIA_PROFILE_DOC) == NULL);
+                free(text);
+                brk = "found";
+            }
+    CHECK(brk != NULL);
+}
+
 static void test_print(void)
 {
     char *buf = NULL;
@@ -182,6 +244,8 @@ int main(void)
     test_catalogue();
     test_rule_files();
     test_coverage();
+    test_index();
+    test_sole_rule();
     test_print();
     return check_summary();
 }

@@ -65,6 +65,10 @@ typedef struct fia_rule {
 size_t fia_rule_count(void);
 const fia_rule *fia_rule_at(size_t i);
 const fia_rule *fia_rule_find(const char *id);
+/* The catalogue index i of a row (fia_rule_at(i) == r), found from the
+ * row's address without comparing ids; (size_t)-1 when r is not a row of
+ * the catalogue. */
+size_t fia_rule_index(const fia_rule *r);
 
 /* The most rules the catalogue may hold.  A verdict lists each rule at most
  * once, in one of fired / normalized / obeyed, so none of them overflows
@@ -90,6 +94,14 @@ typedef struct fia_oracle_verdict {
  * the catalogue has outgrown FIA_ORACLE_MAX_RULES (message in err). */
 fia_status fia_oracle_evaluate(const fia_case *c, fia_profile p,
                                fia_oracle_verdict *v, fia_error *err);
+
+/* The rule a verdict of profile p was decided by alone: the one fired rule
+ * whose status in p is not FIA_OK (a REJECT or NOT_MODELED row), when no
+ * other fired rule has such a status; NULL when none or several do.  Such
+ * a call is accepted by every other rule, so it tests that one check of a
+ * system under test by itself. */
+const fia_rule *fia_oracle_sole_rule(const fia_oracle_verdict *v,
+                                     fia_profile p);
 
 /* 1 when the rule's two profiles give a call it fires on different
  * outcomes: accepted in one and rejected or not modeled in the other, or
