@@ -563,7 +563,7 @@ int cmd_fuzz(int argc, char **argv)
     for (int k = 0; k < plan.ntargets; k++)
         finish_campaign(st, &o, revision, plan.runs[k], &unstored);
     int64_t total = print_summary(&o, runs);
-    fuzz_print_rule_reach(runs, o.want, 30.0);
+    fuzz_print_reach(runs, o.want);
     printf("store %s (revision %s); details: fiacheck db findings --db %s\n",
            o.db, rev, o.db);
     fuzz_unstored_free(&unstored);

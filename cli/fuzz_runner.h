@@ -17,6 +17,9 @@
  * "pick one", which a stored campaign could not be rerun with. */
 #define FUZZ_SEED_MAX 4294967295LL
 
+/* The most distinct path words a target's summary counts. */
+#define FUZZ_MAX_PATHS 64
+
 /* One target of a campaign (a campaign row of its own in the store). */
 typedef struct target_run {
     int id;
@@ -37,8 +40,16 @@ typedef struct target_run {
     /* when each rule of the catalogue (by fia_rule_index) first decided
      * a call of this target alone (fia_oracle_sole_rule), over its
      * workers: wall clock seconds since the epoch, 0 not yet; started:
-     * the campaign's start on the same clock (fuzz_rule_reach.c) */
+     * the campaign's start on the same clock (fuzz_reach.c) */
     double alone_first[FIA_ORACLE_MAX_RULES], started;
+    /* the paths computed (fuzz_report_computed's words), each at its
+     * first time over the workers (the same clock); paths_dropped: more
+     * words than FUZZ_MAX_PATHS */
+    struct {
+        char word[48];
+        double first;
+    } paths[FUZZ_MAX_PATHS];
+    int npaths, paths_dropped;
     long runs, runs_sanitized; /* libFuzzer processes started */
     fuzz_counters cnt;      /* summed over the workers' stats files */
     int nsigs;
@@ -66,15 +77,14 @@ typedef struct target_run {
     int n_art_summary;
 } target_run;
 
-/* The rules' reach (fuzz_rule_reach.c).  fuzz_rule_reach_line takes one
- * line of a worker's stats file, "alone RULE-ID SECONDS" (fuzz/report.c),
- * into tr->alone_first: 1 when it was such a line.  fuzz_print_rule_reach
- * prints, over the targets of want[], how many of the rules that can
- * reject decided a call alone and when first, the slowest and the rules
- * never reached so. */
-int fuzz_rule_reach_line(target_run *tr, const char *line);
-void fuzz_print_rule_reach(const target_run *runs, const int *want,
-                           double within);
+/* How soon the campaign reaches the rules and the paths (fuzz_reach.c).
+ * fuzz_reach_line takes one line of a worker's stats file, "alone RULE-ID
+ * SECONDS" or "reach WORD SECONDS" (fuzz/report.c), into tr: 1 when it
+ * was such a line.  fuzz_print_reach prints, over the targets of want[],
+ * how many of the rules that can reject were broken alone and when first
+ * (the slowest, the never), and the paths computed and when first. */
+int fuzz_reach_line(target_run *tr, const char *line);
+void fuzz_print_reach(const target_run *runs, const int *want);
 
 /* What the workers are told through their environment. */
 typedef struct worker_env {

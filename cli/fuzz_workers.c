@@ -134,7 +134,7 @@ void fuzz_read_stats(target_run *tr)
             line[strcspn(line, "\n")] = '\0';
             if (strncmp(line, "sig ", 4) == 0) {
                 nomem |= fuzz_strset_add(&sigs, line + 4, NULL, NULL) != FIA_OK;
-            } else if (fuzz_rule_reach_line(tr, line)) {
+            } else if (fuzz_reach_line(tr, line)) {
                 continue;
             } else if (sscanf(line, "execs %lld", &v) == 1) tr->cnt.execs += v;
             else if (sscanf(line, "evaluated %lld", &v) == 1) tr->cnt.evaluated += v;

@@ -14,40 +14,48 @@ bool fast_row_corrected(const fast_plan *p, int64_t q_len, int64_t kv_len)
     return p->row_invalid || (p->sparse_mode == 3 && q_len > kv_len);
 }
 
-/* Value d of logical key j of KV head kvh: fp16/bf16, or int8/int4
- * dequantized (antiquant.md) with the head's per-channel vectors sv / ov,
- * or (sv NULL) the key's per-token scale and offset. */
-static double value_at(const fast_plan *p, int64_t b, int64_t kvh, int64_t j,
-                       int64_t d, const float *sv, const float *ov)
+/* The values of logical key j of KV head kvh, D of them into out:
+ * fp16/bf16, or int8/int4 dequantized (antiquant.md) with the head's
+ * per-channel vectors sv / ov, or (sv NULL) the key's per-token scale and
+ * offset.  The key's row is found once for its D values. */
+static void value_row(const fast_plan *p, int64_t b, int64_t kvh, int64_t j,
+                      const float *sv, const float *ov, double *out)
 {
     if (p->mfq) { /* MLA full quantization: int8 times dsv */
         const int8_t *k8, *v8;
         fast_mfq_src(p, b, kvh, j, &k8, &v8);
-        return (double)((float)v8[fast_kv_col(p, d)] * fast_mfq_scale(p, 1));
+        const float dsv = fast_mfq_scale(p, 1);
+        for (int64_t d = 0; d < p->D; d++)
+            out[d] = (double)((float)v8[fast_kv_col(p, d)] * dsv);
+        return;
     }
     if (!p->antiquant) {
         const uint16_t *kr, *vr;
         fast_kv_src(p, b, kvh, j, &kr, &vr);
-        const uint16_t x = vr[fast_kv_col(p, d)]; /* NZ: its tile */
-        return p->dt == FIA_DT_FP16 ? fast_fp16_to_float(x)
-                                    : fast_bf16_to_float(x);
+        for (int64_t d = 0; d < p->D; d++) {
+            const uint16_t x = vr[fast_kv_col(p, d)]; /* NZ: its tile */
+            out[d] = p->dt == FIA_DT_FP16 ? fast_fp16_to_float(x)
+                                          : fast_bf16_to_float(x);
+        }
+        return;
     }
     const void *kr, *vr;
     fast_aq_src(p, b, kvh, j, &kr, &vr);
-    int x;
-    if (p->kv_dt == FIA_DT_INT4) {
-        const uint8_t byte = ((const uint8_t *)vr)[d / 2];
-        x = d % 2 ? byte >> 4 : byte & 0xf;
-        x = x >= 8 ? x - 16 : x;
-    } else {
-        x = ((const int8_t *)vr)[d];
+    float ts = 0.0f, to = 0.0f;
+    if (sv == NULL)
+        fast_aq_key(p, 1, b, kvh, j, &ts, &to);
+    for (int64_t d = 0; d < p->D; d++) {
+        int x;
+        if (p->kv_dt == FIA_DT_INT4) {
+            const uint8_t byte = ((const uint8_t *)vr)[d / 2];
+            x = d % 2 ? byte >> 4 : byte & 0xf;
+            x = x >= 8 ? x - 16 : x;
+        } else {
+            x = ((const int8_t *)vr)[d];
+        }
+        const float s = sv != NULL ? sv[d] : ts, o = sv != NULL ? ov[d] : to;
+        out[d] = ((float)x + o) * s;
     }
-    float s, o;
-    if (sv != NULL)
-        s = sv[d], o = ov[d];
-    else
-        fast_aq_key(p, 1, b, kvh, j, &s, &o);
-    return ((float)x + o) * s;
 }
 
 /* Full int8 (int8_quant.md; the row is unspecified there): every score
@@ -60,15 +68,15 @@ static void q8_mean(const fast_plan *p, int64_t b, int64_t n, int64_t i,
     float pq = p->q8_qs1 > 127.0f ? 127.0f
                : p->q8_qs1 < -128.0f ? -128.0f : p->q8_qs1;
     pq = rintf(pq);
-    for (int64_t d = 0; d < p->D; d++) {
-        int64_t sum = 0;
-        for (int64_t j = 0; j < kv_len; j++) {
-            const int8_t *kr, *vr;
-            fast_q8_src(p, b, kvh, j, &kr, &vr);
-            sum += vr[d];
-        }
-        tmp[d] = (float)((long double)sum * pq * p->q8_ds2);
+    int64_t sum[FAST_D_LIMIT] = {0}; /* exact: any order */
+    for (int64_t j = 0; j < kv_len; j++) {
+        const int8_t *kr, *vr;
+        fast_q8_src(p, b, kvh, j, &kr, &vr);
+        for (int64_t d = 0; d < p->D; d++)
+            sum[d] += vr[d];
     }
+    for (int64_t d = 0; d < p->D; d++)
+        tmp[d] = (float)((long double)sum[d] * pq * p->q8_ds2);
     fast_store_row(p, b, n, i, tmp, (double)kv_len, NULL);
     fast_store_lse(p, b, n, i, FAST_MASK_FILL + log((double)kv_len));
 }
@@ -88,13 +96,16 @@ void fast_degenerate_mean(const fast_plan *p, int64_t b, int64_t n,
      * per-token form reads its own per key) */
     float sv[FAST_D_LIMIT], ov[FAST_D_LIMIT];
     const bool channel = p->antiquant && fast_aq_head(p, 1, kvh, sv, ov);
-    for (int64_t d = 0; d < p->D; d++) {
-        double sum = 0.0;
-        for (int64_t j = 0; j < kv_len; j++)
-            sum += value_at(p, b, kvh, j, d, channel ? sv : NULL,
-                            channel ? ov : NULL);
-        tmp[d] = (float)sum;
+    /* key by key, each row read once in storage order; every column still
+     * sums its keys in key order */
+    double sum[FAST_D_LIMIT] = {0}, row[FAST_D_LIMIT];
+    for (int64_t j = 0; j < kv_len; j++) {
+        value_row(p, b, kvh, j, channel ? sv : NULL, channel ? ov : NULL, row);
+        for (int64_t d = 0; d < p->D; d++)
+            sum[d] += row[d];
     }
+    for (int64_t d = 0; d < p->D; d++)
+        tmp[d] = (float)sum[d];
     fast_store_row(p, b, n, i, tmp, (double)kv_len, NULL);
     fast_store_lse(p, b, n, i, FAST_MASK_FILL + log((double)kv_len));
 }

@@ -228,6 +228,11 @@ int fuzz_report_profiles(fia_profile *out);   /* count: 1 or 2 */
  * finding when the verdict is one. */
 void fuzz_report_verdict(const fia_case *c, const fia_check_result *r,
                          fia_profile profile);
+/* A case whose outputs were computed and compared: the paths it took
+ * (the words of its bucket, fuzz_bucket) are reached, each at its first
+ * time (the stats file's "reach" lines; fuzz_report_verdict does it for
+ * the cases it is given). */
+void fuzz_report_computed(const fia_case *c);
 /* Records finding f of case c (deduplicated by signature in this
  * process); frees what f holds. */
 void fuzz_report_finding(const fia_case *c, fuzz_finding *f);

@@ -444,6 +444,7 @@ void fuzz_meta_check(const fia_case *c, const char *transform,
         snprintf(r->message, sizeof r->message, "phase two failed: A %d %.200s; "
                  "B %d %.200s", sa, ea.msg, sb, eb.msg);
     } else {
+        fuzz_report_computed(c);
         compare_forms(c, &c2, &g, transform, &fa, &fb, r);
     }
     form_free(&fa);

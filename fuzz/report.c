@@ -83,6 +83,12 @@ static struct {
      * clock seconds since the epoch; 0: not yet), for the campaign's
      * summary (the stats file's "alone" lines) */
     double *alone_first;
+    /* the paths computed so far (each word of a computed case's bucket,
+     * fuzz_bucket: decode, prefill, mask, paged, int8kv, bf16, BNSD, ...)
+     * and when first (wall clock, as alone_first) */
+    fuzz_strset paths;
+    double *path_first;
+    size_t cap_path_first;
     /* accuracy samples since the last flush, and their buckets' names */
     sample *samples;
     size_t nsamples, cap_samples;
@@ -484,6 +490,8 @@ static void write_stats(void)
             (double)pt.tv_sec + (double)pt.tv_nsec * 1e-9);
     for (size_t i = 0; i < R.sigs.n; i++)
         fprintf(f, "sig %s\n", R.sigs.items[i]);
+    for (size_t i = 0; i < R.paths.n; i++)
+        fprintf(f, "reach %s %.3f\n", R.paths.items[i], R.path_first[i]);
     /* when each rule first decided a call alone (fia_oracle_sole_rule) */
     for (int i = 0; i < R.nrules; i++)
         if (R.alone_first[i] > 0)
@@ -702,6 +710,43 @@ void fuzz_report_finding(const fia_case *c, fuzz_finding *f)
     write_stats();
 }
 
+static double wall_seconds(void)
+{
+    struct timespec now;
+    clock_gettime(CLOCK_REALTIME, &now);
+    return (double)now.tv_sec + (double)now.tv_nsec * 1e-9;
+}
+
+void fuzz_report_computed(const fia_case *c)
+{
+    char b[160];
+    fuzz_bucket(c, b, sizeof b);
+    for (char *w = b, *end; *w; w = end + (*end != '\0')) {
+        end = w + strcspn(w, "+|");
+        const char sep = *end;
+        *end = '\0';
+        size_t k;
+        int added = 0;
+        if (*w && fuzz_strset_add(&R.paths, w, &k, &added) != FIA_OK) {
+            say_nomem("the paths reached");
+            return;
+        }
+        if (added) {
+            if (k >= R.cap_path_first) {
+                size_t cap = R.cap_path_first ? 2 * R.cap_path_first : 32;
+                double *np = realloc(R.path_first, cap * sizeof *np);
+                if (np == NULL) {
+                    say_nomem("the paths reached");
+                    return;
+                }
+                R.path_first = np, R.cap_path_first = cap;
+            }
+            R.path_first[k] = wall_seconds();
+        }
+        *end = sep;
+    }
+}
+
 void fuzz_report_verdict(const fia_case *c, const fia_check_result *r,
                          fia_profile profile)
 {
@@ -730,13 +775,11 @@ void fuzz_report_verdict(const fia_case *c, const fia_check_result *r,
                 R.broken[k]++;
         }
         const int k = rule_slot(fia_oracle_sole_rule(&r->ov, profile));
-        if (k >= 0 && R.alone_first[k] == 0) {
-            struct timespec now;
-            clock_gettime(CLOCK_REALTIME, &now);
-            R.alone_first[k] = (double)now.tv_sec + (double)now.tv_nsec * 1e-9;
-        }
+        if (k >= 0 && R.alone_first[k] == 0)
+            R.alone_first[k] = wall_seconds();
     }
     if (r->computed) {
+        fuzz_report_computed(c);
         char b[160];
         fuzz_bucket(c, b, sizeof b);
         add_sample(b, r->out_cmp.max_ulp, r->out_cmp.max_rel_err,
