@@ -79,7 +79,16 @@ void orc_facts_order(const fia_case *c, fia_oracle_facts *f)
      * first batch's says it, however many batches the call has */
     const int one = !f->tnd &&
                     (f->kv_seq_given ? f->kv_seq_count == 1 : !f->list_ok);
-    const int64_t n = one ? 1 : f->B;
+    int64_t n = one ? 1 : f->B;
+    /* past a list's own tensors (ORC_LIST_MAX at most) every batch reads
+     * the same default length, the key's S, unless the lengths give one
+     * per batch (an array of B values, walked in memory anyway): the
+     * first ORC_LIST_MAX + 1 batches hold every length there is, so the
+     * cost does not grow with B */
+    const int per_batch = f->tnd || (f->kv_seq_given && f->kv_seq_count > 1 &&
+                                     f->kv_seq_count >= f->B);
+    if (!per_batch && n > ORC_LIST_MAX + 1)
+        n = ORC_LIST_MAX + 1;
     for (int64_t b = 0; b < n; b++)
         if (orc_kv_len(f, b) != 0)
             return;
