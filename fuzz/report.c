@@ -725,24 +725,25 @@ void fuzz_report_computed(const fia_case *c)
         end = w + strcspn(w, "+|");
         const char sep = *end;
         *end = '\0';
+        /* room for one more time first: a word is in the set only with
+         * its time (write_stats reads one for each) */
+        if (R.paths.n >= R.cap_path_first) {
+            size_t cap = R.cap_path_first ? 2 * R.cap_path_first : 32;
+            double *np = realloc(R.path_first, cap * sizeof *np);
+            if (np == NULL) {
+                say_nomem("the paths reached");
+                return;
+            }
+            R.path_first = np, R.cap_path_first = cap;
+        }
         size_t k;
         int added = 0;
         if (*w && fuzz_strset_add(&R.paths, w, &k, &added) != FIA_OK) {
             say_nomem("the paths reached");
             return;
         }
-        if (added) {
-            if (k >= R.cap_path_first) {
-                size_t cap = R.cap_path_first ? 2 * R.cap_path_first : 32;
-                double *np = realloc(R.path_first, cap * sizeof *np);
-                if (np == NULL) {
-                    say_nomem("the paths reached");
-                    return;
-                }
-                R.path_first = np, R.cap_path_first = cap;
-            }
+        if (added)
             R.path_first[k] = wall_seconds();
-        }
         *end = sep;
     }
 }
