@@ -5,6 +5,7 @@
 #include <float.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 #include "check.h"
 #include "fast/fast_internal.h"
 #include "test_rng.h"
@@ -738,6 +739,45 @@ static void table_complete(const fast_kernels *k, const char *isa)
 #undef OPTIONAL_PRESENT
 #undef REQUIRED_PRESENT
 
+/* The best level this CPU has at or below level top. */
+static const fast_kernels *best_at_most(int top)
+{
+    for (int i = top; i > 0; i--)
+        if (fast_kernels_for((fast_isa)i) != NULL)
+            return fast_kernels_for((fast_isa)i);
+    return &fast_kernels_scalar;
+}
+
+/* The automatic choice: without FIA_FAST_ISA (or "auto") the best level
+ * the CPU has (no test runs at the automatic level itself: CMakeLists.txt
+ * runs every fast/ test at each level instead, which covers it only if
+ * this holds), with it the best level at or below the one it names. */
+static void automatic_choice(void)
+{
+    const char *env = getenv("FIA_FAST_ISA");
+    char *saved = env != NULL ? strdup(env) : NULL;
+    unsetenv("FIA_FAST_ISA");
+    CHECK(fast_force_isa(FAST_ISA_COUNT));
+    CHECK_MSG(fast_kernels_select() == best_at_most(FAST_ISA_COUNT - 1),
+           "unset: automatic %s", fast_kernels_select()->name);
+    setenv("FIA_FAST_ISA", "auto", 1);
+    CHECK(fast_force_isa(FAST_ISA_COUNT));
+    CHECK(fast_kernels_select() == best_at_most(FAST_ISA_COUNT - 1));
+    for (int i = 0; i < FAST_ISA_COUNT; i++) {
+        setenv("FIA_FAST_ISA", fast_isa_name((fast_isa)i), 1);
+        CHECK(fast_force_isa(FAST_ISA_COUNT));
+        CHECK_MSG(fast_kernels_select() == best_at_most(i),
+               "FIA_FAST_ISA=%s: automatic %s", fast_isa_name((fast_isa)i),
+               fast_kernels_select()->name);
+    }
+    if (saved != NULL)
+        setenv("FIA_FAST_ISA", saved, 1);
+    else
+        unsetenv("FIA_FAST_ISA");
+    free(saved);
+    CHECK(fast_force_isa(FAST_ISA_COUNT));
+}
+
 static void dispatch(void)
 {
     CHECK(fast_kernels_for(FAST_ISA_SCALAR) == &fast_kernels_scalar);
@@ -752,6 +792,7 @@ static void dispatch(void)
     CHECK(fast_force_isa(FAST_ISA_COUNT)); /* back to automatic */
     CHECK(fast_kernels_select() != NULL);
     printf("dispatch: automatic choice %s\n", fast_kernels_select()->name);
+    automatic_choice();
 }
 
 int main(void)
