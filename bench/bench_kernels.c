@@ -218,9 +218,9 @@ static bool run_decode_pse(const fast_kernels *t, bufs *b)
 }
 
 /* the scores of qk_t plus the pse, with the block max */
-static bool run_bias(const fast_kernels *t, bufs *b)
+static bool run_pse_bias(const fast_kernels *t, bufs *b)
 {
-    t->bias(FIA_DT_FP16, b->prow, MR, KB, 0.088f, b->s, MR, b->bmax);
+    t->pse_bias(FIA_DT_FP16, b->prow, MR, KB, 0.088f, b->s, MR, b->bmax);
     return true;
 }
 
@@ -244,22 +244,22 @@ static bool run_widen_t(const fast_kernels *t, bufs *b)
 
 /* one NZ cache block of 128 rows: D / 16 tiles of (128, 16), each one
  * contiguous stream */
-static bool run_widen_nz(const fast_kernels *t, bufs *b)
+static bool run_widen_mla_nz(const fast_kernels *t, bufs *b)
 {
-    if (t->widen_nz == NULL)
+    if (t->widen_mla_nz == NULL)
         return false;
-    t->widen_nz(FIA_DT_FP16, b->kh, MR * 16, MR, b->qrows, D, D);
+    t->widen_mla_nz(FIA_DT_FP16, b->kh, MR * 16, MR, b->qrows, D, D);
     return true;
 }
 
 /* one int8 NZ cache block of 128 rows (MLA full quantization): D / 32
  * tiles of (128, 32), times a per-tensor scale */
-static bool run_widen_nz8(const fast_kernels *t, bufs *b)
+static bool run_widen_query_quant_nz(const fast_kernels *t, bufs *b)
 {
-    if (t->widen_nz8 == NULL)
+    if (t->widen_query_quant_nz == NULL)
         return false;
-    t->widen_nz8((const int8_t *)b->kh, MR * 32, MR, 1.0f / 64, b->qrows, D,
-                 D);
+    t->widen_query_quant_nz((const int8_t *)b->kh, MR * 32, MR, 1.0f / 64,
+                            b->qrows, D, D);
     return true;
 }
 
@@ -270,70 +270,70 @@ static bool run_store(const fast_kernels *t, bufs *b)
 }
 
 /* an int8 output row, per-channel with offsets */
-static bool run_store_q8(const fast_kernels *t, bufs *b)
+static bool run_store_int8_out(const fast_kernels *t, bufs *b)
 {
-    t->store_q8(b->acc, 3.0, b->aqs, b->aqo, 1, (int8_t *)b->out, D);
+    t->store_int8_out(b->acc, 3.0, b->aqs, b->aqo, 1, (int8_t *)b->out, D);
     return true;
 }
 
 /* antiquant: 128 per-channel rows of int8 (int4 0) or int4 */
-static void aq_widen_rows(const fast_kernels *t, bufs *b, int int4)
+static void widen_antiquant_rows(const fast_kernels *t, bufs *b, int int4)
 {
     for (int r = 0; r < MR; r++)
-        t->aq_widen(int4 ? b->k4[0] : b->k8[0], int4, b->aqs, b->aqo, 0, 0,
-                    b->qrows + r * D, D);
+        t->widen_antiquant(int4 ? b->k4[0] : b->k8[0], int4, b->aqs, b->aqo, 0,
+                           0, b->qrows + r * D, D);
 }
 
-static bool run_aq_widen8(const fast_kernels *t, bufs *b)
+static bool run_widen_antiquant8(const fast_kernels *t, bufs *b)
 {
-    aq_widen_rows(t, b, 0);
+    widen_antiquant_rows(t, b, 0);
     return true;
 }
 
-static bool run_aq_widen4(const fast_kernels *t, bufs *b)
+static bool run_widen_antiquant4(const fast_kernels *t, bufs *b)
 {
-    aq_widen_rows(t, b, 1);
+    widen_antiquant_rows(t, b, 1);
     return true;
 }
 
 /* decode over int8 (int4 0) or int4 K/V, per-channel */
-static bool decode_aq_keys(const fast_kernels *t, bufs *b, int int4)
+static bool decode_antiquant_keys(const fast_kernels *t, bufs *b, int int4)
 {
-    if (t->decode_aq == NULL)
+    if (t->decode_antiquant == NULL)
         return false;
     const fast_aq_dec ch = {0, b->aqs, b->aqo};
     reset_rows(b);
-    t->decode_aq(b->qrows, D, DEC_ROWS, int4 ? b->k4 : b->k8,
-                 int4 ? b->v4 : b->v8, D, int4, &ch, &ch, NULL, DEC_KEYS, D,
-                 FIA_DT_FP16, 0.088f, 1, b->m, b->l, b->acc, D);
+    t->decode_antiquant(b->qrows, D, DEC_ROWS, int4 ? b->k4 : b->k8,
+                        int4 ? b->v4 : b->v8, D, int4, &ch, &ch, NULL, DEC_KEYS,
+                        D, FIA_DT_FP16, 0.088f, 1, b->m, b->l, b->acc, D);
     return true;
 }
 
-static bool run_decode_aq8(const fast_kernels *t, bufs *b)
+static bool run_decode_antiquant8(const fast_kernels *t, bufs *b)
 {
-    return decode_aq_keys(t, b, 0);
+    return decode_antiquant_keys(t, b, 0);
 }
 
-static bool run_decode_aq4(const fast_kernels *t, bufs *b)
+static bool run_decode_antiquant4(const fast_kernels *t, bufs *b)
 {
-    return decode_aq_keys(t, b, 1);
+    return decode_antiquant_keys(t, b, 1);
 }
 
 /* full int8: the row max of a block (pass 1) */
-static bool run_q8_rowmax(const fast_kernels *t, bufs *b)
+static bool run_int8_quant_rowmax(const fast_kernels *t, bufs *b)
 {
     reset_rows(b);
-    t->q8_rowmax(b->s, MR, MR, KB, 0.088f, b->lo, b->hi, NULL, b->m);
+    t->int8_quant_rowmax(b->s, MR, MR, KB, 0.088f, b->lo, b->hi, NULL, b->m);
     return true;
 }
 
 /* P quantized against that max (pass 2) */
-static bool run_q8_pquant(const fast_kernels *t, bufs *b)
+static bool run_int8_quant_pquant(const fast_kernels *t, bufs *b)
 {
     for (int r = 0; r < MR; r++)
         b->m[r] = 8.0f, b->l[r] = 0.0f;
-    t->q8_pquant(b->s, MR, MR, KB, 0.088f, b->lo, b->hi, NULL, b->m, 127.0f,
-                 b->l);
+    t->int8_quant_pquant(b->s, MR, MR, KB, 0.088f, b->lo, b->hi, NULL, b->m,
+                         127.0f, b->l);
     return true;
 }
 
@@ -347,7 +347,9 @@ typedef enum work_kind {
     W_ROW      /* elements of one output row */
 } work_kind;
 
-/* One line of the bench: a call of one kernel. */
+/* One line of the bench: a call of one kernel.  NAME_W: the width of the
+ * printed name column, the longest name's. */
+#define NAME_W 21
 typedef struct bench_call {
     const char *name; /* printed, and the figure <level>/<name> */
     work_kind work;
@@ -369,27 +371,28 @@ static const bench_call calls_qk_dot[] = {
 static const bench_call calls_decode[] = {
     {"decode", W_DECODE, run_decode},
     {"decode+pse", W_DECODE, run_decode_pse}, {0}};
-static const bench_call calls_bias[] = {{"bias", W_SCORES, run_bias}, {0}};
+static const bench_call calls_pse_bias[] = {
+    {"pse_bias", W_SCORES, run_pse_bias}, {0}};
 static const bench_call calls_widen[] = {{"widen", W_BLOCK, run_widen}, {0}};
 static const bench_call calls_widen_t[] = {
     {"widen_t", W_BLOCK, run_widen_t}, {0}};
-static const bench_call calls_widen_nz[] = {
-    {"widen_nz", W_BLOCK, run_widen_nz}, {0}};
-static const bench_call calls_widen_nz8[] = {
-    {"widen_nz8", W_BLOCK, run_widen_nz8}, {0}};
+static const bench_call calls_widen_mla_nz[] = {
+    {"widen_mla_nz", W_BLOCK, run_widen_mla_nz}, {0}};
+static const bench_call calls_widen_query_quant_nz[] = {
+    {"widen_query_quant_nz", W_BLOCK, run_widen_query_quant_nz}, {0}};
 static const bench_call calls_store[] = {{"store", W_ROW, run_store}, {0}};
-static const bench_call calls_store_q8[] = {
-    {"store_q8", W_ROW, run_store_q8}, {0}};
-static const bench_call calls_aq_widen[] = {
-    {"aq_widen int8", W_BLOCK, run_aq_widen8},
-    {"aq_widen int4", W_BLOCK, run_aq_widen4}, {0}};
-static const bench_call calls_decode_aq[] = {
-    {"decode_aq int8", W_DECODE, run_decode_aq8},
-    {"decode_aq int4", W_DECODE, run_decode_aq4}, {0}};
-static const bench_call calls_q8_rowmax[] = {
-    {"q8_rowmax", W_SCORES, run_q8_rowmax}, {0}};
-static const bench_call calls_q8_pquant[] = {
-    {"q8_pquant", W_SCORES, run_q8_pquant}, {0}};
+static const bench_call calls_store_int8_out[] = {
+    {"store_int8_out", W_ROW, run_store_int8_out}, {0}};
+static const bench_call calls_widen_antiquant[] = {
+    {"widen_antiquant int8", W_BLOCK, run_widen_antiquant8},
+    {"widen_antiquant int4", W_BLOCK, run_widen_antiquant4}, {0}};
+static const bench_call calls_decode_antiquant[] = {
+    {"decode_antiquant int8", W_DECODE, run_decode_antiquant8},
+    {"decode_antiquant int4", W_DECODE, run_decode_antiquant4}, {0}};
+static const bench_call calls_int8_quant_rowmax[] = {
+    {"int8_quant_rowmax", W_SCORES, run_int8_quant_rowmax}, {0}};
+static const bench_call calls_int8_quant_pquant[] = {
+    {"int8_quant_pquant", W_SCORES, run_int8_quant_pquant}, {0}};
 
 /* Every operation of a table, in FAST_KERNEL_LIST's order (an operation
  * without its calls above does not compile). */
@@ -481,11 +484,11 @@ static double bench_call_line(const fast_kernels *t, const bench_call *c,
     const char *unit, *shape;
     double w = work(c->work, &unit, &shape);
     if (!c->run(t, b)) { /* also the warm-up */
-        printf("%-7s %-13s (none at this level)\n", t->name, c->name);
+        printf("%-7s %-*s (none at this level)\n", t->name, NAME_W, c->name);
         return -1;
     }
     double sec = time_kernel(t, c, b, budget, batches);
-    printf("%-7s %-13s %-11s %8.2f %s", t->name, c->name, shape,
+    printf("%-7s %-*s %-11s %8.2f %s", t->name, NAME_W, c->name, shape,
            w / sec * 1e-9, unit);
     char fig[64];
     snprintf(fig, sizeof fig, "%s/%s", t->name, c->name);
@@ -524,9 +527,11 @@ int main(int argc, char **argv)
         }
         double peak = peak_of((fast_isa)isa);
         if (peak > 0)
-            printf("%-7s fma peak      %8.1f GFLOP/s\n", t->name, peak);
+            printf("%-7s %-*s %8.1f GFLOP/s\n", t->name, NAME_W, "fma peak",
+                   peak);
         else
-            printf("%-7s fma peak      (none: portable C)\n", t->name);
+            printf("%-7s %-*s (none: portable C)\n", t->name, NAME_W,
+                   "fma peak");
         /* per operation, the seconds of its first call */
         double sec[FAST_KERNEL_COUNT];
         for (int op = 0; op < FAST_KERNEL_COUNT; op++)

@@ -2,13 +2,13 @@
  * decode (003: query D 512 + rope 64, one KV head, Q_S 1, bf16, a paged
  * cache of block_size 128; B 4 batches of 4096 keys) at N 32 and N 128,
  * and at N 32 from the NZ cache ([blockNum, 1, D/16, 128, 16]: a row's
- * tiles of 16 apart, widened by widen_nz) against the contiguous one;
+ * tiles of 16 apart, widened by widen_mla_nz) against the contiguous one;
  * then full quantization at N 32 (003 "支持全量化场景": int8 query, key
  * and value, bf16 ropes and output, dequant_scale_query per token-head,
  * dequant_scale_key / _value per tensor) from an int8 cache, contiguous
- * (rows through aq_widen) and NZ ([blockNum, 1, D/32, 128, 32], widen_nz8),
- * each against the bf16 contiguous time of the same run (the int8 cache
- * is half the bytes; the arithmetic the same floats).
+ * (rows through widen_antiquant) and NZ ([blockNum, 1, D/32, 128, 32],
+ * widen_query_quant_nz), each against the bf16 contiguous time of the same run
+ * (the int8 cache is half the bytes; the arithmetic the same floats).
  * Reported as GB/s of the K, V and key_rope rows read against the memory
  * bandwidth (measured in turns with the runs, as for decode) and as
  * GFLOP/s of Q.K^T over D + Dr plus P.V over D (2 * (576 + 512) flops per

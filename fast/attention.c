@@ -21,16 +21,16 @@
  * recomputed by the blocked loop, which keeps p = 0 times inf/NaN out.
  * int8 / int4 K/V (antiquant.md) take the same paths: their rows
  * dequantized where fp16 ones are widened (run_antiquant.c, kernel
- * aq_widen), decode through kernel decode_aq, which reads them in place.
- * MLA's full quantization (int8 query, key and value, bf16 ropes) widens
- * its int8 rows times their dequant scales where the others widen theirs
+ * widen_antiquant), decode through kernel decode_antiquant, which reads them in
+ * place.  MLA's full quantization (int8 query, key and value, bf16 ropes)
+ * widens its int8 rows times their dequant scales where the others widen theirs
  * (run_mla_quant.c), then runs as a bf16 MLA call.
  * Full int8 quantization (an int8 query, int8_quant.md) quantizes P
  * against the row's final max: its tasks walk their keys twice
  * (attention_q8.c), on the same task, scratch and kv_pre rows.
  *
  * Numerics (RELEASED "Numeric pipeline"): s = (Q.K^T) * scale in float32,
- * with a pse + pse in float32 (kernels.h: bias, before the mask and max);
+ * with a pse + pse in float32 (kernels.h: pse_bias, before the mask and max);
  * p = exp(s - m) in float32 against the running max, rounded to the input
  * dtype before P.V when round_p (fp16 high-performance, always for bf16);
  * the row sum of the unrounded p in float32; P.V accumulated in float32;
@@ -168,8 +168,8 @@ void fast_kvpre_chunk(const fast_plan *p, char *ws, int64_t c)
         float hv[4 * 528];
         fast_aq_heads(p, kvh, hv);
         for (int64_t j = s0; j < s1; j++) {
-            vbad[j] = !fast_aq_widen_rows(p, kern, b, kvh, j, 1, hv,
-                                          kf + j * Dp, vf + j * Dp, Dp);
+            vbad[j] = !fast_widen_antiquant_rows(p, kern, b, kvh, j, 1, hv,
+                                                 kf + j * Dp, vf + j * Dp, Dp);
             if (Dp > D) {
                 memset(kf + j * Dp + D, 0, (size_t)(Dp - D) * sizeof(float));
                 memset(vf + j * Dp + D, 0, (size_t)(Dp - D) * sizeof(float));
@@ -261,8 +261,8 @@ static bool widen_block(const fast_plan *p, const fast_kernels *kern,
 {
     const int64_t Dp = p->Dp, D = p->D;
     if (p->antiquant) /* int8/int4 dequantized (run_antiquant.c) */
-        return fast_aq_widen_rows(p, kern, b, kvh, j0, nk, w->aqv, w->k,
-                                  w->v, Dp);
+        return fast_widen_antiquant_rows(p, kern, b, kvh, j0, nk, w->aqv, w->k,
+                                         w->v, Dp);
     if (p->mfq) /* MLA full quantization (run_mla_quant.c) */
         return fast_mfq_rows(p, kern, b, kvh, j0, nk, w->k, w->v, Dp, NULL,
                              jmax);
@@ -349,7 +349,7 @@ static void key_loop(const fast_plan *p, const fast_kernels *kern,
             vfinite = widen_block(p, kern, w, b, kvh, j0, nk, jmax);
         /* every key of the block in every row (and row padding), no
          * mask: Q.K^T with the softmax's first pass fused (qk_t_max; with
-         * a pse the bias step gives the block max) */
+         * a pse the pse_bias step gives the block max) */
         bool full = !dot && mask == NULL && kern->qk_t_max != NULL;
         for (int64_t r = 0; r < L; r++) {
             int64_t lo = w->alo[r] - j0, hi = w->ahi[r] - j0;
@@ -362,7 +362,7 @@ static void key_loop(const fast_plan *p, const fast_kernels *kern,
             full &= lo <= 0 && hi >= nk - 1 && w->alo[r] <= w->ahi[r];
         }
         if (pse) {
-            /* Q.K^T, then scale + pse in float32 (kernels.h: bias); rows
+            /* Q.K^T, then scale + pse in float32 (kernels.h: pse_bias); rows
              * up to round_up(mr, 16) for softmax_full */
             if (dot)
                 kern->qk_dot(w->q, Dp, mr, kblk, Dp, nk, Dp, w->s, L);
@@ -372,15 +372,15 @@ static void key_loop(const fast_plan *p, const fast_kernels *kern,
             fast_pse_block(p, b, w->prow, mr, j0, w->pblk);
             /* the pse two blocks ahead into L2: two lines of each of the
              * mr rows, rows KV_S apart (no hardware stream follows that
-             * many).  The bias kernel's loads still stall: ~3x its
+             * many).  The pse_bias kernel's loads still stall: ~3x its
              * in-cache time in the prefill bench, with or without this
              * (which moved the pse/plain ratio within the noise, upwards) */
             for (int r = 0; j0 + 3 * FAST_KBLOCK <= jmax && r < mr; r++)
                 for (int x = 0; w->pblk[r] != NULL && x < FAST_KBLOCK; x += 32)
                     __builtin_prefetch(w->pblk[r] + 2 * FAST_KBLOCK + x, 0,
                                        2);
-            kern->bias(p->dt, w->pblk, mr, nk, p->scale, w->s, L,
-                       full ? w->bmax : NULL);
+            kern->pse_bias(p->dt, w->pblk, mr, nk, p->scale, w->s, L,
+                           full ? w->bmax : NULL);
             if (full)
                 kern->softmax_full(w->s, L, mr, nk, w->bmax, round, w->m,
                                    w->l, w->alpha);
@@ -639,10 +639,9 @@ static void task_keys(const fast_plan *p, const fast_kernels *kern,
     if (p->antiquant)
         fast_aq_heads(p, k->kvh, w->aqv);
     /* (MLA: the fused kernel reads K's D columns only, no rope) */
-    bool uniform = k->dot && p->mask == NULL && D % 16 == 0 && p->Dr == 0 &&
-                   !p->nz &&
-                   (p->antiquant ? kern->decode_aq != NULL
-                                 : kern->decode != NULL);
+    bool uniform =
+        k->dot && p->mask == NULL && D % 16 == 0 && p->Dr == 0 && !p->nz &&
+        (p->antiquant ? kern->decode_antiquant != NULL : kern->decode != NULL);
     for (int r = 0; uniform && r < mr; r++)
         uniform = w->alo[r] == jmin && w->ahi[r] == jmax;
     bool done = false;

@@ -4,9 +4,9 @@
  *
  * P is quantized against the row's final max (step 4), so the task walks
  * its keys twice: pass 1 computes the scores and the row max (kernel
- * q8_rowmax), pass 2 the same scores again (the same kernels on the same
- * data: the same floats), e = exp(s - m), the row sum of the unquantized
- * e and P = sat(rint(e * qs1)) (kernel q8_pquant), then P.V.  When the
+ * int8_quant_rowmax), pass 2 the same scores again (the same kernels on the
+ * same data: the same floats), e = exp(s - m), the row sum of the unquantized
+ * e and P = sat(rint(e * qs1)) (kernel int8_quant_pquant), then P.V.  When the
  * task's keys are few enough (fast_q8_keep_keys: its scores fit a few MiB
  * of scratch) pass 1 keeps its scaled scores and pass 2 reads them instead
  * of computing them again: the same floats, a third fewer products (the
@@ -15,7 +15,7 @@
  * Exactness: the int8 values widened to float are exact, and a float dot
  * of D <= 512 int8 products is an integer below 2^24, exact whatever the
  * order: the float Q.K^T kernel gives the exact dot.  The scores are
- * fl32(dot * q8_sc), q8_sc = fl32(ds1 * scale) (with a pse the bias
+ * fl32(dot * q8_sc), q8_sc = fl32(ds1 * scale) (with a pse the pse_bias
  * kernel's fl32(fl32(dot * q8_sc) + b)).  P.V of a block of FAST_KBLOCK
  * keys is exact in float (|P v| <= 2^14); acc holds at most 16 blocks
  * (|sum| <= 1024 * 2^14 = 2^24, every partial sum an integer it holds)
@@ -25,7 +25,7 @@
 #include "attention_task.h"
 
 /* Own keys j0 .. j0 + nk - 1 of (b, kvh): K (and V unless vd is NULL)
- * widened into rows of Dp (exact: aq_widen at scale 1, offset 0). */
+ * widened into rows of Dp (exact: widen_antiquant at scale 1, offset 0). */
 static void widen_rows(const fast_plan *p, const fast_kernels *kern,
                        int64_t b, int64_t kvh, int64_t j0, int64_t nk,
                        float *kd, float *vd)
@@ -35,9 +35,11 @@ static void widen_rows(const fast_plan *p, const fast_kernels *kern,
         const int8_t *kr, *vr;
         fast_q8_src(p, b, kvh, j0 + c, &kr, &vr);
         if (kd != NULL)
-            kern->aq_widen(kr, 0, NULL, NULL, 1.0f, 0.0f, kd + c * Dp, D);
+            kern->widen_antiquant(kr, 0, NULL, NULL, 1.0f, 0.0f, kd + c * Dp,
+                                  D);
         if (vd != NULL)
-            kern->aq_widen(vr, 0, NULL, NULL, 1.0f, 0.0f, vd + c * Dp, D);
+            kern->widen_antiquant(vr, 0, NULL, NULL, 1.0f, 0.0f, vd + c * Dp,
+                                  D);
         if (Dp > D && kd != NULL)
             memset(kd + c * Dp + D, 0, (size_t)(Dp - D) * sizeof(float));
         if (Dp > D) {
@@ -104,7 +106,7 @@ static void block_scores(const fast_plan *p, const fast_kernels *kern,
     if (p->pse_given) {
         /* the pse is fp16 (002 pairs it with an int8 query) */
         fast_pse_block(p, k->b, w->prow, mr, j0, w->pblk);
-        kern->bias(FIA_DT_FP16, w->pblk, mr, nk, p->q8_sc, st, L, NULL);
+        kern->pse_bias(FIA_DT_FP16, w->pblk, mr, nk, p->q8_sc, st, L, NULL);
     }
 }
 
@@ -123,7 +125,7 @@ void fast_q8_keys(const fast_plan *p, const fast_kernels *kern,
 {
     const int64_t L = p->L, Dp = p->Dp;
     const int mr = k->mr;
-    const float sc = p->pse_given ? 1.0f : p->q8_sc; /* bias scaled them */
+    const float sc = p->pse_given ? 1.0f : p->q8_sc; /* pse_bias scaled them */
     const uint8_t *excl = p->mask != NULL ? w->excl : NULL;
     /* the scores kept (S^T of every key, block after block), or computed
      * again in pass 2 */
@@ -141,7 +143,7 @@ void fast_q8_keys(const fast_plan *p, const fast_kernels *kern,
         block_bands(p, k, w, j0, nk);
         block_scores(p, kern, k, w, kblk, j0, nk, st);
         /* leaves st scaled: pass 2 reads kept scores at scale 1 */
-        kern->q8_rowmax(st, L, mr, nk, sc, w->lo, w->hi, excl, w->m);
+        kern->int8_quant_rowmax(st, L, mr, nk, sc, w->lo, w->hi, excl, w->m);
     }
     /* pass 2: P against m (step 4), l, and N = P.V (step 5) */
     memset(w->acc, 0, (size_t)(mr * Dp) * sizeof(float));
@@ -162,8 +164,8 @@ void fast_q8_keys(const fast_plan *p, const fast_kernels *kern,
         block_bands(p, k, w, j0, nk);
         if (!kept)
             block_scores(p, kern, k, w, kblk, j0, nk, st);
-        kern->q8_pquant(st, L, mr, nk, kept ? 1.0f : sc, w->lo, w->hi, excl,
-                        w->m, p->q8_qs1, w->l);
+        kern->int8_quant_pquant(st, L, mr, nk, kept ? 1.0f : sc, w->lo, w->hi,
+                                excl, w->m, p->q8_qs1, w->l);
         kern->pv(st, L, mr, vblk, Dp, nk, Dp, w->alpha, w->acc, Dp);
         if (++held == 16) {
             flush(p, mr, w);

@@ -64,7 +64,7 @@ void fast_mla_load_q(const fast_plan *p, const fast_kernels *kern,
                      const uint16_t *const *qrows);
 /* An NZ cache's (fast_internal.h, nz) run of rows of one block, own
  * keys j .. j + run - 1 of (b, kvh), widened into the rows of kd, vd
- * (stride ldd), the key's rope after its D columns (kernels.h widen_nz);
+ * (stride ldd), the key's rope after its D columns (kernels.h widen_mla_nz);
  * returns whether every V row is finite, vbad (NULL: not wanted) each V
  * row's own answer. */
 bool fast_mla_nz_rows(const fast_plan *p, const fast_kernels *kern,

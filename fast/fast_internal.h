@@ -111,7 +111,7 @@ typedef struct fast_plan {
      * tiles of 16 contiguous ones, k_sd apart (block_size * 16): k_ss =
      * 16 (rows within a tile), k_sn = D * block_size; key_rope alike
      * (kr_sd).  Rows are read through fast_kv_col or widened by
-     * widen_nz (attention.c), never as D contiguous elements. */
+     * widen_mla_nz (attention.c), never as D contiguous elements. */
     bool nz;
     int64_t k_sd, kr_sd;
     /* The NZ tile width of key/value: 16 for fp16/bf16, 32 for int8 (MLA
@@ -565,15 +565,15 @@ void fast_degenerate_mean(const fast_plan *p, int64_t b, int64_t n,
                           int64_t i, int64_t kv_len, float *tmp);
 /* run_output.c: where row (b, n, i)'s output and lse go; fast_store_row
  * stores acc / l there, rounded to dt or, an int8 output, quantized
- * (store / store_q8 of kern, NULL: the portable ones). */
+ * (store / store_int8_out of kern, NULL: the portable ones). */
 uint16_t *fast_out_row(const fast_plan *p, int64_t b, int64_t n, int64_t i);
 struct fast_kernels;
 void fast_store_row(const fast_plan *p, int64_t b, int64_t n, int64_t i,
                     const float *acc, double l,
                     const struct fast_kernels *kern);
 /* An int8 output row of D copies of v. */
-void fast_store_q8_fill(const fast_plan *p, int64_t b, int64_t n, int64_t i,
-                        int8_t v);
+void fast_store_int8_out_fill(const fast_plan *p, int64_t b, int64_t n,
+                              int64_t i, int8_t v);
 void fast_store_lse(const fast_plan *p, int64_t b, int64_t n, int64_t i,
                     double x);
 void fast_store_zero(const fast_plan *p, int64_t b, int64_t n, int64_t i);
@@ -595,7 +595,7 @@ bool fast_sink_end(const fast_plan *p, int64_t b, int64_t n, int64_t i,
 /* run_pse.c: the pse of keys j0.. of each of mr rows, out[r] = rows[r]
  * (the row at column 0, fast_pse_row; NULL: none) from key j0's column;
  * whether a row's final max m says every key it used scored -inf (the
- * bias kernels clamp -inf to -FLT_MAX; docs/semantics.md: the row is NaN),
+ * pse_bias kernels clamp -inf to -FLT_MAX; docs/semantics.md: the row is NaN),
  * and that row's NaN output and lse. */
 void fast_pse_block(const fast_plan *p, int64_t b,
                     const uint16_t *const *rows, int mr, int64_t j0,
@@ -612,11 +612,11 @@ void fast_store_nan(const fast_plan *p, int64_t b, int64_t n, int64_t i);
  * fast_aq_src: the addresses of own key j's K and V rows (int4: the byte
  * of its first element).  fast_aq_heads: hv = 4 x Dp floats, the key's
  * scale and offset vectors then the value's (zeros for a per-token one).
- * fast_aq_widen_rows: keys j0 .. j0 + nk - 1 dequantized (kernels.h:
- * aq_widen) into rows kd / vd of stride ldd, hv from fast_aq_heads;
+ * fast_widen_antiquant_rows: keys j0 .. j0 + nk - 1 dequantized (kernels.h:
+ * widen_antiquant) into rows kd / vd of stride ldd, hv from fast_aq_heads;
  * returns whether every V value is finite.  fast_aq_decode: keys [jmin,
- * jmax] of the mr rows q (stride Dp) through kern->decode_aq, m, l and acc
- * (stride Dp) carried; tok: 4 x 1024 floats of scratch; bias as
+ * jmax] of the mr rows q (stride Dp) through kern->decode_antiquant, m, l and
+ * acc (stride Dp) carried; tok: 4 x 1024 floats of scratch; bias as
  * kern->decode's from key jmin on (NULL: none); false when the result is
  * not finite.  fast_aq_check_data: phase two's R_NO_DATA (361001) when a
  * scale has no data (a status-only run). */
@@ -628,9 +628,10 @@ void fast_aq_src(const fast_plan *p, int64_t b, int64_t h, int64_t j,
                  const void **k, const void **v);
 void fast_aq_heads(const fast_plan *p, int64_t h, float *hv);
 struct fast_kernels;
-bool fast_aq_widen_rows(const fast_plan *p, const struct fast_kernels *kern,
-                        int64_t b, int64_t h, int64_t j0, int nk,
-                        const float *hv, float *kd, float *vd, int64_t ldd);
+bool fast_widen_antiquant_rows(const fast_plan *p,
+                               const struct fast_kernels *kern, int64_t b,
+                               int64_t h, int64_t j0, int nk, const float *hv,
+                               float *kd, float *vd, int64_t ldd);
 bool fast_aq_decode(const fast_plan *p, const struct fast_kernels *kern,
                     int64_t b, int64_t h, const float *q, int mr,
                     int64_t jmin, int64_t jmax, int round,

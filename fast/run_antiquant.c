@@ -2,9 +2,9 @@
  * where an int8 / int4 key or value row lies, the scale and offset of each
  * of its elements (the plan's fast_aq, plan_antiquant.c), and the two
  * ways phase two reads the cache: rows dequantized into float (the
- * prefill's kv_pre and per-block widening, kernel aq_widen) and the fused
- * decode kernel that dequantizes in its loads (kernel decode_aq), fed a
- * block pointer per FAST_DEC_KB keys and the call's per-token scales.
+ * prefill's kv_pre and per-block widening, kernel widen_antiquant) and the
+ * fused decode kernel that dequantizes in its loads (kernel decode_antiquant),
+ * fed a block pointer per FAST_DEC_KB keys and the call's per-token scales.
  * Never a dequantized copy of the cache beyond what the fp16 path keeps
  * (its float rows).  A shared prefix never comes with antiquant (not
  * modeled, antiquant.md): keys are the batch's own rows. */
@@ -71,9 +71,10 @@ void fast_aq_src(const fast_plan *p, int64_t b, int64_t h, int64_t j,
     *v = (const char *)fast_v_base(p, b) + o;
 }
 
-bool fast_aq_widen_rows(const fast_plan *p, const fast_kernels *kern,
-                        int64_t b, int64_t h, int64_t j0, int nk,
-                        const float *hv, float *kd, float *vd, int64_t ldd)
+bool fast_widen_antiquant_rows(const fast_plan *p, const fast_kernels *kern,
+                               int64_t b, int64_t h, int64_t j0, int nk,
+                               const float *hv, float *kd, float *vd,
+                               int64_t ldd)
 {
     const int64_t D = p->D, Dp = p->Dp;
     const int int4 = p->kv_dt == FIA_DT_INT4;
@@ -87,10 +88,10 @@ bool fast_aq_widen_rows(const fast_plan *p, const fast_kernels *kern,
             fast_aq_key(p, 0, b, h, j0 + c, &ks, &ko);
         if (!vch)
             fast_aq_key(p, 1, b, h, j0 + c, &vs, &vo);
-        kern->aq_widen(kr, int4, kch ? hv : NULL, hv + Dp, ks, ko,
-                       kd + c * ldd, D);
-        vfinite &= kern->aq_widen(vr, int4, vch ? hv + 2 * Dp : NULL,
-                                  hv + 3 * Dp, vs, vo, vd + c * ldd, D);
+        kern->widen_antiquant(kr, int4, kch ? hv : NULL, hv + Dp, ks, ko,
+                              kd + c * ldd, D);
+        vfinite &= kern->widen_antiquant(vr, int4, vch ? hv + 2 * Dp : NULL,
+                                         hv + 3 * Dp, vs, vo, vd + c * ldd, D);
     }
     return vfinite;
 }
@@ -142,12 +143,12 @@ bool fast_aq_decode(const fast_plan *p, const fast_kernels *kern, int64_t b,
         if (bias != NULL)
             for (int r = 0; r < mr; r++)
                 bb[r] = bias[r] + (start - jmin);
-        if (!kern->decode_aq(q, Dp, mr, kp, vp, p->k_ss, int4, &ka, &va,
-                             bias ? bb : NULL, nk, p->D, p->dt, p->scale,
-                             round, m, l, acc, Dp))
+        if (!kern->decode_antiquant(q, Dp, mr, kp, vp, p->k_ss, int4, &ka, &va,
+                                    bias ? bb : NULL, nk, p->D, p->dt, p->scale,
+                                    round, m, l, acc, Dp))
             return false;
     }
-    if (vch) /* acc in units of 1 / s_d (kernels.h: decode_aq) */
+    if (vch) /* acc in units of 1 / s_d (kernels.h: decode_antiquant) */
         for (int r = 0; r < mr; r++)
             for (int64_t d = 0; d < p->D; d++)
                 acc[r * Dp + d] *= hv[2 * Dp + d];

@@ -36,7 +36,7 @@ void fast_mla_load_q(const fast_plan *p, const fast_kernels *kern,
 /* An NZ cache's run of rows of one block, own keys j .. j + run - 1 of
  * (b, kvh), widened into the rows of kd, vd (stride ldd), the key's rope
  * after its D columns: tile by tile, each tile's rows one contiguous
- * stream (kernels.h widen_nz), which the hardware prefetcher follows.
+ * stream (kernels.h widen_mla_nz), which the hardware prefetcher follows.
  * Returns whether every V row is finite; vbad (NULL: not wanted) gets
  * each V row's own answer. */
 bool fast_mla_nz_rows(const fast_plan *p, const fast_kernels *kern,
@@ -45,14 +45,14 @@ bool fast_mla_nz_rows(const fast_plan *p, const fast_kernels *kern,
 {
     const uint16_t *kr, *vr;
     fast_kv_src(p, b, kvh, j, &kr, &vr);
-    kern->widen_nz(p->dt, kr, p->k_sd, run, kd, ldd, p->D);
+    kern->widen_mla_nz(p->dt, kr, p->k_sd, run, kd, ldd, p->D);
     if (p->Dr > 0)
-        kern->widen_nz(p->dt, (const uint16_t *)p->kr +
-                                  fast_kr_row(p, b, kvh, j),
-                       p->kr_sd, run, kd + p->D, ldd, p->Dr);
-    const bool fin = kern->widen_nz(p->dt, vr, p->k_sd, run, vd, ldd, p->D);
+        kern->widen_mla_nz(p->dt,
+                           (const uint16_t *)p->kr + fast_kr_row(p, b, kvh, j),
+                           p->kr_sd, run, kd + p->D, ldd, p->Dr);
+    const bool fin = kern->widen_mla_nz(p->dt, vr, p->k_sd, run, vd, ldd, p->D);
     for (int r = 0; vbad != NULL && r < run; r++) /* rare: row by row */
-        vbad[r] = !fin && !kern->widen_nz(p->dt, vr + r * p->k_ss, p->k_sd,
-                                          1, vd + r * ldd, ldd, p->D);
+        vbad[r] = !fin && !kern->widen_mla_nz(p->dt, vr + r * p->k_ss, p->k_sd,
+                                              1, vd + r * ldd, ldd, p->D);
     return fin;
 }

@@ -12,10 +12,10 @@
  * scaled elements, a relative 2^-24 each), the bf16 ropes widened as they
  * are, P rounded to bf16 before P.V as in a bf16 call (dt bf16, round_p),
  * attention_out rounded once to bf16.  ND rows (the rank-3 / rank-4
- * caches) go through kernel aq_widen (offset 0: (x + 0) * s = x * s), an
+ * caches) go through kernel widen_antiquant (offset 0: (x + 0) * s = x * s), an
  * int8 NZ cache's rows ([blockNum, N, D/32, blockSize, 32]) a block's run
- * at a time through kernel widen_nz8, tile by tile.  MLA takes no prefix,
- * list or left padding: a key is the cache's own row. */
+ * at a time through kernel widen_query_quant_nz, tile by tile.  MLA takes no
+ * prefix, list or left padding: a key is the cache's own row. */
 #include "attention_task.h"
 
 /* Keys ahead whose K/V rows are prefetched (ND rows, decode), as the bf16
@@ -84,8 +84,8 @@ void fast_mfq_load_q(const fast_plan *p, const fast_kernels *kern,
             }
             const int8_t *q8 = (const int8_t *)p->q + fast_q_row(p, b, n, i);
             float *dst = k->dot ? w->q + r * Dp : w->tmp;
-            kern->aq_widen(q8, 0, NULL, NULL, dsq_at(p, b, n, i), 0.0f, dst,
-                           D);
+            kern->widen_antiquant(q8, 0, NULL, NULL, dsq_at(p, b, n, i), 0.0f,
+                                  dst, D);
             for (int64_t d = 0; !k->dot && d < D; d++) /* into Q^T */
                 w->q[d * L + r] = w->tmp[d];
         }
@@ -123,14 +123,16 @@ static bool run_rows(const fast_plan *p, const fast_kernels *kern,
     const int8_t *k8, *v8;
     fast_mfq_src(p, b, kvh, j, &k8, &v8);
     if (p->nz) { /* the run's tiles, each one contiguous stream */
-        kern->widen_nz8(k8, p->k_sd, run, sk, kd, ldd, D);
-        kern->widen_nz(FIA_DT_BF16, (const uint16_t *)p->kr +
-                                        fast_kr_row(p, b, kvh, j),
-                       p->kr_sd, run, kd + D, ldd, p->Dr);
-        const bool fin = kern->widen_nz8(v8, p->k_sd, run, sv, vd, ldd, D);
+        kern->widen_query_quant_nz(k8, p->k_sd, run, sk, kd, ldd, D);
+        kern->widen_mla_nz(FIA_DT_BF16,
+                           (const uint16_t *)p->kr + fast_kr_row(p, b, kvh, j),
+                           p->kr_sd, run, kd + D, ldd, p->Dr);
+        const bool fin =
+            kern->widen_query_quant_nz(v8, p->k_sd, run, sv, vd, ldd, D);
         for (int r = 0; vbad != NULL && r < run; r++) /* rare: by row */
-            vbad[r] = !fin && !kern->widen_nz8(v8 + r * p->k_ss, p->k_sd, 1,
-                                               sv, vd + r * ldd, ldd, D);
+            vbad[r] = !fin &&
+                      !kern->widen_query_quant_nz(v8 + r * p->k_ss, p->k_sd, 1,
+                                                  sv, vd + r * ldd, ldd, D);
         return fin;
     }
     bool fin = true;
@@ -138,10 +140,10 @@ static bool run_rows(const fast_plan *p, const fast_kernels *kern,
         if (j + r + MFQ_PREFETCH <= jmax)
             prefetch_ahead(p, b, kvh, j, r, run, k8, v8);
         float *kr = kd + r * ldd, *vr = vd + r * ldd;
-        kern->aq_widen(k8 + r * p->k_ss, 0, NULL, NULL, sk, 0.0f, kr, D);
+        kern->widen_antiquant(k8 + r * p->k_ss, 0, NULL, NULL, sk, 0.0f, kr, D);
         fast_mla_widen_k(p, kern, b, kvh, j + r, kr + D); /* bf16 rope */
-        const bool f = kern->aq_widen(v8 + r * p->k_ss, 0, NULL, NULL, sv,
-                                      0.0f, vr, D);
+        const bool f = kern->widen_antiquant(v8 + r * p->k_ss, 0, NULL, NULL,
+                                             sv, 0.0f, vr, D);
         if (vbad != NULL)
             vbad[r] = !f;
         fin &= f;

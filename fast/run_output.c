@@ -3,7 +3,7 @@
  * come from the layout (executor.c); softmax_lse is [B, N, Q_S, 1] float32.
  * Row i is physical row fast_q_phys (left padding:
  * docs/features/padding.md).  An int8 attention_out holds the row
- * quantized with quant_scale2 / quant_offset2 (store_q8). */
+ * quantized with quant_scale2 / quant_offset2 (store_int8_out). */
 #include "fast_internal.h"
 
 /* Element offset of row (b, n, i)'s first output. */
@@ -23,8 +23,8 @@ static int8_t *out_row8(const fast_plan *p, int64_t b, int64_t n, int64_t i)
     return (int8_t *)p->out + out_off(p, b, n, i);
 }
 
-void fast_store_q8_fill(const fast_plan *p, int64_t b, int64_t n, int64_t i,
-                        int8_t v)
+void fast_store_int8_out_fill(const fast_plan *p, int64_t b, int64_t n,
+                              int64_t i, int8_t v)
 {
     memset(out_row8(p, b, n, i), (unsigned char)v, (size_t)p->D);
 }
@@ -64,9 +64,8 @@ void fast_store_row(const fast_plan *p, int64_t b, int64_t n, int64_t i,
     const float *qs, *qo;
     int64_t stride;
     oq_row(p, n, sb, ob, &qs, &qo, &stride);
-    (kern ? kern->store_q8 : fast_store_q8_scalar)(acc, l, qs, qo, stride,
-                                                   out_row8(p, b, n, i),
-                                                   p->D);
+    (kern ? kern->store_int8_out : fast_store_int8_out_scalar)(
+        acc, l, qs, qo, stride, out_row8(p, b, n, i), p->D);
 }
 
 void fast_store_lse(const fast_plan *p, int64_t b, int64_t n, int64_t i,

@@ -3,7 +3,7 @@
  * of batch b, head n reads pse row fast_pse_row (the physical row under
  * query left padding, row 0 at Q_S = 1; batch 0 for a pse of batch 1) and
  * key j column fast_pse_col (fast_internal.h); the kernels add it after the
- * scale (kernels.h: bias, decode). */
+ * scale (kernels.h: pse_bias, decode). */
 #include <float.h>
 #include "fast_internal.h"
 
@@ -16,7 +16,7 @@ void fast_pse_block(const fast_plan *p, int64_t b,
         out[r] = rows[r] == NULL ? NULL : rows[r] + c;
 }
 
-/* The bias kernels clamp a score of -inf to -FLT_MAX (kernels.h), so a
+/* The pse_bias kernels clamp a score of -inf to -FLT_MAX (kernels.h), so a
  * key of bias -inf weighs exp(-FLT_MAX - m) = 0 once any key of the row
  * has a larger score; a row's max stays -FLT_MAX only when every key it
  * used scored -inf (or exactly -FLT_MAX: |scale| q.k at the float32
@@ -30,7 +30,7 @@ bool fast_pse_all_dropped(const fast_plan *p, float m)
 void fast_store_nan(const fast_plan *p, int64_t b, int64_t n, int64_t i)
 {
     if (p->oq) { /* NaN has no int8 value (unspecified): 0 */
-        fast_store_q8_fill(p, b, n, i, 0);
+        fast_store_int8_out_fill(p, b, n, i, 0);
         fast_store_lse(p, b, n, i, NAN);
         return;
     }

@@ -278,13 +278,13 @@ static void conversions(const fast_kernels *k, const char *isa)
     CHECK_MSG(bad == 0, "%s widen/store: %d mismatches", isa, bad);
 }
 
-/* store_q8 (an int8 output row): against the definition computed here —
+/* store_int8_out (an int8 output row): against the definition computed here —
  * x = fl32(acc / l), y = fl32(fl32(x * qs) + qo), clamped, rounded half to
  * even (a fused x * qs + qo may differ by one float32 rounding: then y's
  * integer may differ only where y is within 2^-20 of a tie) — per-channel
  * and per-tensor, with and without offset, saturation, exact ties, NaN
  * (0), ragged lengths, and nothing written past n. */
-static void store_q8(const fast_kernels *k, const char *isa)
+static void store_int8_out(const fast_kernels *k, const char *isa)
 {
     int bad = 0, ties = 0, sat = 0;
     for (int64_t n = 1; n <= 70; n += (n < 20 ? 1 : 13)) {
@@ -303,7 +303,7 @@ static void store_q8(const fast_kernels *k, const char *isa)
                 for (int li = 0; li < 2; li++) {
                     const double l = li ? 2.5 : 1.0;
                     memset(out, 0x5a, sizeof out);
-                    k->store_q8(acc, l, qs, off ? qo : NULL, pc, out, n);
+                    k->store_int8_out(acc, l, qs, off ? qo : NULL, pc, out, n);
                     for (int64_t i = 0; i < n; i++) {
                         const int64_t j = pc ? i : 0;
                         const float x = (float)((double)acc[i] / l);
@@ -329,8 +329,8 @@ static void store_q8(const fast_kernels *k, const char *isa)
                         bad += out[i] != 0x5a;
                 }
     }
-    CHECK_MSG(bad == 0, "%s store_q8: %d mismatches", isa, bad);
-    CHECK_MSG(ties > 0 && sat > 0, "%s store_q8: %d ties, %d saturated",
+    CHECK_MSG(bad == 0, "%s store_int8_out: %d mismatches", isa, bad);
+    CHECK_MSG(ties > 0 && sat > 0, "%s store_int8_out: %d ties, %d saturated",
               isa, ties, sat);
 }
 
@@ -380,12 +380,12 @@ static void widen_t(const fast_kernels *k, const char *isa)
               runs);
 }
 
-/* widen_nz: rows of an NZ cache's block (tiles of 16 elements, ld apart,
+/* widen_mla_nz: rows of an NZ cache's block (tiles of 16 elements, ld apart,
  * each tile's rows 16 apart) against widen of each row gathered
  * contiguous: the same floats (NaN for NaN, as widen_t's) and the same
  * finite answer; nothing outside the rows' n columns written, nothing
  * read past the last tile's last row (exact-size source: ASan). */
-static void widen_nz(const fast_kernels *k, const char *isa)
+static void widen_mla_nz(const fast_kernels *k, const char *isa)
 {
     int bad = 0, runs = 0;
     for (int it = 0; it < 150; it++) {
@@ -409,7 +409,7 @@ static void widen_nz(const fast_kernels *k, const char *isa)
             src[len - 1] = em;
         for (int64_t i = 0; i < nrows * ldd; i++)
             got[i] = -7.0f;
-        const bool fin = k->widen_nz(dt, src, ld, nrows, got, ldd, n);
+        const bool fin = k->widen_mla_nz(dt, src, ld, nrows, got, ldd, n);
         bad += fin != (it % 3 != 0);
         for (int r = 0; r < nrows; r++) {
             for (int64_t d = 0; d < n; d++)
@@ -426,17 +426,17 @@ static void widen_nz(const fast_kernels *k, const char *isa)
         free(src), free(row), free(want), free(got);
         runs++;
     }
-    CHECK_MSG(bad == 0, "%s widen_nz: %d mismatches in %d runs", isa, bad,
+    CHECK_MSG(bad == 0, "%s widen_mla_nz: %d mismatches in %d runs", isa, bad,
               runs);
 }
 
-/* widen_nz8: rows of an int8 NZ cache's block (tiles of 32, ld apart,
- * each tile's rows 32 apart) times a scale against the definition
+/* widen_query_quant_nz: rows of an int8 NZ cache's block (tiles of 32, ld
+ * apart, each tile's rows 32 apart) times a scale against the definition
  * fl((float)x * s) and against the portable kernel bit for bit (NaN for
  * NaN), the same finite answer (an inf or NaN scale, a product beyond
  * float32: false); nothing outside the rows' n columns written, nothing
  * read past the last tile's last row (exact-size source: ASan). */
-static void widen_nz8(const fast_kernels *k, const char *isa)
+static void widen_query_quant_nz(const fast_kernels *k, const char *isa)
 {
     int bad = 0, runs = 0;
     for (int it = 0; it < 150; it++) {
@@ -463,9 +463,10 @@ static void widen_nz8(const fast_kernels *k, const char *isa)
         src[len - 1] = -128; /* the last tile's last row's last one */
         for (int64_t i = 0; i < nrows * ldd; i++)
             got[i] = sc[i] = -7.0f;
-        const bool fin = k->widen_nz8(src, ld, nrows, s, got, ldd, n);
-        const bool sfin = fast_kernels_scalar.widen_nz8(src, ld, nrows, s,
-                                                        sc, ldd, n);
+        const bool fin =
+            k->widen_query_quant_nz(src, ld, nrows, s, got, ldd, n);
+        const bool sfin = fast_kernels_scalar.widen_query_quant_nz(
+            src, ld, nrows, s, sc, ldd, n);
         bool want_fin = true;
         for (int r = 0; r < nrows; r++) {
             for (int64_t d = 0; d < n; d++) {
@@ -484,8 +485,8 @@ static void widen_nz8(const fast_kernels *k, const char *isa)
         free(src), free(got), free(sc);
         runs++;
     }
-    CHECK_MSG(bad == 0, "%s widen_nz8: %d mismatches in %d runs", isa, bad,
-              runs);
+    CHECK_MSG(bad == 0, "%s widen_query_quant_nz: %d mismatches in %d runs",
+              isa, bad, runs);
 }
 
 /* The fused decode kernel against the scalar kernels composed as the
@@ -575,7 +576,7 @@ static void decode(const fast_kernels *k, const char *isa)
             for (int r = 0; with_bias && r < mr; r++)
                 bb[r] = bias[r] + j0;
             if (with_bias)
-                sc->bias(dt, bb, mr, nb, scale, st, 16, NULL);
+                sc->pse_bias(dt, bb, mr, nb, scale, st, 16, NULL);
             sc->softmax(st, 16, mr, nb, with_bias ? 1.0f : scale, lo, hi,
                         NULL, round, m0, l0, alpha);
             sc->pv(st, 16, mr, vf, Dp, nb, D, alpha, acc0, Dp);
@@ -646,14 +647,14 @@ static void decode(const fast_kernels *k, const char *isa)
     CHECK_MSG(ndropped > 0, "%s decode: no row of every key -inf", isa);
 }
 
-/* bias (the pse after the scale) against the scalar kernel bit for bit:
+/* pse_bias (the pse after the scale) against the scalar kernel bit for bit:
  * each element is one multiplication, one addition and a clamp, in any
  * order of elements.  Ragged rows and keys, NULL rows, fp16 and bf16,
  * -inf / +inf / NaN in the bias and NaN / -inf scores, with and without
  * the block max; pse rows of exactly nk values (ASan sees a read past the
  * keys), nothing outside round_up(mr, 16) rows x nk keys written.  The
  * scalar kernel against the contract on the special values. */
-static void bias(const fast_kernels *k, const char *isa)
+static void pse_bias(const fast_kernels *k, const char *isa)
 {
     int bad = 0;
     for (int it = 0; it < 160; it++) {
@@ -687,9 +688,9 @@ static void bias(const fast_kernels *k, const char *isa)
         float bm0[L + 16], bm1[L + 16];
         for (int r = 0; r < L + 16; r++)
             bm0[r] = bm1[r] = 7.0f; /* guard */
-        fast_kernels_scalar.bias(dt, rp, mr, nk, scale, s0, L,
-                                 with_max ? bm0 : NULL);
-        k->bias(dt, rp, mr, nk, scale, s1, L, with_max ? bm1 : NULL);
+        fast_kernels_scalar.pse_bias(dt, rp, mr, nk, scale, s0, L,
+                                     with_max ? bm0 : NULL);
+        k->pse_bias(dt, rp, mr, nk, scale, s1, L, with_max ? bm1 : NULL);
         const int rows16 = (mr + 15) & ~15;
         for (int c = 0; c < 64; c++)
             for (int r = 0; r < L; r++) {
@@ -704,7 +705,7 @@ static void bias(const fast_kernels *k, const char *isa)
             free(rows[r]);
         free(s0), free(s1);
     }
-    CHECK_MSG(bad == 0, "%s bias: %d values off", isa, bad);
+    CHECK_MSG(bad == 0, "%s pse_bias: %d values off", isa, bad);
     if (k != &fast_kernels_scalar)
         return;
     /* the contract on special values, one row of 5 keys (fp16) */
@@ -713,7 +714,7 @@ static void bias(const fast_kernels *k, const char *isa)
     float st[5 * 16] = {0}, bm[16];
     st[0] = 1.0f, st[16] = 2.0f, st[32] = 1.0f, st[48] = 1.0f;
     st[64] = NAN;
-    fast_kernels_scalar.bias(FIA_DT_FP16, rp, 1, 5, 0.5f, st, 16, bm);
+    fast_kernels_scalar.pse_bias(FIA_DT_FP16, rp, 1, 5, 0.5f, st, 16, bm);
     CHECK(st[0] == -FLT_MAX);              /* 0.5 + -inf, clamped */
     CHECK(st[16] == 2.0f);                 /* 1 + 1 */
     CHECK(isinf(st[32]) && st[32] > 0);    /* +inf stays */
@@ -810,11 +811,11 @@ int main(void)
         qk_max(k, isa);
         pv(k, isa);
         conversions(k, isa);
-        store_q8(k, isa);
+        store_int8_out(k, isa);
         widen_t(k, isa);
-        widen_nz(k, isa);
-        widen_nz8(k, isa);
-        bias(k, isa);
+        widen_mla_nz(k, isa);
+        widen_query_quant_nz(k, isa);
+        pse_bias(k, isa);
         decode(k, isa);
         printf("%s: tested\n", isa);
     }

@@ -1,10 +1,11 @@
-/* fast/'s antiquant micro-kernels (kernels.h: aq_widen, decode_aq) at every
- * level this CPU supports: aq_widen bit for bit against the definition
- * ((x + o) then * s, each rounded in float32) for int8 and int4, per-channel
- * vectors and scalars, ragged lengths, an offset near -x (no cancellation
- * allowed), non-finite results flagged; decode_aq against the composed
- * kernels on the dequantized rows (aq_widen, qk_dot, softmax, pv) for every
- * per-channel / per-token pairing of key and value. */
+/* fast/'s antiquant micro-kernels (kernels.h: widen_antiquant,
+ * decode_antiquant) at every level this CPU supports: widen_antiquant bit for
+ * bit against the definition ((x + o) then * s, each rounded in float32) for
+ * int8 and int4, per-channel vectors and scalars, ragged lengths, an offset
+ * near -x (no cancellation allowed), non-finite results flagged;
+ * decode_antiquant against the composed kernels on the dequantized rows
+ * (widen_antiquant, qk_dot, softmax, pv) for every per-channel / per-token
+ * pairing of key and value. */
 #include <stdint.h>
 #include <stdlib.h>
 #include "check.h"
@@ -23,7 +24,7 @@ static int elem(const uint8_t *src, int int4, int64_t i)
     return x >= 8 ? x - 16 : x;
 }
 
-static void aq_widen(const fast_kernels *k, const char *isa)
+static void widen_antiquant(const fast_kernels *k, const char *isa)
 {
     static const int64_t ns[] = {2, 8, 14, 16, 30, 64, 100, 128, 130};
     int bad = 0;
@@ -45,25 +46,25 @@ static void aq_widen(const fast_kernels *k, const char *isa)
             want[d] = t * (chan ? sv[d] : s);
         }
         dst[n] = 12345.0f; /* nothing written past n */
-        const bool fin = k->aq_widen(src, int4, chan ? sv : NULL, ov, s, o,
-                                     dst, n);
+        const bool fin =
+            k->widen_antiquant(src, int4, chan ? sv : NULL, ov, s, o, dst, n);
         bad += !fin || dst[n] != 12345.0f ||
                memcmp(dst, want, (size_t)n * sizeof(float)) != 0;
         /* a non-finite scale is flagged */
         if (chan) {
             sv[n - 1] = INFINITY;
-            bad += k->aq_widen(src, int4, sv, ov, s, o, dst, n);
+            bad += k->widen_antiquant(src, int4, sv, ov, s, o, dst, n);
         }
     }
-    CHECK_MSG(bad == 0, "%s: aq_widen: %d mismatches", isa, bad);
+    CHECK_MSG(bad == 0, "%s: widen_antiquant: %d mismatches", isa, bad);
 }
 
-/* decode_aq: mr rows against nk keys of int8 / int4 K and V, the key and
+/* decode_antiquant: mr rows against nk keys of int8 / int4 K and V, the key and
  * value each per-channel or per-token, against the composed scalar kernels
- * on the rows aq_widen gives. */
-static void decode_aq(const fast_kernels *k, const char *isa)
+ * on the rows widen_antiquant gives. */
+static void decode_antiquant(const fast_kernels *k, const char *isa)
 {
-    if (k->decode_aq == NULL)
+    if (k->decode_antiquant == NULL)
         return;
     int bad = 0;
     for (int it = 0; it < 64; it++) {
@@ -113,10 +114,10 @@ static void decode_aq(const fast_kernels *k, const char *isa)
                 lo[r] = 0, hi[r] = nb - 1;
             for (int c = 0; c < nb; c++) {
                 const int64_t j = j0 + c;
-                sc->aq_widen(kx + j * ldkv / eb, int4, ktok ? NULL : kcs,
-                             kco, kts[j], kto[j], kf + c * D, D);
-                sc->aq_widen(vx + j * ldkv / eb, int4, vtok ? NULL : vcs,
-                             vco, vts[j], vto[j], vf + c * D, D);
+                sc->widen_antiquant(kx + j * ldkv / eb, int4, ktok ? NULL : kcs,
+                                    kco, kts[j], kto[j], kf + c * D, D);
+                sc->widen_antiquant(vx + j * ldkv / eb, int4, vtok ? NULL : vcs,
+                                    vco, vts[j], vto[j], vf + c * D, D);
             }
             sc->qk_dot(q, D, mr, kf, D, nb, D, st, 16);
             sc->softmax(st, 16, mr, nb, scale, lo, hi, NULL, round, m0, l0,
@@ -132,9 +133,9 @@ static void decode_aq(const fast_kernels *k, const char *isa)
             vp[i] = vx + i * FAST_DEC_KB * ldkv / eb;
         const fast_aq_dec ka = {ktok, ktok ? kts : kcs, ktok ? kto : kco};
         const fast_aq_dec va = {vtok, vtok ? vts : vcs, vtok ? vto : vco};
-        const bool ok = k->decode_aq(q, D, mr, kp, vp, ldkv, int4, &ka, &va,
-                                     NULL, nk, D, dt, scale, round, m1, l1,
-                                     acc1, D);
+        const bool ok =
+            k->decode_antiquant(q, D, mr, kp, vp, ldkv, int4, &ka, &va, NULL,
+                                nk, D, dt, scale, round, m1, l1, acc1, D);
         if (!vtok) /* acc in units of 1 / s_d */
             for (int r = 0; r < mr; r++)
                 for (int64_t d = 0; d < D; d++)
@@ -158,7 +159,7 @@ static void decode_aq(const fast_kernels *k, const char *isa)
         free(kx), free(vx), free(kts), free(kto), free(vts), free(vto);
         free(acc0), free(acc1), free(kf), free(vf), free(kp), free(vp);
     }
-    CHECK_MSG(bad == 0, "%s: decode_aq: %d mismatches", isa, bad);
+    CHECK_MSG(bad == 0, "%s: decode_antiquant: %d mismatches", isa, bad);
 }
 
 int main(void)
@@ -170,9 +171,10 @@ int main(void)
             printf("%s: not supported on this CPU, skipped\n", isa);
             continue;
         }
-        CHECK_MSG(k->aq_widen != NULL, "%s: aq_widen missing", isa);
-        aq_widen(k, isa);
-        decode_aq(k, isa);
+        CHECK_MSG(k->widen_antiquant != NULL, "%s: widen_antiquant missing",
+                  isa);
+        widen_antiquant(k, isa);
+        decode_antiquant(k, isa);
         printf("%s: tested\n", isa);
     }
     return check_summary();

@@ -1,11 +1,11 @@
-/* fast/'s full int8 quantization micro-kernels (kernels.h: q8_rowmax,
- * q8_pquant) at every level this CPU supports, against a scalar
+/* fast/'s full int8 quantization micro-kernels (kernels.h: int8_quant_rowmax,
+ * int8_quant_pquant) at every level this CPU supports, against a scalar
  * computation here: row counts with tails (1 .. 40 rows, not multiples of
  * 8 or 16), ragged key blocks, per-row key ranges (empty ones too), mask
- * bits, a scale of 1 (a bias step scaled the scores) and another.
- * q8_rowmax: the scaled scores bit for bit, the row max exactly.
- * q8_pquant: P exactly where e * qs lies away from a rounding boundary (a
- * step either way next to one: the SIMD exp is within 2 ulp of expf), 0
+ * bits, a scale of 1 (a pse_bias step scaled the scores) and another.
+ * int8_quant_rowmax: the scaled scores bit for bit, the row max exactly.
+ * int8_quant_pquant: P exactly where e * qs lies away from a rounding boundary
+ * (a step either way next to one: the SIMD exp is within 2 ulp of expf), 0
  * for keys not taking part, saturation at -128 / 127 (qs large, qs < 0),
  * the row sum within float32 rounding. */
 #include <math.h>
@@ -57,7 +57,7 @@ static void q8_kernels(const fast_kernels *k, const char *isa)
             l[r] = l0[r] = (float)urand();
         }
         const uint8_t *ex = masked ? excl : NULL;
-        /* q8_rowmax */
+        /* int8_quant_rowmax */
         float want_m[LMAX];
         for (int r = 0; r < mr; r++) {
             want_m[r] = m[r];
@@ -68,15 +68,15 @@ static void q8_kernels(const fast_kernels *k, const char *isa)
             }
         }
         memcpy(s, s0, sizeof s);
-        k->q8_rowmax(s, lds, mr, nk, scale, lo, hi, ex, m);
+        k->int8_quant_rowmax(s, lds, mr, nk, scale, lo, hi, ex, m);
         for (int r = 0; r < mr; r++) {
             bad_m += m[r] != want_m[r];
             for (int c = 0; c < nk; c++)
                 bad_s += s[c * lds + r] != s0[c * lds + r] * scale;
         }
-        /* q8_pquant against that max, on the unscaled scores again */
+        /* int8_quant_pquant against that max, on the unscaled scores again */
         memcpy(s, s0, sizeof s);
-        k->q8_pquant(s, lds, mr, nk, scale, lo, hi, ex, m, qs, l);
+        k->int8_quant_pquant(s, lds, mr, nk, scale, lo, hi, ex, m, qs, l);
         for (int r = 0; r < mr; r++) {
             double sum = 0.0;
             for (int c = 0; c < nk; c++) {
@@ -105,11 +105,13 @@ static void q8_kernels(const fast_kernels *k, const char *isa)
                        1e-6 * want_l + (double)nk * 0x1p-24 * want_l);
         }
     }
-    CHECK_MSG(bad_s == 0, "%s: q8_rowmax: %d scaled scores differ", isa,
+    CHECK_MSG(bad_s == 0, "%s: int8_quant_rowmax: %d scaled scores differ", isa,
               bad_s);
-    CHECK_MSG(bad_m == 0, "%s: q8_rowmax: %d row max differ", isa, bad_m);
-    CHECK_MSG(bad_p == 0, "%s: q8_pquant: %d P differ", isa, bad_p);
-    CHECK_MSG(bad_l == 0, "%s: q8_pquant: %d row sums differ", isa, bad_l);
+    CHECK_MSG(bad_m == 0, "%s: int8_quant_rowmax: %d row max differ", isa,
+              bad_m);
+    CHECK_MSG(bad_p == 0, "%s: int8_quant_pquant: %d P differ", isa, bad_p);
+    CHECK_MSG(bad_l == 0, "%s: int8_quant_pquant: %d row sums differ", isa,
+              bad_l);
     CHECK_MSG(exact > 1000, "%s: only %d P checked exactly", isa, exact);
     printf("%s: %d P exact, %d next to a boundary\n", isa, exact, near);
 }
@@ -123,7 +125,7 @@ int main(void)
             printf("%s: not supported on this CPU, skipped\n", isa);
             continue;
         }
-        CHECK_MSG(k->q8_rowmax != NULL && k->q8_pquant != NULL,
+        CHECK_MSG(k->int8_quant_rowmax != NULL && k->int8_quant_pquant != NULL,
                   "%s: a full int8 kernel missing", isa);
         q8_kernels(k, isa);
         printf("%s: tested\n", isa);

@@ -1,6 +1,6 @@
 /* fast/ pse_shift (docs/features/pse.md): the bias added in float32 after
  * the scale, before the mask and the max, on the prefill tile path (qk_t
- * and the bias kernel, the fused softmax or the masked one, the dot form)
+ * and the pse_bias kernel, the fused softmax or the masked one, the dot form)
  * and the decode path (the fused decode kernel with its bias, the blocked
  * loop with a mask, split across threads).  A logical model of a call
  * (rows, keys, lengths, pse per batch) is laid out in a layout, with or

@@ -1,5 +1,5 @@
 /* The fused decode kernels' online-softmax step at AVX2 (decode_avx2.c
- * and decode_aq_avx2.c, the same arithmetic for fp16/bf16 and int8/int4
+ * and decode_antiquant_avx2.c, the same arithmetic for fp16/bf16 and int8/int4
  * K/V), with the fp16/bf16 load it uses for the pse: included after
  * simd_avx2.h and the includer's DEC_KB. */
 #ifndef FIA_FAST_DEC_SOFTMAX_AVX2_H
@@ -43,7 +43,7 @@ INLINE __m256 dec_bias(const uint16_t *p, int w, const int bf)
 }
 
 /* The online-softmax step of one block of nb keys, all taking part; the
- * row state (mr <= 8 rows) in scalars.  With bias (NULL: none) the bias
+ * row state (mr <= 8 rows) in scalars.  With bias (NULL: none) the pse_bias
  * step first (kernels.h: scaled, plus the bias, clamped to -FLT_MAX), its
  * scores stored for the second pass. */
 INLINE void dec_softmax(float *s, int mr, int nb, float scale, int round,

@@ -1,6 +1,6 @@
 /* The fused decode kernels' online-softmax step at AVX-512 (decode_avx512.c
- * and decode_aq_avx512.c, the same arithmetic for fp16/bf16 and int8/int4
- * K/V): included after simd_avx512.h and the includer's DEC_KB. */
+ * and decode_antiquant_avx512.c, the same arithmetic for fp16/bf16 and
+ * int8/int4 K/V): included after simd_avx512.h and the includer's DEC_KB. */
 #ifndef FIA_FAST_DEC_SOFTMAX_AVX512_H
 #define FIA_FAST_DEC_SOFTMAX_AVX512_H
 
@@ -15,7 +15,7 @@ INLINE __m512 dec_bias(const uint16_t *p, __mmask16 km, const int bf)
 }
 
 /* The online-softmax step of one block of nb keys, all taking part; with
- * bias (NULL: none) the bias step first (kernels.h: scaled, plus the
+ * bias (NULL: none) the pse_bias step first (kernels.h: scaled, plus the
  * bias, clamped to -FLT_MAX), its scores stored for the second pass. */
 INLINE void dec_softmax(float *s, int mr, int nb, float scale, int round,
                         float *m, float *l, float *alpha,

@@ -47,23 +47,25 @@ typedef void fast_pv_fn(const float *pt, int64_t ldp, int mr, const float *v,
                         float *acc, int64_t ldacc);
 typedef bool fast_widen_fn(fia_dtype dt, const uint16_t *src, float *dst,
                            int64_t n);
-typedef bool fast_widen_nz_fn(fia_dtype dt, const uint16_t *src, int64_t ld,
-                              int nrows, float *dst, int64_t ldd, int64_t n);
-typedef bool fast_widen_nz8_fn(const int8_t *src, int64_t ld, int nrows,
-                               float s, float *dst, int64_t ldd, int64_t n);
+typedef bool fast_widen_mla_nz_fn(fia_dtype dt, const uint16_t *src, int64_t ld,
+                                  int nrows, float *dst, int64_t ldd,
+                                  int64_t n);
+typedef bool fast_widen_query_quant_nz_fn(const int8_t *src, int64_t ld,
+                                          int nrows, float s, float *dst,
+                                          int64_t ldd, int64_t n);
 typedef void fast_widen_t_fn(fia_dtype dt, const uint16_t *const *rows,
                              int nrows, int64_t n, float *dst, int64_t ldd);
 typedef void fast_store_fn(fia_dtype dt, const float *acc, double l,
                            uint16_t *dst, int64_t n);
-typedef void fast_store_q8_fn(const float *acc, double l, const float *qs,
-                              const float *qo, int64_t qstride, int8_t *dst,
-                              int64_t n);
-typedef void fast_bias_fn(fia_dtype dt, const uint16_t *const *bias, int mr,
-                          int nk, float scale, float *st, int64_t lds,
-                          float *bmax);
-typedef bool fast_aq_widen_fn(const void *src, int int4, const float *sv,
-                              const float *ov, float s, float o, float *dst,
-                              int64_t n);
+typedef void fast_store_int8_out_fn(const float *acc, double l, const float *qs,
+                                    const float *qo, int64_t qstride,
+                                    int8_t *dst, int64_t n);
+typedef void fast_pse_bias_fn(fia_dtype dt, const uint16_t *const *bias, int mr,
+                              int nk, float scale, float *st, int64_t lds,
+                              float *bmax);
+typedef bool fast_widen_antiquant_fn(const void *src, int int4, const float *sv,
+                                     const float *ov, float s, float o,
+                                     float *dst, int64_t n);
 /* Antiquant's per-key dequantization in the fused decode kernel: per key
  * c of the call (tok) the scalars s[c], o[c], else per channel d the
  * vectors s[d], o[d] (o never NULL: zeros when symmetric). */
@@ -82,23 +84,24 @@ typedef bool fast_decode_fn(const float *q, int64_t ldq, int mr,
                             float scale, int round, float *m, float *l,
                             float *acc, int64_t ldacc);
 
-typedef bool fast_decode_aq_fn(const float *q, int64_t ldq, int mr,
-                               const void *const *k, const void *const *v,
-                               int64_t ldkv, int int4, const fast_aq_dec *ka,
-                               const fast_aq_dec *va,
-                               const uint16_t *const *bias, int64_t nk,
-                               int64_t D, fia_dtype dt, float scale,
-                               int round, float *m, float *l, float *acc,
-                               int64_t ldacc);
+typedef bool fast_decode_antiquant_fn(const float *q, int64_t ldq, int mr,
+                                      const void *const *k,
+                                      const void *const *v, int64_t ldkv,
+                                      int int4, const fast_aq_dec *ka,
+                                      const fast_aq_dec *va,
+                                      const uint16_t *const *bias, int64_t nk,
+                                      int64_t D, fia_dtype dt, float scale,
+                                      int round, float *m, float *l,
+                                      float *acc, int64_t ldacc);
 
-typedef void fast_q8_rowmax_fn(float *s, int64_t lds, int mr, int nk,
-                               float scale, const int32_t *lo,
-                               const int32_t *hi, const uint8_t *excl,
-                               float *m);
-typedef void fast_q8_pquant_fn(float *s, int64_t lds, int mr, int nk,
-                               float scale, const int32_t *lo,
-                               const int32_t *hi, const uint8_t *excl,
-                               const float *m, float qs, float *l);
+typedef void fast_int8_quant_rowmax_fn(float *s, int64_t lds, int mr, int nk,
+                                       float scale, const int32_t *lo,
+                                       const int32_t *hi, const uint8_t *excl,
+                                       float *m);
+typedef void fast_int8_quant_pquant_fn(float *s, int64_t lds, int mr, int nk,
+                                       float scale, const int32_t *lo,
+                                       const int32_t *hi, const uint8_t *excl,
+                                       const float *m, float qs, float *l);
 
 /* The operations of a table, named once: the fields of fast_kernels
  * below (which hold each one's contract), the tables table_<isa>.c, the
@@ -120,17 +123,17 @@ typedef void fast_q8_pquant_fn(float *s, int64_t lds, int mr, int nk,
     X(pv, REQUIRED)                                                           \
     X(qk_dot, REQUIRED)                                                       \
     X(decode, OPTIONAL)                                                       \
-    X(bias, REQUIRED)                                                         \
+    X(pse_bias, REQUIRED)                                                     \
     X(widen, REQUIRED)                                                        \
     X(widen_t, REQUIRED)                                                      \
-    X(widen_nz, REQUIRED)                                                     \
-    X(widen_nz8, REQUIRED)                                                    \
+    X(widen_mla_nz, REQUIRED)                                                 \
+    X(widen_query_quant_nz, REQUIRED)                                         \
     X(store, REQUIRED)                                                        \
-    X(store_q8, REQUIRED)                                                     \
-    X(aq_widen, REQUIRED)                                                     \
-    X(decode_aq, OPTIONAL)                                                    \
-    X(q8_rowmax, REQUIRED)                                                    \
-    X(q8_pquant, REQUIRED)
+    X(store_int8_out, REQUIRED)                                               \
+    X(widen_antiquant, REQUIRED)                                              \
+    X(decode_antiquant, OPTIONAL)                                             \
+    X(int8_quant_rowmax, REQUIRED)                                            \
+    X(int8_quant_pquant, REQUIRED)
 
 /* The operations' indices in the list (FAST_KERNEL_qk_t, ...), and their
  * number: the size of fast_kernels is checked against it (dispatch.c), so
@@ -182,7 +185,7 @@ typedef struct fast_kernels {
      * dst[r*ldd + d] = widen(src[(d / 16) * ld + r * 16 + d % 16]); the
      * rows of a tile are read as one contiguous stream.  Returns whether
      * all are finite, as widen. */
-    fast_widen_nz_fn *widen_nz;
+    fast_widen_mla_nz_fn *widen_mla_nz;
     /* MLA full quantization's int8 NZ cache ([blockNum, N, D/32,
      * blockSize, 32]; fast_internal.h, the plan's mfq and nz_w): nrows
      * consecutive rows of a block, row r's n elements (n a multiple of 32)
@@ -193,7 +196,7 @@ typedef struct fast_kernels {
      * tile are read as one contiguous stream.  Returns whether every
      * dst element is finite (an inf / NaN s, or an overflowing product),
      * as widen. */
-    fast_widen_nz8_fn *widen_nz8;
+    fast_widen_query_quant_nz_fn *widen_query_quant_nz;
     /* Widen and transpose 16 query rows into columns of Q^T:
      * dst[d*ldd + r] = widen(rows[r][d]) for r < 16, d < n, with zeros for
      * r >= nrows and for rows[r] == NULL (rows that use no key). */
@@ -205,7 +208,7 @@ typedef struct fast_kernels {
      * qo[i * qstride] in float32 (qo
      * NULL: no offset; qstride 1 per-channel, 0 per-tensor), dst[i] = y
      * clamped to [-128, 127] and rounded half to even; NaN gives 0. */
-    fast_store_q8_fn *store_q8;
+    fast_store_int8_out_fn *store_int8_out;
     /* The scores plus a bias (pse_shift), after the scale, on S^T as qk_t
      * leaves it: for r < round_up(mr, 16) and c < nk,
      *   st[c*lds + r] = max(fl(fl(st[c*lds + r] * scale) + b), -FLT_MAX)
@@ -219,7 +222,7 @@ typedef struct fast_kernels {
      * turns into NaN (docs/semantics.md).  bmax (NULL: not computed):
      * bmax[r] = the largest new score over c < nk (NaN skipped, -inf if
      * none), as qk_t_max gives it to softmax_full. */
-    fast_bias_fn *bias;
+    fast_pse_bias_fn *pse_bias;
     /* Decode, fused (NULL when a table has none): mr <= FAST_DOT_MAX rows
      * q[r*ldq + d] that all use every key c < nk (no mask), K and V read
      * as fp16/bf16 rows k[c / 16][(c % 16)*ldkv + d], likewise v, d < D (D
@@ -228,7 +231,7 @@ typedef struct fast_kernels {
      * kernel prefetches through the same pointers).  bias: NULL, or mr
      * rows of fp16/bf16 (dt) bias values, bias[r][c] for key c < nk (the
      * pse).  In blocks of keys; per block the same steps as qk_dot, with
-     * a bias the bias step then softmax at scale 1 (without, softmax at
+     * a bias the pse_bias step then softmax at scale 1 (without, softmax at
      * scale), lo = 0, hi = nb - 1, and pv, with m, l (mr entries) and
      * acc[r*ldacc + d] carried from block to block.  Returns false when
      * m, l or acc came out non-finite (inf or NaN in Q, K, V or the bias;
@@ -243,8 +246,8 @@ typedef struct fast_kernels {
      * each operation rounded in float32.  Returns whether every dst[d] is
      * finite.  The prefill's K/V widening (kv_pre, per block) of an
      * int8/int4 cache. */
-    fast_aq_widen_fn *aq_widen;
-    /* Optional: decode (above) over int8/int4 K and V (int4 as aq_widen,
+    fast_widen_antiquant_fn *widen_antiquant;
+    /* Optional: decode (above) over int8/int4 K and V (int4 as widen_antiquant,
      * ldkv in elements, k[i] / v[i] at an element of a whole byte),
      * dequantized in registers, no copy: the key's element is (x + o) * s
      * as ka describes it, computed as sum_d (q_d s_d)(x_d + o_d) per
@@ -253,23 +256,23 @@ typedef struct fast_kernels {
      * o_c), per channel as p_c (x + o_d): acc is then in units of 1 / s_d
      * (the caller multiplies the final acc by va->s[d]).  Else as decode
      * (D a multiple of 16). */
-    fast_decode_aq_fn *decode_aq;
+    fast_decode_antiquant_fn *decode_antiquant;
     /* Full int8 quantization (docs/features/int8_quant.md), the first of
      * its two passes over the keys: key c takes part in row r as for
      * softmax (lo[r] <= c <= hi[r], not excl[c*lds + r]); for r < mr, c <
-     * nk, s[c*lds + r] = fl(s[c*lds + r] * scale) (scale 1 when a bias
+     * nk, s[c*lds + r] = fl(s[c*lds + r] * scale) (scale 1 when a pse_bias
      * step scaled them already), and m[r] = the largest of m[r] and the
      * scores taking part (m unchanged for a row without a key; a NaN
      * score may be skipped). */
-    fast_q8_rowmax_fn *q8_rowmax;
+    fast_int8_quant_rowmax_fn *int8_quant_rowmax;
     /* The second pass, P quantized against the row's final max m (step
-     * 4): s scaled as q8_rowmax; for a key taking part e = exp(s - m[r])
-     * in float32 (within 2 ulp of expf; a result below 2^-126 may flush to
-     * 0), l[r] += the e of the block (float32, unquantized), and s becomes
-     * P = sat(rint(fl(e * qs))), an integer in [-128, 127] (ties to even)
-     * as float; 0 where the key does not take part.  A row without a key:
-     * l unchanged, every P 0. */
-    fast_q8_pquant_fn *q8_pquant;
+     * 4): s scaled as int8_quant_rowmax; for a key taking part
+     * e = exp(s - m[r]) in float32 (within 2 ulp of expf; a result below
+     * 2^-126 may flush to 0), l[r] += the e of the block (float32,
+     * unquantized), and s becomes P = sat(rint(fl(e * qs))), an integer in
+     * [-128, 127] (ties to even) as float; 0 where the key does not take
+     * part.  A row without a key: l unchanged, every P 0. */
+    fast_int8_quant_pquant_fn *int8_quant_pquant;
 } fast_kernels;
 
 /* Instruction-set levels, lowest first. */

@@ -8,7 +8,7 @@
  *           prefetching the V rows at pv (NULL: none) during the loop over D
  *   dec_softmax(s, mr, nb, scale, round, m, l, alpha, bias, bf): the
  *           online-softmax step of one block, every key taking part, with
- *           the bias step first when bias (the block's rows of the pse,
+ *           the pse_bias step first when bias (the block's rows of the pse,
  *           bias[r][c], c < nb) is not NULL
  *   dec_pv_tile(p, rt, v, ldv, nb, dv, alpha, acc, ldacc, bf, pk): rt rows
  *           x dv units of 16 columns of acc, prefetching the K rows at pk

@@ -1,5 +1,5 @@
 /* The portable table: no optional kernel (qk_t_max, softmax_full, decode
- * and decode_aq stay NULL; attention.c composes the others). */
+ * and decode_antiquant stay NULL; attention.c composes the others). */
 #include "../fast_internal.h"
 
 /* The required operations of FAST_KERNEL_LIST; the optional ones NULL. */

@@ -39,7 +39,7 @@
  * body is an instance of constant extents.  Where it is one function of
  * run-time extents (under the sanitizers), unrolled not at all: an unroll
  * by 16 of loops of at most 4 and 8 trips, nested, made each tile body
- * hundreds of kilobytes of guarded copies (decode_aq_avx512.c's two were
+ * hundreds of kilobytes of guarded copies (decode_antiquant_avx512.c's two were
  * 490 KB, 35 s of clang under ASan).  The order of the operations is the
  * same either way. */
 #ifdef FAST_TILE_SANITIZED

@@ -1,13 +1,13 @@
-/* q8_pquant (contract: kernels.h), AVX2: 8 rows per vector, exp8
+/* int8_quant_pquant (contract: kernels.h), AVX2: 8 rows per vector, exp8
  * (simd_avx2.h, ~1 ulp, 0 below ln(FLT_MIN)), P rounded with
  * round-to-nearest-even and clamped to [-128, 127]. */
 #include "simd_avx2.h"
 #ifdef FAST_HAVE_AVX2
 
-void fast_q8_pquant_avx2(float *s, int64_t lds, int mr, int nk, float scale,
-                         const int32_t *lo, const int32_t *hi,
-                         const uint8_t *excl, const float *m, float qs,
-                         float *l)
+void fast_int8_quant_pquant_avx2(float *s, int64_t lds, int mr, int nk,
+                                 float scale, const int32_t *lo,
+                                 const int32_t *hi, const uint8_t *excl,
+                                 const float *m, float qs, float *l)
 {
     const __m256 vs = _mm256_set1_ps(scale), vq = _mm256_set1_ps(qs);
     const __m256 top = _mm256_set1_ps(127.0f), bot = _mm256_set1_ps(-128.0f);

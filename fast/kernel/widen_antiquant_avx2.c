@@ -1,13 +1,13 @@
-/* aq_widen (contract: kernels.h), AVX2: 8 int8 or int4 elements at a time
- * to int32, to float (exact), + offset, * scale; the tail portable.  int4:
+/* widen_antiquant (contract: kernels.h), AVX2: 8 int8 or int4 elements at a
+ * time to int32, to float (exact), + offset, * scale; the tail portable.  int4:
  * the dword of 8 nibbles in every lane, each lane's nibble shifted to the
  * top and back (arithmetic: the sign). */
 #include "simd_avx2.h"
 #ifdef FAST_HAVE_AVX2
 
-bool fast_aq_widen_avx2(const void *src, int int4, const float *sv,
-                        const float *ov, float s, float o, float *dst,
-                        int64_t n)
+bool fast_widen_antiquant_avx2(const void *src, int int4, const float *sv,
+                               const float *ov, float s, float o, float *dst,
+                               int64_t n)
 {
     const __m256i sh = _mm256_set_epi32(0, 4, 8, 12, 16, 20, 24, 28);
     const __m256 vs = _mm256_set1_ps(s), vo = _mm256_set1_ps(o);
@@ -36,10 +36,9 @@ bool fast_aq_widen_avx2(const void *src, int int4, const float *sv,
     }
     bool ok = _mm256_movemask_ps(bad) == 0;
     if (i < n) /* i is a multiple of 8: an int4 tail starts at a byte */
-        ok &= fast_aq_widen_scalar(int4 ? (const void *)(b8 + i / 2)
-                                        : (const void *)(b8 + i),
-                                   int4, sv ? sv + i : NULL,
-                                   sv ? ov + i : NULL, s, o, dst + i, n - i);
+        ok &= fast_widen_antiquant_scalar(
+            int4 ? (const void *)(b8 + i / 2) : (const void *)(b8 + i), int4,
+            sv ? sv + i : NULL, sv ? ov + i : NULL, s, o, dst + i, n - i);
     return ok;
 }
 

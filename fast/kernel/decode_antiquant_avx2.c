@@ -1,8 +1,8 @@
-/* decode_aq (contract: kernels.h), AVX2: the fused decode kernel over
+/* decode_antiquant (contract: kernels.h), AVX2: the fused decode kernel over
  * int8 / int4 K and V, dequantized in its loads (no copy): per block of
  * DEC_KB keys Q.K^T (tiles of 4 rows x 2 keys), the softmax step of
  * decode_avx2.c (dec_softmax_avx2.h) and P.V (4 rows x 16 columns).  The
- * arithmetic of decode_aq_avx512.c: the offset added to each element
+ * arithmetic of decode_antiquant_avx512.c: the offset added to each element
  * before its product, a per-channel key scale folded into Q once per call,
  * a per-token one multiplying the score, a per-token value scale the key's
  * p, a per-channel one the caller's (acc in units of 1 / s_d).  int4: the
@@ -226,13 +226,13 @@ AQ_RUN_FN(1, 1, 0)
 AQ_RUN_FN(1, 1, 1)
 #undef AQ_RUN_FN
 
-bool fast_decode_aq_avx2(const float *q, int64_t ldq, int mr,
-                         const void *const *k, const void *const *v,
-                         int64_t ldkv, int int4, const fast_aq_dec *ka,
-                         const fast_aq_dec *va, const uint16_t *const *bias,
-                         int64_t nk, int64_t D, fia_dtype dt, float scale,
-                         int round, float *m, float *l, float *acc,
-                         int64_t ldacc)
+bool fast_decode_antiquant_avx2(const float *q, int64_t ldq, int mr,
+                                const void *const *k, const void *const *v,
+                                int64_t ldkv, int int4, const fast_aq_dec *ka,
+                                const fast_aq_dec *va,
+                                const uint16_t *const *bias, int64_t nk,
+                                int64_t D, fia_dtype dt, float scale, int round,
+                                float *m, float *l, float *acc, int64_t ldacc)
 {
     float qs[FAST_DOT_MAX * 512] __attribute__((aligned(32)));
     const float *qq = q;

@@ -1,4 +1,4 @@
-/* bias (contract: kernels.h), AVX-512: 16 rows x 16 keys of the pse at a
+/* pse_bias (contract: kernels.h), AVX-512: 16 rows x 16 keys of the pse at a
  * time, widened and transposed in registers (the pse is row-major, S^T
  * key-major: simd_avx512.h's transpose16), then per key the scaled scores
  * of the 16 rows plus their bias, clamped, stored, and folded into the
@@ -7,9 +7,9 @@
 #include "simd_avx512.h"
 #ifdef FAST_HAVE_AVX512
 
-void fast_bias_avx512(fia_dtype dt, const uint16_t *const *bias, int mr,
-                      int nk, float scale, float *st, int64_t lds,
-                      float *bmax)
+void fast_pse_bias_avx512(fia_dtype dt, const uint16_t *const *bias, int mr,
+                          int nk, float scale, float *st, int64_t lds,
+                          float *bmax)
 {
     const int rows = (mr + 15) & ~15;
     const __m512 vs = _mm512_set1_ps(scale);

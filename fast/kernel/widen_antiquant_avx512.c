@@ -1,4 +1,4 @@
-/* aq_widen (contract: kernels.h), AVX-512: 16 int8 or int4 elements at a
+/* widen_antiquant (contract: kernels.h), AVX-512: 16 int8 or int4 elements at a
  * time to int32, to float (exact), + offset, * scale; masked tail.  int4:
  * the 8 bytes of 16 nibbles, dword 0 into lanes 0..7 and dword 1 into
  * lanes 8..15, each lane's nibble shifted to the top and back
@@ -6,9 +6,9 @@
 #include "simd_avx512.h"
 #ifdef FAST_HAVE_AVX512
 
-bool fast_aq_widen_avx512(const void *src, int int4, const float *sv,
-                          const float *ov, float s, float o, float *dst,
-                          int64_t n)
+bool fast_widen_antiquant_avx512(const void *src, int int4, const float *sv,
+                                 const float *ov, float s, float o, float *dst,
+                                 int64_t n)
 {
     const __m512i idx = _mm512_set_epi32(1, 1, 1, 1, 1, 1, 1, 1,
                                          0, 0, 0, 0, 0, 0, 0, 0);

@@ -1,12 +1,12 @@
-/* q8_pquant (contract: kernels.h), portable: e = exp(s - m) against the
+/* int8_quant_pquant (contract: kernels.h), portable: e = exp(s - m) against the
  * row's final max, its sum, and P = e * qs quantized to an int8 value
  * (docs/features/int8_quant.md steps 3 and 4); exp from libm. */
 #include "../fast_internal.h"
 
-void fast_q8_pquant_scalar(float *s, int64_t lds, int mr, int nk,
-                           float scale, const int32_t *lo, const int32_t *hi,
-                           const uint8_t *excl, const float *m, float qs,
-                           float *l)
+void fast_int8_quant_pquant_scalar(float *s, int64_t lds, int mr, int nk,
+                                   float scale, const int32_t *lo,
+                                   const int32_t *hi, const uint8_t *excl,
+                                   const float *m, float qs, float *l)
 {
     for (int r = 0; r < mr; r++) {
         float sum = 0.0f;

@@ -1,9 +1,9 @@
-/* widen_nz (contract: kernels.h), portable: tile by tile, each tile's
+/* widen_mla_nz (contract: kernels.h), portable: tile by tile, each tile's
  * rows through the portable widen. */
 #include "../fast_internal.h"
 
-bool fast_widen_nz_scalar(fia_dtype dt, const uint16_t *src, int64_t ld,
-                          int nrows, float *dst, int64_t ldd, int64_t n)
+bool fast_widen_mla_nz_scalar(fia_dtype dt, const uint16_t *src, int64_t ld,
+                              int nrows, float *dst, int64_t ldd, int64_t n)
 {
     bool finite = true;
     for (int64_t t = 0; t * 16 < n; t++)

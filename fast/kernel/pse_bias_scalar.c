@@ -1,12 +1,12 @@
-/* bias (contract: kernels.h), portable: the scores scaled, the pse added,
+/* pse_bias (contract: kernels.h), portable: the scores scaled, the pse added,
  * -inf clamped to -FLT_MAX, one element at a time; the reference the SIMD
  * levels match bit for bit (every step is one IEEE operation). */
 #include <float.h>
 #include "../fast_internal.h"
 
-void fast_bias_scalar(fia_dtype dt, const uint16_t *const *bias, int mr,
-                      int nk, float scale, float *st, int64_t lds,
-                      float *bmax)
+void fast_pse_bias_scalar(fia_dtype dt, const uint16_t *const *bias, int mr,
+                          int nk, float scale, float *st, int64_t lds,
+                          float *bmax)
 {
     const int rows = (mr + 15) & ~15;
     for (int r = 0; r < rows; r++) {

@@ -1,4 +1,4 @@
-/* aq_widen (contract: kernels.h), portable; also the tail of the SIMD
+/* widen_antiquant (contract: kernels.h), portable; also the tail of the SIMD
  * ones.  (x + o) then * s, each rounded in float32: the offset meets each
  * element before its product (docs/features/antiquant.md). */
 #include "../fast_internal.h"
@@ -14,9 +14,9 @@ static inline int aq_elem(const void *src, int int4, int64_t i)
     return x >= 8 ? x - 16 : x;
 }
 
-bool fast_aq_widen_scalar(const void *src, int int4, const float *sv,
-                          const float *ov, float s, float o, float *dst,
-                          int64_t n)
+bool fast_widen_antiquant_scalar(const void *src, int int4, const float *sv,
+                                 const float *ov, float s, float o, float *dst,
+                                 int64_t n)
 {
     bool finite = true;
     for (int64_t i = 0; i < n; i++) {

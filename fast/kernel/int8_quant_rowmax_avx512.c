@@ -1,11 +1,12 @@
-/* q8_rowmax (contract: kernels.h), AVX-512: 16 rows per vector, the keys
- * taking part as mask registers (as softmax_avx512). */
+/* int8_quant_rowmax (contract: kernels.h), AVX-512: 16 rows per vector, the
+ * keys taking part as mask registers (as softmax_avx512). */
 #include "simd_avx512.h"
 #ifdef FAST_HAVE_AVX512
 
-void fast_q8_rowmax_avx512(float *s, int64_t lds, int mr, int nk,
-                           float scale, const int32_t *lo, const int32_t *hi,
-                           const uint8_t *excl, float *m)
+void fast_int8_quant_rowmax_avx512(float *s, int64_t lds, int mr, int nk,
+                                   float scale, const int32_t *lo,
+                                   const int32_t *hi, const uint8_t *excl,
+                                   float *m)
 {
     const __m512 vs = _mm512_set1_ps(scale);
     for (int r0 = 0; r0 < mr; r0 += 16) {

@@ -1,4 +1,4 @@
-/* bias (contract: kernels.h), AVX2: 8 rows x 8 keys of the pse at a time,
+/* pse_bias (contract: kernels.h), AVX2: 8 rows x 8 keys of the pse at a time,
  * widened and transposed in registers (the pse is row-major, S^T
  * key-major: simd_avx2.h's transpose8), then per key the scaled scores of
  * the 8 rows plus their bias, clamped, stored, and folded into the block
@@ -7,8 +7,9 @@
 #include "simd_avx2.h"
 #ifdef FAST_HAVE_AVX2
 
-void fast_bias_avx2(fia_dtype dt, const uint16_t *const *bias, int mr,
-                    int nk, float scale, float *st, int64_t lds, float *bmax)
+void fast_pse_bias_avx2(fia_dtype dt, const uint16_t *const *bias, int mr,
+                        int nk, float scale, float *st, int64_t lds,
+                        float *bmax)
 {
     const int rows = (mr + 15) & ~15;
     const __m256 vs = _mm256_set1_ps(scale);

@@ -1,12 +1,12 @@
-/* store_q8 (contract: kernels.h), AVX-512: sixteen columns a step, the
+/* store_int8_out (contract: kernels.h), AVX-512: sixteen columns a step, the
  * tail masked.  Clamping before the conversion makes it saturate;
  * cvtps_epi32 rounds half to even (the default rounding mode). */
 #include "simd_avx512.h"
 #ifdef FAST_HAVE_AVX512
 
-void fast_store_q8_avx512(const float *acc, double l, const float *qs,
-                          const float *qo, int64_t qstride, int8_t *dst,
-                          int64_t n)
+void fast_store_int8_out_avx512(const float *acc, double l, const float *qs,
+                                const float *qo, int64_t qstride, int8_t *dst,
+                                int64_t n)
 {
     const __m512d vl = _mm512_set1_pd(l);
     const __m512 lo = _mm512_set1_ps(-128.0f), hi = _mm512_set1_ps(127.0f);

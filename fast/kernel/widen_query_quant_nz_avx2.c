@@ -1,4 +1,4 @@
-/* widen_nz8 (contract: kernels.h), AVX2: tile by tile (its rows one
+/* widen_query_quant_nz (contract: kernels.h), AVX2: tile by tile (its rows one
  * contiguous stream), each row's 32 int8 as four 8-byte loads
  * sign-extended to int32 (vpmovsxbd), converted (exactly) and multiplied
  * by the scale.  The finite answer without a test per element: with
@@ -8,11 +8,11 @@
 #include "simd_avx2.h"
 #ifdef FAST_HAVE_AVX2
 
-bool fast_widen_nz8_avx2(const int8_t *src, int64_t ld, int nrows, float s,
-                         float *dst, int64_t ldd, int64_t n)
+bool fast_widen_query_quant_nz_avx2(const int8_t *src, int64_t ld, int nrows,
+                                    float s, float *dst, int64_t ldd, int64_t n)
 {
     if (!isfinite(fabsf(s) * 128.0f))
-        return fast_widen_nz8_scalar(src, ld, nrows, s, dst, ldd, n);
+        return fast_widen_query_quant_nz_scalar(src, ld, nrows, s, dst, ldd, n);
     const __m256 vs = _mm256_set1_ps(s);
     for (int64_t t = 0; t * 32 < n; t++)
         for (int r = 0; r < nrows; r++) {

@@ -1,4 +1,4 @@
-/* widen_nz (contract: kernels.h), AVX2: tile by tile (its rows one
+/* widen_mla_nz (contract: kernels.h), AVX2: tile by tile (its rows one
  * contiguous stream), each row's 16 fp16/bf16 as two vectors of 8
  * floats; the finite test on the exponent bits, as widen's. */
 #include "simd_avx2.h"
@@ -11,8 +11,8 @@ static inline __m256 widen8(bool h, __m128i x)
                    _mm256_slli_epi32(_mm256_cvtepu16_epi32(x), 16));
 }
 
-bool fast_widen_nz_avx2(fia_dtype dt, const uint16_t *src, int64_t ld,
-                        int nrows, float *dst, int64_t ldd, int64_t n)
+bool fast_widen_mla_nz_avx2(fia_dtype dt, const uint16_t *src, int64_t ld,
+                            int nrows, float *dst, int64_t ldd, int64_t n)
 {
     const bool h = dt == FIA_DT_FP16;
     const __m128i em = _mm_set1_epi16(h ? 0x7c00 : 0x7f80);

@@ -1,13 +1,13 @@
-/* store_q8 (contract: kernels.h), AVX2: eight columns a step, the tail
+/* store_int8_out (contract: kernels.h), AVX2: eight columns a step, the tail
  * by the scalar kernel.  Clamping before the conversion makes it
  * saturate; cvtps_epi32 rounds half to even (the default rounding mode);
  * the packs narrow the clamped values exactly. */
 #include "simd_avx2.h"
 #ifdef FAST_HAVE_AVX2
 
-void fast_store_q8_avx2(const float *acc, double l, const float *qs,
-                        const float *qo, int64_t qstride, int8_t *dst,
-                        int64_t n)
+void fast_store_int8_out_avx2(const float *acc, double l, const float *qs,
+                              const float *qo, int64_t qstride, int8_t *dst,
+                              int64_t n)
 {
     const __m256d vl = _mm256_set1_pd(l);
     const __m256 lo = _mm256_set1_ps(-128.0f), hi = _mm256_set1_ps(127.0f);
@@ -31,9 +31,9 @@ void fast_store_q8_avx2(const float *acc, double l, const float *qs,
         _mm_storel_epi64((__m128i *)(dst + i), _mm_packs_epi16(h, h));
     }
     if (i < n)
-        fast_store_q8_scalar(acc + i, l, qs + i * qstride,
-                             qo ? qo + i * qstride : NULL, qstride, dst + i,
-                             n - i);
+        fast_store_int8_out_scalar(acc + i, l, qs + i * qstride,
+                                   qo ? qo + i * qstride : NULL, qstride,
+                                   dst + i, n - i);
 }
 
 #endif

@@ -1,4 +1,4 @@
-/* decode_aq (contract: kernels.h), AVX-512: the fused decode kernel over
+/* decode_antiquant (contract: kernels.h), AVX-512: the fused decode kernel over
  * int8 / int4 K and V, dequantized in its loads (no copy): per block of
  * DEC_KB keys Q.K^T (tiles of 4 rows x 4 keys), the softmax step of
  * decode_avx512.c (dec_softmax_avx512.h) and P.V (4 rows x 64 columns).
@@ -326,13 +326,14 @@ AQ_RUN_FN(1, 1, 0)
 AQ_RUN_FN(1, 1, 1)
 #undef AQ_RUN_FN
 
-bool fast_decode_aq_avx512(const float *q, int64_t ldq, int mr,
-                           const void *const *k, const void *const *v,
-                           int64_t ldkv, int int4, const fast_aq_dec *ka,
-                           const fast_aq_dec *va,
-                           const uint16_t *const *bias, int64_t nk,
-                           int64_t D, fia_dtype dt, float scale, int round,
-                           float *m, float *l, float *acc, int64_t ldacc)
+bool fast_decode_antiquant_avx512(const float *q, int64_t ldq, int mr,
+                                  const void *const *k, const void *const *v,
+                                  int64_t ldkv, int int4, const fast_aq_dec *ka,
+                                  const fast_aq_dec *va,
+                                  const uint16_t *const *bias, int64_t nk,
+                                  int64_t D, fia_dtype dt, float scale,
+                                  int round, float *m, float *l, float *acc,
+                                  int64_t ldacc)
 {
     /* q times the per-channel key scale, once per call */
     float qs[FAST_DOT_MAX * 512] __attribute__((aligned(64)));

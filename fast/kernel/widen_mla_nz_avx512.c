@@ -1,11 +1,11 @@
-/* widen_nz (contract: kernels.h), AVX-512: tile by tile (its rows one
+/* widen_mla_nz (contract: kernels.h), AVX-512: tile by tile (its rows one
  * contiguous stream), each row's 16 fp16/bf16 one vector of 16 floats;
  * the finite test on the exponent bits, as widen's. */
 #include "simd_avx512.h"
 #ifdef FAST_HAVE_AVX512
 
-bool fast_widen_nz_avx512(fia_dtype dt, const uint16_t *src, int64_t ld,
-                          int nrows, float *dst, int64_t ldd, int64_t n)
+bool fast_widen_mla_nz_avx512(fia_dtype dt, const uint16_t *src, int64_t ld,
+                              int nrows, float *dst, int64_t ldd, int64_t n)
 {
     const bool h = dt == FIA_DT_FP16;
     const __m256i em = _mm256_set1_epi16(h ? 0x7c00 : 0x7f80);

@@ -1,11 +1,12 @@
-/* q8_rowmax (contract: kernels.h), AVX2: 8 rows per vector, the keys
+/* int8_quant_rowmax (contract: kernels.h), AVX2: 8 rows per vector, the keys
  * taking part as lane masks (as softmax_avx2). */
 #include "simd_avx2.h"
 #ifdef FAST_HAVE_AVX2
 
-void fast_q8_rowmax_avx2(float *s, int64_t lds, int mr, int nk, float scale,
-                         const int32_t *lo, const int32_t *hi,
-                         const uint8_t *excl, float *m)
+void fast_int8_quant_rowmax_avx2(float *s, int64_t lds, int mr, int nk,
+                                 float scale, const int32_t *lo,
+                                 const int32_t *hi, const uint8_t *excl,
+                                 float *m)
 {
     const __m256 vs = _mm256_set1_ps(scale);
     for (int r0 = 0; r0 < mr; r0 += 8) {

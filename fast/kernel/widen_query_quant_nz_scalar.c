@@ -1,10 +1,11 @@
-/* widen_nz8 (contract: kernels.h), portable: tile by tile, each tile's
- * rows of 32 int8 converted (exactly) and multiplied by the scale, one
+/* widen_query_quant_nz (contract: kernels.h), portable: tile by tile, each
+ * tile's rows of 32 int8 converted (exactly) and multiplied by the scale, one
  * float32 rounding per element. */
 #include "../fast_internal.h"
 
-bool fast_widen_nz8_scalar(const int8_t *src, int64_t ld, int nrows, float s,
-                           float *dst, int64_t ldd, int64_t n)
+bool fast_widen_query_quant_nz_scalar(const int8_t *src, int64_t ld, int nrows,
+                                      float s, float *dst, int64_t ldd,
+                                      int64_t n)
 {
     bool finite = true;
     for (int64_t t = 0; t * 32 < n; t++)
