@@ -14,15 +14,16 @@
 #include "bench_record.h"
 #include "fast_runner.h"
 
-typedef struct q8data {
+typedef struct int8_quant_data {
     int8_t *q, *k, *v;
-} q8data;
+} int8_quant_data;
 
-static q8data make_q8(const shape *s)
+static int8_quant_data make_int8_quant(const shape *s)
 {
     const int64_t nq = s->B * s->N * s->QS * s->D;
     const int64_t nkv = s->B * s->KVN * s->KVS * s->D;
-    q8data a = {malloc((size_t)nq), malloc((size_t)nkv), malloc((size_t)nkv)};
+    int8_quant_data a = {malloc((size_t)nq), malloc((size_t)nkv),
+                         malloc((size_t)nkv)};
     for (int64_t i = 0; i < nq; i++)
         a.q[i] = (int8_t)(rnd() % 17) - 8;
     for (int64_t i = 0; i < nkv; i++)
@@ -30,14 +31,14 @@ static q8data make_q8(const shape *s)
     return a;
 }
 
-static void free_q8(q8data *a)
+static void free_int8_quant(int8_quant_data *a)
 {
     free(a->q), free(a->k), free(a->v);
 }
 
 /* One run of the full int8 call of shape s (fp16 output into d->o). */
-static double time_fast_q8(const shape *s, const data *d, const q8data *a,
-                           runner *rn)
+static double time_fast_int8_quant(const shape *s, const data *d,
+                                   const int8_quant_data *a, runner *rn)
 {
     fia_tensor q = {FIA_DT_INT8, 4, {s->B, s->N, s->QS, s->D}, a->q};
     fia_tensor k = {FIA_DT_INT8, 4, {s->B, s->KVN, s->KVS, s->D}, a->k};
@@ -88,18 +89,18 @@ void bench_int8(int reps)
 {
     const shape *s = &PREFILL;
     data d = make_data(s);
-    q8data a = make_q8(s);
+    int8_quant_data a = make_int8_quant(s);
     runner rf = {NULL, 0}, rq = {NULL, 0};
     double tf = INFINITY, tq = INFINITY;
     for (int r = 0; r < reps; r++) {
         double t = time_fast_pd(s, &d, NULL, NULL, NULL, 1, &rf);
         tf = t < tf ? t : tf;
-        t = time_fast_q8(s, &d, &a, &rq);
+        t = time_fast_int8_quant(s, &d, &a, &rq);
         tq = t < tq ? t : tq;
     }
     printf("%s full int8: %.2fx fp16 %s time (%.2f ms vs %.2f ms in the "
            "same turns)\n", s->name, tq / tf, s->name, tq * 1e3, tf * 1e3);
     free(rf.ws), free(rq.ws);
-    free_q8(&a);
+    free_int8_quant(&a);
     free_data(&d);
 }

@@ -289,7 +289,7 @@ fia_status fastFusedInferAttentionScoreV2(void *workspace,
     else if (p->kv_return)
         fast_store_kv_return(p); /* check_order.c: zeros, lse +inf */
     else if (!p->empty) {
-        fast_q8_apply(p); /* device data: full quantization's scales */
+        fast_int8_quant_apply(p); /* device data: full quantization's scales */
         uintptr_t w = ((uintptr_t)workspace + 63u) & ~(uintptr_t)63u;
         fast_attention_run(p, (void *)w);
     }

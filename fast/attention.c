@@ -27,7 +27,7 @@
  * (run_mla_quant.c), then runs as a bf16 MLA call.
  * Full int8 quantization (an int8 query, int8_quant.md) quantizes P
  * against the row's final max: its tasks walk their keys twice
- * (attention_q8.c), on the same task, scratch and kv_pre rows.
+ * (attention_int8_quant.c), on the same task, scratch and kv_pre rows.
  *
  * Numerics (RELEASED "Numeric pipeline"): s = (Q.K^T) * scale in float32,
  * with a pse + pse in float32 (kernels.h: pse_bias, before the mask and max);
@@ -82,8 +82,8 @@ static uint64_t layout(const fast_plan *p, char *base, scratch *s)
     TAKE(pblk, const uint16_t *, L);
     TAKE(aqv, float, p->antiquant ? 4 * Dp : 0);
     TAKE(aqt, float, p->antiquant ? 4 * 1024 : 0);
-    TAKE(nacc, double, p->q8 ? L * Dp : 0);
-    TAKE(keep, float, (uint64_t)fast_q8_keep_keys(p) * L);
+    TAKE(nacc, double, p->int8_quant ? L * Dp : 0);
+    TAKE(keep, float, (uint64_t)fast_int8_quant_keep_keys(p) * L);
 #undef TAKE
     return off;
 }
@@ -154,8 +154,9 @@ void fast_kvpre_chunk(const fast_plan *p, char *ws, int64_t c)
     float *vf = (float *)(void *)(ws + p->kv_offset + p->kv_bytes) +
                 (uint64_t)row0 * Dp;
     uint8_t *vbad = (uint8_t *)ws + p->vbad_offset + row0;
-    if (p->q8) { /* full int8: the integers as float (attention_q8.c) */
-        fast_q8_kvpre_rows(p, kern, b, kvh, s0, s1, kf, vf);
+    /* full int8: the integers as float (attention_int8_quant.c) */
+    if (p->int8_quant) {
+        fast_int8_quant_kvpre_rows(p, kern, b, kvh, s0, s1, kf, vf);
         memset(vbad + s0, 0, (size_t)(s1 > s0 ? s1 - s0 : 0));
         return;
     }
@@ -726,14 +727,15 @@ void fast_run_task(const fast_plan *p, const char *ws, void *scr,
     task_locate(p, t, &k);
     int64_t jmin, jmax;
     task_bands(p, &k, &w, &jmin, &jmax);
-    if (jmax >= 0 && p->q8) { /* full int8: two passes (attention_q8.c) */
-        fast_q8_load_q(p, &k, &w);
+    /* full int8: two passes (attention_int8_quant.c) */
+    if (jmax >= 0 && p->int8_quant) {
+        fast_int8_quant_load_q(p, &k, &w);
         if (p->pse_given)
             task_pse_rows(p, &k, &w);
         const kv_view x = p->kv_pre ? view_of(p, ws, k.b, k.kvh)
                                     : (kv_view){NULL, NULL, NULL, NULL,
                                                 NULL, NULL};
-        fast_q8_keys(p, kern, &k, &w, x.k, x.v, jmin, jmax);
+        fast_int8_quant_keys(p, kern, &k, &w, x.k, x.v, jmin, jmax);
     } else if (jmax >= 0) {
         task_load_q(p, kern, &k, &w);
         if (p->pse_given)

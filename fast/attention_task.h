@@ -1,5 +1,5 @@
 /* What one task of the attention (attention.c) and the full int8 key
- * loop (attention_q8.c) share: a worker's scratch and a task's
+ * loop (attention_int8_quant.c) share: a worker's scratch and a task's
  * coordinates.  Internal to those two files. */
 #ifndef FIA_FAST_ATTENTION_TASK_H
 #define FIA_FAST_ATTENTION_TASK_H
@@ -100,34 +100,36 @@ void fast_mfq_kvpre_rows(const fast_plan *p, const fast_kernels *kern,
                          float *kf, float *vf, uint8_t *vbad);
 
 /* Full int8: the keys whose scores a task keeps between its two passes
- * (attention_q8.c), a multiple of FAST_KBLOCK: up to FAST_Q8_KEEP_BYTES
- * of scratch per worker, no more than the longest batch needs. */
-#define FAST_Q8_KEEP_BYTES ((int64_t)4 << 20)
-static inline int64_t fast_q8_keep_keys(const fast_plan *p)
+ * (attention_int8_quant.c), a multiple of FAST_KBLOCK: up to
+ * FAST_INT8_QUANT_KEEP_BYTES of scratch per worker, no more than the longest
+ * batch needs. */
+#define FAST_INT8_QUANT_KEEP_BYTES ((int64_t)4 << 20)
+static inline int64_t fast_int8_quant_keep_keys(const fast_plan *p)
 {
-    if (!p->q8)
+    if (!p->int8_quant)
         return 0;
-    const int64_t most = FAST_Q8_KEEP_BYTES / (p->L * (int64_t)sizeof(float))
-                         / FAST_KBLOCK * FAST_KBLOCK;
+    const int64_t most = FAST_INT8_QUANT_KEEP_BYTES /
+                         (p->L * (int64_t)sizeof(float)) / FAST_KBLOCK *
+                         FAST_KBLOCK;
     const int64_t need = (p->KV_S + FAST_KBLOCK - 1) / FAST_KBLOCK *
                          FAST_KBLOCK;
     return need < most ? need : most;
 }
 
-/* Full int8 quantization (attention_q8.c; int8_quant.md): the keys [jmin,
- * jmax] of the task in two passes, the row max then P quantized and P.V;
+/* Full int8 quantization (attention_int8_quant.c; int8_quant.md): the keys
+ * [jmin, jmax] of the task in two passes, the row max then P quantized and P.V;
  * leaves m, l and acc = fl32(N * ds2) for task_store.  kpre / vpre: the
  * batch's K / V rows of KV head k->kvh widened once (kv_pre), or NULL.
- * fast_q8_load_q: the task's int8 query rows as Q^T (rows that use no key
- * zero). */
-void fast_q8_load_q(const fast_plan *p, const task *k, scratch *w);
-void fast_q8_keys(const fast_plan *p, const fast_kernels *kern,
-                  const task *k, scratch *w, const float *kpre,
-                  const float *vpre, int64_t jmin, int64_t jmax);
+ * fast_int8_quant_load_q: the task's int8 query rows as Q^T (rows that use no
+ * key zero). */
+void fast_int8_quant_load_q(const fast_plan *p, const task *k, scratch *w);
+void fast_int8_quant_keys(const fast_plan *p, const fast_kernels *kern,
+                          const task *k, scratch *w, const float *kpre,
+                          const float *vpre, int64_t jmin, int64_t jmax);
 /* kv_pre of an int8 K/V: own rows [s0, s1) of (b, kvh) widened into kf,
  * vf (rows of Dp floats). */
-void fast_q8_kvpre_rows(const fast_plan *p, const fast_kernels *kern,
-                        int64_t b, int64_t kvh, int64_t s0, int64_t s1,
-                        float *kf, float *vf);
+void fast_int8_quant_kvpre_rows(const fast_plan *p, const fast_kernels *kern,
+                                int64_t b, int64_t kvh, int64_t s0, int64_t s1,
+                                float *kf, float *vf);
 
 #endif

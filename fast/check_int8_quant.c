@@ -5,7 +5,7 @@
  * the combination of dtypes and scales (layer 5, as soon as the layout gave
  * Q_S), the head dim (layer 5, once D is known); a call every rule accepts
  * gets its plan last, in layer 6 (fast_plan_int8_quant; run_int8_quant.c
- * and attention_q8.c compute it).  The output scales quant_scale2 /
+ * and attention_int8_quant.c compute it).  The output scales quant_scale2 /
  * quant_offset2 are int8_out's rules and plan (check_int8_out.c). */
 #include "validate.h"
 
@@ -137,8 +137,8 @@ fia_status fast_check_int8_quant_d(const fast_args *a, fast_plan *p,
 /* Layer 6: an int8 query every rule accepted (Q8-*, ANTI-027 / -028, the
  * exclusions of page attention, a shared prefix and the token layouts:
  * Q_S > 1, contiguous key/value or a tensor list, D a multiple of 32),
- * after int_inputs' row gave the plan its dtypes (p->q8).  The scales'
- * data and dtypes; their values are device data, read by fast_q8_apply
+ * after int_inputs' row gave the plan its dtypes (p->int8_quant).  The scales'
+ * data and dtypes; their values are device data, read by fast_int8_quant_apply
  * before the run. */
 fia_status fast_plan_int8_quant(const fast_args *a, fast_plan *p,
                                 fia_error *err)
@@ -153,8 +153,8 @@ fia_status fast_plan_int8_quant(const fast_args *a, fast_plan *p,
         if (t == NULL || !fast_shape_numel(t, &n) || n != 1)
             return FAST_NOTMOD("C_INT8_QUANT", "%s without an element",
                                fast_optional_name(in_scales[i]));
-        p->q8_s[i] = t->data;
-        p->q8_sdt[i] = t->dtype;
+        p->int8_quant_s[i] = t->data;
+        p->int8_quant_sdt[i] = t->dtype;
     }
     return FIA_OK;
 }

@@ -18,8 +18,8 @@ fia_status fast_check_int_inputs_query(const fast_args *a, fast_plan *p,
 {
     (void)err;
     /* (MLA's int8 query: its own plan, p->mfq, check_mla_quant.c) */
-    p->q8 = a->query->dtype == FIA_DT_INT8 && !p->mfq;
-    if (!p->q8)
+    p->int8_quant = a->query->dtype == FIA_DT_INT8 && !p->mfq;
+    if (!p->int8_quant)
         return FIA_OK;
     p->dt = FIA_DT_FP16;
     p->kv_dt = FIA_DT_INT8;

@@ -229,7 +229,7 @@ fia_status fast_executor_check_run(const fast_executor *ex,
                          "quant_scale2 / quant_offset2 has no data");
     fia_status st = fast_aq_check_data(p, err);
     if (st == FIA_OK)
-        st = fast_q8_check_data(p, err);
+        st = fast_int8_quant_check_data(p, err);
     if (st == FIA_OK)
         st = fast_mfq_check_data(p, err);
     if (st != FIA_OK)

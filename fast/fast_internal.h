@@ -249,13 +249,13 @@ typedef struct fast_plan {
 
     /* Full int8 quantization (check_int_inputs.c and check_int8_quant.c
      * fill it, layer 6;
-     * run_int8_quant.c and attention_q8.c compute it; int8_quant.md):
+     * run_int8_quant.c and attention_int8_quant.c compute it; int8_quant.md):
      * query, key and value int8 (kv_dt FIA_DT_INT8), dt then FIA_DT_FP16,
-     * the dtype of the pse and of a float attention_out.  q8_s: the data of
-     * dequant_scale1, quant_scale1, dequant_scale2 (one element each, of
-     * dtype q8_sdt: uint64 or fp32, fp32 for quant_scale1), device data
-     * read before the run (fast_q8_apply) into q8_sc = fl32(ds1 * scale),
-     * q8_qs1 and q8_ds2. */
+     * the dtype of the pse and of a float attention_out.  int8_quant_s: the
+     * data of dequant_scale1, quant_scale1, dequant_scale2 (one element each,
+     * of dtype int8_quant_sdt: uint64 or fp32, fp32 for quant_scale1), device
+     * data read before the run (fast_int8_quant_apply) into int8_quant_sc =
+     * fl32(ds1 * scale), int8_quant_qs1 and int8_quant_ds2. */
     /* learnable_sink (check_sink.c; run_sink.c; docs/features/sink.md):
      * per query head n a virtual key of score sink[n] (bf16, N elements,
      * not scaled) in the row's max and denominator, no value; folded in
@@ -278,10 +278,10 @@ typedef struct fast_plan {
     const void *dsq, *dsk, *dsv;
     int64_t dsq_numel, dsq_sb, dsq_sn, dsq_ss;
 
-    bool q8;
-    const void *q8_s[3];
-    fia_dtype q8_sdt[3];
-    float q8_sc, q8_qs1, q8_ds2;
+    bool int8_quant;
+    const void *int8_quant_s[3];
+    fia_dtype int8_quant_sdt[3];
+    float int8_quant_sc, int8_quant_qs1, int8_quant_ds2;
 
     /* Schedule (fast_plan_schedule): heads and query rows per task, M and
      * its padding L (multiple of 16), Dk (Q/K rows: D + Dr) padded to Dp
@@ -639,17 +639,17 @@ bool fast_aq_decode(const fast_plan *p, const struct fast_kernels *kern,
                     float *m, float *l, float *acc);
 fia_status fast_aq_check_data(const fast_plan *p, fia_error *err);
 
-/* run_int8_quant.c (docs/features/int8_quant.md), with p->q8:
- * fast_q8_check_data: phase two's R_NO_DATA (361001) when a scale has no
- * data (a status-only run).  fast_q8_apply: reads the three scales (a
- * uint64 dequant scale: the float32 of its low 32 bits with bits 12..0
- * cleared, the vendor's 19-bit float) into q8_sc, q8_qs1, q8_ds2, before
- * anything runs.  fast_q8_src: the int8 K and V rows of own key j of
- * batch b, KV head h. */
-fia_status fast_q8_check_data(const fast_plan *p, fia_error *err);
-void fast_q8_apply(fast_plan *p);
-void fast_q8_src(const fast_plan *p, int64_t b, int64_t h, int64_t j,
-                 const int8_t **k, const int8_t **v);
+/* run_int8_quant.c (docs/features/int8_quant.md), with p->int8_quant:
+ * fast_int8_quant_check_data: phase two's R_NO_DATA (361001) when a scale has
+ * no data (a status-only run).  fast_int8_quant_apply: reads the three scales
+ * (a uint64 dequant scale: the float32 of its low 32 bits with bits 12..0
+ * cleared, the vendor's 19-bit float) into int8_quant_sc, int8_quant_qs1,
+ * int8_quant_ds2, before anything runs.  fast_int8_quant_src: the int8 K and V
+ * rows of own key j of batch b, KV head h. */
+fia_status fast_int8_quant_check_data(const fast_plan *p, fia_error *err);
+void fast_int8_quant_apply(fast_plan *p);
+void fast_int8_quant_src(const fast_plan *p, int64_t b, int64_t h, int64_t j,
+                         const int8_t **k, const int8_t **v);
 
 /* run_mla_quant.c (MLA full quantization), with p->mfq:
  * fast_mfq_check_data: phase two's R_NO_DATA (361001) when a dequant

@@ -1,15 +1,15 @@
 /* int8_quant at run time (docs/features/int8_quant.md "The computation"):
  * the three scales, device data read once before the run, and where an
  * int8 key / value row lies.  The two passes over the keys are
- * attention_q8.c's. */
+ * attention_int8_quant.c's. */
 #include "fast_internal.h"
 
-fia_status fast_q8_check_data(const fast_plan *p, fia_error *err)
+fia_status fast_int8_quant_check_data(const fast_plan *p, fia_error *err)
 {
-    if (p->empty || !p->q8)
+    if (p->empty || !p->int8_quant)
         return FIA_OK;
     for (int i = 0; i < 3; i++)
-        if (p->q8_s[i] == NULL)
+        if (p->int8_quant_s[i] == NULL)
             return fast_fail(err, FIA_ERR_RUNTIME_ERROR, "R_NO_DATA",
                              "%s has no data",
                              i == 0 ? "dequant_scale1"
@@ -22,29 +22,29 @@ fia_status fast_q8_check_data(const fast_plan *p, fia_error *err)
  * sign, 8 exponent and 10 mantissa bits); a float32 one as given. */
 static float scale_of(const fast_plan *p, int i)
 {
-    if (p->q8_sdt[i] == FIA_DT_UINT64) {
+    if (p->int8_quant_sdt[i] == FIA_DT_UINT64) {
         uint64_t u;
-        memcpy(&u, p->q8_s[i], sizeof u);
+        memcpy(&u, p->int8_quant_s[i], sizeof u);
         return fast_bits_to_float((uint32_t)u & 0xFFFFE000u);
     }
     float f;
-    memcpy(&f, p->q8_s[i], sizeof f);
+    memcpy(&f, p->int8_quant_s[i], sizeof f);
     return f;
 }
 
-void fast_q8_apply(fast_plan *p)
+void fast_int8_quant_apply(fast_plan *p)
 {
-    if (p->empty || !p->q8)
+    if (p->empty || !p->int8_quant)
         return;
     /* one factor for the scores (dot * ds1 * scale with the product
      * ds1 * scale rounded first: a rounding the tolerance permits) */
-    p->q8_sc = scale_of(p, 0) * p->scale;
-    p->q8_qs1 = scale_of(p, 1);
-    p->q8_ds2 = scale_of(p, 2);
+    p->int8_quant_sc = scale_of(p, 0) * p->scale;
+    p->int8_quant_qs1 = scale_of(p, 1);
+    p->int8_quant_ds2 = scale_of(p, 2);
 }
 
-void fast_q8_src(const fast_plan *p, int64_t b, int64_t h, int64_t j,
-                 const int8_t **k, const int8_t **v)
+void fast_int8_quant_src(const fast_plan *p, int64_t b, int64_t h, int64_t j,
+                         const int8_t **k, const int8_t **v)
 {
     /* contiguous or a list's tensor (no cache, prefix or token layout:
      * the exclusions), the offset in elements = bytes */

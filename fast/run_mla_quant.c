@@ -82,10 +82,11 @@ void fast_mfq_load_q(const fast_plan *p, const fast_kernels *kern,
                     w->q[d * L + r] = 0.0f;
                 continue;
             }
-            const int8_t *q8 = (const int8_t *)p->q + fast_q_row(p, b, n, i);
+            const int8_t *q_int8 =
+                (const int8_t *)p->q + fast_q_row(p, b, n, i);
             float *dst = k->dot ? w->q + r * Dp : w->tmp;
-            kern->widen_antiquant(q8, 0, NULL, NULL, dsq_at(p, b, n, i), 0.0f,
-                                  dst, D);
+            kern->widen_antiquant(q_int8, 0, NULL, NULL, dsq_at(p, b, n, i),
+                                  0.0f, dst, D);
             for (int64_t d = 0; !k->dot && d < D; d++) /* into Q^T */
                 w->q[d * L + r] = w->tmp[d];
         }

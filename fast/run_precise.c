@@ -61,22 +61,22 @@ static void value_row(const fast_plan *p, int64_t b, int64_t kvh, int64_t j,
 /* Full int8 (int8_quant.md; the row is unspecified there): every score
  * the fill, so every e = 1, P = sat(rint(qs1)) for every key and l =
  * kv_len: x = ds2 * P * sum_j v_j / kv_len, lse = fill + log(kv_len). */
-static void q8_mean(const fast_plan *p, int64_t b, int64_t n, int64_t i,
-                    int64_t kv_len, float *tmp)
+static void int8_quant_mean(const fast_plan *p, int64_t b, int64_t n, int64_t i,
+                            int64_t kv_len, float *tmp)
 {
     const int64_t kvh = n / p->group;
-    float pq = p->q8_qs1 > 127.0f ? 127.0f
-               : p->q8_qs1 < -128.0f ? -128.0f : p->q8_qs1;
+    float pq = p->int8_quant_qs1 > 127.0f ? 127.0f
+               : p->int8_quant_qs1 < -128.0f ? -128.0f : p->int8_quant_qs1;
     pq = rintf(pq);
     int64_t sum[FAST_D_LIMIT] = {0}; /* exact: any order */
     for (int64_t j = 0; j < kv_len; j++) {
         const int8_t *kr, *vr;
-        fast_q8_src(p, b, kvh, j, &kr, &vr);
+        fast_int8_quant_src(p, b, kvh, j, &kr, &vr);
         for (int64_t d = 0; d < p->D; d++)
             sum[d] += vr[d];
     }
     for (int64_t d = 0; d < p->D; d++)
-        tmp[d] = (float)((long double)sum[d] * pq * p->q8_ds2);
+        tmp[d] = (float)((long double)sum[d] * pq * p->int8_quant_ds2);
     fast_store_row(p, b, n, i, tmp, (double)kv_len, NULL);
     fast_store_lse(p, b, n, i, FAST_MASK_FILL + log((double)kv_len));
 }
@@ -88,8 +88,8 @@ void fast_degenerate_mean(const fast_plan *p, int64_t b, int64_t n,
                           int64_t i, int64_t kv_len, float *tmp)
 {
     const int64_t kvh = n / p->group;
-    if (p->q8) {
-        q8_mean(p, b, n, i, kv_len, tmp);
+    if (p->int8_quant) {
+        int8_quant_mean(p, b, n, i, kv_len, tmp);
         return;
     }
     /* int8/int4 values: the head's per-channel scale and offset (a

@@ -286,6 +286,6 @@ int fz_oq_uncomputed(const fia_case *c, const fz_geom *g);
 /* The rule the last fz_params_int8_out_scene broke (OQ-(k + 1)) and the last
  * fz_params_int8_quant_scene (Q8-(k + 1), 8: ANTI-027), -1 for a valid scene
  * (the tests read them). */
-extern int fz_oq_params_break, fz_q8_params_break;
+extern int fz_oq_params_break, fz_int8_quant_params_break;
 
 #endif

@@ -22,7 +22,7 @@ enum {
     QB_FP_DECODE, QB_D32, QB_ALL_INT8, QB_N
 };
 
-int fz_q8_params_break = -1; /* the last scene's break (tests) */
+int fz_int8_quant_params_break = -1; /* the last scene's break (tests) */
 
 static int present1(const fia_case *c, fia_slot s)
 {
@@ -142,7 +142,7 @@ void fz_params_int8_quant_scene(fz_gen *g)
         brk = fits[want % nf];
     if (brk < 0 && !break_fits(c, &geom, QB_INT8_OUT))
         return; /* no valid scene on this path */
-    fz_q8_params_break = brk;
+    fz_int8_quant_params_break = brk;
     if (brk == QB_FP_PREFILL || brk == QB_FP_DECODE) {
         fp_with_scales(g, aux);
         return;

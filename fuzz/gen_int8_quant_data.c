@@ -60,13 +60,13 @@ enum { Q1_TYPICAL, Q1_SAT, Q1_ZERO, Q1_NEG, Q1_HALF, Q1_COUNT };
 enum { S2_UNIT, S2_ANY, S2_COUNT };
 enum { OUT_FP16, OUT_INT8, OUT_INFERRED, OUT_COUNT };
 
-typedef struct q8n {
+typedef struct int8_quant_scene {
     fuzz_rng rng;
     int dk[3];          /* query, key, value data kinds */
     int s1k, q1k, s2k;
     int u64[2], junk;   /* ds1 / ds2 uint64; junk in the bits not read */
     int out, formp, okind, late, neg;
-} q8n;
+} int8_quant_scene;
 
 /* The mean and root mean square of a tensor's values. */
 typedef struct vstat {
@@ -237,7 +237,7 @@ static double dequant_value(double x, int u64, int junk, fuzz_rng *r)
     return (double)w;
 }
 
-static double qs1_value(const q8n *a, fuzz_rng *r)
+static double qs1_value(const int8_quant_scene *a, fuzz_rng *r)
 {
     const double u = fuzz_rng_unit(r);
     switch (a->q1k) {
@@ -252,8 +252,9 @@ static double qs1_value(const q8n *a, fuzz_rng *r)
 /* ds1 from the data's statistics: the dots' spread (random data) or
  * size (constant data) M, or in the late-max form the keys' mean gap
  * below the maximum. */
-static double ds1_value(const q8n *a, const vstat *q, const vstat *k,
-                        int64_t D, int64_t U, double scale, fuzz_rng *r)
+static double ds1_value(const int8_quant_scene *a, const vstat *q,
+                        const vstat *k, int64_t D, int64_t U, double scale,
+                        fuzz_rng *r)
 {
     const double sc = fabs(scale);
     double x;
@@ -275,7 +276,7 @@ static double ds1_value(const q8n *a, const vstat *q, const vstat *k,
     return a->neg ? -x : x;
 }
 
-static double ds2_value(const q8n *a, double qs1, fuzz_rng *r)
+static double ds2_value(const int8_quant_scene *a, double qs1, fuzz_rng *r)
 {
     const double u = fuzz_rng_unit(r);
     if (a->s2k == S2_ANY) {
@@ -309,7 +310,8 @@ static void one_scale(fz_gen *g, fia_slot s, fia_dtype dt, double x)
 
 /* The output: fp16, or int8 (written or inferred) with quant_scale2 /
  * quant_offset2 sized for outputs of magnitude mag. */
-static void output(fz_gen *g, const fz_geom *geom, const q8n *a, double mag)
+static void output(fz_gen *g, const fz_geom *geom, const int8_quant_scene *a,
+                   double mag)
 {
     fia_case *c = g->c;
     const int padded = present1(c, FIA_SLOT_QUERY_PADDING_SIZE) ||
@@ -361,7 +363,7 @@ static int takes(const fz_gen *g, const fz_geom *geom)
 }
 
 /* The bytes of one scene (a zero input: the plainest choices). */
-static void read_scene(fz_bytes *f, q8n *a)
+static void read_scene(fz_bytes *f, int8_quant_scene *a)
 {
     static const int w1[S1_COUNT] = {6, 1, 1};
     static const int wq[Q1_COUNT] = {5, 2, 1, 1, 2};
@@ -390,7 +392,7 @@ void fz_numeric_int8_quant(fz_gen *g)
     fz_bytes *f = g->f;
     if (!fz_bytes_rare(f, FZ_GATE(g, FZ_FOCUS_INT8Q, g->reach ? 30 : 12)))
         return;
-    q8n a;
+    int8_quant_scene a;
     read_scene(f, &a);
     fia_case *c = g->c;
     fz_geom geom;

@@ -159,7 +159,7 @@ static int fq_excluded(const fia_oracle_facts *f)
     return ORC_ANY_GIVEN(f, s);
 }
 
-static int q8_scales_given(const fia_oracle_facts *f)
+static int int8_quant_scales_given(const fia_oracle_facts *f)
 {
     static const fia_slot s[] = {FIA_SLOT_DEQUANT_SCALE1,
                                  FIA_SLOT_QUANT_SCALE1,
@@ -281,7 +281,7 @@ ORC_PRED(fq_kv_shape, f->mla_fq,
          fq_one_bad(f, FIA_SLOT_KEY_ANTIQUANT_SCALE) ||
              fq_one_bad(f, FIA_SLOT_VALUE_ANTIQUANT_SCALE))
 ORC_PRED(fq_x, f->mla_fq, fq_excluded(f))
-ORC_PRED(nm_q8_scales, f->mla_fq, q8_scales_given(f))
+ORC_PRED(nm_int8_quant_scales, f->mla_fq, int8_quant_scales_given(f))
 
 #define MLA_REJECT(id, cite, text, dis, fn)                                  \
     {id, "mla", FIA_RULE_REJECT, ORC_SEM, cite, text, dis, ORC_FN(fn)}
@@ -462,7 +462,7 @@ const fia_rule orc_rules_mla[] = {
      "beside 003's scales; every rule judges the call, then it is refused",
      "003's interface has no such parameters; 002 documents them for its "
      "own int8 scene (Q8-*), not for MLA",
-     ORC_FN(nm_q8_scales)},
+     ORC_FN(nm_int8_quant_scales)},
 };
 const size_t orc_rules_mla_count =
     sizeof orc_rules_mla / sizeof orc_rules_mla[0];

@@ -1,7 +1,7 @@
 /* ref/ reading, feature "int8_quant": full int8 quantization, an int8
  * query with int8 key and value (docs/features/int8_quant.md "The
- * computation").  The scene is read_tensors.c's (p->q8); this step reads
- * the three per-tensor scales:
+ * computation").  The scene is read_tensors.c's (p->int8_quant); this step
+ * reads the three per-tensor scales:
  *
  *   dequant_scale1 (after Q.K^T), dequant_scale2 (after P.V): uint64, the
  *     low 32 bits an IEEE float32 of which the vendor keeps bits 31..13
@@ -48,12 +48,13 @@ fia_status ref_read_int8_quant(ref_problem *p, const fia_case *c,
                                const fia_case_data *d, fia_error *err)
 {
     (void)c;
-    if (!p->q8)
+    if (!p->int8_quant)
         return FIA_OK;
-    fia_status st = read_scale(d, FIA_SLOT_DEQUANT_SCALE1, 1, &p->q8_ds1, err);
+    fia_status st =
+        read_scale(d, FIA_SLOT_DEQUANT_SCALE1, 1, &p->int8_quant_ds1, err);
     if (st == FIA_OK)
-        st = read_scale(d, FIA_SLOT_QUANT_SCALE1, 0, &p->q8_qs1, err);
+        st = read_scale(d, FIA_SLOT_QUANT_SCALE1, 0, &p->int8_quant_qs1, err);
     if (st == FIA_OK)
-        st = read_scale(d, FIA_SLOT_DEQUANT_SCALE2, 1, &p->q8_ds2, err);
+        st = read_scale(d, FIA_SLOT_DEQUANT_SCALE2, 1, &p->int8_quant_ds2, err);
     return st;
 }

@@ -126,10 +126,10 @@ fia_status ref_read_mla(ref_problem *p, const fia_case *c,
                         "value head dim %lld unlike the query's %lld with "
                         "query_rope / key_rope (MLA: Q_D = K_D = V_D)",
                         (long long)p->Dv, (long long)p->D);
-    if (p->aq || p->q8)
+    if (p->aq || p->int8_quant)
         return fia_fail(err, FIA_ERR_NOT_MODELED,
                         "not modeled yet: query_rope / key_rope with %s "
-                        "(MLA)", p->q8 ? "an int8 query (full int8)"
+                        "(MLA)", p->int8_quant ? "an int8 query (full int8)"
                                        : "int key/value (antiquant)");
     if (p->kv_list || d->n[FIA_SLOT_QUERY_ROPE] > 1 ||
         d->n[FIA_SLOT_KEY_ROPE] > 1)

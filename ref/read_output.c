@@ -19,7 +19,7 @@ static int out_ok(const ref_problem *p)
 {
     if (p->fq) /* MLA full quantization: bf16 (003) */
         return p->out_t->dtype == FIA_DT_BF16;
-    if (p->q8)
+    if (p->int8_quant)
         return p->out_t->dtype == FIA_DT_FP16 ||
                p->out_t->dtype == FIA_DT_INT8;
     return is_half(p->out_t->dtype) ||

@@ -82,9 +82,9 @@ double ref_fq_q_scale(const ref_problem *p, int64_t b, int64_t n, int64_t i)
 static fia_status refuse_extras(const ref_problem *p, const fia_case *c,
                                 const fia_case_data *d, fia_error *err)
 {
-    static const fia_slot q8[] = {FIA_SLOT_DEQUANT_SCALE1,
-                                  FIA_SLOT_QUANT_SCALE1,
-                                  FIA_SLOT_DEQUANT_SCALE2};
+    static const fia_slot int8_quant_slots[] = {FIA_SLOT_DEQUANT_SCALE1,
+                                                FIA_SLOT_QUANT_SCALE1,
+                                                FIA_SLOT_DEQUANT_SCALE2};
     static const fia_slot no[] = {
         FIA_SLOT_QUANT_SCALE2, FIA_SLOT_QUANT_OFFSET2,
         FIA_SLOT_KEY_ANTIQUANT_OFFSET, FIA_SLOT_VALUE_ANTIQUANT_OFFSET,
@@ -101,11 +101,12 @@ static fia_status refuse_extras(const ref_problem *p, const fia_case *c,
             return fia_fail(err, FIA_ERR_PARAM_INVALID, "MLA full "
                             "quantization takes no %s",
                             fia_slot_name(no[i]));
-    for (size_t i = 0; i < sizeof q8 / sizeof q8[0]; i++)
-        if (slot(d, q8[i]))
+    for (size_t i = 0; i < sizeof int8_quant_slots / sizeof int8_quant_slots[0];
+         i++)
+        if (slot(d, int8_quant_slots[i]))
             return fia_fail(err, FIA_ERR_NOT_MODELED, "not modeled yet: %s "
                             "beside MLA full quantization",
-                            fia_slot_name(q8[i]));
+                            fia_slot_name(int8_quant_slots[i]));
     return FIA_OK;
 }
 

@@ -22,7 +22,7 @@
  * bf16 (RELEASED: the released tests use bf16; the oracle's SINK-001), a
  * shape other than [N] (rank 1, N = num_heads; an empty tensor is [0]:
  * SINK-002).  Not modeled (FIA_ERR_NOT_MODELED): the sink with 002's full
- * int8 (p->q8, an int8 query without rope: P is quantized to int8 with
+ * int8 (p->int8_quant, an int8 query without rope: P is quantized to int8 with
  * quant_scale1 in ref_int8_quant.c, and nothing says how the sink's weight
  * would be; the oracle's NM-015).
  *
@@ -46,7 +46,7 @@ fia_status ref_read_sink(ref_problem *p, const fia_case *c,
                         "learnable_sink is one tensor, not a list of %d",
                         (int)d->n[FIA_SLOT_LEARNABLE_SINK]);
     const fia_tensor *s = fia_case_data_tensor(d, FIA_SLOT_LEARNABLE_SINK);
-    if (p->q8)
+    if (p->int8_quant)
         return fia_fail(err, FIA_ERR_NOT_MODELED,
                         "not modeled yet: learnable_sink with 002's full "
                         "int8 (an int8 query without rope)");

@@ -96,7 +96,7 @@ fia_status ref_read_tensors_dtypes(ref_problem *p, const fia_case *c,
             return fia_fail(err, FIA_ERR_PARAM_INVALID, "int8 query with "
                             "key %s, value %s (full int8 takes int8)",
                             fia_dtype_name(kd), fia_dtype_name(p->v->dtype));
-        p->q8 = 1;
+        p->int8_quant = 1;
         p->in_dtype = FIA_DT_INT8;
         return FIA_OK;
     }

@@ -145,7 +145,7 @@ fia_status ref_read_tnd_dims(ref_problem *p, const fia_case *c,
         return fia_fail(err, FIA_ERR_PARAM_INVALID,
                         "key head dim %lld != query head dim %lld",
                         (long long)kd, (long long)p->D);
-    if (vd > p->D || (vd != p->D && (p->aq || p->q8)))
+    if (vd > p->D || (vd != p->D && (p->aq || p->int8_quant)))
         return fia_fail(err, FIA_ERR_PARAM_INVALID,
                         "value head dim %lld with a query head dim %lld "
                         "(a token layout's value may only be narrower, "

@@ -119,8 +119,9 @@ typedef struct compute_ctx {
     const ref_problem *p;
     fia_ref_result *r;
     ref_core *core;
-    ref_q8 *q8;         /* full int8 (p->q8): its own row math */
-    ref_q8_scales q8s;
+    /* full int8 (p->int8_quant): its own row math */
+    ref_int8_quant *int8_quant;
+    ref_int8_quant_scales int8_quant_scales;
     ref_row_in in;      /* the constant part of every row */
     row_out ro;
     const fia_ref_options *opt;
@@ -159,9 +160,9 @@ static fia_status compute_row(const ref_row_view *row, void *vctx,
     x->in.nk = row->nk;
     x->in.has_sink = p->sink != NULL; /* query head n's virtual key */
     x->in.sink = p->sink ? ref_sink_value(p, n) : 0.0;
-    if (x->q8) {
-        ref_q8_row(x->q8, &x->in, &x->q8s, &x->ro, &r->n_elements,
-                   &r->n_escalated);
+    if (x->int8_quant) {
+        ref_int8_quant_row(x->int8_quant, &x->in, &x->int8_quant_scales, &x->ro,
+                           &r->n_elements, &r->n_escalated);
     } else {
         fia_status st = ref_core_row(x->core, &x->in, &x->ro,
                                      &r->n_elements, &r->n_escalated, err);
@@ -345,16 +346,17 @@ static fia_status compute_rows(const ref_problem *p, long prec,
                         .in_dtype = p->in_dtype};
     antiquant_model(p, &x.in);
     full_quant_model(p, &x.in);
-    if (p->q8) {
-        x.q8s = (ref_q8_scales){p->q8_ds1, p->q8_qs1, p->q8_ds2};
-        st = ref_q8_new(&x.q8, p->D, ref_max_kv_len(p), fmt, prec,
-                        opt->pure_mpfr, err);
+    if (p->int8_quant) {
+        x.int8_quant_scales = (ref_int8_quant_scales){
+            p->int8_quant_ds1, p->int8_quant_qs1, p->int8_quant_ds2};
+        st = ref_int8_quant_new(&x.int8_quant, p->D, ref_max_kv_len(p), fmt,
+                                prec, opt->pure_mpfr, err);
     }
     if (st == FIA_OK)
         st = ref_rows_walk(p, compute_row, &x, err);
     r->n_refined = ref_core_refined(x.core);
     ref_row_out_free(&x.ro);
-    ref_q8_free(x.q8);
+    ref_int8_quant_free(x.int8_quant);
     ref_core_free(x.core);
     return st;
 }

@@ -53,11 +53,11 @@
 #include <string.h>
 #include "ref_internal.h"
 
-#define REF_Q8_MAX_PREC (1L << 16)
+#define REF_INT8_QUANT_MAX_PREC (1L << 16)
 #define U24 0x1p-24
 #define SAFE (1.0 + 0x1p-20)
 
-struct ref_q8 {
+struct ref_int8_quant {
     ref_fmt out_fmt;
     long prec0;
     int pure_mpfr;    /* no binary64 pass (cross-checks) */
@@ -73,7 +73,7 @@ struct ref_q8 {
     mpfr_t prod, diff, m, t, lo, hi, l, x, num, logl, lse, r, rlo, rhi, r32;
 };
 
-void ref_q8_free(ref_q8 *w)
+void ref_int8_quant_free(ref_int8_quant *w)
 {
     if (!w)
         return;
@@ -92,10 +92,11 @@ void ref_q8_free(ref_q8 *w)
     free(w);
 }
 
-fia_status ref_q8_new(ref_q8 **out, int64_t D, int64_t max_keys,
-                      ref_fmt fmt, long prec, int pure_mpfr, fia_error *err)
+fia_status ref_int8_quant_new(ref_int8_quant **out, int64_t D, int64_t max_keys,
+                              ref_fmt fmt, long prec, int pure_mpfr,
+                              fia_error *err)
 {
-    ref_q8 *w = calloc(1, sizeof *w);
+    ref_int8_quant *w = calloc(1, sizeof *w);
     *out = NULL;
     if (!w)
         return fia_fail(err, FIA_ERR_NOMEM, "out of memory (reference)");
@@ -119,7 +120,7 @@ fia_status ref_q8_new(ref_q8 **out, int64_t D, int64_t max_keys,
     if (!w->dot || !w->keys || !w->P || !w->plo || !w->phi || !w->sd ||
         !w->td || !w->N || !s || !e || !w->eptr) {
         free(s), free(e);
-        ref_q8_free(w);
+        ref_int8_quant_free(w);
         return fia_fail(err, FIA_ERR_NOMEM, "out of memory (reference)");
     }
     for (size_t j = 0; j < S; j++) {
@@ -165,7 +166,7 @@ static int f32_normal_or_zero(double x)
 }
 
 /* The row inside the model (see the header). */
-static int row_modeled(const ref_row_in *in, const ref_q8_scales *sc,
+static int row_modeled(const ref_row_in *in, const ref_int8_quant_scales *sc,
                        const int64_t *dot)
 {
     if (!f32_normal_or_zero(sc->ds1) || !f32_normal_or_zero(sc->qs1) ||
@@ -183,8 +184,8 @@ static int row_modeled(const ref_row_in *in, const ref_q8_scales *sc,
 }
 
 /* Scores exact into w->s[t], their max into w->m. */
-static void exact_scores(ref_q8 *w, const ref_row_in *in,
-                         const ref_q8_scales *sc)
+static void exact_scores(ref_int8_quant *w, const ref_row_in *in,
+                         const ref_int8_quant_scales *sc)
 {
     for (int64_t t = 0; t < in->nk; t++) {
         mpfr_set_prec(w->prod, 128);
@@ -211,11 +212,11 @@ static void exact_scores(ref_q8 *w, const ref_row_in *in,
 
 /* P_j of t (the value at w->t, exact or within |t| 2^(2-p)): 1 and *P
  * when decided (always at the safety stop: t's own rounding). */
-static int decide_p(ref_q8 *w, int exact, long prec, int32_t *P)
+static int decide_p(ref_int8_quant *w, int exact, long prec, int32_t *P)
 {
     mpfr_set_prec(w->lo, prec + 8);
     mpfr_set_prec(w->hi, prec + 8);
-    if (exact || prec >= REF_Q8_MAX_PREC) {
+    if (exact || prec >= REF_INT8_QUANT_MAX_PREC) {
         mpfr_rint(w->lo, w->t, MPFR_RNDN); /* ties to even */
         mpfr_set(w->hi, w->lo, MPFR_RNDN);
     } else {
@@ -242,8 +243,8 @@ static int decide_p(ref_q8 *w, int exact, long prec, int32_t *P)
 
 /* Weights, P, N and l at w's precision.  Returns 1 when every P_j is
  * decided; *l_exact whether l is exact. */
-static int weights(ref_q8 *w, const ref_row_in *in, const ref_q8_scales *sc,
-                   long prec, int *l_exact)
+static int weights(ref_int8_quant *w, const ref_row_in *in,
+                   const ref_int8_quant_scales *sc, long prec, int *l_exact)
 {
     int all_exact = 1;
     for (int64_t t = 0; t < in->nk; t++) {
@@ -274,7 +275,7 @@ static int weights(ref_q8 *w, const ref_row_in *in, const ref_q8_scales *sc,
 
 /* Rounds val to f into w->r; 1 when every value within 2^err_exp of val
  * rounds alike (or exact / no error). */
-static int decided(ref_q8 *w, mpfr_t rlo, mpfr_t rhi, const mpfr_t val,
+static int decided(ref_int8_quant *w, mpfr_t rlo, mpfr_t rhi, const mpfr_t val,
                    int exact, mpfr_exp_t err_exp, ref_fmt f, mpfr_t y)
 {
     ref_round_fmt(y, val, f);
@@ -291,8 +292,8 @@ static int decided(ref_q8 *w, mpfr_t rlo, mpfr_t rhi, const mpfr_t val,
 }
 
 /* Outputs (and lse) not yet done; returns the number still undecided. */
-static int64_t outputs(ref_q8 *w, const ref_row_in *in,
-                       const ref_q8_scales *sc, long prec, int l_exact,
+static int64_t outputs(ref_int8_quant *w, const ref_row_in *in,
+                       const ref_int8_quant_scales *sc, long prec, int l_exact,
                        row_out *ro)
 {
     int64_t und = 0;
@@ -307,7 +308,7 @@ static int64_t outputs(ref_q8 *w, const ref_row_in *in,
         mpfr_exp_t err = mpfr_regular_p(w->x)
                              ? mpfr_get_exp(w->x) + 4 - prec : 0;
         if (decided(w, w->rlo, w->rhi, w->x, ex, err, w->out_fmt, w->r) ||
-            prec >= REF_Q8_MAX_PREC) {
+            prec >= REF_INT8_QUANT_MAX_PREC) {
             ro->bits[d] = ref_encode_fmt(w->r, w->out_fmt);
             ro->exact[d] = mpfr_get_d(w->x, MPFR_RNDN);
             ro->done[d] = 1;
@@ -332,7 +333,7 @@ static int64_t outputs(ref_q8 *w, const ref_row_in *in,
         int ok = decided(w, rlo, rhi, w->lse, ex, big + 5 - prec,
                          REF_FMT_FP32, w->r32);
         mpfr_clears(rlo, rhi, (mpfr_ptr)0);
-        if (ok || prec >= REF_Q8_MAX_PREC) {
+        if (ok || prec >= REF_INT8_QUANT_MAX_PREC) {
             ro->lse_bits = ref_encode_fmt(w->r32, REF_FMT_FP32);
             ro->lse_exact = mpfr_get_d(w->lse, MPFR_RNDN);
             ro->lse_done = 1;
@@ -357,8 +358,9 @@ static int32_t sat_i8(double x)
 }
 
 /* ro->bound, ro->lse_bound for the decided P, N, l (see the header). */
-static void bounds(ref_q8 *w, const ref_row_in *in, const ref_q8_scales *sc,
-                   double l, double m, row_out *ro)
+static void bounds(ref_int8_quant *w, const ref_row_in *in,
+                   const ref_int8_quant_scales *sc, double l, double m,
+                   row_out *ro)
 {
     const int64_t nk = in->nk, D = in->D;
     const double g3 = gam(3.0);
@@ -427,8 +429,9 @@ static void bounds(ref_q8 *w, const ref_row_in *in, const ref_q8_scales *sc,
  * g_nk l; x_d = fl(fl(N_d ds2) / l) relative 2^-52 + E_l; lse = m +
  * log l.  Returns 1 when every P_j is decided (sets *l, *m); marks the
  * elements decided in ro. */
-static int dbl_row(ref_q8 *w, const ref_row_in *in, const ref_q8_scales *sc,
-                   row_out *ro, double *l_out, double *m_out)
+static int dbl_row(ref_int8_quant *w, const ref_row_in *in,
+                   const ref_int8_quant_scales *sc, row_out *ro, double *l_out,
+                   double *m_out)
 {
     const int64_t nk = in->nk, D = in->D;
     double m = -INFINITY, esm = 0.0;
@@ -532,9 +535,9 @@ static void unmodeled_row(const ref_row_in *in, row_out *ro)
     ro->lse_done = 1;
 }
 
-void ref_q8_row(ref_q8 *w, const ref_row_in *in_all,
-                const ref_q8_scales *sc, row_out *ro, int64_t *n_elements,
-                int64_t *n_escalated)
+void ref_int8_quant_row(ref_int8_quant *w, const ref_row_in *in_all,
+                        const ref_int8_quant_scales *sc, row_out *ro,
+                        int64_t *n_elements, int64_t *n_escalated)
 {
     const int64_t D = in_all->D;
     memset(ro->done, 0, (size_t)D);

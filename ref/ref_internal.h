@@ -77,8 +77,8 @@ typedef struct ref_problem {
     /* full int8 (read_tensors.c: the scene; read_int8_quant.c: the
      * scales): int8 query, key and value; dequant_scale1, quant_scale1,
      * dequant_scale2 as the values the computation uses */
-    int q8;
-    double q8_ds1, q8_qs1, q8_ds2;
+    int int8_quant;
+    double int8_quant_ds1, int8_quant_qs1, int8_quant_ds2;
     /* query_quant (read_tensors.c: the scene; read_query_quant.c: the
      * scales): MLA's full quantization, an int8 query, key and value with
      * bf16 ropes (003 D = 512 "支持全量化场景").  Its rows are read
@@ -717,26 +717,28 @@ fia_status ref_core_row(ref_core *w, const ref_row_in *in, row_out *ro,
 /* ---- ref_int8_quant.c: full int8, one row ------------------------------ */
 
 /* The scales of full int8 as the computation uses them (read_int8_quant.c). */
-typedef struct ref_q8_scales {
+typedef struct ref_int8_quant_scales {
     double ds1, qs1, ds2;
-} ref_q8_scales;
+} ref_int8_quant_scales;
 
-typedef struct ref_q8 ref_q8;
+typedef struct ref_int8_quant ref_int8_quant;
 
 /* A workspace for rows of D columns and at most max_keys keys, output
  * format fmt (fp16; an int8 output is quantized from the exact value),
  * first MPFR precision prec; pure_mpfr: no binary64 first pass.  FIA_OK
  * or FIA_ERR_NOMEM. */
-fia_status ref_q8_new(ref_q8 **w, int64_t D, int64_t max_keys, ref_fmt fmt,
-                      long prec, int pure_mpfr, fia_error *err);
-void ref_q8_free(ref_q8 *w);
+fia_status ref_int8_quant_new(ref_int8_quant **w, int64_t D, int64_t max_keys,
+                              ref_fmt fmt, long prec, int pure_mpfr,
+                              fia_error *err);
+void ref_int8_quant_free(ref_int8_quant *w);
 
 /* One row of full int8 (in: the int8 values as binary64, in->nk >= 1) into
  * *ro: every element decided, correctly rounded, with its bound
  * (int8_quant.md); outside the model, NaN with bound +inf.  Adds to
  * *n_elements and, per escalation, *n_escalated. */
-void ref_q8_row(ref_q8 *w, const ref_row_in *in, const ref_q8_scales *sc,
-                row_out *ro, int64_t *n_elements, int64_t *n_escalated);
+void ref_int8_quant_row(ref_int8_quant *w, const ref_row_in *in,
+                        const ref_int8_quant_scales *sc, row_out *ro,
+                        int64_t *n_elements, int64_t *n_escalated);
 
 /* ref_kv_return.c: a call in which no batch reads a key (the reference's
  * own reading), and the released code's answer to it (zeros, lse +inf),

@@ -258,7 +258,7 @@ static inline void release(mla *m)
  * _value per tensor (sk, sv: set them before mla_fq_make). */
 typedef struct mla_fq {
     fia_tensor dsq, dsk, dsv;
-    int8_t *q8, *k8, *v8;
+    int8_t *q_int8, *k_int8, *v_int8;
     float *dsqd, sk, sv;
 } mla_fq;
 
@@ -311,21 +311,22 @@ static inline void mla_fq_make(mla *m, mla_fq *f, bool data)
     if (!data)
         return;
     const int64_t nq = numel(&m->q), nk = numel(&m->k);
-    f->q8 = malloc((size_t)nq);
-    f->k8 = malloc((size_t)nk);
-    f->v8 = malloc((size_t)nk);
+    f->q_int8 = malloc((size_t)nq);
+    f->k_int8 = malloc((size_t)nk);
+    f->v_int8 = malloc((size_t)nk);
     f->dsqd = malloc((size_t)numel(&f->dsq) * sizeof(float));
-    for (int64_t i = 0; i < nq; i++) f->q8[i] = mla_rnd8();
-    for (int64_t i = 0; i < nk; i++) f->k8[i] = mla_rnd8(), f->v8[i] = mla_rnd8();
+    for (int64_t i = 0; i < nq; i++) f->q_int8[i] = mla_rnd8();
+    for (int64_t i = 0; i < nk; i++)
+        f->k_int8[i] = mla_rnd8(), f->v_int8[i] = mla_rnd8();
     for (int64_t i = 0; i < numel(&f->dsq); i++)
         f->dsqd[i] = 0.01f + (float)(ftl_next32() % 61) * 0.001f;
-    m->q.data = f->q8, m->k.data = f->k8, m->v.data = f->v8;
+    m->q.data = f->q_int8, m->k.data = f->k_int8, m->v.data = f->v_int8;
     f->dsq.data = f->dsqd;
 }
 
 static inline void mla_fq_free(mla_fq *f)
 {
-    free(f->q8), free(f->k8), free(f->v8), free(f->dsqd);
+    free(f->q_int8), free(f->k_int8), free(f->v_int8), free(f->dsqd);
 }
 
 static inline fia_status phase_one(mla *m, fast_executor **ex, uint64_t *wss)

@@ -254,7 +254,7 @@
     "key_antiquant_scale = fp32 [4,32]\n"                                    \
     "value_antiquant_scale = fp32 [4,32]\n"
 /* Full int8 (computed: an obeying case is accepted). */
-#define Q8_P                                                                 \
+#define INT8_QUANT_P                                                         \
     "query = int8 [1,2,16,64]\n"                                             \
     "key = int8 [1,2,32,64]\n"                                               \
     "value = int8 [1,2,32,64]\n"                                             \

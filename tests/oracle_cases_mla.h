@@ -101,7 +101,7 @@ static const rule_case oracle_cases_mla[] = {
      "learnable_sink = bf16 [2]"},
     {"SINK-001", TND, "learnable_sink = fp32 [4]", TND,
      "learnable_sink = bf16 [4]"},
-    {"SINK-001", Q8_P, "learnable_sink = fp16 [2]", DECODE,
+    {"SINK-001", INT8_QUANT_P, "learnable_sink = fp16 [2]", DECODE,
      "learnable_sink = bf16 [2]"},
     {"SINK-002", PREFILL, "learnable_sink = bf16 [0]", PREFILL,
      "learnable_sink = bf16 [2]"},
@@ -114,15 +114,15 @@ static const rule_case oracle_cases_mla[] = {
     /* narrowed: 002's full int8 (an int8 query without rope); a late row,
      * after every rule.  With MLA (D 512, D 128, its full quantization)
      * the sink is modeled: those calls obey it. */
-    {"NM-015", Q8_P, "learnable_sink = bf16 [2]", PREFILL,
+    {"NM-015", INT8_QUANT_P, "learnable_sink = bf16 [2]", PREFILL,
      "learnable_sink = bf16 [2]"},
-    {"NM-015", Q8_P, "learnable_sink = bf16 [2]", MLA_D,
+    {"NM-015", INT8_QUANT_P, "learnable_sink = bf16 [2]", MLA_D,
      "learnable_sink = bf16 [32]"},
-    {"NM-015", Q8_P, "learnable_sink = bf16 [2]", MLA_FQ,
+    {"NM-015", INT8_QUANT_P, "learnable_sink = bf16 [2]", MLA_FQ,
      "learnable_sink = bf16 [32]"},
-    {"NM-015", Q8_P, "learnable_sink = bf16 [2]", MLA_FQZ,
+    {"NM-015", INT8_QUANT_P, "learnable_sink = bf16 [2]", MLA_FQZ,
      "learnable_sink = bf16 [32]"},
-    {"NM-015", Q8_P, "learnable_sink = bf16 [2]", MLA_T,
+    {"NM-015", INT8_QUANT_P, "learnable_sink = bf16 [2]", MLA_T,
      "learnable_sink = bf16 [4]"},
 };
 

@@ -112,18 +112,20 @@ static const rule_case oracle_cases_quant[] = {
      "key_shared_prefix = int8 [1,2,8,64]\n"
      "value_shared_prefix = int8 [1,2,8,64]", AQ_D, ""},
     /* Full int8. */
-    {"Q8-001", Q8_P, "attention_out = int8 [1,2,16,64]", Q8_P,
+    {"Q8-001", INT8_QUANT_P, "attention_out = int8 [1,2,16,64]", INT8_QUANT_P,
      "attention_out = int8 [1,2,16,64]\nquant_scale2 = fp32 [1]"},
-    {"Q8-002", Q8_P, "quant_scale1 = null", Q8_P, ""},
-    {"Q8-003", Q8_P, "attention_out = bf16 [1,2,16,64]", Q8_P, ""},
-    {"Q8-004", Q8_P, "key = fp16 [1,2,32,64]\nvalue = fp16 [1,2,32,64]", Q8_P,
+    {"Q8-002", INT8_QUANT_P, "quant_scale1 = null", INT8_QUANT_P, ""},
+    {"Q8-003", INT8_QUANT_P, "attention_out = bf16 [1,2,16,64]", INT8_QUANT_P,
      ""},
-    {"Q8-005", Q8_P, "quant_scale1 = fp32 [2]", Q8_P, ""},
+    {"Q8-004", INT8_QUANT_P, "key = fp16 [1,2,32,64]\nvalue = fp16 [1,2,32,64]",
+     INT8_QUANT_P, ""},
+    {"Q8-005", INT8_QUANT_P, "quant_scale1 = fp32 [2]", INT8_QUANT_P, ""},
     {"Q8-006", PREFILL, "dequant_scale1 = fp32 [1]", PREFILL, ""},
     {"Q8-007", DECODE, "quant_scale1 = fp32 [1]", DECODE, ""},
-    {"Q8-008", Q8_P,
+    {"Q8-008", INT8_QUANT_P,
      "query = int8 [1,2,16,48]\nkey = int8 [1,2,32,48]\n"
-     "value = int8 [1,2,32,48]\nattention_out = fp16 [1,2,16,48]", Q8_P, ""},
+     "value = int8 [1,2,32,48]\nattention_out = fp16 [1,2,16,48]",
+     INT8_QUANT_P, ""},
     /* int8 output. */
     {"OQ-001", O8_P, "quant_scale2 = null", O8_P, ""},
     {"OQ-002", PREFILL,

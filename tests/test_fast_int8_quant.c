@@ -305,7 +305,7 @@ static fia_status run_fast(const cfg *c, const data *d, void *out,
 }
 
 /* sat(rint(fl32(fl32(x * qs2) + qo2))) (int8_out.md), x in double. */
-static int q8_out(double x, const data *d)
+static int int8_out_value(double x, const data *d)
 {
     const float y = (float)((float)x * d->qs2) + d->qo2;
     const float r = rintf(y);
@@ -344,7 +344,7 @@ static void run_case(const cfg *c, int line)
                         continue; /* unspecified without the correction */
                     for (int64_t dd = 0; dd < c->D; dd++)
                         if (c->out8 ? ((int8_t *)out)[at + dd] !=
-                                          q8_out(0.0, &d)
+                                          int8_out_value(0.0, &d)
                                     : ((uint16_t *)out)[at + dd] != 0)
                             bad++;
                     if (c->lse && !isinf(got_lse))
@@ -354,8 +354,8 @@ static void run_case(const cfg *c, int line)
                 for (int64_t dd = 0; dd < c->D; dd++) {
                     if (c->out8) {
                         const int y = ((int8_t *)out)[at + dd];
-                        const int lo = q8_out(x[dd] - tol[dd], &d);
-                        const int hi = q8_out(x[dd] + tol[dd], &d);
+                        const int lo = int8_out_value(x[dd] - tol[dd], &d);
+                        const int hi = int8_out_value(x[dd] + tol[dd], &d);
                         if (y < lo || y > hi) {
                             if (bad++ < 5)
                                 fprintf(stderr, "line %d (%lld,%lld,%lld,"

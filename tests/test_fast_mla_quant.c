@@ -277,7 +277,7 @@ static void naive_fq(const fq *f, double *ref, int how)
             for (int64_t i = 0; i < m->QS; i++) {
                 const int64_t kl = m->kl[b];
                 const int64_t last = m->sparse == 3 ? kl - m->QS + i : kl - 1;
-                const int8_t *q = f->x.q8 + q_off(m, b, n, i, m->D);
+                const int8_t *q = f->x.q_int8 + q_off(m, b, n, i, m->D);
                 const uint16_t *qr = m->qrd + q_off(m, b, n, i, DR);
                 const double dq = dsq_read(f, b, n, i, how);
                 double mx = -INFINITY, sum = 0.0;
@@ -285,7 +285,7 @@ static void naive_fq(const fq *f, double *ref, int how)
                     double x = 0.0;
                     for (int64_t d = 0; d < m->D; d++)
                         x += (q[d] * dq) *
-                             (f->x.k8[mla_k8_at(m, b, 0, j, d)] *
+                             (f->x.k_int8[mla_k8_at(m, b, 0, j, d)] *
                               (double)f->x.sk);
                     const int64_t ro = k_off(m, b, 0, j, DR);
                     for (int64_t d = 0; d < DR; d++)
@@ -301,7 +301,7 @@ static void naive_fq(const fq *f, double *ref, int how)
                     const double p = exp(s[j] - mx);
                     sum += p;
                     for (int64_t d = 0; d < m->D; d++)
-                        o[d] += p * (f->x.v8[mla_k8_at(m, b, 0, j, d)] *
+                        o[d] += p * (f->x.v_int8[mla_k8_at(m, b, 0, j, d)] *
                                      (double)f->x.sv);
                 }
                 for (int64_t d = 0; d < m->D; d++)

@@ -257,9 +257,9 @@ static void exclusions(void)
     fastSetStatusProfile(FIA_PROFILE_DOC);
     /* int8 query at Q_S > 1; at Q_S = 1 the exclusion does not apply (int8
      * query is then refused as not modeled) */
-    call q8 = base(4, 128);
-    q8.q.dtype = FIA_DT_INT8;
-    expect(&q8, FIA_ERR_PARAM_INVALID, "S_PAGED_INT8_QUERY", __LINE__);
+    call q_int8 = base(4, 128);
+    q_int8.q.dtype = FIA_DT_INT8;
+    expect(&q_int8, FIA_ERR_PARAM_INVALID, "S_PAGED_INT8_QUERY", __LINE__);
     /* int4 KV with an fp16 query */
     /* antiquant with an empty query (Q_S = 0): refused as at Q_S > 1 */
     call aq0 = base(0, 128);

@@ -140,7 +140,7 @@ static double qel(const sc *c, int64_t b, int64_t n, int64_t i, int64_t d)
     const mla *m = &c->m;
     const int64_t o = q_off(m, b, n, i, m->D) + d;
     if (c->fq)
-        return c->x.q8[o] * (double)c->x.dsqd[mla_dsq_index(m, b, n, i)];
+        return c->x.q_int8[o] * (double)c->x.dsqd[mla_dsq_index(m, b, n, i)];
     return wd(m->dt, m->qd[o]);
 }
 
@@ -149,7 +149,7 @@ static double kvel(const sc *c, bool v, int64_t b, int64_t h, int64_t j,
 {
     const mla *m = &c->m;
     if (c->fq)
-        return (v ? c->x.v8 : c->x.k8)[mla_k8_at(m, b, 0, j, d)] *
+        return (v ? c->x.v_int8 : c->x.k_int8)[mla_k8_at(m, b, 0, j, d)] *
                (double)(v ? c->x.sv : c->x.sk);
     const int64_t o = k_el(m, k_off(m, b, h, j, m->D), d);
     return wd(m->dt, v ? m->vd[o] : m->kd[o]);

@@ -760,15 +760,16 @@ static void own_refusals(void)
     a.prefix_len = &prefix;
     expect_refusal(&a, (refusal){"prefix", "M_PREFIX_LEN: actual_shared_prefix_len"},
                    __LINE__);
-    fia_tensor q8 = q, kv4 = kv, out8 = out;
-    q8.dtype = FIA_DT_INT8, kv4.dtype = FIA_DT_INT4, out8.dtype = FIA_DT_INT8;
+    fia_tensor q_int8 = q, kv4 = kv, out8 = out;
+    q_int8.dtype = FIA_DT_INT8, kv4.dtype = FIA_DT_INT4;
+    out8.dtype = FIA_DT_INT8;
     /* an int8 query is computed (full quantization): with its three
      * scales of one element each the plan row takes it (dt: the pse's and
      * output's fp16), an empty scale it cannot compute with */
     fia_tensor s64 = {FIA_DT_UINT64, 1, {1}, NULL};
     fia_tensor s32 = {FIA_DT_FP32, 1, {1}, NULL};
     fia_tensor s0 = {FIA_DT_FP32, 1, {0}, NULL};
-    a = ok, a.query = &q8;
+    a = ok, a.query = &q_int8;
     a.opt[FAST_OPT_DEQUANT_SCALE1] = &s64;
     a.opt[FAST_OPT_QUANT_SCALE1] = &s32;
     a.opt[FAST_OPT_DEQUANT_SCALE2] = &s64;
@@ -776,10 +777,10 @@ static void own_refusals(void)
         fast_plan p;
         memset(&p, 0, sizeof p);
         fia_error e;
-        CHECK(fast_check_int_inputs_query(&a, &p, &e) == FIA_OK && p.q8 &&
-              p.dt == FIA_DT_FP16 && p.kv_dt == FIA_DT_INT8);
+        CHECK(fast_check_int_inputs_query(&a, &p, &e) == FIA_OK &&
+              p.int8_quant && p.dt == FIA_DT_FP16 && p.kv_dt == FIA_DT_INT8);
         CHECK(fast_plan_int8_quant(&a, &p, &e) == FIA_OK &&
-              p.q8_s[1] == NULL && p.q8_sdt[1] == FIA_DT_FP32);
+              p.int8_quant_s[1] == NULL && p.int8_quant_sdt[1] == FIA_DT_FP32);
         a.opt[FAST_OPT_QUANT_SCALE1] = &s0;
         CHECK(fast_plan_int8_quant(&a, &p, &e) == FIA_ERR_NOT_MODELED);
     }
@@ -792,7 +793,8 @@ static void own_refusals(void)
         fast_plan p;
         memset(&p, 0, sizeof p);
         fia_error e;
-        CHECK(fast_check_int_inputs_query(&a, &p, &e) == FIA_OK && !p.q8);
+        CHECK(fast_check_int_inputs_query(&a, &p, &e) == FIA_OK &&
+              !p.int8_quant);
         CHECK(fast_plan_int8_quant(&a, &p, &e) == FIA_OK);
     }
     a = ok, a.out = &out8;

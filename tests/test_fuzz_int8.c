@@ -367,9 +367,9 @@ static void test_params(void)
     for (int k = 0; k < n; k++) {
         fia_case c;
         const size_t len = ftl_random_input(&r, buf, 32, sizeof buf);
-        fz_oq_params_break = fz_q8_params_break = -2;
+        fz_oq_params_break = fz_int8_quant_params_break = -2;
         fuzz_decode_params(buf, len, &c);
-        const int ob = fz_oq_params_break, qb = fz_q8_params_break;
+        const int ob = fz_oq_params_break, qb = fz_int8_quant_params_break;
         const int strict = strict_input(buf, len);
         CHECK(ob == -2 || qb == -2); /* one scene at most */
         CHECK((ob < 0 && qb < 0) || !strict);

@@ -53,7 +53,7 @@ static void test_numeric(void)
     fuzz_rng r = {2611};
     static uint8_t buf[2048];
     int n = 0, bad = 0, above = 0, below = 0, near = 0, decode = 0;
-    int full_int8 = 0, q8_sink = 0, mla512 = 0, mla128 = 0, mla_fq = 0,
+    int full_int8 = 0, int8_quant_sink = 0, mla512 = 0, mla128 = 0, mla_fq = 0,
         mla_refused = 0;
     /* 20000 inputs, more (up to 100000) until each MLA scene has had two
      * sinks: an MLA case is 2 % of the inputs, a sink 8 % of those (a
@@ -70,10 +70,10 @@ static void test_numeric(void)
             continue;
         }
         const fia_tensor *q = &c.tensors[FIA_SLOT_QUERY].t[0];
-        const int q8 = q->dtype == FIA_DT_INT8;
+        const int q_int8 = q->dtype == FIA_DT_INT8;
         /* 002's full int8 (no rope): never a sink */
-        full_int8 += q8 && !has_rope(&c);
-        q8_sink += q8 && !has_rope(&c) && has_sink(&c);
+        full_int8 += q_int8 && !has_rope(&c);
+        int8_quant_sink += q_int8 && !has_rope(&c) && has_sink(&c);
         if (!has_sink(&c)) {
             fia_case_free(&c);
             continue;
@@ -83,9 +83,9 @@ static void test_numeric(void)
         bad += s->dtype != FIA_DT_BF16 || s->ndim != 1 ||
                s->shape[0] != c.attrs.num_heads;
         if (has_rope(&c)) { /* MLA: a call the rules accept */
-            mla_fq += q8;
-            mla512 += !q8 && query_d(&c) == 512;
-            mla128 += !q8 && query_d(&c) == 128;
+            mla_fq += q_int8;
+            mla512 += !q_int8 && query_d(&c) == 512;
+            mla128 += !q_int8 && query_d(&c) == 128;
             mla_refused += !accepted(&c);
         }
         const fia_gen *gen = &c.tensors[FIA_SLOT_LEARNABLE_SINK].gen;
@@ -102,14 +102,14 @@ static void test_numeric(void)
             "512, %d D 128, %d full quantization, %d refused; 002's full "
             "int8: %d cases, %d with a sink\n", n, near, above, below,
             decode, bad, mla512, mla128, mla_fq, mla_refused, full_int8,
-            q8_sink);
+            int8_quant_sink);
     CHECK_COUNT(n >= 200);
     CHECK_EQ_INT(bad, 0);
     CHECK_COUNT(near > 0 && above > 0 && below > 0 && decode > 0);
     CHECK_COUNT(mla512 >= 2 && mla128 >= 2 && mla_fq >= 2);
     CHECK_EQ_INT(mla_refused, 0);
     CHECK_COUNT(full_int8 > 0);
-    CHECK_EQ_INT(q8_sink, 0);
+    CHECK_EQ_INT(int8_quant_sink, 0);
 }
 
 static void test_params(void)

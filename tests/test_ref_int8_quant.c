@@ -18,8 +18,8 @@ enum { NH = 2, QS = 6, KS = 80, DD = 64 };
 
 /* The case: BNSD, N = 2 heads over one KV head, int8 data uniform over
  * the whole range unless `extra` says otherwise. */
-static void run_q8(run *x, const char *ds1, const char *qs1,
-                   const char *ds2, const char *out, const char *extra)
+static void run_int8_quant(run *x, const char *ds1, const char *qs1,
+                           const char *ds2, const char *out, const char *extra)
 {
     const char *qgen = strstr(extra, "query.gen") ? ""
                        : "query.gen = uniform(-128,127)\n";
@@ -132,8 +132,8 @@ static void test_uint64_truncation(void)
     char ds1[128];
     snprintf(ds1, sizeof ds1, "uint64 [1]\ndequant_scale1.values = %.0f", u);
     run r;
-    run_q8(&r, ds1, "127", "fp32 [1]\ndequant_scale2.values = 0.0001",
-           "fp16", "");
+    run_int8_quant(&r, ds1, "127", "fp32 [1]\ndequant_scale2.values = 0.0001",
+                   "fp16", "");
     CHECK_MSG(r.st == FIA_OK, "uint64 run: %d %s", (int)r.st, r.err.msg);
     if (r.st == FIA_OK) {
         uint32_t lo = 961658879u & 0xFFFFE000u, full = 961658879u;
@@ -153,8 +153,8 @@ static void test_uint64_truncation(void)
 static void test_fp32_saturation(void)
 {
     run r;
-    run_q8(&r, "fp32 [1]\ndequant_scale1.values = 0.0003", "300",
-           "fp32 [1]\ndequant_scale2.values = 0.002", "fp16", "");
+    run_int8_quant(&r, "fp32 [1]\ndequant_scale1.values = 0.0003", "300",
+                   "fp32 [1]\ndequant_scale2.values = 0.002", "fp16", "");
     CHECK_MSG(r.st == FIA_OK, "fp32 run: %d %s", (int)r.st, r.err.msg);
     if (r.st == FIA_OK) {
         int sat = check_rows(&r, (double)0.0003f, 300.0, (double)0.002f, 0,
@@ -169,9 +169,9 @@ static void test_fp32_saturation(void)
 static void test_tie(void)
 {
     run r;
-    run_q8(&r, "fp32 [1]\ndequant_scale1.values = 0.01", "2.5",
-           "fp32 [1]\ndequant_scale2.values = 0.25", "fp16",
-           "query.gen = const(0)\n");
+    run_int8_quant(&r, "fp32 [1]\ndequant_scale1.values = 0.01", "2.5",
+                   "fp32 [1]\ndequant_scale2.values = 0.25", "fp16",
+                   "query.gen = const(0)\n");
     CHECK_MSG(r.st == FIA_OK, "tie run: %d %s", (int)r.st, r.err.msg);
     if (r.st == FIA_OK) {
         int bad = 0;
@@ -195,8 +195,8 @@ static void test_tie(void)
 static void test_running_max_caught(void)
 {
     run r;
-    run_q8(&r, "fp32 [1]\ndequant_scale1.values = 0.0005", "127",
-           "fp32 [1]\ndequant_scale2.values = 0.01", "fp16", "");
+    run_int8_quant(&r, "fp32 [1]\ndequant_scale1.values = 0.0005", "127",
+                   "fp32 [1]\ndequant_scale2.values = 0.01", "fp16", "");
     CHECK_MSG(r.st == FIA_OK, "run: %d %s", (int)r.st, r.err.msg);
     if (r.st == FIA_OK) {
         int out = 0;
@@ -222,9 +222,9 @@ static void test_int8_out(void)
     run r, f;
     const char *s1 = "fp32 [1]\ndequant_scale1.values = 0.003";
     const char *s2 = "fp32 [1]\ndequant_scale2.values = 0.002";
-    run_q8(&r, s1, "127", s2, "int8",
-           "quant_scale2 = fp32 [1]\nquant_scale2.values = 1.5\n");
-    run_q8(&f, s1, "127", s2, "fp16", "");
+    run_int8_quant(&r, s1, "127", s2, "int8",
+                   "quant_scale2 = fp32 [1]\nquant_scale2.values = 1.5\n");
+    run_int8_quant(&f, s1, "127", s2, "fp16", "");
     CHECK_MSG(r.st == FIA_OK && f.st == FIA_OK, "int8 out: %d %s", (int)r.st,
               r.err.msg);
     if (r.st == FIA_OK && f.st == FIA_OK) {

@@ -7,18 +7,18 @@
  * int8_quant_rowmax), pass 2 the same scores again (the same kernels on the
  * same data: the same floats), e = exp(s - m), the row sum of the unquantized
  * e and P = sat(rint(e * qs1)) (kernel int8_quant_pquant), then P.V.  When the
- * task's keys are few enough (fast_q8_keep_keys: its scores fit a few MiB
- * of scratch) pass 1 keeps its scaled scores and pass 2 reads them instead
+ * task's keys are few enough (fast_int8_quant_keep_keys: its scores fit a few
+ * MiB of scratch) pass 1 keeps its scaled scores and pass 2 reads them instead
  * of computing them again: the same floats, a third fewer products (the
  * prefill bench: ~1.1x the fp16 call's time instead of ~1.6x).
  *
  * Exactness: the int8 values widened to float are exact, and a float dot
  * of D <= 512 int8 products is an integer below 2^24, exact whatever the
  * order: the float Q.K^T kernel gives the exact dot.  The scores are
- * fl32(dot * q8_sc), q8_sc = fl32(ds1 * scale) (with a pse the pse_bias
- * kernel's fl32(fl32(dot * q8_sc) + b)).  P.V of a block of FAST_KBLOCK
- * keys is exact in float (|P v| <= 2^14); acc holds at most 16 blocks
- * (|sum| <= 1024 * 2^14 = 2^24, every partial sum an integer it holds)
+ * fl32(dot * int8_quant_sc), int8_quant_sc = fl32(ds1 * scale) (with a pse the
+ * pse_bias kernel's fl32(fl32(dot * int8_quant_sc) + b)).  P.V of a block of
+ * FAST_KBLOCK keys is exact in float (|P v| <= 2^14); acc holds at most 16
+ * blocks (|sum| <= 1024 * 2^14 = 2^24, every partial sum an integer it holds)
  * before it is added into the double N (exact below 2^53).  The output
  * before its division is fl32(N * ds2), the product formed in long double
  * (x86: 64 bits, exact for |N| < 2^40) and rounded once. */
@@ -33,7 +33,7 @@ static void widen_rows(const fast_plan *p, const fast_kernels *kern,
     const int64_t Dp = p->Dp, D = p->D;
     for (int64_t c = 0; c < nk; c++) {
         const int8_t *kr, *vr;
-        fast_q8_src(p, b, kvh, j0 + c, &kr, &vr);
+        fast_int8_quant_src(p, b, kvh, j0 + c, &kr, &vr);
         if (kd != NULL)
             kern->widen_antiquant(kr, 0, NULL, NULL, 1.0f, 0.0f, kd + c * Dp,
                                   D);
@@ -49,16 +49,16 @@ static void widen_rows(const fast_plan *p, const fast_kernels *kern,
     }
 }
 
-void fast_q8_kvpre_rows(const fast_plan *p, const fast_kernels *kern,
-                        int64_t b, int64_t kvh, int64_t s0, int64_t s1,
-                        float *kf, float *vf)
+void fast_int8_quant_kvpre_rows(const fast_plan *p, const fast_kernels *kern,
+                                int64_t b, int64_t kvh, int64_t s0, int64_t s1,
+                                float *kf, float *vf)
 {
     if (s1 > s0)
         widen_rows(p, kern, b, kvh, s0, s1 - s0, kf + s0 * p->Dp,
                    vf + s0 * p->Dp);
 }
 
-void fast_q8_load_q(const fast_plan *p, const task *k, scratch *w)
+void fast_int8_quant_load_q(const fast_plan *p, const task *k, scratch *w)
 {
     const int64_t L = p->L, D = p->D;
     /* every column up to L: padding rows zero (the kernels compute them) */
@@ -106,7 +106,8 @@ static void block_scores(const fast_plan *p, const fast_kernels *kern,
     if (p->pse_given) {
         /* the pse is fp16 (002 pairs it with an int8 query) */
         fast_pse_block(p, k->b, w->prow, mr, j0, w->pblk);
-        kern->pse_bias(FIA_DT_FP16, w->pblk, mr, nk, p->q8_sc, st, L, NULL);
+        kern->pse_bias(FIA_DT_FP16, w->pblk, mr, nk, p->int8_quant_sc, st, L,
+                       NULL);
     }
 }
 
@@ -119,17 +120,18 @@ static void flush(const fast_plan *p, int mr, scratch *w)
     memset(w->acc, 0, (size_t)n * sizeof(float));
 }
 
-void fast_q8_keys(const fast_plan *p, const fast_kernels *kern,
-                  const task *k, scratch *w, const float *kpre,
-                  const float *vpre, int64_t jmin, int64_t jmax)
+void fast_int8_quant_keys(const fast_plan *p, const fast_kernels *kern,
+                          const task *k, scratch *w, const float *kpre,
+                          const float *vpre, int64_t jmin, int64_t jmax)
 {
     const int64_t L = p->L, Dp = p->Dp;
     const int mr = k->mr;
-    const float sc = p->pse_given ? 1.0f : p->q8_sc; /* pse_bias scaled them */
+    /* (with a pse, pse_bias scaled them) */
+    const float sc = p->pse_given ? 1.0f : p->int8_quant_sc;
     const uint8_t *excl = p->mask != NULL ? w->excl : NULL;
     /* the scores kept (S^T of every key, block after block), or computed
      * again in pass 2 */
-    const bool kept = jmax - jmin + 1 <= fast_q8_keep_keys(p);
+    const bool kept = jmax - jmin + 1 <= fast_int8_quant_keep_keys(p);
     /* pass 1: the row max m (step 3) */
     for (int64_t j0 = jmin; j0 <= jmax; j0 += FAST_KBLOCK) {
         const int nk = jmax + 1 - j0 < FAST_KBLOCK ? (int)(jmax + 1 - j0)
@@ -165,7 +167,7 @@ void fast_q8_keys(const fast_plan *p, const fast_kernels *kern,
         if (!kept)
             block_scores(p, kern, k, w, kblk, j0, nk, st);
         kern->int8_quant_pquant(st, L, mr, nk, kept ? 1.0f : sc, w->lo, w->hi,
-                                excl, w->m, p->q8_qs1, w->l);
+                                excl, w->m, p->int8_quant_qs1, w->l);
         kern->pv(st, L, mr, vblk, Dp, nk, Dp, w->alpha, w->acc, Dp);
         if (++held == 16) {
             flush(p, mr, w);
@@ -175,5 +177,5 @@ void fast_q8_keys(const fast_plan *p, const fast_kernels *kern,
     flush(p, mr, w);
     /* x_d before the division by l (step 6): fl32(N * ds2) */
     for (int64_t x = 0; x < mr * Dp; x++)
-        w->acc[x] = (float)((long double)w->nacc[x] * p->q8_ds2);
+        w->acc[x] = (float)((long double)w->nacc[x] * p->int8_quant_ds2);
 }

@@ -25,7 +25,7 @@ static bool takes_part(const int32_t *lo, const int32_t *hi,
     return c >= lo[r] && c <= hi[r] && !(excl && excl[c * lds + r]);
 }
 
-static void q8_kernels(const fast_kernels *k, const char *isa)
+static void int8_quant_kernels(const fast_kernels *k, const char *isa)
 {
     static const int mrs[] = {1, 5, 8, 16, 23, 40};
     static const int nks[] = {1, 7, 33, 64};
@@ -127,7 +127,7 @@ int main(void)
         }
         CHECK_MSG(k->int8_quant_rowmax != NULL && k->int8_quant_pquant != NULL,
                   "%s: a full int8 kernel missing", isa);
-        q8_kernels(k, isa);
+        int8_quant_kernels(k, isa);
         printf("%s: tested\n", isa);
     }
     return check_summary();
