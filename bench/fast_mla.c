@@ -42,23 +42,22 @@ static uint16_t *rand_bf16(int64_t n)
 
 /* Full quantization's scales: dequant_scale_query (B, 1, N) per
  * token-head, dequant_scale_key / _value [1]. */
-typedef struct mla_fq {
+typedef struct mla_query_quant {
     const float *dsq;
     float dsk, dsv;
-} mla_fq;
+} mla_query_quant;
 
 /* One MLA decode run at N heads (both phases, the workspace kept in rn),
- * the cache contiguous or NZ (the same bytes read as tiles); fq non-NULL:
+ * the cache contiguous or NZ (the same bytes read as tiles); quant non-NULL:
  * full quantization, q, k and v int8 (the NZ tiles then of 32). */
-static double time_mla(int64_t N, bool nz, const mla_fq *fq, const void *q,
-                       const uint16_t *qr,
-                       const void *k, const uint16_t *kr,
-                       const void *v, uint16_t *o, const int32_t *bt,
-                       runner *rn)
+static double time_mla(int64_t N, bool nz, const mla_query_quant *quant,
+                       const void *q, const uint16_t *qr, const void *k,
+                       const uint16_t *kr, const void *v, uint16_t *o,
+                       const int32_t *bt, runner *rn)
 {
     const int64_t nblk = MLA_B * MLA_KVS / MLA_BS;
-    const fia_dtype dt = fq ? FIA_DT_INT8 : FIA_DT_BF16;
-    const int64_t w = fq ? 32 : 16; /* the NZ tile */
+    const fia_dtype dt = quant ? FIA_DT_INT8 : FIA_DT_BF16;
+    const int64_t w = quant ? 32 : 16; /* the NZ tile */
     fia_tensor tq = {dt, 4, {MLA_B, 1, N, MLA_D}, (void *)q};
     fia_tensor tqr = {FIA_DT_BF16, 4, {MLA_B, 1, N, MLA_DR}, (void *)qr};
     fia_tensor tk = {dt, 3, {nblk, MLA_BS, MLA_D}, (void *)k};
@@ -71,9 +70,9 @@ static double time_mla(int64_t N, bool nz, const mla_fq *fq, const void *q,
                            {nblk, 1, MLA_DR / 16, MLA_BS, 16}, (void *)kr};
     }
     fia_tensor tdsq = {FIA_DT_FP32, 3, {MLA_B, 1, N},
-                       fq ? (void *)fq->dsq : NULL};
-    fia_tensor tdsk = {FIA_DT_FP32, 1, {1}, fq ? (void *)&fq->dsk : NULL};
-    fia_tensor tdsv = {FIA_DT_FP32, 1, {1}, fq ? (void *)&fq->dsv : NULL};
+                       quant ? (void *)quant->dsq : NULL};
+    fia_tensor tdsk = {FIA_DT_FP32, 1, {1}, quant ? (void *)&quant->dsk : NULL};
+    fia_tensor tdsv = {FIA_DT_FP32, 1, {1}, quant ? (void *)&quant->dsv : NULL};
     fia_tensor to = {FIA_DT_BF16, 4, {MLA_B, 1, N, MLA_D}, o};
     fia_tensor tbt = {FIA_DT_INT32, 2, {MLA_B, MLA_KVS / MLA_BS}, (void *)bt};
     int64_t lens[MLA_B];
@@ -83,17 +82,17 @@ static double time_mla(int64_t N, bool nz, const mla_fq *fq, const void *q,
     const fia_tensor *kp[1] = {&tk}, *vp[1] = {&tv};
     fia_tensor_list kl = {1, kp}, vl = {1, vp};
     fast_v2_extras x = {.queryRopeOptional = &tqr, .keyRopeOptional = &tkr,
-                        .dequantScaleQueryOptional = fq ? &tdsq : NULL,
-                        .queryQuantMode = fq ? 3 : 0};
+                        .dequantScaleQueryOptional = quant ? &tdsq : NULL,
+                        .queryQuantMode = quant ? 3 : 0};
     double t0 = now();
     uint64_t wss = 0;
     fast_executor *ex = NULL;
     fia_status st = fastFusedInferAttentionScoreV2ExtGetWorkspaceSize(
         &tq, &kl, &vl, NULL, NULL, NULL, &kvl, NULL, NULL, NULL, NULL, NULL,
-        NULL, NULL, &tbt, NULL, NULL, fq ? &tdsk : NULL, NULL,
-        fq ? &tdsv : NULL, NULL, NULL, NULL, NULL, N, 1.0 / sqrt((double)(MLA_D + MLA_DR)), 2147483647,
-        2147483647, "BSND", 1, 0, 0, MLA_BS, 0, false, 0, 0, &x, &to, NULL,
-        &wss, &ex);
+        NULL, NULL, &tbt, NULL, NULL, quant ? &tdsk : NULL, NULL,
+        quant ? &tdsv : NULL, NULL, NULL, NULL, NULL, N,
+        1.0 / sqrt((double)(MLA_D + MLA_DR)), 2147483647, 2147483647, "BSND", 1,
+        0, 0, MLA_BS, 0, false, 0, 0, &x, &to, NULL, &wss, &ex);
     if (st != FIA_OK) {
         fprintf(stderr, "fast: mla N%lld: status %d (%s)\n", (long long)N,
                 st, fastLastError());
@@ -128,8 +127,9 @@ static int8_t *rand_int8(int64_t n)
 /* Full quantization at N 32 from an int8 cache, contiguous then NZ, the
  * same keys' bf16 rope, block table and bandwidth reader as bench_mla's;
  * t_bf16: the bf16 contiguous N 32 time of the same run. */
-static void bench_mla_fq(int reps, uint64_t *buf, double peak,
-                         const int32_t *bt, const uint16_t *kr, double t_bf16)
+static void bench_mla_query_quant(int reps, uint64_t *buf, double peak,
+                                  const int32_t *bt, const uint16_t *kr,
+                                  double t_bf16)
 {
     const int64_t N = 32, nkeys = (int64_t)MLA_B * MLA_KVS;
     int8_t *k = rand_int8(nkeys * MLA_D), *v = rand_int8(nkeys * MLA_D);
@@ -139,17 +139,17 @@ static void bench_mla_fq(int reps, uint64_t *buf, double peak,
     float *dsq = malloc((size_t)(MLA_B * N) * sizeof(float));
     for (int64_t i = 0; i < MLA_B * N; i++) /* scores of a few units */
         dsq[i] = 0.01f + (float)(rnd() % 61) * 0.001f;
-    const mla_fq fq = {dsq, 0.02f, 0.01f};
+    const mla_query_quant quant = {dsq, 0.02f, 0.01f};
     const double bytes = (double)nkeys * (2 * MLA_D + 2 * MLA_DR);
     for (int nz = 0; nz < 2; nz++) {
         runner rn = {NULL, 0};
-        time_mla(N, nz, &fq, q, qr, k, kr, v, o, bt, &rn); /* warm-up */
+        time_mla(N, nz, &quant, q, qr, k, kr, v, o, bt, &rn); /* warm-up */
         double t = INFINITY, bw = -1;
         for (int r = 0; r < reps + 5; r++) {
             const double b = bandwidth(buf);
             bw = b > bw ? b : bw;
-            const double x = time_mla(N, nz, &fq, q, qr, k, kr, v, o, bt,
-                                      &rn);
+            const double x =
+                time_mla(N, nz, &quant, q, qr, k, kr, v, o, bt, &rn);
             t = x < t ? x : t;
         }
         const double flop = (double)nkeys * (double)N *
@@ -230,6 +230,6 @@ void bench_mla(int reps)
             t_nd = t;
         free(rn.ws), free(q), free(qr), free(o);
     }
-    bench_mla_fq(reps, buf, peak, bt, kr, t_nd);
+    bench_mla_query_quant(reps, buf, peak, bt, kr, t_nd);
     free(buf), free(k), free(v), free(kr), free(bt);
 }

@@ -24,7 +24,7 @@
  * widen_antiquant), decode through kernel decode_antiquant, which reads them in
  * place.  MLA's full quantization (int8 query, key and value, bf16 ropes)
  * widens its int8 rows times their dequant scales where the others widen theirs
- * (run_mla_quant.c), then runs as a bf16 MLA call.
+ * (run_query_quant.c), then runs as a bf16 MLA call.
  * Full int8 quantization (an int8 query, int8_quant.md) quantizes P
  * against the row's final max: its tasks walk their keys twice
  * (attention_int8_quant.c), on the same task, scratch and kv_pre rows.
@@ -160,9 +160,9 @@ void fast_kvpre_chunk(const fast_plan *p, char *ws, int64_t c)
         memset(vbad + s0, 0, (size_t)(s1 > s0 ? s1 - s0 : 0));
         return;
     }
-    if (p->mfq) { /* MLA full quantization (run_mla_quant.c) */
-        fast_mfq_kvpre_rows(p, kern, b, kvh, first + s0, s1 - s0,
-                            kf + s0 * Dp, vf + s0 * Dp, vbad + s0);
+    if (p->query_quant) { /* MLA full quantization (run_query_quant.c) */
+        fast_query_quant_kvpre_rows(p, kern, b, kvh, first + s0, s1 - s0,
+                                    kf + s0 * Dp, vf + s0 * Dp, vbad + s0);
         return;
     }
     if (p->antiquant) { /* int8/int4 dequantized (run_antiquant.c) */
@@ -264,9 +264,9 @@ static bool widen_block(const fast_plan *p, const fast_kernels *kern,
     if (p->antiquant) /* int8/int4 dequantized (run_antiquant.c) */
         return fast_widen_antiquant_rows(p, kern, b, kvh, j0, nk, w->aqv, w->k,
                                          w->v, Dp);
-    if (p->mfq) /* MLA full quantization (run_mla_quant.c) */
-        return fast_mfq_rows(p, kern, b, kvh, j0, nk, w->k, w->v, Dp, NULL,
-                             jmax);
+    if (p->query_quant) /* MLA full quantization (run_query_quant.c) */
+        return fast_query_quant_rows(p, kern, b, kvh, j0, nk, w->k, w->v, Dp,
+                                     NULL, jmax);
     bool vfinite = true;
     for (int c = 0; c < nk;) {
         /* a run of rows at stride k_ss: all of them, or to a block's (or
@@ -509,8 +509,8 @@ static void task_load_q(const fast_plan *p, const fast_kernels *kern,
 {
     const int64_t L = p->L, Dp = p->Dp, D = p->D;
     const int mr = k->mr;
-    if (p->mfq) { /* int8 rows dequantized (run_mla_quant.c) */
-        fast_mfq_load_q(p, kern, k, w);
+    if (p->query_quant) { /* int8 rows dequantized (run_query_quant.c) */
+        fast_query_quant_load_q(p, kern, k, w);
         return;
     }
     if (k->dot)

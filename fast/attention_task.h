@@ -78,26 +78,27 @@ static inline void fast_mla_widen_k(const fast_plan *p,
                 dst, p->Dr);
 }
 
-/* MLA full quantization (run_mla_quant.c, p->mfq): fast_mfq_load_q, the
- * task's query rows as Q^T (or the dot form's rows), the int8 D columns
- * times their row's dequant_scale_query, the bf16 rope after them (rows
- * that use no key zero); fast_mfq_rows: own keys j0 .. j0 + nk - 1 of (b,
- * kvh) (across blocks) into the rows of kd, vd (stride ldd): int8 K / V
- * times dequant_scale_key / _value, the key's bf16 rope after its D
- * columns; returns whether every V row is finite, vbad (NULL: not wanted)
+/* MLA full quantization (run_query_quant.c, p->query_quant):
+ * fast_query_quant_load_q, the task's query rows as Q^T (or the dot form's
+ * rows), the int8 D columns times their row's dequant_scale_query, the bf16
+ * rope after them (rows that use no key zero); fast_query_quant_rows: own keys
+ * j0 .. j0 + nk - 1 of (b, kvh) (across blocks) into the rows of kd, vd (stride
+ * ldd): int8 K / V times dequant_scale_key / _value, the key's bf16 rope after
+ * its D columns; returns whether every V row is finite, vbad (NULL: not wanted)
  * each V row's own answer; the rows of keys up to jmax (-1: none) are
  * prefetched ahead. */
-void fast_mfq_load_q(const fast_plan *p, const fast_kernels *kern,
-                     const task *k, scratch *w);
-bool fast_mfq_rows(const fast_plan *p, const fast_kernels *kern, int64_t b,
-                   int64_t kvh, int64_t j0, int nk, float *kd, float *vd,
-                   int64_t ldd, uint8_t *vbad, int64_t jmax);
-/* kv_pre: own keys j0 .. j0 + n - 1 of (b, kvh) as fast_mfq_rows into
+void fast_query_quant_load_q(const fast_plan *p, const fast_kernels *kern,
+                             const task *k, scratch *w);
+bool fast_query_quant_rows(const fast_plan *p, const fast_kernels *kern,
+                           int64_t b, int64_t kvh, int64_t j0, int nk,
+                           float *kd, float *vd, int64_t ldd, uint8_t *vbad,
+                           int64_t jmax);
+/* kv_pre: own keys j0 .. j0 + n - 1 of (b, kvh) as fast_query_quant_rows into
  * the rows of Dp floats kf, vf (their padding columns zero), vbad each V
  * row's answer. */
-void fast_mfq_kvpre_rows(const fast_plan *p, const fast_kernels *kern,
-                         int64_t b, int64_t kvh, int64_t j0, int64_t n,
-                         float *kf, float *vf, uint8_t *vbad);
+void fast_query_quant_kvpre_rows(const fast_plan *p, const fast_kernels *kern,
+                                 int64_t b, int64_t kvh, int64_t j0, int64_t n,
+                                 float *kf, float *vf, uint8_t *vbad);
 
 /* Full int8: the keys whose scores a task keeps between its two passes
  * (attention_int8_quant.c), a multiple of FAST_KBLOCK: up to

@@ -317,7 +317,7 @@ fia_status fast_check_antiquant(const fast_args *a, fast_plan *p,
     /* 002 Q_S = 1 "均为INT8的场景暂不支持" (full quantization exists at
      * Q_S > 1 only: int8_quant) */
     /* (003 MLA documents its full quantization at Q_S 1..16: its own
-     * rules, check_mla_quant.c) */
+     * rules, check_query_quant_mla.c) */
     if (p->Q_S == 1 && qd == FIA_DT_INT8 && kd == FIA_DT_INT8 &&
         a->value->tensors[0]->dtype == FIA_DT_INT8 && !fast_mla_call(a))
         return FAST_REJECT("ANTI-027", "query, key and value all int8 (Q_S = 1)");
@@ -388,9 +388,9 @@ static bool per_token(const fast_args *a, bool decode)
 fia_status fast_check_antiquant_unmodeled(const fast_args *a, fast_plan *p,
                                           fia_error *err)
 {
-    if (p->mfq)
+    if (p->query_quant)
         return FIA_OK; /* MLA full quantization: the separate set is its
-                          dequant scales (check_mla_quant.c) */
+                          dequant scales (check_query_quant_mla.c) */
     if (!in_scene(a)) {
         for (size_t i = 0; i < COUNT(shared); i++)
             if (a->opt[shared[i].input])

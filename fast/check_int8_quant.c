@@ -103,7 +103,7 @@ fia_status fast_check_int8_quant(const fast_args *a, fast_plan *p,
 {
     const fia_dtype qd = a->query->dtype;
     /* MLA's int8 query is 003's full quantization, with scales, output
-     * and Q_S of its own (check_mla_quant.c) */
+     * and Q_S of its own (check_query_quant_mla.c) */
     if (qd == FIA_DT_INT8)
         return fast_mla_call(a) ? FIA_OK : check_int8_query(a, err);
     const int i = first_in_scale(a);
@@ -143,8 +143,8 @@ fia_status fast_check_int8_quant_d(const fast_args *a, fast_plan *p,
 fia_status fast_plan_int8_quant(const fast_args *a, fast_plan *p,
                                 fia_error *err)
 {
-    if (a->query->dtype != FIA_DT_INT8 || p->mfq)
-        return FIA_OK; /* (MLA's full quantization: check_mla_quant.c) */
+    if (a->query->dtype != FIA_DT_INT8 || p->query_quant)
+        return FIA_OK; /* (MLA's full quantization: check_query_quant_mla.c) */
     for (int i = 0; i < 3; i++) {
         const fia_tensor *t = a->opt[in_scales[i]];
         int64_t n = 0;

@@ -17,8 +17,9 @@ fia_status fast_check_int_inputs_query(const fast_args *a, fast_plan *p,
                                        fia_error *err)
 {
     (void)err;
-    /* (MLA's int8 query: its own plan, p->mfq, check_mla_quant.c) */
-    p->int8_quant = a->query->dtype == FIA_DT_INT8 && !p->mfq;
+    /* (MLA's int8 query: its own plan, p->query_quant,
+     * check_query_quant_mla.c) */
+    p->int8_quant = a->query->dtype == FIA_DT_INT8 && !p->query_quant;
     if (!p->int8_quant)
         return FIA_OK;
     p->dt = FIA_DT_FP16;

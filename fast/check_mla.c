@@ -19,8 +19,8 @@
  * the NZ cache ([blockNum, N, D/16, blockSize, 16]: check_paged.c, its
  * exclusions here) are D 512's, and so is full quantization (an int8
  * query, key and value with bf16 ropes and output, its int8 NZ cache
- * [blockNum, N, D/32, blockSize, 32]): its rules check_mla_quant.c, its
- * run run_mla_quant.c. */
+ * [blockNum, N, D/32, blockSize, 32]): its rules check_query_quant_mla.c, its
+ * run run_query_quant.c. */
 #include "validate.h"
 
 static const fast_opt_input mla_inputs[] = {
@@ -71,7 +71,7 @@ fia_status fast_check_mla_dtypes(const fast_args *a, fast_plan *p,
 /* Antiquant ("伪量化"): the combined set, or with an fp16/bf16 query the
  * separate set or int key/value.  With an int8 query the separate set is
  * full quantization's (003 dequant_scale_key / dequant_scale_value, and
- * the offsets it refuses: check_mla_quant.c). */
+ * the offsets it refuses: check_query_quant_mla.c). */
 static bool antiquant_call(const fast_args *a)
 {
     const fia_dtype qd = a->query->dtype, kd = a->key->tensors[0]->dtype;
@@ -105,7 +105,7 @@ static fia_status check_nz(const fast_args *a, fia_error *err)
 
 /* Layer 3.  What each scene does not support: D 512 "不支持开启SoftMaxLse、
  * tensorlist、pse、伪量化、后量化" (full quantization is supported there:
- * check_mla_quant.c), D 128 "不支持tensorlist、pse、page attention、伪量化、全量化、
+ * check_query_quant_mla.c), D 128 "不支持tensorlist、pse、page attention、伪量化、全量化、
  * 后量化".  A query D of neither scene: S_MLA_D (layer 5). */
 fia_status fast_check_mla_exclusions(const fast_args *a, fast_plan *p,
                                      fia_error *err)

@@ -100,21 +100,21 @@ fia_status fast_check_paged_exclusions(const fast_args *a, fast_plan *p,
     if (qs != 1) {
         /* 002 Q_S > 1: "不支持query为int8" (003 MLA, query D 512,
          * documents its full quantization with page attention required:
-         * its own rules, check_mla_quant.c). */
-        const bool mfq = qd == FIA_DT_INT8 && fast_mla512(a);
-        if (qd == FIA_DT_INT8 && !mfq)
+         * its own rules, check_query_quant_mla.c). */
+        const bool query_quant = qd == FIA_DT_INT8 && fast_mla512(a);
+        if (qd == FIA_DT_INT8 && !query_quant)
             return FAST_REJECT("S_PAGED_INT8_QUERY", "page attention with an int8 "
                                "query (Q_S > 1)");
         /* 002 Q_S > 1: "不支持伪量化场景"; kv伪量化参数分离: "不支持...page
          * attention特性".  With MLA's int8 query the separate set is
          * its full quantization's dequant scales (003 dequant_scale_key
-         * ...), not antiquant: its rules, check_mla_quant.c. */
+         * ...), not antiquant: its rules, check_query_quant_mla.c. */
         if (a->opt[FAST_OPT_ANTIQUANT_SCALE] ||
             a->opt[FAST_OPT_ANTIQUANT_OFFSET] ||
-            (!mfq && (a->opt[FAST_OPT_KEY_ANTIQUANT_SCALE] ||
-                      a->opt[FAST_OPT_VALUE_ANTIQUANT_SCALE] ||
-                      a->opt[FAST_OPT_KEY_ANTIQUANT_OFFSET] ||
-                      a->opt[FAST_OPT_VALUE_ANTIQUANT_OFFSET])))
+            (!query_quant && (a->opt[FAST_OPT_KEY_ANTIQUANT_SCALE] ||
+                              a->opt[FAST_OPT_VALUE_ANTIQUANT_SCALE] ||
+                              a->opt[FAST_OPT_KEY_ANTIQUANT_OFFSET] ||
+                              a->opt[FAST_OPT_VALUE_ANTIQUANT_OFFSET])))
             return FAST_REJECT("S_PAGED_ANTIQUANT", "page attention with antiquant "
                                "parameters (Q_S > 1)");
     }
@@ -188,7 +188,7 @@ fia_status fast_check_paged_cache(const fast_args *a, fast_plan *p,
          * bfloat16时，输入参数key和value的格式为[blockNum, N, D/16,
          * blockSize, 16]；当数据类型为int8时，...[blockNum, N, D/32,
          * blockSize, 32]": tiles of 32 bytes either way; int8 is full
-         * quantization's, check_mla_quant.c; its layouts and block_size:
+         * quantization's, check_query_quant_mla.c; its layouts and block_size:
          * the exclusions of check_mla.c) */
         const int w = k->dtype == FIA_DT_INT8 ? 32 : 16;
         if (k->shape[1] != p->KV_N || k->shape[2] * w != p->D ||

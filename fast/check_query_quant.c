@@ -5,7 +5,7 @@
  * every optional attribute: read as 0 = no query quantization, 3 =
  * per-token per-head, any other value rejected.  The one scene the
  * documents give them is MLA's full quantization (D 512, int8 query,
- * check_mla_quant.c, which also requires mode 3 there); anywhere else no
+ * check_query_quant_mla.c, which also requires mode 3 there); anywhere else no
  * document says what they do (the released code has other, undocumented
  * uses), so once every rule has judged the call they are refused as not
  * modeled (layer 6), never hiding a documented rejection. */
@@ -36,11 +36,11 @@ fia_status fast_check_query_quant(const fast_args *a, fast_plan *p,
 }
 
 /* Layer 6: dequant_scale_query or query_quant_mode 3 outside MLA's full
- * quantization (p->mfq), in a call every rule accepts. */
+ * quantization (p->query_quant), in a call every rule accepts. */
 fia_status fast_check_query_quant_unmodeled(const fast_args *a, fast_plan *p,
                                             fia_error *err)
 {
-    if (p->mfq)
+    if (p->query_quant)
         return FIA_OK;
     if (a->opt[FAST_OPT_DEQUANT_SCALE_QUERY] != NULL)
         return FAST_NOTMOD("M_OPTIONAL", "dequant_scale_query outside MLA full "

@@ -74,9 +74,9 @@ void fast_plan_finish(fast_plan *p)
     p->v_sn = p->k_sn, p->v_ss = p->k_ss;
     if (p->tnd && p->Dv != D && p->Dr == 0 && !p->paged)
         fast_plan_narrow_value(p); /* TND 192/128 (plan_tnd.c) */
-    if (p->mfq) {
+    if (p->query_quant) {
         /* dequant_scale_query: the query's shape without D, (B, S, N) for
-         * BSH / BSND, (B, N, S) for BNSD (check_mla_quant.c) */
+         * BSH / BSND, (B, N, S) for BNSD (check_query_quant_mla.c) */
         const bool bn = p->layout == FAST_LAYOUT_BNSD;
         p->dsq_sb = N * p->Q_S;
         p->dsq_sn = bn ? p->Q_S : 1;
@@ -231,7 +231,7 @@ fia_status fast_executor_check_run(const fast_executor *ex,
     if (st == FIA_OK)
         st = fast_int8_quant_check_data(p, err);
     if (st == FIA_OK)
-        st = fast_mfq_check_data(p, err);
+        st = fast_query_quant_check_data(p, err);
     if (st != FIA_OK)
         return st;
     if (!p->empty && p->paged)

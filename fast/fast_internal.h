@@ -264,8 +264,8 @@ typedef struct fast_plan {
     bool sink_given;
     const uint16_t *sink;
 
-    /* MLA full quantization (check_mla_quant.c fills it, layer 5;
-     * run_mla_quant.c computes it; 003 "支持全量化场景"): query, key and
+    /* MLA full quantization (check_query_quant_mla.c fills it, layer 5;
+     * run_query_quant.c computes it; 003 "支持全量化场景"): query, key and
      * value int8 (kv_dt FIA_DT_INT8), query_rope, key_rope and
      * attention_out bf16 (dt FIA_DT_BF16: P rounded to bf16 before P.V as
      * in a bf16 call).  In float32: query row (b, n, i) is q_int8 *
@@ -274,7 +274,7 @@ typedef struct fast_plan {
      * (dequant_scale_key / _value, per tensor), the ropes widened as
      * they are; then the attention of any MLA call over Dk = D + Dr.
      * Data (fp32) may be NULL in status-only runs (phase two checks). */
-    bool mfq;
+    bool query_quant;
     const void *dsq, *dsk, *dsv;
     int64_t dsq_numel, dsq_sb, dsq_sn, dsq_ss;
 
@@ -651,15 +651,15 @@ void fast_int8_quant_apply(fast_plan *p);
 void fast_int8_quant_src(const fast_plan *p, int64_t b, int64_t h, int64_t j,
                          const int8_t **k, const int8_t **v);
 
-/* run_mla_quant.c (MLA full quantization), with p->mfq:
- * fast_mfq_check_data: phase two's R_NO_DATA (361001) when a dequant
- * scale has no data (a status-only run).  fast_mfq_src: the int8 K and V
- * rows of own key j of batch b, KV head h (an NZ cache: the row's first
- * tile).  fast_mfq_scale: dequant_scale_key (kv 0) / _value (kv 1). */
-fia_status fast_mfq_check_data(const fast_plan *p, fia_error *err);
-void fast_mfq_src(const fast_plan *p, int64_t b, int64_t h, int64_t j,
-                  const int8_t **k, const int8_t **v);
-float fast_mfq_scale(const fast_plan *p, int kv);
+/* run_query_quant.c (MLA full quantization), with p->query_quant:
+ * fast_query_quant_check_data: phase two's R_NO_DATA (361001) when a dequant
+ * scale has no data (a status-only run).  fast_query_quant_src: the int8 K and
+ * V rows of own key j of batch b, KV head h (an NZ cache: the row's first
+ * tile).  fast_query_quant_scale: dequant_scale_key (kv 0) / _value (kv 1). */
+fia_status fast_query_quant_check_data(const fast_plan *p, fia_error *err);
+void fast_query_quant_src(const fast_plan *p, int64_t b, int64_t h, int64_t j,
+                          const int8_t **k, const int8_t **v);
+float fast_query_quant_scale(const fast_plan *p, int kv);
 
 /* ---- micro-kernels (kernel/) ------------------------------------------ */
 /* The table contract, the instruction-set levels and the portable helpers

@@ -113,9 +113,9 @@ fia_status fast_plan_antiquant(const fast_args *a, fast_plan *p,
 {
     const fia_dtype kd = a->key->tensors[0]->dtype;
     p->antiquant = false;
-    if (p->mfq)
+    if (p->query_quant)
         return FIA_OK; /* MLA full quantization: int8 K/V, its own plan
-                          (check_mla_quant.c) */
+                          (check_query_quant_mla.c) */
     p->kv_dt = p->dt;
     if ((kd != FIA_DT_INT8 && kd != FIA_DT_INT4 && kd != FIA_DT_INT32) ||
         (p->dt != FIA_DT_FP16 && p->dt != FIA_DT_BF16))

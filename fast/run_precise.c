@@ -21,10 +21,10 @@ bool fast_row_corrected(const fast_plan *p, int64_t q_len, int64_t kv_len)
 static void value_row(const fast_plan *p, int64_t b, int64_t kvh, int64_t j,
                       const float *sv, const float *ov, double *out)
 {
-    if (p->mfq) { /* MLA full quantization: int8 times dsv */
+    if (p->query_quant) { /* MLA full quantization: int8 times dsv */
         const int8_t *k8, *v8;
-        fast_mfq_src(p, b, kvh, j, &k8, &v8);
-        const float dsv = fast_mfq_scale(p, 1);
+        fast_query_quant_src(p, b, kvh, j, &k8, &v8);
+        const float dsv = fast_query_quant_scale(p, 1);
         for (int64_t d = 0; d < p->D; d++)
             out[d] = (double)((float)v8[fast_kv_col(p, d)] * dsv);
         return;

@@ -85,7 +85,7 @@ const fast_check fast_checks[] = {
     /* MLA's full quantization (an int8 query): its scales, modes and
      * output, then its plan (dt bf16, before the precise row's round_p);
      * query_quant_mode's values anywhere */
-    {"mla", FAST_LAYER_SEMANTIC, fast_check_mla_quant},
+    {"mla", FAST_LAYER_SEMANTIC, fast_check_query_quant_mla},
     {"query_quant", FAST_LAYER_SEMANTIC, fast_check_query_quant},
     {"output", FAST_LAYER_SEMANTIC, fast_check_output},
     {"lse", FAST_LAYER_SEMANTIC, fast_check_lse},
@@ -122,7 +122,7 @@ const fast_check fast_checks[] = {
     /* dequant_scale_query / query_quant_mode 3 outside MLA's full
      * quantization: no document gives them another scene */
     {"query_quant", FAST_LAYER_ARITHMETIC, fast_check_query_quant_unmodeled},
-    {"mla", FAST_LAYER_ARITHMETIC, fast_check_mla_quant_unmodeled},
+    {"mla", FAST_LAYER_ARITHMETIC, fast_check_query_quant_mla_unmodeled},
     /* the sink with what it is not computed with, last: no row above
      * rejects such a call */
     {"sink", FAST_LAYER_ARITHMETIC, fast_check_sink_unmodeled},

@@ -283,8 +283,8 @@ fia_status fast_check_tnd_shapes(const fast_args *, fast_plan *, fia_error *);
  * orders into *q_ntd / *o_ntd (either may be NULL). */
 bool fast_token_layout(const char *layout, bool *q_ntd, bool *o_ntd);
 /* mla (check_mla.c): dtypes (2), exclusions (3), the rules and the
- * plan's rope (5); full quantization (an int8 query: check_mla_quant.c,
- * layer 5, its plan p->mfq).  fast_mla_call: a rope passed
+ * plan's rope (5); full quantization (an int8 query: check_query_quant_mla.c,
+ * layer 5, its plan p->query_quant).  fast_mla_call: a rope passed
  * (an MLA call); fast_mla_query_d: the query's D as its layout gives it,
  * before the layout is validated (-1 unknown); fast_mla512: an MLA call of
  * query D 512, whose own rules replace general ones (the exemptions in
@@ -302,9 +302,10 @@ bool fast_mla512(const fast_args *a);
  * sets p->kv_return from it: the released code returns zeros before the
  * checks of its later stage, which let such a call pass. */
 bool fast_no_key_read(const fast_args *a);
-fia_status fast_check_mla_quant(const fast_args *, fast_plan *, fia_error *);
-fia_status fast_check_mla_quant_unmodeled(const fast_args *, fast_plan *,
-                                         fia_error *);
+fia_status fast_check_query_quant_mla(const fast_args *, fast_plan *,
+                                      fia_error *);
+fia_status fast_check_query_quant_mla_unmodeled(const fast_args *, fast_plan *,
+                                                fia_error *);
 /* query_quant (check_query_quant.c): dequant_scale_query's dtype (2),
  * query_quant_mode 0 or 3 (5), outside MLA full quantization not
  * modeled (6) */

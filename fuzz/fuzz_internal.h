@@ -279,7 +279,7 @@ extern int fz_aq_params_break;
 const char *fz_aq_break_rule(int brk, fia_profile *profile);
 /* The rule MLA full quantization's break brk (1.., gen_mla.c) breaks;
  * NULL for none or past its table. */
-const char *fz_mla_fq_break_rule(int brk);
+const char *fz_mla_query_quant_break_rule(int brk);
 /* The form of separate mode m (-1 when none); per_tensor: mode 0's scale
  * has one element. */
 int fz_aq_form_of_mode(int64_t m, int per_tensor);

@@ -18,13 +18,13 @@
  * of a column, an exclusion: lse, pse, int8 key/value, output scale; an
  * NBSD output at Q_S 1 or 17 or of the query's shape; an NZ cache with
  * BNSD, of block_size 16, of tiles of 32).
- * Full quantization (003 D = 512 "支持全量化场景", fq): now and then the
- * batched D = 512 call in int8 (query, key, value) with bf16 ropes and
- * output, dequant_scale_query of the query's shape without D, per-tensor
- * key/value scales [1], query_quant_mode 3, the int8 NZ cache in tiles of
- * 32; fuzz_params breaks each of its rules now and then (a scale missing,
- * of bf16 or of another shape, query_quant_mode 0, key/value mode 1, an
- * offset, an fp16 output, bf16's NZ tiles of 16, a token layout).
+ * Full quantization (003 D = 512 "支持全量化场景", query_quant): now and
+ * then the batched D = 512 call in int8 (query, key, value) with bf16 ropes
+ * and output, dequant_scale_query of the query's shape without D,
+ * per-tensor key/value scales [1], query_quant_mode 3, the int8 NZ cache in
+ * tiles of 32; fuzz_params breaks each of its rules now and then (a scale
+ * missing, of bf16 or of another shape, query_quant_mode 0, key/value mode
+ * 1, an offset, an fp16 output, bf16's NZ tiles of 16, a token layout).
  * fuzz_numeric: now and then a valid one with generated data (ropes now
  * and then large, so that their term decides the scores, or zero), small
  * enough for the reference, long enough now and then for fast/'s key
@@ -53,8 +53,9 @@ typedef struct mla_spec {
     int64_t sparse;
     int mask;
     int lse, pse, int8kv, post;
-    int fq;                   /* full quantization (int8 query) */
-    int fq_break;             /* which of its rules to break (fq_breaks) */
+    int query_quant;          /* full quantization (int8 query) */
+    /* which of its rules to break (query_quant_breaks) */
+    int query_quant_break;
 } mla_spec;
 
 static int64_t max_of(const int64_t *v, int64_t n)
@@ -108,38 +109,55 @@ static fia_status cache(fia_case *c, fia_slot s, fia_dtype dt, int rank4,
     return fz_case_tensor(c, s, dt, 3, sh);
 }
 
-/* Full quantization's breaks: m->fq_break names one (FQB_NONE: a valid
- * call), fq_breaks says the rule it breaks and how. */
+/* Full quantization's breaks: m->query_quant_break names one
+ * (QUERY_QUANT_BREAK_NONE: a valid call), query_quant_breaks says the rule it
+ * breaks and how. */
 enum {
-    FQB_NONE, FQB_QQ_MODE, FQB_QSCALE_SHAPE, FQB_NO_VSCALE, FQB_KSCALE_DT,
-    FQB_KV_MODE, FQB_KSCALE_SHAPE, FQB_OUT_DT, FQB_KOFFSET, FQB_KV_DT,
-    FQB_COUNT
+    QUERY_QUANT_BREAK_NONE,
+    QUERY_QUANT_BREAK_QQ_MODE,
+    QUERY_QUANT_BREAK_QSCALE_SHAPE,
+    QUERY_QUANT_BREAK_NO_VSCALE,
+    QUERY_QUANT_BREAK_KSCALE_DT,
+    QUERY_QUANT_BREAK_KV_MODE,
+    QUERY_QUANT_BREAK_KSCALE_SHAPE,
+    QUERY_QUANT_BREAK_OUT_DT,
+    QUERY_QUANT_BREAK_KOFFSET,
+    QUERY_QUANT_BREAK_KV_DT,
+    QUERY_QUANT_BREAK_COUNT
 };
-static const struct { const char *rule, *how; } fq_breaks[FQB_COUNT] = {
-    [FQB_QQ_MODE] = {"QQ-002", "query_quant_mode 0"},
-    [FQB_QSCALE_SHAPE] = {"QQ-003", "dequant_scale_query's (B, N, S) or "
-                                    "(B, S, N) with N and S swapped"},
-    [FQB_NO_VSCALE] = {"MLA-052", "no value_antiquant_scale"},
-    [FQB_KSCALE_DT] = {"MLA-053", "a bf16 key_antiquant_scale"},
-    [FQB_KV_MODE] = {"MLA-054", "key and value antiquant modes 1"},
-    [FQB_KSCALE_SHAPE] = {"MLA-055", "a key_antiquant_scale [1, 1]"},
-    [FQB_OUT_DT] = {"MLA-051", "an fp16 attention_out (mla_build)"},
-    [FQB_KOFFSET] = {"MLA-X03", "a key_antiquant_offset"},
-    [FQB_KV_DT] = {"MLA-050", "bf16 key and value (mla_build)"},
+static const struct {
+    const char *rule, *how;
+} query_quant_breaks[QUERY_QUANT_BREAK_COUNT] = {
+    [QUERY_QUANT_BREAK_QQ_MODE] = {"QQ-002", "query_quant_mode 0"},
+    [QUERY_QUANT_BREAK_QSCALE_SHAPE] = {"QQ-003",
+                                        "dequant_scale_query's (B, N, S) or "
+                                        "(B, S, N) with N and S swapped"},
+    [QUERY_QUANT_BREAK_NO_VSCALE] = {"MLA-052", "no value_antiquant_scale"},
+    [QUERY_QUANT_BREAK_KSCALE_DT] = {"MLA-053", "a bf16 key_antiquant_scale"},
+    [QUERY_QUANT_BREAK_KV_MODE] = {"MLA-054",
+                                   "key and value antiquant modes 1"},
+    [QUERY_QUANT_BREAK_KSCALE_SHAPE] = {"MLA-055",
+                                        "a key_antiquant_scale [1, 1]"},
+    [QUERY_QUANT_BREAK_OUT_DT] = {"MLA-051",
+                                  "an fp16 attention_out (mla_build)"},
+    [QUERY_QUANT_BREAK_KOFFSET] = {"MLA-X03", "a key_antiquant_offset"},
+    [QUERY_QUANT_BREAK_KV_DT] = {"MLA-050", "bf16 key and value (mla_build)"},
 };
 
-const char *fz_mla_fq_break_rule(int brk)
+const char *fz_mla_query_quant_break_rule(int brk)
 {
-    return brk > FQB_NONE && brk < FQB_COUNT ? fq_breaks[brk].rule : NULL;
+    return brk > QUERY_QUANT_BREAK_NONE && brk < QUERY_QUANT_BREAK_COUNT
+               ? query_quant_breaks[brk].rule
+               : NULL;
 }
 
-/* Full quantization's scales and modes, m->fq_break's break made. */
-static void fq_build(fz_gen *g, const mla_spec *m)
+/* Full quantization's scales and modes, m->query_quant_break's break made. */
+static void query_quant_build(fz_gen *g, const mla_spec *m)
 {
     fia_case *c = g->c;
     const int bnsd = strncmp(m->layout, "BNSD", 4) == 0;
     int64_t qsh[3] = {m->B, bnsd ? m->N : m->Q_S, bnsd ? m->Q_S : m->N};
-    if (m->fq_break == FQB_QSCALE_SHAPE) {
+    if (m->query_quant_break == QUERY_QUANT_BREAK_QSCALE_SHAPE) {
         const int64_t t = qsh[1];
         qsh[1] = qsh[2], qsh[2] = t;
     }
@@ -152,18 +170,23 @@ static void fq_build(fz_gen *g, const mla_spec *m)
         fz_note(g, fz_case_tensor(c, FIA_SLOT_DEQUANT_SCALE_QUERY, FIA_DT_FP32, 3,
                              qsh));
     }
-    fz_note(g, fz_case_tensor(c, FIA_SLOT_KEY_ANTIQUANT_SCALE,
-                         m->fq_break == FQB_KSCALE_DT ? FIA_DT_BF16
-                                                      : FIA_DT_FP32,
-                         m->fq_break == FQB_KSCALE_SHAPE ? 2 : 1, one));
-    if (m->fq_break != FQB_NO_VSCALE)
+    fz_note(g,
+            fz_case_tensor(
+                c, FIA_SLOT_KEY_ANTIQUANT_SCALE,
+                m->query_quant_break == QUERY_QUANT_BREAK_KSCALE_DT
+                    ? FIA_DT_BF16
+                    : FIA_DT_FP32,
+                m->query_quant_break == QUERY_QUANT_BREAK_KSCALE_SHAPE ? 2 : 1,
+                one));
+    if (m->query_quant_break != QUERY_QUANT_BREAK_NO_VSCALE)
         fz_note(g, fz_case_tensor(c, FIA_SLOT_VALUE_ANTIQUANT_SCALE, FIA_DT_FP32,
                              1, one));
-    if (m->fq_break == FQB_KOFFSET)
+    if (m->query_quant_break == QUERY_QUANT_BREAK_KOFFSET)
         fz_note(g, fz_case_tensor(c, FIA_SLOT_KEY_ANTIQUANT_OFFSET, FIA_DT_FP32, 1,
                              one));
-    fz_case_attr(c, FIA_ATTR_QUERY_QUANT_MODE, m->fq_break == FQB_QQ_MODE ? 0 : 3);
-    if (m->fq_break == FQB_KV_MODE) {
+    fz_case_attr(c, FIA_ATTR_QUERY_QUANT_MODE,
+                 m->query_quant_break == QUERY_QUANT_BREAK_QQ_MODE ? 0 : 3);
+    if (m->query_quant_break == QUERY_QUANT_BREAK_KV_MODE) {
         fz_case_attr(c, FIA_ATTR_KEY_ANTIQUANT_MODE, 1);
         fz_case_attr(c, FIA_ATTR_VALUE_ANTIQUANT_MODE, 1);
     }
@@ -189,7 +212,7 @@ static void mla_build(fz_gen *g, const mla_spec *m)
     for (int64_t b = 0; b < B; b++)
         cq[b] = T += m->q_len[b], ckv[b] = T_kv += m->kv_len[b];
     /* query and query_rope (full quantization: an int8 query) */
-    const fia_dtype qdt = m->fq ? FIA_DT_INT8 : m->dt;
+    const fia_dtype qdt = m->query_quant ? FIA_DT_INT8 : m->dt;
     if (m->tnd) {
         fz_note(g, tokens(c, FIA_SLOT_QUERY, qdt, m->ntd, T, m->N, m->D));
         if (m->qrope)
@@ -204,8 +227,11 @@ static void mla_build(fz_gen *g, const mla_spec *m)
                                m->N, m->Q_S, m->Dq_r));
     }
     /* key, value, key_rope: a cache, tokens or batched */
-    const fia_dtype kdt = (m->int8kv || m->fq) && m->fq_break != FQB_KV_DT
-                              ? FIA_DT_INT8 : m->dt;
+    const fia_dtype kdt =
+        (m->int8kv || m->query_quant) &&
+                m->query_quant_break != QUERY_QUANT_BREAK_KV_DT
+            ? FIA_DT_INT8
+            : m->dt;
     if (m->bs > 0) {
         int64_t nb = 0, most = 0;
         for (int64_t b = 0; b < B; b++) {
@@ -250,19 +276,21 @@ static void mla_build(fz_gen *g, const mla_spec *m)
     }
     /* full quantization outputs bf16 (the case model derives int8 from an
      * int8 query): attention_out always written */
-    const fia_dtype odt = !m->fq ? m->dt
-                          : m->fq_break == FQB_OUT_DT ? FIA_DT_FP16 : FIA_DT_BF16;
+    const fia_dtype odt = !m->query_quant ? m->dt
+                          : m->query_quant_break == QUERY_QUANT_BREAK_OUT_DT
+                              ? FIA_DT_FP16
+                              : FIA_DT_BF16;
     if (m->nbsd && !m->out_plain) { /* (N, B, Q_S, D) */
         int64_t osh[4] = {m->N, B, m->Q_S, m->Dv};
         fz_note(g, fz_case_tensor(c, FIA_SLOT_ATTENTION_OUT, odt, 4, osh));
-    } else if (m->fq && m->tnd) {
+    } else if (m->query_quant && m->tnd) {
         fz_note(g, tokens(c, FIA_SLOT_ATTENTION_OUT, odt, 0, T, m->N, m->Dv));
-    } else if (m->fq) {
+    } else if (m->query_quant) {
         fz_note(g, batched(c, FIA_SLOT_ATTENTION_OUT, odt, m->layout, B,
                            m->N, m->Q_S, m->Dv));
     }
-    if (m->fq)
-        fq_build(g, m);
+    if (m->query_quant)
+        query_quant_build(g, m);
     if (m->mask) {
         int64_t msh[2] = {2048, 2048};
         fz_note(g, fz_case_tensor(c, FIA_SLOT_ATTEN_MASK, FIA_DT_BOOL, 2, msh));
@@ -318,7 +346,7 @@ static void nbsd_nz(fz_gen *g, mla_spec *m, int li)
     if (m->bs > 0 && fz_odd(g, 3))
         m->nz = 1;
     /* full quantization: int8's tiles of 32 (16 a break) */
-    m->tile = (fz_odd(g, 3) ? 32 : 16) ^ (m->fq ? 48 : 0);
+    m->tile = (fz_odd(g, 3) ? 32 : 16) ^ (m->query_quant ? 48 : 0);
     m->cache4d = m->cache4d && !m->nz;
 }
 
@@ -337,11 +365,13 @@ static void spec512(fz_gen *g, mla_spec *m, int64_t max_kv)
     m->dt = fz_bytes_chance(f, 60) ? FIA_DT_BF16 : FIA_DT_FP16;
     /* full quantization: the batched layouts (a token layout refuses it,
      * TND-X05); not the metamorphic base (no valid call without rope) */
-    m->fq = !g->meta && (!m->tnd || fz_odd(g, 20)) && fz_bytes_rare(f, 35);
-    if (m->fq) {
+    m->query_quant =
+        !g->meta && (!m->tnd || fz_odd(g, 20)) && fz_bytes_rare(f, 35);
+    if (m->query_quant) {
         m->dt = FIA_DT_BF16;
         if (fz_odd(g, 30))
-            m->fq_break = (int)fz_bytes_range(f, 1, FQB_COUNT - 1);
+            m->query_quant_break =
+                (int)fz_bytes_range(f, 1, QUERY_QUANT_BREAK_COUNT - 1);
     }
     static const int64_t heads[] = {32, 64, 128, 16, 48};
     static const int hw[] = {70, 15, 10, 3, 2};
@@ -527,7 +557,7 @@ void fz_numeric_mla(fz_gen *g)
      * 64 .. 127 / 8, k and v ~ 1 .. 8: the scores stay moderate) */
     fia_case *c = g->c;
     const double sd = fz_bytes_chance(f, 20) ? 4.0 : 1.0;
-    if (m.fq) {
+    if (m.query_quant) {
         fz_case_gen(c, FIA_SLOT_QUERY, FIA_GEN_UNIFORM, -127.0, 127.0);
         fz_case_gen(c, FIA_SLOT_KEY, FIA_GEN_UNIFORM, -127.0, 127.0);
         fz_case_gen(c, FIA_SLOT_VALUE, FIA_GEN_UNIFORM, -127.0, 127.0);

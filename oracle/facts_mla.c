@@ -20,7 +20,7 @@ void orc_facts_mla(const fia_case *c, fia_oracle_facts *f)
     f->mla512 = f->rope && f->q_d_ok && f->D == 512;
     f->mla128 = f->rope && f->q_d_ok && f->D == 128;
     f->nz = f->paged && f->cache_rank == 5;
-    f->mla_fq = f->mla512 && f->given[FIA_SLOT_QUERY] &&
+    f->mla_query_quant = f->mla512 && f->given[FIA_SLOT_QUERY] &&
                 f->t[FIA_SLOT_QUERY]->dtype == FIA_DT_INT8;
 }
 

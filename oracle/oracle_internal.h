@@ -148,13 +148,13 @@ struct fia_oracle_facts {
     /* facts_mla.c: the MLA scene (003): rope, query_rope or key_rope
      * passed; mla512 / mla128, and the query's D is 512 / 128.  nz: a
      * paged call whose key cache is rank 5, the NZ format (blockNum, KV_N,
-     * D/16, block_size, 16) of 003's MLA list.  mla_fq: MLA's full
+     * D/16, block_size, 16) of 003's MLA list.  mla_query_quant: MLA's full
      * quantization scene, D = 512 with an int8 query (003 D = 512 list
      * "支持全量化场景": int8 query/key/value, bf16 ropes and output, the
      * scales dequant_scale_query / _key / _value); the 002 rules of an int8
      * query (int8_quant, antiquant, paged) leave it to rules_mla.c and
      * rules_query_quant.c. */
-    int rope, mla512, mla128, nz, mla_fq;
+    int rope, mla512, mla128, nz, mla_query_quant;
 
     /* order.c: no batch reads a key (every used actual_seq_lengths_kv 0,
      * or without the array a key/value S of 0; the shared prefix does not

@@ -349,7 +349,7 @@ ORC_PRED(token_s, f->aq_scene && f->k_rank_ok && token_s(f) >= 0,
 ORC_PRED(int4_out8, f->aq_int4, out_dt(f) == FIA_DT_INT8)
 ORC_PRED(no_scale, f->aq_scene, !any_scale(f))
 /* MLA's full quantization documents Q_S 1..16 (MLA-050) */
-ORC_PRED(all_int8_decode, decode(f) && !f->mla_fq,
+ORC_PRED(all_int8_decode, decode(f) && !f->mla_query_quant,
          int8_of(f, FIA_SLOT_QUERY) && int8_of(f, FIA_SLOT_KEY) &&
              int8_of(f, FIA_SLOT_VALUE))
 /* MLA D = 512 documents 128 heads over one (as GQA-003) */
@@ -371,7 +371,7 @@ static int nm_undocumented(const fia_oracle_facts *f)
     const fia_case *c = f->c;
     /* outside the scene: fp16/bf16 key/value, or full int8 (an int8
      * query; int8_quant.md) */
-    if (!f->aq_scene && !f->mla_fq && /* MLA's scales: rules_mla.c */
+    if (!f->aq_scene && !f->mla_query_quant && /* MLA's scales: rules_mla.c */
         (orc_antiquant_given(f) || c->attrs.antiquant_mode != 0 ||
          c->attrs.key_antiquant_mode != 0 ||
          c->attrs.value_antiquant_mode != 0))

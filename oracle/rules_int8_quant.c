@@ -14,7 +14,7 @@
 static int q_int8(const fia_oracle_facts *f)
 {
     return f->given[FIA_SLOT_QUERY] &&
-           f->t[FIA_SLOT_QUERY]->dtype == FIA_DT_INT8 && !f->mla_fq;
+           f->t[FIA_SLOT_QUERY]->dtype == FIA_DT_INT8 && !f->mla_query_quant;
 }
 
 static int out_is(const fia_oracle_facts *f, fia_dtype dt)

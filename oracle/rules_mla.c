@@ -19,24 +19,25 @@
  * with block_size 128 and not with a BNSD query.
  *
  * Full quantization (003 D = 512 list, "支持全量化场景"; facts_mla.c's
- * mla_fq, D = 512 with an int8 query): key and value int8, the ropes bf16
- * (overriding "query_rope的数据类型与query一致"), attention_out bf16,
- * dequant_scale_query / dequant_scale_key / dequant_scale_value all given
- * and fp32, key/value per-tensor (key_quant_mode = value_quant_mode = 0;
- * the released code's scale shape [1]), no output quantization and no
- * key/value offsets; its int8 NZ cache is [blockNum, KV_N, D/32,
- * block_size, 32].  The query's own rules (query_quant_mode 3, the scale's
- * shape) are rules_query_quant.c's.  003 names dequant_scale_key / _value
- * as the separate antiquant set's slots (key_antiquant_scale / ...,
- * docs/case-format.md): in this scene they are the per-tensor dequant
- * scales of int8 key and value, not antiquantization (MLA-X01 does not
- * count them).  What no document gives a meaning, 002's full-quantization
- * scales beside them, is refused last as not modeled (NM-010). */
+ * mla_query_quant, D = 512 with an int8 query): key and value int8, the
+ * ropes bf16 (overriding "query_rope的数据类型与query一致"), attention_out
+ * bf16, dequant_scale_query / dequant_scale_key / dequant_scale_value all
+ * given and fp32, key/value per-tensor (key_quant_mode =
+ * value_quant_mode = 0; the released code's scale shape [1]), no output
+ * quantization and no key/value offsets; its int8 NZ cache is [blockNum,
+ * KV_N, D/32, block_size, 32].  The query's own rules (query_quant_mode
+ * 3, the scale's shape) are rules_query_quant.c's.  003 names
+ * dequant_scale_key / _value as the separate antiquant set's slots
+ * (key_antiquant_scale / ..., docs/case-format.md): in this scene they
+ * are the per-tensor dequant scales of int8 key and value, not
+ * antiquantization (MLA-X01 does not count them).  What no document
+ * gives a meaning, 002's full-quantization scales beside them, is refused
+ * last as not modeled (NM-010). */
 #include "oracle_internal.h"
 
 #define C003_MLA C003_CONSTR " > MLA (query_rope、key_rope)"
 #define C003_MLA512 C003_MLA " > query的D等于512"
-#define C003_FQ C003_MLA512 " > 支持全量化场景"
+#define C003_QUERY_QUANT C003_MLA512 " > 支持全量化场景"
 #define C003_MLA128 C003_MLA " > query的D等于128"
 #define C003_TND512 C003_CONSTR " > TND、TND_NTD、NTD_TND场景下的综合限制 > " \
                     "query的D等于512"
@@ -108,7 +109,7 @@ static int sparse512_bad(const fia_oracle_facts *f)
  * (antiquant_scale / _offset) is antiquantization there. */
 static int kv_antiquant(const fia_oracle_facts *f)
 {
-    if (f->mla_fq)
+    if (f->mla_query_quant)
         return given(f, FIA_SLOT_ANTIQUANT_SCALE) ||
                given(f, FIA_SLOT_ANTIQUANT_OFFSET);
     return f->aq_scene || orc_antiquant_given(f);
@@ -119,21 +120,21 @@ static int post_quant(const fia_oracle_facts *f)
     return given(f, FIA_SLOT_QUANT_SCALE2) || given(f, FIA_SLOT_QUANT_OFFSET2);
 }
 
-/* ---- full quantization (f->mla_fq) ------------------------------------ */
+/* ---- full quantization (f->mla_query_quant) --------------------------- */
 
 static int is_dt(const fia_oracle_facts *f, fia_slot s, fia_dtype dt)
 {
     return given(f, s) && f->t[s]->dtype == dt;
 }
 
-static int fq_scales_all(const fia_oracle_facts *f)
+static int query_quant_scales_all(const fia_oracle_facts *f)
 {
     return given(f, FIA_SLOT_DEQUANT_SCALE_QUERY) &&
            given(f, FIA_SLOT_KEY_ANTIQUANT_SCALE) &&
            given(f, FIA_SLOT_VALUE_ANTIQUANT_SCALE);
 }
 
-static int fq_scale_dtype_bad(const fia_oracle_facts *f)
+static int query_quant_scale_dtype_bad(const fia_oracle_facts *f)
 {
     static const fia_slot s[] = {FIA_SLOT_DEQUANT_SCALE_QUERY,
                                  FIA_SLOT_KEY_ANTIQUANT_SCALE,
@@ -145,13 +146,13 @@ static int fq_scale_dtype_bad(const fia_oracle_facts *f)
 }
 
 /* Per-tensor: one element of shape [1] (the released code's check). */
-static int fq_one_bad(const fia_oracle_facts *f, fia_slot s)
+static int query_quant_one_bad(const fia_oracle_facts *f, fia_slot s)
 {
     const fia_tensor *t = f->t[s];
     return given(f, s) && (t->ndim != 1 || t->shape[0] != 1);
 }
 
-static int fq_excluded(const fia_oracle_facts *f)
+static int query_quant_excluded(const fia_oracle_facts *f)
 {
     static const fia_slot s[] = {FIA_SLOT_QUANT_SCALE2, FIA_SLOT_QUANT_OFFSET2,
                                  FIA_SLOT_KEY_ANTIQUANT_OFFSET,
@@ -267,21 +268,22 @@ ORC_PRED(nz_dims8,
          nz_dims_bad(f, 32))
 ORC_PRED(nz_layout, f->nz && f->mla512, f->layout == ORC_LAYOUT_BNSD)
 ORC_PRED(nz_bs, f->nz && f->mla512, f->block_size == 16)
-ORC_PRED(fq_kv, f->mla_fq && given(f, FIA_SLOT_KEY) &&
-                    given(f, FIA_SLOT_VALUE),
+ORC_PRED(query_quant_kv, f->mla_query_quant && given(f, FIA_SLOT_KEY) &&
+                             given(f, FIA_SLOT_VALUE),
          !kv_int8(f))
-ORC_PRED(fq_out, f->mla_fq && f->out_presence == FIA_PRESENT,
+ORC_PRED(query_quant_out, f->mla_query_quant && f->out_presence == FIA_PRESENT,
          f->out.dtype != FIA_DT_BF16)
-ORC_PRED(fq_scales, f->mla_fq, !fq_scales_all(f))
-ORC_PRED(fq_scale_dt, f->mla_fq, fq_scale_dtype_bad(f))
-ORC_PRED(fq_kv_modes, f->mla_fq,
+ORC_PRED(query_quant_scales, f->mla_query_quant, !query_quant_scales_all(f))
+ORC_PRED(query_quant_scale_dt, f->mla_query_quant,
+         query_quant_scale_dtype_bad(f))
+ORC_PRED(query_quant_kv_modes, f->mla_query_quant,
          f->c->attrs.key_antiquant_mode != 0 ||
              f->c->attrs.value_antiquant_mode != 0)
-ORC_PRED(fq_kv_shape, f->mla_fq,
-         fq_one_bad(f, FIA_SLOT_KEY_ANTIQUANT_SCALE) ||
-             fq_one_bad(f, FIA_SLOT_VALUE_ANTIQUANT_SCALE))
-ORC_PRED(fq_x, f->mla_fq, fq_excluded(f))
-ORC_PRED(nm_int8_quant_scales, f->mla_fq, int8_quant_scales_given(f))
+ORC_PRED(query_quant_kv_shape, f->mla_query_quant,
+         query_quant_one_bad(f, FIA_SLOT_KEY_ANTIQUANT_SCALE) ||
+             query_quant_one_bad(f, FIA_SLOT_VALUE_ANTIQUANT_SCALE))
+ORC_PRED(query_quant_x, f->mla_query_quant, query_quant_excluded(f))
+ORC_PRED(nm_int8_quant_scales, f->mla_query_quant, int8_quant_scales_given(f))
 
 #define MLA_REJECT(id, cite, text, dis, fn)                                  \
     {id, "mla", FIA_RULE_REJECT, ORC_SEM, cite, text, dis, ORC_FN(fn)}
@@ -292,7 +294,7 @@ const fia_rule orc_rules_mla[] = {
     MLA_REJECT("MLA-001", C003_MLA,
                "query_rope and key_rope are passed both or neither", NULL,
                both),
-    MLA_REJECT("MLA-002", C003_MLA "; " C003_FQ,
+    MLA_REJECT("MLA-002", C003_MLA "; " C003_QUERY_QUANT,
                "query_rope has the query's dtype, key_rope the key's; with "
                "an int8 query (full quantization) both are bf16",
                "003 says the ropes take the query's / key's dtype, while its "
@@ -418,45 +420,45 @@ const fia_rule orc_rules_mla[] = {
      "features' rules read an NBSD output; every rule judges the call, then "
      "it is refused",
      NULL, ORC_FN(nbsd_rope)},
-    MLA_REJECT("MLA-050", C003_FQ,
+    MLA_REJECT("MLA-050", C003_QUERY_QUANT,
                "D = 512 full quantization (an int8 query): key and value "
                "are int8 too",
-               NULL, fq_kv),
-    MLA_REJECT("MLA-051", C003_FQ,
+               NULL, query_quant_kv),
+    MLA_REJECT("MLA-051", C003_QUERY_QUANT,
                "D = 512 full quantization: attention_out is bf16", NULL,
-               fq_out),
-    MLA_REJECT("MLA-052", C003_FQ,
+               query_quant_out),
+    MLA_REJECT("MLA-052", C003_QUERY_QUANT,
                "D = 512 full quantization: dequant_scale_query, "
                "key_antiquant_scale and value_antiquant_scale (003's "
                "dequant_scale_key / dequant_scale_value) are all given",
-               NULL, fq_scales),
-    MLA_REJECT("MLA-053", C003_FQ,
+               NULL, query_quant_scales),
+    MLA_REJECT("MLA-053", C003_QUERY_QUANT,
                "D = 512 full quantization: dequant_scale_query, "
                "key_antiquant_scale and value_antiquant_scale are fp32",
                "dequant_scale_query's fp32 is also its registered dtype "
                "(TENS-038, decided first); the key/value scales register "
                "fp16 and bf16 too (TENS-030, TENS-032)",
-               fq_scale_dt),
-    MLA_REJECT("MLA-054", C003_FQ "; " C003_P("key_quant_mode"),
+               query_quant_scale_dt),
+    MLA_REJECT("MLA-054", C003_QUERY_QUANT "; " C003_P("key_quant_mode"),
                "D = 512 full quantization: key and value are per-tensor: "
                "key_antiquant_mode and value_antiquant_mode are 0 (003: "
                "mode 0 per-channel, which includes per-tensor)",
-               NULL, fq_kv_modes),
-    MLA_REJECT("MLA-055", C003_FQ,
+               NULL, query_quant_kv_modes),
+    MLA_REJECT("MLA-055", C003_QUERY_QUANT,
                "D = 512 full quantization: key_antiquant_scale and "
                "value_antiquant_scale have shape [1] (per-tensor)",
                "provenance: no document gives the shape (003 says "
                "per-tensor only); the vendor's released tiling (its dequant "
                "check; not in RELEASED-BEHAVIOUR.md) takes [1] and rejects "
                "anything else",
-               fq_kv_shape),
-    MLA_EXCLUDE("MLA-X03", C003_FQ,
+               query_quant_kv_shape),
+    MLA_EXCLUDE("MLA-X03", C003_QUERY_QUANT,
                 "D = 512 full quantization takes no quant_scale2, "
                 "quant_offset2 (003's quant_scale_out / quant_offset_out), "
                 "key_antiquant_offset or value_antiquant_offset (003's "
                 "dequant_offset_key / dequant_offset_value)",
-                fq_x),
-    {"NM-010", "mla", FIA_RULE_NOT_MODELED, ORC_NM_LATE, C003_FQ,
+                query_quant_x),
+    {"NM-010", "mla", FIA_RULE_NOT_MODELED, ORC_NM_LATE, C003_QUERY_QUANT,
      "D = 512 full quantization with 002's dequant_scale1, quant_scale1 or "
      "dequant_scale2 is not modeled: no document gives them a meaning "
      "beside 003's scales; every rule judges the call, then it is refused",

@@ -97,9 +97,9 @@ ORC_PRED(p_bs_decode, f->paged && orc_is_decode(f) && !f->mla512,
          bs_decode_bad(f->block_size, kv_dtype(f)))
 /* MLA's full quantization (an int8 query, its key/value scales) needs page
  * attention (MLA-015, rules_mla.c) */
-ORC_PRED(p_int8_query, f->paged && orc_is_prefill(f) && !f->mla_fq,
+ORC_PRED(p_int8_query, f->paged && orc_is_prefill(f) && !f->mla_query_quant,
          f->t[FIA_SLOT_QUERY]->dtype == FIA_DT_INT8)
-ORC_PRED(p_antiquant, f->paged && orc_is_prefill(f) && !f->mla_fq,
+ORC_PRED(p_antiquant, f->paged && orc_is_prefill(f) && !f->mla_query_quant,
          orc_antiquant_given(f))
 ORC_PRED(p_aslkv, f->paged, !f->kv_seq_given)
 /* rank 5: MLA's NZ cache (rules_mla.c) */

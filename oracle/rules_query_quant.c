@@ -5,7 +5,7 @@
  * quantization, 3 = per-token-per-head, anything else rejected (QQ-001).
  * The one scene the documents give query quantization is MLA's full
  * quantization (003 §约束说明 > MLA > query的D等于512 > 支持全量化场景;
- * facts_mla.c's mla_fq): there query_quant_mode is 3 (QQ-002) and
+ * facts_mla.c's mla_query_quant): there query_quant_mode is 3 (QQ-002) and
  * dequant_scale_query holds one fp32 scale per token and head, the query's
  * shape without D (QQ-003, the released code's shape; its presence and
  * dtype are MLA-052 / MLA-053, its registered dtype TENS-038).
@@ -42,16 +42,17 @@ static int dsq_shape_bad(const fia_oracle_facts *f)
 }
 
 ORC_PRED(mode_range, 1, qq_mode(f) != 0 && qq_mode(f) != 3)
-ORC_PRED(fq_mode, f->mla_fq, qq_mode(f) != 3)
+ORC_PRED(mla_mode, f->mla_query_quant, qq_mode(f) != 3)
 ORC_PRED(dsq_shape,
-         f->mla_fq && dsq_given(f) && f->q_rank_ok && !f->tnd &&
+         f->mla_query_quant && dsq_given(f) && f->q_rank_ok && !f->tnd &&
              (f->layout == ORC_LAYOUT_BSH || f->layout == ORC_LAYOUT_BSND ||
               f->layout == ORC_LAYOUT_BNSD),
          dsq_shape_bad(f))
-ORC_PRED(nm_qquant, !f->mla_fq, dsq_given(f) || qq_mode(f) == 3)
+ORC_PRED(nm_qquant, !f->mla_query_quant, dsq_given(f) || qq_mode(f) == 3)
 
-#define C_FQ C003_CONSTR " > MLA (query_rope、key_rope) > query的D等于512 > " \
-             "支持全量化场景"
+#define C_QUERY_QUANT                                                        \
+    C003_CONSTR " > MLA (query_rope、key_rope) > query的D等于512 > "         \
+                "支持全量化场景"
 
 const fia_rule orc_rules_query_quant[] = {
     {"QQ-001", "query_quant", FIA_RULE_REJECT, ORC_SEM,
@@ -63,12 +64,12 @@ const fia_rule orc_rules_query_quant[] = {
      "head",
      ORC_FN(mode_range)},
     {"QQ-002", "query_quant", FIA_RULE_REJECT, ORC_SEM,
-     C_FQ "; " C003_P("query_quant_mode"),
+     C_QUERY_QUANT "; " C003_P("query_quant_mode"),
      "MLA D = 512 full quantization (an int8 query): query_quant_mode is 3 "
      "(per-token-per-head)",
-     NULL, ORC_FN(fq_mode)},
+     NULL, ORC_FN(mla_mode)},
     {"QQ-003", "query_quant", FIA_RULE_REJECT, ORC_SEM,
-     C003_P("dequant_scale_query") "; " C_FQ,
+     C003_P("dequant_scale_query") "; " C_QUERY_QUANT,
      "MLA D = 512 full quantization: dequant_scale_query has the query's "
      "shape without D: (B, Q_S, N) for BSH and BSND, (B, N, Q_S) for BNSD "
      "(an *_NBSD output: its input layout's)",

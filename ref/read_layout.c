@@ -308,7 +308,8 @@ void ref_load_q_row(const ref_problem *p, int64_t b, int64_t n, int64_t i,
                     double *q)
 {
     /* MLA full quantization: q_int8 times the row's scale, exact */
-    const double qs = p->fq ? ref_fq_q_scale(p, b, n, i) : 1.0;
+    const double qs =
+        p->query_quant ? ref_query_quant_q_scale(p, b, n, i) : 1.0;
     for (int64_t d = 0; d < p->D; d++)
         q[d] = qs * load_half(p->q->dtype, p->q->data,
                               ref_q_index(p, b, n, i, d));
@@ -345,7 +346,8 @@ int ref_load_kv_rows(const ref_problem *p, int64_t b, int64_t kn,
     const fia_tensor *kt = ref_k_tensor(p, b), *vt = ref_v_tensor(p, b);
     /* MLA full quantization: int8 times the per-tensor scale, exact (no
      * prefix there: read_mla.c) */
-    const double ks_ = p->fq ? p->fq_dsk : 1.0, vs_ = p->fq ? p->fq_dsv : 1.0;
+    const double ks_ = p->query_quant ? p->query_quant_dsk : 1.0,
+                 vs_ = p->query_quant ? p->query_quant_dsv : 1.0;
     for (int64_t j = 0; j < nkeys; j++) {
         const int pre = j < p->P;
         const fia_tensor *ks = pre ? p->kp : kt, *vs = pre ? p->vp : vt;

@@ -59,10 +59,10 @@
  * normalisations": "Q_S = 1 with BSH/BSND/BNSD and no rope"): a rope call
  * is read as a call of Q_S rows (p->decode 0), as the token layouts are.
  *
- * Full quantization (an int8 query with rope, p->fq: read_query_quant.c):
- * the ropes are bf16 beside the int8 query and key; the query and key rows
- * are their dequantized values (read_layout.c), so the score is the same
- * dot of Dk columns.
+ * Full quantization (an int8 query with rope, p->query_quant:
+ * read_query_quant.c): the ropes are bf16 beside the int8 query and key; the
+ * query and key rows are their dequantized values (read_layout.c), so the score
+ * is the same dot of Dk columns.
  *
  * Not modeled (FIA_ERR_NOT_MODELED): rope with int8 / int4 key and value
  * and a float query (antiquant; 003 excludes it), with key/value lists (003
@@ -143,14 +143,16 @@ fia_status ref_read_mla(ref_problem *p, const fia_case *c,
                         "shared prefix (MLA)");
     const fia_tensor *qr = fia_case_data_tensor(d, FIA_SLOT_QUERY_ROPE),
                      *kr = fia_case_data_tensor(d, FIA_SLOT_KEY_ROPE);
-    /* full quantization (p->fq): bf16 ropes beside int8 query and key
+    /* full quantization (p->query_quant): bf16 ropes beside int8 query and key
      * (003 D = 512 "支持全量化场景") */
-    if (p->fq && (qr->dtype != FIA_DT_BF16 || kr->dtype != FIA_DT_BF16))
+    if (p->query_quant &&
+        (qr->dtype != FIA_DT_BF16 || kr->dtype != FIA_DT_BF16))
         return fia_fail(err, FIA_ERR_PARAM_INVALID,
                         "query_rope %s / key_rope %s: MLA full quantization "
                         "takes bf16 ropes", fia_dtype_name(qr->dtype),
                         fia_dtype_name(kr->dtype));
-    if (!p->fq && (qr->dtype != p->q->dtype || kr->dtype != p->k->dtype))
+    if (!p->query_quant &&
+        (qr->dtype != p->q->dtype || kr->dtype != p->k->dtype))
         return fia_fail(err, FIA_ERR_PARAM_INVALID,
                         "query_rope %s / key_rope %s unlike query %s / key "
                         "%s (MLA: the same dtypes)", fia_dtype_name(qr->dtype),

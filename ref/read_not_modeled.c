@@ -22,14 +22,14 @@ static fia_status query_quant_not_modeled(const fia_case *c,
                                           fia_error *err)
 {
     const fia_tensor *q = fia_case_data_tensor(d, FIA_SLOT_QUERY);
-    const int fq = q && q->dtype == FIA_DT_INT8 &&
+    const int query_quant = q && q->dtype == FIA_DT_INT8 &&
                    (ref_slot_given(d, FIA_SLOT_QUERY_ROPE) ||
                     ref_slot_given(d, FIA_SLOT_KEY_ROPE));
     const int64_t mode = c->attrs.query_quant_mode;
     if (mode != 0 && mode != 3)
         return fia_fail(err, FIA_ERR_PARAM_INVALID,
                         "query_quant_mode %lld (0 or 3)", (long long)mode);
-    if (fq)
+    if (query_quant)
         return FIA_OK;
     if (ref_slot_given(d, FIA_SLOT_DEQUANT_SCALE_QUERY))
         return fia_fail(err, FIA_ERR_NOT_MODELED, "not modeled yet: "

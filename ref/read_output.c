@@ -17,7 +17,7 @@ static int is_half(fia_dtype dt)
  * (int8_quant.md). */
 static int out_ok(const ref_problem *p)
 {
-    if (p->fq) /* MLA full quantization: bf16 (003) */
+    if (p->query_quant) /* MLA full quantization: bf16 (003) */
         return p->out_t->dtype == FIA_DT_BF16;
     if (p->int8_quant)
         return p->out_t->dtype == FIA_DT_FP16 ||

@@ -54,8 +54,8 @@ fia_status ref_read_paged(ref_problem *p, const fia_case *c,
                         "%d (takes 3, 4 or 5, NZ)", (int)p->k->ndim);
     p->cache4d = p->k->ndim == 4;
     p->cachenz = p->k->ndim == 5;
-    p->nz_tile = p->fq ? 32 : 16;
-    if (p->cachenz && !p->fq && p->k->dtype != FIA_DT_FP16 &&
+    p->nz_tile = p->query_quant ? 32 : 16;
+    if (p->cachenz && !p->query_quant && p->k->dtype != FIA_DT_FP16 &&
         p->k->dtype != FIA_DT_BF16)
         return fia_fail(err, FIA_ERR_NOT_MODELED, "not modeled yet: an NZ "
                         "cache of %s outside MLA full quantization",

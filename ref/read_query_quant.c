@@ -2,8 +2,8 @@
  * §约束说明 > MLA > query的D等于512 > 支持全量化场景; §参数说明
  * dequant_scale_query, query_quant_mode, dequant_scale_key / _value).
  *
- * The scene is read_tensors.c's (p->fq: an int8 query with rope, int8 key
- * and value).  Its values are the dequantized ones:
+ * The scene is read_tensors.c's (p->query_quant: an int8 query with rope, int8
+ * key and value).  Its values are the dequantized ones:
  *
  *   q[b, n, s, :] = q_int8[b, n, s, :] * dequant_scale_query[token (b, s),
  *                   head n]                      (per-token-per-head, mode 3)
@@ -33,7 +33,7 @@
  * covers scales whose dequantized values are normal float32 numbers or 0
  * with no float32 overflow: each scale 0 or of magnitude in [2^-126,
  * FLT_MAX / 2^8).  Any other finite scale leaves the bounds infinite
- * (p->fq_unmodeled); a NaN or infinite scale too. */
+ * (p->query_quant_unmodeled); a NaN or infinite scale too. */
 #include <float.h>
 #include <math.h>
 #include "ref_internal.h"
@@ -73,9 +73,10 @@ static int64_t dsq_index(const ref_problem *p, int64_t b, int64_t n,
     return (b * p->Q_S + i) * p->N + n;
 }
 
-double ref_fq_q_scale(const ref_problem *p, int64_t b, int64_t n, int64_t i)
+double ref_query_quant_q_scale(const ref_problem *p, int64_t b, int64_t n,
+                               int64_t i)
 {
-    return fia_load_as_double(FIA_DT_FP32, p->fq_dsq->data,
+    return fia_load_as_double(FIA_DT_FP32, p->query_quant_dsq->data,
                               dsq_index(p, b, n, i));
 }
 
@@ -113,7 +114,7 @@ static fia_status refuse_extras(const ref_problem *p, const fia_case *c,
 fia_status ref_read_query_quant(ref_problem *p, const fia_case *c,
                                 const fia_case_data *d, fia_error *err)
 {
-    if (!p->fq)
+    if (!p->query_quant)
         return FIA_OK;
     fia_status st = refuse_extras(p, c, d, err);
     if (st != FIA_OK)
@@ -128,19 +129,21 @@ fia_status ref_read_query_quant(ref_problem *p, const fia_case *c,
                         "dequant_scale_query must be fp32 (%lld, %lld, %lld) "
                         "with data", (long long)want[0], (long long)want[1],
                         (long long)want[2]);
-    p->fq_dsq = t;
-    st = read_one(d, FIA_SLOT_KEY_ANTIQUANT_SCALE, &p->fq_dsk, err);
+    p->query_quant_dsq = t;
+    st = read_one(d, FIA_SLOT_KEY_ANTIQUANT_SCALE, &p->query_quant_dsk, err);
     if (st == FIA_OK)
-        st = read_one(d, FIA_SLOT_VALUE_ANTIQUANT_SCALE, &p->fq_dsv, err);
+        st = read_one(d, FIA_SLOT_VALUE_ANTIQUANT_SCALE, &p->query_quant_dsv,
+                      err);
     if (st != FIA_OK)
         return st;
-    p->fq_unmodeled = !scale_modeled(p->fq_dsk) || !scale_modeled(p->fq_dsv);
+    p->query_quant_unmodeled = !scale_modeled(p->query_quant_dsk) ||
+                               !scale_modeled(p->query_quant_dsv);
     /* the query scales of the rows computed (a scale no row reads does not
      * matter) */
-    for (int64_t b = 0; b < p->B && !p->fq_unmodeled; b++)
+    for (int64_t b = 0; b < p->B && !p->query_quant_unmodeled; b++)
         for (int64_t n = 0; n < p->N; n++)
             for (int64_t i = 0; i < p->q_len[b]; i++)
-                if (!scale_modeled(ref_fq_q_scale(p, b, n, i)))
-                    p->fq_unmodeled = 1;
+                if (!scale_modeled(ref_query_quant_q_scale(p, b, n, i)))
+                    p->query_quant_unmodeled = 1;
     return FIA_OK;
 }

@@ -27,10 +27,10 @@
  * would be; the oracle's NM-015).
  *
  * With MLA (p->qr: query_rope / key_rope, D 512 or 128) and MLA's full
- * quantization (p->fq, an int8 query with rope) the sink means the same:
- * s_j are MLA's scores (q . k_j + q_rope . k_rope_j) * scale, then the mask;
- * N is num_heads (32, 64 or 128 at D 512).  Those rows go through the same
- * math core (ref.c compute_row sets has_sink / sink on every row), so
+ * quantization (p->query_quant, an int8 query with rope) the sink means the
+ * same: s_j are MLA's scores (q . k_j + q_rope . k_rope_j) * scale, then the
+ * mask; N is num_heads (32, 64 or 128 at D 512).  Those rows go through the
+ * same math core (ref.c compute_row sets has_sink / sink on every row), so
  * nothing here differs for them. */
 #include <math.h>
 #include "ref_internal.h"

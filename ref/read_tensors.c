@@ -87,7 +87,7 @@ fia_status ref_read_tensors_dtypes(ref_problem *p, const fia_case *c,
                             "rope and key %s, value %s (MLA full "
                             "quantization takes int8)", fia_dtype_name(kd),
                             fia_dtype_name(p->v->dtype));
-        p->fq = 1;
+        p->query_quant = 1;
         p->in_dtype = FIA_DT_BF16;
         return FIA_OK;
     }

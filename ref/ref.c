@@ -199,7 +199,8 @@ static mpfr_prec_t score_precision(void *vp)
         for (int64_t n = 0; n < p->N; n++)
             for (int64_t i = 0; i < p->q_len[b]; i++) {
                 /* MLA full quantization: the dequantized values */
-                const double qs = p->fq ? ref_fq_q_scale(p, b, n, i) : 1.0;
+                const double qs =
+                    p->query_quant ? ref_query_quant_q_scale(p, b, n, i) : 1.0;
                 for (int64_t d = 0; d < p->D; d++)
                     ref_value_range_add(&qr, qs * fia_load_as_double(
                         p->q->dtype, p->q->data, ref_q_index(p, b, n, i, d)));
@@ -216,11 +217,12 @@ static mpfr_prec_t score_precision(void *vp)
                         ref_kv_index_w(p, b, n, j, d, p->Dr)));
                 for (int64_t d = 0; d < p->D; d++) {
                     if (!p->aq) {
-                        ref_value_range_add(&kr, (p->fq ? p->fq_dsk : 1.0) *
-                                                     fia_load_as_double(
-                            ref_k_tensor(p, b)->dtype,
-                            ref_k_tensor(p, b)->data,
-                            ref_kv_index(p, b, n, j, d)));
+                        ref_value_range_add(
+                            &kr, (p->query_quant ? p->query_quant_dsk : 1.0) *
+                                     fia_load_as_double(
+                                         ref_k_tensor(p, b)->dtype,
+                                         ref_k_tensor(p, b)->data,
+                                         ref_kv_index(p, b, n, j, d)));
                         continue;
                     }
                     double hi, lo;
@@ -283,7 +285,7 @@ static void antiquant_model(const ref_problem *p, ref_row_in *in)
  * u)^3 - 1 (u = 2^-24), and with P rounded to bf16: its bound holds with
  * u_kv, eta_kv = 2^-149 and in_dtype bf16 (read_tensors.c, round_p).
  * Proof.  With every scale 0 or in [2^-126, FLT_MAX / 2^8) (else
- * fq_unmodeled: no bound) and 1 <= |x_int8| <= 128 for a nonzero x, a
+ * query_quant_unmodeled: no bound) and 1 <= |x_int8| <= 128 for a nonzero x, a
  * dequantized value is 0 or a normal float32 below FLT_MAX / 2: its
  * rounding is relative, |a| <= u.  (a) fl32(q~_d k~_jd) = q_d k_jd (1 +
  * a)(1 + b)(1 + c) + eta, |a|, |b|, |c| <= u (c = 0 with an FMA), |eta| <=
@@ -307,14 +309,14 @@ static void antiquant_model(const ref_problem *p, ref_row_in *in)
  * whose rounding could pass FLT_MAX is outside the model (never with the
  * scales above; ref_double.c also refuses scores near float32 overflow).
  * QED.  u_kv = 3u + 3u^2 + u^3 <= 3u + 2^-45.  Checked against float32
- * kernels of both forms in tests/test_ref_mla_quant.c. */
-static void full_quant_model(const ref_problem *p, ref_row_in *in)
+ * kernels of both forms in tests/test_ref_query_quant.c. */
+static void query_quant_model(const ref_problem *p, ref_row_in *in)
 {
-    if (!p->fq)
+    if (!p->query_quant)
         return;
     in->u_kv = 3.0 * 0x1p-24 + 0x1p-45;
     in->eta_kv = 0x1p-149;
-    in->kv_lim = p->fq_unmodeled ? -1.0
+    in->kv_lim = p->query_quant_unmodeled ? -1.0
                                  : (FLT_MAX - in->eta_kv) / (1.0 + in->u_kv);
 }
 
@@ -345,7 +347,7 @@ static fia_status compute_rows(const ref_problem *p, long prec,
                         .want_lse = p->has_lse, .round_p = p->round_p,
                         .in_dtype = p->in_dtype};
     antiquant_model(p, &x.in);
-    full_quant_model(p, &x.in);
+    query_quant_model(p, &x.in);
     if (p->int8_quant) {
         x.int8_quant_scales = (ref_int8_quant_scales){
             p->int8_quant_ds1, p->int8_quant_qs1, p->int8_quant_ds2};

@@ -84,13 +84,14 @@ typedef struct ref_problem {
      * bf16 ropes (003 D = 512 "支持全量化场景").  Its rows are read
      * dequantized, exactly in binary64 (an int8 times an fp32 is at most
      * 8 + 24 significant bits): q = q_int8 * dequant_scale_query[token,
-     * head] (ref_fq_q_scale), k = k_int8 * fq_dsk, v = v_int8 * fq_dsv;
-     * in_dtype is bf16, the dtype P is rounded to (docs/tolerance.md "MLA
-     * full quantization"); fq_unmodeled: a scale the float32 model does
-     * not cover (bounds infinite) */
-    int fq, fq_unmodeled;
-    const fia_tensor *fq_dsq;
-    double fq_dsk, fq_dsv;
+     * head] (ref_query_quant_q_scale), k = k_int8 * query_quant_dsk,
+     * v = v_int8 * query_quant_dsv; in_dtype is bf16, the dtype P is
+     * rounded to (docs/tolerance.md "MLA full quantization");
+     * query_quant_unmodeled: a scale the float32 model does not cover
+     * (bounds infinite) */
+    int query_quant, query_quant_unmodeled;
+    const fia_tensor *query_quant_dsq;
+    double query_quant_dsk, query_quant_dsv;
     int empty_query;              /* query numel 0: nothing to compute */
     /* layout (read_layout.c): the query's (and key's) layout; o_nbsd, an
      * *_NBSD output (BSH_NBSD, BSND_NBSD, BNSD_NBSD: the query in the
@@ -320,12 +321,13 @@ fia_status ref_read_int8_quant(ref_problem *p, const fia_case *c,
 
 /* ---- read_query_quant.c ------------------------------------------------- */
 
-/* MLA full quantization (p->fq): dequant_scale_query, the per-tensor key and
- * value scales, the modes; refuses what the reading cannot read. */
+/* MLA full quantization (p->query_quant): dequant_scale_query, the per-tensor
+ * key and value scales, the modes; refuses what the reading cannot read. */
 fia_status ref_read_query_quant(ref_problem *p, const fia_case *c,
                                 const fia_case_data *d, fia_error *err);
 /* The scale of query row (b, n, i) (the token (b, i), head n). */
-double ref_fq_q_scale(const ref_problem *p, int64_t b, int64_t n, int64_t i);
+double ref_query_quant_q_scale(const ref_problem *p, int64_t b, int64_t n,
+                               int64_t i);
 
 /* ---- read_scale.c ------------------------------------------------------ */
 

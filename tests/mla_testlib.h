@@ -255,12 +255,12 @@ static inline void release(mla *m)
 /* MLA full quantization on top of a call (003 "支持全量化场景"): query,
  * key and value int8 (the NZ cache in D/32 tiles of 32), the three fp32
  * scales -- dequant_scale_query per token and head, dequant_scale_key /
- * _value per tensor (sk, sv: set them before mla_fq_make). */
-typedef struct mla_fq {
+ * _value per tensor (sk, sv: set them before mla_query_quant_make). */
+typedef struct mla_query_quant {
     fia_tensor dsq, dsk, dsv;
     int8_t *q_int8, *k_int8, *v_int8;
     float *dsqd, sk, sv;
-} mla_fq;
+} mla_query_quant;
 
 static inline int8_t mla_rnd8(void)
 {
@@ -294,7 +294,7 @@ static inline int64_t mla_k8_at(const mla *m, int64_t b, int64_t h,
  * int8 tensors and the scales; with data their values (int8 over the
  * range, dsq in [0.01, 0.07]: scores of a few units, q.k ~ 512^0.5 x 73^2
  * ~ 1.2e5, x dsq x dsk / 24). */
-static inline void mla_fq_make(mla *m, mla_fq *f, bool data)
+static inline void mla_query_quant_make(mla *m, mla_query_quant *f, bool data)
 {
     m->q.dtype = FIA_DT_INT8;
     if (m->nz)
@@ -324,7 +324,7 @@ static inline void mla_fq_make(mla *m, mla_fq *f, bool data)
     f->dsq.data = f->dsqd;
 }
 
-static inline void mla_fq_free(mla_fq *f)
+static inline void mla_query_quant_free(mla_query_quant *f)
 {
     free(f->q_int8), free(f->k_int8), free(f->v_int8), free(f->dsqd);
 }

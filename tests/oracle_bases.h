@@ -128,7 +128,7 @@
  * int8 with bf16 ropes and output, dequant_scale_query (B, S, N), per-tensor
  * key/value scales [1], query_quant_mode 3; and a BSND prefill over the
  * int8 NZ cache (blockNum, KV_N, D/32, block_size, 32). */
-#define MLA_FQ                                                               \
+#define MLA_QUERY_QUANT                                                      \
     "query = int8 [2,1,16384]\n"                                             \
     "key = int8 [6,16,512]\n"                                                \
     "value = int8 [6,16,512]\n"                                              \
@@ -145,7 +145,7 @@
     "block_size = 16\n"                                                      \
     "block_table = int32 [2,3]\n"                                            \
     "actual_seq_lengths_kv = [40,7]\n"
-#define MLA_FQZ                                                              \
+#define MLA_QUERY_QUANT_NZ                                                   \
     "query = int8 [1,4,32,512]\n"                                            \
     "key = int8 [2,1,16,128,32]\n"                                           \
     "value = int8 [2,1,16,128,32]\n"                                         \

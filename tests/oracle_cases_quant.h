@@ -153,21 +153,24 @@ static const rule_case oracle_cases_quant[] = {
      "value = fp16 [1,2,32,48]\nattention_out = int8 [1,2,16,48]", O8_P, ""},
     {"QQ-001", PREFILL, "query_quant_mode = 2", PREFILL,
      "query_quant_mode = 0"},
-    {"QQ-002", MLA_FQ, "query_quant_mode = 0", MLA_FQZ, ""},
-    {"QQ-003", MLA_FQ, "dequant_scale_query = fp32 [2,32,1]", MLA_FQZ, ""},
-    {"QQ-003", MLA_FQZ, "dequant_scale_query = fp32 [1,4,32,1]", MLA_FQ,
-     ""},
-    {"QQ-003", MLA_FQZ, "input_layout = BNSD\nkey = int8 [2,1,128,512]\n"
+    {"QQ-002", MLA_QUERY_QUANT, "query_quant_mode = 0", MLA_QUERY_QUANT_NZ, ""},
+    {"QQ-003", MLA_QUERY_QUANT, "dequant_scale_query = fp32 [2,32,1]",
+     MLA_QUERY_QUANT_NZ, ""},
+    {"QQ-003", MLA_QUERY_QUANT_NZ, "dequant_scale_query = fp32 [1,4,32,1]",
+     MLA_QUERY_QUANT, ""},
+    {"QQ-003", MLA_QUERY_QUANT_NZ,
+     "input_layout = BNSD\nkey = int8 [2,1,128,512]\n"
      "value = int8 [2,1,128,512]\nkey_rope = bf16 [2,1,128,64]\n"
      "query = int8 [1,32,4,512]\nquery_rope = bf16 [1,32,4,64]\n"
-     "attention_out = bf16 [1,32,4,512]", MLA_FQZ,
+     "attention_out = bf16 [1,32,4,512]", MLA_QUERY_QUANT_NZ,
      "input_layout = BNSD\nkey = int8 [2,1,128,512]\n"
      "value = int8 [2,1,128,512]\nkey_rope = bf16 [2,1,128,64]\n"
      "query = int8 [1,32,4,512]\nquery_rope = bf16 [1,32,4,64]\n"
      "attention_out = bf16 [1,32,4,512]\n"
      "dequant_scale_query = fp32 [1,32,4]"},
     {"NM-011", PREFILL, "query_quant_mode = 3", PREFILL, ""},
-    {"NM-011", MLA_D, "dequant_scale_query = fp32 [2,1,32]", MLA_FQ, ""},
+    {"NM-011", MLA_D, "dequant_scale_query = fp32 [2,1,32]",
+     MLA_QUERY_QUANT, ""},
 };
 
 #endif

@@ -207,7 +207,7 @@ static void rules(void)
     CASE(D128("TND"); M.dt = FIA_DT_FP16, BAD("S_TND_DTYPE", M));
     CASE(D128("TND"); M.lse = true, OK(M));
     /* full quantization (an int8 query): its rules and arithmetic in
-     * test_fast_mla_quant.c; without its key/value scales rejected */
+     * test_fast_query_quant.c; without its key/value scales rejected */
     CASE(, M.q.dtype = M.k.dtype = M.v.dtype = FIA_DT_INT8;
          M.dsq = &f32, BAD("S_MLA_FQ", M));
     /* the NZ cache (003: fp16/bf16 [blockNum, N, D/16, blockSize, 16],

@@ -26,13 +26,13 @@
 enum { MAXN = 128 };
 
 /* An MLA call (mla_testlib.h) with a sink, bf16/fp16 or full quantization
- * (fq: query, key and value int8, the ropes and the output bf16). */
+ * (query_quant: query, key and value int8, the ropes and the output bf16). */
 typedef struct sc {
     mla m;
-    bool fq, sinkless;
+    bool query_quant, sinkless;
     fia_tensor skt;
     uint16_t skd[MAXN];
-    mla_fq x; /* full quantization: its tensors, data and scales */
+    mla_query_quant x; /* full quantization: its tensors, data and scales */
 } sc;
 
 /* The call's tensors and data (the sinks are set later: sinks()). */
@@ -40,19 +40,19 @@ static void sc_build(sc *c)
 {
     mla *m = &c->m;
     m->nlist = 1;
-    if (c->fq)
+    if (c->query_quant)
         m->dt = FIA_DT_BF16;
     build(m, true);
     c->skt = tn(FIA_DT_BF16, 1, (int64_t[]){m->N}, c->skd);
-    if (!c->fq)
+    if (!c->query_quant)
         return;
     c->x.sk = 0.02f, c->x.sv = 0.01f;
-    mla_fq_make(m, &c->x, true);
+    mla_query_quant_make(m, &c->x, true);
 }
 
 static void sc_release(sc *c)
 {
-    mla_fq_free(&c->x);
+    mla_query_quant_free(&c->x);
     release(&c->m);
 }
 
@@ -63,8 +63,9 @@ static fia_status sc_phase_one(sc *c, fast_executor **ex, uint64_t *wss)
     fia_tensor_list kl = {1, kp}, vl = {1, vp};
     fast_v2_extras x = {.queryRopeOptional = &m->qr,
                         .keyRopeOptional = &m->kr,
-                        .dequantScaleQueryOptional = c->fq ? &c->x.dsq : NULL,
-                        .queryQuantMode = c->fq ? 3 : 0,
+                        .dequantScaleQueryOptional =
+                            c->query_quant ? &c->x.dsq : NULL,
+                        .queryQuantMode = c->query_quant ? 3 : 0,
                         .learnableSinkOptional = c->sinkless ? NULL
                                                              : &c->skt};
     const bool asl = m->tnd || m->QS > 1;
@@ -72,10 +73,11 @@ static fia_status sc_phase_one(sc *c, fast_executor **ex, uint64_t *wss)
         &m->q, &kl, &vl, NULL, m->mask ? &m->am : NULL,
         asl ? &m->asl : NULL, &m->aslkv, NULL, NULL, NULL, NULL, NULL, NULL,
         NULL, m->paged ? &m->bt : NULL, NULL, NULL,
-        c->fq ? &c->x.dsk : NULL, NULL, c->fq ? &c->x.dsv : NULL, NULL, NULL,
-        NULL, NULL, m->N, 1.0 / sqrt((double)(m->D + DR)), 2147483647,
-        2147483647, m->layout, m->KVN, m->sparse, m->inner, m->bs, 0, m->lse,
-        0, 0, &x, &m->out, m->lse ? &m->lsev : NULL, wss, ex);
+        c->query_quant ? &c->x.dsk : NULL, NULL,
+        c->query_quant ? &c->x.dsv : NULL, NULL, NULL, NULL, NULL, m->N,
+        1.0 / sqrt((double)(m->D + DR)), 2147483647, 2147483647, m->layout,
+        m->KVN, m->sparse, m->inner, m->bs, 0, m->lse, 0, 0, &x, &m->out,
+        m->lse ? &m->lsev : NULL, wss, ex);
 }
 
 /* ---- validation -------------------------------------------------------- */
@@ -124,7 +126,7 @@ static void rules(void)
     expect(&c, FIA_ERR_PARAM_INVALID, "S_SINK_SHAPE", __LINE__);
     sc_release(&c);
     /* MLA's full quantization (an int8 query with rope): computed */
-    c = (sc){.m = base(), .fq = true};
+    c = (sc){.m = base(), .query_quant = true};
     sc_build(&c);
     expect(&c, FIA_OK, NULL, __LINE__);
     c.skt.dtype = FIA_DT_FP32;
@@ -139,7 +141,7 @@ static double qel(const sc *c, int64_t b, int64_t n, int64_t i, int64_t d)
 {
     const mla *m = &c->m;
     const int64_t o = q_off(m, b, n, i, m->D) + d;
-    if (c->fq)
+    if (c->query_quant)
         return c->x.q_int8[o] * (double)c->x.dsqd[mla_dsq_index(m, b, n, i)];
     return wd(m->dt, m->qd[o]);
 }
@@ -148,7 +150,7 @@ static double kvel(const sc *c, bool v, int64_t b, int64_t h, int64_t j,
                    int64_t d)
 {
     const mla *m = &c->m;
-    if (c->fq)
+    if (c->query_quant)
         return (v ? c->x.v_int8 : c->x.k_int8)[mla_k8_at(m, b, 0, j, d)] *
                (double)(v ? c->x.sv : c->x.sk);
     const int64_t o = k_el(m, k_off(m, b, h, j, m->D), d);
@@ -174,7 +176,7 @@ typedef struct kv_rows {
 static void kv_read(const sc *c, int64_t b, kv_rows *r)
 {
     const mla *m = &c->m;
-    const fia_dtype rdt = c->fq ? FIA_DT_BF16 : m->dt;
+    const fia_dtype rdt = c->query_quant ? FIA_DT_BF16 : m->dt;
     const int64_t kl = m->kl[b];
     for (int64_t h = 0; h < m->KVN; h++)
         for (int64_t j = 0; j < kl; j++) {
@@ -206,7 +208,7 @@ static void naive_sink(const sc *c, const double *sink, double *ref, double *lse
     kv_rows r = {malloc(nkv * (size_t)m->D * sizeof(double)),
                  malloc(nkv * (size_t)m->D * sizeof(double)),
                  malloc(nkv * DR * sizeof(double))};
-    const fia_dtype rdt = c->fq ? FIA_DT_BF16 : m->dt;
+    const fia_dtype rdt = c->query_quant ? FIA_DT_BF16 : m->dt;
     for (int64_t b = 0; b < m->B; b++) {
         kv_read(c, b, &r);
         for (int64_t n = 0; n < m->N; n++)
@@ -275,7 +277,7 @@ static void sinks(sc *c, const double *lse0, double *sink)
 static double tol_of(const sc *c)
 {
     /* P rounded to the input dtype before P.V, the output rounded once */
-    return c->m.dt == FIA_DT_BF16 || c->fq ? 1.5e-2 : 3e-3;
+    return c->m.dt == FIA_DT_BF16 || c->query_quant ? 1.5e-2 : 3e-3;
 }
 
 /* The largest excess of b over a (rows of finite-sink heads that exist)
@@ -314,14 +316,15 @@ static int64_t judge(const sc *c, const double *sink, const double *ref,
                     ok = memcmp(m->od + o, base + o, (size_t)m->D * 2) == 0 &&
                          (!m->lse || memcmp(m->ld + li, blse + li, 4) == 0);
                 } else if (!isfinite(sink[n])) {
-                    const fia_dtype odt = c->fq ? FIA_DT_BF16 : m->dt;
+                    const fia_dtype odt = c->query_quant ? FIA_DT_BF16 : m->dt;
                     for (int64_t d = 0; d < m->D; d++)
                         ok &= ftl_is_nan16(odt, m->od[o + d]);
                     ok &= !m->lse || isnan(m->ld[li]);
                 } else {
                     for (int64_t d = 0; d < m->D; d++) {
-                        const double got = wd(c->fq ? FIA_DT_BF16 : m->dt,
-                                              m->od[o + d]);
+                        const double got =
+                            wd(c->query_quant ? FIA_DT_BF16 : m->dt,
+                               m->od[o + d]);
                         ok &= fabs(got - ref[o + d]) <=
                               tol_of(c) * (1.0 + fabs(ref[o + d]));
                     }
@@ -454,18 +457,18 @@ static void arithmetic(void)
     c.m.ql[0] = 1, c.m.ql[1] = 1, c.m.kl[0] = 300, c.m.kl[1] = 129;
     numeric_sink(c, "NTD_TND bf16 D128 decode split lse");
     /* full quantization: decode split, Q_S 4, the int8 NZ cache */
-    c = (sc){.m = base(), .fq = true};
+    c = (sc){.m = base(), .query_quant = true};
     c.m.kl[0] = 700, c.m.kl[1] = 333;
     numeric_sink(c, "full quantization decode BSND split");
-    c = (sc){.m = base(), .fq = true};
+    c = (sc){.m = base(), .query_quant = true};
     c.m.QS = 4, c.m.sparse = 3, c.m.mask = true, c.m.layout = "BNSD";
     c.m.cache4d = true, c.m.bs = 16, c.m.kl[0] = 90, c.m.kl[1] = 33;
     numeric_sink(c, "full quantization Q_S 4 BNSD 4-D causal");
-    c = (sc){.m = base(), .fq = true};
+    c = (sc){.m = base(), .query_quant = true};
     c.m.QS = 4, c.m.sparse = 3, c.m.mask = true, c.m.nz = true;
     c.m.layout = "BSH_NBSD", c.m.kl[0] = 260, c.m.kl[1] = 131;
     numeric_sink(c, "full quantization Q_S 4 BSH_NBSD NZ causal");
-    c = (sc){.m = base(), .fq = true};
+    c = (sc){.m = base(), .query_quant = true};
     c.m.nz = true, c.m.kl[0] = 400, c.m.kl[1] = 129;
     numeric_sink(c, "full quantization decode NZ split");
 }

@@ -35,7 +35,7 @@ static int64_t query_d(const fia_case *c)
 }
 
 /* Full quantization: an int8 query with rope. */
-static int is_fq(const fia_case *c)
+static int is_query_quant(const fia_case *c)
 {
     return is_mla(c) && c->tensors[FIA_SLOT_QUERY].t[0].dtype == FIA_DT_INT8;
 }
@@ -67,8 +67,8 @@ static void test_numeric(void)
     fuzz_rng r = {20261126};
     static uint8_t buf[4096];
     int n = 0, d512 = 0, d128 = 0, prefill = 0, split = 0, cache4 = 0,
-        bad = 0, tokens = 0, others_bad = 0, nbsd = 0, nz = 0, fq = 0,
-        fq_nz = 0, fq_qs1 = 0;
+        bad = 0, tokens = 0, others_bad = 0, nbsd = 0, nz = 0, query_quant = 0,
+        query_quant_nz = 0, query_quant_qs1 = 0;
     for (int it = 0; it < check_draws(30000); it++) {
         size_t len = ftl_random_input(&r, buf, 64, sizeof buf);
         fia_case c;
@@ -107,9 +107,9 @@ static void test_numeric(void)
                   k->ndim == 5;
             prefill += c.attrs.sparse_mode == 3;
             split += longest_kv(&c) > 128;
-            fq += is_fq(&c);
-            fq_nz += is_fq(&c) && k->ndim == 5;
-            fq_qs1 += is_fq(&c) && q_s(&c) == 1;
+            query_quant += is_query_quant(&c);
+            query_quant_nz += is_query_quant(&c) && k->ndim == 5;
+            query_quant_qs1 += is_query_quant(&c) && q_s(&c) == 1;
         }
         fia_case_free(&c);
     }
@@ -125,9 +125,11 @@ static void test_numeric(void)
     /* the NBSD outputs and the NZ cache: only once fast/ models them */
     CHECK_COUNT(nbsd > 0 && nz > 0);
     /* full quantization: valid, Q_S 1 and more, ND and NZ */
-    fprintf(stderr, "numeric: %d full quantization (%d NZ, %d Q_S 1)\n", fq,
-            fq_nz, fq_qs1);
-    CHECK_COUNT(fq > 0 && fq_nz > 0 && fq_nz < fq && fq_qs1 > 0 && fq_qs1 < fq);
+    fprintf(stderr, "numeric: %d full quantization (%d NZ, %d Q_S 1)\n",
+            query_quant, query_quant_nz, query_quant_qs1);
+    CHECK_COUNT(query_quant > 0 && query_quant_nz > 0 &&
+                query_quant_nz < query_quant && query_quant_qs1 > 0 &&
+                query_quant_qs1 < query_quant);
 }
 
 static void test_params(void)
@@ -143,18 +145,20 @@ static void test_params(void)
     enum { W = sizeof want / sizeof want[0] };
     int hit[W] = {0};
     /* every break of full quantization breaks a rule this test counts */
-    int fq_breaks = 0;
-    for (int b = 1; fz_mla_fq_break_rule(b) != NULL; b++, fq_breaks++) {
+    int query_quant_breaks = 0;
+    for (int b = 1; fz_mla_query_quant_break_rule(b) != NULL;
+         b++, query_quant_breaks++) {
         int known = 0;
         for (int w = 0; w < W; w++)
-            known |= strcmp(fz_mla_fq_break_rule(b), want[w]) == 0;
+            known |= strcmp(fz_mla_query_quant_break_rule(b), want[w]) == 0;
         CHECK_MSG(known, "break %d's %s not counted", b,
-                  fz_mla_fq_break_rule(b));
+                  fz_mla_query_quant_break_rule(b));
     }
-    CHECK_EQ_INT(fq_breaks, 9);
-    CHECK(fz_mla_fq_break_rule(0) == NULL);
-    int n = 0, accepted = 0, nbsd_ok = 0, nz_ok = 0, fq_ok = 0, fq_nz = 0,
-        fq_qs1 = 0, fq_qs = 0, fq_bs16 = 0, fq_bs128 = 0;
+    CHECK_EQ_INT(query_quant_breaks, 9);
+    CHECK(fz_mla_query_quant_break_rule(0) == NULL);
+    int n = 0, accepted = 0, nbsd_ok = 0, nz_ok = 0, query_quant_ok = 0,
+        query_quant_nz = 0, query_quant_qs1 = 0, query_quant_qs = 0,
+        query_quant_bs16 = 0, query_quant_bs128 = 0;
     fuzz_rng r = {1126};
     static uint8_t buf[2048];
     for (int it = 0; it < check_draws(40000); it++) {
@@ -171,13 +175,13 @@ static void test_params(void)
                 nbsd_ok += v.accept &&
                            strstr(c.attrs.input_layout, "_NBSD") != NULL;
                 nz_ok += v.accept && c.tensors[FIA_SLOT_KEY].t[0].ndim == 5;
-                if (v.accept && is_fq(&c)) {
-                    fq_ok++;
-                    fq_nz += c.tensors[FIA_SLOT_KEY].t[0].ndim == 5;
-                    fq_qs1 += q_s(&c) == 1;
-                    fq_qs += q_s(&c) > 1 && q_s(&c) <= 16;
-                    fq_bs16 += c.attrs.block_size == 16;
-                    fq_bs128 += c.attrs.block_size == 128;
+                if (v.accept && is_query_quant(&c)) {
+                    query_quant_ok++;
+                    query_quant_nz += c.tensors[FIA_SLOT_KEY].t[0].ndim == 5;
+                    query_quant_qs1 += q_s(&c) == 1;
+                    query_quant_qs += q_s(&c) > 1 && q_s(&c) <= 16;
+                    query_quant_bs16 += c.attrs.block_size == 16;
+                    query_quant_bs128 += c.attrs.block_size == 128;
                 }
                 for (int i = 0; i < v.n_fired; i++)
                     for (int w = 0; w < W; w++)
@@ -194,11 +198,15 @@ static void test_params(void)
               nz_ok);
     /* valid full quantization: Q_S 1 and 2..16, ND and NZ, block_size 16
      * and 128 */
-    fprintf(stderr, "params: %d valid full quantization (%d NZ, %d Q_S 1, "
-            "%d Q_S 2..16, %d bs 16, %d bs 128)\n", fq_ok, fq_nz, fq_qs1,
-            fq_qs, fq_bs16, fq_bs128);
-    CHECK_COUNT(fq_ok > 0 && fq_nz > 0 && fq_qs1 > 0 && fq_qs > 0 && fq_bs16 > 0 &&
-          fq_bs128 > 0 && fq_nz < fq_ok);
+    fprintf(stderr,
+            "params: %d valid full quantization (%d NZ, %d Q_S 1, "
+            "%d Q_S 2..16, %d bs 16, %d bs 128)\n",
+            query_quant_ok, query_quant_nz, query_quant_qs1, query_quant_qs,
+            query_quant_bs16, query_quant_bs128);
+    CHECK_COUNT(query_quant_ok > 0 && query_quant_nz > 0 &&
+                query_quant_qs1 > 0 && query_quant_qs > 0 &&
+                query_quant_bs16 > 0 && query_quant_bs128 > 0 &&
+                query_quant_nz < query_quant_ok);
     for (int w = 0; w < W; w++)
         CHECK_COUNT_MSG(hit[w] > 0, "%s never broken", want[w]);
 }

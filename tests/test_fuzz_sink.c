@@ -53,15 +53,15 @@ static void test_numeric(void)
     fuzz_rng r = {2611};
     static uint8_t buf[2048];
     int n = 0, bad = 0, above = 0, below = 0, near = 0, decode = 0;
-    int full_int8 = 0, int8_quant_sink = 0, mla512 = 0, mla128 = 0, mla_fq = 0,
-        mla_refused = 0;
+    int full_int8 = 0, int8_quant_sink = 0, mla512 = 0, mla128 = 0,
+        mla_query_quant = 0, mla_refused = 0;
     /* 20000 inputs, more (up to 100000) until each MLA scene has had two
      * sinks: an MLA case is 2 % of the inputs, a sink 8 % of those (a
      * sampled run, which counts nothing, stops at its share of 20000) */
     const int sampled = check_draw_divisor() > 1;
     for (int it = 0; it < check_draws(100000); it++) {
         if (it >= check_draws(20000) &&
-            (sampled || (mla512 >= 2 && mla128 >= 2 && mla_fq >= 2)))
+            (sampled || (mla512 >= 2 && mla128 >= 2 && mla_query_quant >= 2)))
             break;
         size_t len = ftl_random_input(&r, buf, 64, sizeof buf);
         fia_case c;
@@ -83,7 +83,7 @@ static void test_numeric(void)
         bad += s->dtype != FIA_DT_BF16 || s->ndim != 1 ||
                s->shape[0] != c.attrs.num_heads;
         if (has_rope(&c)) { /* MLA: a call the rules accept */
-            mla_fq += q_int8;
+            mla_query_quant += q_int8;
             mla512 += !q_int8 && query_d(&c) == 512;
             mla128 += !q_int8 && query_d(&c) == 128;
             mla_refused += !accepted(&c);
@@ -97,16 +97,17 @@ static void test_numeric(void)
         decode += !tnd && q->ndim >= 3 && q->shape[s_axis] == 1;
         fia_case_free(&c);
     }
-    fprintf(stderr, "numeric: %d cases with a sink (%d near the scores, %d "
+    fprintf(stderr,
+            "numeric: %d cases with a sink (%d near the scores, %d "
             "far above, %d far below, %d decode), %d malformed; MLA: %d D "
             "512, %d D 128, %d full quantization, %d refused; 002's full "
-            "int8: %d cases, %d with a sink\n", n, near, above, below,
-            decode, bad, mla512, mla128, mla_fq, mla_refused, full_int8,
-            int8_quant_sink);
+            "int8: %d cases, %d with a sink\n",
+            n, near, above, below, decode, bad, mla512, mla128, mla_query_quant,
+            mla_refused, full_int8, int8_quant_sink);
     CHECK_COUNT(n >= 200);
     CHECK_EQ_INT(bad, 0);
     CHECK_COUNT(near > 0 && above > 0 && below > 0 && decode > 0);
-    CHECK_COUNT(mla512 >= 2 && mla128 >= 2 && mla_fq >= 2);
+    CHECK_COUNT(mla512 >= 2 && mla128 >= 2 && mla_query_quant >= 2);
     CHECK_EQ_INT(mla_refused, 0);
     CHECK_COUNT(full_int8 > 0);
     CHECK_EQ_INT(int8_quant_sink, 0);

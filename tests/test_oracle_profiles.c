@@ -12,8 +12,9 @@ static void test_baselines(void)
     expect_both(BSH, FIA_OK, FIA_OK, "bsh base");
     expect_both(MLA_NBSD, FIA_OK, FIA_OK, "MLA BSH_NBSD base");
     expect_both(MLA_NZ, FIA_OK, FIA_OK, "MLA NZ cache base");
-    expect_both(MLA_FQ, FIA_OK, FIA_OK, "MLA full quantization base");
-    expect_both(MLA_FQZ, FIA_OK, FIA_OK, "MLA full quantization NZ base");
+    expect_both(MLA_QUERY_QUANT, FIA_OK, FIA_OK, "MLA full quantization base");
+    expect_both(MLA_QUERY_QUANT_NZ, FIA_OK, FIA_OK,
+                "MLA full quantization NZ base");
     char *t;
     /* learnable_sink with MLA (NM-015 narrowed): accepted, computed */
     static const struct {
@@ -23,8 +24,10 @@ static void test_baselines(void)
         {MLA_P, "learnable_sink = bf16 [32]", "MLA Q_S 4 sparse 3 + sink"},
         {MLA_NZ, "learnable_sink = bf16 [32]", "MLA NZ + sink"},
         {MLA_T, "learnable_sink = bf16 [4]", "MLA D 128 TND + sink"},
-        {MLA_FQ, "learnable_sink = bf16 [32]", "MLA full quant + sink"},
-        {MLA_FQZ, "learnable_sink = bf16 [32]", "MLA full quant NZ + sink"},
+        {MLA_QUERY_QUANT, "learnable_sink = bf16 [32]",
+         "MLA full quant + sink"},
+        {MLA_QUERY_QUANT_NZ, "learnable_sink = bf16 [32]",
+         "MLA full quant NZ + sink"},
     };
     for (size_t i = 0; i < sizeof sk / sizeof sk[0]; i++) {
         t = mk(sk[i].base, sk[i].over);

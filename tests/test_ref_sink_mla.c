@@ -436,8 +436,9 @@ static void test_refusals(void)
 /* One key: q = (1, 0, 0, 0 | 64, 64, 64, 64), k = (1, 0, 0, 0 | 64, -64,
  * 64, -64): s = 1 (the rope's products cancel, sum |q k| = 16385), value
  * v; a sink of 11 (p_s = 1 / (1 + e^-10)).  fp16 high precision (no P
- * rounding: the smallest bound).  fq: the full-quantization model. */
-static void bound_row(int rope, int fq, row_out *ro, long double *T1,
+ * rounding: the smallest bound).  query_quant: the full-quantization
+ * model. */
+static void bound_row(int rope, int query_quant, row_out *ro, long double *T1,
                       long double *Ts)
 {
     enum { D = 4 };
@@ -447,10 +448,11 @@ static void bound_row(int rope, int fq, row_out *ro, long double *T1,
     int64_t keys[1] = {0};
     ref_row_in in = {.q = q, .kbuf = k, .vbuf = v, .keys = keys, .nk = 1,
                      .D = D, .Dr = rope ? D : 0, .scale = 1.0,
-                     .fmt = fq ? REF_FMT_BF16 : REF_FMT_FP16, .want_lse = 1,
-                     .in_dtype = fq ? FIA_DT_BF16 : FIA_DT_FP16,
-                     .round_p = fq, .has_sink = 1, .sink = 11.0};
-    if (fq) {
+                     .fmt = query_quant ? REF_FMT_BF16 : REF_FMT_FP16,
+                     .want_lse = 1,
+                     .in_dtype = query_quant ? FIA_DT_BF16 : FIA_DT_FP16,
+                     .round_p = query_quant, .has_sink = 1, .sink = 11.0};
+    if (query_quant) {
         in.u_kv = 3.0 * 0x1p-24 + 0x1p-45;
         in.eta_kv = 0x1p-149;
         in.kv_lim = 1e30;
@@ -477,12 +479,12 @@ static void test_bound(void)
     CHECK(ref_row_out_init(&ro, D) == FIA_OK);
     long double T1p, Tsp;
     bound_row(0, 0, &ro, &T1p, &Tsp);
-    for (int fq = 0; fq < 2; fq++) {
+    for (int query_quant = 0; query_quant < 2; query_quant++) {
         long double T1, Ts;
-        bound_row(1, fq, &ro, &T1, &Ts);
+        bound_row(1, query_quant, &ro, &T1, &Ts);
         /* the rope's products in the key's score error */
-        CHECK_MSG(T1 > 1000.0L * T1p, "fq %d: T_1 %Lg with rope, %Lg "
-                  "without", fq, T1, T1p);
+        CHECK_MSG(T1 > 1000.0L * T1p, "query_quant %d: T_1 %Lg with rope, "
+                  "%Lg without", query_quant, T1, T1p);
         const long double w1 = 1.0L, ws = expl(10.0L), S = w1 + ws;
         const long double ps = ws / S;
         int within = 0, beyond = 0;
@@ -494,16 +496,16 @@ static void test_bound(void)
             within += err <= b;
             beyond += err > b - ps * Ts * fabsl(o);
         }
-        CHECK_MSG(within == D, "fq %d: the model's worst case beyond the "
-                  "bound in %d columns", fq, D - within);
+        CHECK_MSG(within == D, "query_quant %d: the model's worst case "
+                  "beyond the bound in %d columns", query_quant, D - within);
         /* without P's rounding the sink's term is needed; with it (full
          * quantization rounds P to bf16: 2^-8 sum p |v|) it is below that
          * term's share */
-        CHECK_MSG(fq || beyond == D, "a bound without the sink's term "
+        CHECK_MSG(query_quant || beyond == D, "a bound without the sink's term "
                   "covers the worst case in %d columns", D - beyond);
         const long double le = 11.0L + logl(1.0L + expl(-10.0L));
-        CHECK_MSG(fabsl(ro.lse_exact - le) < 1e-14L, "fq %d: lse %.17g, want "
-                  "%.17Lg", fq, ro.lse_exact, le);
+        CHECK_MSG(fabsl(ro.lse_exact - le) < 1e-14L, "query_quant %d: lse "
+                  "%.17g, want %.17Lg", query_quant, ro.lse_exact, le);
     }
     ref_row_out_free(&ro);
 }

@@ -187,7 +187,7 @@ typedef struct fast_kernels {
      * all are finite, as widen. */
     fast_widen_mla_nz_fn *widen_mla_nz;
     /* MLA full quantization's int8 NZ cache ([blockNum, N, D/32,
-     * blockSize, 32]; fast_internal.h, the plan's mfq and nz_w): nrows
+     * blockSize, 32]; fast_internal.h, the plan's query_quant and nz_w): nrows
      * consecutive rows of a block, row r's n elements (n a multiple of 32)
      * in tiles of 32, tile t of row r at src + t * ld + r * 32, each
      * times the per-tensor scale s in float32:

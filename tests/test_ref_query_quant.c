@@ -31,7 +31,7 @@
 
 /* KV_N 1; logical arrays: qi [B][N][QS][D], qr [B][N][QS][Dr], dsq
  * [B][QS][N], ki / vi [B][KVS][D], kr [B][KVS][Dr]. */
-typedef struct fq {
+typedef struct query_quant_case {
     const char *layout;
     int64_t B, N, QS, KVS, D, Dr, bs;
     int nz;
@@ -39,18 +39,21 @@ typedef struct fq {
     double scale;
     double *qi, *qr, *dsq, *ki, *vi, *kr;
     double dsk, dsv;
-} fq;
+} query_quant_case;
 
-static int bnsd(const fq *g) { return strcmp(g->layout, "BNSD") == 0; }
+static int bnsd(const query_quant_case *g)
+{
+    return strcmp(g->layout, "BNSD") == 0;
+}
 
-static int64_t qphys(const fq *g, int64_t b, int64_t n, int64_t s,
+static int64_t qphys(const query_quant_case *g, int64_t b, int64_t n, int64_t s,
                      int64_t d, int64_t W)
 {
     return bnsd(g) ? ((b * g->N + n) * g->QS + s) * W + d
                    : ((b * g->QS + s) * g->N + n) * W + d;
 }
 
-static void qshape(char *buf, size_t n, const fq *g, int64_t W)
+static void qshape(char *buf, size_t n, const query_quant_case *g, int64_t W)
 {
     if (strcmp(g->layout, "BSH") == 0)
         snprintf(buf, n, "[%lld,%lld,%lld]", (long long)g->B,
@@ -63,22 +66,22 @@ static void qshape(char *buf, size_t n, const fq *g, int64_t W)
                  (long long)g->QS, (long long)g->N, (long long)W);
 }
 
-static int64_t nblocks(const fq *g, int64_t b)
+static int64_t nblocks(const query_quant_case *g, int64_t b)
 {
     return (g->kv_len[b] + g->bs - 1) / g->bs;
 }
 
 /* Cache element (block id, row o, column d) of head dim W; NZ tiles t. */
-static int64_t cidx(const fq *g, int64_t id, int64_t o, int64_t d, int64_t W,
-                    int64_t t)
+static int64_t cidx(const query_quant_case *g, int64_t id, int64_t o,
+                    int64_t d, int64_t W, int64_t t)
 {
     if (g->nz)
         return ((id * (W / t) + d / t) * g->bs + o) * t + d % t;
     return (id * g->bs + o) * W + d;
 }
 
-static void cshape(char *buf, size_t n, const fq *g, int64_t nb, int64_t W,
-                   int64_t t)
+static void cshape(char *buf, size_t n, const query_quant_case *g,
+                   int64_t nb, int64_t W, int64_t t)
 {
     if (g->nz)
         snprintf(buf, n, "[%lld,1,%lld,%lld,%lld]", (long long)nb,
@@ -121,7 +124,7 @@ static char *override(char *text, const char *over)
 
 /* The call as text: full quantization (twin 0) or the bf16 MLA call of the
  * dequantized values (twin 1); `over` appended last. */
-static char *text(const fq *g, int twin, const char *over)
+static char *text(const query_quant_case *g, int twin, const char *over)
 {
     const int64_t B = g->B, N = g->N, QS = g->QS, D = g->D, Dr = g->Dr;
     const char *dt = twin ? "bf16" : "int8";
@@ -218,7 +221,7 @@ static char *text(const fq *g, int twin, const char *over)
 static double rint8(void) { return (double)((int64_t)(rng() % 255) - 127); }
 
 /* Random data; pow2: power-of-two query scales (bf16-exact products). */
-static void fill(fq *g, int pow2, double rope)
+static void fill(query_quant_case *g, int pow2, double rope)
 {
     const int64_t B = g->B, N = g->N, QS = g->QS, D = g->D, Dr = g->Dr;
     g->qi = malloc((size_t)(B * N * QS * D) * sizeof(double));
@@ -243,7 +246,7 @@ static void fill(fq *g, int pow2, double rope)
     g->dsv = pow2 ? 0x1p-5 : (double)(float)0.0371;
 }
 
-static void unfill(fq *g)
+static void unfill(query_quant_case *g)
 {
     free(g->qi), free(g->qr), free(g->dsq), free(g->ki), free(g->vi);
     free(g->kr);
@@ -285,7 +288,7 @@ static void agree(const run *a, const run *b, int ge, double factor,
 static void twin_case(const char *layout, int64_t QS, int nz, int64_t bs,
                       int64_t B, int64_t l0, int64_t l1)
 {
-    fq g = {layout, B, 2, QS, nz ? 256 : 48, 64, 16, bs, nz,
+    query_quant_case g = {layout, B, 2, QS, nz ? 256 : 48, 64, 16, bs, nz,
             {l0, l1}, 0.0625, NULL, NULL, NULL, NULL, NULL, NULL, 0.0, 0.0};
     fill(&g, 1, 1.0);
     char *a = text(&g, 0, NULL), *b = text(&g, 1, NULL);
@@ -314,7 +317,7 @@ static void test_twin(void)
 
 static void test_invariance(void)
 {
-    fq g = {"BSND", 2, 2, 2, 48, 64, 16, 16, 0, {40, 17}, 0.0625, NULL, NULL, NULL, NULL, NULL, NULL, 0.0, 0.0};
+    query_quant_case g = {"BSND", 2, 2, 2, 48, 64, 16, 16, 0, {40, 17}, 0.0625, NULL, NULL, NULL, NULL, NULL, NULL, 0.0, 0.0};
     fill(&g, 0, 0.0); /* zero rope */
     char *base = text(&g, 0, NULL);
     run x;
@@ -415,8 +418,8 @@ static void test_hand(void)
 /* Row (b, n, i) of g by a float32 kernel: form 0 dequantizes first, form 1
  * sums the int8 products exactly then multiplies by the scales; P rounded
  * to bf16 before P.V; into o[D]. */
-static void kernel(const fq *g, int form, int64_t b, int64_t n, int64_t i,
-                   double *o)
+static void kernel(const query_quant_case *g, int form, int64_t b,
+                   int64_t n, int64_t i, double *o)
 {
     const int64_t D = g->D, Dr = g->Dr, L = g->kv_len[b];
     const float sq = (float)g->dsq[(b * g->QS + i) * g->N + n];
@@ -458,7 +461,7 @@ static void kernel(const fq *g, int form, int64_t b, int64_t n, int64_t i,
 
 static void test_bound(void)
 {
-    fq g = {"BNSD", 1, 2, 3, 200, 64, 16, 16, 0, {200, 0}, 0.0625, NULL, NULL, NULL, NULL, NULL, NULL, 0.0, 0.0};
+    query_quant_case g = {"BNSD", 1, 2, 3, 200, 64, 16, 16, 0, {200, 0}, 0.0625, NULL, NULL, NULL, NULL, NULL, NULL, 0.0, 0.0};
     fill(&g, 0, 1.0);
     char *t = text(&g, 0, NULL);
     run x;
@@ -493,7 +496,7 @@ static void test_bound(void)
 
 static void test_refusals(void)
 {
-    fq g = {"BSH", 1, 2, 1, 16, 64, 16, 16, 0, {9, 0}, 0.0625, NULL, NULL, NULL, NULL, NULL, NULL, 0.0, 0.0};
+    query_quant_case g = {"BSH", 1, 2, 1, 16, 64, 16, 16, 0, {9, 0}, 0.0625, NULL, NULL, NULL, NULL, NULL, NULL, 0.0, 0.0};
     fill(&g, 0, 1.0);
     static const struct {
         const char *over;

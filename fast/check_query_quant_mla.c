@@ -22,7 +22,7 @@
  * dequant_scale_value have shape [1].  Rejections as every semantic rule
  * (161002 doc, 561002 cann).
  *
- * Arithmetic (run_mla_quant.c): q = q_int8 * dsq[token, head], k = k_int8
+ * Arithmetic (run_query_quant.c): q = q_int8 * dsq[token, head], k = k_int8
  * * dsk[0], v = v_int8 * dsv[0] in float32, then MLA's attention over D +
  * Dr columns with the bf16 ropes, attention_out rounded to bf16. */
 #include "validate.h"
@@ -36,8 +36,8 @@ static const char *const scale_names[3] = {
     "dequant_scale_query", "dequant_scale_key", "dequant_scale_value"};
 
 /* The quantization modes 003 gives the scene: query 3, key and value 0. */
-#define MFQ_QUERY_MODE 3 /* per-token叠加per-head */
-#define MFQ_KV_MODE 0    /* per-channel, which holds per-tensor */
+#define QUERY_QUANT_QMODE 3  /* per-token叠加per-head */
+#define QUERY_QUANT_KVMODE 0 /* per-channel, which holds per-tensor */
 
 /* dequant_scale_query's shape: rank 3, the query's dims without D. */
 static bool dsq_shape_ok(const fia_tensor *t, const fast_plan *p)
@@ -83,12 +83,12 @@ static fia_status check_scene(const fast_args *a, const fast_plan *p,
         return FAST_REJECT("S_MLA_FQ_OFFSET", "MLA full quantization takes no %s",
                            a->opt[FAST_OPT_KEY_ANTIQUANT_OFFSET]
                                ? "dequant_offset_key" : "dequant_offset_value");
-    if (a->query_quant_mode != MFQ_QUERY_MODE)
+    if (a->query_quant_mode != QUERY_QUANT_QMODE)
         return FAST_REJECT("S_MLA_FQ_QMODE", "MLA full quantization takes "
                            "query_quant_mode 3 (per-token per-head), not %lld",
                            (long long)a->query_quant_mode);
-    if (a->key_antiquant_mode != MFQ_KV_MODE ||
-        a->value_antiquant_mode != MFQ_KV_MODE)
+    if (a->key_antiquant_mode != QUERY_QUANT_KVMODE ||
+        a->value_antiquant_mode != QUERY_QUANT_KVMODE)
         return FAST_REJECT("S_MLA_FQ_KVMODE", "MLA full quantization takes "
                            "key_quant_mode and value_quant_mode 0 (per-tensor), "
                            "not %lld / %lld", (long long)a->key_antiquant_mode,
@@ -111,8 +111,8 @@ static fia_status check_scene(const fast_args *a, const fast_plan *p,
  * and shape, the cache, B, N, Q_S in the plan).  An int8 query of MLA:
  * the scene's rules, then its plan (dt bf16: the ropes', the output's and
  * P's rounding, round_p of check_precise.c). */
-fia_status fast_check_mla_quant(const fast_args *a, fast_plan *p,
-                                fia_error *err)
+fia_status fast_check_query_quant_mla(const fast_args *a, fast_plan *p,
+                                      fia_error *err)
 {
     if (!fast_mla_call(a) || a->query->dtype != FIA_DT_INT8 || p->D != 512)
         return FIA_OK; /* (an int8 query of D 128: a token layout, S_TND_QUANT) */
@@ -120,7 +120,7 @@ fia_status fast_check_mla_quant(const fast_args *a, fast_plan *p,
     if (st != FIA_OK)
         return st;
     const fia_tensor *q = a->opt[FAST_OPT_DEQUANT_SCALE_QUERY];
-    p->mfq = true;
+    p->query_quant = true;
     p->dt = FIA_DT_BF16;
     p->kv_dt = FIA_DT_INT8;
     p->dsq = q->data;
@@ -134,10 +134,10 @@ fia_status fast_check_mla_quant(const fast_args *a, fast_plan *p,
  * dequant_scale2: the aclnn call has them, 003's does not) beside the
  * scene's own have no documented meaning: judged by every rule, then
  * refused as not modeled rather than silently ignored. */
-fia_status fast_check_mla_quant_unmodeled(const fast_args *a, fast_plan *p,
-                                         fia_error *err)
+fia_status fast_check_query_quant_mla_unmodeled(const fast_args *a,
+                                                fast_plan *p, fia_error *err)
 {
-    if (!p->mfq)
+    if (!p->query_quant)
         return FIA_OK;
     if (a->opt[FAST_OPT_DEQUANT_SCALE1] != NULL ||
         a->opt[FAST_OPT_QUANT_SCALE1] != NULL ||

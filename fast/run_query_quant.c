@@ -1,5 +1,5 @@
-/* MLA full quantization in the run (check_mla_quant.c; fast_internal.h,
- * the plan's mfq): the int8 query, key and value dequantized into the
+/* MLA full quantization in the run (check_query_quant_mla.c; fast_internal.h,
+ * the plan's query_quant): the int8 query, key and value dequantized into the
  * float rows the attention of any MLA call reads, so that Q.K^T over D +
  * Dr columns, the softmax, the splits and the merge are those of a bf16
  * MLA call (attention.c, run_mla.c):
@@ -20,11 +20,11 @@
 
 /* Keys ahead whose K/V rows are prefetched (ND rows, decode), as the bf16
  * path's. */
-#define MFQ_PREFETCH 64
+#define QUERY_QUANT_PREFETCH 64
 
-fia_status fast_mfq_check_data(const fast_plan *p, fia_error *err)
+fia_status fast_query_quant_check_data(const fast_plan *p, fia_error *err)
 {
-    if (p->empty || !p->mfq)
+    if (p->empty || !p->query_quant)
         return FIA_OK;
     if ((p->dsq == NULL && p->dsq_numel > 0) || p->dsk == NULL ||
         p->dsv == NULL)
@@ -34,7 +34,7 @@ fia_status fast_mfq_check_data(const fast_plan *p, fia_error *err)
     return FIA_OK;
 }
 
-float fast_mfq_scale(const fast_plan *p, int kv)
+float fast_query_quant_scale(const fast_plan *p, int kv)
 {
     float f;
     memcpy(&f, kv ? p->dsv : p->dsk, sizeof f);
@@ -50,16 +50,16 @@ static float dsq_at(const fast_plan *p, int64_t b, int64_t n, int64_t i)
     return f;
 }
 
-void fast_mfq_src(const fast_plan *p, int64_t b, int64_t h, int64_t j,
-                  const int8_t **k, const int8_t **v)
+void fast_query_quant_src(const fast_plan *p, int64_t b, int64_t h, int64_t j,
+                          const int8_t **k, const int8_t **v)
 {
     const int64_t o = fast_kv_row(p, b, h, j); /* elements = bytes */
     *k = (const int8_t *)p->k + o;
     *v = (const int8_t *)p->v + o;
 }
 
-void fast_mfq_load_q(const fast_plan *p, const fast_kernels *kern,
-                     const task *k, scratch *w)
+void fast_query_quant_load_q(const fast_plan *p, const fast_kernels *kern,
+                             const task *k, scratch *w)
 {
     const int64_t L = p->L, Dp = p->Dp, D = p->D;
     const int mr = k->mr;
@@ -101,17 +101,17 @@ static void prefetch_ahead(const fast_plan *p, int64_t b, int64_t kvh,
                            const int8_t *v8)
 {
     const int8_t *fk, *fv;
-    if (r + MFQ_PREFETCH < run)
-        fk = k8 + (r + MFQ_PREFETCH) * p->k_ss,
-        fv = v8 + (r + MFQ_PREFETCH) * p->k_ss;
+    if (r + QUERY_QUANT_PREFETCH < run)
+        fk = k8 + (r + QUERY_QUANT_PREFETCH) * p->k_ss,
+        fv = v8 + (r + QUERY_QUANT_PREFETCH) * p->k_ss;
     else
-        fast_mfq_src(p, b, kvh, j + r + MFQ_PREFETCH, &fk, &fv);
+        fast_query_quant_src(p, b, kvh, j + r + QUERY_QUANT_PREFETCH, &fk, &fv);
     for (int64_t x = 0; x < p->D; x += 64) {
         __builtin_prefetch(fk + x);
         __builtin_prefetch(fv + x);
     }
     __builtin_prefetch((const uint16_t *)p->kr +
-                       fast_kr_row(p, b, kvh, j + r + MFQ_PREFETCH));
+                       fast_kr_row(p, b, kvh, j + r + QUERY_QUANT_PREFETCH));
 }
 
 /* One block's run of own keys j .. j + run - 1 (rows k_ss apart). */
@@ -122,7 +122,7 @@ static bool run_rows(const fast_plan *p, const fast_kernels *kern,
 {
     const int64_t D = p->D;
     const int8_t *k8, *v8;
-    fast_mfq_src(p, b, kvh, j, &k8, &v8);
+    fast_query_quant_src(p, b, kvh, j, &k8, &v8);
     if (p->nz) { /* the run's tiles, each one contiguous stream */
         kern->widen_query_quant_nz(k8, p->k_sd, run, sk, kd, ldd, D);
         kern->widen_mla_nz(FIA_DT_BF16,
@@ -138,7 +138,7 @@ static bool run_rows(const fast_plan *p, const fast_kernels *kern,
     }
     bool fin = true;
     for (int r = 0; r < run; r++) {
-        if (j + r + MFQ_PREFETCH <= jmax)
+        if (j + r + QUERY_QUANT_PREFETCH <= jmax)
             prefetch_ahead(p, b, kvh, j, r, run, k8, v8);
         float *kr = kd + r * ldd, *vr = vd + r * ldd;
         kern->widen_antiquant(k8 + r * p->k_ss, 0, NULL, NULL, sk, 0.0f, kr, D);
@@ -152,11 +152,13 @@ static bool run_rows(const fast_plan *p, const fast_kernels *kern,
     return fin;
 }
 
-bool fast_mfq_rows(const fast_plan *p, const fast_kernels *kern, int64_t b,
-                   int64_t kvh, int64_t j0, int nk, float *kd, float *vd,
-                   int64_t ldd, uint8_t *vbad, int64_t jmax)
+bool fast_query_quant_rows(const fast_plan *p, const fast_kernels *kern,
+                           int64_t b, int64_t kvh, int64_t j0, int nk,
+                           float *kd, float *vd, int64_t ldd, uint8_t *vbad,
+                           int64_t jmax)
 {
-    const float sk = fast_mfq_scale(p, 0), sv = fast_mfq_scale(p, 1);
+    const float sk = fast_query_quant_scale(p, 0),
+                sv = fast_query_quant_scale(p, 1);
     bool fin = true;
     for (int c = 0; c < nk;) {
         const int run = (int)fast_kv_run(p, j0 + c, nk - c);
@@ -167,14 +169,14 @@ bool fast_mfq_rows(const fast_plan *p, const fast_kernels *kern, int64_t b,
     return fin;
 }
 
-void fast_mfq_kvpre_rows(const fast_plan *p, const fast_kernels *kern,
-                         int64_t b, int64_t kvh, int64_t j0, int64_t n,
-                         float *kf, float *vf, uint8_t *vbad)
+void fast_query_quant_kvpre_rows(const fast_plan *p, const fast_kernels *kern,
+                                 int64_t b, int64_t kvh, int64_t j0, int64_t n,
+                                 float *kf, float *vf, uint8_t *vbad)
 {
     const int64_t Dp = p->Dp, Dk = p->Dk, D = p->D;
     if (n <= 0)
         return;
-    fast_mfq_rows(p, kern, b, kvh, j0, (int)n, kf, vf, Dp, vbad, -1);
+    fast_query_quant_rows(p, kern, b, kvh, j0, (int)n, kf, vf, Dp, vbad, -1);
     for (int64_t r = 0; r < n; r++) {
         if (Dp > Dk)
             memset(kf + r * Dp + Dk, 0, (size_t)(Dp - Dk) * sizeof(float));

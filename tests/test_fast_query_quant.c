@@ -1,9 +1,10 @@
-/* fast/ MLA full quantization (003 "支持全量化场景"; fast/check_mla_quant.c,
- * fast/run_mla_quant.c) and 003's query_quant_mode (check_query_quant.c):
- * every rule with a call that breaks it (status and check id, both
- * profiles) next to one that obeys it, the general rules the scene is
- * exempt from, the refusals outside the scene; then the arithmetic
- * against a double-precision computation written here from the formula
+/* fast/ MLA full quantization (003 "支持全量化场景";
+ * fast/check_query_quant_mla.c, fast/run_query_quant.c) and 003's
+ * query_quant_mode (check_query_quant.c): every rule with a call that
+ * breaks it (status and check id, both profiles) next to one that obeys it,
+ * the general rules the scene is exempt from, the refusals outside the
+ * scene; then the arithmetic against a double-precision computation written
+ * here from the formula
  *   q = q_int8 * dsq[token, head], k = k_int8 * dsk, v = v_int8 * dsv,
  *   s = (q.k + q_rope.k_rope) / sqrt(D + Dr), out = softmax(s) . v
  * for Q_S 1 and 4, ND (rank 3 and 4) and int8 NZ caches, block_size 16
@@ -17,18 +18,18 @@
 /* An MLA call (mla_testlib.h) made a full-quantization one: query, key
  * and value int8, the ropes and attention_out bf16 (build's with dt
  * bf16), the three scales fp32, the quantization modes. */
-typedef struct fq {
+typedef struct query_quant_call {
     mla m;
-    mla_fq x;                                /* tensors, data, scales */
+    mla_query_quant x;                       /* tensors, data, scales */
     const fia_tensor *dsq_p, *dsk_p, *dsv_p; /* as passed (NULL: none) */
     const fia_tensor *dok, *dov, *qo2;      /* dequant_offset_*, quant_offset_out */
     int64_t qqm, kqm, vqm;
     bool keep_k;                             /* a test set m.k itself */
-} fq;
+} query_quant_call;
 
-static fq fq_base(void)
+static query_quant_call query_quant_base(void)
 {
-    fq f;
+    query_quant_call f;
     memset(&f, 0, sizeof f);
     f.m = base();
     f.qqm = 3;
@@ -37,22 +38,23 @@ static fq fq_base(void)
 }
 
 /* The shapes (and with data the values) of the call. */
-static void fq_build(fq *f, bool data)
+static void query_quant_build(query_quant_call *f, bool data)
 {
     mla *m = &f->m;
     m->dt = FIA_DT_BF16;
     build(m, data);
-    mla_fq_make(m, &f->x, data);
+    mla_query_quant_make(m, &f->x, data);
     f->dsq_p = &f->x.dsq, f->dsk_p = &f->x.dsk, f->dsv_p = &f->x.dsv;
 }
 
-static void fq_release(fq *f)
+static void query_quant_release(query_quant_call *f)
 {
-    mla_fq_free(&f->x);
+    mla_query_quant_free(&f->x);
     release(&f->m);
 }
 
-static fia_status fq_phase_one(fq *f, fast_executor **ex, uint64_t *wss)
+static fia_status query_quant_phase_one(query_quant_call *f,
+                                        fast_executor **ex, uint64_t *wss)
 {
     mla *m = &f->m;
     const fia_tensor *kp[2] = {&m->k, &m->k}, *vp[2] = {&m->v, &m->v};
@@ -74,11 +76,11 @@ static fia_status fq_phase_one(fq *f, fast_executor **ex, uint64_t *wss)
 
 /* ---- validation -------------------------------------------------------- */
 /* Phase one's status in the profile set (the executor destroyed). */
-static fia_status fq_status(void *f)
+static fia_status query_quant_status(void *f)
 {
     fast_executor *ex = NULL;
     uint64_t ws = 0;
-    fia_status got = fq_phase_one(f, &ex, &ws);
+    fia_status got = query_quant_phase_one(f, &ex, &ws);
     fastExecutorDestroy(ex);
     return got;
 }
@@ -86,9 +88,10 @@ static fia_status fq_status(void *f)
 /* Phase one in both profiles: want (a semantic rejection's DOC code turns
  * into 561002 under CANN; a T_ dtype rejection stays 161002) and, when
  * not OK, the check id. */
-static void expect(fq f, fia_status want_doc, const char *id, int line)
+static void expect(query_quant_call f, fia_status want_doc, const char *id,
+                   int line)
 {
-    ftl_expect_profiles(fq_status, &f, want_doc,
+    ftl_expect_profiles(query_quant_status, &f, want_doc,
                         ftl_cann_status(want_doc, ftl_dtype_layer_id(id)), id,
                         line);
 }
@@ -99,9 +102,9 @@ static void expect(fq f, fia_status want_doc, const char *id, int line)
 /* F: a full-quantization call, built; a statement may change it first */
 #define CASE(init, ...)                                                      \
     do {                                                                     \
-        fq F = fq_base();                                                    \
+        query_quant_call F = query_quant_base();                             \
         init;                                                                \
-        fq_build(&F, false);                                                 \
+        query_quant_build(&F, false);                                        \
         __VA_ARGS__;                                                         \
     } while (0)
 #define PREFILL(qs) (F.m.QS = (qs), F.m.sparse = 3, F.m.mask = true)
@@ -231,18 +234,18 @@ static void rules(void)
 static void no_data(void)
 {
     for (int which = 0; which < 3; which++) {
-        fq f = fq_base();
-        fq_build(&f, true);
+        query_quant_call f = query_quant_base();
+        query_quant_build(&f, true);
         fia_tensor *t = which == 0   ? &f.x.dsq
                         : which == 1 ? &f.x.dsk
                                      : &f.x.dsv;
         t->data = NULL;
         fast_executor *ex = NULL;
         uint64_t wss = 0;
-        CHECK_EQ_INT(fq_phase_one(&f, &ex, &wss), FIA_OK);
+        CHECK_EQ_INT(query_quant_phase_one(&f, &ex, &wss), FIA_OK);
         CHECK_EQ_INT(ftl_phase_two(ex, wss), FIA_ERR_RUNTIME_ERROR);
         CHECK(strncmp(fastLastError(), "R_NO_DATA", 9) == 0);
-        fq_release(&f);
+        query_quant_release(&f);
     }
 }
 
@@ -253,8 +256,8 @@ enum { RIGHT, SWAPPED /* the other layout's (S, N) order */,
        TOKEN0 /* every token's the first one's */,
        HEAD0 /* every head's head 0's */ };
 
-static double dsq_read(const fq *f, int64_t b, int64_t n, int64_t i,
-                       int how)
+static double dsq_read(const query_quant_call *f, int64_t b, int64_t n,
+                       int64_t i, int how)
 {
     const mla *m = &f->m;
     const int64_t bn = ftl_bnsd(m->layout);
@@ -267,7 +270,7 @@ static double dsq_read(const fq *f, int64_t b, int64_t n, int64_t i,
 
 /* The attention of every row from the formula, in double, into ref
  * (output rows at o_off). */
-static void naive_fq(const fq *f, double *ref, int how)
+static void naive_query_quant(const query_quant_call *f, double *ref, int how)
 {
     const mla *m = &f->m;
     const double scale = 1.0 / sqrt((double)(m->D + DR));
@@ -327,18 +330,19 @@ static double excess(const mla *m, const double *a, const double *b)
  * rounded once).  wrong: also the readings of dequant_scale_query that
  * an index error would give must each fall outside the tolerance of the
  * right one (so that this call would catch them). */
-static void numeric_fq(fq f, const char *what, bool wrong)
+static void numeric_query_quant(query_quant_call f, const char *what,
+                                bool wrong)
 {
     f.m.nlist = 1;
-    fq_build(&f, true);
+    query_quant_build(&f, true);
     mla *m = &f.m;
     const int64_t no = numel(&m->out);
     double *ref = calloc((size_t)no, sizeof(double));
     double *lse = calloc((size_t)(m->B * m->N * m->QS), sizeof(double));
-    naive_fq(&f, ref, RIGHT);
+    naive_query_quant(&f, ref, RIGHT);
     for (int how = SWAPPED; wrong && how <= HEAD0; how++) {
         double *alt = calloc((size_t)no, sizeof(double));
-        naive_fq(&f, alt, how);
+        naive_query_quant(&f, alt, how);
         CHECK_MSG(excess(m, ref, alt) > 0.0, "%s: the wrong reading %d of "
                   "dequant_scale_query is within the tolerance: the call "
                   "cannot tell it", what, how);
@@ -356,7 +360,7 @@ static void numeric_fq(fq f, const char *what, bool wrong)
                     m->od[i] = 0x7bcd;
                 fast_executor *ex = NULL;
                 uint64_t wss = 0;
-                fia_status st = fq_phase_one(&f, &ex, &wss);
+                fia_status st = query_quant_phase_one(&f, &ex, &wss);
                 CHECK_MSG(st == FIA_OK, "%s: phase one %d: %s", what, st,
                           fastLastError());
                 if (st != FIA_OK)
@@ -374,44 +378,47 @@ static void numeric_fq(fq f, const char *what, bool wrong)
     fastSetThreadCount(0);
     fastSetTaskOrder(0);
     free(ref), free(lse);
-    fq_release(&f);
+    query_quant_release(&f);
 }
 
 static void arithmetic(void)
 {
-    fq f;
+    query_quant_call f;
     /* decode, ND (blocknum, 128, 512), keys split by thread */
-    f = fq_base(), f.m.kl[0] = 700, f.m.kl[1] = 333;
-    numeric_fq(f, "decode BSND ND bs128", false);
+    f = query_quant_base(), f.m.kl[0] = 700, f.m.kl[1] = 333;
+    numeric_query_quant(f, "decode BSND ND bs128", false);
     /* decode, ND block_size 16, BSH, N 128 */
-    f = fq_base(), f.m.layout = "BSH", f.m.N = 128, f.m.B = 1;
+    f = query_quant_base(), f.m.layout = "BSH", f.m.N = 128, f.m.B = 1;
     f.m.kl[0] = 300, f.m.bs = 16;
-    numeric_fq(f, "decode BSH ND bs16 N128", false);
+    numeric_query_quant(f, "decode BSH ND bs16 N128", false);
     /* decode, rank-4 cache, BNSD, block_size 16, a batch of one key */
-    f = fq_base(), f.m.layout = "BNSD", f.m.cache4d = true, f.m.bs = 16;
-    f.m.N = 64, f.m.kl[0] = 77, f.m.kl[1] = 1;
-    numeric_fq(f, "decode BNSD 4-D bs16 N64", false);
+    f = query_quant_base(), f.m.layout = "BNSD", f.m.cache4d = true;
+    f.m.bs = 16, f.m.N = 64, f.m.kl[0] = 77, f.m.kl[1] = 1;
+    numeric_query_quant(f, "decode BNSD 4-D bs16 N64", false);
     /* decode, int8 NZ (block_size 128: NZ takes no 16) */
-    f = fq_base(), f.m.nz = true, f.m.kl[0] = 400, f.m.kl[1] = 129;
-    numeric_fq(f, "decode BSND NZ bs128", false);
+    f = query_quant_base(), f.m.nz = true, f.m.kl[0] = 400, f.m.kl[1] = 129;
+    numeric_query_quant(f, "decode BSND NZ bs128", false);
     /* Q_S 4 (sparse 3 with the mask): the register-tiled path, K/V
      * widened once */
-    f = fq_base(), f.m.QS = 4, f.m.sparse = 3, f.m.mask = true;
+    f = query_quant_base(), f.m.QS = 4, f.m.sparse = 3, f.m.mask = true;
     f.m.kl[0] = 300, f.m.kl[1] = 150;
-    numeric_fq(f, "Q_S 4 BSND ND bs128", false);
-    f = fq_base(), f.m.QS = 4, f.m.sparse = 3, f.m.mask = true, f.m.bs = 16;
-    f.m.layout = "BNSD", f.m.cache4d = true, f.m.kl[0] = 90, f.m.kl[1] = 33;
-    numeric_fq(f, "Q_S 4 BNSD 4-D bs16", false);
-    f = fq_base(), f.m.QS = 4, f.m.sparse = 3, f.m.mask = true, f.m.nz = true;
-    f.m.layout = "BSH_NBSD", f.m.kl[0] = 260, f.m.kl[1] = 131;
-    numeric_fq(f, "Q_S 4 BSH_NBSD NZ bs128", false);
+    numeric_query_quant(f, "Q_S 4 BSND ND bs128", false);
+    f = query_quant_base(), f.m.QS = 4, f.m.sparse = 3, f.m.mask = true;
+    f.m.bs = 16, f.m.layout = "BNSD", f.m.cache4d = true;
+    f.m.kl[0] = 90, f.m.kl[1] = 33;
+    numeric_query_quant(f, "Q_S 4 BNSD 4-D bs16", false);
+    f = query_quant_base(), f.m.QS = 4, f.m.sparse = 3, f.m.mask = true;
+    f.m.nz = true, f.m.layout = "BSH_NBSD", f.m.kl[0] = 260, f.m.kl[1] = 131;
+    numeric_query_quant(f, "Q_S 4 BSH_NBSD NZ bs128", false);
     /* dequant_scale_query per token and head: Q_S 4, N 32, each wrong
      * reading shown to fall outside the tolerance, then the run */
-    f = fq_base(), f.m.QS = 4, f.m.sparse = 3, f.m.mask = true, f.m.B = 1;
-    f.m.kl[0] = 64;
-    numeric_fq(f, "dequant_scale_query per token and head (BSND)", true);
+    f = query_quant_base(), f.m.QS = 4, f.m.sparse = 3, f.m.mask = true;
+    f.m.B = 1, f.m.kl[0] = 64;
+    numeric_query_quant(f, "dequant_scale_query per token and head (BSND)",
+                        true);
     f.m.layout = "BNSD", f.m.cache4d = true;
-    numeric_fq(f, "dequant_scale_query per token and head (BNSD)", true);
+    numeric_query_quant(f, "dequant_scale_query per token and head (BNSD)",
+                        true);
 }
 
 int main(void)
