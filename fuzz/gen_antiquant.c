@@ -498,6 +498,14 @@ static void break_scene(aq_scene *s, int brk, int aux)
         const int64_t m = brk == BR_SMODE ? (int64_t[]){6, -1, 7, 100}[aux % 4]
                                           : 2 + aux % 4;
         s->kmode = s->vmode = m, s->kgiven = s->vgiven = 1;
+        /* at Q_S > 1 now and then the scales of the mode's own form: with
+         * the scene's per-channel / per-token ones an implementation that
+         * skipped the mode check would still reject the call by their
+         * shape, with the same status */
+        if (brk == BR_QS_MODE && (aux & 4)) {
+            s->kf = s->vf = (fz_aq_form)fz_aq_form_of_mode(m, 0);
+            scene_tensors(s, 0);
+        }
         break;
     }
     case BR_MODE_PAIR: /* value 0 + key 1, or 1 / 3, or at Q_S > 1 0 / 1 */

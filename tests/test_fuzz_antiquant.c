@@ -212,13 +212,35 @@ static int class_of(const scene *s)
     return CL_S1 + (int)s->kmode - 1;
 }
 
+/* 1 when the key's separate scale has the shape of its mode 2 / 3 (the
+ * per-head or per-token per-head form, docs/features/antiquant.md) at
+ * Q_S > 1, where the documents give those modes no shape. */
+static int scale_of_own_mode(const fia_case *c)
+{
+    const fia_tensor *ks = t0(c, FIA_SLOT_KEY_ANTIQUANT_SCALE);
+    const int64_t m = c->attrs.key_antiquant_mode;
+    fz_geom g;
+    if (ks == NULL || (m != 2 && m != 3) || fz_geom_of_call(c, &g) != 0)
+        return 0;
+    int64_t sh[4];
+    const int nd = fz_aq_shape((fz_aq_form)fz_aq_form_of_mode(m, 0), 0, 0,
+                               g.B, g.KV_N, g.D, fz_aq_token_s(c, g.KV_S),
+                               0, 0, sh);
+    if (nd != ks->ndim)
+        return 0;
+    for (int i = 0; i < nd; i++)
+        if (sh[i] != ks->shape[i])
+            return 0;
+    return 1;
+}
+
 static void test_params(void)
 {
     fuzz_rng r = {20251125};
     uint8_t buf[512];
     int n = check_draws(60000), scenes = 0, valid = 0, bad = 0, breaks[32] = {0};
     const int modeled = oracle_models();
-    int hits[32] = {0}, anti_on_valid = 0;
+    int hits[32] = {0}, anti_on_valid = 0, qs_mode_own_form = 0;
     int cover[2][3][CL_COUNT]; /* [qs1][kd][class] */
     memset(cover, 0, sizeof cover);
     for (int k = 0; k < n; k++) {
@@ -239,6 +261,11 @@ static void test_params(void)
             const char *id = fz_aq_break_rule(brk, &prof);
             CHECK(id != NULL);
             hits[brk] += modeled && id && fired(&c, prof, id, &anti);
+            /* ANTI-003's break with the scales of the mode it sets: the
+             * call a fast/ without the mode check would accept (with the
+             * scene's own scales it still rejects it by their shape) */
+            if (id && strcmp(id, "ANTI-003") == 0)
+                qs_mode_own_form += scale_of_own_mode(&c);
         }
         CHECK(brk < 0 || !strict_input(buf, len));
         if (brk < 0 && strict_input(buf, len)) {
@@ -297,6 +324,10 @@ static void test_params(void)
     const int pre_cl[] = {CL_C_PT, CL_C_PC, CL_S_PC, CL_S1};
     for (int i = 0; i < 4; i++)
         CHECK_COUNT_MSG(cover[0][0][pre_cl[i]] > 3, "Q_S > 1 %s", cl[pre_cl[i]]);
+    printf("  ANTI-003's breaks with the scales of their own mode: %d\n",
+           qs_mode_own_form);
+    CHECK_COUNT_MSG(qs_mode_own_form > 0, "ANTI-003 never broken with the "
+                    "scales of the mode it sets");
     printf("  breaks (ANTI-001..028):");
     for (int i = 0; i < 28; i++)
         printf(" %d", breaks[i]);
