@@ -14,7 +14,8 @@ typedef struct reader {
     int failed;
 } reader;
 
-static int fail(reader *r, const char *fmt, ...)
+/* Records why (the first failure only): FIA_ERR_BAD_INPUT. */
+static fia_status fail(reader *r, const char *fmt, ...)
 {
     if (!r->failed) {
         r->failed = 1;
@@ -26,7 +27,14 @@ static int fail(reader *r, const char *fmt, ...)
             vsnprintf(r->why + k, r->whylen - (size_t)k, fmt, ap);
         va_end(ap);
     }
-    return -1;
+    return FIA_ERR_BAD_INPUT;
+}
+
+/* An allocation failure, recorded as fail does: FIA_ERR_NOMEM. */
+static fia_status nomem(reader *r)
+{
+    fail(r, "out of memory");
+    return FIA_ERR_NOMEM;
 }
 
 static void skip_ws(reader *r)
@@ -36,45 +44,46 @@ static void skip_ws(reader *r)
         r->p++;
 }
 
-static int literal(reader *r, const char *word)
+static fia_status literal(reader *r, const char *word)
 {
     size_t n = strlen(word);
     if ((size_t)(r->end - r->p) < n || memcmp(r->p, word, n) != 0)
         return fail(r, "not a JSON value (expected %s)", word);
     r->p += n;
-    return 0;
+    return FIA_OK;
 }
 
-static int digits(reader *r)
+static fia_status digits(reader *r)
 {
     const unsigned char *s = r->p;
     while (r->p < r->end && *r->p >= '0' && *r->p <= '9')
         r->p++;
-    return r->p > s ? 0 : fail(r, "a number needs a digit here");
+    return r->p > s ? FIA_OK : fail(r, "a number needs a digit here");
 }
 
-static int number(reader *r, cli_json *v)
+static fia_status number(reader *r, cli_json *v)
 {
     const unsigned char *s = r->p;
+    fia_status st;
     v->integral = 1;
     if (r->p < r->end && *r->p == '-')
         r->p++;
     if (r->p < r->end && *r->p == '0') {
         r->p++; /* no leading zeros: 0 alone */
-    } else if (digits(r) != 0) {
-        return -1;
+    } else if ((st = digits(r)) != FIA_OK) {
+        return st;
     }
     if (r->p < r->end && *r->p == '.') {
         r->p++, v->integral = 0;
-        if (digits(r) != 0)
-            return -1;
+        if ((st = digits(r)) != FIA_OK)
+            return st;
     }
     if (r->p < r->end && (*r->p == 'e' || *r->p == 'E')) {
         r->p++, v->integral = 0;
         if (r->p < r->end && (*r->p == '+' || *r->p == '-'))
             r->p++;
-        if (digits(r) != 0)
-            return -1;
+        if ((st = digits(r)) != FIA_OK)
+            return st;
     }
     char buf[128];
     size_t n = (size_t)(r->p - s);
@@ -84,10 +93,10 @@ static int number(reader *r, cli_json *v)
     buf[n] = '\0';
     v->type = CLI_JSON_NUMBER;
     v->number = strtod(buf, NULL);
-    return 0;
+    return FIA_OK;
 }
 
-static int hex4(reader *r, unsigned *u)
+static fia_status hex4(reader *r, unsigned *u)
 {
     *u = 0;
     for (int i = 0; i < 4; i++, r->p++) {
@@ -102,7 +111,7 @@ static int hex4(reader *r, unsigned *u)
             return fail(r, "a \\u escape needs four hex digits");
         *u = *u << 4 | d;
     }
-    return 0;
+    return FIA_OK;
 }
 
 static size_t put_utf8(unsigned u, char *o)
@@ -143,7 +152,7 @@ static size_t utf8_len(const unsigned char *p, const unsigned char *end)
     return n;
 }
 
-static int escape(reader *r, char *o, size_t *k)
+static fia_status escape(reader *r, char *o, size_t *k)
 {
     static const char from[] = "\"\\/bfnrt", to[] = "\"\\/\b\f\n\r\t";
     r->p++; /* the backslash */
@@ -155,20 +164,21 @@ static int escape(reader *r, char *o, size_t *k)
             return fail(r, "unknown escape \\%c", *r->p);
         o[(*k)++] = to[e - from];
         r->p++;
-        return 0;
+        return FIA_OK;
     }
     r->p++;
     unsigned u, lo;
-    if (hex4(r, &u) != 0)
-        return -1;
+    fia_status st = hex4(r, &u);
+    if (st != FIA_OK)
+        return st;
     if (u >= 0xDC00 && u <= 0xDFFF)
         return fail(r, "a lone low surrogate \\u%04X", u);
     if (u >= 0xD800 && u <= 0xDBFF) {
         if (r->end - r->p < 2 || r->p[0] != '\\' || r->p[1] != 'u')
             return fail(r, "a high surrogate \\u%04X without its pair", u);
         r->p += 2;
-        if (hex4(r, &lo) != 0)
-            return -1;
+        if ((st = hex4(r, &lo)) != FIA_OK)
+            return st;
         if (lo < 0xDC00 || lo > 0xDFFF)
             return fail(r, "a high surrogate followed by \\u%04X", lo);
         u = 0x10000 + ((u - 0xD800) << 10) + (lo - 0xDC00);
@@ -176,10 +186,10 @@ static int escape(reader *r, char *o, size_t *k)
     if (u == 0)
         return fail(r, "\\u0000 (a NUL inside a string)");
     *k += put_utf8(u, o + *k);
-    return 0;
+    return FIA_OK;
 }
 
-static int string(reader *r, char **out)
+static fia_status string(reader *r, char **out)
 {
     r->p++; /* the opening quote */
     const unsigned char *s = r->p;
@@ -187,7 +197,7 @@ static int string(reader *r, char **out)
     char *o = malloc((size_t)(r->end - s) + 1);
     size_t k = 0;
     if (o == NULL)
-        return fail(r, "out of memory");
+        return nomem(r);
     while (1) {
         if (r->p >= r->end) {
             free(o);
@@ -201,9 +211,10 @@ static int string(reader *r, char **out)
             return fail(r, "a control character (0x%02x) inside a string", c);
         }
         if (c == '\\') {
-            if (escape(r, o, &k) != 0) {
+            fia_status st = escape(r, o, &k);
+            if (st != FIA_OK) {
                 free(o);
-                return -1;
+                return st;
             }
             continue;
         }
@@ -218,24 +229,25 @@ static int string(reader *r, char **out)
     r->p++;
     o[k] = '\0';
     *out = o;
-    return 0;
+    return FIA_OK;
 }
 
-static int value(reader *r, cli_json *v, int depth);
+static fia_status value(reader *r, cli_json *v, int depth);
 
-/* Appends a slot to v's items (and keys for an object). */
+/* Appends a slot to v's items (and keys for an object); NULL when out of
+ * memory (recorded). */
 static cli_json *grow(reader *r, cli_json *v, size_t *cap)
 {
     if (v->n == *cap) {
         size_t c = *cap ? *cap * 2 : 4;
         cli_json *it = realloc(v->items, c * sizeof *it);
         if (it == NULL)
-            return fail(r, "out of memory"), NULL;
+            return nomem(r), NULL;
         v->items = it;
         if (v->type == CLI_JSON_OBJECT) {
             char **ks = realloc(v->keys, c * sizeof *ks);
             if (ks == NULL)
-                return fail(r, "out of memory"), NULL;
+                return nomem(r), NULL;
             v->keys = ks;
         }
         *cap = c;
@@ -244,11 +256,12 @@ static cli_json *grow(reader *r, cli_json *v, size_t *cap)
     return &v->items[v->n];
 }
 
-static int container(reader *r, cli_json *v, int depth)
+static fia_status container(reader *r, cli_json *v, int depth)
 {
     const int obj = *r->p == '{';
     const char close = obj ? '}' : ']';
     size_t cap = 0;
+    fia_status st;
     v->type = obj ? CLI_JSON_OBJECT : CLI_JSON_ARRAY;
     if (depth >= CLI_JSON_MAX_DEPTH)
         return fail(r, "nested deeper than %d", CLI_JSON_MAX_DEPTH);
@@ -256,23 +269,23 @@ static int container(reader *r, cli_json *v, int depth)
     skip_ws(r);
     if (r->p < r->end && *r->p == close) {
         r->p++;
-        return 0;
+        return FIA_OK;
     }
     while (1) {
         skip_ws(r);
         cli_json *it = grow(r, v, &cap);
         if (it == NULL)
-            return -1;
+            return FIA_ERR_NOMEM;
         if (obj) {
             char *key = NULL;
             if (r->p >= r->end || *r->p != '"')
                 return fail(r, "expected an object key (a string)");
-            if (string(r, &key) != 0)
-                return -1;
+            if ((st = string(r, &key)) != FIA_OK)
+                return st;
             if (cli_json_get(v, key) != NULL) {
-                fail(r, "the key \"%.80s\" twice in one object", key);
+                st = fail(r, "the key \"%.80s\" twice in one object", key);
                 free(key);
-                return -1;
+                return st;
             }
             v->keys[v->n] = key;
             skip_ws(r);
@@ -283,8 +296,8 @@ static int container(reader *r, cli_json *v, int depth)
             r->p++;
         }
         v->n++;
-        if (value(r, it, depth + 1) != 0)
-            return -1;
+        if ((st = value(r, it, depth + 1)) != FIA_OK)
+            return st;
         skip_ws(r);
         if (r->p < r->end && *r->p == ',') {
             r->p++;
@@ -292,13 +305,13 @@ static int container(reader *r, cli_json *v, int depth)
         }
         if (r->p < r->end && *r->p == close) {
             r->p++;
-            return 0;
+            return FIA_OK;
         }
         return fail(r, "expected ',' or '%c'", close);
     }
 }
 
-static int value(reader *r, cli_json *v, int depth)
+static fia_status value(reader *r, cli_json *v, int depth)
 {
     skip_ws(r);
     if (r->p >= r->end)
@@ -326,22 +339,23 @@ static int value(reader *r, cli_json *v, int depth)
     }
 }
 
-int cli_json_parse(const char *text, size_t len, cli_json *out, char *why,
-                   size_t whylen)
+fia_status cli_json_parse(const char *text, size_t len, cli_json *out,
+                          char *why, size_t whylen)
 {
     reader r = {(const unsigned char *)text, (const unsigned char *)text + len,
                 (const unsigned char *)text, why, whylen, 0};
     memset(out, 0, sizeof *out);
     if (whylen > 0)
         why[0] = '\0';
-    if (value(&r, out, 0) == 0) {
+    fia_status st = value(&r, out, 0);
+    if (st == FIA_OK) {
         skip_ws(&r);
         if (r.p == r.end)
-            return 0;
-        fail(&r, "more after the JSON value");
+            return FIA_OK;
+        st = fail(&r, "more after the JSON value");
     }
     cli_json_free(out);
-    return -1;
+    return st;
 }
 
 void cli_json_free(cli_json *v)

@@ -8,6 +8,7 @@
 #define FIA_CLI_JSON_READ_H
 
 #include <stddef.h>
+#include "fia/status.h"
 
 typedef enum cli_json_type {
     CLI_JSON_NULL,
@@ -32,11 +33,12 @@ typedef struct cli_json {
 /* Nesting deeper than this is refused (no recursion without end). */
 #define CLI_JSON_MAX_DEPTH 64
 
-/* Parses text[0..len) as one JSON value into *out: 0, or -1 with why
- * ("byte 12: expected ':' after an object key") and *out left null.
- * The caller frees *out with cli_json_free. */
-int cli_json_parse(const char *text, size_t len, cli_json *out, char *why,
-                   size_t whylen);
+/* Parses text[0..len) as one JSON value into *out: FIA_OK, or
+ * FIA_ERR_BAD_INPUT (FIA_ERR_NOMEM when out of memory) with why ("byte 12:
+ * expected ':' after an object key") and *out left null.  The caller
+ * frees *out with cli_json_free. */
+fia_status cli_json_parse(const char *text, size_t len, cli_json *out,
+                          char *why, size_t whylen);
 void cli_json_free(cli_json *v);
 /* The member of object o named key, or NULL (also when o is no object). */
 const cli_json *cli_json_get(const cli_json *o, const char *key);

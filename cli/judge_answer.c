@@ -38,18 +38,19 @@ static fia_status read_text(const char *path, char **text, size_t *len,
     return FIA_OK;
 }
 
-/* An optional string member into buf ("" when absent or null); -1 when
- * it is of another type or too long. */
-static int opt_string(const cli_json *o, const char *key, char *buf, size_t n)
+/* An optional string member into buf ("" when absent or null);
+ * FIA_ERR_BAD_INPUT when it is of another type or too long. */
+static fia_status opt_string(const cli_json *o, const char *key, char *buf,
+                             size_t n)
 {
     const cli_json *v = cli_json_get(o, key);
     buf[0] = '\0';
     if (v == NULL || v->type == CLI_JSON_NULL)
-        return 0;
+        return FIA_OK;
     if (v->type != CLI_JSON_STRING || strlen(v->string) >= n)
-        return -1;
+        return FIA_ERR_BAD_INPUT;
     snprintf(buf, n, "%s", v->string);
-    return 0;
+    return FIA_OK;
 }
 
 /* The aclnn status a message carries: a word of six digits that is an
@@ -88,9 +89,9 @@ static fia_status parse_status(const char *path, const cli_json *j,
         (strcmp(s->string, "ok") != 0 && strcmp(s->string, "error") != 0))
         return fia_fail(err, FIA_ERR_BAD_INPUT, "%s: \"status\" must be "
                         "\"ok\" or \"error\"", path);
-    if (opt_string(j, "message", a->message, sizeof a->message) != 0 ||
-        opt_string(j, "system", a->system, sizeof a->system) != 0 ||
-        opt_string(j, "version", a->version, sizeof a->version) != 0)
+    if (opt_string(j, "message", a->message, sizeof a->message) != FIA_OK ||
+        opt_string(j, "system", a->system, sizeof a->system) != FIA_OK ||
+        opt_string(j, "version", a->version, sizeof a->version) != FIA_OK)
         return fia_fail(err, FIA_ERR_BAD_INPUT, "%s: \"message\", \"system\" "
                         "and \"version\" must be strings (of at most %zu, 64 "
                         "and 128 bytes) or null", path, sizeof a->message - 1);
@@ -137,10 +138,9 @@ fia_status cli_device_answer_read(const char *case_dir, cli_device_answer *a,
     if (st != FIA_OK)
         return st;
     cli_json j;
-    if (cli_json_parse(text, len, &j, why, sizeof why) != 0) {
+    if ((st = cli_json_parse(text, len, &j, why, sizeof why)) != FIA_OK) {
         free(text);
-        return fia_fail(err, FIA_ERR_BAD_INPUT, "%s: not JSON: %s", path,
-                        why);
+        return fia_fail(err, st, "%s: not JSON: %s", path, why);
     }
     free(text);
     st = parse_status(path, &j, a, err);

@@ -21,25 +21,27 @@ static struct {
     char db[PATH_MAX], spool[PATH_MAX + 64];
 } J;
 
-int cli_judge_store_begin(const char *db, const char *system,
-                          const char *version, fia_profile profile,
-                          const fia_check_options *tol, const char *command)
+fia_status cli_judge_store_begin(const char *db, const char *system,
+                                 const char *version, fia_profile profile,
+                                 const fia_check_options *tol,
+                                 const char *command)
 {
     char err[512], tolerance[96], id[32];
-    if (fia_store_open(db, FIA_STORE_OPEN_CREATE, &J.st, err, sizeof err) !=
-        FIA_OK) {
+    fia_status rc = fia_store_open(db, FIA_STORE_OPEN_CREATE, &J.st, err,
+                                   sizeof err);
+    if (rc != FIA_OK) {
         fprintf(stderr, "fiacheck judge: %s\n", err);
-        return -1;
+        return rc;
     }
     cli_tolerance_text(tol, tolerance, sizeof tolerance);
     fia_campaign_info ci = {version, "judge", fia_profile_name(profile),
                             tolerance, 0, command, "", system,
                             cli_build_revision()};
-    if (fia_store_campaign_begin(J.st, &ci, &J.campaign) != FIA_OK) {
+    if ((rc = fia_store_campaign_begin(J.st, &ci, &J.campaign)) != FIA_OK) {
         fprintf(stderr, "fiacheck judge: %s\n", fia_store_errmsg(J.st));
         fia_store_close(J.st);
         J.st = NULL;
-        return -1;
+        return rc;
     }
     J.t0 = time(NULL);
     if (db[0] == '/' || realpath(db, J.db) == NULL)
@@ -70,7 +72,7 @@ int cli_judge_store_begin(const char *db, const char *system,
         unsetenv("FIACHECK_UNSTORED");
     fuzz_report_init(FUZZ_NUMERIC);
     fuzz_report_quiet(1); /* judge prints its own verdicts */
-    return 0;
+    return FIA_OK;
 }
 
 int cli_judge_store_active(void)
@@ -87,14 +89,14 @@ void cli_judge_store_case(const fia_case *c, const fia_check_result *r,
     fuzz_report_exec();
 }
 
-int cli_judge_store_end(const char *db)
+fia_status cli_judge_store_end(const char *db)
 {
     if (J.st == NULL)
-        return 0;
+        return FIA_OK;
     fuzz_report_flush();
     const fuzz_counters *n = fuzz_report_counters();
     size_t unstored = fuzz_report_unstored();
-    int rc = fia_store_campaign_update(J.st, J.campaign, n->execs, 0,
+    fia_status rc = fia_store_campaign_update(J.st, J.campaign, n->execs, 0,
                                        difftime(time(NULL), J.t0), 1);
     if (rc != FIA_OK)
         fprintf(stderr, "fiacheck judge: %s\n", fia_store_errmsg(J.st));
@@ -109,7 +111,7 @@ int cli_judge_store_end(const char *db)
     if (unstored > 0 || rc != FIA_OK) {
         fprintf(stderr, "fiacheck judge: %zu finding(s) could not be stored "
                 "in %s (their case files: %s)\n", unstored, db, J.spool);
-        return -1;
+        return rc != FIA_OK ? rc : FIA_ERR_IO;
     }
-    return 0;
+    return FIA_OK;
 }

@@ -43,69 +43,71 @@ static int take(header *h, char c)
     return 0;
 }
 
-/* A quoted Python string without escapes into buf. */
-static int quoted(header *h, char *buf, size_t n)
+/* A quoted Python string without escapes into buf.  Like the other parts
+ * of the header: FIA_OK, or FIA_ERR_BAD_INPUT when it is not one. */
+static fia_status quoted(header *h, char *buf, size_t n)
 {
     skip_spaces(h);
     if (h->p >= h->end || (*h->p != '\'' && *h->p != '"'))
-        return -1;
+        return FIA_ERR_BAD_INPUT;
     char q = *h->p++;
     size_t k = 0;
     while (h->p < h->end && *h->p != q) {
         if (*h->p == '\\' || k + 1 >= n)
-            return -1;
+            return FIA_ERR_BAD_INPUT;
         buf[k++] = *h->p++;
     }
     if (h->p >= h->end)
-        return -1;
+        return FIA_ERR_BAD_INPUT;
     h->p++;
     buf[k] = '\0';
-    return 0;
+    return FIA_OK;
 }
 
 /* (d0, d1, ...), () or (d0,) into n->shape. */
-static int shape_tuple(header *h, cli_npy *n)
+static fia_status shape_tuple(header *h, cli_npy *n)
 {
     if (!take(h, '('))
-        return -1;
+        return FIA_ERR_BAD_INPUT;
     n->ndim = 0;
     if (take(h, ')'))
-        return 0;
+        return FIA_OK;
     while (1) {
         skip_spaces(h);
         long long v = 0;
         const char *s = h->p;
         while (h->p < h->end && *h->p >= '0' && *h->p <= '9') {
             if (v > (1LL << 40))
-                return -1;
+                return FIA_ERR_BAD_INPUT;
             v = v * 10 + (*h->p++ - '0');
         }
         if (h->p == s || n->ndim == FIA_MAX_RANK)
-            return -1;
+            return FIA_ERR_BAD_INPUT;
         n->shape[n->ndim++] = v;
         int comma = take(h, ',');
         if (take(h, ')'))
-            return n->ndim == 1 && !comma ? -1 : 0; /* (3) is no tuple */
+            /* (3) is no tuple */
+            return n->ndim == 1 && !comma ? FIA_ERR_BAD_INPUT : FIA_OK;
         if (!comma)
-            return -1;
+            return FIA_ERR_BAD_INPUT;
     }
 }
 
 /* The dict: each of the three keys exactly once, nothing else. */
-static int parse_header(header *h, cli_npy *n, const char **why)
+static fia_status parse_header(header *h, cli_npy *n, const char **why)
 {
     int seen[3] = {0};
     char key[32], fortran[8];
     *why = "its header is not a dict of descr, fortran_order and shape";
     if (!take(h, '{'))
-        return -1;
+        return FIA_ERR_BAD_INPUT;
     while (!take(h, '}')) {
-        if (quoted(h, key, sizeof key) != 0 || !take(h, ':'))
-            return -1;
+        if (quoted(h, key, sizeof key) != FIA_OK || !take(h, ':'))
+            return FIA_ERR_BAD_INPUT;
         if (strcmp(key, "descr") == 0 && !seen[0]++) {
-            if (quoted(h, n->descr, sizeof n->descr) != 0) {
+            if (quoted(h, n->descr, sizeof n->descr) != FIA_OK) {
                 *why = "its descr is not a simple type string";
-                return -1;
+                return FIA_ERR_BAD_INPUT;
             }
         } else if (strcmp(key, "fortran_order") == 0 && !seen[1]++) {
             skip_spaces(h);
@@ -120,23 +122,23 @@ static int parse_header(header *h, cli_npy *n, const char **why)
                            ? "it is in Fortran order (column-major); the "
                              "outputs are row-major"
                            : "its fortran_order is not False or True";
-                return -1;
+                return FIA_ERR_BAD_INPUT;
             }
         } else if (strcmp(key, "shape") == 0 && !seen[2]++) {
-            if (shape_tuple(h, n) != 0) {
+            if (shape_tuple(h, n) != FIA_OK) {
                 *why = "its shape is not a tuple of up to 8 sizes";
-                return -1;
+                return FIA_ERR_BAD_INPUT;
             }
         } else {
-            return -1;
+            return FIA_ERR_BAD_INPUT;
         }
         if (!take(h, ',') && !(skip_spaces(h), h->p < h->end && *h->p == '}'))
-            return -1;
+            return FIA_ERR_BAD_INPUT;
     }
     skip_spaces(h);
     if (h->p != h->end || !seen[0] || !seen[1] || !seen[2])
-        return -1;
-    return 0;
+        return FIA_ERR_BAD_INPUT;
+    return FIA_OK;
 }
 
 /* The element size a descr names: 1, 2, 4, 8, or 0 when it is not a
@@ -215,7 +217,7 @@ fia_status cli_npy_read(const char *path, cli_npy *n, fia_error *err)
     }
     if (why == NULL) {
         header h = {(const char *)buf + off, (const char *)buf + off + hlen};
-        if (parse_header(&h, n, &why) == 0)
+        if (parse_header(&h, n, &why) == FIA_OK)
             why = NULL;
     }
     int64_t numel = 1;
