@@ -40,9 +40,9 @@ static void machine_name(char *out, size_t len)
     snprintf(out, len, "%s (%d cpu%s)", model, cpus, cpus == 1 ? "" : "s");
 }
 
-/* The figures of the record file into figs (at most max); -1 on a line
- * that is not one (the message names it). */
-static int read_figures(FILE *f, fia_bench_figure *figs, int max,
+/* The figures of the record file into figs (at most max); FIA_ERR_BAD_INPUT
+ * on a line that is not one (the message names it). */
+static fia_status read_figures(FILE *f, fia_bench_figure *figs, int max,
                         char (*names)[96], char (*units)[24],
                         char (*ofs)[24], int *n)
 {
@@ -62,17 +62,17 @@ static int read_figures(FILE *f, fia_bench_figure *figs, int max,
         if (k != 6 || strcmp(tab[0], "figure") != 0) {
             fprintf(stderr, "fiacheck bench: record line %d is not a figure\n",
                     ln);
-            return -1;
+            return FIA_ERR_BAD_INPUT;
         }
         double v = strtod(tab[2], &end1), r = strtod(tab[4], &end2);
         if (*end1 != '\0' || *end2 != '\0' || !isfinite(v)) {
             fprintf(stderr, "fiacheck bench: record line %d: bad numbers\n",
                     ln);
-            return -1;
+            return FIA_ERR_BAD_INPUT;
         }
         if (*n == max) {
             fprintf(stderr, "fiacheck bench: more than %d figures\n", max);
-            return -1;
+            return FIA_ERR_BAD_INPUT;
         }
         snprintf(names[*n], sizeof names[*n], "%s", tab[1]);
         snprintf(units[*n], sizeof units[*n], "%s", tab[3]);
@@ -80,7 +80,7 @@ static int read_figures(FILE *f, fia_bench_figure *figs, int max,
         figs[*n] = (fia_bench_figure){names[*n], v, units[*n], r, ofs[*n]};
         (*n)++;
     }
-    return 0;
+    return FIA_OK;
 }
 
 #define BENCH_MAX_FIGURES 512
@@ -128,7 +128,7 @@ int cli_bench_recorded(const char *path, char **argv, const char *suite,
     int n = 0;
     FILE *f = fopen(tmp, "r");
     int bad = f == NULL || read_figures(f, figs, BENCH_MAX_FIGURES, names,
-                                        units, ofs, &n) != 0;
+                                        units, ofs, &n) != FIA_OK;
     if (f != NULL)
         fclose(f);
     unlink(tmp);

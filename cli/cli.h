@@ -55,10 +55,11 @@ fia_status cli_load_finding(const char *arg, const char *db, int minimized,
  * (numeric, doc and "" when absent); also sets the system under test to
  * the kernel level and threads the finding recorded (for fast/, unless
  * FIA_FAST_ISA / FIA_FAST_THREADS are set; a level this machine lacks:
- * said on stderr, the best one is used).  -1 (said on stderr) when the
- * finding was made with another system than the current one. */
-int cli_finding_context(const char *text, fuzz_target_id *t, fia_profile *p,
-                        char *transform, size_t tlen);
+ * said on stderr, the best one is used).  FIA_OK, or FIA_ERR_BAD_INPUT
+ * (said on stderr) when the finding was made with another system than the
+ * current one. */
+fia_status cli_finding_context(const char *text, fuzz_target_id *t,
+                               fia_profile *p, char *transform, size_t tlen);
 
 /* A judged case as `run` prints it (verdict_print.c): its text report,
  * or one JSON line (docs/cli.md), under the profile it was judged in. */
@@ -139,10 +140,11 @@ fia_status cli_finding_args(const char *cmd, int minimize, int argc,
 
 /* The finding's target, check options (profile, tolerance from its
  * "# fiacheck-" header unless given in fo) and transform (cmd_repro.c);
- * 0, or -1 (said). */
-int cli_finding_options(const char *text, const cli_finding_opts *fo,
-                        fuzz_target_id *t, fia_check_options *o,
-                        char *transform, size_t tlen);
+ * FIA_OK, or FIA_ERR_BAD_INPUT (said: another system's finding, a
+ * tolerance or fast-profile fiacheck does not know). */
+fia_status cli_finding_options(const char *text, const cli_finding_opts *fo,
+                               fuzz_target_id *t, fia_check_options *o,
+                               char *transform, size_t tlen);
 
 /* Reports the reference's progress on stderr (options.c): a
  * fia_ref_progress_fn, ctx the case's name. */

@@ -45,8 +45,9 @@ static const char bench_usage[] =
     "(`fiacheck bench --NAME --help` for its own).\n";
 
 /* One short campaign of target t into a scratch store under dir: its
- * summary row parsed.  0, or -1 when it did not run. */
-static int campaign_figures(const char *self, const char *dir, int t,
+ * summary row parsed.  FIA_OK, or FIA_ERR_IO when it did not run (could
+ * not be started, exited above 1, or printed no summary row). */
+static fia_status campaign_figures(const char *self, const char *dir, int t,
                             long seconds, int jobs, double *rate,
                             double *per_core, char *sanitizers, size_t slen,
                             char *split, size_t splen)
@@ -57,7 +58,7 @@ static int campaign_figures(const char *self, const char *dir, int t,
              self, fuzz_target_name(t) + 5, seconds, jobs, dir, dir);
     FILE *f = popen(cmd, "r");
     if (f == NULL)
-        return -1;
+        return FIA_ERR_IO;
     char line[512];
     int got = 0;
     sanitizers[0] = '\0';
@@ -82,7 +83,7 @@ static int campaign_figures(const char *self, const char *dir, int t,
         }
     }
     int st = pclose(f);
-    return got && WIFEXITED(st) && WEXITSTATUS(st) <= 1 ? 0 : -1;
+    return got && WIFEXITED(st) && WEXITSTATUS(st) <= 1 ? FIA_OK : FIA_ERR_IO;
 }
 
 /* The campaign part of --fuzz: one campaign per target, 2 jobs when the
@@ -114,7 +115,7 @@ static void bench_campaigns(const char *self, long seconds)
         double rate = 0, per_core = 0;
         char san[128], split[512] = "";
         if (campaign_figures(self, dir, t, seconds, jobs, &rate, &per_core, san,
-                             sizeof san, split, sizeof split) != 0)
+                             sizeof san, split, sizeof split) != FIA_OK)
             printf("%-17s %10s %12s\n", fuzz_target_name(t), "failed", "-");
         else
             printf("%-17s %10.0f %12.0f  %s\n", fuzz_target_name(t), rate,

@@ -81,8 +81,9 @@ static int usage_error(const char *why)
     return CLI_EXIT_USAGE;
 }
 
-/* --alpha in (0, 1), --min-cases >= 2, --min-effect in [0.5, 1]. */
-static int parse_number(const char *opt, const char *v,
+/* --alpha in (0, 1), --min-cases >= 2, --min-effect in [0.5, 1]: FIA_OK,
+ * or FIA_ERR_BAD_INPUT after saying why. */
+static fia_status parse_number(const char *opt, const char *v,
                         fia_store_regress_options *r)
 {
     char *end = NULL;
@@ -101,13 +102,14 @@ static int parse_number(const char *opt, const char *v,
                 opt[2] == 'a'   ? "a number in (0, 1)"
                 : opt[6] == 'c' ? "a whole number >= 2"
                                 : "a number in [0.5, 1]");
-        return -1;
+        return FIA_ERR_BAD_INPUT;
     }
-    return 0;
+    return FIA_OK;
 }
 
-/* A filter value that matches nothing is a typo: said, not an empty list. */
-static int check_filter(const fia_store_filter *f)
+/* A filter value that matches nothing is a typo: said, not an empty list
+ * (FIA_ERR_BAD_INPUT). */
+static fia_status check_filter(const fia_store_filter *f)
 {
     static const char *const states[] = {"open", "fixed", "regressed", NULL};
     static const char *const kinds[] = {
@@ -127,13 +129,14 @@ static int check_filter(const fia_store_filter *f)
             for (l = lists[k]; *l; l++)
                 fprintf(stderr, " %s", *l);
             fputc('\n', stderr);
-            return -1;
+            return FIA_ERR_BAD_INPUT;
         }
     }
-    return 0;
+    return FIA_OK;
 }
 
-static int parse_opts(int argc, char **argv, db_opts *o)
+/* FIA_OK, or FIA_ERR_BAD_INPUT after saying why. */
+static fia_status parse_opts(int argc, char **argv, db_opts *o)
 {
     memset(o, 0, sizeof *o);
     o->db = DB_DEFAULT;
@@ -151,7 +154,7 @@ static int parse_opts(int argc, char **argv, db_opts *o)
         for (size_t k = 0; k < sizeof value_opts / sizeof value_opts[0]; k++)
             if (strcmp(a, value_opts[k]) == 0 &&
                 cli_once("db", a, &seen[k]) != 0)
-                return -1;
+                return FIA_ERR_BAD_INPUT;
         if (strcmp(a, "--json") == 0) {
             o->json = 1;
             continue;
@@ -192,24 +195,24 @@ static int parse_opts(int argc, char **argv, db_opts *o)
         } else if (strcmp(a, "--alpha") == 0 ||
                    strcmp(a, "--min-cases") == 0 ||
                    strcmp(a, "--min-effect") == 0) {
-            if (parse_number(a, v, &o->reg) != 0)
-                return -1;
+            if (parse_number(a, v, &o->reg) != FIA_OK)
+                return FIA_ERR_BAD_INPUT;
             i++;
             continue;
         } else if (a[0] == '-' && a[1] != '\0') {
             fprintf(stderr, "fiacheck db: unknown option %s\n", a);
-            return -1;
+            return FIA_ERR_BAD_INPUT;
         } else {
             if (o->npos == (int)(sizeof o->pos / sizeof o->pos[0])) {
                 fprintf(stderr, "fiacheck db: too many arguments\n");
-                return -1;
+                return FIA_ERR_BAD_INPUT;
             }
             o->pos[o->npos++] = a;
             continue;
         }
         if (v == NULL) {
             fprintf(stderr, "fiacheck db: %s wants a value\n", a);
-            return -1;
+            return FIA_ERR_BAD_INPUT;
         }
         *slot = v;
         i++;
@@ -307,20 +310,22 @@ static int do_findings(fia_store *s, const db_opts *o)
     return CLI_EXIT_OK;
 }
 
-static int parse_id(const char *a, int64_t *id)
+/* A finding id (> 0) into *id: FIA_OK, or FIA_ERR_BAD_INPUT (not said: the
+ * caller says what it wants). */
+static fia_status parse_id(const char *a, int64_t *id)
 {
     char *end;
     long long v = a ? strtoll(a, &end, 10) : 0;
     if (a == NULL || *a == '\0' || *end != '\0' || v <= 0)
-        return -1;
+        return FIA_ERR_BAD_INPUT;
     *id = v;
-    return 0;
+    return FIA_OK;
 }
 
 static int do_show(fia_store *s, const db_opts *o)
 {
     int64_t id;
-    if (o->npos != 2 || parse_id(o->pos[1], &id) != 0) {
+    if (o->npos != 2 || parse_id(o->pos[1], &id) != FIA_OK) {
         fia_store_close(s);
         return usage_error("show wants one finding id");
     }
@@ -628,7 +633,7 @@ static int do_worst(fia_store *s, const db_opts *o)
 static int do_mark(fia_store *s, const db_opts *o)
 {
     int64_t id;
-    if (o->npos != 3 || parse_id(o->pos[1], &id) != 0) {
+    if (o->npos != 3 || parse_id(o->pos[1], &id) != FIA_OK) {
         fia_store_close(s);
         return usage_error("mark wants a finding id and fixed or open");
     }
@@ -671,24 +676,26 @@ static int do_merge(const db_opts *o)
 
 /* --revision, --base and --head as the store spells them: a unique prefix
  * (listings show 12 characters) or a git name is replaced by the full
- * revision (full[] owns the strings).  0, or -1 said (the store closed). */
-static int resolve_revisions(fia_store *s, db_opts *o, char *full[3])
+ * revision (full[] owns the strings).  FIA_OK, or cli_resolve_revision's
+ * status after saying why (the store closed). */
+static fia_status resolve_revisions(fia_store *s, db_opts *o, char *full[3])
 {
     const char **slot[3] = {&o->filter.revision, &o->base, &o->head};
     for (int i = 0; i < 3; i++) {
         fia_error err;
         if (*slot[i] == NULL)
             continue;
-        if (cli_resolve_revision(s, *slot[i], &full[i], &err) != FIA_OK) {
+        fia_status st = cli_resolve_revision(s, *slot[i], &full[i], &err);
+        if (st != FIA_OK) {
             fprintf(stderr, "fiacheck db: %s\n", err.msg);
             for (int j = 0; j < i; j++)
                 free(full[j]);
             fia_store_close(s);
-            return -1;
+            return st;
         }
         *slot[i] = full[i];
     }
-    return 0;
+    return FIA_OK;
 }
 
 int cmd_db(int argc, char **argv)
@@ -714,7 +721,7 @@ int cmd_db(int argc, char **argv)
             fputs(db_usage, stdout);
             return CLI_EXIT_OK;
         }
-    if (parse_opts(argc, argv, &o) != 0)
+    if (parse_opts(argc, argv, &o) != FIA_OK)
         return usage_error(NULL);
     if (o.npos == 0)
         return usage_error("no command given");
@@ -751,7 +758,7 @@ int cmd_db(int argc, char **argv)
     if (s == NULL)
         return CLI_EXIT_USAGE;
     char *full[3] = {NULL, NULL, NULL};
-    if (resolve_revisions(s, &o, full) != 0)
+    if (resolve_revisions(s, &o, full) != FIA_OK)
         return CLI_EXIT_USAGE;
     int rc = CLI_EXIT_OK;
     switch (k) {

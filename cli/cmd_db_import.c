@@ -98,18 +98,18 @@ static void send_finding(const fuzz_finding *f)
     _exit(3);
 }
 
-/* Reads exactly len bytes (0), or -1 at a short read. */
-static int read_all(int fd, void *buf, size_t len)
+/* Reads exactly len bytes: FIA_OK, or FIA_ERR_IO at a short read. */
+static fia_status read_all(int fd, void *buf, size_t len)
 {
     for (size_t off = 0; off < len;) {
         ssize_t r = read(fd, (char *)buf + off, len - off);
         if (r < 0 && errno == EINTR)
             continue;
         if (r <= 0)
-            return -1;
+            return FIA_ERR_IO;
         off += (size_t)r;
     }
-    return 0;
+    return FIA_OK;
 }
 
 /* Runs target t on buf in a child process: the target's own path, no
@@ -146,12 +146,12 @@ static fia_status replay(fuzz_target_id t, const uint8_t *buf, size_t n,
     }
     close(fds[1]);
     size_t len = 0;
-    int got = read_all(fds[0], &r->f, sizeof r->f) == 0 &&
-              read_all(fds[0], &len, sizeof len) == 0;
+    int got = read_all(fds[0], &r->f, sizeof r->f) == FIA_OK &&
+              read_all(fds[0], &len, sizeof len) == FIA_OK;
     r->f.text = NULL;
     if (got && len > 0) {
         r->f.text = malloc(len + 1);
-        if (r->f.text == NULL || read_all(fds[0], r->f.text, len) != 0)
+        if (r->f.text == NULL || read_all(fds[0], r->f.text, len) != FIA_OK)
             got = 0;
         else
             r->f.text[len] = '\0';
@@ -430,7 +430,8 @@ static void import_path(fia_store *s, const import_opts *o, const char *path,
     }
 }
 
-static int parse(int argc, char **argv, import_opts *o)
+/* FIA_OK, or FIA_ERR_BAD_INPUT after saying why. */
+static fia_status parse(int argc, char **argv, import_opts *o)
 {
     memset(o, 0, sizeof *o);
     o->db = "results/findings.db";
@@ -442,43 +443,43 @@ static int parse(int argc, char **argv, import_opts *o)
         if (strcmp(a, "--db") == 0) {
             if (cli_once("db import", a, &seen[0]) ||
                 cli_value("db import", argc, argv, &i, &o->db))
-                return -1;
+                return FIA_ERR_BAD_INPUT;
         } else if (strcmp(a, "--revision") == 0) {
             if (cli_once("db import", a, &seen[1]) ||
                 cli_value("db import", argc, argv, &i, &o->revision))
-                return -1;
+                return FIA_ERR_BAD_INPUT;
         } else if (strcmp(a, "--target") == 0) {
             if (cli_once("db import", a, &seen[2]) ||
                 cli_value("db import", argc, argv, &i, &v))
-                return -1;
+                return FIA_ERR_BAD_INPUT;
             if ((o->target = fuzz_target_from_name(v)) < 0) {
                 fprintf(stderr, "fiacheck db import: --target takes params, "
                         "numeric or metamorphic, not '%s'\n", v);
-                return -1;
+                return FIA_ERR_BAD_INPUT;
             }
         } else if (strcmp(a, "--timeout") == 0) {
             if (cli_once("db import", a, &seen[3]) ||
                 cli_value("db import", argc, argv, &i, &v) ||
                 cli_long("db import", a, v, 1, 86400, &o->timeout))
-                return -1;
+                return FIA_ERR_BAD_INPUT;
         } else if (a[0] == '-' && a[1] != '\0') {
             fprintf(stderr, "fiacheck db import: unknown option %s\n", a);
-            return -1;
+            return FIA_ERR_BAD_INPUT;
         } else if (o->npaths == (int)(sizeof o->paths / sizeof *o->paths)) {
             fprintf(stderr, "fiacheck db import: too many paths (give a "
                     "directory)\n");
-            return -1;
+            return FIA_ERR_BAD_INPUT;
         } else {
             o->paths[o->npaths++] = a;
         }
     }
     if (o->npaths == 0) {
         fprintf(stderr, "fiacheck db import: no input given\n");
-        return -1;
+        return FIA_ERR_BAD_INPUT;
     }
     if (o->revision == NULL)
         o->revision = cli_sut_revision();
-    return 0;
+    return FIA_OK;
 }
 
 int cmd_db_import(int argc, char **argv)
@@ -498,7 +499,7 @@ int cmd_db_import(int argc, char **argv)
         return CLI_EXIT_USAGE;
     }
     import_opts o;
-    if (parse(argc, argv, &o) != 0) {
+    if (parse(argc, argv, &o) != FIA_OK) {
         fputs(import_usage, stderr);
         return CLI_EXIT_USAGE;
     }

@@ -144,12 +144,13 @@ static const char *beyond_002(const fia_case *c)
 }
 
 /* An aclnn_v2 case beyond 002 is refused, naming the parameter and an
- * interface that documents it.  0 when the case can be written. */
-static int refuse_beyond_002(const export_item *it)
+ * interface that documents it (FIA_ERR_BAD_INPUT).  FIA_OK when the case
+ * can be written. */
+static fia_status refuse_beyond_002(const export_item *it)
 {
     const char *p = it->c.api == FIA_API_ACLNN_V2 ? beyond_002(&it->c) : NULL;
     if (p == NULL)
-        return 0;
+        return FIA_OK;
     const char *via = NULL;
     for (int a = 0; a < FIA_API_COUNT && via == NULL; a++)
         if (a != FIA_API_ACLNN_V2 && fia_case_expressible(&it->c, (fia_api)a,
@@ -161,35 +162,40 @@ static int refuse_beyond_002(const export_item *it)
             via ? "export it with --api " : "no other interface takes this "
                                             "case",
             via ? via : "", via ? " (an interface that documents it)" : "");
-    return -1;
+    return FIA_ERR_BAD_INPUT;
 }
 
 /* Reads and checks case i: parsed, through the interface asked, not too
- * large, its directory not taken.  0, or -1 after saying why. */
-static int prepare(export_item *items, int i, const char *dir, int api)
+ * large, its directory not taken.  FIA_OK, or after saying why the status
+ * of what refused it (the case's parser, fia_case_set_api, input_bytes,
+ * fia_case_digest), FIA_ERR_BAD_INPUT (beyond 002, too large, its
+ * directory exists). */
+static fia_status prepare(export_item *items, int i, const char *dir,
+                          int api)
 {
     export_item *it = &items[i];
     fia_error err;
     char why[256];
     fia_case_init(&it->c);
-    if (fia_case_parse_file(it->path, &it->c, &err) != FIA_OK) {
+    fia_status st = fia_case_parse_file(it->path, &it->c, &err);
+    if (st != FIA_OK) {
         char buf[1024];
         fprintf(stderr, "fiacheck export: %s\n",
                 fia_error_text(&err, buf, sizeof buf));
-        return -1;
+        return st;
     }
-    if (api >= 0 && fia_case_set_api(&it->c, (fia_api)api, why,
-                                     sizeof why) != FIA_OK) {
+    if (api >= 0 && (st = fia_case_set_api(&it->c, (fia_api)api, why,
+                                           sizeof why)) != FIA_OK) {
         fprintf(stderr, "fiacheck export: %s: cannot be written through "
                 "%s: %s\n", it->path, fia_api_name((fia_api)api), why);
-        return -1;
+        return st;
     }
-    if (refuse_beyond_002(it) != 0)
-        return -1;
+    if ((st = refuse_beyond_002(it)) != FIA_OK)
+        return st;
     int64_t bytes = 0;
-    if (input_bytes(&it->c, &bytes, &err) != FIA_OK) {
+    if ((st = input_bytes(&it->c, &bytes, &err)) != FIA_OK) {
         fprintf(stderr, "fiacheck export: %s: %s\n", it->path, err.msg);
-        return -1;
+        return st;
     }
     if (bytes > EXPORT_MAX_BYTES) {
         fprintf(stderr, "fiacheck export: %s: its input tensors are %.3g "
@@ -197,11 +203,11 @@ static int prepare(export_item *items, int i, const char *dir, int api)
                 it->path, (double)bytes / (double)((int64_t)1 << 30),
                 it->c.live_rows ? " (data = live_rows: mostly zeros, mapped "
                                   "here, but files there)" : "");
-        return -1;
+        return FIA_ERR_BAD_INPUT;
     }
-    if (fia_case_digest(&it->c, it->digest) != FIA_OK) {
+    if ((st = fia_case_digest(&it->c, it->digest)) != FIA_OK) {
         fprintf(stderr, "fiacheck export: out of memory\n");
-        return -1;
+        return st;
     }
     dir_name(it->path, it->dir, sizeof it->dir);
     unique_name(items, i);
@@ -211,9 +217,9 @@ static int prepare(export_item *items, int i, const char *dir, int api)
     if (lstat(path, &sb) == 0) {
         fprintf(stderr, "fiacheck export: %s exists: export into a new "
                 "directory, or remove it first\n", path);
-        return -1;
+        return FIA_ERR_BAD_INPUT;
     }
-    return 0;
+    return FIA_OK;
 }
 
 /* Removes a temporary case directory (files only, one level). */
@@ -249,8 +255,9 @@ static fia_status write_case_fia(const char *tmp, const fia_case *c,
 }
 
 /* One case directory, built as D/.NAME.tmp and renamed D/NAME when whole;
- * then its line in cases.tsv.  0, or -1 after saying why. */
-static int write_item(const export_item *it, const char *dir, FILE *tsv)
+ * then its line in cases.tsv.  FIA_OK, or after saying why FIA_ERR_IO or
+ * the status of what failed (materializing, writing the files). */
+static fia_status write_item(const export_item *it, const char *dir, FILE *tsv)
 {
     char tmp[4096], final[4096];
     snprintf(tmp, sizeof tmp, "%s/.%s.tmp%ld", dir, it->dir, (long)getpid());
@@ -259,7 +266,7 @@ static int write_item(const export_item *it, const char *dir, FILE *tsv)
     fia_case_data d;
     if (mkdir(tmp, 0777) != 0) {
         fprintf(stderr, "fiacheck export: %s: %s\n", tmp, strerror(errno));
-        return -1;
+        return FIA_ERR_IO;
     }
     fia_status st = fia_case_materialize(&it->c, 1, &d, &err);
     if (st == FIA_OK) {
@@ -273,7 +280,7 @@ static int write_item(const export_item *it, const char *dir, FILE *tsv)
     if (st != FIA_OK) {
         fprintf(stderr, "fiacheck export: %s: %s\n", it->path, err.msg);
         remove_flat(tmp);
-        return -1;
+        return st;
     }
     /* a tab or newline in a path would split the line */
     char name[sizeof it->c.name];
@@ -283,29 +290,31 @@ static int write_item(const export_item *it, const char *dir, FILE *tsv)
             *p = ' ';
     fprintf(tsv, "%s\t%s\t%s\t%s\n", it->dir, fia_api_name(it->c.api),
             it->digest, name);
-    return fflush(tsv) == 0 ? 0 : -1;
+    return fflush(tsv) == 0 ? FIA_OK : FIA_ERR_IO;
 }
 
-/* D exists (or is made) and takes files.  0, or -1 after saying why. */
-static int open_dir(const char *dir)
+/* D exists (or is made) and takes files.  FIA_OK, or after saying why
+ * FIA_ERR_IO, FIA_ERR_BAD_INPUT (D is not a directory). */
+static fia_status open_dir(const char *dir)
 {
     struct stat sb;
     if (mkdir(dir, 0777) != 0 && errno != EEXIST) {
         fprintf(stderr, "fiacheck export: %s: %s\n", dir, strerror(errno));
-        return -1;
+        return FIA_ERR_IO;
     }
     if (stat(dir, &sb) != 0 || !S_ISDIR(sb.st_mode)) {
         fprintf(stderr, "fiacheck export: %s is not a directory\n", dir);
-        return -1;
+        return FIA_ERR_BAD_INPUT;
     }
     if (access(dir, W_OK | X_OK) != 0) {
         fprintf(stderr, "fiacheck export: %s: %s\n", dir, strerror(errno));
-        return -1;
+        return FIA_ERR_IO;
     }
-    return 0;
+    return FIA_OK;
 }
 
-static int parse_args(int argc, char **argv, const char **dir, int *api,
+/* FIA_OK, or FIA_ERR_BAD_INPUT after saying why. */
+static fia_status parse_args(int argc, char **argv, const char **dir, int *api,
                       export_item *items, int *n)
 {
     int n_dir = 0, n_api = 0;
@@ -314,18 +323,18 @@ static int parse_args(int argc, char **argv, const char **dir, int *api,
         if (strcmp(argv[i], "--dir") == 0) {
             if (cli_once("export", "--dir", &n_dir) ||
                 cli_value("export", argc, argv, &i, dir))
-                return -1;
+                return FIA_ERR_BAD_INPUT;
         } else if (strcmp(argv[i], "--api") == 0) {
             if (cli_once("export", "--api", &n_api) ||
                 cli_value("export", argc, argv, &i, &v))
-                return -1;
+                return FIA_ERR_BAD_INPUT;
             if ((*api = fia_api_from_name(v)) < 0) {
                 fprintf(stderr, "fiacheck export: no interface '%s'\n", v);
-                return -1;
+                return FIA_ERR_BAD_INPUT;
             }
         } else if (argv[i][0] == '-' && argv[i][1] != '\0') {
             fprintf(stderr, "fiacheck export: unknown option %s\n", argv[i]);
-            return -1;
+            return FIA_ERR_BAD_INPUT;
         } else {
             items[(*n)++].path = argv[i];
         }
@@ -333,39 +342,43 @@ static int parse_args(int argc, char **argv, const char **dir, int *api,
     if (*dir == NULL || *n == 0) {
         fprintf(stderr, "fiacheck export: %s\n", *dir ? "no CASE"
                                                       : "no --dir D");
-        return -1;
+        return FIA_ERR_BAD_INPUT;
     }
-    return 0;
+    return FIA_OK;
 }
 
-/* The scripts, and the cases not refused with their cases.tsv lines.
- * Returns how many were written, or -1 when D could not be set up; a case
- * that fails here is said on stderr and leaves the others written. */
-static int write_all(const export_item *items, int n, const char *dir)
+/* The scripts, and the cases not refused with their cases.tsv lines;
+ * *written how many were.  FIA_OK, or after saying why the status of what
+ * failed when D could not be set up (open_dir, export_scripts; FIA_ERR_IO
+ * for cases.tsv); a case that fails here is said on stderr and leaves the
+ * others written. */
+static fia_status write_all(const export_item *items, int n, const char *dir,
+                            int *written)
 {
     fia_error err;
-    if (open_dir(dir) != 0)
-        return -1;
-    if (export_scripts(dir, &err) != FIA_OK) {
+    fia_status st;
+    *written = 0;
+    if ((st = open_dir(dir)) != FIA_OK)
+        return st;
+    if ((st = export_scripts(dir, &err)) != FIA_OK) {
         fprintf(stderr, "fiacheck export: %s\n", err.msg);
-        return -1;
+        return st;
     }
     char path[4096];
     snprintf(path, sizeof path, "%s/cases.tsv", dir);
     FILE *tsv = fopen(path, "a");
     if (tsv == NULL) {
         fprintf(stderr, "fiacheck export: %s: %s\n", path, strerror(errno));
-        return -1;
+        return FIA_ERR_IO;
     }
-    int written = 0;
     for (int i = 0; i < n; i++)
-        if (!items[i].refused && write_item(&items[i], dir, tsv) == 0)
-            written++;
+        if (!items[i].refused && write_item(&items[i], dir, tsv) == FIA_OK)
+            (*written)++;
     if (fclose(tsv) != 0) {
         fprintf(stderr, "fiacheck export: %s: cannot write\n", path);
-        return -1;
+        return FIA_ERR_IO;
     }
-    return written;
+    return FIA_OK;
 }
 
 int cmd_export(int argc, char **argv)
@@ -382,20 +395,21 @@ int cmd_export(int argc, char **argv)
     }
     const char *dir = NULL;
     int api = -1, n = 0;
-    if (parse_args(argc, argv, &dir, &api, items, &n) != 0) {
+    if (parse_args(argc, argv, &dir, &api, items, &n) != FIA_OK) {
         free(items);
         return usage();
     }
     /* a case refused here is said why and left out; the others go on */
     int refused = 0;
     for (int i = 0; i < n; i++)
-        if (prepare(items, i, dir, api) != 0) {
+        if (prepare(items, i, dir, api) != FIA_OK) {
             items[i].refused = 1;
             items[i].dir[0] = '\0';  /* its name stays free for the rest */
             refused++;
         }
-    int written = refused < n ? write_all(items, n, dir) : 0;
-    if (written >= 0 && refused < n)
+    int written = 0;
+    fia_status wst = refused < n ? write_all(items, n, dir, &written) : FIA_OK;
+    if (wst == FIA_OK && refused < n)
         printf("exported %d of %d cases into %s\n", written, n, dir);
     if (refused > 0)
         fprintf(stderr, "fiacheck export: refused %d of %d cases (above)%s\n",
@@ -403,5 +417,5 @@ int cmd_export(int argc, char **argv)
     for (int i = 0; i < n; i++)
         fia_case_free(&items[i].c);
     free(items);
-    return written == n ? CLI_EXIT_OK : CLI_EXIT_USAGE;
+    return wst == FIA_OK && written == n ? CLI_EXIT_OK : CLI_EXIT_USAGE;
 }

@@ -77,13 +77,14 @@ static void print_usage(FILE *f)
     fputs(help_text, f);
 }
 
-static int usage(void)
+/* The usage on stderr, after an option's error: FIA_ERR_BAD_INPUT. */
+static fia_status usage(void)
 {
     fprintf(stderr, "usage: fiacheck fuzz [--target params|numeric|metamorphic|all] "
             "[--time SECONDS] [--jobs N] [--db PATH] [--workdir DIR] "
             "[--profile doc|cann] [--seed N] [--revision NAME] "
             "(fiacheck fuzz --help)\n");
-    return CLI_EXIT_USAGE;
+    return FIA_ERR_BAD_INPUT;
 }
 
 /* The options of a campaign. */
@@ -97,9 +98,10 @@ typedef struct fuzz_opts {
     const char *revision;   /* NULL: the one fiacheck was built from */
 } fuzz_opts;
 
-/* v as a whole decimal number within lo..hi into *out; 0, or -1 said. */
-static int parse_number(const char *opt, const char *v, long long lo,
-                        long long hi, long long *out)
+/* v as a whole decimal number within lo..hi into *out; FIA_OK, or
+ * FIA_ERR_BAD_INPUT said. */
+static fia_status parse_number(const char *opt, const char *v, long long lo,
+                               long long hi, long long *out)
 {
     char *end;
     errno = 0;
@@ -107,15 +109,15 @@ static int parse_number(const char *opt, const char *v, long long lo,
     if (v[0] == '\0' || *end != '\0' || errno != 0 || x < lo || x > hi) {
         fprintf(stderr, "fiacheck fuzz: %s takes a whole number of %lld..%lld, "
                 "not '%s'\n", opt, lo, hi, v);
-        return -1;
+        return FIA_ERR_BAD_INPUT;
     }
     *out = x;
-    return 0;
+    return FIA_OK;
 }
 
-/* CLI_EXIT_OK; -1 when the help was printed (exit 0); else the exit code
- * after the usage was said. */
-static int parse_args(int argc, char **argv, fuzz_opts *o)
+/* FIA_OK, or FIA_ERR_BAD_INPUT after the usage was said (-h and --help are
+ * cmd_fuzz's, before). */
+static fia_status parse_args(int argc, char **argv, fuzz_opts *o)
 {
     memset(o, 0, sizeof *o); /* every option unset (revision was not) */
     for (int t = 0; t < FUZZ_TARGET_COUNT; t++)
@@ -130,10 +132,6 @@ static int parse_args(int argc, char **argv, fuzz_opts *o)
     for (int i = 0; i < argc; i += 2) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         long long x;
-        if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
-            fputs(help_text, stdout);
-            return -1;
-        }
         if (v == NULL) {
             fprintf(stderr, "fiacheck fuzz: %s needs a value\n", a);
             return usage();
@@ -153,11 +151,11 @@ static int parse_args(int argc, char **argv, fuzz_opts *o)
                 o->want[t] = 1;
             }
         } else if (strcmp(a, "--time") == 0) {
-            if (parse_number(a, v, 1, 31536000, &x) != 0)
+            if (parse_number(a, v, 1, 31536000, &x) != FIA_OK)
                 return usage();
             o->seconds = (int)x;
         } else if (strcmp(a, "--jobs") == 0) {
-            if (parse_number(a, v, 1, 64, &x) != 0)
+            if (parse_number(a, v, 1, 64, &x) != FIA_OK)
                 return usage();
             o->jobs = (int)x;
         } else if (strcmp(a, "--db") == 0) {
@@ -174,28 +172,30 @@ static int parse_args(int argc, char **argv, fuzz_opts *o)
         } else if (strcmp(a, "--revision") == 0 && v && *v) {
             o->revision = v;
         } else if (strcmp(a, "--seed") == 0) {
-            if (parse_number(a, v, 1, FUZZ_SEED_MAX, &o->seed) != 0)
+            if (parse_number(a, v, 1, FUZZ_SEED_MAX, &o->seed) != FIA_OK)
                 return usage();
         } else {
             fprintf(stderr, "fiacheck fuzz: unknown option '%s'\n", a);
             return usage();
         }
     }
-    return CLI_EXIT_OK;
+    return FIA_OK;
 }
 
 /* The paths of the wanted targets' binaries beside this executable (and
- * of their no-sanitizer twins fuzz_<t>_nosan, when built) into runs; the
- * number of targets, or -1 (said) when one is not built. */
-static int find_binaries(const fuzz_opts *o, target_run *runs)
+ * of their no-sanitizer twins fuzz_<t>_nosan, when built) into runs;
+ * *ntargets the number of targets.  FIA_OK, or FIA_ERR_IO (said) when one
+ * is not built. */
+static fia_status find_binaries(const fuzz_opts *o, target_run *runs,
+                                int *ntargets)
 {
     char dir[PATH_MAX];
     exe_dir(dir, sizeof dir);
-    int ntargets = 0;
+    *ntargets = 0;
     for (int t = 0; t < FUZZ_TARGET_COUNT; t++) {
         if (!o->want[t])
             continue;
-        ntargets++;
+        (*ntargets)++;
         char *bin = runs[t].bin, *nosan = runs[t].bin_nosan;
         snprintf(bin, sizeof runs[t].bin, "%s/%s", dir, fuzz_target_name(t));
         snprintf(nosan, sizeof runs[t].bin_nosan, "%s_nosan", bin);
@@ -214,10 +214,10 @@ static int find_binaries(const fuzz_opts *o, target_run *runs)
                     "OUT=build/fuzz bash fuzz/build.sh\n"
                     "  then run build/fuzz/fiacheck fuzz (scripts/main.sh does "
                     "both).\n", bin);
-            return -1;
+            return FIA_ERR_IO;
         }
     }
-    return ntargets;
+    return FIA_OK;
 }
 
 #ifdef FIA_HAVE_STORE
@@ -270,8 +270,9 @@ static void on_stop_signal(int sig)
 }
 
 /* Opens (creating) the store at db, its folder too; *abs its absolute path
- * for the workers.  0, or -1 said. */
-static int open_store(const char *db, fia_store **st, char *abs, size_t len)
+ * for the workers.  FIA_OK, or the store's status said. */
+static fia_status open_store(const char *db, fia_store **st, char *abs,
+                             size_t len)
 {
     char dbdir[PATH_MAX];
     snprintf(dbdir, sizeof dbdir, "%s", db);
@@ -281,13 +282,14 @@ static int open_store(const char *db, fia_store **st, char *abs, size_t len)
         (void)fuzz_make_dirs(dbdir, NULL);   /* the store's open says what fails */
     }
     char err[512];
-    if (fia_store_open(db, 1, st, err, sizeof err) != FIA_OK) {
+    fia_status rc = fia_store_open(db, 1, st, err, sizeof err);
+    if (rc != FIA_OK) {
         fprintf(stderr, "fiacheck fuzz: %s\n", err);
-        return -1;
+        return rc;
     }
     if (db[0] == '/' || realpath(db, abs) == NULL)
         snprintf(abs, len, "%s", db);
-    return 0;
+    return FIA_OK;
 }
 
 /* The working directory: --workdir, else the store's folder. */
@@ -331,21 +333,23 @@ static fia_status campaign_dirs(const char *workdir, target_run *tr,
     return FIA_OK;
 }
 
-/* The campaign of one target in the store (tr->campaign); 0, or -1
- * said. */
-static int begin_campaign(fia_store *st, const fuzz_opts *o, const char *command,
-                          const char *revision, target_run *tr)
+/* The campaign of one target in the store (tr->campaign); FIA_OK, or the
+ * store's status said. */
+static fia_status begin_campaign(fia_store *st, const fuzz_opts *o,
+                                 const char *command, const char *revision,
+                                 target_run *tr)
 {
     fia_campaign_info ci = {revision, fuzz_target_name(tr->id),
                             o->profile ? o->profile : "doc+cann", "default",
                             tr->seed, command, "", fia_sut_current()->name,
                             cli_build_revision()};
     snprintf(ci.uuid, sizeof ci.uuid, "%s", tr->uuid);
-    if (fia_store_campaign_begin(st, &ci, &tr->campaign) != FIA_OK) {
+    fia_status rc = fia_store_campaign_begin(st, &ci, &tr->campaign);
+    if (rc != FIA_OK) {
         fprintf(stderr, "fiacheck fuzz: %s\n", fia_store_errmsg(st));
-        return -1;
+        return rc;
     }
-    return 0;
+    return FIA_OK;
 }
 
 /* One target's campaign after its workers ended: its artifacts collected,
@@ -483,7 +487,7 @@ static int begin_campaigns(fia_store *st, const fuzz_opts *o,
             fprintf(stderr, "fiacheck fuzz: %s\n", err.msg);
             return CLI_EXIT_USAGE;
         }
-        if (begin_campaign(st, o, command, revision, tr) != 0)
+        if (begin_campaign(st, o, command, revision, tr) != FIA_OK)
             return CLI_EXIT_USAGE;
         plan->runs[plan->ntargets++] = tr;
     }
@@ -499,13 +503,12 @@ int cmd_fuzz(int argc, char **argv)
             print_usage(stdout);
             return CLI_EXIT_OK;
         }
-    int rc = parse_args(argc, argv, &o);
-    if (rc != CLI_EXIT_OK)
-        return rc < 0 ? CLI_EXIT_OK : rc;
+    if (parse_args(argc, argv, &o) != FIA_OK)
+        return CLI_EXIT_USAGE;
     static target_run runs[FUZZ_TARGET_COUNT];
     memset(runs, 0, sizeof runs);
-    int ntargets = find_binaries(&o, runs);
-    if (ntargets < 0)
+    int ntargets = 0;
+    if (find_binaries(&o, runs, &ntargets) != FIA_OK)
         return CLI_EXIT_USAGE;
 #ifndef FIA_HAVE_STORE
     fprintf(stderr, "fiacheck fuzz: this fiacheck was built without the SQLite "
@@ -531,7 +534,7 @@ int cmd_fuzz(int argc, char **argv)
     }
     fia_store *st = NULL;
     char absdb[PATH_MAX];
-    if (open_store(o.db, &st, absdb, sizeof absdb) != 0)
+    if (open_store(o.db, &st, absdb, sizeof absdb) != FIA_OK)
         return CLI_EXIT_USAGE;
     char command[1024];
     command_line(argc, argv, o.seed, command, sizeof command);
@@ -555,7 +558,7 @@ int cmd_fuzz(int argc, char **argv)
             ntargets, o.seconds, o.jobs,
             o.jobs < ntargets ? " (the targets' workers share them)" : "",
             o.seed, o.db, workdir);
-    rc = begin_campaigns(st, &o, command, revision, runs, &plan);
+    int rc = begin_campaigns(st, &o, command, revision, runs, &plan);
     if (rc == CLI_EXIT_OK && fuzz_run_workers(&plan, &err) != FIA_OK) {
         fprintf(stderr, "fiacheck fuzz: %s\n", err.msg);
         rc = CLI_EXIT_USAGE;

@@ -77,7 +77,8 @@ static int valid_version(const char *s)
     return 1;
 }
 
-static int parse_args(int argc, char **argv, judge_opts *o)
+/* FIA_OK, or FIA_ERR_BAD_INPUT after saying why. */
+static fia_status parse_args(int argc, char **argv, judge_opts *o)
 {
     int n_prof = 0, n_tol = 0, n_db = 0, n_name = 0, n_ver = 0;
     for (int i = 0; i < argc; i++) {
@@ -87,48 +88,48 @@ static int parse_args(int argc, char **argv, judge_opts *o)
         } else if (strcmp(a, "--db") == 0) {
             if (cli_once("judge", a, &n_db) ||
                 cli_value("judge", argc, argv, &i, &o->db))
-                return -1;
+                return FIA_ERR_BAD_INPUT;
         } else if (strcmp(a, "--sut-name") == 0) {
             if (cli_once("judge", a, &n_name) ||
                 cli_value("judge", argc, argv, &i, &o->name))
-                return -1;
+                return FIA_ERR_BAD_INPUT;
             if (!valid_name(o->name)) {
                 fprintf(stderr, "fiacheck judge: --sut-name takes 1..64 "
                         "characters of [A-Za-z0-9_.-], not '%s'\n", o->name);
-                return -1;
+                return FIA_ERR_BAD_INPUT;
             }
         } else if (strcmp(a, "--sut-version") == 0) {
             if (cli_once("judge", a, &n_ver) ||
                 cli_value("judge", argc, argv, &i, &o->version))
-                return -1;
+                return FIA_ERR_BAD_INPUT;
             if (!valid_version(o->version)) {
                 fprintf(stderr, "fiacheck judge: --sut-version takes 1..128 "
                         "printable characters\n");
-                return -1;
+                return FIA_ERR_BAD_INPUT;
             }
         } else if (strcmp(a, "--profile") == 0) {
             if (cli_profile("judge", argc, argv, &i, &o->check.profile,
                             &n_prof))
-                return -1;
+                return FIA_ERR_BAD_INPUT;
         } else if (strcmp(a, "--tolerance") == 0) {
             if (cli_tolerance("judge", argc, argv, &i, &o->check, &n_tol))
-                return -1;
+                return FIA_ERR_BAD_INPUT;
         } else if (a[0] == '-' && a[1] != '\0') {
             fprintf(stderr, "fiacheck judge: unknown option %s\n", a);
-            return -1;
+            return FIA_ERR_BAD_INPUT;
         } else if (o->dir != NULL) {
             fprintf(stderr, "fiacheck judge: one directory, not '%s' too\n",
                     a);
-            return -1;
+            return FIA_ERR_BAD_INPUT;
         } else {
             o->dir = a;
         }
     }
     if (o->dir == NULL) {
         fprintf(stderr, "fiacheck judge: which export directory?\n");
-        return -1;
+        return FIA_ERR_BAD_INPUT;
     }
-    return 0;
+    return FIA_OK;
 }
 
 static void bad_input(fia_check_result *r, const char *fmt, ...)
@@ -146,8 +147,9 @@ static void bad_input(fia_check_result *r, const char *fmt, ...)
 
 /* The system and version a case's answer is stored under: the options',
  * else status.json's; with a store, every case must agree with the first
- * (one campaign, one system at one version).  0, or -1 with r set. */
-static int answer_system(const judge_opts *o, const cli_device_answer *a,
+ * (one campaign, one system at one version).  FIA_OK, or
+ * FIA_ERR_BAD_INPUT with r set. */
+static fia_status answer_system(const judge_opts *o, const cli_device_answer *a,
                          char *name, char *version, fia_check_result *r)
 {
     const char *n = o->name ? o->name : a->system[0] ? a->system : NULL;
@@ -156,23 +158,23 @@ static int answer_system(const judge_opts *o, const cli_device_answer *a,
     if (n != NULL && !valid_name(n)) {
         bad_input(r, "%s/out/status.json: \"system\" '%.64s' is not 1..64 "
                   "characters of [A-Za-z0-9_.-]", a->dir, n);
-        return -1;
+        return FIA_ERR_BAD_INPUT;
     }
     if (v != NULL && !valid_version(v)) {
         bad_input(r, "%s/out/status.json: \"version\" is not 1..128 "
                   "printable characters", a->dir);
-        return -1;
+        return FIA_ERR_BAD_INPUT;
     }
     if (o->db == NULL) {
         snprintf(name, 65, "%s", n ? n : "device");
         snprintf(version, 129, "%s", v ? v : "unknown");
-        return 0;
+        return FIA_OK;
     }
     if (n == NULL || v == NULL) {
         bad_input(r, "%s/out/status.json names no system or version to "
                   "store the campaign under: give --sut-name and "
                   "--sut-version", a->dir);
-        return -1;
+        return FIA_ERR_BAD_INPUT;
     }
     if (name[0] && (strcmp(name, n) != 0 || strcmp(version, v) != 0)) {
         char other[200];
@@ -180,11 +182,11 @@ static int answer_system(const judge_opts *o, const cli_device_answer *a,
         bad_input(r, "%s: answered by %s, but the campaign's system is "
                   "another (judge such directories apart, or name one "
                   "with --sut-name / --sut-version)", a->dir, other);
-        return -1;
+        return FIA_ERR_BAD_INPUT;
     }
     snprintf(name, 65, "%s", n);
     snprintf(version, 129, "%s", v);
-    return 0;
+    return FIA_OK;
 }
 
 /* One line of cases.tsv judged into r; path gets the case's file. */
@@ -236,14 +238,14 @@ static void judge_line(const judge_opts *o, char *line, const char *where,
         fia_case_free(&c);
         return;
     }
-    if (answer_system(o, &a, name, version, r) != 0) {
+    if (answer_system(o, &a, name, version, r) != FIA_OK) {
         cli_device_answer_free(&a);
         fia_case_free(&c);
         return;
     }
     if (o->db != NULL && !cli_judge_store_active() &&
         cli_judge_store_begin(o->db, name, version, o->check.profile,
-                              &o->check, command) != 0)
+                              &o->check, command) != FIA_OK)
         exit(CLI_EXIT_USAGE); /* said; nothing stored, nothing to lose */
     fia_sut_use(cli_replay_sut(name, version), "");
     cli_replay_set(&a);
@@ -297,7 +299,7 @@ int cmd_judge(int argc, char **argv)
             fputs(judge_usage, stdout);
             return CLI_EXIT_OK;
         }
-    if (parse_args(argc, argv, &o) != 0) {
+    if (parse_args(argc, argv, &o) != FIA_OK) {
         fputs(judge_usage, stderr);
         return CLI_EXIT_USAGE;
     }
@@ -348,8 +350,8 @@ int cmd_judge(int argc, char **argv)
                "modeled, %d bad input, %d intent unmet; answered by %s %s\n",
                n.cases, n.pass, n.vacuous, n.find, n.skip, n.bad, n.unmet,
                name[0] ? name : "?", version[0] ? version : "?");
-    int stored = cli_judge_store_end(o.db ? o.db : "");
-    if (n.bad || stored != 0)
+    fia_status stored = cli_judge_store_end(o.db ? o.db : "");
+    if (n.bad || stored != FIA_OK)
         return CLI_EXIT_USAGE;
     return n.find || n.unmet ? CLI_EXIT_FINDING : CLI_EXIT_OK;
 }

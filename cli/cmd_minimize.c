@@ -166,7 +166,7 @@ int cmd_minimize(int argc, char **argv)
     memset(&pred, 0, sizeof pred);
     fia_check_options o;
     if (cli_finding_options(text, &fo, &pred.target, &o, pred.transform,
-                            sizeof pred.transform) != 0) {
+                            sizeof pred.transform) != FIA_OK) {
         free(text);
         return CLI_EXIT_USAGE;
     }

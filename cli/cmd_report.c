@@ -40,7 +40,8 @@ typedef struct report_opts {
     const char *db, *out;
 } report_opts;
 
-static int parse(int argc, char **argv, report_opts *o)
+/* FIA_OK, or FIA_ERR_BAD_INPUT after saying why. */
+static fia_status parse(int argc, char **argv, report_opts *o)
 {
     int seen_db = 0, seen_out = 0;
     o->db = REPORT_DB;
@@ -49,22 +50,22 @@ static int parse(int argc, char **argv, report_opts *o)
         if (strcmp(argv[i], "--db") == 0) {
             if (cli_once("report", "--db", &seen_db) ||
                 cli_value("report", argc, argv, &i, &o->db))
-                return -1;
+                return FIA_ERR_BAD_INPUT;
         } else if (strcmp(argv[i], "--out") == 0) {
             if (cli_once("report", "--out", &seen_out) ||
                 cli_value("report", argc, argv, &i, &o->out))
-                return -1;
+                return FIA_ERR_BAD_INPUT;
         } else {
             fprintf(stderr, "fiacheck report: unexpected argument '%s'\n",
                     argv[i]);
-            return -1;
+            return FIA_ERR_BAD_INPUT;
         }
     }
     if (o->out[0] == '\0' || o->db[0] == '\0') {
         fprintf(stderr, "fiacheck report: --db and --out want a path\n");
-        return -1;
+        return FIA_ERR_BAD_INPUT;
     }
-    return 0;
+    return FIA_OK;
 }
 
 /* A temporary file beside out (same filesystem: rename replaces out in one
@@ -112,53 +113,57 @@ typedef struct part {
     FILE *f;
 } part;
 
-/* Says why a section failed: 0, or -1 said. */
-static int section(fia_store *s, int rc)
+/* Says why a section failed: its status rc, said when not FIA_OK. */
+static fia_status section(fia_store *s, fia_status rc)
 {
     if (rc == FIA_OK)
-        return 0;
+        return FIA_OK;
     if (rc == RP_NOMEM)
         fprintf(stderr, "fiacheck report: out of memory\n");
     else
         fprintf(stderr, "fiacheck report: %s\n", fia_store_errmsg(s));
-    return -1;
+    return rc;
 }
 
-/* The sections into body and cases: 0, or -1 said. */
-static int sections(fia_store *s, rp_plotter *p, FILE *body, FILE *cases)
+/* The sections into body and cases: FIA_OK, or the failed section's status
+ * said. */
+static fia_status sections(fia_store *s, rp_plotter *p, FILE *body,
+                           FILE *cases)
 {
     /* the long catalogue last, the plots before it */
-    if (section(s, rt_findings(body, s, cases)) != 0 ||
-        section(s, rt_campaigns(body, s)) != 0 ||
-        section(s, rs_systems(body, s)) != 0 ||
-        section(s, rr_accuracy(body, s, p)) != 0 ||
-        section(s, rr_bench(body, s, p)) != 0 ||
-        section(s, rt_coverage(body, s)) != 0)
-        return -1;
-    return 0;
+    fia_status rc;
+    if ((rc = section(s, rt_findings(body, s, cases))) != FIA_OK ||
+        (rc = section(s, rt_campaigns(body, s))) != FIA_OK ||
+        (rc = section(s, rs_systems(body, s))) != FIA_OK ||
+        (rc = section(s, rr_accuracy(body, s, p))) != FIA_OK ||
+        (rc = section(s, rr_bench(body, s, p))) != FIA_OK ||
+        (rc = section(s, rt_coverage(body, s))) != FIA_OK)
+        return rc;
+    return FIA_OK;
 }
 
-/* The page into f: 0, or -1 said. */
-static int write_page(FILE *f, fia_store *s, const report_opts *o,
-                      rp_plotter *p)
+/* The page into f: FIA_OK, or after saying why FIA_ERR_NOMEM or a
+ * section's status. */
+static fia_status write_page(FILE *f, fia_store *s, const report_opts *o,
+                             rp_plotter *p)
 {
     part body = {0}, cases = {0};
     body.f = open_memstream(&body.buf, &body.len);
     cases.f = open_memstream(&cases.buf, &cases.len);
-    int rc = body.f && cases.f ? 0 : -1;
-    if (rc != 0)
+    fia_status rc = body.f && cases.f ? FIA_OK : FIA_ERR_NOMEM;
+    if (rc != FIA_OK)
         fprintf(stderr, "fiacheck report: out of memory\n");
-    if (rc == 0)
+    if (rc == FIA_OK)
         rc = sections(s, p, body.f, cases.f);
     if (body.f)
         fclose(body.f);
     if (cases.f)
         fclose(cases.f);
-    if (rc == 0) {
+    if (rc == FIA_OK) {
         rh_page_begin(f, o->db, (int64_t)time(NULL));
         rc = section(s, rt_summary(f, s));
     }
-    if (rc == 0) {
+    if (rc == FIA_OK) {
         /* said first: a reader of the page should not hunt for why */
         rr_plot_note(f, p);
         fwrite(body.buf, 1, body.len, f);
@@ -227,7 +232,7 @@ int cmd_report(int argc, char **argv)
             return CLI_EXIT_OK;
         }
     report_opts o;
-    if (parse(argc, argv, &o) != 0) {
+    if (parse(argc, argv, &o) != FIA_OK) {
         fputs(report_usage, stderr);
         return CLI_EXIT_USAGE;
     }
@@ -250,31 +255,31 @@ int cmd_report(int argc, char **argv)
     pending.tmp = tmp;
     rp_init(&p);
     pending.plots = &p;
-    int rc = write_page(f, s, &o, &p);
+    fia_status rc = write_page(f, s, &o, &p);
     pending.plots = NULL;
     rp_done(&p);
     fia_store_close(s);
-    if (ferror(f) && rc == 0) {
+    if (ferror(f) && rc == FIA_OK) {
         fprintf(stderr, "fiacheck report: cannot write %s: %s\n", tmp,
                 strerror(errno));
-        rc = -1;
+        rc = FIA_ERR_IO;
     }
-    if (fclose(f) != 0 && rc == 0) {
+    if (fclose(f) != 0 && rc == FIA_OK) {
         fprintf(stderr, "fiacheck report: cannot write %s: %s\n", tmp,
                 strerror(errno));
-        rc = -1;
+        rc = FIA_ERR_IO;
     }
-    if (rc == 0 && rename(tmp, o.out) != 0) {
+    if (rc == FIA_OK && rename(tmp, o.out) != 0) {
         fprintf(stderr, "fiacheck report: cannot write %s: %s\n", o.out,
                 strerror(errno));
-        rc = -1;
+        rc = FIA_ERR_IO;
     }
-    if (rc != 0)
+    if (rc != FIA_OK)
         unlink(tmp);
     pending.tmp = NULL;
     cleanup_on_signals(0);
     free(tmp);
-    if (rc != 0)
+    if (rc != FIA_OK)
         return CLI_EXIT_USAGE;
     if (p.skipped > 0)
         fprintf(stderr, "fiacheck report: %d plot%s not drawn: %s (plots "

@@ -161,32 +161,33 @@ static void show_elements(const fia_case *c, fia_profile p)
 /* A finding's system ("# fiacheck-sut: NAME VERSION"; a finding without
  * the line is fast/'s) must be the current one: a finding of one kernel
  * says nothing of another.  A plain case (no signature, no system) runs
- * on any.  0, or -1 after saying why. */
-static int same_system(const char *text)
+ * on any.  FIA_OK, or FIA_ERR_BAD_INPUT after saying why. */
+static fia_status same_system(const char *text)
 {
     char v[200], name[80], sig[16];
     fuzz_text_header(text, "sut", v, sizeof v);
     fuzz_text_header(text, "signature", sig, sizeof sig);
     if (!v[0] && !sig[0])
-        return 0; /* a case, not a finding: any system may run it */
+        return FIA_OK; /* a case, not a finding: any system may run it */
     const char *rec = v[0] ? v : "fast";
     snprintf(name, sizeof name, "%.*s", (int)strcspn(rec, " "), rec);
     const fia_sut *s = fia_sut_current();
     if (strcmp(name, s->name) == 0)
-        return 0;
+        return FIA_OK;
     fprintf(stderr, "fiacheck: the finding was made with the system under "
             "test '%s'%s; this run tests '%s' (give --sut with %s's plug-in)\n",
             name, v[0] ? " (a plug-in)" : " (fast/, built in)", s->name,
             name);
-    return -1;
+    return FIA_ERR_BAD_INPUT;
 }
 
-int cli_finding_context(const char *text, fuzz_target_id *t, fia_profile *p,
-                        char *transform, size_t tlen)
+fia_status cli_finding_context(const char *text, fuzz_target_id *t,
+                               fia_profile *p, char *transform, size_t tlen)
 {
     char v[64];
-    if (same_system(text) != 0)
-        return -1;
+    fia_status st = same_system(text);
+    if (st != FIA_OK)
+        return st;
     fuzz_text_header(text, "target", v, sizeof v);
     int tt = fuzz_target_from_name(v);
     *t = tt >= 0 ? (fuzz_target_id)tt : FUZZ_NUMERIC;
@@ -202,7 +203,7 @@ int cli_finding_context(const char *text, fuzz_target_id *t, fia_profile *p,
     fuzz_text_header(text, "fast-threads", th, sizeof th);
     const fia_sut *s = fia_sut_current();
     if (s->set_option == NULL)
-        return 0;
+        return FIA_OK;
     const char *ue = getenv("FIA_FAST_ISA"), *ut = getenv("FIA_FAST_THREADS");
     int builtin = fia_sut_current_is_builtin();
     if (th[0] && (!builtin || ut == NULL || ut[0] == '\0'))
@@ -214,16 +215,17 @@ int cli_finding_context(const char *text, fuzz_target_id *t, fia_profile *p,
         fprintf(stderr, "fiacheck: the finding ran %s with the %s "
                 "kernels, which this machine lacks; running with %s\n",
                 builtin ? "fast/" : s->name, lv, now ? now : "its default");
-    return 0;
+    return FIA_OK;
 }
 
-int cli_finding_options(const char *text, const cli_finding_opts *fo,
-                        fuzz_target_id *t, fia_check_options *o,
-                        char *transform, size_t tlen)
+fia_status cli_finding_options(const char *text, const cli_finding_opts *fo,
+                               fuzz_target_id *t, fia_check_options *o,
+                               char *transform, size_t tlen)
 {
     fia_profile p;
-    if (cli_finding_context(text, t, &p, transform, tlen) != 0)
-        return -1;
+    fia_status st = cli_finding_context(text, t, &p, transform, tlen);
+    if (st != FIA_OK)
+        return st;
     *o = fo->check;
     o->profile = fo->profile_given ? fo->profile : p;
     if (fo->target >= 0)
@@ -231,20 +233,20 @@ int cli_finding_options(const char *text, const cli_finding_opts *fo,
     char tol[96];
     fuzz_text_header(text, "tolerance", tol, sizeof tol);
     if (!fo->tolerance_given && tol[0] &&
-        cli_tolerance_from_text(tol, o) != 0) {
+        (st = cli_tolerance_from_text(tol, o)) != FIA_OK) {
         fprintf(stderr, "fiacheck: the finding's tolerance '%s' is not one "
                 "fiacheck knows\n", tol);
-        return -1;
+        return st;
     }
     /* found with fast/ under another status profile (FIACHECK_FAST_PROFILE) */
     fuzz_text_header(text, "fast-profile", tol, sizeof tol);
     if (tol[0] && fia_profile_parse(tol, &o->fast_profile) != 0) {
         fprintf(stderr, "fiacheck: the finding's fast-profile '%s' is not doc "
                 "or cann\n", tol);
-        return -1;
+        return FIA_ERR_BAD_INPUT;
     }
     o->fast_profile_set = tol[0] != '\0';
-    return 0;
+    return FIA_OK;
 }
 
 /* The JSON object of a repro (docs/cli.md), without its closing brace. */
@@ -428,7 +430,7 @@ int cmd_repro(int argc, char **argv)
     fia_check_options o;
     char transform[64], sig[256];
     if (cli_finding_options(text, &fo, &t, &o, transform, sizeof transform)
-        != 0) {
+        != FIA_OK) {
         free(text);
         return CLI_EXIT_USAGE;
     }

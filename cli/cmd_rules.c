@@ -50,21 +50,23 @@ static int db_row(const char *rule_id, int64_t broken, int64_t obeyed,
     return 0;
 }
 
-/* Adds the store's counts; 0, or -1 with a message. */
-static int add_store(const char *db, rule_count *cnt)
+/* Adds the store's counts; FIA_OK, or the store's status with a message. */
+static fia_status add_store(const char *db, rule_count *cnt)
 {
     fia_store *s = NULL;
     char err[600];
-    if (fia_store_open(db, FIA_STORE_OPEN_READONLY, &s, err, sizeof err) != FIA_OK) {
+    fia_status rc = fia_store_open(db, FIA_STORE_OPEN_READONLY, &s, err,
+                                   sizeof err);
+    if (rc != FIA_OK) {
         fprintf(stderr, "fiacheck rules: %s\n", err);
-        return -1;
+        return rc;
     }
     db_count d = {cnt, 0, 0};
-    int rc = fia_store_list_rule_coverage(s, NULL, db_row, &d);
+    rc = fia_store_list_rule_coverage(s, NULL, db_row, &d);
     if (rc != FIA_OK)
         fprintf(stderr, "fiacheck rules: %s\n", fia_store_errmsg(s));
     fia_store_close(s);
-    return rc == FIA_OK ? 0 : -1;
+    return rc;
 }
 
 static const char *kind_name(const fia_rule *r)
@@ -99,7 +101,7 @@ static int coverage(const char **cases, int ncases, fia_profile profile,
     rule_count *cnt = calloc(n, sizeof *cnt);
     if (cnt == NULL)
         return CLI_EXIT_USAGE;
-    if (db != NULL && add_store(db, cnt) != 0) {
+    if (db != NULL && add_store(db, cnt) != FIA_OK) {
         free(cnt);
         return CLI_EXIT_USAGE;
     }

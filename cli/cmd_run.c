@@ -94,9 +94,10 @@ static int usage(void)
     return CLI_EXIT_USAGE;
 }
 
-/* The options into *o and the case paths into cases; 0, or -1 (said). */
-static int parse_args(int argc, char **argv, run_options *o,
-                      const char **cases, int *ncases)
+/* The options into *o and the case paths into cases; FIA_OK, or
+ * FIA_ERR_BAD_INPUT (said). */
+static fia_status parse_args(int argc, char **argv, run_options *o,
+                             const char **cases, int *ncases)
 {
     int n_prof = 0, n_tol = 0, n_prec = 0, n_work = 0, n_junit = 0;
     const char *v;
@@ -113,38 +114,38 @@ static int parse_args(int argc, char **argv, run_options *o,
         } else if (strcmp(a, "--junit") == 0) {
             if (cli_once("run", a, &n_junit) ||
                 cli_value("run", argc, argv, &i, &o->junit))
-                return -1;
+                return FIA_ERR_BAD_INPUT;
         } else if (strcmp(a, "--profile") == 0) {
             if (cli_profile("run", argc, argv, &i, &o->check.profile, &n_prof))
-                return -1;
+                return FIA_ERR_BAD_INPUT;
         } else if (strcmp(a, "--tolerance") == 0) {
             if (cli_tolerance("run", argc, argv, &i, &o->check, &n_tol))
-                return -1;
+                return FIA_ERR_BAD_INPUT;
         } else if (strcmp(a, "--precision") == 0) {
             if (cli_once("run", a, &n_prec) ||
                 cli_value("run", argc, argv, &i, &v) ||
                 cli_long("run", a, v, 64, 100000, &o->check.precision))
-                return -1;
+                return FIA_ERR_BAD_INPUT;
         } else if (strcmp(a, "--max-work") == 0) {
             char *end = NULL;
             if (cli_once("run", a, &n_work) ||
                 cli_value("run", argc, argv, &i, &v))
-                return -1;
+                return FIA_ERR_BAD_INPUT;
             o->check.max_ref_work = strtod(v, &end);
             if (end == v || *end != '\0' || !(o->check.max_ref_work > 0)) {
                 fprintf(stderr, "fiacheck run: --max-work takes a positive "
                         "number of multiply-adds (e.g. 1e11), not '%s'\n", v);
-                return -1;
+                return FIA_ERR_BAD_INPUT;
             }
         } else if (a[0] == '-' && a[1] != '\0') {
             fprintf(stderr, "fiacheck run: unknown option %s\n", a);
             usage();
-            return -1;
+            return FIA_ERR_BAD_INPUT;
         } else {
             cases[(*ncases)++] = a;
         }
     }
-    return 0;
+    return FIA_OK;
 }
 
 int cmd_run(int argc, char **argv)
@@ -161,7 +162,7 @@ int cmd_run(int argc, char **argv)
     int ncases = 0;
     if (cases == NULL)
         return CLI_EXIT_USAGE;
-    if (parse_args(argc, argv, &o, cases, &ncases) != 0) {
+    if (parse_args(argc, argv, &o, cases, &ncases) != FIA_OK) {
         free(cases);
         return CLI_EXIT_USAGE;
     }

@@ -66,9 +66,12 @@ static int usage(void)
     return CLI_EXIT_USAGE;
 }
 
-static int parse(int argc, char **argv, survey_opts *o)
+/* FIA_OK (*help set when -h or --help came first: the help printed), or
+ * FIA_ERR_BAD_INPUT after saying why. */
+static fia_status parse(int argc, char **argv, survey_opts *o, int *help)
 {
     int seen[6] = {0};
+    *help = 0;
     o->cases = 500;
     o->seed = 1;
     o->db = "results/findings.db";
@@ -76,7 +79,8 @@ static int parse(int argc, char **argv, survey_opts *o)
         const char *a = argv[i], *v = NULL;
         if (cli_is_help(a)) {
             fputs(survey_usage, stdout);
-            return 1;
+            *help = 1;
+            return FIA_OK;
         }
         if (strcmp(a, "--quiet") == 0) {
             o->quiet = 1;
@@ -84,40 +88,40 @@ static int parse(int argc, char **argv, survey_opts *o)
             if (cli_once("survey", a, &seen[0]) ||
                 cli_value("survey", argc, argv, &i, &v) ||
                 cli_long("survey", a, v, 1, SURVEY_MAX_CASES, &o->cases))
-                return -1;
+                return FIA_ERR_BAD_INPUT;
         } else if (strcmp(a, "--seed") == 0) {
             if (cli_once("survey", a, &seen[1]) ||
                 cli_value("survey", argc, argv, &i, &v) ||
                 cli_long("survey", a, v, 0, LONG_MAX, &o->seed))
-                return -1;
+                return FIA_ERR_BAD_INPUT;
         } else if (strcmp(a, "--db") == 0) {
             if (cli_once("survey", a, &seen[2]) ||
                 cli_value("survey", argc, argv, &i, &o->db))
-                return -1;
+                return FIA_ERR_BAD_INPUT;
         } else if (strcmp(a, "--only") == 0) {
             if (cli_once("survey", a, &seen[5]) ||
                 cli_value("survey", argc, argv, &i, &o->only))
-                return -1;
+                return FIA_ERR_BAD_INPUT;
             if (o->only[0] == '\0' || strchr(o->only, '+') != NULL) {
                 fprintf(stderr, "fiacheck survey: --only takes one feature "
                         "word without '+', e.g. int8kv\n");
-                return -1;
+                return FIA_ERR_BAD_INPUT;
             }
         } else if (strcmp(a, "--revision") == 0) {
             if (cli_once("survey", a, &seen[3]) ||
                 cli_value("survey", argc, argv, &i, &o->revision))
-                return -1;
+                return FIA_ERR_BAD_INPUT;
         } else if (strcmp(a, "--profile") == 0) {
             fia_profile p;
             if (cli_profile("survey", argc, argv, &i, &p, &seen[4]))
-                return -1;
+                return FIA_ERR_BAD_INPUT;
             o->profile = fia_profile_name(p);
         } else {
             fprintf(stderr, "fiacheck survey: unknown option '%s'\n", a);
-            return -1;
+            return FIA_ERR_BAD_INPUT;
         }
     }
-    return 0;
+    return FIA_OK;
 }
 
 /* SplitMix64: the k-th input depends on (seed, k) only. */
@@ -181,18 +185,18 @@ static void add_words(char *words, size_t n, const char *fs)
     }
 }
 
-/* 0 when one of the stream's first SURVEY_ONLY_FIRST cases has the tag;
- * else -1, said with the words those cases have (a tag no case has is a
+/* FIA_OK when one of the stream's first SURVEY_ONLY_FIRST cases has the
+ * tag; else FIA_ERR_BAD_INPUT, said with the words those cases have (a tag no case has is a
  * typo or a feature the decoder does not make: an empty campaign stored
  * under it would read as a survey that found nothing). */
-static int only_tag_exists(const survey_opts *o)
+static fia_status only_tag_exists(const survey_opts *o)
 {
     uint8_t buf[SURVEY_INPUT_BYTES];
     char words[1024] = "";
     for (long k = 0; k < SURVEY_ONLY_FIRST; k++) {
         survey_input(o->seed, k, buf, sizeof buf);
         if (has_tag(buf, sizeof buf, o->only))
-            return 0;
+            return FIA_OK;
         fia_case c;
         fia_case_init(&c);
         char fs[FUZZ_SIGNATURE_LEN];
@@ -205,7 +209,7 @@ static int only_tag_exists(const survey_opts *o)
     fprintf(stderr, "fiacheck survey: --only %s: none of the first %d cases "
             "of the stream (seed %ld) has it; their feature words: %s\n",
             o->only, SURVEY_ONLY_FIRST, o->seed, words);
-    return -1;
+    return FIA_ERR_BAD_INPUT;
 }
 
 /* The live line (cli_live_print): every second on a terminal, every ten
@@ -243,11 +247,13 @@ static void command_line(int argc, char **argv, char *out, size_t len)
 int cmd_survey(int argc, char **argv)
 {
     survey_opts o = {0};
-    int p = parse(argc, argv, &o);
-    if (p != 0)
-        return p > 0 ? CLI_EXIT_OK : usage();
+    int help = 0;
+    if (parse(argc, argv, &o, &help) != FIA_OK)
+        return usage();
+    if (help)
+        return CLI_EXIT_OK;
     fuzz_numeric_focus(o.only); /* a quantization word: its stream */
-    if (o.only != NULL && only_tag_exists(&o) != 0)
+    if (o.only != NULL && only_tag_exists(&o) != FIA_OK)
         return CLI_EXIT_USAGE; /* before the store: nothing is stored */
     const char *revision = o.revision ? o.revision : cli_sut_revision();
     fia_store *st = NULL;
