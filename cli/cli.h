@@ -42,13 +42,15 @@ const char *cli_revision_short(const char *rev, char *buf, size_t n);
  * revision it is a prefix of (>= 4 characters), or the commit git resolves
  * it to in the working directory (HEAD, a branch).  *full to free.
  * FIA_ERR_BAD_INPUT when unknown (the known ones listed) or ambiguous (the
- * matches listed), FIA_ERR_IO (store), FIA_ERR_NOMEM. */
+ * matches listed), the store's status when it fails, FIA_ERR_NOMEM. */
 struct fia_store;
 fia_status cli_resolve_revision(struct fia_store *s, const char *name,
                                 char **full, fia_error *err);
 /* The text of finding `arg` (the caller frees it): a store id (digits),
- * *id set, or a case file.  FIA_OK, FIA_ERR_IO (cannot read it, no store),
- * FIA_ERR_BAD_INPUT (no such finding), FIA_ERR_NOMEM. */
+ * *id set, or a case file.  FIA_OK, the case file's reading status, the
+ * store's status as it returned it (FIA_ERR_IO: no store; FIA_ERR_NOT_FOUND:
+ * no such finding), FIA_ERR_BAD_INPUT (built without the store),
+ * FIA_ERR_NOMEM. */
 fia_status cli_load_finding(const char *arg, const char *db, int minimized,
                             char **text, int64_t *id, fia_error *err);
 /* Target, profile and transform from a finding's "# fiacheck-" header
@@ -89,8 +91,10 @@ int cli_rules_api(fia_api api, int present_only, int json);
 /* The system under test (sut.c).  cli_take_sut removes --sut PATH from
  * argv (argc updated), loads the plug-in and makes it current, and sets
  * FIACHECK_SUT for what the command starts; without --sut it loads the
- * one FIACHECK_SUT names, if any.  0, or -1 after saying why. */
-int cli_take_sut(const char *cmd, int *argc, char **argv);
+ * one FIACHECK_SUT names, if any.  FIA_OK, or after saying why
+ * FIA_ERR_BAD_INPUT (a bad option), FIA_ERR_IO (no such file),
+ * FIA_ERR_NOMEM, or the status the plug-in's loading returned. */
+fia_status cli_take_sut(const char *cmd, int *argc, char **argv);
 /* The revision a run records by default: the system under test's (for
  * fast/, the build's; for a plug-in, its version). */
 const char *cli_sut_revision(void);

@@ -10,12 +10,13 @@ int cli_bench_recorded(const char *path, char **argv, const char *suite,
                        const char *db, const char *revision);
 
 #include <stdint.h>
+#include "fia/status.h"
 struct fia_store;
 
 /* `db bench`: the figures of one revision (NULL: all) on stdout, text or
  * JSON lines; *count of them.  A store status (fia/store.h). */
-int cli_db_bench_list(struct fia_store *s, const char *revision, int json,
-                      int64_t *count);
+fia_status cli_db_bench_list(struct fia_store *s, const char *revision,
+                             int json, int64_t *count);
 
 /* The benchmark part of `db regressions` (cli/db_bench.c): each figure
  * measured at both revisions on one machine, printed when slower or
@@ -25,7 +26,7 @@ typedef struct cli_db_bench {
     int json, all;
     int64_t compared, too_few, slower;
 } cli_db_bench;
-int cli_db_bench_compare(struct fia_store *s, const char *base,
-                         const char *head, cli_db_bench *b);
+fia_status cli_db_bench_compare(struct fia_store *s, const char *base,
+                                const char *head, cli_db_bench *b);
 
 #endif

@@ -11,8 +11,8 @@ cli_junit *cli_junit_open(const char *path);
 /* One case file's verdict, its reason and time. */
 void cli_junit_case(cli_junit *j, const char *path, fia_verdict v,
                     const char *reason, double seconds);
-/* Writes the report (FILE.tmp, renamed) and frees j: 0, or -1 (said on
- * stderr). */
-int cli_junit_close(cli_junit *j);
+/* Writes the report (FILE.tmp, renamed) and frees j: FIA_OK, or (said on
+ * stderr) FIA_ERR_IO, FIA_ERR_NOMEM. */
+fia_status cli_junit_close(cli_junit *j);
 
 #endif

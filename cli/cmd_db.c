@@ -802,7 +802,7 @@ int cmd_db(int argc, char **argv)
         break;
     }
     case 10:
-        if (cli_db_systems(s, o.json) != 0) {
+        if (cli_db_systems(s, o.json) != FIA_OK) {
             fia_store_close(s);
             rc = CLI_EXIT_USAGE;
         }

@@ -118,7 +118,7 @@ static fia_status section(fia_store *s, fia_status rc)
 {
     if (rc == FIA_OK)
         return FIA_OK;
-    if (rc == RP_NOMEM)
+    if (rc == FIA_ERR_NOMEM)
         fprintf(stderr, "fiacheck report: out of memory\n");
     else
         fprintf(stderr, "fiacheck report: %s\n", fia_store_errmsg(s));

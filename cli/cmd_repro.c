@@ -35,16 +35,17 @@ fia_status cli_load_finding(const char *arg, const char *db, int minimized,
 #ifdef FIA_HAVE_STORE
     fia_store *st = NULL;
     char msg[512];
-    if (fia_store_open(db, 0, &st, msg, sizeof msg) != FIA_OK)
-        return fia_fail(err, FIA_ERR_IO, "%s", msg);
+    fia_status rc = fia_store_open(db, 0, &st, msg, sizeof msg);
+    if (rc != FIA_OK)
+        return fia_fail(err, rc, "%s", msg);
     fia_store_finding f;
     memset(&f, 0, sizeof f);
     *id = atoll(arg);
-    if (fia_store_get_finding(st, *id, &f) != FIA_OK) {
-        fia_fail(err, FIA_ERR_BAD_INPUT, "no finding %s in %s: %s", arg, db,
+    if ((rc = fia_store_get_finding(st, *id, &f)) != FIA_OK) {
+        fia_fail(err, rc, "no finding %s in %s: %s", arg, db,
                  fia_store_errmsg(st));
         fia_store_close(st);
-        return FIA_ERR_BAD_INPUT;
+        return rc;
     }
     const char *t = minimized && f.minimized_text ? f.minimized_text : f.case_text;
     *text = strdup(t ? t : "");

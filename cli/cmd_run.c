@@ -223,7 +223,7 @@ int cmd_run(int argc, char **argv)
                "otherwise)\n", sut);
     }
     free(cases);
-    if (junit != NULL && cli_junit_close(junit) != 0)
+    if (junit != NULL && cli_junit_close(junit) != FIA_OK)
         return CLI_EXIT_USAGE; /* the report CI asked for is missing */
     if (n_bad)
         return CLI_EXIT_USAGE;

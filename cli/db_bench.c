@@ -82,17 +82,17 @@ static int bench_delta_cb(const fia_bench_delta *d, void *ctx)
     return 0;
 }
 
-int cli_db_bench_list(fia_store *s, const char *revision, int json,
-                      int64_t *count)
+fia_status cli_db_bench_list(fia_store *s, const char *revision, int json,
+                             int64_t *count)
 {
     list_ctx l = {json, 0};
-    const int rc = fia_store_bench_list(s, revision, bench_cb, &l);
+    const fia_status rc = fia_store_bench_list(s, revision, bench_cb, &l);
     *count = l.n;
     return rc;
 }
 
-int cli_db_bench_compare(fia_store *s, const char *base, const char *head,
-                         cli_db_bench *b)
+fia_status cli_db_bench_compare(fia_store *s, const char *base,
+                                const char *head, cli_db_bench *b)
 {
     return fia_store_bench_compare(s, base, head, bench_delta_cb, b,
                                    &b->slower);

@@ -163,11 +163,11 @@ static void model_text(const sy_model *m)
     }
 }
 
-int cli_db_systems(fia_store *s, int json)
+fia_status cli_db_systems(fia_store *s, int json)
 {
     sy_model m;
-    int rc = sy_load(s, &m);
-    if (rc == SY_NOMEM)
+    fia_status rc = sy_load(s, &m);
+    if (rc == FIA_ERR_NOMEM)
         fprintf(stderr, "fiacheck db: out of memory\n");
     else if (rc != FIA_OK)
         fprintf(stderr, "fiacheck db: %s\n", fia_store_errmsg(s));
@@ -190,5 +190,5 @@ int cli_db_systems(fia_store *s, int json)
         model_text(&m);
     }
     sy_free(&m);
-    return rc == FIA_OK ? 0 : -1;
+    return rc;
 }

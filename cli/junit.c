@@ -107,15 +107,16 @@ void cli_junit_case(cli_junit *j, const char *path, fia_verdict v,
     fputs("  </testcase>\n", j->mem);
 }
 
-int cli_junit_close(cli_junit *j)
+fia_status cli_junit_close(cli_junit *j)
 {
-    int rc = fclose(j->mem) == 0 ? 0 : -1;
+    /* the memory stream's last flush allocates */
+    fia_status rc = fclose(j->mem) == 0 ? FIA_OK : FIA_ERR_NOMEM;
     char *tmp = NULL;
-    if (rc == 0 && (tmp = malloc(strlen(j->path) + 5)) != NULL) {
+    if (rc == FIA_OK && (tmp = malloc(strlen(j->path) + 5)) != NULL) {
         sprintf(tmp, "%s.tmp", j->path);
         FILE *f = fopen(tmp, "w");
         if (f == NULL) {
-            rc = -1;
+            rc = FIA_ERR_IO;
         } else {
             fprintf(f, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
                        "<testsuites>\n<testsuite name=\"fiacheck run\" "
@@ -124,18 +125,18 @@ int cli_junit_close(cli_junit *j)
                     j->tests, j->failures, j->errors, j->skipped, j->seconds);
             fwrite(j->body, 1, j->body_len, f);
             fputs("</testsuite>\n</testsuites>\n", f);
-            rc = ferror(f) ? -1 : 0;
+            rc = ferror(f) ? FIA_ERR_IO : FIA_OK;
             if (fclose(f) != 0)
-                rc = -1;
-            if (rc == 0 && rename(tmp, j->path) != 0)
-                rc = -1;
-            if (rc != 0)
+                rc = FIA_ERR_IO;
+            if (rc == FIA_OK && rename(tmp, j->path) != 0)
+                rc = FIA_ERR_IO;
+            if (rc != FIA_OK)
                 remove(tmp);
         }
-    } else {
-        rc = -1;
+    } else if (rc == FIA_OK) {
+        rc = FIA_ERR_NOMEM;
     }
-    if (rc != 0)
+    if (rc != FIA_OK)
         fprintf(stderr, "fiacheck run: cannot write the JUnit report %s\n",
                 j->path);
     free(tmp);

@@ -94,7 +94,7 @@ int main(int argc, char **argv)
         if (strcmp(argv[1], commands[i].name) == 0) {
             int n = argc - 2;
             if (fast_settings_refused(argv[1]) ||
-                cli_take_sut(argv[1], &n, argv + 2) != 0)
+                cli_take_sut(argv[1], &n, argv + 2) != FIA_OK)
                 return CLI_EXIT_USAGE;
             return commands[i].run(n, argv + 2);
         }

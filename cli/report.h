@@ -55,8 +55,8 @@ typedef struct rp_plotter {
     char why[512];
     volatile int child;  /* gnuplot's pid while it runs, else 0 */
 } rp_plotter;
-/* 0, or -1 with why set (no temporary directory: no plots). */
-int rp_init(rp_plotter *p);
+/* FIA_OK, or FIA_ERR_IO with why set (no temporary directory: no plots). */
+fia_status rp_init(rp_plotter *p);
 /* A data file named name (letters, digits, '.', no path) in the plot's
  * directory, for writing; NULL with why set. */
 FILE *rp_data(rp_plotter *p, const char *name);
@@ -78,20 +78,19 @@ void rp_quote(char *buf, size_t n, const char *s);
 
 /* ---- report_tables.c ---------------------------------------------------- */
 /* Each section returns FIA_OK, the store's code (its message in the
- * store) or RP_NOMEM (out of memory). */
-#define RP_NOMEM (-1)
-int rt_summary(FILE *f, fia_store *s);
-int rt_campaigns(FILE *f, fia_store *s);
+ * store) or FIA_ERR_NOMEM (out of memory: no message). */
+fia_status rt_summary(FILE *f, fia_store *s);
+fia_status rt_campaigns(FILE *f, fia_store *s);
 /* The findings table into f and, for each finding, its case text (the
  * minimized one when there is one) into cases, under the anchor the
  * table's row links to: case-ID. */
-int rt_findings(FILE *f, fia_store *s, FILE *cases);
-int rt_coverage(FILE *f, fia_store *s);
+fia_status rt_findings(FILE *f, fia_store *s, FILE *cases);
+fia_status rt_coverage(FILE *f, fia_store *s);
 
 /* ---- report_trends.c ---------------------------------------------------- */
 /* Plots through p when it has not failed; tables either way. */
-int rr_accuracy(FILE *f, fia_store *s, rp_plotter *p);
-int rr_bench(FILE *f, fia_store *s, rp_plotter *p);
+fia_status rr_accuracy(FILE *f, fia_store *s, rp_plotter *p);
+fia_status rr_bench(FILE *f, fia_store *s, rp_plotter *p);
 /* A paragraph saying why plots are missing, when some are. */
 void rr_plot_note(FILE *f, const rp_plotter *p);
 
@@ -99,6 +98,6 @@ void rr_plot_note(FILE *f, const rp_plotter *p);
 /* Each system under test's cases, error-to-bound ratios per bucket,
  * findings and speed against fast/, side by side (with fewer than two
  * systems, a line saying so).  Codes as report_tables.c's. */
-int rs_systems(FILE *f, fia_store *s);
+fia_status rs_systems(FILE *f, fia_store *s);
 
 #endif

@@ -16,7 +16,7 @@
 #include <unistd.h>
 #include "report.h"
 
-int rp_init(rp_plotter *p)
+fia_status rp_init(rp_plotter *p)
 {
     memset(p, 0, sizeof *p);
     const char *t = getenv("TMPDIR");
@@ -28,9 +28,9 @@ int rp_init(rp_plotter *p)
                  "in %s: %s", t, strerror(errno));
         p->dir[0] = '\0';
         p->failed = 1;
-        return -1;
+        return FIA_ERR_IO;
     }
-    return 0;
+    return FIA_OK;
 }
 
 static void path_of(const rp_plotter *p, const char *name, char *buf,
@@ -39,17 +39,18 @@ static void path_of(const rp_plotter *p, const char *name, char *buf,
     snprintf(buf, n, "%s/%s", p->dir, name);
 }
 
-/* Remembers name for removal after the plot. */
-static int track(rp_plotter *p, const char *name)
+/* Remembers name for removal after the plot: FIA_OK, or FIA_ERR_BAD_INPUT
+ * when the plot has too many files or name is too long. */
+static fia_status track(rp_plotter *p, const char *name)
 {
     for (int i = 0; i < p->nfiles; i++)
         if (strcmp(p->files[i], name) == 0)
-            return 0;
+            return FIA_OK;
     if (p->nfiles == (int)(sizeof p->files / sizeof p->files[0]) ||
         strlen(name) >= sizeof p->files[0])
-        return -1;
+        return FIA_ERR_BAD_INPUT;
     strcpy(p->files[p->nfiles++], name);
-    return 0;
+    return FIA_OK;
 }
 
 FILE *rp_data(rp_plotter *p, const char *name)
@@ -57,7 +58,7 @@ FILE *rp_data(rp_plotter *p, const char *name)
     char path[600];
     if (p->failed)
         return NULL;
-    if (track(p, name) != 0) {
+    if (track(p, name) != FIA_OK) {
         snprintf(p->why, sizeof p->why, "too many data files for one plot");
         return NULL;
     }
@@ -86,8 +87,8 @@ void rp_done(rp_plotter *p)
 }
 
 /* dir "/" name into buf (n bytes) with nothing a signal handler may not
- * call; 0, or -1 when it does not fit. */
-static int join_safe(char *buf, size_t n, const char *dir, const char *name)
+ * call; FIA_OK, or FIA_ERR_BAD_INPUT when it does not fit. */
+static fia_status join_safe(char *buf, size_t n, const char *dir, const char *name)
 {
     size_t k = 0;
     for (const char *s = dir; *s; s++)
@@ -99,9 +100,9 @@ static int join_safe(char *buf, size_t n, const char *dir, const char *name)
         if (k + 1 < n)
             buf[k++] = *s;
         else
-            return -1;
+            return FIA_ERR_BAD_INPUT;
     buf[k] = '\0';
-    return 0;
+    return FIA_OK;
 }
 
 void rp_abandon(rp_plotter *p)
@@ -114,7 +115,7 @@ void rp_abandon(rp_plotter *p)
             ;
     }
     for (int i = 0; i < p->nfiles; i++)
-        if (join_safe(path, sizeof path, p->dir, p->files[i]) == 0)
+        if (join_safe(path, sizeof path, p->dir, p->files[i]) == FIA_OK)
             unlink(path);
     if (p->dir[0])
         rmdir(p->dir);
@@ -144,7 +145,9 @@ void rp_quote(char *buf, size_t n, const char *s)
 }
 
 /* Runs the program on plot.gp in the directory: its exit status, 127 when
- * it could not be started; gnuplot's messages in gnuplot.err. */
+ * it could not be started, -1 when it could not be forked or waited for
+ * (a child's exit status, not an fia_status: rp_render says which it
+ * was); gnuplot's messages in gnuplot.err. */
 static int run_gnuplot(rp_plotter *p)
 {
     const char *prog = getenv("FIACHECK_GNUPLOT");

@@ -225,12 +225,10 @@ static void side_by_side(FILE *f, const sy_model *m)
             findings_of(f, &m->sys[i]);
 }
 
-int rs_systems(FILE *f, fia_store *s)
+fia_status rs_systems(FILE *f, fia_store *s)
 {
     sy_model m;
-    int rc = sy_load(s, &m);
-    if (rc == SY_NOMEM)
-        rc = RP_NOMEM;
+    fia_status rc = sy_load(s, &m);
     if (rc == FIA_OK) {
         fputs("<h2 id=\"systems\">Systems side by side: error / bound "
               "against the correctly rounded reference</h2>\n", f);

@@ -31,10 +31,10 @@ static void cell_time(FILE *f, const char *cls, int64_t t)
     fprintf(f, "<td class=\"%s\">%s</td>", cls, buf);
 }
 
-int rt_summary(FILE *f, fia_store *s)
+fia_status rt_summary(FILE *f, fia_store *s)
 {
     fia_store_summary m;
-    int rc = fia_store_get_summary(s, &m);
+    fia_status rc = fia_store_get_summary(s, &m);
     if (rc != FIA_OK)
         return rc;
     fputs("<div class=\"summary\">", f);
@@ -82,7 +82,7 @@ static int campaign_row(const fia_store_campaign *c, void *ctx)
     return 0;
 }
 
-int rt_campaigns(FILE *f, fia_store *s)
+fia_status rt_campaigns(FILE *f, fia_store *s)
 {
     fputs("<h2 id=\"campaigns\">Campaigns</h2>\n<table class=\"campaigns\">"
           "<thead><tr><th class=\"n\">id</th><th>revision</th><th>target</th>"
@@ -91,7 +91,7 @@ int rt_campaigns(FILE *f, fia_store *s)
           "<th class=\"n\">execs/s</th><th class=\"n\">coverage</th>"
           "<th class=\"n\">findings</th><th class=\"n\">first finding</th>"
           "<th>state</th></tr></thead>\n<tbody>\n", f);
-    int rc = fia_store_list_campaigns(s, campaign_row, f);
+    fia_status rc = fia_store_list_campaigns(s, campaign_row, f);
     fputs("</tbody></table>\n", f);
     return rc;
 }
@@ -158,7 +158,7 @@ static int finding_row(const fia_store_finding *x, void *ctx)
     return 0;
 }
 
-int rt_findings(FILE *f, fia_store *s, FILE *cases)
+fia_status rt_findings(FILE *f, fia_store *s, FILE *cases)
 {
     fputs("<h2 id=\"findings\">Findings</h2>\n"
           "<p>One row per signature (one name per bug: docs/cli.md "
@@ -171,7 +171,7 @@ int rt_findings(FILE *f, fia_store *s, FILE *cases)
           "<th>case</th>"
           "</tr></thead>\n<tbody>\n", f);
     finding_out o = {f, cases, 0};
-    int rc = fia_store_list_findings(s, NULL, finding_row, &o);
+    fia_status rc = fia_store_list_findings(s, NULL, finding_row, &o);
     fputs("</tbody></table>\n", f);
     if (rc == FIA_OK && o.n == 0)
         fputs("<p class=\"good\">No findings.</p>\n", f);
@@ -278,15 +278,15 @@ static void rule_row(FILE *f, const fia_rule *r, const rule_cov *k, int g)
     fputs("</td></tr>\n", f);
 }
 
-int rt_coverage(FILE *f, fia_store *s)
+fia_status rt_coverage(FILE *f, fia_store *s)
 {
     const size_t n = fia_rule_count();
     cov_ctx c = {calloc(n ? n : 1, sizeof *c.cnt), NULL, 0, 0, 0};
     if (c.cnt == NULL)
-        return RP_NOMEM;
-    int rc = fia_store_list_rule_coverage(s, NULL, cov_row, &c);
+        return FIA_ERR_NOMEM;
+    fia_status rc = fia_store_list_rule_coverage(s, NULL, cov_row, &c);
     if (rc == FIA_OK && c.nomem)
-        rc = RP_NOMEM;
+        rc = FIA_ERR_NOMEM;
     if (rc == FIA_OK) {
         int count[4] = {0, 0, 0, 0};
         for (size_t i = 0; i < n; i++)

@@ -64,20 +64,20 @@ static void revs_free(revs *r)
 
 static int revs_find(const revs *r, const char *name);
 
-/* Loads the revisions; FIA_OK or the store's code. */
-static int revs_load(fia_store *s, revs *r)
+/* Loads the revisions; FIA_OK, the store's code or FIA_ERR_NOMEM. */
+static fia_status revs_load(fia_store *s, revs *r)
 {
     memset(r, 0, sizeof *r);
-    int rc = fia_store_report_revisions(s, rev_cb, r);
+    fia_status rc = fia_store_report_revisions(s, rev_cb, r);
     if (rc == FIA_OK && r->nomem)
-        rc = RP_NOMEM;
+        rc = FIA_ERR_NOMEM;
     /* rows outside any campaign carry revision "": last, as "(none)" */
     if (rc == FIA_OK && revs_find(r, "") < 0 && rev_cb("", 0, r) != 0)
-        rc = RP_NOMEM;
+        rc = FIA_ERR_NOMEM;
     if (rc == FIA_OK) {
         r->x = malloc((size_t)(r->n + 1) * sizeof *r->x);
         if (r->x == NULL)
-            rc = RP_NOMEM;
+            rc = FIA_ERR_NOMEM;
         for (int i = 0; r->x && i < r->n; i++)
             r->x[i] = -1;
     }
@@ -338,15 +338,15 @@ static void acc_write(FILE *f, rp_plotter *p, revs *r, acc_rows *rows)
     free(b);
 }
 
-int rr_accuracy(FILE *f, fia_store *s, rp_plotter *p)
+fia_status rr_accuracy(FILE *f, fia_store *s, rp_plotter *p)
 {
     revs r;
-    int rc = revs_load(s, &r);
+    fia_status rc = revs_load(s, &r);
     acc_rows rows = {NULL, 0, 0, &r, 0};
     if (rc == FIA_OK)
         rc = fia_store_report_ratios(s, acc_cb, &rows);
     if (rc == FIA_OK && rows.nomem)
-        rc = RP_NOMEM;
+        rc = FIA_ERR_NOMEM;
     fputs("<h2 id=\"accuracy\">Accuracy</h2>\n<p>Each compared case's "
           "error-to-bound ratio (its worst element's error over the "
           "tolerance bound there: above 1 is outside the tolerance), per "
@@ -528,15 +528,15 @@ static void bench_table(FILE *f, const revs *r, const bench_pts *b)
     fputs("</tbody></table></details>\n", f);
 }
 
-int rr_bench(FILE *f, fia_store *s, rp_plotter *p)
+fia_status rr_bench(FILE *f, fia_store *s, rp_plotter *p)
 {
     revs r;
-    int rc = revs_load(s, &r);
+    fia_status rc = revs_load(s, &r);
     bench_pts b = {NULL, 0, 0, &r, 0};
     if (rc == FIA_OK)
         rc = fia_store_report_bench(s, bench_cb, &b);
     if (rc == FIA_OK && b.nomem)
-        rc = RP_NOMEM;
+        rc = FIA_ERR_NOMEM;
     fputs("<h2 id=\"bench\">Benchmarks</h2>\n", f);
     if (rc == FIA_OK && b.n == 0)
         fputs("<p class=\"dim\">No benchmark figures in the store "

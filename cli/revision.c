@@ -73,23 +73,26 @@ static void rev_list_free(rev_list *l)
 }
 
 /* The commit git resolves name to in the working directory (into out, 41
- * bytes): 0, or -1 when there is no git, no repository or no such name.
- * No shell: name goes to git as one argument. */
-static int git_commit_of(const char *name, char out[41])
+ * bytes): FIA_OK, FIA_ERR_NOT_FOUND when there is no git, no repository or
+ * no such name, FIA_ERR_BAD_INPUT for a name git must not be given,
+ * FIA_ERR_IO when git cannot be started (nothing said: the caller says
+ * the name is unknown either way).  No shell: name goes to git as one
+ * argument. */
+static fia_status git_commit_of(const char *name, char out[41])
 {
     if (name[0] == '-')
-        return -1; /* an option to git, not a name */
+        return FIA_ERR_BAD_INPUT; /* an option to git, not a name */
     char spec[300];
     if (snprintf(spec, sizeof spec, "%s^{commit}", name) >= (int)sizeof spec)
-        return -1;
+        return FIA_ERR_BAD_INPUT;
     int fds[2];
     if (pipe(fds) != 0)
-        return -1;
+        return FIA_ERR_IO;
     pid_t pid = fork();
     if (pid < 0) {
         close(fds[0]);
         close(fds[1]);
-        return -1;
+        return FIA_ERR_IO;
     }
     if (pid == 0) {
         /* descriptors only: stdout and stderr are fiacheck's filtered
@@ -119,9 +122,9 @@ static int git_commit_of(const char *name, char out[41])
     buf[n] = '\0';
     buf[strcspn(buf, "\n")] = '\0';
     if (!WIFEXITED(status) || WEXITSTATUS(status) != 0 || strlen(buf) != 40)
-        return -1;
+        return FIA_ERR_NOT_FOUND;
     memcpy(out, buf, 41);
-    return 0;
+    return FIA_OK;
 }
 
 /* "a, b, c and N more" of the revisions (12 characters each, as every
@@ -149,9 +152,10 @@ fia_status cli_resolve_revision(struct fia_store *s, const char *name,
 {
     *full = NULL;
     rev_list l = {0};
-    if (fia_store_list_revisions(s, collect, &l) != FIA_OK) {
+    fia_status st = fia_store_list_revisions(s, collect, &l);
+    if (st != FIA_OK) { /* the store's code, as it returned it */
         rev_list_free(&l);
-        return fia_fail(err, FIA_ERR_IO, "%s", fia_store_errmsg(s));
+        return fia_fail(err, st, "%s", fia_store_errmsg(s));
     }
     if (l.nomem) {
         rev_list_free(&l);
@@ -183,7 +187,7 @@ fia_status cli_resolve_revision(struct fia_store *s, const char *name,
         if (strncmp(l.v[i], name, len) == 0)
             hit = l.v[i];
     char commit[41] = "";
-    if (hit == NULL && git_commit_of(name, commit) == 0)
+    if (hit == NULL && git_commit_of(name, commit) == FIA_OK)
         for (size_t i = 0; i < l.n && hit == NULL; i++)
             if (strcmp(l.v[i], commit) == 0)
                 hit = l.v[i];

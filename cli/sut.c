@@ -41,39 +41,45 @@ static int isolates(const char *cmd)
 static int isolate = -1; /* --isolate 1, --no-isolate 0, unsaid -1 */
 static int isolated;     /* the current system is called out of process */
 
+/* Like the other helpers here: FIA_OK, or after saying why on stderr the
+ * status of what failed (fia_sut_load, fia_sut_isolate), FIA_ERR_BAD_INPUT
+ * (a bad option), FIA_ERR_IO (no such file), FIA_ERR_NOMEM (setenv). */
+
 /* "exec:COMMAND": a worker process, the command as given (it is a shell
  * line, not a path; the workers run it from the same directory). */
-static int use_worker(const char *cmd, const char *spec)
+static fia_status use_worker(const char *cmd, const char *spec)
 {
     fia_error err;
     const fia_sut *s;
-    if (fia_sut_load(spec, &s, &err) != FIA_OK) {
+    fia_status st = fia_sut_load(spec, &s, &err);
+    if (st != FIA_OK) {
         fprintf(stderr, "fiacheck %s: --sut %s: %s\n", cmd, spec, err.msg);
-        return -1;
+        return st;
     }
     fia_sut_use(s, spec);
     if (setenv("FIACHECK_SUT", spec, 1) != 0) {
         fprintf(stderr, "fiacheck %s: cannot pass --sut on\n", cmd);
-        return -1;
+        return FIA_ERR_NOMEM;
     }
     /* fuzz and bench call the system in the programs they start, each with
      * a worker of its own: theirs would idle for the whole command (a call
      * of their own would start it again) */
     if (strcmp(cmd, "fuzz") == 0 || strcmp(cmd, "bench") == 0)
         fia_sut_exec_close();
-    return 0;
+    return FIA_OK;
 }
 
-static int use_path(const char *cmd, const char *path)
+static fia_status use_path(const char *cmd, const char *path)
 {
     char abs[PATH_MAX];
     fia_error err;
     const fia_sut *s;
+    fia_status st;
     if (strncmp(path, FIA_SUT_EXEC_PREFIX, strlen(FIA_SUT_EXEC_PREFIX)) == 0) {
         if (isolate == 0) {
             fprintf(stderr, "fiacheck %s: --no-isolate: a worker (--sut "
                     "exec:) is always another process\n", cmd);
-            return -1;
+            return FIA_ERR_BAD_INPUT;
         }
         return use_worker(cmd, path);
     }
@@ -83,18 +89,18 @@ static int use_path(const char *cmd, const char *path)
                         ? realpath(path, abs) : path;
     if (p == NULL) {
         fprintf(stderr, "fiacheck %s: --sut %s: no such file\n", cmd, path);
-        return -1;
+        return FIA_ERR_IO;
     }
-    if (fia_sut_load(p, &s, &err) != FIA_OK) {
+    if ((st = fia_sut_load(p, &s, &err)) != FIA_OK) {
         fprintf(stderr, "fiacheck %s: %s\n", cmd, err.msg);
-        return -1;
+        return st;
     }
     if (isolates(cmd) && isolate != 0) {
         const fia_sut *x;
-        if (fia_sut_isolate(p, s, &x, &err) != FIA_OK) {
+        if ((st = fia_sut_isolate(p, s, &x, &err)) != FIA_OK) {
             fprintf(stderr, "fiacheck %s: --sut %s: %s\n", cmd, path,
                     err.msg);
-            return -1;
+            return st;
         }
         s = x;
         isolated = 1;
@@ -102,65 +108,68 @@ static int use_path(const char *cmd, const char *path)
     fia_sut_use(s, p);
     if (setenv("FIACHECK_SUT", p, 1) != 0) {
         fprintf(stderr, "fiacheck %s: cannot pass --sut on\n", cmd);
-        return -1;
+        return FIA_ERR_NOMEM;
     }
-    return 0;
+    return FIA_OK;
 }
 
 /* --timeout S: a worker's time for one answer, passed on to what the
  * command starts as FIACHECK_SUT_TIMEOUT. */
-static int set_timeout(const char *cmd, const char *v)
+static fia_status set_timeout(const char *cmd, const char *v)
 {
     double t;
     if (v == NULL || fia_sut_exec_parse_timeout(v, &t) != 0) {
         fprintf(stderr, "fiacheck %s: --timeout wants seconds > 0 (at most "
                 "86400), not %s\n", cmd, v ? v : "nothing");
-        return -1;
+        return FIA_ERR_BAD_INPUT;
     }
     fia_sut_exec_set_timeout(t);
     if (setenv("FIACHECK_SUT_TIMEOUT", v, 1) != 0) {
         fprintf(stderr, "fiacheck %s: cannot pass --timeout on\n", cmd);
-        return -1;
+        return FIA_ERR_NOMEM;
     }
-    return 0;
+    return FIA_OK;
 }
 
-/* --isolate / --no-isolate at argv[i]: into `isolate`; 0, or -1 (said). */
-static int take_isolate(const char *cmd, const char *a)
+/* --isolate / --no-isolate at argv[i]: into `isolate`; FIA_OK, or
+ * FIA_ERR_BAD_INPUT (said). */
+static fia_status take_isolate(const char *cmd, const char *a)
 {
     if (!isolates(cmd)) {
         fprintf(stderr, "fiacheck %s: takes no %s (run, repro, minimize and "
                 "survey do; fuzz and bench call the system in-process)\n",
                 cmd, a);
-        return -1;
+        return FIA_ERR_BAD_INPUT;
     }
     if (isolate != -1) {
         fprintf(stderr, "fiacheck %s: %s after %s\n", cmd, a,
                 isolate ? "--isolate" : "--no-isolate");
-        return -1;
+        return FIA_ERR_BAD_INPUT;
     }
     isolate = strcmp(a, "--isolate") == 0;
-    return 0;
+    return FIA_OK;
 }
 
 /* fast/ out of process (--isolate without a plug-in). */
-static int isolate_builtin(const char *cmd)
+static fia_status isolate_builtin(const char *cmd)
 {
     fia_error err;
     const fia_sut *x;
-    if (fia_sut_isolate(NULL, NULL, &x, &err) != FIA_OK) {
+    fia_status st = fia_sut_isolate(NULL, NULL, &x, &err);
+    if (st != FIA_OK) {
         fprintf(stderr, "fiacheck %s: --isolate: %s\n", cmd, err.msg);
-        return -1;
+        return st;
     }
     fia_sut_use(x, "");
     isolated = 1;
-    return 0;
+    return FIA_OK;
 }
 
-int cli_take_sut(const char *cmd, int *argc, char **argv)
+fia_status cli_take_sut(const char *cmd, int *argc, char **argv)
 {
     fia_sut_builtin_set_version(cli_build_revision());
     int seen = 0, out = 0;
+    fia_status st;
     /* --timeout and --isolate first: the worker --sut starts reads its
      * hello with the one, and is started or not by the other */
     for (int i = 0; runs_sut(cmd) && i < *argc; i++) {
@@ -168,8 +177,8 @@ int cli_take_sut(const char *cmd, int *argc, char **argv)
             break;
         if (strcmp(argv[i], "--isolate") == 0 ||
             strcmp(argv[i], "--no-isolate") == 0) {
-            if (take_isolate(cmd, argv[i]) != 0)
-                return -1;
+            if ((st = take_isolate(cmd, argv[i])) != FIA_OK)
+                return st;
             memmove(argv + i, argv + i + 1,
                     sizeof *argv * (size_t)(*argc - i - 1));
             (*argc)--;
@@ -183,8 +192,8 @@ int cli_take_sut(const char *cmd, int *argc, char **argv)
             v = i + 1 < *argc ? argv[i + 1] : NULL;
         else
             continue;
-        if (set_timeout(cmd, v) != 0)
-            return -1;
+        if ((st = set_timeout(cmd, v)) != FIA_OK)
+            return st;
         int n = strcmp(argv[i], "--timeout") == 0 ? 2 : 1;
         memmove(argv + i, argv + i + n, sizeof *argv * (size_t)(*argc - i - n));
         *argc -= n;
@@ -203,7 +212,7 @@ int cli_take_sut(const char *cmd, int *argc, char **argv)
             if (i + 1 >= *argc) {
                 fprintf(stderr, "fiacheck %s: --sut wants the path of a "
                         "plug-in\n", cmd);
-                return -1;
+                return FIA_ERR_BAD_INPUT;
             }
             v = argv[++i];
         } else {
@@ -213,14 +222,14 @@ int cli_take_sut(const char *cmd, int *argc, char **argv)
         if (!runs_sut(cmd)) {
             fprintf(stderr, "fiacheck %s: takes no --sut (run, repro, "
                     "minimize, fuzz, bench and survey do)\n", cmd);
-            return -1;
+            return FIA_ERR_BAD_INPUT;
         }
         if (seen++) {
             fprintf(stderr, "fiacheck %s: --sut given twice\n", cmd);
-            return -1;
+            return FIA_ERR_BAD_INPUT;
         }
-        if (use_path(cmd, v) != 0)
-            return -1;
+        if ((st = use_path(cmd, v)) != FIA_OK)
+            return st;
     }
     *argc = out;
     argv[out] = NULL;
@@ -228,13 +237,13 @@ int cli_take_sut(const char *cmd, int *argc, char **argv)
     if (!seen && runs_sut(cmd)) {
         const char *e = getenv("FIACHECK_SUT");
         if (e != NULL && *e) {
-            if (use_path(cmd, e) != 0)
-                return -1;
-        } else if (isolate == 1 && isolate_builtin(cmd) != 0) {
-            return -1;
+            if ((st = use_path(cmd, e)) != FIA_OK)
+                return st;
+        } else if (isolate == 1 && (st = isolate_builtin(cmd)) != FIA_OK) {
+            return st;
         }
     }
-    return 0;
+    return FIA_OK;
 }
 
 const char *cli_sut_revision(void)

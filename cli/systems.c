@@ -53,42 +53,44 @@ static int find_system(const sy_model *m, const char *name)
     return -1;
 }
 
-/* The index of system name, added (with nothing) when new; -1 nomem. */
-static int system_at(loader *l, const char *name, const char *revision)
+/* The index of system name into *at, added (with nothing) when new:
+ * FIA_OK or FIA_ERR_NOMEM. */
+static fia_status system_at(loader *l, const char *name,
+                            const char *revision, int *at)
 {
-    int i = find_system(l->m, name);
-    if (i >= 0)
-        return i;
+    if ((*at = find_system(l->m, name)) >= 0)
+        return FIA_OK;
     const size_t before = l->cap_sys;
     sy_system *y;
     PUSH(l->m->sys, l->m->nsys, l->cap_sys, y);
     if (y == NULL)
-        return -1;
+        return FIA_ERR_NOMEM;
     if (l->cap_sys != before) {
         size_t **caps[3] = {&l->cap_f, &l->cap_k, &l->cap_s};
         for (int k = 0; k < 3; k++) {
             size_t *c = realloc(*caps[k], l->cap_sys * sizeof *c);
             if (c == NULL) {
                 l->m->nsys--;
-                return -1;
+                return FIA_ERR_NOMEM;
             }
             *caps[k] = c;
         }
     }
-    const size_t at = l->m->nsys - 1;
-    l->cap_f[at] = l->cap_k[at] = l->cap_s[at] = 0;
+    const size_t k = l->m->nsys - 1;
+    l->cap_f[k] = l->cap_k[k] = l->cap_s[k] = 0;
     y->name = strdup(name);
     y->revision = strdup(revision);
     if (y->name == NULL || y->revision == NULL)
-        return -1;
-    return (int)at;
+        return FIA_ERR_NOMEM;
+    *at = (int)k;
+    return FIA_OK;
 }
 
 static int system_cb(const fia_store_system *x, void *ctx)
 {
     loader *l = ctx;
-    int i = system_at(l, x->sut, x->revision);
-    if (i < 0) {
+    int i;
+    if (system_at(l, x->sut, x->revision, &i) != FIA_OK) {
         l->nomem = 1;
         return 1;
     }
@@ -154,8 +156,8 @@ static int common_cb(const fia_store_system_ratio *r, void *ctx)
 static int finding_cb(const fia_store_finding *x, void *ctx)
 {
     loader *l = ctx;
-    int i = system_at(l, x->sut, "");
-    if (i < 0) {
+    int i;
+    if (system_at(l, x->sut, "", &i) != FIA_OK) {
         l->nomem = 1;
         return 1;
     }
@@ -197,8 +199,8 @@ static int bench_cb(const fia_store_bench_point *p, void *ctx)
     if (strncmp(p->suite, SUITE_PREFIX, pre) != 0 || p->suite[pre] == '\0' ||
         len <= vs || strcmp(p->name + len - vs, VS_FAST) != 0)
         return 0;
-    int i = system_at(l, p->suite + pre, "");
-    if (i < 0) {
+    int i;
+    if (system_at(l, p->suite + pre, "", &i) != FIA_OK) {
         l->nomem = 1;
         return 1;
     }
@@ -244,24 +246,24 @@ static int by_kind(const void *a, const void *b)
 }
 
 /* Systems added after the ratios (known from findings or benchmarks only)
- * get empty stats in every bucket: FIA_OK or SY_NOMEM. */
-static int widen_buckets(sy_model *m, size_t had)
+ * get empty stats in every bucket: FIA_OK or FIA_ERR_NOMEM. */
+static fia_status widen_buckets(sy_model *m, size_t had)
 {
     for (size_t i = 0; had < m->nsys && i < m->nb; i++) {
         sy_stats *by = realloc(m->b[i].by, m->nsys * sizeof *by);
         if (by == NULL)
-            return SY_NOMEM;
+            return FIA_ERR_NOMEM;
         memset(by + had, 0, (m->nsys - had) * sizeof *by);
         m->b[i].by = by;
     }
     return FIA_OK;
 }
 
-int sy_load(fia_store *s, sy_model *m)
+fia_status sy_load(fia_store *s, sy_model *m)
 {
     memset(m, 0, sizeof *m);
     loader l = {m, 0, 0, NULL, NULL, NULL, 0};
-    int rc = fia_store_report_systems(s, system_cb, &l);
+    fia_status rc = fia_store_report_systems(s, system_cb, &l);
     /* the buckets' arrays are sized by the systems listed so far */
     const size_t listed = m->nsys;
     if (rc == FIA_OK && !l.nomem)
@@ -274,7 +276,7 @@ int sy_load(fia_store *s, sy_model *m)
         rc = fia_store_report_bench(s, bench_cb, &l);
     free(l.cap_f), free(l.cap_k), free(l.cap_s);
     if (rc == FIA_OK && l.nomem)
-        rc = SY_NOMEM;
+        rc = FIA_ERR_NOMEM;
     if (rc == FIA_OK)
         rc = widen_buckets(m, listed);
     if (rc == FIA_OK && m->nb > 1)

@@ -10,9 +10,6 @@
 #include <stdint.h>
 #include "fia/store.h"
 
-/* sy_load's code when out of memory (report.h's RP_NOMEM) */
-#define SY_NOMEM (-1)
-
 /* Error-to-bound ratios of a set of cases; cases 0: none. */
 typedef struct sy_stats {
     int64_t cases;
@@ -67,8 +64,8 @@ typedef struct sy_model {
 } sy_model;
 
 /* Fills m from the store: FIA_OK, the store's code (its message in
- * the store) or SY_NOMEM.  sy_free either way. */
-int sy_load(fia_store *s, sy_model *m);
+ * the store) or FIA_ERR_NOMEM.  sy_free either way. */
+fia_status sy_load(fia_store *s, sy_model *m);
 void sy_free(sy_model *m);
 /* "2 accuracy, 1 nan-leak" (or "none") into buf. */
 void sy_kinds_text(const sy_system *y, char *buf, size_t n);
@@ -76,7 +73,8 @@ void sy_kinds_text(const sy_system *y, char *buf, size_t n);
 size_t sy_sampled(const sy_model *m);
 
 /* `fiacheck db systems [--json]` (db_systems.c): the model as text, or
- * JSON lines, on stdout: 0, or -1 with the reason said on stderr. */
-int cli_db_systems(fia_store *s, int json);
+ * JSON lines, on stdout: FIA_OK, or sy_load's status with the reason said
+ * on stderr. */
+fia_status cli_db_systems(fia_store *s, int json);
 
 #endif
