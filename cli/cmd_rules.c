@@ -18,6 +18,8 @@ typedef struct rule_count {
     long long obeyed;   /* applicable and not fired */
 } rule_count;
 
+/* r's index in the catalogue, -1 when it is not in it (a value, not an
+ * error). */
 static int rule_index(const fia_rule *r)
 {
     size_t n = fia_rule_count();

@@ -8,6 +8,8 @@
 #include "cli.h"
 #include "export.h"
 
+/* The attribute / array an internal name is, -1 when it is none (a value,
+ * not an error: the caller tries the next kind of parameter). */
 static int attr_of(const char *internal)
 {
     for (int k = 0; k < FIA_ATTR_COUNT; k++)

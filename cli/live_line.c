@@ -33,6 +33,7 @@ int cli_live_width(void)
     return 80;
 }
 
+/* fia_text_shown's put: 0, or -1 to stop (its contract, fia/text.h). */
 static int put_mem(void *out, const char *text, size_t len)
 {
     return fwrite(text, 1, len, (FILE *)out) == len ? 0 : -1;

@@ -45,6 +45,8 @@ typedef struct loader {
     int nomem;
 } loader;
 
+/* The index of system name in m, -1 when it has none (a value, not an
+ * error). */
 static int find_system(const sy_model *m, const char *name)
 {
     for (size_t i = 0; i < m->nsys; i++)

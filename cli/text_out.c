@@ -28,6 +28,7 @@ typedef struct shown_stream {
 static shown_stream out_stream = {.fd = 1}, err_stream = {.fd = 2};
 static FILE *raw_stderr;
 
+/* fia_text_shown's put: 0, or -1 to stop (its contract, fia/text.h). */
 static int put_fd(void *ctx, const char *text, size_t len)
 {
     const shown_stream *s = ctx;
@@ -43,7 +44,8 @@ static int put_fd(void *ctx, const char *text, size_t len)
 }
 
 /* The held bytes and buf as one text: the held sequence is completed from
- * the first bytes of buf (or still cut: then held longer). */
+ * the first bytes of buf (or still cut: then held longer).  A
+ * fopencookie write function: the bytes taken, or -1 (its contract). */
 static ssize_t shown_write(void *cookie, const char *buf, size_t size)
 {
     shown_stream *s = cookie;
