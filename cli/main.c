@@ -1,5 +1,6 @@
 /* fiacheck: proves a fused attention kernel right or finds where it is
  * wrong.  One tool, one subcommand per job. */
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 #include "cli.h"
@@ -71,6 +72,10 @@ static void usage(FILE *f)
 int main(int argc, char **argv)
 {
     cli_text_output_install(); /* echoed input never commands the terminal */
+    /* A SIGCHLD ignored by the parent is ignored here too, and the kernel
+     * then reaps fiacheck's children itself: every wait for a worker, a
+     * campaign's job, git or gnuplot would find none. */
+    signal(SIGCHLD, SIG_DFL);
     if (argc < 2) {
         usage(stderr);
         return CLI_EXIT_USAGE;

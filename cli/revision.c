@@ -4,6 +4,7 @@
  * against the ones the store knows: a full name, a unique prefix of at
  * least 4 characters (listings show 12), or a git name (HEAD, a branch, a
  * tag) when git can resolve it in the working directory. */
+#include <errno.h>
 #include <fcntl.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -118,7 +119,8 @@ static fia_status git_commit_of(const char *name, char out[41])
     close(fds[0]);
     int status;
     while (waitpid(pid, &status, 0) < 0)
-        ;
+        if (errno != EINTR) /* ECHILD, say: no status to wait for */
+            return FIA_ERR_IO;
     buf[n] = '\0';
     buf[strcspn(buf, "\n")] = '\0';
     if (!WIFEXITED(status) || WEXITSTATUS(status) != 0 || strlen(buf) != 40)
