@@ -76,6 +76,20 @@ static int visit(const char *path, const struct stat *st, int type,
     return 0;
 }
 
+/* The *.case files directly in dir. */
+static int count_cases(const char *dir)
+{
+    DIR *d = opendir(dir);
+    int n = 0;
+    for (struct dirent *e; d != NULL && (e = readdir(d)) != NULL;) {
+        const size_t len = strlen(e->d_name);
+        n += len > 5 && strcmp(e->d_name + len - 5, ".case") == 0;
+    }
+    if (d != NULL)
+        closedir(d);
+    return n;
+}
+
 static void check_page(fia_feature f)
 {
     const char *name = fia_feature_name(f);
@@ -112,6 +126,12 @@ static void check_page(fia_feature f)
     snprintf(quoted, sizeof quoted, "`%s/`", corpus);
     CHECK_MSG(strstr(text, quoted) != NULL, "%s does not name %s", page,
               quoted);
+    /* and says how many cases the folder holds */
+    char counted[400];
+    snprintf(counted, sizeof counted, "%s (%d cases)", quoted,
+             count_cases(corpus));
+    CHECK_MSG(strstr(text, counted) != NULL, "%s does not say %s", page,
+              counted);
     free(text);
 }
 
