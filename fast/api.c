@@ -255,13 +255,13 @@ fia_status fastFusedInferAttentionScoreV2ExtGetWorkspaceSize(
     /* Q_S = 1 ignores actual_seq_lengths, but a token layout's counts are
      * its batches, and with rope (MLA) the array is read (RELEASED: the
      * decode normalisation is for calls without rope) */
-    st = fast_executor_create(&p, p.Q_S > 1 || p.tnd || p.Dr > 0
+    st = fast_executor_create(&p, p.Q_S > 1 || p.tnd.on || p.rope.D > 0
                                       ? actualSeqLengthsOptional
                                                       : NULL,
                               actualSeqLengthsKvOptional, &ex, &err);
     if (st != FIA_OK)
         return record(st, &err);
-    *workspaceSize = p.workspace_size;
+    *workspaceSize = p.sched.workspace_size;
     *executor = ex;
     return FIA_OK;
 }

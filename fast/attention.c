@@ -51,7 +51,7 @@
 /* The scratch of one worker, carved from base (or only measured). */
 static uint64_t layout(const fast_plan *p, char *base, scratch *s)
 {
-    uint64_t L = (uint64_t)p->L, Dp = (uint64_t)p->Dp, KB = FAST_KBLOCK;
+    uint64_t L = (uint64_t)p->sched.L, Dp = (uint64_t)p->sched.Dp, KB = FAST_KBLOCK;
     uint64_t off = 0;
     scratch dummy;
     if (s == NULL)
@@ -76,13 +76,13 @@ static uint64_t layout(const fast_plan *p, char *base, scratch *s)
     TAKE(alo, int64_t, L);
     TAKE(ahi, int64_t, L);
     TAKE(excl, uint8_t, KB * L);
-    TAKE(gk, uint16_t, p->P > 0 ? FAST_DEC_KB * Dp : 0);
-    TAKE(gv, uint16_t, p->P > 0 ? FAST_DEC_KB * Dp : 0);
+    TAKE(gk, uint16_t, p->prefix.P > 0 ? FAST_DEC_KB * Dp : 0);
+    TAKE(gv, uint16_t, p->prefix.P > 0 ? FAST_DEC_KB * Dp : 0);
     TAKE(prow, const uint16_t *, L);
     TAKE(pblk, const uint16_t *, L);
-    TAKE(aqv, float, p->antiquant ? 4 * Dp : 0);
-    TAKE(aqt, float, p->antiquant ? 4 * 1024 : 0);
-    TAKE(nacc, double, p->int8_quant ? L * Dp : 0);
+    TAKE(aqv, float, p->antiquant.on ? 4 * Dp : 0);
+    TAKE(aqt, float, p->antiquant.on ? 4 * 1024 : 0);
+    TAKE(nacc, double, p->int8_quant.on ? L * Dp : 0);
     TAKE(keep, float, (uint64_t)fast_int8_quant_keep_keys(p) * L);
 #undef TAKE
     return off;
@@ -96,13 +96,13 @@ uint64_t fast_scratch_bytes(const fast_plan *p)
 /* Tasks of a shared prefix (schedule.c), before the others. */
 static int64_t prefix_tasks(const fast_plan *p)
 {
-    return p->shared ? p->KV_N * p->n_ptile * p->n_psplit : 0;
+    return p->sched.shared ? p->KV_N * p->sched.n_ptile * p->sched.n_psplit : 0;
 }
 
 int64_t fast_task_count(const fast_plan *p)
 {
     return prefix_tasks(p) +
-           p->B * p->KV_N * p->n_hsub * p->n_qblk * p->nsplit;
+           p->B * p->KV_N * p->sched.n_hsub * p->sched.n_qblk * p->sched.nsplit;
 }
 
 /* Where partial record rec of row (b, n) lies (a decode split's, or a
@@ -110,7 +110,7 @@ int64_t fast_task_count(const fast_plan *p)
 static float *partial_rec(const fast_plan *p, float *partials, int64_t b,
                           int64_t n, int64_t rec)
 {
-    return partials + ((b * p->N + n) * p->nrec + rec) * (p->Dp + 16);
+    return partials + ((b * p->N + n) * p->sched.nrec + rec) * (p->sched.Dp + 16);
 }
 
 /* ---- K/V widened once (kv_pre) ------------------------------------------ */
@@ -121,7 +121,7 @@ static int64_t chunks_of(int64_t rows)
 
 int64_t fast_kvpre_chunks(const fast_plan *p)
 {
-    return p->B * p->KV_N * chunks_of(p->KV_S) + p->KV_N * chunks_of(p->P);
+    return p->B * p->KV_N * chunks_of(p->KV_S) + p->KV_N * chunks_of(p->prefix.P);
 }
 
 /* Chunk c: rows [s0, s1) of one (b, KV head)'s own keys, or of one KV
@@ -138,34 +138,34 @@ void fast_kvpre_chunk(const fast_plan *p, char *ws, int64_t c)
         const int64_t bh = c / per;
         b = bh / p->KV_N, kvh = bh % p->KV_N;
         s0 = c % per * FAST_KVPRE_ROWS;
-        s1 = p->kv_len[b] - p->P < p->KV_S ? p->kv_len[b] - p->P : p->KV_S;
-        first = p->P; /* own row s is logical key P + s */
+        s1 = p->kv_len[b] - p->prefix.P < p->KV_S ? p->kv_len[b] - p->prefix.P : p->KV_S;
+        first = p->prefix.P; /* own row s is logical key P + s */
         row0 = bh * p->KV_S;
     } else {
-        const int64_t pper = chunks_of(p->P);
+        const int64_t pper = chunks_of(p->prefix.P);
         kvh = (c - own) / pper;
         s0 = (c - own) % pper * FAST_KVPRE_ROWS;
-        s1 = p->P, first = 0;
-        row0 = p->B * p->KV_N * p->KV_S + kvh * p->P;
+        s1 = p->prefix.P, first = 0;
+        row0 = p->B * p->KV_N * p->KV_S + kvh * p->prefix.P;
     }
     s1 = s1 > s0 + FAST_KVPRE_ROWS ? s0 + FAST_KVPRE_ROWS : s1;
-    const int64_t D = p->D, Dp = p->Dp;
-    float *kf = (float *)(void *)(ws + p->kv_offset) + (uint64_t)row0 * Dp;
-    float *vf = (float *)(void *)(ws + p->kv_offset + p->kv_bytes) +
+    const int64_t D = p->D, Dp = p->sched.Dp;
+    float *kf = (float *)(void *)(ws + p->sched.kv_offset) + (uint64_t)row0 * Dp;
+    float *vf = (float *)(void *)(ws + p->sched.kv_offset + p->sched.kv_bytes) +
                 (uint64_t)row0 * Dp;
-    uint8_t *vbad = (uint8_t *)ws + p->vbad_offset + row0;
+    uint8_t *vbad = (uint8_t *)ws + p->sched.vbad_offset + row0;
     /* full int8: the integers as float (attention_int8_quant.c) */
-    if (p->int8_quant) {
+    if (p->int8_quant.on) {
         fast_int8_quant_kvpre_rows(p, kern, b, kvh, s0, s1, kf, vf);
         memset(vbad + s0, 0, (size_t)(s1 > s0 ? s1 - s0 : 0));
         return;
     }
-    if (p->query_quant) { /* MLA full quantization (run_query_quant.c) */
+    if (p->query_quant.on) { /* MLA full quantization (run_query_quant.c) */
         fast_query_quant_kvpre_rows(p, kern, b, kvh, first + s0, s1 - s0,
                                     kf + s0 * Dp, vf + s0 * Dp, vbad + s0);
         return;
     }
-    if (p->antiquant) { /* int8/int4 dequantized (run_antiquant.c) */
+    if (p->antiquant.on) { /* int8/int4 dequantized (run_antiquant.c) */
         float hv[4 * 528];
         fast_aq_heads(p, kvh, hv);
         for (int64_t j = s0; j < s1; j++) {
@@ -180,16 +180,16 @@ void fast_kvpre_chunk(const fast_plan *p, char *ws, int64_t c)
     }
     const int64_t Dk = p->Dk; /* MLA: K rows carry the rope after D */
     for (int64_t j = s0, run = 0; j < s1; j++, run--) {
-        if (p->nz && run == 0) { /* a block's rows at once (no prefix) */
+        if (p->page.nz && run == 0) { /* a block's rows at once (no prefix) */
             run = fast_kv_run(p, first + j, s1 - j);
             fast_mla_nz_rows(p, kern, b, kvh, first + j, (int)run,
                              kf + j * Dp, vf + j * Dp, Dp, vbad + j);
         }
-        if (!p->nz) {
+        if (!p->page.nz) {
             const uint16_t *k, *v;
             fast_kv_src(p, b, kvh, first + j, &k, &v);
             kern->widen(p->dt, k, kf + j * Dp, D);
-            if (p->Dr > 0)
+            if (p->rope.D > 0)
                 fast_mla_widen_k(p, kern, b, kvh, first + j, kf + j * Dp + D);
             vbad[j] = !kern->widen(p->dt, v, vf + j * Dp, D);
         }
@@ -210,16 +210,16 @@ typedef struct kv_view {
 static kv_view view_of(const fast_plan *p, const char *ws, int64_t b,
                        int64_t kvh)
 {
-    const uint64_t Dp = (uint64_t)p->Dp;
+    const uint64_t Dp = (uint64_t)p->sched.Dp;
     const uint64_t own = (uint64_t)(b * p->KV_N + kvh) * (uint64_t)p->KV_S;
     const uint64_t pre = (uint64_t)(p->B * p->KV_N * p->KV_S) +
-                         (uint64_t)(kvh * p->P);
-    const float *k = (const float *)(const void *)(ws + p->kv_offset);
-    const float *v = (const float *)(const void *)(ws + p->kv_offset +
-                                                   p->kv_bytes);
-    const uint8_t *bad = (const uint8_t *)ws + p->vbad_offset;
+                         (uint64_t)(kvh * p->prefix.P);
+    const float *k = (const float *)(const void *)(ws + p->sched.kv_offset);
+    const float *v = (const float *)(const void *)(ws + p->sched.kv_offset +
+                                                   p->sched.kv_bytes);
+    const uint8_t *bad = (const uint8_t *)ws + p->sched.vbad_offset;
     kv_view x = {k + own * Dp, v + own * Dp, NULL, NULL, bad + own, NULL};
-    if (p->P > 0)
+    if (p->prefix.P > 0)
         x.pk = k + pre * Dp, x.pv = v + pre * Dp, x.pbad = bad + pre;
     return x;
 }
@@ -232,7 +232,7 @@ static bool view_block(const fast_plan *p, const kv_view *x, scratch *w,
                        int64_t j0, int nk, const float **kb,
                        const float **vb)
 {
-    const int64_t Dp = p->Dp, P = p->P;
+    const int64_t Dp = p->sched.Dp, P = p->prefix.P;
     bool fin = true;
     for (int c = 0; c < nk; c++)
         fin &= (j0 + c < P ? x->pbad[j0 + c] : x->bad[j0 + c - P]) == 0;
@@ -260,11 +260,11 @@ static bool widen_block(const fast_plan *p, const fast_kernels *kern,
                         scratch *w, int64_t b, int64_t kvh, int64_t j0,
                         int nk, int64_t jmax)
 {
-    const int64_t Dp = p->Dp, D = p->D;
-    if (p->antiquant) /* int8/int4 dequantized (run_antiquant.c) */
+    const int64_t Dp = p->sched.Dp, D = p->D;
+    if (p->antiquant.on) /* int8/int4 dequantized (run_antiquant.c) */
         return fast_widen_antiquant_rows(p, kern, b, kvh, j0, nk, w->aqv, w->k,
                                          w->v, Dp);
-    if (p->query_quant) /* MLA full quantization (run_query_quant.c) */
+    if (p->query_quant.on) /* MLA full quantization (run_query_quant.c) */
         return fast_query_quant_rows(p, kern, b, kvh, j0, nk, w->k, w->v, Dp,
                                      NULL, jmax);
     bool vfinite = true;
@@ -274,7 +274,7 @@ static bool widen_block(const fast_plan *p, const fast_kernels *kern,
         const uint16_t *kr, *vr;
         fast_kv_src(p, b, kvh, j0 + c, &kr, &vr);
         const int run = (int)fast_kv_run(p, j0 + c, nk - c);
-        if (p->nz) { /* the run's tiles, each one contiguous stream */
+        if (p->page.nz) { /* the run's tiles, each one contiguous stream */
             vfinite &= fast_mla_nz_rows(p, kern, b, kvh, j0 + c, run,
                                         w->k + c * Dp, w->v + c * Dp, Dp,
                                         NULL);
@@ -296,7 +296,7 @@ static bool widen_block(const fast_plan *p, const fast_kernels *kern,
                 }
             }
             kern->widen(p->dt, kr + r * p->k_ss, w->k + c * Dp, D);
-            if (p->Dr > 0) /* MLA: the key's rope after its D columns */
+            if (p->rope.D > 0) /* MLA: the key's rope after its D columns */
                 fast_mla_widen_k(p, kern, b, kvh, j0 + c, w->k + c * Dp + D);
             vfinite &= kern->widen(p->dt, vr + r * p->v_ss, w->v + c * Dp, D);
         }
@@ -314,7 +314,7 @@ static bool widen_block(const fast_plan *p, const fast_kernels *kern,
 static void weight0_nonfinite(const fast_plan *p, scratch *w, int mr, int nk,
                               bool masked, const float *vblk)
 {
-    const int64_t L = p->L, Dp = p->Dp, D = p->D;
+    const int64_t L = p->sched.L, Dp = p->sched.Dp, D = p->D;
     for (int r = 0; r < mr; r++)
         for (int c = w->lo[r]; c <= w->hi[r] && c < nk; c++) {
             if (w->s[c * L + r] != 0.0f || (masked && w->excl[c * L + r]))
@@ -335,9 +335,9 @@ static void key_loop(const fast_plan *p, const fast_kernels *kern,
                      const kv_view *pre)
 {
     /* Q.K^T reduces over Dk (MLA: D + the rope's Dr), P.V writes Dvp */
-    const int64_t L = p->L, Dp = p->Dp, D = p->Dk;
-    const uint8_t *mask = p->mask; /* never with a shared prefix's task */
-    const bool pse = p->pse_given;
+    const int64_t L = p->sched.L, Dp = p->sched.Dp, D = p->Dk;
+    const uint8_t *mask = p->mask.data; /* never with a shared prefix's task */
+    const bool pse = p->pse.on;
     const int round = !p->round_p ? 0 : p->dt == FIA_DT_FP16 ? 1 : 2;
     for (int64_t j0 = jmin; j0 <= jmax; j0 += FAST_KBLOCK) {
         int nk = jmax + 1 - j0 < FAST_KBLOCK ? (int)(jmax + 1 - j0)
@@ -405,7 +405,7 @@ static void key_loop(const fast_plan *p, const fast_kernels *kern,
         /* p = 0 times inf or NaN in V must stay out: the scalar P.V skips
          * p = 0 (keys that take no part). */
         const fast_kernels *pvk = vfinite ? kern : &fast_kernels_scalar;
-        pvk->pv(w->s, L, mr, vblk, Dp, nk, p->Dvp, w->alpha, w->acc, Dp);
+        pvk->pv(w->s, L, mr, vblk, Dp, nk, p->sched.Dvp, w->alpha, w->acc, Dp);
         if (!vfinite)
             weight0_nonfinite(p, w, mr, nk, mask != NULL, vblk);
     }
@@ -415,18 +415,18 @@ static void key_loop(const fast_plan *p, const fast_kernels *kern,
  * tile of rows), the tiles of a split one after the other. */
 static void prefix_locate(const fast_plan *p, int64_t t, task *k)
 {
-    const int64_t tile = t % p->n_ptile;
-    t /= p->n_ptile;
-    k->split = k->rec = t % p->n_psplit;
-    k->kvh = t / p->n_psplit;
+    const int64_t tile = t % p->sched.n_ptile;
+    t /= p->sched.n_ptile;
+    k->split = k->rec = t % p->sched.n_psplit;
+    k->kvh = t / p->sched.n_psplit;
     k->b = 0; /* prefix rows are every batch's */
-    k->g0 = tile * p->pt_rows;
+    k->g0 = tile * p->sched.pt_rows;
     const int64_t left = p->B * p->group - k->g0;
-    k->mr = (int)(left < p->pt_rows ? left : p->pt_rows);
+    k->mr = (int)(left < p->sched.pt_rows ? left : p->sched.pt_rows);
     k->n0 = k->i0 = 0, k->nq = 1;
-    k->q_len = 1, k->kv_len = p->P;
-    k->k0 = k->split * p->p_chunk, k->k1 = k->k0 + p->p_chunk;
-    k->k1 = k->k1 > p->P ? p->P : k->k1;
+    k->q_len = 1, k->kv_len = p->prefix.P;
+    k->k0 = k->split * p->sched.p_chunk, k->k1 = k->k0 + p->sched.p_chunk;
+    k->k1 = k->k1 > p->prefix.P ? p->prefix.P : k->k1;
     k->correct = false; /* partials: the merge decides */
     k->dot = k->mr <= FAST_DOT_MAX;
 }
@@ -447,24 +447,24 @@ static void task_locate(const fast_plan *p, int64_t t, task *k)
         }
         t -= kk + 1 < npt ? kk + 1 : npt;
     }
-    k->split = t % p->nsplit;
-    k->rec = p->n_psplit + k->split;
+    k->split = t % p->sched.nsplit;
+    k->rec = p->sched.n_psplit + k->split;
     k->g0 = -1;
-    t /= p->nsplit;
-    const int64_t qblk = p->n_qblk - 1 - t % p->n_qblk; /* long rows first */
-    t /= p->n_qblk;
-    const int64_t hs = t % p->n_hsub;
-    t /= p->n_hsub;
+    t /= p->sched.nsplit;
+    const int64_t qblk = p->sched.n_qblk - 1 - t % p->sched.n_qblk; /* long rows first */
+    t /= p->sched.n_qblk;
+    const int64_t hs = t % p->sched.n_hsub;
+    t /= p->sched.n_hsub;
     k->kvh = t % p->KV_N, k->b = t / p->KV_N;
-    k->n0 = k->kvh * p->group + hs * p->hpt;
-    const int64_t nh = p->group - hs * p->hpt < p->hpt
-                           ? p->group - hs * p->hpt : p->hpt;
-    k->i0 = qblk * p->qb;
-    k->nq = (int)(p->Q_S - k->i0 < p->qb ? p->Q_S - k->i0 : p->qb);
+    k->n0 = k->kvh * p->group + hs * p->sched.hpt;
+    const int64_t nh = p->group - hs * p->sched.hpt < p->sched.hpt
+                           ? p->group - hs * p->sched.hpt : p->sched.hpt;
+    k->i0 = qblk * p->sched.qb;
+    k->nq = (int)(p->Q_S - k->i0 < p->sched.qb ? p->Q_S - k->i0 : p->sched.qb);
     k->mr = (int)nh * k->nq; /* row r: head n0 + r / nq, i0 + r % nq */
     k->q_len = p->q_len[k->b], k->kv_len = p->kv_len[k->b];
-    k->k0 = p->kv_base + k->split * p->kv_chunk;
-    k->k1 = k->k0 + p->kv_chunk;
+    k->k0 = p->sched.kv_base + k->split * p->sched.kv_chunk;
+    k->k1 = k->k0 + p->sched.kv_chunk;
     k->k1 = k->k1 > k->kv_len ? k->kv_len : k->k1;
     k->correct = fast_row_corrected(p, k->q_len, k->kv_len);
     k->dot = k->mr <= FAST_DOT_MAX;
@@ -479,7 +479,7 @@ static void task_bands(const fast_plan *p, const task *k, scratch *w,
                        int64_t *jmin_out, int64_t *jmax_out)
 {
     int64_t jmin = INT64_MAX, jmax = -1;
-    for (int64_t r = 0; r < p->L; r++) {
+    for (int64_t r = 0; r < p->sched.L; r++) {
         w->alo[r] = 0, w->ahi[r] = -1;
         int64_t b = 0, n, i = 0;
         if (r < k->mr)
@@ -507,9 +507,9 @@ static void task_bands(const fast_plan *p, const task *k, scratch *w,
 static void task_load_q(const fast_plan *p, const fast_kernels *kern,
                         const task *k, scratch *w)
 {
-    const int64_t L = p->L, Dp = p->Dp, D = p->D;
+    const int64_t L = p->sched.L, Dp = p->sched.Dp, D = p->D;
     const int mr = k->mr;
-    if (p->query_quant) { /* int8 rows dequantized (run_query_quant.c) */
+    if (p->query_quant.on) { /* int8 rows dequantized (run_query_quant.c) */
         fast_query_quant_load_q(p, kern, k, w);
         return;
     }
@@ -525,7 +525,7 @@ static void task_load_q(const fast_plan *p, const fast_kernels *kern,
                 ? NULL /* uses no key: zero */
                 : (const uint16_t *)p->q + fast_q_row(p, b, n, i);
         }
-        if (p->Dr > 0) /* MLA: query_rope after the D columns */
+        if (p->rope.D > 0) /* MLA: query_rope after the D columns */
             fast_mla_load_q(p, kern, k, w, r0, rn, rows);
         if (!k->dot) {
             kern->widen_t(p->dt, rows, rn, D, w->q + r0, L);
@@ -554,7 +554,7 @@ static void task_pse_rows(const fast_plan *p, const task *k, scratch *w)
  * prefix's end. */
 static bool across_prefix(const fast_plan *p, int64_t j, int64_t jmax)
 {
-    return j < p->P && p->P - j < FAST_DEC_KB && p->P <= jmax;
+    return j < p->prefix.P && p->prefix.P - j < FAST_DEC_KB && p->prefix.P <= jmax;
 }
 
 /* The pse of a decode call from logical key j on (its column j, or the
@@ -565,7 +565,7 @@ static bool across_prefix(const fast_plan *p, int64_t j, int64_t jmax)
 static const uint16_t *const *decode_bias(const fast_plan *p, const task *k,
                                           scratch *w, int64_t j)
 {
-    if (!p->pse_given)
+    if (!p->pse.on)
         return NULL;
     fast_pse_block(p, k->b, w->prow, k->mr, j, w->pblk);
     return w->pblk;
@@ -596,9 +596,9 @@ static bool decode_range(const fast_plan *p, const fast_kernels *kern,
                 memcpy(w->gv + c * p->D, vr, (size_t)p->D * 2);
             }
             const uint16_t *gk = w->gk, *gv = w->gv;
-            if (!kern->decode(w->q, p->Dp, k->mr, &gk, &gv, p->D,
+            if (!kern->decode(w->q, p->sched.Dp, k->mr, &gk, &gv, p->D,
                               decode_bias(p, k, w, j), nb, p->D, p->dt,
-                              p->scale, round, w->m, w->l, w->acc, p->Dp))
+                              p->scale, round, w->m, w->l, w->acc, p->sched.Dp))
                 return false;
             j += nb;
             continue;
@@ -614,9 +614,9 @@ static bool decode_range(const fast_plan *p, const fast_kernels *kern,
             if (g < FAST_DEC_KB)
                 break; /* only the last block of a call may be short */
         }
-        if (!kern->decode(w->q, p->Dp, k->mr, kp, vp, p->k_ss,
+        if (!kern->decode(w->q, p->sched.Dp, k->mr, kp, vp, p->k_ss,
                           decode_bias(p, k, w, start), j - start, p->D, p->dt, p->scale, round, w->m,
-                          w->l, w->acc, p->Dp))
+                          w->l, w->acc, p->sched.Dp))
             return false;
     }
     return true;
@@ -629,27 +629,27 @@ static void task_keys(const fast_plan *p, const fast_kernels *kern,
                       const char *ws, const task *k, scratch *w,
                       int64_t jmin, int64_t jmax)
 {
-    const int64_t Dp = p->Dp, D = p->D;
+    const int64_t Dp = p->sched.Dp, D = p->D;
     const int mr = k->mr;
     memset(w->acc, 0, (size_t)(mr * Dp) * sizeof(float));
     kv_view pre;
-    if (p->kv_pre)
+    if (p->sched.kv_pre)
         pre = view_of(p, ws, k->b, k->kvh);
     /* Decode: the fused kernel when every row uses every key of the
      * range (no mask); a non-finite result is recomputed below. */
-    if (p->antiquant)
+    if (p->antiquant.on)
         fast_aq_heads(p, k->kvh, w->aqv);
     /* (MLA: the fused kernel reads K's D columns only, no rope) */
     bool uniform =
-        k->dot && p->mask == NULL && D % 16 == 0 && p->Dr == 0 && !p->nz &&
-        (p->antiquant ? kern->decode_antiquant != NULL : kern->decode != NULL);
+        k->dot && p->mask.data == NULL && D % 16 == 0 && p->rope.D == 0 && !p->page.nz &&
+        (p->antiquant.on ? kern->decode_antiquant != NULL : kern->decode != NULL);
     for (int r = 0; uniform && r < mr; r++)
         uniform = w->alo[r] == jmin && w->ahi[r] == jmax;
     bool done = false;
     if (uniform) {
         const int round = !p->round_p ? 0
                           : p->dt == FIA_DT_FP16 ? 1 : 2;
-        done = p->antiquant
+        done = p->antiquant.on
                    ? fast_aq_decode(p, kern, k->b, k->kvh, w->q, mr, jmin,
                                     jmax, round, decode_bias(p, k, w, jmin),
                                     w->aqv, w->aqt, w->m, w->l, w->acc)
@@ -662,7 +662,7 @@ static void task_keys(const fast_plan *p, const fast_kernels *kern,
     }
     if (!done)
         key_loop(p, kern, w, mr, k->dot, k->b, k->kvh, k->i0, k->nq, jmin,
-                 jmax, p->kv_pre ? &pre : NULL);
+                 jmax, p->sched.kv_pre ? &pre : NULL);
 }
 
 /* The rows of the task: a decode split's (or a shared prefix split's)
@@ -670,13 +670,13 @@ static void task_keys(const fast_plan *p, const fast_kernels *kern,
 static void task_store(const fast_plan *p, const fast_kernels *kern,
                        const task *k, scratch *w, float *partials)
 {
-    const int64_t Dp = p->Dp, D = p->D;
+    const int64_t Dp = p->sched.Dp, D = p->D;
     for (int r = 0; r < k->mr; r++) {
         int64_t b, n, i;
         task_row(p, k, r, &b, &n, &i);
-        if (p->nrec <= 1 && !fast_row_exists(p, b, i))
+        if (p->sched.nrec <= 1 && !fast_row_exists(p, b, i))
             continue; /* a token layout's batch ends before the block */
-        if (p->nrec > 1) {
+        if (p->sched.nrec > 1) {
             float *rec = partial_rec(p, partials, b, n, k->rec);
             rec[0] = w->m[r];
             rec[1] = w->l[r];
@@ -703,7 +703,7 @@ static void task_store(const fast_plan *p, const fast_kernels *kern,
                 fast_store_zero(p, b, n, i);
             else
                 fast_degenerate_mean(p, b, n, i, k->kv_len, w->tmp);
-        } else if (p->sink_given &&
+        } else if (p->sink.on &&
                    fast_sink_end(p, b, n, i, w->m[r], (double)w->l[r],
                                  w->acc + r * Dp, kern)) {
             /* its keys and the sink (run_sink.c) */
@@ -728,17 +728,17 @@ void fast_run_task(const fast_plan *p, const char *ws, void *scr,
     int64_t jmin, jmax;
     task_bands(p, &k, &w, &jmin, &jmax);
     /* full int8: two passes (attention_int8_quant.c) */
-    if (jmax >= 0 && p->int8_quant) {
+    if (jmax >= 0 && p->int8_quant.on) {
         fast_int8_quant_load_q(p, &k, &w);
-        if (p->pse_given)
+        if (p->pse.on)
             task_pse_rows(p, &k, &w);
-        const kv_view x = p->kv_pre ? view_of(p, ws, k.b, k.kvh)
+        const kv_view x = p->sched.kv_pre ? view_of(p, ws, k.b, k.kvh)
                                     : (kv_view){NULL, NULL, NULL, NULL,
                                                 NULL, NULL};
         fast_int8_quant_keys(p, kern, &k, &w, x.k, x.v, jmin, jmax);
     } else if (jmax >= 0) {
         task_load_q(p, kern, &k, &w);
-        if (p->pse_given)
+        if (p->pse.on)
             task_pse_rows(p, &k, &w);
         task_keys(p, kern, ws, &k, &w, jmin, jmax);
     }
@@ -760,7 +760,7 @@ void fast_merge_splits(const fast_plan *p, float *partials, void *scr)
                 continue;
             }
             float mx = -INFINITY;
-            for (int64_t s = 0; s < p->nrec; s++) {
+            for (int64_t s = 0; s < p->sched.nrec; s++) {
                 const float *rec = partial_rec(p, partials, b, n, s);
                 if (rec[1] != 0.0f && rec[0] > mx)
                     mx = rec[0];
@@ -769,7 +769,7 @@ void fast_merge_splits(const fast_plan *p, float *partials, void *scr)
             bool first = true;
             for (int64_t d = 0; d < p->D; d++)
                 w.tmp[d] = 0.0f;
-            for (int64_t s = 0; s < p->nrec; s++) {
+            for (int64_t s = 0; s < p->sched.nrec; s++) {
                 const float *rec = partial_rec(p, partials, b, n, s);
                 if (rec[1] == 0.0f) {
                     /* no key of this split takes part, or all scored -inf:
@@ -794,7 +794,7 @@ void fast_merge_splits(const fast_plan *p, float *partials, void *scr)
             }
             /* the sink once per row, after every split (first: its keys
              * all scored -inf, mx -inf and l 0) */
-            if (p->sink_given &&
+            if (p->sink.on &&
                 fast_sink_end(p, b, n, 0, mx, l, w.tmp, kern))
                 continue;
             if (first || fast_pse_all_dropped(p, mx)) {

@@ -30,7 +30,7 @@ static void widen_rows(const fast_plan *p, const fast_kernels *kern,
                        int64_t b, int64_t kvh, int64_t j0, int64_t nk,
                        float *kd, float *vd)
 {
-    const int64_t Dp = p->Dp, D = p->D;
+    const int64_t Dp = p->sched.Dp, D = p->D;
     for (int64_t c = 0; c < nk; c++) {
         const int8_t *kr, *vr;
         fast_int8_quant_src(p, b, kvh, j0 + c, &kr, &vr);
@@ -54,15 +54,15 @@ void fast_int8_quant_kvpre_rows(const fast_plan *p, const fast_kernels *kern,
                                 float *kf, float *vf)
 {
     if (s1 > s0)
-        widen_rows(p, kern, b, kvh, s0, s1 - s0, kf + s0 * p->Dp,
-                   vf + s0 * p->Dp);
+        widen_rows(p, kern, b, kvh, s0, s1 - s0, kf + s0 * p->sched.Dp,
+                   vf + s0 * p->sched.Dp);
 }
 
 void fast_int8_quant_load_q(const fast_plan *p, const task *k, scratch *w)
 {
-    const int64_t L = p->L, D = p->D;
+    const int64_t L = p->sched.L, D = p->D;
     /* every column up to L: padding rows zero (the kernels compute them) */
-    memset(w->q, 0, (size_t)(p->Dp * L) * sizeof(float));
+    memset(w->q, 0, (size_t)(p->sched.Dp * L) * sizeof(float));
     for (int r = 0; r < k->mr; r++) {
         if (w->alo[r] > w->ahi[r])
             continue; /* uses no key */
@@ -79,7 +79,7 @@ void fast_int8_quant_load_q(const fast_plan *p, const task *k, scratch *w)
 static void block_bands(const fast_plan *p, const task *k, scratch *w,
                         int64_t j0, int nk)
 {
-    const int64_t L = p->L;
+    const int64_t L = p->sched.L;
     for (int64_t r = 0; r < L; r++) {
         const int64_t lo = w->alo[r] - j0, hi = w->ahi[r] - j0;
         if (w->alo[r] > w->ahi[r] || lo >= nk || hi < 0) {
@@ -89,7 +89,7 @@ static void block_bands(const fast_plan *p, const task *k, scratch *w,
             w->hi[r] = hi >= nk ? nk - 1 : (int32_t)hi;
         }
     }
-    if (p->mask != NULL)
+    if (p->mask.data != NULL)
         fast_mask_block(p, k->b, k->i0, k->nq, k->mr, j0, nk, w->lo, w->hi,
                         w->excl, L);
 }
@@ -100,13 +100,13 @@ static void block_scores(const fast_plan *p, const fast_kernels *kern,
                          const task *k, scratch *w, const float *kblk,
                          int64_t j0, int nk, float *st)
 {
-    const int64_t L = p->L;
+    const int64_t L = p->sched.L;
     const int mr = k->mr;
-    kern->qk_t(w->q, L, mr, kblk, p->Dp, nk, p->D, st, L);
-    if (p->pse_given) {
+    kern->qk_t(w->q, L, mr, kblk, p->sched.Dp, nk, p->D, st, L);
+    if (p->pse.on) {
         /* the pse is fp16 (002 pairs it with an int8 query) */
         fast_pse_block(p, k->b, w->prow, mr, j0, w->pblk);
-        kern->pse_bias(FIA_DT_FP16, w->pblk, mr, nk, p->int8_quant_sc, st, L,
+        kern->pse_bias(FIA_DT_FP16, w->pblk, mr, nk, p->int8_quant.sc, st, L,
                        NULL);
     }
 }
@@ -114,7 +114,7 @@ static void block_scores(const fast_plan *p, const fast_kernels *kern,
 /* acc (exact integers) added into N, acc zeroed. */
 static void flush(const fast_plan *p, int mr, scratch *w)
 {
-    const int64_t n = mr * p->Dp;
+    const int64_t n = mr * p->sched.Dp;
     for (int64_t x = 0; x < n; x++)
         w->nacc[x] += (double)w->acc[x];
     memset(w->acc, 0, (size_t)n * sizeof(float));
@@ -124,11 +124,11 @@ void fast_int8_quant_keys(const fast_plan *p, const fast_kernels *kern,
                           const task *k, scratch *w, const float *kpre,
                           const float *vpre, int64_t jmin, int64_t jmax)
 {
-    const int64_t L = p->L, Dp = p->Dp;
+    const int64_t L = p->sched.L, Dp = p->sched.Dp;
     const int mr = k->mr;
     /* (with a pse, pse_bias scaled them) */
-    const float sc = p->pse_given ? 1.0f : p->int8_quant_sc;
-    const uint8_t *excl = p->mask != NULL ? w->excl : NULL;
+    const float sc = p->pse.on ? 1.0f : p->int8_quant.sc;
+    const uint8_t *excl = p->mask.data != NULL ? w->excl : NULL;
     /* the scores kept (S^T of every key, block after block), or computed
      * again in pass 2 */
     const bool kept = jmax - jmin + 1 <= fast_int8_quant_keep_keys(p);
@@ -167,7 +167,7 @@ void fast_int8_quant_keys(const fast_plan *p, const fast_kernels *kern,
         if (!kept)
             block_scores(p, kern, k, w, kblk, j0, nk, st);
         kern->int8_quant_pquant(st, L, mr, nk, kept ? 1.0f : sc, w->lo, w->hi,
-                                excl, w->m, p->int8_quant_qs1, w->l);
+                                excl, w->m, p->int8_quant.qs1, w->l);
         kern->pv(st, L, mr, vblk, Dp, nk, Dp, w->alpha, w->acc, Dp);
         if (++held == 16) {
             flush(p, mr, w);
@@ -177,5 +177,5 @@ void fast_int8_quant_keys(const fast_plan *p, const fast_kernels *kern,
     flush(p, mr, w);
     /* x_d before the division by l (step 6): fl32(N * ds2) */
     for (int64_t x = 0; x < mr * Dp; x++)
-        w->acc[x] = (float)((long double)w->nacc[x] * p->int8_quant_ds2);
+        w->acc[x] = (float)((long double)w->nacc[x] * p->int8_quant.ds2);
 }

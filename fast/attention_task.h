@@ -74,8 +74,8 @@ static inline void fast_mla_widen_k(const fast_plan *p,
                                     const fast_kernels *kern, int64_t b,
                                     int64_t kvh, int64_t j, float *dst)
 {
-    kern->widen(p->dt, (const uint16_t *)p->kr + fast_kr_row(p, b, kvh, j),
-                dst, p->Dr);
+    kern->widen(p->dt, (const uint16_t *)p->rope.k + fast_kr_row(p, b, kvh, j),
+                dst, p->rope.D);
 }
 
 /* MLA full quantization (run_query_quant.c, p->query_quant):
@@ -107,10 +107,10 @@ void fast_query_quant_kvpre_rows(const fast_plan *p, const fast_kernels *kern,
 #define FAST_INT8_QUANT_KEEP_BYTES ((int64_t)4 << 20)
 static inline int64_t fast_int8_quant_keep_keys(const fast_plan *p)
 {
-    if (!p->int8_quant)
+    if (!p->int8_quant.on)
         return 0;
     const int64_t most = FAST_INT8_QUANT_KEEP_BYTES /
-                         (p->L * (int64_t)sizeof(float)) / FAST_KBLOCK *
+                         (p->sched.L * (int64_t)sizeof(float)) / FAST_KBLOCK *
                          FAST_KBLOCK;
     const int64_t need = (p->KV_S + FAST_KBLOCK - 1) / FAST_KBLOCK *
                          FAST_KBLOCK;

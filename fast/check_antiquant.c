@@ -327,7 +327,7 @@ fia_status fast_check_antiquant(const fast_args *a, fast_plan *p,
         .decode = p->Q_S == 1, .int4 = is_int4(kd),
         .paged = a->opt[FAST_OPT_BLOCK_TABLE] != NULL, .qdt = qd,
         .B = p->B, .N = p->KV_N, .D = p->D, .H = p->KV_N * p->D,
-        .Q_S = p->Q_S, .KV_S = p->KV_S, .blocknum = p->blocknum,
+        .Q_S = p->Q_S, .KV_S = p->KV_S, .blocknum = p->page.blocknum,
         .block_size = a->block_size,
         .cs = a->opt[FAST_OPT_ANTIQUANT_SCALE],
         .co = a->opt[FAST_OPT_ANTIQUANT_OFFSET],
@@ -388,7 +388,7 @@ static bool per_token(const fast_args *a, bool decode)
 fia_status fast_check_antiquant_unmodeled(const fast_args *a, fast_plan *p,
                                           fia_error *err)
 {
-    if (p->query_quant)
+    if (p->query_quant.on)
         return FIA_OK; /* MLA full quantization: the separate set is its
                           dequant scales (check_query_quant_mla.c) */
     if (!in_scene(a)) {

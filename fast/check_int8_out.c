@@ -112,9 +112,9 @@ static int64_t bounded(int64_t x)
 static fia_status check_uncomputed_rows(const fast_args *a,
                                         const fast_plan *p, fia_error *err)
 {
-    const int mode = p->sparse_mode;
-    const int64_t pre = p->pre, next = p->next;
-    if (mode == 0 && !p->mask_given)
+    const int mode = p->sparse.mode;
+    const int64_t pre = p->sparse.pre, next = p->sparse.next;
+    if (mode == 0 && !p->mask.on)
         return FIA_OK;
     if (mode == 1 || mode == 2)
         return FIA_OK; /* 002: never */
@@ -125,7 +125,7 @@ static fia_status check_uncomputed_rows(const fast_args *a,
     /* mode 4 with pre < 0: OQ-008 rejected it already */
     const int64_t P = bounded(prefix_len(a, p));
     for (int64_t b = 0; b < p->B; b++) {
-        const int64_t S_kv = p->kv_list && b < FAST_LIST_MAX ? p->list_s[b]
+        const int64_t S_kv = p->list.on && b < FAST_LIST_MAX ? p->list.s[b]
                                                              : p->KV_S;
         const int64_t q = bounded(len_of(a->asl, b, p->Q_S));
         const int64_t kv = bounded(len_of(a->aslkv, b, S_kv));
@@ -152,7 +152,7 @@ static fia_status check_uncomputed_rows(const fast_args *a,
 fia_status fast_check_int8_out_shape(const fast_args *a, fast_plan *p,
                                      fia_error *err)
 {
-    if (a->out->dtype != FIA_DT_INT8 || p->tnd)
+    if (a->out->dtype != FIA_DT_INT8 || p->tnd.on)
         return FIA_OK; /* a token layout refused it (OQ-001, TND-X06) */
     const fia_tensor *qs2 = a->opt[FAST_OPT_QUANT_SCALE2];
     const fia_tensor *qo2 = a->opt[FAST_OPT_QUANT_OFFSET2];
@@ -171,7 +171,7 @@ fia_status fast_check_int8_out_shape(const fast_args *a, fast_plan *p,
     if (p->D % 32 != 0)
         return FAST_REJECT("OQ-010", "int8 attention_out at Q_S > 1: head dim %lld "
                            "not a multiple of 32", (long long)p->D);
-    if (p->sparse_mode == 4 && (a->pre < 0 || a->next < 0))
+    if (p->sparse.mode == 4 && (a->pre < 0 || a->next < 0))
         return FAST_REJECT("OQ-008", "int8 attention_out at Q_S > 1: sparse_mode 4 "
                            "with pre_tokens %lld / next_tokens %lld negative",
                            (long long)a->pre, (long long)a->next);
@@ -185,7 +185,7 @@ fia_status fast_check_int8_out_shape(const fast_args *a, fast_plan *p,
 fia_status fast_check_int8_out_compute(const fast_args *a, fast_plan *p,
                                        fia_error *err)
 {
-    p->oq = false;
+    p->int8_out.on = false;
     if (a->out->dtype != FIA_DT_INT8)
         return FIA_OK;
     /* either query (fp16/bf16, or int8: full quantization, whose x is
@@ -199,11 +199,11 @@ fia_status fast_check_int8_out_compute(const fast_args *a, fast_plan *p,
         return FAST_NOTMOD("NM-005", "int8 attention_out with a %s query and this "
                            "quant_scale2 is not computed",
                            fast_dtype_name(a->query->dtype));
-    p->oq = true;
-    p->oq_pc = n > 1;
-    p->oq_dt = qs2->dtype;
-    p->oq_s = qs2->data;
-    p->oq_o = qo2 != NULL && numel_of(qo2) > 0 ? qo2->data : NULL;
-    p->oq_o_given = qo2 != NULL && numel_of(qo2) > 0;
+    p->int8_out.on = true;
+    p->int8_out.pc = n > 1;
+    p->int8_out.dt = qs2->dtype;
+    p->int8_out.s = qs2->data;
+    p->int8_out.o = qo2 != NULL && numel_of(qo2) > 0 ? qo2->data : NULL;
+    p->int8_out.o_given = qo2 != NULL && numel_of(qo2) > 0;
     return FIA_OK;
 }

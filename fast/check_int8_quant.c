@@ -107,7 +107,7 @@ fia_status fast_check_int8_quant(const fast_args *a, fast_plan *p,
     if (qd == FIA_DT_INT8)
         return fast_mla_call(a) ? FIA_OK : check_int8_query(a, err);
     const int i = first_in_scale(a);
-    if (i < 0 || a->out->dtype == FIA_DT_INT8 || p->tnd)
+    if (i < 0 || a->out->dtype == FIA_DT_INT8 || p->tnd.on)
         return FIA_OK; /* OQ-003, or TND-X05 */
     if (p->Q_S == 1)
         return FAST_REJECT("Q8-007", "%s with a %s query and attention_out (Q_S = "
@@ -126,7 +126,7 @@ fia_status fast_check_int8_quant(const fast_args *a, fast_plan *p,
 fia_status fast_check_int8_quant_d(const fast_args *a, fast_plan *p,
                                    fia_error *err)
 {
-    if (a->query->dtype != FIA_DT_INT8 || p->tnd || p->Q_S <= 1)
+    if (a->query->dtype != FIA_DT_INT8 || p->tnd.on || p->Q_S <= 1)
         return FIA_OK;
     if (p->D % 32 != 0)
         return FAST_REJECT("Q8-008", "int8 query at Q_S > 1: head dim %lld not a "
@@ -143,7 +143,7 @@ fia_status fast_check_int8_quant_d(const fast_args *a, fast_plan *p,
 fia_status fast_plan_int8_quant(const fast_args *a, fast_plan *p,
                                 fia_error *err)
 {
-    if (a->query->dtype != FIA_DT_INT8 || p->query_quant)
+    if (a->query->dtype != FIA_DT_INT8 || p->query_quant.on)
         return FIA_OK; /* (MLA's full quantization: check_query_quant_mla.c) */
     for (int i = 0; i < 3; i++) {
         const fia_tensor *t = a->opt[in_scales[i]];
@@ -153,8 +153,8 @@ fia_status fast_plan_int8_quant(const fast_args *a, fast_plan *p,
         if (t == NULL || !fast_shape_numel(t, &n) || n != 1)
             return FAST_NOTMOD("C_INT8_QUANT", "%s without an element",
                                fast_optional_name(in_scales[i]));
-        p->int8_quant_s[i] = t->data;
-        p->int8_quant_sdt[i] = t->dtype;
+        p->int8_quant.s[i] = t->data;
+        p->int8_quant.sdt[i] = t->dtype;
     }
     return FIA_OK;
 }

@@ -19,8 +19,8 @@ fia_status fast_check_int_inputs_query(const fast_args *a, fast_plan *p,
     (void)err;
     /* (MLA's int8 query: its own plan, p->query_quant,
      * check_query_quant_mla.c) */
-    p->int8_quant = a->query->dtype == FIA_DT_INT8 && !p->query_quant;
-    if (!p->int8_quant)
+    p->int8_quant.on = a->query->dtype == FIA_DT_INT8 && !p->query_quant.on;
+    if (!p->int8_quant.on)
         return FIA_OK;
     p->dt = FIA_DT_FP16;
     p->kv_dt = FIA_DT_INT8;

@@ -77,8 +77,8 @@ fia_status fast_check_layout_shapes(const fast_args *a, fast_plan *p,
     int64_t qn, kn, vn;
     if (a->layout == NULL)
         return FAST_REJECT("S_LAYOUT", "input_layout is a nullptr");
-    if (fast_token_layout(a->layout, &p->q_ntd, &p->o_ntd)) {
-        p->tnd = true; /* its shapes: check_tnd.c */
+    if (fast_token_layout(a->layout, &p->tnd.q_ntd, &p->tnd.o_ntd)) {
+        p->tnd.on = true; /* its shapes: check_tnd.c */
         return FIA_OK;
     }
     if (strcmp(a->layout, "BSH") == 0) p->layout = FAST_LAYOUT_BSH;
@@ -131,7 +131,7 @@ fia_status fast_check_layout_heads(const fast_args *a, fast_plan *p,
         return FAST_REJECT("S_NUM_HEADS", "num_heads %lld must be positive",
                            (long long)a->num_heads);
     p->N = a->num_heads;
-    if (p->tnd)
+    if (p->tnd.on)
         return FIA_OK; /* the query's N axis: check_tnd.c */
     switch (p->layout) {
     case FAST_LAYOUT_BSH:
@@ -177,7 +177,7 @@ fia_status fast_check_layout_kv(const fast_args *a, fast_plan *p,
     const fia_tensor *k = a->key->tensors[0];
     if (a->opt[FAST_OPT_BLOCK_TABLE])
         return FIA_OK; /* a cache of blocks: check_paged.c */
-    if (p->tnd)
+    if (p->tnd.on)
         return FIA_OK; /* token layouts: check_tnd.c */
     if (a->key->count > 1)
         return FIA_OK; /* a tensor per batch: check_tensor_list.c */
@@ -259,7 +259,7 @@ fia_status fast_check_layout_limits(const fast_args *a, fast_plan *p,
         return FAST_REJECT("S_N_MAX", "num_heads %lld > 256", (long long)p->N);
     if (p->D > 512)
         return FAST_REJECT("S_D_MAX", "head dim %lld > 512", (long long)p->D);
-    if (p->tnd) {
+    if (p->tnd.on) {
         /* 003 gives the token layouts their own list (check_tnd.c) */
     } else if (p->Q_S > 1) {
         /* 002 约束说明 Q_S>1: N*D < 65535 for BSH/BSND. */

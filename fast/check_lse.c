@@ -26,11 +26,11 @@ fia_status fast_check_lse(const fast_args *a, fast_plan *p, fia_error *err)
         return FAST_REJECT("S_LSE_DTYPE", "softmax_lse dtype %s != fp32",
                            fast_dtype_name(l->dtype));
     p->lse = (float *)l->data;
-    if (p->tnd) { /* 003 返回值说明: (T, N, 1) */
-        if (l->ndim != 3 || l->shape[0] != p->T || l->shape[1] != p->N ||
+    if (p->tnd.on) { /* 003 返回值说明: (T, N, 1) */
+        if (l->ndim != 3 || l->shape[0] != p->tnd.T || l->shape[1] != p->N ||
             l->shape[2] != 1)
             return FAST_REJECT("S_LSE_SHAPE", "softmax_lse shape must be [T, N, 1]");
-        p->lse_numel = p->T * p->N; /* <= numel(query) */
+        p->lse_numel = p->tnd.T * p->N; /* <= numel(query) */
         return FIA_OK;
     }
     if (l->ndim != 4 || l->shape[0] != p->B || l->shape[1] != p->N ||

@@ -34,15 +34,15 @@ static fia_status check_shape(const fast_args *a, fast_plan *p, fia_error *err)
     if (m->dtype == FIA_DT_FP16)
         return FAST_REJECT("S_MASK_DTYPE", "atten_mask fp16 is registered but not "
                            "supported (002 attenMaskOptional: BOOL/INT8/UINT8)");
-    if ((p->Q_S > 1 || p->tnd) && p->sparse_mode >= 2) {
+    if ((p->Q_S > 1 || p->tnd.on) && p->sparse.mode >= 2) {
         /* 002 约束说明 Q_S>1: (S,S), (1,S,S) or (1,1,S,S) with S = 2048. */
         bool ok = (r == 2) || (r == 3 && s[0] == 1) ||
                   (r == 4 && s[0] == 1 && s[1] == 1);
         if (!ok || s[r - 2] != 2048 || s[r - 1] != 2048)
             return FAST_REJECT("S_MASK_SHAPE", "sparse_mode %d needs a 2048x2048 "
                                "compressed atten_mask ((S,S), (1,S,S) or (1,1,S,S))",
-                               p->sparse_mode);
-        p->mask = NULL; /* the mode's geometry is used, not the bits */
+                               p->sparse.mode);
+        p->mask.data = NULL; /* the mode's geometry is used, not the bits */
         return FIA_OK;
     }
     if (p->Q_S > 1) {
@@ -80,9 +80,9 @@ static fia_status check_shape(const fast_args *a, fast_plan *p, fia_error *err)
                                "(B=%lld, 1, KV_S=%lld)", (long long)p->B,
                                (long long)p->KV_S);
     }
-    p->mask = (const uint8_t *)m->data;
-    p->mask_ss = cols;
-    p->mask_sb = (bdim == -1 || (bdim == 1 && p->B != 1)) ? 0 : rows * cols;
+    p->mask.data = (const uint8_t *)m->data;
+    p->mask.ss = cols;
+    p->mask.sb = (bdim == -1 || (bdim == 1 && p->B != 1)) ? 0 : rows * cols;
     return FIA_OK;
 }
 
@@ -95,13 +95,13 @@ fia_status fast_check_mask(const fast_args *a, fast_plan *p, fia_error *err)
     if (a->mask != NULL && a->mask->dtype == FIA_DT_FP16)
         return FAST_REJECT("S_MASK_DTYPE", "atten_mask fp16 is registered but not "
                            "supported (002 attenMaskOptional: BOOL/INT8/UINT8)");
-    p->mask_given = fast_present(a->mask); /* RELEASED: empty mask = absent */
+    p->mask.on = fast_present(a->mask); /* RELEASED: empty mask = absent */
     /* 002 sparseMode: mode 1 needs the full mask, 2/3/4 the compressed one
      * (约束说明: "不传入attenMask...报错"). */
-    if ((p->Q_S > 1 || p->tnd) && p->sparse_mode >= 1 && !p->mask_given)
+    if ((p->Q_S > 1 || p->tnd.on) && p->sparse.mode >= 1 && !p->mask.on)
         return FAST_REJECT("S_MASK_REQUIRED", "sparse_mode %d needs an atten_mask",
-                           p->sparse_mode);
-    if (p->mask_given)
+                           p->sparse.mode);
+    if (p->mask.on)
         return check_shape(a, p, err);
     return FIA_OK;
 }

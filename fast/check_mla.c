@@ -180,7 +180,7 @@ static fia_status check_sparse(const fast_args *a, const fast_plan *p,
 static fia_status check_rows(const fast_args *a, const fast_plan *p,
                              fia_error *err)
 {
-    if (!p->tnd) {
+    if (!p->tnd.on) {
         if (p->Q_S < 1 || p->Q_S > 16)
             return FAST_REJECT("S_MLA_QS", "MLA (query D 512) takes Q_S 1..16, not "
                                "%lld", (long long)p->Q_S);
@@ -225,7 +225,7 @@ static fia_status check_d512(const fast_args *a, const fast_plan *p,
     /* the block size before the released code's early return for a call
      * that reads no key, the scene's other limits after it (profile cann,
      * check_order.c) */
-    if (p->paged && a->block_size != 16 && a->block_size != 128)
+    if (p->page.on && a->block_size != 16 && a->block_size != 128)
         return FAST_REJECT("S_MLA_BLOCK_SIZE", "MLA takes block_size 16 or 128, not "
                            "%lld", (long long)a->block_size);
     if (p->kv_return)
@@ -242,10 +242,10 @@ static fia_status check_d512(const fast_args *a, const fast_plan *p,
     if (p->KV_N != 1)
         return FAST_REJECT("S_MLA_KV_HEADS", "MLA (query D 512) takes one key/value "
                            "head, not %lld", (long long)p->KV_N);
-    if (!p->paged)
+    if (!p->page.on)
         return FAST_REJECT("S_MLA_PAGED", "MLA (query D 512) needs page attention "
                            "(a block_table)");
-    return p->tnd ? FIA_OK : check_sparse(a, p, err);
+    return p->tnd.on ? FIA_OK : check_sparse(a, p, err);
 }
 
 /* Layer 5, after the layout, token, paged and limit rows (D, N, KV_N, Q_S,
@@ -286,7 +286,7 @@ fia_status fast_check_mla_rules(const fast_args *a, fast_plan *p,
         if (st != FIA_OK)
             return st;
     } else {
-        if (!p->tnd || (strcmp(a->layout, "TND") != 0 &&
+        if (!p->tnd.on || (strcmp(a->layout, "TND") != 0 &&
                         strcmp(a->layout, "NTD_TND") != 0))
             return FAST_REJECT("S_MLA_LAYOUT", "MLA with query D 128 takes TND or "
                                "NTD_TND, not %s", a->layout);
@@ -296,13 +296,13 @@ fia_status fast_check_mla_rules(const fast_args *a, fast_plan *p,
     if (!rope_shape_ok(qr, a->query, p->D, false))
         return FAST_REJECT("S_MLA_QROPE_SHAPE", "query_rope must have the query's "
                            "shape with D %d", MLA_ROPE_D);
-    if (!rope_shape_ok(kr, a->key->tensors[0], p->D, p->nz))
+    if (!rope_shape_ok(kr, a->key->tensors[0], p->D, p->page.nz))
         return FAST_REJECT("S_MLA_KROPE_SHAPE", "key_rope must have the key's shape "
                            "with D %d", MLA_ROPE_D);
-    p->Dr = MLA_ROPE_D;
-    p->qr = qr->data;
-    p->kr = kr->data;
-    fast_shape_numel(qr, &p->qr_numel);
-    fast_shape_numel(kr, &p->kr_numel);
+    p->rope.D = MLA_ROPE_D;
+    p->rope.q = qr->data;
+    p->rope.k = kr->data;
+    fast_shape_numel(qr, &p->rope.q_numel);
+    fast_shape_numel(kr, &p->rope.k_numel);
     return FIA_OK;
 }

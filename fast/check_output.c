@@ -63,11 +63,11 @@ fia_status fast_check_output(const fast_args *a, fast_plan *p, fia_error *err)
                                  fast_value_d_128(a)
                              ? 128 : p->D;
     bool shape_ok;
-    if (p->tnd) /* 003 返回值说明: T, N in the output's order, value's D */
+    if (p->tnd.on) /* 003 返回值说明: T, N in the output's order, value's D */
         shape_ok = out->ndim == 3 &&
-                   out->shape[0] == (p->o_ntd ? p->N : p->T) &&
-                   out->shape[1] == (p->o_ntd ? p->T : p->N) &&
-                   out->shape[2] == p->Dv;
+                   out->shape[0] == (p->tnd.o_ntd ? p->N : p->tnd.T) &&
+                   out->shape[1] == (p->tnd.o_ntd ? p->tnd.T : p->N) &&
+                   out->shape[2] == p->tnd.Dv;
     else if (p->o_nbsd) /* 003 input_layout: the part after `_` */
         shape_ok = out->ndim == 4 && out->shape[0] == p->N &&
                    out->shape[1] == p->B && out->shape[2] == p->Q_S &&
@@ -82,7 +82,7 @@ fia_status fast_check_output(const fast_args *a, fast_plan *p, fia_error *err)
         shape_ok = fast_same_shape(out, q);
     if (!shape_ok && !p->kv_return) /* cann's early return: check_order.c */
         return FAST_REJECT("S_OUT_SHAPE", "attention_out shape does not match %s",
-                           p->tnd ? "(T, N, Dv) / (N, T, Dv)"
+                           p->tnd.on ? "(T, N, Dv) / (N, T, Dv)"
                            : p->o_nbsd ? "[N, B, Q_S, D]"
                            : p->layout == FAST_LAYOUT_BNSD_BSND ? "[B, Q_S, N, D]"
                                                                 : "the query shape");

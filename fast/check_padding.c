@@ -106,16 +106,16 @@ fia_status fast_check_padding(const fast_args *a, fast_plan *p,
                            "lists (Q_S > 1) is not modeled");
     if (kvscene && (list || a->opt[FAST_OPT_BLOCK_TABLE] != NULL))
         kvscene = false; /* Q_S = 1 (else refused above or in layer 3) */
-    p->q_scene = qscene;
-    p->kv_scene = kvscene;
-    p->left_pad = qscene || kvscene;
+    p->padding.q_scene = qscene;
+    p->padding.kv_scene = kvscene;
+    p->padding.on = qscene || kvscene;
     if (qscene) {
-        p->q_pad = (const int64_t *)qpad->data;
-        fast_shape_numel(qpad, &p->q_pad_numel);
+        p->padding.q_pad = (const int64_t *)qpad->data;
+        fast_shape_numel(qpad, &p->padding.q_pad_numel);
     }
     if (kvscene) {
-        p->kv_pad = (const int64_t *)kvpad->data;
-        fast_shape_numel(kvpad, &p->kv_pad_numel);
+        p->padding.kv_pad = (const int64_t *)kvpad->data;
+        fast_shape_numel(kvpad, &p->padding.kv_pad_numel);
     }
     return FIA_OK;
 }

@@ -161,7 +161,7 @@ fia_status fast_check_paged_cache(const fast_args *a, fast_plan *p,
          * BNSD rule is about the batched layouts */
         if (p->layout != FAST_LAYOUT_BNSD &&
             p->layout != FAST_LAYOUT_BNSD_BSND &&
-            !(p->tnd && fast_mla512(a)))
+            !(p->tnd.on && fast_mla512(a)))
             return FAST_REJECT("S_PAGED_CACHE", "a (blocknum, KV_N, block_size, D) "
                                "cache needs a BNSD query, not %s", a->layout);
         if (k->shape[1] != p->KV_N || k->shape[2] != bs || k->shape[3] != p->D)
@@ -201,7 +201,7 @@ fia_status fast_check_paged_cache(const fast_args *a, fast_plan *p,
                                (long long)k->shape[3], (long long)k->shape[4],
                                (long long)p->KV_N, w, (long long)(p->D / w),
                                (long long)bs, w, fast_dtype_name(k->dtype));
-        p->nz_w = w;
+        p->page.nz_w = w;
     } else {
         return FAST_REJECT("S_PAGED_CACHE", "key/value cache of rank %d (takes 3 or "
                            "4%s)", (int)k->ndim, fast_mla512(a) ? ", or MLA's NZ 5"
@@ -226,13 +226,13 @@ fia_status fast_check_paged_cache(const fast_args *a, fast_plan *p,
         return FAST_REJECT("S_PAGED_BLOCKNUM", "blocknum %lld < %lld blocks the "
                            "batches need", (long long)k->shape[0],
                            (long long)sum_nb);
-    p->paged = true;
-    p->cache4d = k->ndim == 4;
-    p->nz = k->ndim == 5;
-    p->bt = (const int32_t *)bt->data;
-    p->bt_cols = bt->shape[1];
-    p->block_size = bs;
-    p->blocknum = k->shape[0];
+    p->page.on = true;
+    p->page.cache4d = k->ndim == 4;
+    p->page.nz = k->ndim == 5;
+    p->page.bt = (const int32_t *)bt->data;
+    p->page.bt_cols = bt->shape[1];
+    p->page.block_size = bs;
+    p->page.blocknum = k->shape[0];
     /* What masks and lengths are checked against: the longest batch's
      * blocks (002: "KV_S需要大于等于maxBlockNumPerSeq * blockSize"). */
     p->KV_S = max_nb * bs;

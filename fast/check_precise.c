@@ -14,7 +14,7 @@ fia_status fast_check_precise(const fast_args *a, fast_plan *p,
     if (a->inner_precise < 0 || a->inner_precise > 3)
         return FAST_REJECT("S_INNER_PRECISE", "inner_precise %lld not in 0..3",
                            (long long)a->inner_precise);
-    if (p->Q_S <= 1 && !p->tnd && a->inner_precise > 1)
+    if (p->Q_S <= 1 && !p->tnd.on && a->inner_precise > 1)
         return FAST_REJECT("S_INNER_PRECISE", "inner_precise %lld not in 0..1 "
                            "(Q_S = 1)", (long long)a->inner_precise);
     p->inner_precise = (int)a->inner_precise;

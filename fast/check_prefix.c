@@ -64,7 +64,7 @@ fia_status fast_check_prefix_shape(const fast_args *a, fast_plan *p,
     if (kp == NULL || vp == NULL)
         return FAST_REJECT("S_PREFIX_PAIR", "only one of key_shared_prefix and "
                            "value_shared_prefix");
-    if (p->paged || p->kv_list || p->tnd)
+    if (p->page.on || p->list.on || p->tnd.on)
         return FIA_OK; /* refused elsewhere, or not modeled */
     const fia_tensor *k = a->key->tensors[0], *v = a->value->tensors[0];
     if (kp->ndim != k->ndim || vp->ndim != k->ndim || v->ndim != k->ndim ||
@@ -104,7 +104,7 @@ fia_status fast_check_prefix_shape(const fast_args *a, fast_plan *p,
     if (p->Q_S == 1 || p->kv_return) /* cann's early return: check_order.c */
         return FIA_OK;
     const int64_t need = len + p->KV_S;
-    if (fast_present(a->mask) && p->sparse_mode <= 1 &&
+    if (fast_present(a->mask) && p->sparse.mode <= 1 &&
         !covers(a->mask, need))
         return FAST_REJECT("S_PREFIX_MASK", "atten_mask's last dim does not cover "
                            "the prefix length + key S = %lld", (long long)need);
@@ -150,19 +150,19 @@ fia_status fast_check_prefix(const fast_args *a, fast_plan *p, fia_error *err)
      * padding refused the prefix in layer 3 */
     const int sa = p->layout == FAST_LAYOUT_BSH ||
                    p->layout == FAST_LAYOUT_BSND ? 1 : 2;
-    p->S_p = kp->shape[sa];
-    p->P = a->prefix_len ? a->prefix_len->values[0] : p->S_p;
+    p->prefix.S_p = kp->shape[sa];
+    p->prefix.P = a->prefix_len ? a->prefix_len->values[0] : p->prefix.S_p;
     /* the pse's shape passed its rules (layer 5): 4-D */
-    if (p->Q_S == 1 && p->pse_given && a->pse->shape[3] < p->P + p->KV_S)
+    if (p->Q_S == 1 && p->pse.on && a->pse->shape[3] < p->prefix.P + p->KV_S)
         return FAST_NOTMOD("M_PREFIX_PSE", "a shared prefix with a pse_shift of "
                            "%lld columns at Q_S = 1 is not modeled (it covers "
                            "fewer than the prefix length + key S = %lld; the "
                            "decode pse rules ask only key S)",
                            (long long)a->pse->shape[3],
-                           (long long)(p->P + p->KV_S));
-    p->kp = kp->data;
-    p->vp = vp->data;
-    if (p->P == 0)
-        p->kp = p->vp = NULL; /* nothing read */
+                           (long long)(p->prefix.P + p->KV_S));
+    p->prefix.k = kp->data;
+    p->prefix.v = vp->data;
+    if (p->prefix.P == 0)
+        p->prefix.k = p->prefix.v = NULL; /* nothing read */
     return FIA_OK;
 }

@@ -26,7 +26,7 @@ fia_status fast_check_pse_shape(const fast_args *a, fast_plan *p,
                                 fia_error *err)
 {
     const fia_tensor *t = a->pse;
-    if (!fast_present(t) || p->tnd)
+    if (!fast_present(t) || p->tnd.on)
         return FIA_OK;
     const fia_dtype qd = a->query->dtype;
     const bool decode = p->Q_S == 1;
@@ -62,11 +62,11 @@ fia_status fast_check_pse_shape(const fast_args *a, fast_plan *p,
      * The pse's dtype is dt (an int8 query's plan sets dt fp16, the
      * pse's: fast_plan_int8_quant).  Rows
      * past Q_S and columns past KV_S are never read. */
-    p->pse_given = true;
-    p->pse = (const uint16_t *)t->data;
-    p->pse_sn = rows * cols;
-    p->pse_sb = t->shape[0] == 1 ? 0 : p->N * rows * cols;
-    p->pse_ss = decode ? 0 : cols;
+    p->pse.on = true;
+    p->pse.data = (const uint16_t *)t->data;
+    p->pse.sn = rows * cols;
+    p->pse.sb = t->shape[0] == 1 ? 0 : p->N * rows * cols;
+    p->pse.ss = decode ? 0 : cols;
     /* 002 (Q_S > 1), 000, RELEASED (both paths): an fp16 query with pse
      * runs in high precision whatever inner_precise bit 0 says, so P is
      * not rounded to fp16 before P.V (bf16 always rounds). */
@@ -81,7 +81,7 @@ fia_status fast_check_pse_heads(const fast_args *a, fast_plan *p,
                                 fia_error *err)
 {
     const fia_tensor *t = a->pse;
-    if (a->profile == FIA_PROFILE_CANN && fast_present(t) && !p->tnd &&
+    if (a->profile == FIA_PROFILE_CANN && fast_present(t) && !p->tnd.on &&
         t->ndim == 4 && t->shape[1] == 1 && p->N > 1)
         return FAST_NOTMOD("M_PSE_HEADS", "a pse_shift of one head for %lld heads "
                            "is not computed", (long long)p->N);

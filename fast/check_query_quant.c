@@ -40,7 +40,7 @@ fia_status fast_check_query_quant(const fast_args *a, fast_plan *p,
 fia_status fast_check_query_quant_unmodeled(const fast_args *a, fast_plan *p,
                                             fia_error *err)
 {
-    if (p->query_quant)
+    if (p->query_quant.on)
         return FIA_OK;
     if (a->opt[FAST_OPT_DEQUANT_SCALE_QUERY] != NULL)
         return FAST_NOTMOD("M_OPTIONAL", "dequant_scale_query outside MLA full "

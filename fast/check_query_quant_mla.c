@@ -120,13 +120,13 @@ fia_status fast_check_query_quant_mla(const fast_args *a, fast_plan *p,
     if (st != FIA_OK)
         return st;
     const fia_tensor *q = a->opt[FAST_OPT_DEQUANT_SCALE_QUERY];
-    p->query_quant = true;
+    p->query_quant.on = true;
     p->dt = FIA_DT_BF16;
     p->kv_dt = FIA_DT_INT8;
-    p->dsq = q->data;
-    fast_shape_numel(q, &p->dsq_numel);
-    p->dsk = a->opt[FAST_OPT_KEY_ANTIQUANT_SCALE]->data;
-    p->dsv = a->opt[FAST_OPT_VALUE_ANTIQUANT_SCALE]->data;
+    p->query_quant.dsq = q->data;
+    fast_shape_numel(q, &p->query_quant.dsq_numel);
+    p->query_quant.dsk = a->opt[FAST_OPT_KEY_ANTIQUANT_SCALE]->data;
+    p->query_quant.dsv = a->opt[FAST_OPT_VALUE_ANTIQUANT_SCALE]->data;
     return FIA_OK;
 }
 
@@ -137,7 +137,7 @@ fia_status fast_check_query_quant_mla(const fast_args *a, fast_plan *p,
 fia_status fast_check_query_quant_mla_unmodeled(const fast_args *a,
                                                 fast_plan *p, fia_error *err)
 {
-    if (!p->query_quant)
+    if (!p->query_quant.on)
         return FIA_OK;
     if (a->opt[FAST_OPT_DEQUANT_SCALE1] != NULL ||
         a->opt[FAST_OPT_QUANT_SCALE1] != NULL ||

@@ -34,9 +34,9 @@ static fia_status check_lengths(const fast_args *a, const fia_int_array *arr,
  * actualSeqLengthsKv. */
 fia_status fast_check_seqlen(const fast_args *a, fast_plan *p, fia_error *err)
 {
-    if (p->tnd)
+    if (p->tnd.on)
         return FIA_OK; /* cumulative counts: check_tnd.c */
-    if ((p->Q_S > 1 || p->Dr > 0) && a->asl) { /* MLA reads it at Q_S 1 */
+    if ((p->Q_S > 1 || p->rope.D > 0) && a->asl) { /* MLA reads it at Q_S 1 */
         fia_status st = check_lengths(a, a->asl, p->B, p->Q_S,
                                       "actual_seq_lengths", "S_ASL_LEN",
                                       "S_ASL_VALUE", err);

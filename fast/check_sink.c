@@ -36,8 +36,8 @@ fia_status fast_check_sink(const fast_args *a, fast_plan *p, fia_error *err)
                            "(rank %d%s%lld)", (long long)p->N, t->ndim,
                            t->ndim >= 1 ? ", first dim " : "",
                            t->ndim >= 1 ? (long long)t->shape[0] : 0LL);
-    p->sink_given = true;
-    p->sink = (const uint16_t *)t->data;
+    p->sink.on = true;
+    p->sink.data = (const uint16_t *)t->data;
     return FIA_OK;
 }
 

@@ -12,14 +12,14 @@ static int64_t clamp_i32(int64_t x)
  * the band arithmetic cannot overflow). */
 fia_status fast_check_sparse(const fast_args *a, fast_plan *p, fia_error *err)
 {
-    if (p->tnd)
+    if (p->tnd.on)
         return FIA_OK; /* 0 or 3 whatever Q_S: check_tnd.c */
     bool prefill = p->Q_S > 1;
     if (prefill && (a->sparse_mode < 0 || a->sparse_mode > 4))
         return FAST_REJECT("S_SPARSE_MODE", "sparse_mode %lld not in 0..4",
                            (long long)a->sparse_mode);
-    p->sparse_mode = prefill ? (int)a->sparse_mode : 0;
-    p->pre = prefill ? clamp_i32(a->pre) : INT32_MAX;
-    p->next = prefill ? clamp_i32(a->next) : INT32_MAX;
+    p->sparse.mode = prefill ? (int)a->sparse_mode : 0;
+    p->sparse.pre = prefill ? clamp_i32(a->pre) : INT32_MAX;
+    p->sparse.next = prefill ? clamp_i32(a->next) : INT32_MAX;
     return FIA_OK;
 }

@@ -116,10 +116,10 @@ fia_status fast_check_tensor_list(const fast_args *a, fast_plan *p,
         fia_status st = list_tensor(a, p, i, &s, err);
         if (st != FIA_OK)
             return st;
-        p->list_k[i] = a->key->tensors[i]->data;
-        p->list_v[i] = a->value->tensors[i]->data;
-        p->list_s[i] = s;
-        p->list_sn[i] = bnsd ? s * p->D : p->D;
+        p->list.k[i] = a->key->tensors[i]->data;
+        p->list.v[i] = a->value->tensors[i]->data;
+        p->list.s[i] = s;
+        p->list.sn[i] = bnsd ? s * p->D : p->D;
         kvs = s > kvs ? s : kvs;
     }
     /* each batch's length within its own tensor (the seqlen check reads
@@ -129,12 +129,12 @@ fia_status fast_check_tensor_list(const fast_args *a, fast_plan *p,
         (kv->count == 1 || kv->count >= p->B))
         for (int64_t b = 0; b < p->B; b++) {
             int64_t len = kv->values[kv->count == 1 ? 0 : b];
-            if (len > p->list_s[b])
+            if (len > p->list.s[b])
                 return FAST_REJECT("S_LIST_ASLKV", "actual_seq_lengths_kv[%lld] = "
                                    "%lld beyond its tensor's S %lld", (long long)b,
-                                   (long long)len, (long long)p->list_s[b]);
+                                   (long long)len, (long long)p->list.s[b]);
         }
-    p->kv_list = true;
+    p->list.on = true;
     p->KV_S = kvs;
     return FIA_OK;
 }

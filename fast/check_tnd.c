@@ -129,8 +129,8 @@ static fia_status check_paged_kv(const fast_args *a, fast_plan *p,
     if (!fast_shape_numel(k, &kn) || !fast_same_shape(k, v))
         return FAST_REJECT("S_KV_SHAPE", "key and value caches must be valid "
                            "tensors of one shape");
-    p->T_kv = 0; /* the keys are the cache's: actual_seq_lengths_kv */
-    p->Dv = p->D;
+    p->tnd.T_kv = 0; /* the keys are the cache's: actual_seq_lengths_kv */
+    p->tnd.Dv = p->D;
     p->kv_numel = kn;
     p->k = k->data, p->v = v->data;
     return FIA_OK;
@@ -145,7 +145,7 @@ static fia_status check_shapes(const fast_args *a, fast_plan *p,
 {
     const fia_tensor *q = a->query;
     const fia_tensor *k = a->key->tensors[0], *v = a->value->tensors[0];
-    const int ti = p->q_ntd ? 1 : 0, ni = 1 - ti;
+    const int ti = p->tnd.q_ntd ? 1 : 0, ni = 1 - ti;
     const bool mla512 = fast_mla512(a);
     int64_t qn, kn, vn;
     if (q->ndim != 3 || !fast_shape_numel(q, &qn))
@@ -155,9 +155,9 @@ static fia_status check_shapes(const fast_args *a, fast_plan *p,
         return FAST_REJECT("S_NUM_HEADS", "query N %lld != num_heads %lld",
                            (long long)q->shape[ni], (long long)p->N);
     if (a->opt[FAST_OPT_BLOCK_TABLE]) {
-        p->T = q->shape[ti], p->D = q->shape[2];
-        if (p->T > TND_T_MAX)
-            return FAST_REJECT("S_TND_T_MAX", "T %lld above 2^20", (long long)p->T);
+        p->tnd.T = q->shape[ti], p->D = q->shape[2];
+        if (p->tnd.T > TND_T_MAX)
+            return FAST_REJECT("S_TND_T_MAX", "T %lld above 2^20", (long long)p->tnd.T);
         p->q_numel = qn, p->q = q->data;
         return check_paged_kv(a, p, err);
     }
@@ -172,21 +172,21 @@ static fia_status check_shapes(const fast_args *a, fast_plan *p,
     if (k->shape[ti] != v->shape[ti])
         return FAST_REJECT("S_KV_SHAPE", "key has %lld tokens, value %lld",
                            (long long)k->shape[ti], (long long)v->shape[ti]);
-    p->T = q->shape[ti], p->T_kv = k->shape[ti];
-    p->D = q->shape[2], p->Dv = v->shape[2];
+    p->tnd.T = q->shape[ti], p->tnd.T_kv = k->shape[ti];
+    p->D = q->shape[2], p->tnd.Dv = v->shape[2];
     if (k->shape[2] != p->D)
         return FAST_REJECT("S_KV_D", "key head dim %lld != query head dim %lld",
                            (long long)k->shape[2], (long long)p->D);
-    if (p->T > TND_T_MAX || p->T_kv > TND_T_MAX)
+    if (p->tnd.T > TND_T_MAX || p->tnd.T_kv > TND_T_MAX)
         return FAST_REJECT("S_TND_T_MAX", "T %lld / %lld above 2^20",
-                           (long long)p->T, (long long)p->T_kv);
+                           (long long)p->tnd.T, (long long)p->tnd.T_kv);
     if (q->dtype != FIA_DT_BF16 && !mla512)
         return FAST_REJECT("S_TND_DTYPE", "%s takes bf16 only, not %s", a->layout,
                            fast_dtype_name(q->dtype));
-    if (!mla512 && !head_dims_ok(a, p->D, p->Dv))
+    if (!mla512 && !head_dims_ok(a, p->D, p->tnd.Dv))
         return FAST_REJECT("S_TND_D", "%s: query/value head dims %lld/%lld not "
                            "supported", a->layout, (long long)p->D,
-                           (long long)p->Dv);
+                           (long long)p->tnd.Dv);
     if (strcmp(a->layout, "TND_NTD") == 0 && !mla512)
         return FAST_REJECT("S_TND_NTD", "TND_NTD is a D = 512 (MLA) layout: it "
                            "needs query_rope and key_rope");
@@ -205,7 +205,7 @@ static fia_status check_shapes(const fast_args *a, fast_plan *p,
 fia_status fast_check_tnd_shapes(const fast_args *a, fast_plan *p,
                                  fia_error *err)
 {
-    if (!p->tnd)
+    if (!p->tnd.on)
         return FIA_OK;
     fia_status st = check_shapes(a, p, err);
     if (st != FIA_OK)
@@ -224,9 +224,9 @@ fia_status fast_check_tnd_shapes(const fast_args *a, fast_plan *p,
     /* with page attention (MLA, D 512) actual_seq_lengths_kv holds each
      * batch's own length (003: "代表每个batch的实际长度"), not counts */
     const bool paged = a->opt[FAST_OPT_BLOCK_TABLE] != NULL;
-    st = check_counts(a, a->asl, p->T, "actual_seq_lengths", err);
+    st = check_counts(a, a->asl, p->tnd.T, "actual_seq_lengths", err);
     if (st == FIA_OK && !paged)
-        st = check_counts(a, a->aslkv, p->T_kv, "actual_seq_lengths_kv", err);
+        st = check_counts(a, a->aslkv, p->tnd.T_kv, "actual_seq_lengths_kv", err);
     if (st != FIA_OK)
         return st;
     p->B = a->asl->count;
@@ -267,8 +267,8 @@ fia_status fast_check_tnd_shapes(const fast_args *a, fast_plan *p,
             prev_q = a->asl->values[b], prev_kv = a->aslkv->values[b];
         }
     }
-    p->sparse_mode = (int)a->sparse_mode;
-    p->pre = p->next = INT32_MAX; /* mode 0: all; 3: from the lengths */
+    p->sparse.mode = (int)a->sparse_mode;
+    p->sparse.pre = p->sparse.next = INT32_MAX; /* mode 0: all; 3: from the lengths */
     return FIA_OK;
 }
 

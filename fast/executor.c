@@ -16,34 +16,34 @@ void fast_plan_finish(fast_plan *p)
         p->q_ss = D, p->q_sn = p->Q_S * D, p->q_sb = N * p->Q_S * D;
         p->k_ss = D, p->k_sn = p->KV_S * D, p->k_sb = KV_N * p->KV_S * D;
     }
-    if (p->paged && p->nz) {
+    if (p->page.on && p->page.nz) {
         /* NZ (blocknum, KV_N, D/w, block_size, w), w = nz_w (16, int8's
          * 32): a row's tiles block_size * w apart, its rows w apart
          * within a tile */
-        p->k_sd = p->block_size * p->nz_w;
-        p->k_ss = p->nz_w, p->k_sn = D * p->block_size;
-        p->k_sblk = KV_N * p->k_sn, p->k_sb = 0;
-    } else if (p->paged && p->cache4d) {
+        p->page.k_sd = p->page.block_size * p->page.nz_w;
+        p->k_ss = p->page.nz_w, p->k_sn = D * p->page.block_size;
+        p->page.k_sblk = KV_N * p->k_sn, p->k_sb = 0;
+    } else if (p->page.on && p->page.cache4d) {
         /* (blocknum, KV_N, block_size, D) */
-        p->k_ss = D, p->k_sn = p->block_size * D;
-        p->k_sblk = KV_N * p->k_sn, p->k_sb = 0;
-    } else if (p->paged) {
+        p->k_ss = D, p->k_sn = p->page.block_size * D;
+        p->page.k_sblk = KV_N * p->k_sn, p->k_sb = 0;
+    } else if (p->page.on) {
         /* (blocknum, block_size, KV_N*D) */
         p->k_sn = D, p->k_ss = KV_N * D;
-        p->k_sblk = p->block_size * p->k_ss, p->k_sb = 0;
+        p->page.k_sblk = p->page.block_size * p->k_ss, p->k_sb = 0;
     }
-    if (p->tnd) {
+    if (p->tnd.on) {
         /* [T, N, D] or [N, T, D]; batch b starts at token q_tok[b] */
         p->q_sb = p->k_sb = p->o_sb = 0;
-        p->q_sn = p->q_ntd ? p->T * D : D;
-        p->q_ss = p->q_ntd ? D : N * D;
-        if (!p->paged) { /* a cache keeps its strides (MLA) */
-            p->k_sn = p->q_ntd ? p->T_kv * D : D;
-            p->k_ss = p->q_ntd ? D : KV_N * D;
+        p->q_sn = p->tnd.q_ntd ? p->tnd.T * D : D;
+        p->q_ss = p->tnd.q_ntd ? D : N * D;
+        if (!p->page.on) { /* a cache keeps its strides (MLA) */
+            p->k_sn = p->tnd.q_ntd ? p->tnd.T_kv * D : D;
+            p->k_ss = p->tnd.q_ntd ? D : KV_N * D;
         }
         /* attention_out has value's D (003 §返回值说明) */
-        p->o_sn = p->o_ntd ? p->T * p->Dv : p->Dv;
-        p->o_ss = p->o_ntd ? p->Dv : N * p->Dv;
+        p->o_sn = p->tnd.o_ntd ? p->tnd.T * p->tnd.Dv : p->tnd.Dv;
+        p->o_ss = p->tnd.o_ntd ? p->tnd.Dv : N * p->tnd.Dv;
     } else if (p->layout == FAST_LAYOUT_BNSD_BSND) {
         p->o_sn = D, p->o_ss = N * D, p->o_sb = p->Q_S * N * D;
     } else if (p->o_nbsd) {
@@ -54,33 +54,33 @@ void fast_plan_finish(fast_plan *p)
     }
     /* the shared prefix, [1, S_p, KV_N, D] or [1, KV_N, S_p, D]: the key's
      * row stride, its own head stride */
-    p->kp_sn = p->layout == FAST_LAYOUT_BSH || p->layout == FAST_LAYOUT_BSND
-                   ? D : p->S_p * D;
+    p->prefix.k_sn = p->layout == FAST_LAYOUT_BSH || p->layout == FAST_LAYOUT_BSND
+                   ? D : p->prefix.S_p * D;
     /* MLA: query_rope / key_rope have the query's / key's shape with Dr
      * for D, and every stride above is a multiple of D by one factor */
-    if (p->Dr > 0) {
-        p->qr_sb = p->q_sb / D * p->Dr, p->qr_sn = p->q_sn / D * p->Dr;
-        p->qr_ss = p->q_ss / D * p->Dr;
-        p->kr_sb = p->k_sb / D * p->Dr, p->kr_sn = p->k_sn / D * p->Dr;
-        p->kr_ss = p->k_ss / D * p->Dr;
-        p->kr_sblk = p->k_sblk / D * p->Dr;
-        if (p->nz) { /* (blocknum, KV_N, Dr/16, block_size, 16): bf16
+    if (p->rope.D > 0) {
+        p->rope.q_sb = p->q_sb / D * p->rope.D, p->rope.q_sn = p->q_sn / D * p->rope.D;
+        p->rope.q_ss = p->q_ss / D * p->rope.D;
+        p->rope.k_sb = p->k_sb / D * p->rope.D, p->rope.k_sn = p->k_sn / D * p->rope.D;
+        p->rope.k_ss = p->k_ss / D * p->rope.D;
+        p->rope.k_sblk = p->page.k_sblk / D * p->rope.D;
+        if (p->page.nz) { /* (blocknum, KV_N, Dr/16, block_size, 16): bf16
                         * tiles of 16 also beside an int8 key's of 32 */
-            p->kr_sd = p->block_size * 16, p->kr_ss = 16;
-            p->kr_sn = p->Dr * p->block_size, p->kr_sblk = KV_N * p->kr_sn;
+            p->page.kr_sd = p->page.block_size * 16, p->rope.k_ss = 16;
+            p->rope.k_sn = p->rope.D * p->page.block_size, p->rope.k_sblk = KV_N * p->rope.k_sn;
         }
     }
     p->v_own = false; /* value's strides: the key's (one shape) */
     p->v_sn = p->k_sn, p->v_ss = p->k_ss;
-    if (p->tnd && p->Dv != D && p->Dr == 0 && !p->paged)
+    if (p->tnd.on && p->tnd.Dv != D && p->rope.D == 0 && !p->page.on)
         fast_plan_narrow_value(p); /* TND 192/128 (plan_tnd.c) */
-    if (p->query_quant) {
+    if (p->query_quant.on) {
         /* dequant_scale_query: the query's shape without D, (B, S, N) for
          * BSH / BSND, (B, N, S) for BNSD (check_query_quant_mla.c) */
         const bool bn = p->layout == FAST_LAYOUT_BNSD;
-        p->dsq_sb = N * p->Q_S;
-        p->dsq_sn = bn ? p->Q_S : 1;
-        p->dsq_ss = bn ? 1 : N;
+        p->query_quant.dsq_sb = N * p->Q_S;
+        p->query_quant.dsq_sn = bn ? p->Q_S : 1;
+        p->query_quant.dsq_ss = bn ? 1 : N;
     }
     fast_plan_schedule(p); /* threads, splits and the workspace size */
 }
@@ -92,8 +92,8 @@ fia_status fast_executor_create(const fast_plan *plan,
 {
     /* B <= 65536 was checked, so this is at most 2 MiB. */
     int64_t B = plan->empty ? 0 : plan->B;
-    const bool padded = plan->q_scene || plan->kv_scene;
-    const int64_t arrays = plan->tnd || padded ? 4 : 2;
+    const bool padded = plan->padding.q_scene || plan->padding.kv_scene;
+    const int64_t arrays = plan->tnd.on || padded ? 4 : 2;
     size_t bytes = sizeof(fast_executor) +
                    (size_t)(arrays * B) * sizeof(int64_t);
     fast_executor *ex = malloc(bytes);
@@ -104,24 +104,24 @@ fia_status fast_executor_create(const fast_plan *plan,
     ex->plan = *plan;
     ex->plan.q_len = ex->lens;
     ex->plan.kv_len = ex->lens + B;
-    ex->plan.q_tok = ex->plan.kv_tok = NULL;
+    ex->plan.tnd.q_tok = ex->plan.tnd.kv_tok = NULL;
     /* left padding: q_start / kv_start, filled at run time (run_padding.c;
      * token layouts take no padding: check_padding.c) */
-    ex->plan.q_start = plan->q_scene && B > 0 ? ex->lens + 2 * B : NULL;
-    ex->plan.kv_start = plan->kv_scene && B > 0 ? ex->lens + 3 * B : NULL;
-    if (padded && !plan->tnd)
+    ex->plan.padding.q_start = plan->padding.q_scene && B > 0 ? ex->lens + 2 * B : NULL;
+    ex->plan.padding.kv_start = plan->padding.kv_scene && B > 0 ? ex->lens + 3 * B : NULL;
+    if (padded && !plan->tnd.on)
         memset(ex->lens + 2 * B, 0, (size_t)(2 * B) * sizeof(int64_t));
-    if (plan->tnd) {
+    if (plan->tnd.on) {
         /* cumulative counts (check_tnd.c validated them): batch b's tokens
          * are [values[b - 1], values[b]) */
-        ex->plan.q_tok = ex->lens + 2 * B;
-        ex->plan.kv_tok = ex->lens + 3 * B;
+        ex->plan.tnd.q_tok = ex->lens + 2 * B;
+        ex->plan.tnd.kv_tok = ex->lens + 3 * B;
         for (int64_t b = 0; b < B; b++) {
-            ex->plan.q_tok[b] = b ? asl->values[b - 1] : 0;
+            ex->plan.tnd.q_tok[b] = b ? asl->values[b - 1] : 0;
             /* a paged cache (MLA): each batch's own length */
-            ex->plan.kv_tok[b] = b && !plan->paged ? aslkv->values[b - 1] : 0;
-            ex->plan.q_len[b] = asl->values[b] - ex->plan.q_tok[b];
-            ex->plan.kv_len[b] = aslkv->values[b] - ex->plan.kv_tok[b];
+            ex->plan.tnd.kv_tok[b] = b && !plan->page.on ? aslkv->values[b - 1] : 0;
+            ex->plan.q_len[b] = asl->values[b] - ex->plan.tnd.q_tok[b];
+            ex->plan.kv_len[b] = aslkv->values[b] - ex->plan.tnd.kv_tok[b];
         }
         *out = ex;
         return FIA_OK;
@@ -133,9 +133,9 @@ fia_status fast_executor_create(const fast_plan *plan,
                                 : plan->Q_S;
         /* a list's batch reads its own tensor's S by default; the logical
          * length counts a shared prefix's P keys first (prefix.md) */
-        ex->plan.kv_len[b] = plan->P +
+        ex->plan.kv_len[b] = plan->prefix.P +
             (aslkv ? aslkv->values[aslkv->count == 1 ? 0 : b]
-                   : plan->kv_list ? plan->list_s[b] : plan->KV_S);
+                   : plan->list.on ? plan->list.s[b] : plan->KV_S);
     }
     *out = ex;
     return FIA_OK;
@@ -158,18 +158,18 @@ static fia_status check_block_ids(const fast_plan *p, fia_error *err)
 {
     for (int64_t b = 0; b < p->B; b++) {
         const int64_t len = p->kv_len[b];
-        const int64_t nb = len / p->block_size + (len % p->block_size != 0);
-        if (nb > 0 && p->bt == NULL)
+        const int64_t nb = len / p->page.block_size + (len % p->page.block_size != 0);
+        if (nb > 0 && p->page.bt == NULL)
             return fast_fail(err, FIA_ERR_RUNTIME_ERROR, "R_NO_DATA",
                              "block_table has no data");
         for (int64_t m = 0; m < nb; m++) {
-            const int32_t id = p->bt[b * p->bt_cols + m];
-            if (id < 0 || id >= p->blocknum)
+            const int32_t id = p->page.bt[b * p->page.bt_cols + m];
+            if (id < 0 || id >= p->page.blocknum)
                 return fast_fail(err, FIA_ERR_RUNTIME_ERROR, "R_BLOCK_ID",
                                  "block_table[%lld][%lld] = %d outside the "
                                  "cache's %lld blocks", (long long)b,
                                  (long long)m, (int)id,
-                                 (long long)p->blocknum);
+                                 (long long)p->page.blocknum);
         }
     }
     return FIA_OK;
@@ -186,45 +186,45 @@ fia_status fast_executor_check_run(const fast_executor *ex,
         return fast_fail(err, FIA_ERR_PARAM_NULLPTR, "R_EXECUTOR",
                          "executor is a nullptr");
     const fast_plan *p = &ex->plan;
-    if (p->workspace_size > 0 && workspace == NULL)
+    if (p->sched.workspace_size > 0 && workspace == NULL)
         /* RELEASED: workspace null with size > 0 -> 161001. */
         return fast_fail(err, FIA_ERR_PARAM_NULLPTR, "R_WORKSPACE_NULL",
                          "workspace is NULL but %llu bytes are required",
-                         (unsigned long long)p->workspace_size);
-    if (workspace_size < p->workspace_size)
+                         (unsigned long long)p->sched.workspace_size);
+    if (workspace_size < p->sched.workspace_size)
         /* RELEASED: workspace smaller than required -> 161002. */
         return fast_fail(err, FIA_ERR_PARAM_INVALID, "R_WORKSPACE_SIZE",
                          "workspace of %llu bytes < %llu required",
                          (unsigned long long)workspace_size,
-                         (unsigned long long)p->workspace_size);
+                         (unsigned long long)p->sched.workspace_size);
     if (!p->empty &&
         ((p->q == NULL && p->q_numel > 0) ||
          (p->k == NULL && p->kv_numel > 0) ||
          (p->v == NULL && p->kv_numel > 0) ||
          (p->out == NULL && p->out_numel > 0) ||
-         (p->mask_given && p->mask == NULL && p->sparse_mode < 2) ||
-         (p->pse_given && p->pse == NULL) ||
+         (p->mask.on && p->mask.data == NULL && p->sparse.mode < 2) ||
+         (p->pse.on && p->pse.data == NULL) ||
          (p->lse == NULL && p->lse_numel > 0)))
         /* Status-only runs carry no data; running one is a runtime error. */
         return fast_fail(err, FIA_ERR_RUNTIME_ERROR, "R_NO_DATA",
                          "a tensor needed by phase two has no data");
-    if (!p->empty && p->Dr > 0 && ((p->qr == NULL && p->qr_numel > 0) ||
-                                   (p->kr == NULL && p->kr_numel > 0)))
+    if (!p->empty && p->rope.D > 0 && ((p->rope.q == NULL && p->rope.q_numel > 0) ||
+                                   (p->rope.k == NULL && p->rope.k_numel > 0)))
         return fast_fail(err, FIA_ERR_RUNTIME_ERROR, "R_NO_DATA",
                          "query_rope / key_rope has no data");
-    if (!p->empty && p->sink_given && p->sink == NULL)
+    if (!p->empty && p->sink.on && p->sink.data == NULL)
         return fast_fail(err, FIA_ERR_RUNTIME_ERROR, "R_NO_DATA",
                          "learnable_sink has no data");
-    if (!p->empty && p->P > 0 && (p->kp == NULL || p->vp == NULL))
+    if (!p->empty && p->prefix.P > 0 && (p->prefix.k == NULL || p->prefix.v == NULL))
         return fast_fail(err, FIA_ERR_RUNTIME_ERROR, "R_NO_DATA",
                          "key_shared_prefix / value_shared_prefix has no "
                          "data");
-    for (int64_t b = 0; !p->empty && p->kv_list && b < p->B; b++)
-        if ((p->list_k[b] == NULL || p->list_v[b] == NULL) && p->list_s[b] > 0)
+    for (int64_t b = 0; !p->empty && p->list.on && b < p->B; b++)
+        if ((p->list.k[b] == NULL || p->list.v[b] == NULL) && p->list.s[b] > 0)
             return fast_fail(err, FIA_ERR_RUNTIME_ERROR, "R_NO_DATA",
                              "key/value[%lld] has no data", (long long)b);
-    if (!p->empty && p->oq && (p->oq_s == NULL ||
-                               (p->oq_o_given && p->oq_o == NULL)))
+    if (!p->empty && p->int8_out.on && (p->int8_out.s == NULL ||
+                               (p->int8_out.o_given && p->int8_out.o == NULL)))
         return fast_fail(err, FIA_ERR_RUNTIME_ERROR, "R_NO_DATA",
                          "quant_scale2 / quant_offset2 has no data");
     fia_status st = fast_aq_check_data(p, err);
@@ -234,7 +234,7 @@ fia_status fast_executor_check_run(const fast_executor *ex,
         st = fast_query_quant_check_data(p, err);
     if (st != FIA_OK)
         return st;
-    if (!p->empty && p->paged)
+    if (!p->empty && p->page.on)
         return check_block_ids(p, err);
     return FIA_OK;
 }

@@ -75,8 +75,265 @@ typedef struct fast_aq {
 } fast_aq;
 
 /* ---- the plan --------------------------------------------------------- */
+/* Page attention (check_paged.c): key and value are caches of blocks of
+ * block_size rows, (blocknum, block_size, KV_N*D) or, cache4d,
+ * (blocknum, KV_N, block_size, D); key j of batch b is row j %
+ * block_size of block bt[b * bt_cols + j / block_size] (k_sblk elements
+ * per block; k_sn and k_ss within a block, k_sb unused).  KV_S is the
+ * longest batch's blocks times block_size.  Block ids are device data
+ * the operator does not validate: phase two checks every id it will
+ * read (executor.c) and fails with 361001 instead of reading outside
+ * the cache.
+ * The NZ cache of MLA (nz; 003 "当input_layout为NZ时...
+ * [blockNum, N, D/16, blockSize, 16]"): element (block, n, t, d) at
+ * [block][n][d / 16][t][d % 16], so a row's D elements are D / 16
+ * tiles of 16 contiguous ones, k_sd apart (block_size * 16): k_ss =
+ * 16 (rows within a tile), k_sn = D * block_size; key_rope alike
+ * (kr_sd).  Rows are read through fast_kv_col or widened by
+ * widen_mla_nz (attention.c), never as D contiguous elements.
+ * nz_w: the NZ tile width of key/value: 16 for fp16/bf16, 32 for int8
+ * (MLA full quantization: [blockNum, N, D/32, blockSize, 32], k_sd =
+ * block_size * 32, k_ss = 32); key_rope's tiles are always 16 wide
+ * (bf16), kr_sd = block_size * 16. */
+typedef struct fast_paged_plan {
+    bool on, cache4d;
+    const int32_t *bt;
+    int64_t bt_cols, block_size, blocknum, k_sblk;
+    bool nz;
+    int64_t k_sd, kr_sd;
+    int nz_w;
+} fast_paged_plan;
+
+/* Key/value tensor lists (check_tensor_list.c): batch b's keys are
+ * tensor b of the lists, [1, S_b, ...] in the query's layout, at
+ * k[b] / v[b]; its head stride sn[b] (BNSD: S_b * D); KV_S is the
+ * largest S_b.  B <= FAST_LIST_MAX (002). */
+typedef struct fast_list_plan {
+    bool on;
+    const void *k[FAST_LIST_MAX], *v[FAST_LIST_MAX];
+    int64_t s[FAST_LIST_MAX], sn[FAST_LIST_MAX];
+} fast_list_plan;
+
+/* Token layouts (check_tnd.c): no batch axis; query [T, N, D] or,
+ * q_ntd, [N, T, D], key/value alike with T_kv, attention_out [T, N, D]
+ * or, o_ntd, [N, T, D].  Batch b's row i is token q_tok[b] + i, its
+ * key j token kv_tok[b] + j (the executor's storage); rows i >=
+ * q_len[b] do not exist (fast_row_exists).  Q_S / KV_S are the longest
+ * batch's; Dv value's head dim (and attention_out's, 003 §返回值说明):
+ * in phase one D is the query's and Dv may be below it (TND 192/128);
+ * the run's D is Dv (fast_plan_finish, plan_tnd.c).
+ * A token layout with page attention (MLA, query D 512): the keys are
+ * the cache's (the page fields), kv_len[b] actual_seq_lengths_kv[b]
+ * itself, kv_tok[b] 0 and T_kv 0. */
+typedef struct fast_tnd_plan {
+    bool on, q_ntd, o_ntd;
+    int64_t T, T_kv, Dv;
+    int64_t *q_tok, *kv_tok;
+} fast_tnd_plan;
+
+/* The rope: D columns of the query and the key past the value's D, read
+ * from rows of their own (0: none).  The score is (q.k + q_rope.k_rope) *
+ * scale: Q and K rows are widened to Dk = D + rope D floats (the rope
+ * after the D columns), V and attention_out keep D.  Element (b, n, s)
+ * of the query's rope at q at q_* strides as the query's (fast_qr_row),
+ * of the key's at k as the key's (fast_kr_row: the same block table,
+ * k_sblk per block); each stride the query's / key's with the rope's D
+ * for D (executor.c; an NZ key_rope: its own tiles, page.kr_sd).  Two
+ * uses, one computation:
+ * - MLA (check_mla.c; run_mla.c): query_rope and key_rope;
+ * - a token layout's value narrower than the query (plan_tnd.c): Q and K
+ *   rows of Dk = the query's D, V and the output of D = Dv, the Q and K
+ *   columns past Dv read as a rope from the query's and key's own rows
+ *   (q = the query + Dv, k = the key + Dv, their strides). */
+typedef struct fast_rope_plan {
+    int64_t D;
+    const void *q, *k;
+    int64_t q_numel, k_numel;
+    int64_t q_sb, q_sn, q_ss;
+    int64_t k_sb, k_sn, k_ss, k_sblk;
+} fast_rope_plan;
+
+/* Effective sparse mode (0 when Q_S = 1) and pre/next clamped to int32. */
+typedef struct fast_sparse_plan {
+    int mode;
+    int64_t pre, next;
+} fast_sparse_plan;
+
+/* Mask (bytes, nonzero = excluded); data NULL when absent or when the
+ * mode uses geometry only (2/3/4).  Element (b, i, j) is at
+ * data[b * sb + i * ss + j]; sb = 0 broadcasts.  on: a non-empty mask
+ * tensor was passed. */
+typedef struct fast_mask_plan {
+    const uint8_t *data;
+    int64_t sb, ss;
+    bool on;
+} fast_mask_plan;
+
+/* Left padding (check_padding.c; docs/features/padding.md).  The scenes
+ * that take effect: q_scene, batch b's query rows end p_q rows before
+ * Q_S (Q_S > 1); kv_scene, its key/value rows end p_kv rows before
+ * KV_S (contiguous key/value only: with a list or a paged cache the
+ * scene is refused or ignored); on, either (sparse mode 0 with a
+ * mask then ignores pre/next, run_sparse.c).  q_pad / kv_pad: the
+ * padding tensors (int64, numel >= 1) whose element 0 phase two reads
+ * (run_padding.c, data may be NULL in status-only runs).  q_start[b] /
+ * kv_start[b]: the physical row of batch b's row 0, in the executor's
+ * storage, filled at run time; NULL without that scene. */
+typedef struct fast_padding_plan {
+    bool q_scene, kv_scene, on;
+    const int64_t *q_pad, *kv_pad;
+    int64_t q_pad_numel, kv_pad_numel;
+    int64_t *q_start, *kv_start;
+} fast_padding_plan;
+
+/* Shared prefix (check_prefix.c; docs/features/prefix.md): P rows of
+ * key_shared_prefix / value_shared_prefix (k, v: batch 1 in the
+ * query's layout, S_p rows, head stride k_sn, row stride k_ss like
+ * the key's) come before every batch's own keys.  kv_len[b] is the
+ * logical length P + own (the executor's storage) and every rule reads
+ * the logical key j: j < P is prefix row j, j >= P own row j - P
+ * (fast_kv_src).  P = 0 without a prefix or with an empty one; only
+ * contiguous key/value in a 002 layout take it (no list, cache, token
+ * layout or left padding). */
+typedef struct fast_prefix_plan {
+    int64_t P, S_p, k_sn;
+    const void *k, *v;
+} fast_prefix_plan;
+
+/* pse_shift (check_pse.c; docs/features/pse.md): the bias of query row
+ * i, key j of batch b, head n is element data[b * sb + n * sn + r * ss
+ * + c], r = fast_q_phys (Q_S = 1: ss = 0, row 0), c = fast_pse_col;
+ * sb = 0 broadcasts a pse of batch 1.  Its dtype is dt (002 pairs it
+ * with the query's).  on: a non-empty pse was passed (data may be NULL
+ * in status-only runs; checked in phase two). */
+typedef struct fast_pse_plan {
+    bool on;
+    const uint16_t *data;
+    int64_t sb, sn, ss;
+} fast_pse_plan;
+
+/* Antiquant (plan_antiquant.c fills it, after the rules of
+ * check_antiquant.c; run_antiquant.c reads it; antiquant.md):
+ * key and value are int8 or int4 (kv_dt: FIA_DT_INT8 or FIA_DT_INT4,
+ * an int32 input counted as int4 with D = 8 x its last dim; strides
+ * k_sb.. are then in int4 elements) and each real element is
+ * (x + offset) * scale.  aq[0] is the key's, aq[1] the value's. */
+typedef struct fast_antiquant_plan {
+    bool on;
+    fast_aq aq[2];
+} fast_antiquant_plan;
+
+/* An int8 attention_out (check_int8_out.c; docs/features/int8_out.md):
+ * y = sat(round(x * qs + qo)), quant_scale2 / quant_offset2 (s, o; o
+ * NULL: 0) of dtype dt (fp32 or bf16), per-channel (pc: element
+ * n * D + d) or per-tensor.  Data may be NULL in status-only runs
+ * (phase two checks). */
+typedef struct fast_int8_out_plan {
+    bool on, pc, o_given;
+    fia_dtype dt;
+    const void *s, *o;
+} fast_int8_out_plan;
+
+/* Full int8 quantization (check_int_inputs.c and check_int8_quant.c
+ * fill it, layer 6;
+ * run_int8_quant.c and attention_int8_quant.c compute it; int8_quant.md):
+ * query, key and value int8 (kv_dt FIA_DT_INT8), dt then FIA_DT_FP16,
+ * the dtype of the pse and of a float attention_out.  s: the data of
+ * dequant_scale1, quant_scale1, dequant_scale2 (one element each, of
+ * dtype sdt: uint64 or fp32, fp32 for quant_scale1), device data read
+ * before the run (fast_int8_quant_apply) into sc = fl32(ds1 * scale),
+ * qs1 and ds2. */
+typedef struct fast_int8_quant_plan {
+    bool on;
+    const void *s[3];
+    fia_dtype sdt[3];
+    float sc, qs1, ds2;
+} fast_int8_quant_plan;
+
+/* learnable_sink (check_sink.c; run_sink.c; docs/features/sink.md):
+ * per query head n a virtual key of score data[n] (bf16, N elements,
+ * not scaled) in the row's max and denominator, no value; folded in
+ * where a row ends (fast_sink_end).  on: a sink was passed; data may be
+ * NULL in status-only runs (phase two checks). */
+typedef struct fast_sink_plan {
+    bool on;
+    const uint16_t *data;
+} fast_sink_plan;
+
+/* MLA full quantization (check_query_quant_mla.c fills it, layer 5;
+ * run_query_quant.c computes it; 003 "支持全量化场景"): query, key and
+ * value int8 (kv_dt FIA_DT_INT8), query_rope, key_rope and
+ * attention_out bf16 (dt FIA_DT_BF16: P rounded to bf16 before P.V as
+ * in a bf16 call).  In float32: query row (b, n, i) is q_int8 *
+ * dsq[b * dsq_sb + n * dsq_sn + i * dsq_ss] (dequant_scale_query, per
+ * token and head), key and value rows x * dsk[0] / x * dsv[0]
+ * (dequant_scale_key / _value, per tensor), the ropes widened as
+ * they are; then the attention of any MLA call over Dk = D + rope D.
+ * Data (fp32) may be NULL in status-only runs (phase two checks). */
+typedef struct fast_query_quant_plan {
+    bool on;
+    const void *dsq, *dsk, *dsv;
+    int64_t dsq_numel, dsq_sb, dsq_sn, dsq_ss;
+} fast_query_quant_plan;
+
+/* The schedule (fast_plan_schedule) and the workspace layout: heads and
+ * query rows per task, M and its padding L (multiple of 16), Dk (Q/K
+ * rows: D + rope D) padded to Dp (multiple of 16; the row stride of
+ * every float row of Q, K, V and acc), D padded to Dvp (the columns P.V
+ * computes), threads, KV splits (decode: flash-decoding, merged at the
+ * end).
+ * task_order: fastSetTaskOrder's seed at plan time: 0, the threads take
+ * the tasks as they come; else one thread runs them all in a permutation
+ * of this seed (schedule.c), planned for nthreads all the same;
+ * order_offset: the tasks' order (int64 each) in the workspace.
+ * The KV splits of a (batch, KV head) start at key kv_base (0, or P
+ * when the prefix runs apart), split s at kv_base + s * kv_chunk.
+ * Decode with a prefix and B > 1 (shared): the prefix keys run apart,
+ * once for every batch: per KV head its B x group query rows (all
+ * batches, all heads of the group) in tiles of pt_rows, against the
+ * prefix keys in n_psplit splits of p_chunk keys; these tasks are
+ * spread among the others (attention.c), each leaves partials like a
+ * KV split.  A row (b, n) then has nrec partial records: the prefix
+ * splits', then the nsplit own-key splits' (nrec = nsplit without
+ * shared).
+ * scratch_bytes: per thread, multiple of 64; partial_offset: the decode
+ * partials, after the scratches.
+ * kv_pre: K and V widened once into the workspace as float rows of Dp
+ * (zero padding columns): the own rows [B][KV_N][KV_S], then the
+ * prefix's [KV_N][P] (once for every batch), K at kv_offset, V at
+ * kv_offset + kv_bytes, and one byte per V row in the same order
+ * (nonzero: the row has an inf or NaN) at vbad_offset. */
+typedef struct fast_schedule {
+    int64_t hpt, qb, mrows, L, Dp, Dvp;
+    int64_t n_hsub, n_qblk, kv_chunk;
+    int nthreads, nsplit;
+    uint64_t task_order;
+    uint64_t order_offset;
+    int64_t kv_base;
+    bool shared;
+    int64_t pt_rows, n_ptile, n_psplit, p_chunk;
+    int nrec;
+    uint64_t scratch_bytes;
+    uint64_t partial_offset;
+    bool kv_pre;
+    uint64_t kv_offset, kv_bytes, vbad_offset;
+    uint64_t workspace_size;
+} fast_schedule;
+
 /* Everything phase two needs, fixed by phase one.  Strides are in elements
- * and describe element (b, n, s, d) of query / key+value / attention_out. */
+ * and describe element (b, n, s, d) of query / key+value / attention_out.
+ *
+ * The top level is the call's geometry and data (layout, dtypes, sizes,
+ * strides, tensors, lengths, scale and precision): the plan itself, read
+ * by every file.  Each feature's fields are a group of their own (the
+ * group's comment is at its type), named by the feature's word of
+ * include/fia/feature.h where it reads well, and the schedule and the
+ * workspace layout are sched.  A group's "on" flag (the feature is in the
+ * call, or its tensor was passed) is the group's member `on`:
+ * p->page.on, p->list.on, p->tnd.on, p->mask.on, p->padding.on,
+ * p->pse.on, p->antiquant.on, p->int8_out.on, p->int8_quant.on,
+ * p->sink.on, p->query_quant.on; the rope, sparse and prefix groups have
+ * none (rope.D > 0, sparse.mode, prefix.P > 0 say it). */
 typedef struct fast_plan {
     bool empty;              /* empty query: nothing to compute */
     bool kv_return;          /* profile cann, no batch reads a key: the
@@ -84,7 +341,10 @@ typedef struct fast_plan {
                                 +inf; check_order.c) */
     fast_layout layout;
     fia_dtype dt;            /* FIA_DT_FP16 or FIA_DT_BF16 (in and out) */
+    fia_dtype kv_dt;         /* key/value's: dt when !antiquant.on
+                                (fast_antiquant_plan) */
     int64_t B, N, KV_N, group, Q_S, KV_S, D;
+    int64_t Dk;              /* Q and K rows: D + rope.D (schedule.c) */
     int64_t q_sb, q_sn, q_ss;
     int64_t k_sb, k_sn, k_ss; /* key and value share one shape... */
     /* ...but for a token layout's value narrower than the key (v_own,
@@ -92,95 +352,17 @@ typedef struct fast_plan {
      * key's, fast_plan_finish) */
     bool v_own;
     int64_t v_sn, v_ss;
-
-    /* Page attention (check_paged.c): key and value are caches of blocks of
-     * block_size rows, (blocknum, block_size, KV_N*D) or, cache4d,
-     * (blocknum, KV_N, block_size, D); key j of batch b is row j %
-     * block_size of block bt[b * bt_cols + j / block_size] (k_sblk elements
-     * per block; k_sn and k_ss within a block, k_sb unused).  KV_S is the
-     * longest batch's blocks times block_size.  Block ids are device data
-     * the operator does not validate: phase two checks every id it will
-     * read (executor.c) and fails with 361001 instead of reading outside
-     * the cache. */
-    bool paged, cache4d;
-    const int32_t *bt;
-    int64_t bt_cols, block_size, blocknum, k_sblk;
-    /* The NZ cache of MLA (check_paged.c; 003 "当input_layout为NZ时...
-     * [blockNum, N, D/16, blockSize, 16]"): element (block, n, t, d) at
-     * [block][n][d / 16][t][d % 16], so a row's D elements are D / 16
-     * tiles of 16 contiguous ones, k_sd apart (block_size * 16): k_ss =
-     * 16 (rows within a tile), k_sn = D * block_size; key_rope alike
-     * (kr_sd).  Rows are read through fast_kv_col or widened by
-     * widen_mla_nz (attention.c), never as D contiguous elements. */
-    bool nz;
-    int64_t k_sd, kr_sd;
-    /* The NZ tile width of key/value: 16 for fp16/bf16, 32 for int8 (MLA
-     * full quantization: [blockNum, N, D/32, blockSize, 32], k_sd =
-     * block_size * 32, k_ss = 32); key_rope's tiles are always 16 wide
-     * (bf16), kr_sd = block_size * 16. */
-    int nz_w;
-
-    /* Key/value tensor lists (check_tensor_list.c): batch b's keys are
-     * tensor b of the lists, [1, S_b, ...] in the query's layout, at
-     * list_k[b] / list_v[b]; its head stride list_sn[b] (BNSD: S_b * D);
-     * KV_S is the largest S_b.  B <= FAST_LIST_MAX (002). */
-    bool kv_list;
-    const void *list_k[FAST_LIST_MAX], *list_v[FAST_LIST_MAX];
-    int64_t list_s[FAST_LIST_MAX], list_sn[FAST_LIST_MAX];
-    /* Token layouts (check_tnd.c): no batch axis; query [T, N, D] or,
-     * q_ntd, [N, T, D], key/value alike with T_kv, attention_out [T, N, D]
-     * or, o_ntd, [N, T, D].  Batch b's row i is token q_tok[b] + i, its
-     * key j token kv_tok[b] + j (the executor's storage); rows i >=
-     * q_len[b] do not exist (fast_row_exists).  Q_S / KV_S are the longest
-     * batch's; Dv value's head dim (and attention_out's, 003 §返回值说明):
-     * in phase one D is the query's and Dv may be below it (TND 192/128);
-     * the run's D is Dv (fast_plan_finish, plan_tnd.c). */
-    bool tnd, q_ntd, o_ntd;
-    /* BSH_NBSD, BSND_NBSD, BNSD_NBSD (check_layout.c; 003 input_layout):
-     * the query, key and value in the layout before the `_` (layout),
-     * attention_out [N, B, Q_S, D] (o_* strides, executor.c). */
+    /* attention_out's strides o_* (executor.c); BSH_NBSD, BSND_NBSD,
+     * BNSD_NBSD (o_nbsd; check_layout.c; 003 input_layout): the query,
+     * key and value in the layout before the `_` (layout), attention_out
+     * [N, B, Q_S, D]. */
     bool o_nbsd;
-    int64_t T, T_kv, Dv;
-    int64_t *q_tok, *kv_tok;
     int64_t o_sb, o_sn, o_ss;
-    /* A token layout with page attention (MLA, query D 512): the keys are
-     * the cache's (the paged fields), kv_len[b] actual_seq_lengths_kv[b]
-     * itself, kv_tok[b] 0 and T_kv 0. */
-
-    /* MLA (check_mla.c; run_mla.c): query_rope and key_rope, head dim Dr
-     * (0: no MLA).  The score is (q.k + q_rope.k_rope) * scale: Q and K
-     * rows are widened to Dk = D + Dr floats (the rope after the D
-     * columns), V and attention_out keep D.  Element (b, n, s) of
-     * query_rope at qr_* strides as the query's (fast_qr_row), of key_rope
-     * as the key's (fast_kr_row: the same block table, kr_sblk per block);
-     * each stride the query's / key's with Dr for D (executor.c; an NZ
-     * key_rope: its own tiles, kr_sd).
-     * A token layout's value narrower than the query (plan_tnd.c) is the
-     * same computation: Q and K rows of Dk = the query's D, V and the
-     * output of D = Dv, the Q and K columns past Dv read as a "rope" from
-     * the query's and key's own rows (qr = q + Dv, kr = k + Dv, their
-     * strides). */
-    int64_t Dr, Dk;
-    const void *qr, *kr;
-    int64_t qr_numel, kr_numel;
-    int64_t qr_sb, qr_sn, qr_ss;
-    int64_t kr_sb, kr_sn, kr_ss, kr_sblk;
 
     float scale;             /* applied in float32 after Q.K^T */
     int inner_precise;       /* 0..3 */
     bool round_p;            /* round P to the input dtype before P.V */
     bool row_invalid;        /* inner_precise bit 1 */
-
-    /* Effective sparse mode (0 when Q_S = 1) and pre/next clamped to int32. */
-    int sparse_mode;
-    int64_t pre, next;
-
-    /* Mask (bytes, nonzero = excluded); NULL when absent or when the mode
-     * uses geometry only (2/3/4).  Element (b, i, j) is at
-     * mask[b * mask_sb + i * mask_ss + j]; mask_sb = 0 broadcasts. */
-    const uint8_t *mask;
-    int64_t mask_sb, mask_ss;
-    bool mask_given;         /* a non-empty mask tensor was passed */
 
     /* Data (may be NULL in status-only runs; checked in phase two). */
     const void *q, *k, *v;
@@ -191,136 +373,21 @@ typedef struct fast_plan {
     /* q_len[b], kv_len[b]: point into the executor's own storage. */
     int64_t *q_len, *kv_len;
 
-    /* Left padding (check_padding.c; docs/features/padding.md).  The scenes
-     * that take effect: q_scene, batch b's query rows end p_q rows before
-     * Q_S (Q_S > 1); kv_scene, its key/value rows end p_kv rows before
-     * KV_S (contiguous key/value only: with a list or a paged cache the
-     * scene is refused or ignored); left_pad, either (sparse mode 0 with a
-     * mask then ignores pre/next, run_sparse.c).  q_pad / kv_pad: the
-     * padding tensors (int64, numel >= 1) whose element 0 phase two reads
-     * (run_padding.c, data may be NULL in status-only runs).  q_start[b] /
-     * kv_start[b]: the physical row of batch b's row 0, in the executor's
-     * storage, filled at run time; NULL without that scene. */
-    bool q_scene, kv_scene, left_pad;
-    const int64_t *q_pad, *kv_pad;
-    int64_t q_pad_numel, kv_pad_numel;
-    int64_t *q_start, *kv_start;
-
-    /* Shared prefix (check_prefix.c; docs/features/prefix.md): P rows of
-     * key_shared_prefix / value_shared_prefix (kp, vp: batch 1 in the
-     * query's layout, S_p rows, head stride kp_sn, row stride k_ss like
-     * the key's) come before every batch's own keys.  kv_len[b] is the
-     * logical length P + own (the executor's storage) and every rule reads
-     * the logical key j: j < P is prefix row j, j >= P own row j - P
-     * (fast_kv_src).  P = 0 without a prefix or with an empty one; only
-     * contiguous key/value in a 002 layout take it (no list, cache, token
-     * layout or left padding). */
-    int64_t P, S_p, kp_sn;
-    const void *kp, *vp;
-
-    /* pse_shift (check_pse.c; docs/features/pse.md): the bias of query row
-     * i, key j of batch b, head n is element pse[b * pse_sb + n * pse_sn +
-     * r * pse_ss + c], r = fast_q_phys (Q_S = 1: pse_ss = 0, row 0), c =
-     * fast_pse_col; pse_sb = 0 broadcasts a pse of batch 1.  Its dtype is
-     * dt (002 pairs it with the query's).  pse_given: a non-empty pse was
-     * passed (data may be NULL in status-only runs; checked in phase two). */
-    bool pse_given;
-    const uint16_t *pse;
-    int64_t pse_sb, pse_sn, pse_ss;
-
-    /* Antiquant (plan_antiquant.c fills it, after the rules of
-     * check_antiquant.c; run_antiquant.c reads it; antiquant.md):
-     * key and value are int8 or int4 (kv_dt: FIA_DT_INT8 or FIA_DT_INT4,
-     * an int32 input counted as int4 with D = 8 x its last dim; strides
-     * k_sb.. are then in int4 elements) and each real element is
-     * (x + offset) * scale.  aq[0] is the key's, aq[1] the value's. */
-    bool antiquant;
-    fia_dtype kv_dt;          /* dt when !antiquant */
-    fast_aq aq[2];
-
-    /* An int8 attention_out (check_int8_out.c; docs/features/int8_out.md):
-     * y = sat(round(x * qs + qo)), quant_scale2 / quant_offset2 (oq_o
-     * NULL: 0) of dtype oq_dt (fp32 or bf16), per-channel (oq_pc: element
-     * n * D + d) or per-tensor.  Data may be NULL in status-only runs
-     * (phase two checks). */
-    bool oq, oq_pc, oq_o_given;
-    fia_dtype oq_dt;
-    const void *oq_s, *oq_o;
-
-    /* Full int8 quantization (check_int_inputs.c and check_int8_quant.c
-     * fill it, layer 6;
-     * run_int8_quant.c and attention_int8_quant.c compute it; int8_quant.md):
-     * query, key and value int8 (kv_dt FIA_DT_INT8), dt then FIA_DT_FP16,
-     * the dtype of the pse and of a float attention_out.  int8_quant_s: the
-     * data of dequant_scale1, quant_scale1, dequant_scale2 (one element each,
-     * of dtype int8_quant_sdt: uint64 or fp32, fp32 for quant_scale1), device
-     * data read before the run (fast_int8_quant_apply) into int8_quant_sc =
-     * fl32(ds1 * scale), int8_quant_qs1 and int8_quant_ds2. */
-    /* learnable_sink (check_sink.c; run_sink.c; docs/features/sink.md):
-     * per query head n a virtual key of score sink[n] (bf16, N elements,
-     * not scaled) in the row's max and denominator, no value; folded in
-     * where a row ends (fast_sink_end).  Data may be NULL in status-only
-     * runs (phase two checks). */
-    bool sink_given;
-    const uint16_t *sink;
-
-    /* MLA full quantization (check_query_quant_mla.c fills it, layer 5;
-     * run_query_quant.c computes it; 003 "支持全量化场景"): query, key and
-     * value int8 (kv_dt FIA_DT_INT8), query_rope, key_rope and
-     * attention_out bf16 (dt FIA_DT_BF16: P rounded to bf16 before P.V as
-     * in a bf16 call).  In float32: query row (b, n, i) is q_int8 *
-     * dsq[b * dsq_sb + n * dsq_sn + i * dsq_ss] (dequant_scale_query, per
-     * token and head), key and value rows x * dsk[0] / x * dsv[0]
-     * (dequant_scale_key / _value, per tensor), the ropes widened as
-     * they are; then the attention of any MLA call over Dk = D + Dr.
-     * Data (fp32) may be NULL in status-only runs (phase two checks). */
-    bool query_quant;
-    const void *dsq, *dsk, *dsv;
-    int64_t dsq_numel, dsq_sb, dsq_sn, dsq_ss;
-
-    bool int8_quant;
-    const void *int8_quant_s[3];
-    fia_dtype int8_quant_sdt[3];
-    float int8_quant_sc, int8_quant_qs1, int8_quant_ds2;
-
-    /* Schedule (fast_plan_schedule): heads and query rows per task, M and
-     * its padding L (multiple of 16), Dk (Q/K rows: D + Dr) padded to Dp
-     * (multiple of 16; the row stride of every float row of Q, K, V and
-     * acc), D padded to Dvp (the columns P.V computes), threads, KV splits
-     * (decode: flash-decoding, merged at the end). */
-    int64_t hpt, qb, mrows, L, Dp, Dvp;
-    int64_t n_hsub, n_qblk, kv_chunk;
-    int nthreads, nsplit;
-    /* fastSetTaskOrder's seed at plan time: 0, the threads take the tasks
-     * as they come; else one thread runs them all in a permutation of
-     * this seed (schedule.c), planned for nthreads all the same */
-    uint64_t task_order;
-    uint64_t order_offset;    /* task_order: the tasks' order (int64 each) */
-    /* The KV splits of a (batch, KV head) start at key kv_base (0, or P
-     * when the prefix runs apart), split s at kv_base + s * kv_chunk. */
-    int64_t kv_base;
-    /* Decode with a prefix and B > 1 (shared): the prefix keys run apart,
-     * once for every batch: per KV head its B x group query rows (all
-     * batches, all heads of the group) in tiles of pt_rows, against the
-     * prefix keys in n_psplit splits of p_chunk keys; these tasks are
-     * spread among the others (attention.c), each leaves partials like a
-     * KV split.  A row (b, n) then has nrec partial records: the prefix
-     * splits', then the nsplit own-key splits' (nrec = nsplit without
-     * shared). */
-    bool shared;
-    int64_t pt_rows, n_ptile, n_psplit, p_chunk;
-    int nrec;
-    uint64_t scratch_bytes;   /* per thread, multiple of 64 */
-    uint64_t partial_offset;  /* decode partials after the scratches */
-    /* kv_pre: K and V widened once into the workspace as float rows of Dp
-     * (zero padding columns): the own rows [B][KV_N][KV_S], then the
-     * prefix's [KV_N][P] (once for every batch), K at kv_offset, V at
-     * kv_offset + kv_bytes, and one byte per V row in the same order
-     * (nonzero: the row has an inf or NaN) at vbad_offset. */
-    bool kv_pre;
-    uint64_t kv_offset, kv_bytes, vbad_offset;
-
-    uint64_t workspace_size;
+    fast_paged_plan page;
+    fast_list_plan list;
+    fast_tnd_plan tnd;
+    fast_rope_plan rope;
+    fast_sparse_plan sparse;
+    fast_mask_plan mask;
+    fast_padding_plan padding;
+    fast_prefix_plan prefix;
+    fast_pse_plan pse;
+    fast_antiquant_plan antiquant;
+    fast_int8_out_plan int8_out;
+    fast_int8_quant_plan int8_quant;
+    fast_sink_plan sink;
+    fast_query_quant_plan query_quant;
+    fast_schedule sched;
 } fast_plan;
 
 struct fast_executor {
@@ -337,11 +404,11 @@ struct fast_executor {
  * the one key / value tensor (a paged cache too). */
 static inline const uint16_t *fast_k_base(const fast_plan *p, int64_t b)
 {
-    return (const uint16_t *)(p->kv_list ? p->list_k[b] : p->k);
+    return (const uint16_t *)(p->list.on ? p->list.k[b] : p->k);
 }
 static inline const uint16_t *fast_v_base(const fast_plan *p, int64_t b)
 {
-    return (const uint16_t *)(p->kv_list ? p->list_v[b] : p->v);
+    return (const uint16_t *)(p->list.on ? p->list.v[b] : p->v);
 }
 
 /* Element offset of the batch's own key/value row j of batch b, KV head
@@ -352,15 +419,15 @@ static inline const uint16_t *fast_v_base(const fast_plan *p, int64_t b)
 static inline int64_t fast_kv_row(const fast_plan *p, int64_t b, int64_t h,
                                   int64_t j)
 {
-    if (p->kv_list)
-        return h * p->list_sn[b] + j * p->k_ss;
-    if (p->paged) { /* any layout, a token one too (MLA) */
-        const int64_t id = p->bt[b * p->bt_cols + j / p->block_size];
-        return id * p->k_sblk + h * p->k_sn + (j % p->block_size) * p->k_ss;
+    if (p->list.on)
+        return h * p->list.sn[b] + j * p->k_ss;
+    if (p->page.on) { /* any layout, a token one too (MLA) */
+        const int64_t id = p->page.bt[b * p->page.bt_cols + j / p->page.block_size];
+        return id * p->page.k_sblk + h * p->k_sn + (j % p->page.block_size) * p->k_ss;
     }
-    if (p->tnd)
-        return (p->kv_tok[b] + j) * p->k_ss + h * p->k_sn;
-    const int64_t s = p->kv_start ? p->kv_start[b] + j : j;
+    if (p->tnd.on)
+        return (p->tnd.kv_tok[b] + j) * p->k_ss + h * p->k_sn;
+    const int64_t s = p->padding.kv_start ? p->padding.kv_start[b] + j : j;
     return b * p->k_sb + h * p->k_sn + s * p->k_ss;
 }
 
@@ -370,14 +437,14 @@ static inline int64_t fast_kv_row(const fast_plan *p, int64_t b, int64_t h,
 static inline int64_t fast_v_row(const fast_plan *p, int64_t b, int64_t h,
                                  int64_t j, int64_t o)
 {
-    return p->v_own ? (p->kv_tok[b] + j) * p->v_ss + h * p->v_sn : o;
+    return p->v_own ? (p->tnd.kv_tok[b] + j) * p->v_ss + h * p->v_sn : o;
 }
 
 /* Element offset of column d within a K/V row: d, or in an NZ cache
  * (d / nz_w) tiles of k_sd on and d % nz_w into the tile. */
 static inline int64_t fast_kv_col(const fast_plan *p, int64_t d)
 {
-    return p->nz ? d / p->nz_w * p->k_sd + d % p->nz_w : d;
+    return p->page.nz ? d / p->page.nz_w * p->page.k_sd + d % p->page.nz_w : d;
 }
 
 /* MLA: element offset of key_rope's row of the batch's own key j of batch
@@ -386,14 +453,14 @@ static inline int64_t fast_kv_col(const fast_plan *p, int64_t d)
 static inline int64_t fast_kr_row(const fast_plan *p, int64_t b, int64_t h,
                                   int64_t j)
 {
-    if (p->paged) {
-        const int64_t id = p->bt[b * p->bt_cols + j / p->block_size];
-        return id * p->kr_sblk + h * p->kr_sn +
-               (j % p->block_size) * p->kr_ss;
+    if (p->page.on) {
+        const int64_t id = p->page.bt[b * p->page.bt_cols + j / p->page.block_size];
+        return id * p->rope.k_sblk + h * p->rope.k_sn +
+               (j % p->page.block_size) * p->rope.k_ss;
     }
-    if (p->tnd)
-        return (p->kv_tok[b] + j) * p->kr_ss + h * p->kr_sn;
-    return b * p->kr_sb + h * p->kr_sn + j * p->kr_ss;
+    if (p->tnd.on)
+        return (p->tnd.kv_tok[b] + j) * p->rope.k_ss + h * p->rope.k_sn;
+    return b * p->rope.k_sb + h * p->rope.k_sn + j * p->rope.k_ss;
 }
 
 /* The physical row of query row i (< Q_S) of batch b in query,
@@ -403,9 +470,9 @@ static inline int64_t fast_kr_row(const fast_plan *p, int64_t b, int64_t h,
  * outside it. */
 static inline int64_t fast_q_phys(const fast_plan *p, int64_t b, int64_t i)
 {
-    if (p->q_start == NULL)
+    if (p->padding.q_start == NULL)
         return i;
-    const int64_t r = p->q_start[b] + i;
+    const int64_t r = p->padding.q_start[b] + i;
     return r < p->Q_S ? r : r - p->Q_S;
 }
 
@@ -413,7 +480,7 @@ static inline int64_t fast_q_phys(const fast_plan *p, int64_t b, int64_t i)
 static inline int64_t fast_q_row(const fast_plan *p, int64_t b, int64_t n,
                                  int64_t i)
 {
-    const int64_t base = p->tnd ? p->q_tok[b] * p->q_ss : b * p->q_sb;
+    const int64_t base = p->tnd.on ? p->tnd.q_tok[b] * p->q_ss : b * p->q_sb;
     return base + n * p->q_sn + fast_q_phys(p, b, i) * p->q_ss;
 }
 
@@ -421,8 +488,8 @@ static inline int64_t fast_q_row(const fast_plan *p, int64_t b, int64_t n,
 static inline int64_t fast_qr_row(const fast_plan *p, int64_t b, int64_t n,
                                   int64_t i)
 {
-    const int64_t base = p->tnd ? p->q_tok[b] * p->qr_ss : b * p->qr_sb;
-    return base + n * p->qr_sn + fast_q_phys(p, b, i) * p->qr_ss;
+    const int64_t base = p->tnd.on ? p->tnd.q_tok[b] * p->rope.q_ss : b * p->rope.q_sb;
+    return base + n * p->rope.q_sn + fast_q_phys(p, b, i) * p->rope.q_ss;
 }
 
 /* The pse column of key j of batch b: the key's physical column (kv_start
@@ -433,22 +500,22 @@ static inline int64_t fast_qr_row(const fast_plan *p, int64_t b, int64_t n,
  * of keys is read from the column of its first key on, contiguous. */
 static inline int64_t fast_pse_col(const fast_plan *p, int64_t b, int64_t j)
 {
-    return p->kv_start ? p->kv_start[b] + j : j;
+    return p->padding.kv_start ? p->padding.kv_start[b] + j : j;
 }
 
 /* The pse row of query row i (< Q_S) of batch b, head n, at column 0. */
 static inline const uint16_t *fast_pse_row(const fast_plan *p, int64_t b,
                                            int64_t n, int64_t i)
 {
-    return p->pse + b * p->pse_sb + n * p->pse_sn +
-           fast_q_phys(p, b, i) * p->pse_ss;
+    return p->pse.data + b * p->pse.sb + n * p->pse.sn +
+           fast_q_phys(p, b, i) * p->pse.ss;
 }
 
 /* Row i of batch b is part of attention_out: always but in a token layout,
  * where a batch has q_len[b] rows and the next batch's tokens follow. */
 static inline bool fast_row_exists(const fast_plan *p, int64_t b, int64_t i)
 {
-    return !p->tnd || i < p->q_len[b];
+    return !p->tnd.on || i < p->q_len[b];
 }
 
 /* Key and value row of logical key j of batch b, KV head h: prefix row j
@@ -457,15 +524,15 @@ static inline void fast_kv_src(const fast_plan *p, int64_t b, int64_t h,
                                int64_t j, const uint16_t **k,
                                const uint16_t **v)
 {
-    if (j < p->P) {
-        const int64_t o = h * p->kp_sn + j * p->k_ss;
-        *k = (const uint16_t *)p->kp + o;
-        *v = (const uint16_t *)p->vp + o;
+    if (j < p->prefix.P) {
+        const int64_t o = h * p->prefix.k_sn + j * p->k_ss;
+        *k = (const uint16_t *)p->prefix.k + o;
+        *v = (const uint16_t *)p->prefix.v + o;
         return;
     }
-    const int64_t o = fast_kv_row(p, b, h, j - p->P);
+    const int64_t o = fast_kv_row(p, b, h, j - p->prefix.P);
     *k = fast_k_base(p, b) + o;
-    *v = fast_v_base(p, b) + fast_v_row(p, b, h, j - p->P, o);
+    *v = fast_v_base(p, b) + fast_v_row(p, b, h, j - p->prefix.P, o);
 }
 
 /* How many of the n logical keys from j on lie at stride k_ss (their
@@ -474,12 +541,12 @@ static inline void fast_kv_src(const fast_plan *p, int64_t b, int64_t h,
  * block. */
 static inline int64_t fast_kv_run(const fast_plan *p, int64_t j, int64_t n)
 {
-    if (j < p->P)
-        return p->P - j < n ? p->P - j : n;
-    if (!p->paged)
+    if (j < p->prefix.P)
+        return p->prefix.P - j < n ? p->prefix.P - j : n;
+    if (!p->page.on)
         return n;
-    j -= p->P; /* the own row (a cache takes no prefix: P = 0) */
-    const int64_t left = p->block_size - j % p->block_size;
+    j -= p->prefix.P; /* the own row (a cache takes no prefix: P = 0) */
+    const int64_t left = p->page.block_size - j % p->page.block_size;
     return left < n ? left : n;
 }
 

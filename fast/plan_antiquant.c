@@ -90,10 +90,10 @@ static bool fill_one(const fast_plan *p, fast_aq *aq, int64_t mode,
     case 5:
         aq->form = mode == 4 ? FAST_AQ_PAGE_TOKEN : FAST_AQ_PAGE_TOKEN_HEAD;
         aq->st_s = 1;
-        aq->st_n = mode == 4 ? 0 : p->block_size;
-        aq->st_b = mode == 4 ? p->block_size : N * p->block_size;
-        if (!p->paged || sc->ndim != (mode == 4 ? 2 : 3) ||
-            sc->shape[0] < p->blocknum || last != p->block_size ||
+        aq->st_n = mode == 4 ? 0 : p->page.block_size;
+        aq->st_b = mode == 4 ? p->page.block_size : N * p->page.block_size;
+        if (!p->page.on || sc->ndim != (mode == 4 ? 2 : 3) ||
+            sc->shape[0] < p->page.blocknum || last != p->page.block_size ||
             (mode == 5 && sc->shape[1] != N)) {
             *why = "page-managed scale is not (blocknum, [KV_N,] "
                    "block_size) of a paged call";
@@ -112,22 +112,22 @@ fia_status fast_plan_antiquant(const fast_args *a, fast_plan *p,
                                fia_error *err)
 {
     const fia_dtype kd = a->key->tensors[0]->dtype;
-    p->antiquant = false;
-    if (p->query_quant)
+    p->antiquant.on = false;
+    if (p->query_quant.on)
         return FIA_OK; /* MLA full quantization: int8 K/V, its own plan
                           (check_query_quant_mla.c) */
     p->kv_dt = p->dt;
     if ((kd != FIA_DT_INT8 && kd != FIA_DT_INT4 && kd != FIA_DT_INT32) ||
         (p->dt != FIA_DT_FP16 && p->dt != FIA_DT_BF16))
         return FIA_OK; /* not the scene (an int8 query: full quantization) */
-    p->antiquant = true;
+    p->antiquant.on = true;
     p->kv_dt = kd == FIA_DT_INT8 ? FIA_DT_INT8 : FIA_DT_INT4;
     /* rows phase two could not place: a shared prefix's (not modeled,
      * antiquant.md), a token layout's (excluded, TND-X04) */
-    if (a->opt[FAST_OPT_KEY_SHARED_PREFIX] != NULL || p->tnd)
+    if (a->opt[FAST_OPT_KEY_SHARED_PREFIX] != NULL || p->tnd.on)
         return FAST_NOTMOD("C_ANTIQUANT", "%s key/value with %s",
                            fast_dtype_name(kd),
-                           p->tnd ? "a token layout" : "a shared prefix");
+                           p->tnd.on ? "a token layout" : "a shared prefix");
     const fia_tensor *const *o = a->opt;
     const bool separate = o[FAST_OPT_KEY_ANTIQUANT_SCALE] != NULL ||
                           o[FAST_OPT_VALUE_ANTIQUANT_SCALE] != NULL;
@@ -139,9 +139,9 @@ fia_status fast_plan_antiquant(const fast_args *a, fast_plan *p,
         if (ks == NULL || vs == NULL)
             return FAST_NOTMOD("C_ANTIQUANT", "one of key/value_antiquant_scale "
                                "without the other (antiquant)");
-        ok = fill_one(p, &p->aq[0], a->key_antiquant_mode, ks,
+        ok = fill_one(p, &p->antiquant.aq[0], a->key_antiquant_mode, ks,
                       o[FAST_OPT_KEY_ANTIQUANT_OFFSET], false, 0, &why) &&
-             fill_one(p, &p->aq[1], a->value_antiquant_mode, vs,
+             fill_one(p, &p->antiquant.aq[1], a->value_antiquant_mode, vs,
                       o[FAST_OPT_VALUE_ANTIQUANT_OFFSET], false, 1, &why);
     } else {
         const fia_tensor *s = o[FAST_OPT_ANTIQUANT_SCALE];
@@ -154,9 +154,9 @@ fia_status fast_plan_antiquant(const fast_args *a, fast_plan *p,
             why = "combined scale's first dim is not 2";
             ok = false;
         } else {
-            ok = fill_one(p, &p->aq[0], mode, s,
+            ok = fill_one(p, &p->antiquant.aq[0], mode, s,
                           o[FAST_OPT_ANTIQUANT_OFFSET], true, 0, &why) &&
-                 fill_one(p, &p->aq[1], mode, s,
+                 fill_one(p, &p->antiquant.aq[1], mode, s,
                           o[FAST_OPT_ANTIQUANT_OFFSET], true, 1, &why);
         }
     }

@@ -22,20 +22,20 @@
 
 void fast_plan_narrow_value(fast_plan *p)
 {
-    const int64_t Dq = p->D, Dv = p->Dv;
+    const int64_t Dq = p->D, Dv = p->tnd.Dv;
     /* value [T_kv, KV_N, Dv] or [KV_N, T_kv, Dv] */
     p->v_own = true;
-    p->v_sn = p->q_ntd ? p->T_kv * Dv : Dv;
-    p->v_ss = p->q_ntd ? Dv : p->KV_N * Dv;
+    p->v_sn = p->tnd.q_ntd ? p->tnd.T_kv * Dv : Dv;
+    p->v_ss = p->tnd.q_ntd ? Dv : p->KV_N * Dv;
     /* the Q and K columns [Dv, Dq): their own rows, Dv elements on (no
      * data in a status-only run: the phase-two check of q / k refuses it
      * first) */
-    p->Dr = Dq - Dv;
-    p->qr = p->q ? (const uint16_t *)p->q + Dv : NULL;
-    p->kr = p->k ? (const uint16_t *)p->k + Dv : NULL;
-    p->qr_numel = p->q_numel, p->kr_numel = p->kv_numel;
-    p->qr_sb = p->q_sb, p->qr_sn = p->q_sn, p->qr_ss = p->q_ss;
-    p->kr_sb = p->k_sb, p->kr_sn = p->k_sn, p->kr_ss = p->k_ss;
-    p->kr_sblk = 0; /* never a cache */
+    p->rope.D = Dq - Dv;
+    p->rope.q = p->q ? (const uint16_t *)p->q + Dv : NULL;
+    p->rope.k = p->k ? (const uint16_t *)p->k + Dv : NULL;
+    p->rope.q_numel = p->q_numel, p->rope.k_numel = p->kv_numel;
+    p->rope.q_sb = p->q_sb, p->rope.q_sn = p->q_sn, p->rope.q_ss = p->q_ss;
+    p->rope.k_sb = p->k_sb, p->rope.k_sn = p->k_sn, p->rope.k_ss = p->k_ss;
+    p->rope.k_sblk = 0; /* never a cache */
     p->D = Dv;
 }

@@ -28,7 +28,7 @@ static bool is_token(fast_aq_form f)
 bool fast_aq_head(const fast_plan *p, int kv, int64_t n, float *sv,
                   float *ov)
 {
-    const fast_aq *a = &p->aq[kv];
+    const fast_aq *a = &p->antiquant.aq[kv];
     if (is_token(a->form))
         return false;
     for (int64_t d = 0; d < p->D; d++) {
@@ -45,16 +45,16 @@ bool fast_aq_head(const fast_plan *p, int kv, int64_t n, float *sv,
 void fast_aq_key(const fast_plan *p, int kv, int64_t b, int64_t n, int64_t j,
                  float *s, float *o)
 {
-    const fast_aq *a = &p->aq[kv];
+    const fast_aq *a = &p->antiquant.aq[kv];
     int64_t i;
     if (a->form == FAST_AQ_PAGE_TOKEN || a->form == FAST_AQ_PAGE_TOKEN_HEAD) {
         /* the slot that holds logical key j, through the block table */
-        const int64_t id = p->bt[b * p->bt_cols + j / p->block_size];
-        i = id * a->st_b + n * a->st_n + (j % p->block_size) * a->st_s;
+        const int64_t id = p->page.bt[b * p->page.bt_cols + j / p->page.block_size];
+        i = id * a->st_b + n * a->st_n + (j % p->page.block_size) * a->st_s;
     } else {
         /* the physical row of the key's S axis (kv left padding), the
          * logical key of a paged cache or a list */
-        const int64_t s = p->kv_start ? p->kv_start[b] + j : j;
+        const int64_t s = p->padding.kv_start ? p->padding.kv_start[b] + j : j;
         i = a->base + b * a->st_b + n * a->st_n + s * a->st_s;
     }
     *s = aq_val(a->sdt, a->scale, i);
@@ -76,9 +76,9 @@ bool fast_widen_antiquant_rows(const fast_plan *p, const fast_kernels *kern,
                                const float *hv, float *kd, float *vd,
                                int64_t ldd)
 {
-    const int64_t D = p->D, Dp = p->Dp;
+    const int64_t D = p->D, Dp = p->sched.Dp;
     const int int4 = p->kv_dt == FIA_DT_INT4;
-    const bool kch = !is_token(p->aq[0].form), vch = !is_token(p->aq[1].form);
+    const bool kch = !is_token(p->antiquant.aq[0].form), vch = !is_token(p->antiquant.aq[1].form);
     bool vfinite = true;
     for (int c = 0; c < nk; c++) {
         const void *kr, *vr;
@@ -98,7 +98,7 @@ bool fast_widen_antiquant_rows(const fast_plan *p, const fast_kernels *kern,
 
 void fast_aq_heads(const fast_plan *p, int64_t h, float *hv)
 {
-    const int64_t Dp = p->Dp;
+    const int64_t Dp = p->sched.Dp;
     memset(hv, 0, (size_t)(4 * Dp) * sizeof(float));
     fast_aq_head(p, 0, h, hv, hv + Dp);
     fast_aq_head(p, 1, h, hv + 2 * Dp, hv + 3 * Dp);
@@ -110,9 +110,9 @@ bool fast_aq_decode(const fast_plan *p, const fast_kernels *kern, int64_t b,
                     const float *hv, float *tok, float *m, float *l,
                     float *acc)
 {
-    const int64_t Dp = p->Dp;
+    const int64_t Dp = p->sched.Dp;
     const int int4 = p->kv_dt == FIA_DT_INT4;
-    const bool kch = !is_token(p->aq[0].form), vch = !is_token(p->aq[1].form);
+    const bool kch = !is_token(p->antiquant.aq[0].form), vch = !is_token(p->antiquant.aq[1].form);
     const void *kp[64], *vp[64];
     const uint16_t *bb[FAST_DOT_MAX];
     for (int64_t j = jmin; j <= jmax;) {
@@ -157,12 +157,12 @@ bool fast_aq_decode(const fast_plan *p, const fast_kernels *kern, int64_t b,
 
 fia_status fast_aq_check_data(const fast_plan *p, fia_error *err)
 {
-    if (p->empty || !p->antiquant)
+    if (p->empty || !p->antiquant.on)
         return FIA_OK;
     /* a scale without elements (a per-token S' of 0 over empty key/value)
      * has no data to read, and none is read */
-    if ((p->aq[0].scale == NULL && p->aq[0].numel > 0) ||
-        (p->aq[1].scale == NULL && p->aq[1].numel > 0))
+    if ((p->antiquant.aq[0].scale == NULL && p->antiquant.aq[0].numel > 0) ||
+        (p->antiquant.aq[1].scale == NULL && p->antiquant.aq[1].numel > 0))
         return fast_fail(err, FIA_ERR_RUNTIME_ERROR, "R_NO_DATA",
                          "an antiquant scale has no data");
     return FIA_OK;

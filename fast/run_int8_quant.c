@@ -6,10 +6,10 @@
 
 fia_status fast_int8_quant_check_data(const fast_plan *p, fia_error *err)
 {
-    if (p->empty || !p->int8_quant)
+    if (p->empty || !p->int8_quant.on)
         return FIA_OK;
     for (int i = 0; i < 3; i++)
-        if (p->int8_quant_s[i] == NULL)
+        if (p->int8_quant.s[i] == NULL)
             return fast_fail(err, FIA_ERR_RUNTIME_ERROR, "R_NO_DATA",
                              "%s has no data",
                              i == 0 ? "dequant_scale1"
@@ -22,25 +22,25 @@ fia_status fast_int8_quant_check_data(const fast_plan *p, fia_error *err)
  * sign, 8 exponent and 10 mantissa bits); a float32 one as given. */
 static float scale_of(const fast_plan *p, int i)
 {
-    if (p->int8_quant_sdt[i] == FIA_DT_UINT64) {
+    if (p->int8_quant.sdt[i] == FIA_DT_UINT64) {
         uint64_t u;
-        memcpy(&u, p->int8_quant_s[i], sizeof u);
+        memcpy(&u, p->int8_quant.s[i], sizeof u);
         return fast_bits_to_float((uint32_t)u & 0xFFFFE000u);
     }
     float f;
-    memcpy(&f, p->int8_quant_s[i], sizeof f);
+    memcpy(&f, p->int8_quant.s[i], sizeof f);
     return f;
 }
 
 void fast_int8_quant_apply(fast_plan *p)
 {
-    if (p->empty || !p->int8_quant)
+    if (p->empty || !p->int8_quant.on)
         return;
     /* one factor for the scores (dot * ds1 * scale with the product
      * ds1 * scale rounded first: a rounding the tolerance permits) */
-    p->int8_quant_sc = scale_of(p, 0) * p->scale;
-    p->int8_quant_qs1 = scale_of(p, 1);
-    p->int8_quant_ds2 = scale_of(p, 2);
+    p->int8_quant.sc = scale_of(p, 0) * p->scale;
+    p->int8_quant.qs1 = scale_of(p, 1);
+    p->int8_quant.ds2 = scale_of(p, 2);
 }
 
 void fast_int8_quant_src(const fast_plan *p, int64_t b, int64_t h, int64_t j,

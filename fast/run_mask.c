@@ -17,14 +17,14 @@ void fast_mask_block(const fast_plan *p, int64_t b, int64_t i0, int nq,
                      int mr, int64_t j0, int nk, const int32_t *lo,
                      const int32_t *hi, uint8_t *excl, int64_t ld)
 {
-    const int64_t kv0 = p->kv_start ? p->kv_start[b] : 0;
-    const uint8_t *mask = p->mask + b * p->mask_sb + kv0 + j0;
+    const int64_t kv0 = p->padding.kv_start ? p->padding.kv_start[b] : 0;
+    const uint8_t *mask = p->mask.data + b * p->mask.sb + kv0 + j0;
     const bool q1 = p->Q_S == 1; /* decode: mask row 0 */
     for (int r = 0; r < mr; r++) {
         if (lo[r] > hi[r])
             continue; /* no key of this block: bits unused */
         int64_t i = fast_q_phys(p, b, i0 + r % nq);
-        const uint8_t *mrow = mask + (q1 ? 0 : i * p->mask_ss);
+        const uint8_t *mrow = mask + (q1 ? 0 : i * p->mask.ss);
         for (int c = 0; c < nk; c++)
             excl[c * ld + r] = mrow[c];
     }
@@ -37,11 +37,11 @@ void fast_mask_block(const fast_plan *p, int64_t b, int64_t i0, int nq,
 bool fast_mask_any_open(const fast_plan *p, int64_t b, int64_t i,
                         int64_t jlo, int64_t jhi)
 {
-    if (jlo > jhi || p->mask == NULL)
+    if (jlo > jhi || p->mask.data == NULL)
         return jlo <= jhi;
-    const int64_t kv0 = p->kv_start ? p->kv_start[b] : 0;
-    const uint8_t *mrow = p->mask + b * p->mask_sb + kv0 +
-                          (p->Q_S == 1 ? 0 : fast_q_phys(p, b, i) * p->mask_ss);
+    const int64_t kv0 = p->padding.kv_start ? p->padding.kv_start[b] : 0;
+    const uint8_t *mrow = p->mask.data + b * p->mask.sb + kv0 +
+                          (p->Q_S == 1 ? 0 : fast_q_phys(p, b, i) * p->mask.ss);
     for (int64_t j = jlo; j <= jhi; j++)
         if (mrow[j] == 0)
             return true;

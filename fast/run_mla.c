@@ -21,16 +21,16 @@ void fast_mla_load_q(const fast_plan *p, const fast_kernels *kern,
         task_row(p, k, r0 + r, &b, &n, &i);
         rows[r] = qrows[r] == NULL
                       ? NULL
-                      : (const uint16_t *)p->qr + fast_qr_row(p, b, n, i);
+                      : (const uint16_t *)p->rope.q + fast_qr_row(p, b, n, i);
     }
     if (!k->dot) { /* Q^T: rows D .. Dk - 1, columns r0 .. r0 + 15 */
-        kern->widen_t(p->dt, rows, rn, p->Dr, w->q + p->D * p->L + r0, p->L);
+        kern->widen_t(p->dt, rows, rn, p->rope.D, w->q + p->D * p->sched.L + r0, p->sched.L);
         return;
     }
     for (int r = 0; r < rn; r++)
         if (rows[r] != NULL)
-            kern->widen(p->dt, rows[r], w->q + (r0 + r) * p->Dp + p->D,
-                        p->Dr);
+            kern->widen(p->dt, rows[r], w->q + (r0 + r) * p->sched.Dp + p->D,
+                        p->rope.D);
 }
 
 /* An NZ cache's run of rows of one block, own keys j .. j + run - 1 of
@@ -45,14 +45,14 @@ bool fast_mla_nz_rows(const fast_plan *p, const fast_kernels *kern,
 {
     const uint16_t *kr, *vr;
     fast_kv_src(p, b, kvh, j, &kr, &vr);
-    kern->widen_mla_nz(p->dt, kr, p->k_sd, run, kd, ldd, p->D);
-    if (p->Dr > 0)
+    kern->widen_mla_nz(p->dt, kr, p->page.k_sd, run, kd, ldd, p->D);
+    if (p->rope.D > 0)
         kern->widen_mla_nz(p->dt,
-                           (const uint16_t *)p->kr + fast_kr_row(p, b, kvh, j),
-                           p->kr_sd, run, kd + p->D, ldd, p->Dr);
-    const bool fin = kern->widen_mla_nz(p->dt, vr, p->k_sd, run, vd, ldd, p->D);
+                           (const uint16_t *)p->rope.k + fast_kr_row(p, b, kvh, j),
+                           p->page.kr_sd, run, kd + p->D, ldd, p->rope.D);
+    const bool fin = kern->widen_mla_nz(p->dt, vr, p->page.k_sd, run, vd, ldd, p->D);
     for (int r = 0; vbad != NULL && r < run; r++) /* rare: row by row */
-        vbad[r] = !fin && !kern->widen_mla_nz(p->dt, vr + r * p->k_ss, p->k_sd,
+        vbad[r] = !fin && !kern->widen_mla_nz(p->dt, vr + r * p->k_ss, p->page.k_sd,
                                               1, vd + r * ldd, ldd, p->D);
     return fin;
 }

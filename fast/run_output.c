@@ -9,7 +9,7 @@
 /* Element offset of row (b, n, i)'s first output. */
 static int64_t out_off(const fast_plan *p, int64_t b, int64_t n, int64_t i)
 {
-    const int64_t base = p->tnd ? p->q_tok[b] * p->o_ss : b * p->o_sb;
+    const int64_t base = p->tnd.on ? p->tnd.q_tok[b] * p->o_ss : b * p->o_sb;
     return base + n * p->o_sn + fast_q_phys(p, b, i) * p->o_ss;
 }
 
@@ -35,26 +35,26 @@ void fast_store_int8_out_fill(const fast_plan *p, int64_t b, int64_t n,
 static void oq_row(const fast_plan *p, int64_t n, float *sb, float *ob,
                    const float **qs, const float **qo, int64_t *stride)
 {
-    const int64_t cnt = p->oq_pc ? p->D : 1, at = p->oq_pc ? n * p->D : 0;
-    *stride = p->oq_pc ? 1 : 0;
-    if (p->oq_dt == FIA_DT_FP32) {
-        *qs = (const float *)p->oq_s + at;
-        *qo = p->oq_o ? (const float *)p->oq_o + at : NULL;
+    const int64_t cnt = p->int8_out.pc ? p->D : 1, at = p->int8_out.pc ? n * p->D : 0;
+    *stride = p->int8_out.pc ? 1 : 0;
+    if (p->int8_out.dt == FIA_DT_FP32) {
+        *qs = (const float *)p->int8_out.s + at;
+        *qo = p->int8_out.o ? (const float *)p->int8_out.o + at : NULL;
         return;
     }
     for (int64_t d = 0; d < cnt; d++) {
-        sb[d] = fast_bf16_to_float(((const uint16_t *)p->oq_s)[at + d]);
-        if (p->oq_o)
-            ob[d] = fast_bf16_to_float(((const uint16_t *)p->oq_o)[at + d]);
+        sb[d] = fast_bf16_to_float(((const uint16_t *)p->int8_out.s)[at + d]);
+        if (p->int8_out.o)
+            ob[d] = fast_bf16_to_float(((const uint16_t *)p->int8_out.o)[at + d]);
     }
     *qs = sb;
-    *qo = p->oq_o ? ob : NULL;
+    *qo = p->int8_out.o ? ob : NULL;
 }
 
 void fast_store_row(const fast_plan *p, int64_t b, int64_t n, int64_t i,
                     const float *acc, double l, const fast_kernels *kern)
 {
-    if (!p->oq) {
+    if (!p->int8_out.on) {
         (kern ? kern->store : fast_store_scalar)(p->dt, acc, l,
                                                  fast_out_row(p, b, n, i),
                                                  p->D);
@@ -71,8 +71,8 @@ void fast_store_row(const fast_plan *p, int64_t b, int64_t n, int64_t i,
 void fast_store_lse(const fast_plan *p, int64_t b, int64_t n, int64_t i,
                     double x)
 {
-    if (p->lse != NULL && p->tnd) /* (T, N, 1) */
-        p->lse[(p->q_tok[b] + i) * p->N + n] = (float)x;
+    if (p->lse != NULL && p->tnd.on) /* (T, N, 1) */
+        p->lse[(p->tnd.q_tok[b] + i) * p->N + n] = (float)x;
     else if (p->lse != NULL)
         p->lse[(b * p->N + n) * p->Q_S + fast_q_phys(p, b, i)] = (float)x;
 }
@@ -81,7 +81,7 @@ void fast_store_lse(const fast_plan *p, int64_t b, int64_t n, int64_t i,
  * +inf. */
 void fast_store_zero(const fast_plan *p, int64_t b, int64_t n, int64_t i)
 {
-    if (p->oq) {
+    if (p->int8_out.on) {
         static const float zeros[FAST_D_LIMIT];
         fast_store_row(p, b, n, i, zeros, 1.0, NULL);
     } else {
@@ -93,7 +93,7 @@ void fast_store_zero(const fast_plan *p, int64_t b, int64_t n, int64_t i)
 void fast_store_kv_return(const fast_plan *p)
 {
     if (p->out != NULL)
-        memset(p->out, 0, (size_t)p->out_numel * (p->oq ? 1u : 2u));
+        memset(p->out, 0, (size_t)p->out_numel * (p->int8_out.on ? 1u : 2u));
     for (int64_t j = 0; p->lse != NULL && j < p->lse_numel; j++)
         p->lse[j] = INFINITY;
 }

@@ -26,20 +26,20 @@ static int64_t start_row(int64_t S, int64_t pad, int64_t len)
 
 fia_status fast_padding_apply(fast_plan *p, fia_error *err)
 {
-    if (p->empty || (!p->q_scene && !p->kv_scene))
+    if (p->empty || (!p->padding.q_scene && !p->padding.kv_scene))
         return FIA_OK;
     /* a status-only run carries no data (executor.c's checks alike) */
-    if ((p->q_scene && p->q_pad == NULL) || (p->kv_scene && p->kv_pad == NULL))
+    if ((p->padding.q_scene && p->padding.q_pad == NULL) || (p->padding.kv_scene && p->padding.kv_pad == NULL))
         return fast_fail(err, FIA_ERR_RUNTIME_ERROR, "R_NO_DATA",
-                         "%s has no data", p->q_scene && p->q_pad == NULL
+                         "%s has no data", p->padding.q_scene && p->padding.q_pad == NULL
                                                ? "query_padding_size"
                                                : "kv_padding_size");
     /* one value for every batch (the documents give the tensor no shape) */
-    const int64_t pq = p->q_scene ? p->q_pad[0] : 0;
-    const int64_t pkv = p->kv_scene ? p->kv_pad[0] : 0;
+    const int64_t pq = p->padding.q_scene ? p->padding.q_pad[0] : 0;
+    const int64_t pkv = p->padding.kv_scene ? p->padding.kv_pad[0] : 0;
     for (int64_t b = 0; b < p->B; b++) {
-        int64_t qs = p->q_scene ? start_row(p->Q_S, pq, p->q_len[b]) : 0;
-        int64_t ks = p->kv_scene ? start_row(p->KV_S, pkv, p->kv_len[b]) : 0;
+        int64_t qs = p->padding.q_scene ? start_row(p->Q_S, pq, p->q_len[b]) : 0;
+        int64_t ks = p->padding.kv_scene ? start_row(p->KV_S, pkv, p->kv_len[b]) : 0;
         if (qs < 0 || ks < 0) {
             /* A start below 0: at Q_S = 1 the batch's output is 0 (002
              * "搬运起点或终点小于0时，返回数据结果为全0"; 001), the path of
@@ -52,10 +52,10 @@ fia_status fast_padding_apply(fast_plan *p, fia_error *err)
                 p->q_len[b] = 0;
             qs = ks = 0;
         }
-        if (p->q_start)
-            p->q_start[b] = qs;
-        if (p->kv_start)
-            p->kv_start[b] = ks;
+        if (p->padding.q_start)
+            p->padding.q_start[b] = qs;
+        if (p->padding.kv_start)
+            p->padding.kv_start[b] = ks;
     }
     return FIA_OK;
 }

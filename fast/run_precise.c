@@ -11,7 +11,7 @@
 
 bool fast_row_corrected(const fast_plan *p, int64_t q_len, int64_t kv_len)
 {
-    return p->row_invalid || (p->sparse_mode == 3 && q_len > kv_len);
+    return p->row_invalid || (p->sparse.mode == 3 && q_len > kv_len);
 }
 
 /* The values of logical key j of KV head kvh, D of them into out:
@@ -21,7 +21,7 @@ bool fast_row_corrected(const fast_plan *p, int64_t q_len, int64_t kv_len)
 static void value_row(const fast_plan *p, int64_t b, int64_t kvh, int64_t j,
                       const float *sv, const float *ov, double *out)
 {
-    if (p->query_quant) { /* MLA full quantization: int8 times dsv */
+    if (p->query_quant.on) { /* MLA full quantization: int8 times dsv */
         const int8_t *k8, *v8;
         fast_query_quant_src(p, b, kvh, j, &k8, &v8);
         const float dsv = fast_query_quant_scale(p, 1);
@@ -29,7 +29,7 @@ static void value_row(const fast_plan *p, int64_t b, int64_t kvh, int64_t j,
             out[d] = (double)((float)v8[fast_kv_col(p, d)] * dsv);
         return;
     }
-    if (!p->antiquant) {
+    if (!p->antiquant.on) {
         const uint16_t *kr, *vr;
         fast_kv_src(p, b, kvh, j, &kr, &vr);
         for (int64_t d = 0; d < p->D; d++) {
@@ -65,8 +65,8 @@ static void int8_quant_mean(const fast_plan *p, int64_t b, int64_t n, int64_t i,
                             int64_t kv_len, float *tmp)
 {
     const int64_t kvh = n / p->group;
-    float pq = p->int8_quant_qs1 > 127.0f ? 127.0f
-               : p->int8_quant_qs1 < -128.0f ? -128.0f : p->int8_quant_qs1;
+    float pq = p->int8_quant.qs1 > 127.0f ? 127.0f
+               : p->int8_quant.qs1 < -128.0f ? -128.0f : p->int8_quant.qs1;
     pq = rintf(pq);
     int64_t sum[FAST_D_LIMIT] = {0}; /* exact: any order */
     for (int64_t j = 0; j < kv_len; j++) {
@@ -76,7 +76,7 @@ static void int8_quant_mean(const fast_plan *p, int64_t b, int64_t n, int64_t i,
             sum[d] += vr[d];
     }
     for (int64_t d = 0; d < p->D; d++)
-        tmp[d] = (float)((long double)sum[d] * pq * p->int8_quant_ds2);
+        tmp[d] = (float)((long double)sum[d] * pq * p->int8_quant.ds2);
     fast_store_row(p, b, n, i, tmp, (double)kv_len, NULL);
     fast_store_lse(p, b, n, i, FAST_MASK_FILL + log((double)kv_len));
 }
@@ -88,14 +88,14 @@ void fast_degenerate_mean(const fast_plan *p, int64_t b, int64_t n,
                           int64_t i, int64_t kv_len, float *tmp)
 {
     const int64_t kvh = n / p->group;
-    if (p->int8_quant) {
+    if (p->int8_quant.on) {
         int8_quant_mean(p, b, n, i, kv_len, tmp);
         return;
     }
     /* int8/int4 values: the head's per-channel scale and offset (a
      * per-token form reads its own per key) */
     float sv[FAST_D_LIMIT], ov[FAST_D_LIMIT];
-    const bool channel = p->antiquant && fast_aq_head(p, 1, kvh, sv, ov);
+    const bool channel = p->antiquant.on && fast_aq_head(p, 1, kvh, sv, ov);
     /* key by key, each row read once in storage order; every column still
      * sums its keys in key order */
     double sum[FAST_D_LIMIT] = {0}, row[FAST_D_LIMIT];

@@ -24,12 +24,12 @@ void fast_pse_block(const fast_plan *p, int64_t b,
  * (docs/semantics.md "Non-finite inputs": -inf - -inf). */
 bool fast_pse_all_dropped(const fast_plan *p, float m)
 {
-    return p->pse_given && m == -FLT_MAX;
+    return p->pse.on && m == -FLT_MAX;
 }
 
 void fast_store_nan(const fast_plan *p, int64_t b, int64_t n, int64_t i)
 {
-    if (p->oq) { /* NaN has no int8 value (unspecified): 0 */
+    if (p->int8_out.on) { /* NaN has no int8 value (unspecified): 0 */
         fast_store_int8_out_fill(p, b, n, i, 0);
         fast_store_lse(p, b, n, i, NAN);
         return;

@@ -24,10 +24,10 @@
 
 fia_status fast_query_quant_check_data(const fast_plan *p, fia_error *err)
 {
-    if (p->empty || !p->query_quant)
+    if (p->empty || !p->query_quant.on)
         return FIA_OK;
-    if ((p->dsq == NULL && p->dsq_numel > 0) || p->dsk == NULL ||
-        p->dsv == NULL)
+    if ((p->query_quant.dsq == NULL && p->query_quant.dsq_numel > 0) || p->query_quant.dsk == NULL ||
+        p->query_quant.dsv == NULL)
         return fast_fail(err, FIA_ERR_RUNTIME_ERROR, "R_NO_DATA",
                          "dequant_scale_query / dequant_scale_key / "
                          "dequant_scale_value has no data");
@@ -37,7 +37,7 @@ fia_status fast_query_quant_check_data(const fast_plan *p, fia_error *err)
 float fast_query_quant_scale(const fast_plan *p, int kv)
 {
     float f;
-    memcpy(&f, kv ? p->dsv : p->dsk, sizeof f);
+    memcpy(&f, kv ? p->query_quant.dsv : p->query_quant.dsk, sizeof f);
     return f;
 }
 
@@ -45,8 +45,8 @@ float fast_query_quant_scale(const fast_plan *p, int kv)
 static float dsq_at(const fast_plan *p, int64_t b, int64_t n, int64_t i)
 {
     float f;
-    memcpy(&f, (const float *)p->dsq + b * p->dsq_sb + n * p->dsq_sn +
-                   i * p->dsq_ss, sizeof f);
+    memcpy(&f, (const float *)p->query_quant.dsq + b * p->query_quant.dsq_sb + n * p->query_quant.dsq_sn +
+                   i * p->query_quant.dsq_ss, sizeof f);
     return f;
 }
 
@@ -61,7 +61,7 @@ void fast_query_quant_src(const fast_plan *p, int64_t b, int64_t h, int64_t j,
 void fast_query_quant_load_q(const fast_plan *p, const fast_kernels *kern,
                              const task *k, scratch *w)
 {
-    const int64_t L = p->L, Dp = p->Dp, D = p->D;
+    const int64_t L = p->sched.L, Dp = p->sched.Dp, D = p->D;
     const int mr = k->mr;
     if (k->dot)
         memset(w->q, 0, (size_t)(Dp * L) * sizeof(float));
@@ -73,7 +73,7 @@ void fast_query_quant_load_q(const fast_plan *p, const fast_kernels *kern,
             const bool used = r < r0 + rn && w->alo[r] <= w->ahi[r];
             if (r < r0 + rn) {
                 task_row(p, k, r, &b, &n, &i);
-                rope[r - r0] = used ? (const uint16_t *)p->qr +
+                rope[r - r0] = used ? (const uint16_t *)p->rope.q +
                                           fast_qr_row(p, b, n, i)
                                     : NULL;
             }
@@ -110,7 +110,7 @@ static void prefetch_ahead(const fast_plan *p, int64_t b, int64_t kvh,
         __builtin_prefetch(fk + x);
         __builtin_prefetch(fv + x);
     }
-    __builtin_prefetch((const uint16_t *)p->kr +
+    __builtin_prefetch((const uint16_t *)p->rope.k +
                        fast_kr_row(p, b, kvh, j + r + QUERY_QUANT_PREFETCH));
 }
 
@@ -123,16 +123,16 @@ static bool run_rows(const fast_plan *p, const fast_kernels *kern,
     const int64_t D = p->D;
     const int8_t *k8, *v8;
     fast_query_quant_src(p, b, kvh, j, &k8, &v8);
-    if (p->nz) { /* the run's tiles, each one contiguous stream */
-        kern->widen_query_quant_nz(k8, p->k_sd, run, sk, kd, ldd, D);
+    if (p->page.nz) { /* the run's tiles, each one contiguous stream */
+        kern->widen_query_quant_nz(k8, p->page.k_sd, run, sk, kd, ldd, D);
         kern->widen_mla_nz(FIA_DT_BF16,
-                           (const uint16_t *)p->kr + fast_kr_row(p, b, kvh, j),
-                           p->kr_sd, run, kd + D, ldd, p->Dr);
+                           (const uint16_t *)p->rope.k + fast_kr_row(p, b, kvh, j),
+                           p->page.kr_sd, run, kd + D, ldd, p->rope.D);
         const bool fin =
-            kern->widen_query_quant_nz(v8, p->k_sd, run, sv, vd, ldd, D);
+            kern->widen_query_quant_nz(v8, p->page.k_sd, run, sv, vd, ldd, D);
         for (int r = 0; vbad != NULL && r < run; r++) /* rare: by row */
             vbad[r] = !fin &&
-                      !kern->widen_query_quant_nz(v8 + r * p->k_ss, p->k_sd, 1,
+                      !kern->widen_query_quant_nz(v8 + r * p->k_ss, p->page.k_sd, 1,
                                                   sv, vd + r * ldd, ldd, D);
         return fin;
     }
@@ -173,7 +173,7 @@ void fast_query_quant_kvpre_rows(const fast_plan *p, const fast_kernels *kern,
                                  int64_t b, int64_t kvh, int64_t j0, int64_t n,
                                  float *kf, float *vf, uint8_t *vbad)
 {
-    const int64_t Dp = p->Dp, Dk = p->Dk, D = p->D;
+    const int64_t Dp = p->sched.Dp, Dk = p->Dk, D = p->D;
     if (n <= 0)
         return;
     fast_query_quant_rows(p, kern, b, kvh, j0, (int)n, kf, vf, Dp, vbad, -1);

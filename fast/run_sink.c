@@ -41,7 +41,7 @@ bool fast_sink_end(const fast_plan *p, int64_t b, int64_t n, int64_t i,
                    float m, double l, const float *acc,
                    const struct fast_kernels *kern)
 {
-    const double s = (double)fast_bf16_to_float(p->sink[n]);
+    const double s = (double)fast_bf16_to_float(p->sink.data[n]);
     if (s == -INFINITY)
         return false;
     if (isnan(s) || s == INFINITY) {

@@ -16,20 +16,20 @@ void fast_row_band(const fast_plan *p, int64_t i, int64_t q_len,
                    int64_t kv_len, int64_t *lo, int64_t *hi)
 {
     int64_t off = kv_len - q_len, l = 0, h = kv_len - 1;
-    switch (p->sparse_mode) {
+    switch (p->sparse.mode) {
     case 0:
         /* mode 0 without a mask ignores pre/next, and so does mode 0 with
          * a mask in a left-padding scene (002 约束说明 sparseMode) */
-        if (p->mask != NULL && !p->left_pad) {
-            l = i - p->pre;
-            h = i + p->next;
+        if (p->mask.data != NULL && !p->padding.on) {
+            l = i - p->sparse.pre;
+            h = i + p->sparse.next;
         }
         break;
     case 2: h = i; break;
     case 3: h = i + off; break;
     case 4:
-        l = i + off - p->pre;
-        h = i + off + p->next;
+        l = i + off - p->sparse.pre;
+        h = i + off + p->sparse.next;
         break;
     default: break; /* 1: the mask alone */
     }

@@ -55,20 +55,20 @@ static void schedule_shared(fast_plan *p, uint64_t rec)
     const int64_t pt = rows < FAST_MROWS ? rows : FAST_MROWS;
     const int64_t ntile = (rows + pt - 1) / pt;
     const int64_t per_split = p->KV_N * ntile;
-    int64_t want = (p->nthreads + per_split - 1) / per_split;
-    const int64_t most = (p->P + FAST_KBLOCK - 1) / FAST_KBLOCK;
+    int64_t want = (p->sched.nthreads + per_split - 1) / per_split;
+    const int64_t most = (p->prefix.P + FAST_KBLOCK - 1) / FAST_KBLOCK;
     want = want < 1 ? 1 : want > most ? most : want;
-    const int64_t per = (p->P + want - 1) / want;
+    const int64_t per = (p->prefix.P + want - 1) / want;
     const int64_t chunk = (per + FAST_KBLOCK - 1) / FAST_KBLOCK * FAST_KBLOCK;
-    const int64_t npsplit = (p->P + chunk - 1) / chunk;
-    if ((uint64_t)(p->B * p->N) * (uint64_t)(npsplit + p->nsplit) * rec >
+    const int64_t npsplit = (p->prefix.P + chunk - 1) / chunk;
+    if ((uint64_t)(p->B * p->N) * (uint64_t)(npsplit + p->sched.nsplit) * rec >
         FAST_SPLIT_MAX_BYTES)
         return;
-    p->shared = true;
-    p->pt_rows = pt, p->n_ptile = ntile;
-    p->n_psplit = npsplit, p->p_chunk = chunk;
+    p->sched.shared = true;
+    p->sched.pt_rows = pt, p->sched.n_ptile = ntile;
+    p->sched.n_psplit = npsplit, p->sched.p_chunk = chunk;
     const int64_t L = (pt + 15) & ~(int64_t)15;
-    p->L = p->L > L ? p->L : L;
+    p->sched.L = p->sched.L > L ? p->sched.L : L;
 }
 
 /* Decode (flash-decoding): keys [base, base + S) of every (batch, KV head)
@@ -76,49 +76,49 @@ static void schedule_shared(fast_plan *p, uint64_t rec)
 static void schedule_splits(fast_plan *p, int64_t base, int64_t S,
                             uint64_t rec)
 {
-    p->nsplit = 1;
-    p->kv_base = base;
-    p->kv_chunk = S > 0 ? S : 1;
-    if (p->Q_S == 1 && p->nthreads > 1 && S >= 2 * (int64_t)FAST_KBLOCK &&
-        (uint64_t)(p->B * p->N) * (uint64_t)p->nthreads * rec <=
+    p->sched.nsplit = 1;
+    p->sched.kv_base = base;
+    p->sched.kv_chunk = S > 0 ? S : 1;
+    if (p->Q_S == 1 && p->sched.nthreads > 1 && S >= 2 * (int64_t)FAST_KBLOCK &&
+        (uint64_t)(p->B * p->N) * (uint64_t)p->sched.nthreads * rec <=
             FAST_SPLIT_MAX_BYTES) {
-        int64_t per = (S + p->nthreads - 1) / p->nthreads;
-        p->kv_chunk = (per + FAST_KBLOCK - 1) / FAST_KBLOCK * FAST_KBLOCK;
-        p->nsplit = (int)((S + p->kv_chunk - 1) / p->kv_chunk);
+        int64_t per = (S + p->sched.nthreads - 1) / p->sched.nthreads;
+        p->sched.kv_chunk = (per + FAST_KBLOCK - 1) / FAST_KBLOCK * FAST_KBLOCK;
+        p->sched.nsplit = (int)((S + p->sched.kv_chunk - 1) / p->sched.kv_chunk);
     }
 }
 
 void fast_plan_schedule(fast_plan *p)
 {
-    p->Dk = p->D + p->Dr; /* MLA: the rope lengthens Q.K^T only */
-    p->Dp = (p->Dk + 15) & ~(int64_t)15;
-    p->Dvp = (p->D + 15) & ~(int64_t)15;
-    p->hpt = p->group < FAST_MROWS ? p->group : FAST_MROWS;
-    p->n_hsub = (p->group + p->hpt - 1) / p->hpt;
-    int64_t qb = FAST_MROWS / p->hpt;
+    p->Dk = p->D + p->rope.D; /* MLA: the rope lengthens Q.K^T only */
+    p->sched.Dp = (p->Dk + 15) & ~(int64_t)15;
+    p->sched.Dvp = (p->D + 15) & ~(int64_t)15;
+    p->sched.hpt = p->group < FAST_MROWS ? p->group : FAST_MROWS;
+    p->sched.n_hsub = (p->group + p->sched.hpt - 1) / p->sched.hpt;
+    int64_t qb = FAST_MROWS / p->sched.hpt;
     qb = qb < 1 ? 1 : qb > p->Q_S ? p->Q_S : qb;
-    p->qb = qb < 1 ? 1 : qb;
-    p->n_qblk = (p->Q_S + p->qb - 1) / p->qb;
-    p->mrows = p->hpt * p->qb;
-    p->L = (p->mrows + 15) & ~(int64_t)15;
-    p->nthreads = fast_thread_count();
-    p->task_order = (uint64_t)atomic_load(&forced_order);
-    uint64_t rec = (uint64_t)(p->Dp + 16) * sizeof(float);
+    p->sched.qb = qb < 1 ? 1 : qb;
+    p->sched.n_qblk = (p->Q_S + p->sched.qb - 1) / p->sched.qb;
+    p->sched.mrows = p->sched.hpt * p->sched.qb;
+    p->sched.L = (p->sched.mrows + 15) & ~(int64_t)15;
+    p->sched.nthreads = fast_thread_count();
+    p->sched.task_order = (uint64_t)atomic_load(&forced_order);
+    uint64_t rec = (uint64_t)(p->sched.Dp + 16) * sizeof(float);
     /* a batch's keys are logical: a shared prefix's P, then its own */
-    p->shared = false;
-    p->pt_rows = p->n_ptile = p->n_psplit = 0, p->p_chunk = 1;
-    if (p->Q_S == 1 && p->P > 0 && p->B > 1) {
-        schedule_splits(p, p->P, p->KV_S, rec);
+    p->sched.shared = false;
+    p->sched.pt_rows = p->sched.n_ptile = p->sched.n_psplit = 0, p->sched.p_chunk = 1;
+    if (p->Q_S == 1 && p->prefix.P > 0 && p->B > 1) {
+        schedule_splits(p, p->prefix.P, p->KV_S, rec);
         schedule_shared(p, rec);
     }
-    if (!p->shared)
-        schedule_splits(p, 0, p->P + p->KV_S, rec);
-    p->nrec = (int)(p->n_psplit + p->nsplit);
-    p->scratch_bytes = ALIGN64(fast_scratch_bytes(p));
-    p->partial_offset = (uint64_t)p->nthreads * p->scratch_bytes;
-    uint64_t partial = p->nrec > 1
-                           ? (uint64_t)(p->B * p->N * p->nrec) * rec : 0;
-    uint64_t end = ALIGN64(p->partial_offset + partial);
+    if (!p->sched.shared)
+        schedule_splits(p, 0, p->prefix.P + p->KV_S, rec);
+    p->sched.nrec = (int)(p->sched.n_psplit + p->sched.nsplit);
+    p->sched.scratch_bytes = ALIGN64(fast_scratch_bytes(p));
+    p->sched.partial_offset = (uint64_t)p->sched.nthreads * p->sched.scratch_bytes;
+    uint64_t partial = p->sched.nrec > 1
+                           ? (uint64_t)(p->B * p->N * p->sched.nrec) * rec : 0;
+    uint64_t end = ALIGN64(p->sched.partial_offset + partial);
     /* K/V widened once per run (kv_pre) for the register-tiled Q.K^T:
      * each row would otherwise be widened by every task of its KV head
      * (n_hsub x n_qblk of them; ~8 % of the prefill bench).  Also with one
@@ -126,21 +126,21 @@ void fast_plan_schedule(fast_plan *p)
      * the dot form (decode) streams K/V once and widens per block.  A
      * shared prefix is widened once for every batch. */
     uint64_t nrows = (uint64_t)p->B * (uint64_t)p->KV_N * (uint64_t)p->KV_S +
-                     (uint64_t)p->KV_N * (uint64_t)p->P;
-    uint64_t kvb = nrows * (uint64_t)p->Dp * sizeof(float);
-    p->kv_pre = p->Q_S > 1 && p->mrows > FAST_DOT_MAX && nrows > 0 &&
+                     (uint64_t)p->KV_N * (uint64_t)p->prefix.P;
+    uint64_t kvb = nrows * (uint64_t)p->sched.Dp * sizeof(float);
+    p->sched.kv_pre = p->Q_S > 1 && p->sched.mrows > FAST_DOT_MAX && nrows > 0 &&
                 2 * kvb + nrows <= FAST_KVPRE_MAX_BYTES;
-    p->kv_offset = p->kv_bytes = p->vbad_offset = 0;
-    if (p->kv_pre) {
-        p->kv_offset = end;
-        p->kv_bytes = kvb;
-        p->vbad_offset = end + 2 * kvb;
-        end = ALIGN64(p->vbad_offset + nrows);
+    p->sched.kv_offset = p->sched.kv_bytes = p->sched.vbad_offset = 0;
+    if (p->sched.kv_pre) {
+        p->sched.kv_offset = end;
+        p->sched.kv_bytes = kvb;
+        p->sched.vbad_offset = end + 2 * kvb;
+        end = ALIGN64(p->sched.vbad_offset + nrows);
     }
-    p->order_offset = end; /* fastSetTaskOrder: the tasks' order */
-    if (p->task_order != 0)
+    p->sched.order_offset = end; /* fastSetTaskOrder: the tasks' order */
+    if (p->sched.task_order != 0)
         end = ALIGN64(end + (uint64_t)fast_task_count(p) * sizeof(int64_t));
-    p->workspace_size = end + 64; /* + alignment */
+    p->sched.workspace_size = end + 64; /* + alignment */
 }
 
 typedef struct pool {
@@ -165,8 +165,8 @@ static uint64_t mix64(uint64_t *x)
  * workspace's order area. */
 static const int64_t *order_of(const fast_plan *p, char *ws, int64_t n)
 {
-    int64_t *perm = (int64_t *)(void *)(ws + p->order_offset);
-    uint64_t x = p->task_order;
+    int64_t *perm = (int64_t *)(void *)(ws + p->sched.order_offset);
+    uint64_t x = p->sched.task_order;
     for (int64_t k = 0; k < n; k++)
         perm[k] = k;
     for (int64_t k = n - 1; k > 0; k--) {
@@ -191,9 +191,9 @@ static void *worker(void *arg)
 {
     const worker_arg *a = arg;
     pool *pl = a->pl;
-    char *scr = pl->ws + (uint64_t)a->index * pl->p->scratch_bytes;
+    char *scr = pl->ws + (uint64_t)a->index * pl->p->sched.scratch_bytes;
     /* Zero once: the padding columns of the K/V buffers stay zero. */
-    memset(scr, 0, pl->p->scratch_bytes);
+    memset(scr, 0, pl->p->sched.scratch_bytes);
     if (pl->nconv > 0) {
         /* K/V conversion first; a task may need any chunk, so wait until
          * every chunk taken is done (a thread that failed to start takes
@@ -220,14 +220,14 @@ static void *worker(void *arg)
 void fast_attention_run(const fast_plan *p, void *ws)
 {
     pool pl = {.p = p, .ws = ws, .ntasks = fast_task_count(p)};
-    pl.partials = (float *)(void *)((char *)ws + p->partial_offset);
+    pl.partials = (float *)(void *)((char *)ws + p->sched.partial_offset);
     atomic_init(&pl.next, 0);
-    pl.nconv = p->kv_pre ? fast_kvpre_chunks(p) : 0;
+    pl.nconv = p->sched.kv_pre ? fast_kvpre_chunks(p) : 0;
     atomic_init(&pl.conv_next, 0);
     atomic_init(&pl.conv_done, 0);
-    int nt = p->nthreads < pl.ntasks ? p->nthreads : (int)pl.ntasks;
+    int nt = p->sched.nthreads < pl.ntasks ? p->sched.nthreads : (int)pl.ntasks;
     pl.perm = NULL;
-    if (p->task_order != 0) {
+    if (p->sched.task_order != 0) {
         pl.perm = order_of(p, ws, pl.ntasks);
         nt = 1; /* one scratch, every task after another: what one task
                    leaves for the next shows */
@@ -244,7 +244,7 @@ void fast_attention_run(const fast_plan *p, void *ws)
     for (int i = 1; i < nt; i++)
         if (started[i])
             pthread_join(tid[i], NULL);
-    if (p->nrec > 1)
+    if (p->sched.nrec > 1)
         fast_merge_splits(p, pl.partials, ws);
 }
 

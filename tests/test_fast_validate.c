@@ -778,9 +778,9 @@ static void own_refusals(void)
         memset(&p, 0, sizeof p);
         fia_error e;
         CHECK(fast_check_int_inputs_query(&a, &p, &e) == FIA_OK &&
-              p.int8_quant && p.dt == FIA_DT_FP16 && p.kv_dt == FIA_DT_INT8);
+              p.int8_quant.on && p.dt == FIA_DT_FP16 && p.kv_dt == FIA_DT_INT8);
         CHECK(fast_plan_int8_quant(&a, &p, &e) == FIA_OK &&
-              p.int8_quant_s[1] == NULL && p.int8_quant_sdt[1] == FIA_DT_FP32);
+              p.int8_quant.s[1] == NULL && p.int8_quant.sdt[1] == FIA_DT_FP32);
         a.opt[FAST_OPT_QUANT_SCALE1] = &s0;
         CHECK(fast_plan_int8_quant(&a, &p, &e) == FIA_ERR_NOT_MODELED);
     }
@@ -794,7 +794,7 @@ static void own_refusals(void)
         memset(&p, 0, sizeof p);
         fia_error e;
         CHECK(fast_check_int_inputs_query(&a, &p, &e) == FIA_OK &&
-              !p.int8_quant);
+              !p.int8_quant.on);
         CHECK(fast_plan_int8_quant(&a, &p, &e) == FIA_OK);
     }
     a = ok, a.out = &out8;
