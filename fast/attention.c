@@ -51,7 +51,8 @@
 /* The scratch of one worker, carved from base (or only measured). */
 static uint64_t layout(const fast_plan *p, char *base, scratch *s)
 {
-    uint64_t L = (uint64_t)p->sched.L, Dp = (uint64_t)p->sched.Dp, KB = FAST_KBLOCK;
+    uint64_t L = (uint64_t)p->sched.L, Dp = (uint64_t)p->sched.Dp,
+             KB = FAST_KBLOCK;
     uint64_t off = 0;
     scratch dummy;
     if (s == NULL)
@@ -110,7 +111,8 @@ int64_t fast_task_count(const fast_plan *p)
 static float *partial_rec(const fast_plan *p, float *partials, int64_t b,
                           int64_t n, int64_t rec)
 {
-    return partials + ((b * p->N + n) * p->sched.nrec + rec) * (p->sched.Dp + 16);
+    return partials +
+           ((b * p->N + n) * p->sched.nrec + rec) * (p->sched.Dp + 16);
 }
 
 /* ---- K/V widened once (kv_pre) ------------------------------------------ */
@@ -121,7 +123,8 @@ static int64_t chunks_of(int64_t rows)
 
 int64_t fast_kvpre_chunks(const fast_plan *p)
 {
-    return p->B * p->KV_N * chunks_of(p->KV_S) + p->KV_N * chunks_of(p->prefix.P);
+    return p->B * p->KV_N * chunks_of(p->KV_S) +
+           p->KV_N * chunks_of(p->prefix.P);
 }
 
 /* Chunk c: rows [s0, s1) of one (b, KV head)'s own keys, or of one KV
@@ -138,7 +141,8 @@ void fast_kvpre_chunk(const fast_plan *p, char *ws, int64_t c)
         const int64_t bh = c / per;
         b = bh / p->KV_N, kvh = bh % p->KV_N;
         s0 = c % per * FAST_KVPRE_ROWS;
-        s1 = p->kv_len[b] - p->prefix.P < p->KV_S ? p->kv_len[b] - p->prefix.P : p->KV_S;
+        s1 = p->kv_len[b] - p->prefix.P < p->KV_S ? p->kv_len[b] - p->prefix.P
+                                                  : p->KV_S;
         first = p->prefix.P; /* own row s is logical key P + s */
         row0 = bh * p->KV_S;
     } else {
@@ -150,7 +154,8 @@ void fast_kvpre_chunk(const fast_plan *p, char *ws, int64_t c)
     }
     s1 = s1 > s0 + FAST_KVPRE_ROWS ? s0 + FAST_KVPRE_ROWS : s1;
     const int64_t D = p->D, Dp = p->sched.Dp;
-    float *kf = (float *)(void *)(ws + p->sched.kv_offset) + (uint64_t)row0 * Dp;
+    float *kf =
+        (float *)(void *)(ws + p->sched.kv_offset) + (uint64_t)row0 * Dp;
     float *vf = (float *)(void *)(ws + p->sched.kv_offset + p->sched.kv_bytes) +
                 (uint64_t)row0 * Dp;
     uint8_t *vbad = (uint8_t *)ws + p->sched.vbad_offset + row0;
@@ -334,7 +339,7 @@ static void key_loop(const fast_plan *p, const fast_kernels *kern,
                      int64_t i0, int nq, int64_t jmin, int64_t jmax,
                      const kv_view *pre)
 {
-    /* Q.K^T reduces over Dk (MLA: D + the rope's Dr), P.V writes Dvp */
+    /* Q.K^T reduces over Dk (MLA: D + rope.D), P.V writes Dvp */
     const int64_t L = p->sched.L, Dp = p->sched.Dp, D = p->Dk;
     const uint8_t *mask = p->mask.data; /* never with a shared prefix's task */
     const bool pse = p->pse.on;
@@ -451,7 +456,8 @@ static void task_locate(const fast_plan *p, int64_t t, task *k)
     k->rec = p->sched.n_psplit + k->split;
     k->g0 = -1;
     t /= p->sched.nsplit;
-    const int64_t qblk = p->sched.n_qblk - 1 - t % p->sched.n_qblk; /* long rows first */
+    /* long rows first */
+    const int64_t qblk = p->sched.n_qblk - 1 - t % p->sched.n_qblk;
     t /= p->sched.n_qblk;
     const int64_t hs = t % p->sched.n_hsub;
     t /= p->sched.n_hsub;
@@ -554,7 +560,8 @@ static void task_pse_rows(const fast_plan *p, const task *k, scratch *w)
  * prefix's end. */
 static bool across_prefix(const fast_plan *p, int64_t j, int64_t jmax)
 {
-    return j < p->prefix.P && p->prefix.P - j < FAST_DEC_KB && p->prefix.P <= jmax;
+    return j < p->prefix.P && p->prefix.P - j < FAST_DEC_KB &&
+           p->prefix.P <= jmax;
 }
 
 /* The pse of a decode call from logical key j on (its column j, or the
@@ -640,9 +647,10 @@ static void task_keys(const fast_plan *p, const fast_kernels *kern,
     if (p->antiquant.on)
         fast_aq_heads(p, k->kvh, w->aqv);
     /* (MLA: the fused kernel reads K's D columns only, no rope) */
-    bool uniform =
-        k->dot && p->mask.data == NULL && D % 16 == 0 && p->rope.D == 0 && !p->page.nz &&
-        (p->antiquant.on ? kern->decode_antiquant != NULL : kern->decode != NULL);
+    bool uniform = k->dot && p->mask.data == NULL && D % 16 == 0 &&
+                   p->rope.D == 0 && !p->page.nz &&
+                   (p->antiquant.on ? kern->decode_antiquant != NULL
+                                    : kern->decode != NULL);
     for (int r = 0; uniform && r < mr; r++)
         uniform = w->alo[r] == jmin && w->ahi[r] == jmax;
     bool done = false;

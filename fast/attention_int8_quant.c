@@ -15,8 +15,8 @@
  * Exactness: the int8 values widened to float are exact, and a float dot
  * of D <= 512 int8 products is an integer below 2^24, exact whatever the
  * order: the float Q.K^T kernel gives the exact dot.  The scores are
- * fl32(dot * int8_quant_sc), int8_quant_sc = fl32(ds1 * scale) (with a pse the
- * pse_bias kernel's fl32(fl32(dot * int8_quant_sc) + b)).  P.V of a block of
+ * fl32(dot * sc), int8_quant.sc = fl32(ds1 * scale) (with a pse the
+ * pse_bias kernel's fl32(fl32(dot * sc) + b)).  P.V of a block of
  * FAST_KBLOCK keys is exact in float (|P v| <= 2^14); acc holds at most 16
  * blocks (|sum| <= 1024 * 2^14 = 2^24, every partial sum an integer it holds)
  * before it is added into the double N (exact below 2^53).  The output

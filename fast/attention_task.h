@@ -58,7 +58,7 @@ static inline void task_row(const fast_plan *p, const task *k, int r,
  * widened after their D columns, into Q^T's rows D .. Dk - 1 (or the dot
  * form's rows [r][D..]); qrows[r - r0] NULL: the row uses no key (zero).
  * fast_mla_widen_k: key_rope's row of own key j of (b, kvh) widened into
- * dst (Dr floats; not an NZ key_rope's: attention.c nz_rows). */
+ * dst (rope.D floats; not an NZ key_rope's: attention.c nz_rows). */
 void fast_mla_load_q(const fast_plan *p, const fast_kernels *kern,
                      const task *k, scratch *w, int r0, int rn,
                      const uint16_t *const *qrows);

@@ -1,5 +1,5 @@
 /* mask: atten_mask's dtypes and shapes, and which keys it excludes (the
- * plan's mask, mask_sb, mask_ss; attention.c applies the bits). */
+ * plan's mask.data, .sb, .ss; attention.c applies the bits). */
 #include "validate.h"
 
 /* Layer 2.  REG_OP registers FLOAT16 for atten_mask; tiling rejects it
@@ -87,7 +87,7 @@ static fia_status check_shape(const fast_args *a, fast_plan *p, fia_error *err)
 }
 
 /* Layer 4 (after check_sparse.c: the mode decides what the mask must be).
- * Fills mask_given, and with a mask of bits mask, mask_sb and mask_ss. */
+ * Fills mask.on, and with a mask of bits mask.data, .sb and .ss. */
 fia_status fast_check_mask(const fast_args *a, fast_plan *p, fia_error *err)
 {
     /* RELEASED: a float16 mask passes the registered list and tiling

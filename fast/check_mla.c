@@ -3,7 +3,7 @@
  * extended entry's fast_v2_extras).  Either rope passed makes the call an
  * MLA call.  The score of a key is (q.k + q_rope.k_rope) * scale
  * (RELEASED "Numeric pipeline"): the rope columns lengthen the Q.K^T
- * reduction only (plan: Dr; run_mla.c), V and attention_out keep the
+ * reduction only (plan: rope.D; run_mla.c), V and attention_out keep the
  * query's D.
  *
  * Two scenes by the query's D: 512 (decode-style MLA: paged K/V cache of
@@ -250,8 +250,8 @@ static fia_status check_d512(const fast_args *a, const fast_plan *p,
 
 /* Layer 5, after the layout, token, paged and limit rows (D, N, KV_N, Q_S,
  * the cache are in the plan) and before the sparse and mask rows (MLA's
- * sparse rule replaces the Q_S = 1 normalisation).  Fills Dr and the rope
- * data (the strides: executor.c). */
+ * sparse rule replaces the Q_S = 1 normalisation).  Fills rope.D and the
+ * rope data (the strides: executor.c). */
 fia_status fast_check_mla_rules(const fast_args *a, fast_plan *p,
                                 fia_error *err)
 {

@@ -24,7 +24,7 @@
  *
  * Arithmetic (run_query_quant.c): q = q_int8 * dsq[token, head], k = k_int8
  * * dsk[0], v = v_int8 * dsv[0] in float32, then MLA's attention over D +
- * Dr columns with the bf16 ropes, attention_out rounded to bf16. */
+ * rope.D columns with the bf16 ropes, attention_out rounded to bf16. */
 #include "validate.h"
 
 /* 003: "入参dequant_scale_query、dequant_scale_key、dequant_scale_value

@@ -8,7 +8,7 @@ static int64_t clamp_i32(int64_t x)
 }
 
 /* Layer 4.  002 sparseMode: Q_S > 1 supports 0..4; ignored when Q_S = 1,
- * as pre/next are.  Fills sparse_mode, pre and next (clamped to int32, so
+ * as pre/next are.  Fills sparse.mode, .pre and .next (clamped to int32, so
  * the band arithmetic cannot overflow). */
 fia_status fast_check_sparse(const fast_args *a, fast_plan *p, fia_error *err)
 {

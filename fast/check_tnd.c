@@ -157,7 +157,8 @@ static fia_status check_shapes(const fast_args *a, fast_plan *p,
     if (a->opt[FAST_OPT_BLOCK_TABLE]) {
         p->tnd.T = q->shape[ti], p->D = q->shape[2];
         if (p->tnd.T > TND_T_MAX)
-            return FAST_REJECT("S_TND_T_MAX", "T %lld above 2^20", (long long)p->tnd.T);
+            return FAST_REJECT("S_TND_T_MAX", "T %lld above 2^20",
+                               (long long)p->tnd.T);
         p->q_numel = qn, p->q = q->data;
         return check_paged_kv(a, p, err);
     }
@@ -226,7 +227,8 @@ fia_status fast_check_tnd_shapes(const fast_args *a, fast_plan *p,
     const bool paged = a->opt[FAST_OPT_BLOCK_TABLE] != NULL;
     st = check_counts(a, a->asl, p->tnd.T, "actual_seq_lengths", err);
     if (st == FIA_OK && !paged)
-        st = check_counts(a, a->aslkv, p->tnd.T_kv, "actual_seq_lengths_kv", err);
+        st = check_counts(a, a->aslkv, p->tnd.T_kv, "actual_seq_lengths_kv",
+                          err);
     if (st != FIA_OK)
         return st;
     p->B = a->asl->count;
@@ -268,7 +270,8 @@ fia_status fast_check_tnd_shapes(const fast_args *a, fast_plan *p,
         }
     }
     p->sparse.mode = (int)a->sparse_mode;
-    p->sparse.pre = p->sparse.next = INT32_MAX; /* mode 0: all; 3: from the lengths */
+    /* mode 0: all; 3: from the lengths */
+    p->sparse.pre = p->sparse.next = INT32_MAX;
     return FIA_OK;
 }
 

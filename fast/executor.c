@@ -54,20 +54,25 @@ void fast_plan_finish(fast_plan *p)
     }
     /* the shared prefix, [1, S_p, KV_N, D] or [1, KV_N, S_p, D]: the key's
      * row stride, its own head stride */
-    p->prefix.k_sn = p->layout == FAST_LAYOUT_BSH || p->layout == FAST_LAYOUT_BSND
-                   ? D : p->prefix.S_p * D;
-    /* MLA: query_rope / key_rope have the query's / key's shape with Dr
-     * for D, and every stride above is a multiple of D by one factor */
+    p->prefix.k_sn =
+        p->layout == FAST_LAYOUT_BSH || p->layout == FAST_LAYOUT_BSND
+            ? D : p->prefix.S_p * D;
+    /* MLA: query_rope / key_rope have the query's / key's shape with
+     * rope.D for D, and every stride above is a multiple of D by one factor */
     if (p->rope.D > 0) {
-        p->rope.q_sb = p->q_sb / D * p->rope.D, p->rope.q_sn = p->q_sn / D * p->rope.D;
+        p->rope.q_sb = p->q_sb / D * p->rope.D;
+        p->rope.q_sn = p->q_sn / D * p->rope.D;
         p->rope.q_ss = p->q_ss / D * p->rope.D;
-        p->rope.k_sb = p->k_sb / D * p->rope.D, p->rope.k_sn = p->k_sn / D * p->rope.D;
+        p->rope.k_sb = p->k_sb / D * p->rope.D;
+        p->rope.k_sn = p->k_sn / D * p->rope.D;
         p->rope.k_ss = p->k_ss / D * p->rope.D;
         p->rope.k_sblk = p->page.k_sblk / D * p->rope.D;
-        if (p->page.nz) { /* (blocknum, KV_N, Dr/16, block_size, 16): bf16
-                        * tiles of 16 also beside an int8 key's of 32 */
+        if (p->page.nz) { /* (blocknum, KV_N, rope.D/16, block_size, 16):
+                           * bf16 tiles of 16 also beside an int8 key's
+                           * of 32 */
             p->page.kr_sd = p->page.block_size * 16, p->rope.k_ss = 16;
-            p->rope.k_sn = p->rope.D * p->page.block_size, p->rope.k_sblk = KV_N * p->rope.k_sn;
+            p->rope.k_sn = p->rope.D * p->page.block_size;
+            p->rope.k_sblk = KV_N * p->rope.k_sn;
         }
     }
     p->v_own = false; /* value's strides: the key's (one shape) */
@@ -107,8 +112,10 @@ fia_status fast_executor_create(const fast_plan *plan,
     ex->plan.tnd.q_tok = ex->plan.tnd.kv_tok = NULL;
     /* left padding: q_start / kv_start, filled at run time (run_padding.c;
      * token layouts take no padding: check_padding.c) */
-    ex->plan.padding.q_start = plan->padding.q_scene && B > 0 ? ex->lens + 2 * B : NULL;
-    ex->plan.padding.kv_start = plan->padding.kv_scene && B > 0 ? ex->lens + 3 * B : NULL;
+    ex->plan.padding.q_start =
+        plan->padding.q_scene && B > 0 ? ex->lens + 2 * B : NULL;
+    ex->plan.padding.kv_start =
+        plan->padding.kv_scene && B > 0 ? ex->lens + 3 * B : NULL;
     if (padded && !plan->tnd.on)
         memset(ex->lens + 2 * B, 0, (size_t)(2 * B) * sizeof(int64_t));
     if (plan->tnd.on) {
@@ -119,7 +126,8 @@ fia_status fast_executor_create(const fast_plan *plan,
         for (int64_t b = 0; b < B; b++) {
             ex->plan.tnd.q_tok[b] = b ? asl->values[b - 1] : 0;
             /* a paged cache (MLA): each batch's own length */
-            ex->plan.tnd.kv_tok[b] = b && !plan->page.on ? aslkv->values[b - 1] : 0;
+            ex->plan.tnd.kv_tok[b] =
+                b && !plan->page.on ? aslkv->values[b - 1] : 0;
             ex->plan.q_len[b] = asl->values[b] - ex->plan.tnd.q_tok[b];
             ex->plan.kv_len[b] = aslkv->values[b] - ex->plan.tnd.kv_tok[b];
         }
@@ -158,7 +166,8 @@ static fia_status check_block_ids(const fast_plan *p, fia_error *err)
 {
     for (int64_t b = 0; b < p->B; b++) {
         const int64_t len = p->kv_len[b];
-        const int64_t nb = len / p->page.block_size + (len % p->page.block_size != 0);
+        const int64_t nb =
+            len / p->page.block_size + (len % p->page.block_size != 0);
         if (nb > 0 && p->page.bt == NULL)
             return fast_fail(err, FIA_ERR_RUNTIME_ERROR, "R_NO_DATA",
                              "block_table has no data");
@@ -208,14 +217,16 @@ fia_status fast_executor_check_run(const fast_executor *ex,
         /* Status-only runs carry no data; running one is a runtime error. */
         return fast_fail(err, FIA_ERR_RUNTIME_ERROR, "R_NO_DATA",
                          "a tensor needed by phase two has no data");
-    if (!p->empty && p->rope.D > 0 && ((p->rope.q == NULL && p->rope.q_numel > 0) ||
-                                   (p->rope.k == NULL && p->rope.k_numel > 0)))
+    if (!p->empty && p->rope.D > 0 &&
+        ((p->rope.q == NULL && p->rope.q_numel > 0) ||
+         (p->rope.k == NULL && p->rope.k_numel > 0)))
         return fast_fail(err, FIA_ERR_RUNTIME_ERROR, "R_NO_DATA",
                          "query_rope / key_rope has no data");
     if (!p->empty && p->sink.on && p->sink.data == NULL)
         return fast_fail(err, FIA_ERR_RUNTIME_ERROR, "R_NO_DATA",
                          "learnable_sink has no data");
-    if (!p->empty && p->prefix.P > 0 && (p->prefix.k == NULL || p->prefix.v == NULL))
+    if (!p->empty && p->prefix.P > 0 &&
+        (p->prefix.k == NULL || p->prefix.v == NULL))
         return fast_fail(err, FIA_ERR_RUNTIME_ERROR, "R_NO_DATA",
                          "key_shared_prefix / value_shared_prefix has no "
                          "data");

@@ -422,8 +422,10 @@ static inline int64_t fast_kv_row(const fast_plan *p, int64_t b, int64_t h,
     if (p->list.on)
         return h * p->list.sn[b] + j * p->k_ss;
     if (p->page.on) { /* any layout, a token one too (MLA) */
-        const int64_t id = p->page.bt[b * p->page.bt_cols + j / p->page.block_size];
-        return id * p->page.k_sblk + h * p->k_sn + (j % p->page.block_size) * p->k_ss;
+        const int64_t id =
+            p->page.bt[b * p->page.bt_cols + j / p->page.block_size];
+        return id * p->page.k_sblk + h * p->k_sn +
+               (j % p->page.block_size) * p->k_ss;
     }
     if (p->tnd.on)
         return (p->tnd.kv_tok[b] + j) * p->k_ss + h * p->k_sn;
@@ -448,13 +450,14 @@ static inline int64_t fast_kv_col(const fast_plan *p, int64_t d)
 }
 
 /* MLA: element offset of key_rope's row of the batch's own key j of batch
- * b, KV head h, from p->kr (as fast_kv_row; MLA takes no list, prefix or
+ * b, KV head h, from p->rope.k (as fast_kv_row; MLA takes no list, prefix or
  * kv left padding). */
 static inline int64_t fast_kr_row(const fast_plan *p, int64_t b, int64_t h,
                                   int64_t j)
 {
     if (p->page.on) {
-        const int64_t id = p->page.bt[b * p->page.bt_cols + j / p->page.block_size];
+        const int64_t id =
+            p->page.bt[b * p->page.bt_cols + j / p->page.block_size];
         return id * p->rope.k_sblk + h * p->rope.k_sn +
                (j % p->page.block_size) * p->rope.k_ss;
     }
@@ -484,11 +487,12 @@ static inline int64_t fast_q_row(const fast_plan *p, int64_t b, int64_t n,
     return base + n * p->q_sn + fast_q_phys(p, b, i) * p->q_ss;
 }
 
-/* MLA: element offset of query_rope's row (b, n, i) from p->qr. */
+/* MLA: element offset of query_rope's row (b, n, i) from p->rope.q. */
 static inline int64_t fast_qr_row(const fast_plan *p, int64_t b, int64_t n,
                                   int64_t i)
 {
-    const int64_t base = p->tnd.on ? p->tnd.q_tok[b] * p->rope.q_ss : b * p->rope.q_sb;
+    const int64_t base =
+        p->tnd.on ? p->tnd.q_tok[b] * p->rope.q_ss : b * p->rope.q_sb;
     return base + n * p->rope.q_sn + fast_q_phys(p, b, i) * p->rope.q_ss;
 }
 
@@ -649,7 +653,7 @@ void fast_store_zero(const fast_plan *p, int64_t b, int64_t n, int64_t i);
  * softmax_lse element +inf, whatever shapes its later stage would have
  * refused (so through the element counts, not the rows). */
 void fast_store_kv_return(const fast_plan *p);
-/* run_sink.c, with p->sink_given: ends row (b, n, i) whose keys left the
+/* run_sink.c, with p->sink.on: ends row (b, n, i) whose keys left the
  * running max m, sum l and acc (D floats), the sink of head n taking part:
  * output acc / (l + e^(sink - m)) and lse M + log(l e^(m - M) + e^(sink -
  * M)), M = max(m, sink).  Also for a row whose keys all scored -inf (l =
@@ -670,7 +674,7 @@ void fast_pse_block(const fast_plan *p, int64_t b,
 bool fast_pse_all_dropped(const fast_plan *p, float m);
 void fast_store_nan(const fast_plan *p, int64_t b, int64_t n, int64_t i);
 
-/* run_antiquant.c (docs/features/antiquant.md), with p->antiquant:
+/* run_antiquant.c (docs/features/antiquant.md), with p->antiquant.on:
  * fast_aq_head: key (kv 0) or value (kv 1)'s per-channel scale and offset
  * of KV head n as D floats (per-tensor, per-head: the constant); false,
  * nothing written, for a per-token form.  fast_aq_key: a per-token form's
@@ -706,19 +710,19 @@ bool fast_aq_decode(const fast_plan *p, const struct fast_kernels *kern,
                     float *m, float *l, float *acc);
 fia_status fast_aq_check_data(const fast_plan *p, fia_error *err);
 
-/* run_int8_quant.c (docs/features/int8_quant.md), with p->int8_quant:
+/* run_int8_quant.c (docs/features/int8_quant.md), with p->int8_quant.on:
  * fast_int8_quant_check_data: phase two's R_NO_DATA (361001) when a scale has
  * no data (a status-only run).  fast_int8_quant_apply: reads the three scales
  * (a uint64 dequant scale: the float32 of its low 32 bits with bits 12..0
- * cleared, the vendor's 19-bit float) into int8_quant_sc, int8_quant_qs1,
- * int8_quant_ds2, before anything runs.  fast_int8_quant_src: the int8 K and V
+ * cleared, the vendor's 19-bit float) into int8_quant.sc, .qs1,
+ * .ds2, before anything runs.  fast_int8_quant_src: the int8 K and V
  * rows of own key j of batch b, KV head h. */
 fia_status fast_int8_quant_check_data(const fast_plan *p, fia_error *err);
 void fast_int8_quant_apply(fast_plan *p);
 void fast_int8_quant_src(const fast_plan *p, int64_t b, int64_t h, int64_t j,
                          const int8_t **k, const int8_t **v);
 
-/* run_query_quant.c (MLA full quantization), with p->query_quant:
+/* run_query_quant.c (MLA full quantization), with p->query_quant.on:
  * fast_query_quant_check_data: phase two's R_NO_DATA (361001) when a dequant
  * scale has no data (a status-only run).  fast_query_quant_src: the int8 K and
  * V rows of own key j of batch b, KV head h (an NZ cache: the row's first

@@ -12,7 +12,8 @@
  * reduction of Dk columns beside a V and an output of D columns, the Dk -
  * D columns past the D read from a second source at its own strides.
  * Here the second source is the query's and key's own row, Dv columns on:
- * qr = q + Dv and kr = k + Dv with the query's and key's strides.  So the
+ * rope.q = q + Dv and rope.k = k + Dv with the query's and key's strides
+ * (fast_rope_plan).  So the
  * register-tiled Q.K^T, the dot form, kv_pre, the softmax, the splits and
  * their merge run unchanged at every ISA level; the fused decode kernel,
  * which reads K's D columns in place, is not taken (as with a rope:

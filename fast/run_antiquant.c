@@ -49,7 +49,8 @@ void fast_aq_key(const fast_plan *p, int kv, int64_t b, int64_t n, int64_t j,
     int64_t i;
     if (a->form == FAST_AQ_PAGE_TOKEN || a->form == FAST_AQ_PAGE_TOKEN_HEAD) {
         /* the slot that holds logical key j, through the block table */
-        const int64_t id = p->page.bt[b * p->page.bt_cols + j / p->page.block_size];
+        const int64_t id =
+            p->page.bt[b * p->page.bt_cols + j / p->page.block_size];
         i = id * a->st_b + n * a->st_n + (j % p->page.block_size) * a->st_s;
     } else {
         /* the physical row of the key's S axis (kv left padding), the
@@ -78,7 +79,8 @@ bool fast_widen_antiquant_rows(const fast_plan *p, const fast_kernels *kern,
 {
     const int64_t D = p->D, Dp = p->sched.Dp;
     const int int4 = p->kv_dt == FIA_DT_INT4;
-    const bool kch = !is_token(p->antiquant.aq[0].form), vch = !is_token(p->antiquant.aq[1].form);
+    const bool kch = !is_token(p->antiquant.aq[0].form),
+               vch = !is_token(p->antiquant.aq[1].form);
     bool vfinite = true;
     for (int c = 0; c < nk; c++) {
         const void *kr, *vr;
@@ -112,7 +114,8 @@ bool fast_aq_decode(const fast_plan *p, const fast_kernels *kern, int64_t b,
 {
     const int64_t Dp = p->sched.Dp;
     const int int4 = p->kv_dt == FIA_DT_INT4;
-    const bool kch = !is_token(p->antiquant.aq[0].form), vch = !is_token(p->antiquant.aq[1].form);
+    const bool kch = !is_token(p->antiquant.aq[0].form),
+               vch = !is_token(p->antiquant.aq[1].form);
     const void *kp[64], *vp[64];
     const uint16_t *bb[FAST_DOT_MAX];
     for (int64_t j = jmin; j <= jmax;) {

@@ -1,7 +1,7 @@
 /* mask: at run time, the atten_mask bits of a block of keys
- * (docs/features/mask.md).  The plan's mask is NULL unless it is read (modes
- * 0 and 1; decode); element (b, i, j) is at mask[b * mask_sb + i * mask_ss
- * + j] (mask_sb = 0 broadcasts), and on the decode path every row reads
+ * (docs/features/mask.md).  The plan's mask.data is NULL unless it is read
+ * (modes 0 and 1; decode); element (b, i, j) is at data[b * sb + i * ss +
+ * j] (sb = 0 broadcasts), and on the decode path every row reads
  * mask row 0.  i and j are physical rows: under left padding the mask of
  * query row i, key j is element (q_start + i, kv_start + j)
  * (docs/features/padding.md: the released kernels offset the mask by both

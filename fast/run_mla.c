@@ -1,6 +1,6 @@
-/* MLA's rope in the run (check_mla.c; fast_internal.h, the plan's Dr):
+/* MLA's rope in the run (check_mla.c; fast_internal.h, the plan's rope):
  * the score is (q.k + q_rope.k_rope) * scale (RELEASED "Numeric
- * pipeline"), computed as one reduction over Dk = D + Dr columns: the
+ * pipeline"), computed as one reduction over Dk = D + rope.D columns: the
  * rope's columns widened right after the D columns of every Q and K float
  * row (attention.c: the task's Q, the per-block K, kv_pre's K; key rows
  * through fast_mla_widen_k, attention_task.h), so the register-tiled
@@ -24,7 +24,8 @@ void fast_mla_load_q(const fast_plan *p, const fast_kernels *kern,
                       : (const uint16_t *)p->rope.q + fast_qr_row(p, b, n, i);
     }
     if (!k->dot) { /* Q^T: rows D .. Dk - 1, columns r0 .. r0 + 15 */
-        kern->widen_t(p->dt, rows, rn, p->rope.D, w->q + p->D * p->sched.L + r0, p->sched.L);
+        kern->widen_t(p->dt, rows, rn, p->rope.D, w->q + p->D * p->sched.L + r0,
+                      p->sched.L);
         return;
     }
     for (int r = 0; r < rn; r++)
@@ -47,12 +48,14 @@ bool fast_mla_nz_rows(const fast_plan *p, const fast_kernels *kern,
     fast_kv_src(p, b, kvh, j, &kr, &vr);
     kern->widen_mla_nz(p->dt, kr, p->page.k_sd, run, kd, ldd, p->D);
     if (p->rope.D > 0)
-        kern->widen_mla_nz(p->dt,
-                           (const uint16_t *)p->rope.k + fast_kr_row(p, b, kvh, j),
-                           p->page.kr_sd, run, kd + p->D, ldd, p->rope.D);
-    const bool fin = kern->widen_mla_nz(p->dt, vr, p->page.k_sd, run, vd, ldd, p->D);
+        kern->widen_mla_nz(
+            p->dt, (const uint16_t *)p->rope.k + fast_kr_row(p, b, kvh, j),
+            p->page.kr_sd, run, kd + p->D, ldd, p->rope.D);
+    const bool fin =
+        kern->widen_mla_nz(p->dt, vr, p->page.k_sd, run, vd, ldd, p->D);
     for (int r = 0; vbad != NULL && r < run; r++) /* rare: row by row */
-        vbad[r] = !fin && !kern->widen_mla_nz(p->dt, vr + r * p->k_ss, p->page.k_sd,
-                                              1, vd + r * ldd, ldd, p->D);
+        vbad[r] =
+            !fin && !kern->widen_mla_nz(p->dt, vr + r * p->k_ss, p->page.k_sd,
+                                        1, vd + r * ldd, ldd, p->D);
     return fin;
 }

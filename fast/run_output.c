@@ -35,7 +35,8 @@ void fast_store_int8_out_fill(const fast_plan *p, int64_t b, int64_t n,
 static void oq_row(const fast_plan *p, int64_t n, float *sb, float *ob,
                    const float **qs, const float **qo, int64_t *stride)
 {
-    const int64_t cnt = p->int8_out.pc ? p->D : 1, at = p->int8_out.pc ? n * p->D : 0;
+    const int64_t cnt = p->int8_out.pc ? p->D : 1,
+                  at = p->int8_out.pc ? n * p->D : 0;
     *stride = p->int8_out.pc ? 1 : 0;
     if (p->int8_out.dt == FIA_DT_FP32) {
         *qs = (const float *)p->int8_out.s + at;
@@ -45,7 +46,8 @@ static void oq_row(const fast_plan *p, int64_t n, float *sb, float *ob,
     for (int64_t d = 0; d < cnt; d++) {
         sb[d] = fast_bf16_to_float(((const uint16_t *)p->int8_out.s)[at + d]);
         if (p->int8_out.o)
-            ob[d] = fast_bf16_to_float(((const uint16_t *)p->int8_out.o)[at + d]);
+            ob[d] =
+                fast_bf16_to_float(((const uint16_t *)p->int8_out.o)[at + d]);
     }
     *qs = sb;
     *qo = p->int8_out.o ? ob : NULL;

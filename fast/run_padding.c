@@ -29,17 +29,21 @@ fia_status fast_padding_apply(fast_plan *p, fia_error *err)
     if (p->empty || (!p->padding.q_scene && !p->padding.kv_scene))
         return FIA_OK;
     /* a status-only run carries no data (executor.c's checks alike) */
-    if ((p->padding.q_scene && p->padding.q_pad == NULL) || (p->padding.kv_scene && p->padding.kv_pad == NULL))
+    if ((p->padding.q_scene && p->padding.q_pad == NULL) ||
+        (p->padding.kv_scene && p->padding.kv_pad == NULL))
         return fast_fail(err, FIA_ERR_RUNTIME_ERROR, "R_NO_DATA",
-                         "%s has no data", p->padding.q_scene && p->padding.q_pad == NULL
-                                               ? "query_padding_size"
-                                               : "kv_padding_size");
+                         "%s has no data",
+                         p->padding.q_scene && p->padding.q_pad == NULL
+                             ? "query_padding_size"
+                             : "kv_padding_size");
     /* one value for every batch (the documents give the tensor no shape) */
     const int64_t pq = p->padding.q_scene ? p->padding.q_pad[0] : 0;
     const int64_t pkv = p->padding.kv_scene ? p->padding.kv_pad[0] : 0;
     for (int64_t b = 0; b < p->B; b++) {
-        int64_t qs = p->padding.q_scene ? start_row(p->Q_S, pq, p->q_len[b]) : 0;
-        int64_t ks = p->padding.kv_scene ? start_row(p->KV_S, pkv, p->kv_len[b]) : 0;
+        int64_t qs =
+            p->padding.q_scene ? start_row(p->Q_S, pq, p->q_len[b]) : 0;
+        int64_t ks =
+            p->padding.kv_scene ? start_row(p->KV_S, pkv, p->kv_len[b]) : 0;
         if (qs < 0 || ks < 0) {
             /* A start below 0: at Q_S = 1 the batch's output is 0 (002
              * "搬运起点或终点小于0时，返回数据结果为全0"; 001), the path of

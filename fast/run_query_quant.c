@@ -1,7 +1,7 @@
 /* MLA full quantization in the run (check_query_quant_mla.c; fast_internal.h,
  * the plan's query_quant): the int8 query, key and value dequantized into the
  * float rows the attention of any MLA call reads, so that Q.K^T over D +
- * Dr columns, the softmax, the splits and the merge are those of a bf16
+ * rope.D columns, the softmax, the splits and the merge are those of a bf16
  * MLA call (attention.c, run_mla.c):
  *   q[d] = fl(q_int8[d] * dsq[b, n, i])   the query's D columns, per row
  *   k[d] = fl(k_int8[d] * dsk[0])         per tensor
@@ -26,8 +26,8 @@ fia_status fast_query_quant_check_data(const fast_plan *p, fia_error *err)
 {
     if (p->empty || !p->query_quant.on)
         return FIA_OK;
-    if ((p->query_quant.dsq == NULL && p->query_quant.dsq_numel > 0) || p->query_quant.dsk == NULL ||
-        p->query_quant.dsv == NULL)
+    if ((p->query_quant.dsq == NULL && p->query_quant.dsq_numel > 0) ||
+        p->query_quant.dsk == NULL || p->query_quant.dsv == NULL)
         return fast_fail(err, FIA_ERR_RUNTIME_ERROR, "R_NO_DATA",
                          "dequant_scale_query / dequant_scale_key / "
                          "dequant_scale_value has no data");
@@ -45,8 +45,10 @@ float fast_query_quant_scale(const fast_plan *p, int kv)
 static float dsq_at(const fast_plan *p, int64_t b, int64_t n, int64_t i)
 {
     float f;
-    memcpy(&f, (const float *)p->query_quant.dsq + b * p->query_quant.dsq_sb + n * p->query_quant.dsq_sn +
-                   i * p->query_quant.dsq_ss, sizeof f);
+    memcpy(&f,
+           (const float *)p->query_quant.dsq + b * p->query_quant.dsq_sb +
+               n * p->query_quant.dsq_sn + i * p->query_quant.dsq_ss,
+           sizeof f);
     return f;
 }
 
@@ -126,14 +128,15 @@ static bool run_rows(const fast_plan *p, const fast_kernels *kern,
     if (p->page.nz) { /* the run's tiles, each one contiguous stream */
         kern->widen_query_quant_nz(k8, p->page.k_sd, run, sk, kd, ldd, D);
         kern->widen_mla_nz(FIA_DT_BF16,
-                           (const uint16_t *)p->rope.k + fast_kr_row(p, b, kvh, j),
+                           (const uint16_t *)p->rope.k +
+                               fast_kr_row(p, b, kvh, j),
                            p->page.kr_sd, run, kd + D, ldd, p->rope.D);
         const bool fin =
             kern->widen_query_quant_nz(v8, p->page.k_sd, run, sv, vd, ldd, D);
         for (int r = 0; vbad != NULL && r < run; r++) /* rare: by row */
-            vbad[r] = !fin &&
-                      !kern->widen_query_quant_nz(v8 + r * p->k_ss, p->page.k_sd, 1,
-                                                  sv, vd + r * ldd, ldd, D);
+            vbad[r] = !fin && !kern->widen_query_quant_nz(v8 + r * p->k_ss,
+                                                          p->page.k_sd, 1, sv,
+                                                          vd + r * ldd, ldd, D);
         return fin;
     }
     bool fin = true;

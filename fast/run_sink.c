@@ -10,7 +10,7 @@
  * per row: where a task stores a row, or where the decode splits (and a
  * shared prefix's partials) merge, after the merge, never per split.
  * Every call's rows end in those two places (MLA's too: its scores are
- * one reduction over D + Dr columns, its m, l, acc those of any call; an
+ * one reduction over D + rope.D columns, its m, l, acc those of any call; an
  * int8 MLA query's dequantized rows likewise), so the sink needs nothing
  * per path; only 002's full int8 (P quantized against quant_scale1) is
  * refused (check_sink.c).  acc is not rescaled: the sink goes into the

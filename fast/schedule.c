@@ -84,7 +84,8 @@ static void schedule_splits(fast_plan *p, int64_t base, int64_t S,
             FAST_SPLIT_MAX_BYTES) {
         int64_t per = (S + p->sched.nthreads - 1) / p->sched.nthreads;
         p->sched.kv_chunk = (per + FAST_KBLOCK - 1) / FAST_KBLOCK * FAST_KBLOCK;
-        p->sched.nsplit = (int)((S + p->sched.kv_chunk - 1) / p->sched.kv_chunk);
+        p->sched.nsplit =
+            (int)((S + p->sched.kv_chunk - 1) / p->sched.kv_chunk);
     }
 }
 
@@ -106,7 +107,8 @@ void fast_plan_schedule(fast_plan *p)
     uint64_t rec = (uint64_t)(p->sched.Dp + 16) * sizeof(float);
     /* a batch's keys are logical: a shared prefix's P, then its own */
     p->sched.shared = false;
-    p->sched.pt_rows = p->sched.n_ptile = p->sched.n_psplit = 0, p->sched.p_chunk = 1;
+    p->sched.pt_rows = p->sched.n_ptile = p->sched.n_psplit = 0;
+    p->sched.p_chunk = 1;
     if (p->Q_S == 1 && p->prefix.P > 0 && p->B > 1) {
         schedule_splits(p, p->prefix.P, p->KV_S, rec);
         schedule_shared(p, rec);
@@ -115,7 +117,8 @@ void fast_plan_schedule(fast_plan *p)
         schedule_splits(p, 0, p->prefix.P + p->KV_S, rec);
     p->sched.nrec = (int)(p->sched.n_psplit + p->sched.nsplit);
     p->sched.scratch_bytes = ALIGN64(fast_scratch_bytes(p));
-    p->sched.partial_offset = (uint64_t)p->sched.nthreads * p->sched.scratch_bytes;
+    p->sched.partial_offset =
+        (uint64_t)p->sched.nthreads * p->sched.scratch_bytes;
     uint64_t partial = p->sched.nrec > 1
                            ? (uint64_t)(p->B * p->N * p->sched.nrec) * rec : 0;
     uint64_t end = ALIGN64(p->sched.partial_offset + partial);
@@ -128,8 +131,8 @@ void fast_plan_schedule(fast_plan *p)
     uint64_t nrows = (uint64_t)p->B * (uint64_t)p->KV_N * (uint64_t)p->KV_S +
                      (uint64_t)p->KV_N * (uint64_t)p->prefix.P;
     uint64_t kvb = nrows * (uint64_t)p->sched.Dp * sizeof(float);
-    p->sched.kv_pre = p->Q_S > 1 && p->sched.mrows > FAST_DOT_MAX && nrows > 0 &&
-                2 * kvb + nrows <= FAST_KVPRE_MAX_BYTES;
+    p->sched.kv_pre = p->Q_S > 1 && p->sched.mrows > FAST_DOT_MAX &&
+                      nrows > 0 && 2 * kvb + nrows <= FAST_KVPRE_MAX_BYTES;
     p->sched.kv_offset = p->sched.kv_bytes = p->sched.vbad_offset = 0;
     if (p->sched.kv_pre) {
         p->sched.kv_offset = end;
